@@ -1,0 +1,1 @@
+# bench: sources of this area (included from the top Makefile.am)

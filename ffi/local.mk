@@ -1,0 +1,1 @@
+# ffi: sources of this area (included from the top Makefile.am)

@@ -1,0 +1,130 @@
+/* interp.h: the interpreter's internal interface, shared by the executor and
+ * every kernel file. Not installed.
+ *
+ * Values are dense arrays in logical row-major order (layouts matter only to
+ * bitcast), or tuples of values. A kernel computes one instruction: it gets
+ * the operand values and an output value that the executor already allocated
+ * with the instruction's shape (arrays: uninitialised data; tuples: a tree
+ * whose array leaves are allocated), and fills it.
+ *
+ * Ownership: values are reference counted. The executor owns the references
+ * it passes to kernels; a kernel that wants to keep a value takes a ref.
+ */
+#ifndef HLORUN_INTERP_INTERP_H
+#define HLORUN_INTERP_INTERP_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/dtype.h"
+#include "common/diag.h"
+#include "parser/ir.h"
+
+typedef struct HliExec HliExec;
+typedef struct HliValue HliValue;
+
+struct HliValue {
+  const HloShape *shape;   /* borrowed: from the IR, or owned by the executor */
+  HloDtype dtype;          /* arrays: element type; HLO_TUPLE; HLO_TOKEN */
+  int32_t rank;
+  const int64_t *dims;     /* = shape->dims */
+  int64_t nelem;           /* arrays: number of elements */
+  void *data;              /* arrays: nelem * hlc_dtype_size(dtype) bytes, 64-byte aligned */
+  size_t nbytes;
+  int32_t ntuple;          /* tuples */
+  HliValue **tuple;        /* tuples: one reference per element */
+  int32_t refs;            /* reference count (atomic updates not needed: the
+                              executor runs instructions one at a time) */
+  HliValue *base;          /* non-NULL: data borrowed from base's buffer (a ref) */
+  bool owns_data;
+};
+
+/* ---- Values ------------------------------------------------------------ */
+
+/* New value of shape s: arrays get an uninitialised buffer, tuples a tree of
+ * new values. NULL (and an error recorded on x) when the memory limit or the
+ * system refuses. x may be NULL (no accounting, no error text). */
+HliValue *hli_value_new(HliExec *x, const HloShape *s);
+/* Same, but the buffer is zero-filled. */
+HliValue *hli_value_zeros(HliExec *x, const HloShape *s);
+/* An array value that borrows base's buffer with another shape of the same
+ * byte size (reshape, bitcast). */
+HliValue *hli_value_view(HliExec *x, HliValue *base, const HloShape *s);
+/* A tuple value holding new references to elems. */
+HliValue *hli_value_tuple(HliExec *x, const HloShape *s, HliValue *const *elems, int32_t n);
+HliValue *hli_value_ref(HliValue *v);
+void hli_value_unref(HliExec *x, HliValue *v);
+/* Deep copy of src into dst, same shape (arrays: memcpy). */
+void hli_value_copy_into(HliValue *dst, const HliValue *src);
+/* Element strides of a row-major array: strides[i] = product of dims[i+1..]. */
+void hli_strides(const int64_t *dims, int32_t rank, int64_t *strides);
+
+/* ---- Errors ------------------------------------------------------------ */
+
+/* Record a runtime error naming the instruction and its line:
+ *   "FILE:LINE: error: in NAME (OPCODE): MSG". Returns -1 so kernels can
+ * write `return hli_fail(x, ins, "...")`. ins may be NULL. */
+int hli_fail(HliExec *x, const HloInstr *ins, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "not supported": same as hli_fail with a fixed prefix, for an opcode,
+ * attribute or element type that hlorun cannot run. */
+int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- Kernels ----------------------------------------------------------- */
+
+/* Compute ins into out from in[0..ins->nops-1]. 0 on success, else -1 with an
+ * error recorded through hli_fail. */
+typedef int (*HliKernel)(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
+
+/* Optional plan-time check: can the kernel run this instruction (types,
+ * attributes)? 0 if yes; else -1 with an error via hli_fail. Checked before
+ * the first run, so unsupported cases fail before any work is done. */
+typedef int (*HliKernelCheck)(HliExec *x, const HloInstr *ins);
+
+typedef struct HliOpEntry {
+  HliKernel run;
+  HliKernelCheck check;    /* may be NULL */
+} HliOpEntry;
+
+/* Kernel registration: each kernel file fills the entries of its opcodes.
+ * The executor calls every registrar once (interp/registry.c). */
+typedef HliOpEntry HliOpTable[HLO_NUM_OPCODES];
+void hli_register_elementwise(HliOpTable t);   /* kernels/elementwise*.c, convert.c */
+void hli_register_movement(HliOpTable t);      /* kernels/movement.c: broadcast, reshape, ... */
+void hli_register_gather_scatter(HliOpTable t);/* kernels/gather_scatter.c, dynamic slices */
+void hli_register_dot_conv(HliOpTable t);      /* kernels/dot.c, conv.c */
+void hli_register_reduce(HliOpTable t);        /* kernels/reduce.c, sort.c */
+void hli_register_control(HliOpTable t);       /* kernels/control.c, rng.c, fft.c, linalg.c, collectives */
+void hli_register_custom_call(HliOpTable t);   /* interp/custom_call.c -> ffi/ */
+const HliOpEntry *hli_op_table(void);
+
+/* ---- Services the executor gives kernels ------------------------------ */
+
+/* Run computation c on args (c->nparams values); *result gets a new
+ * reference. Used by call, while, conditional, fusion, map, and by kernels
+ * that apply a computation they did not recognise. */
+int hli_call(HliExec *x, const HloComputation *c, HliValue *const *args, HliValue **result);
+
+/* Common scalar reducers recognised in a to_apply computation, so kernels can
+ * run typed loops instead of calling the computation per element. */
+typedef enum HliBinop {
+  HLI_BINOP_NONE = 0, HLI_BINOP_ADD, HLI_BINOP_MUL, HLI_BINOP_MAX, HLI_BINOP_MIN,
+  HLI_BINOP_AND, HLI_BINOP_OR, HLI_BINOP_XOR, HLI_BINOP_SELECT_RHS /* returns 2nd param */
+} HliBinop;
+/* If c is `ROOT r = OP(p0, p1)` on two scalar parameters (either order for
+ * commutative ops), the op; else HLI_BINOP_NONE. */
+HliBinop hli_match_binop(const HloComputation *c);
+
+/* Run fn(arg, lo, hi) over [0, n) in chunks of at least min_chunk on the
+ * executor's threads (inline when n is small or threads == 1). fn must be
+ * safe to run concurrently on disjoint ranges. */
+void hli_parallel_for(HliExec *x, int64_t n, int64_t min_chunk,
+                      void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg);
+int hli_num_threads(HliExec *x);
+
+/* Deterministic per-run random source (rng, --random). */
+uint64_t hli_random_u64(HliExec *x);
+
+/* The module being run (for names in messages). */
+const HloModule *hli_module(HliExec *x);
+#endif

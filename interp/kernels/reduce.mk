@@ -1,0 +1,2 @@
+# kernels/reduce: this area's sources and tests.
+libhlorun_core_la_SOURCES += interp/kernels/reduce.c

@@ -1,0 +1,54 @@
+/* ir.c: small queries over the IR (opcode names, shape predicates). */
+#include "parser/ir.h"
+#include <string.h>
+
+static const char *const opcode_names[HLO_NUM_OPCODES] = {
+#define OPCODE(id, text, arity, shape_opt) text,
+#include "parser/opcodes.def"
+#undef OPCODE
+};
+
+const char *hlp_opcode_name(HloOpcode op) {
+  return (unsigned)op < HLO_NUM_OPCODES ? opcode_names[op] : "?";
+}
+
+int hlp_opcode_from_name(const char *s, size_t n) {
+  for (int i = 0; i < HLO_NUM_OPCODES; i++)
+    if (strlen(opcode_names[i]) == n && memcmp(opcode_names[i], s, n) == 0) return i;
+  return -1;
+}
+
+int64_t hlp_shape_elements(const HloShape *s) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < s->rank; i++) n *= s->dims[i];
+  return n;
+}
+
+bool hlp_shape_compatible(const HloShape *a, const HloShape *b) {
+  if (a->dtype != b->dtype) return false;
+  if (a->dtype == HLO_TUPLE) {
+    if (a->ntuple != b->ntuple) return false;
+    for (int32_t i = 0; i < a->ntuple; i++)
+      if (!hlp_shape_compatible(&a->tuple[i], &b->tuple[i])) return false;
+    return true;
+  }
+  if (a->rank != b->rank) return false;
+  for (int32_t i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+bool hlp_shape_equal(const HloShape *a, const HloShape *b) {
+  if (!hlp_shape_compatible(a, b)) return false;
+  if (a->dtype == HLO_TUPLE) {
+    for (int32_t i = 0; i < a->ntuple; i++)
+      if (!hlp_shape_equal(&a->tuple[i], &b->tuple[i])) return false;
+    return true;
+  }
+  if (!a->minor_to_major != !b->minor_to_major) return false;
+  if (a->minor_to_major &&
+      memcmp(a->minor_to_major, b->minor_to_major, (size_t)a->rank * sizeof(int64_t)) != 0)
+    return false;
+  const char *ta = a->layout_tail ? a->layout_tail : "", *tb = b->layout_tail ? b->layout_tail : "";
+  return strcmp(ta, tb) == 0;
+}

@@ -1,0 +1,1 @@
+# samples: sources of this area (included from the top Makefile.am)

@@ -1,0 +1,1 @@
+# tests/: Check suites are added by each area's fragment; shared harness here.
