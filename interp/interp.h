@@ -125,6 +125,10 @@ int hli_num_threads(HliExec *x);
 /* Deterministic per-run random source (rng, --random). */
 uint64_t hli_random_u64(HliExec *x);
 
+/* The custom-call registry of this run (ffi/ffi.h); never NULL. */
+struct HlfRegistry;
+struct HlfRegistry *hli_ffi_registry(HliExec *x);
+
 /* The module being run (for names in messages). */
 const HloModule *hli_module(HliExec *x);
 #endif
