@@ -69,6 +69,9 @@ int hli_fail(HliExec *x, const HloInstr *ins, const char *fmt, ...)
  * attribute or element type that hlorun cannot run. */
 int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Text of the last error recorded on this thread (for tests without an
+ * executor). */
+const char *hli_last_error(void);
 
 /* ---- Kernels ----------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 # interp/: executor, values, I/O of values, public API implementation.
 libhlorun_core_la_SOURCES += \
-	interp/interp.h interp/registry.c interp/custom_call.c
+	interp/interp.h interp/exec.h interp/registry.c interp/custom_call.c \
+	interp/value.c interp/services.c
 
 include interp/kernels/elementwise.mk
 include interp/kernels/movement.mk
