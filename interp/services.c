@@ -9,11 +9,11 @@
 #include <string.h>
 
 /* Last error text when there is no executor (unit tests read it). */
-static _Thread_local char last_error[512];
+static _Thread_local char last_error[2048];
 const char *hli_last_error(void) { return last_error; }
 
 static int vfail(HliExec *x, const HloInstr *ins, const char *prefix, const char *fmt, va_list ap) {
-  char msg[1024];
+  char msg[768];
   vsnprintf(msg, sizeof msg, fmt, ap);
   const HloModule *m = x ? x->module : NULL;
   const char *file = m && m->filename ? m->filename : "<input>";
