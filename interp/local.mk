@@ -3,6 +3,17 @@ libhlorun_core_la_SOURCES += \
 	interp/interp.h interp/exec.h interp/registry.c interp/custom_call.c \
 	interp/value.c interp/services.c
 
+# Executor core: plans, the run loop, the thread pool.
+libhlorun_core_la_SOURCES += \
+	interp/plan.h interp/plan.c interp/exec.c interp/pool.c
+# Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.
+libhlorun_core_la_SOURCES += \
+	interp/valio.h interp/npy.c interp/literal_io.c
+libhlorun_core_la_LIBADD += $(ZLIB_LIBS)
+# Public API (include/hlorun.h).
+libhlorun_core_la_SOURCES += \
+	interp/api.h interp/api.c interp/compare.c
+
 include interp/kernels/elementwise.mk
 include interp/kernels/movement.mk
 include interp/kernels/gather_scatter.mk
