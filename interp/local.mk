@@ -20,3 +20,14 @@ include interp/kernels/gather_scatter.mk
 include interp/kernels/dot.mk
 include interp/kernels/reduce.mk
 include interp/kernels/control.mk
+
+# Check suites of the core: executor + pool (check_core), value I/O and the
+# public API (check_io).
+check_PROGRAMS += tests/check_core tests/check_io
+TESTS += tests/check_core tests/check_io
+tests_check_core_SOURCES = tests/check_core.c
+tests_check_core_CFLAGS = $(TEST_CFLAGS)
+tests_check_core_LDADD = $(TEST_LIBS)
+tests_check_io_SOURCES = tests/check_io.c
+tests_check_io_CFLAGS = $(TEST_CFLAGS)
+tests_check_io_LDADD = $(TEST_LIBS)
