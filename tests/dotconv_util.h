@@ -11,7 +11,7 @@
 #include "interp/kernels/gemm.h"
 
 static HlcArena dc_arena;
-static HliValue *dc_vals[16];
+static HliValue *dc_vals[256];
 static int dc_nvals;
 
 static inline void dc_begin(void) { hlc_arena_init(&dc_arena); dc_nvals = 0; }
@@ -60,6 +60,7 @@ static inline HliValue *dc_value(const HloShape *s, const void *data) {
   HliValue *v = hli_value_new(NULL, s);
   ck_assert_ptr_nonnull(v);
   if (data && v->nbytes) memcpy(v->data, data, v->nbytes);
+  ck_assert_int_lt(dc_nvals, 256);
   dc_vals[dc_nvals++] = v;
   return v;
 }
