@@ -60,6 +60,32 @@ bool hlk_gemm_force_isa(const char *name) {
   return true;
 }
 
+/* ---- Per-thread panel memory ------------------------------------------ */
+
+/* Packing panels are a few MB; allocating them per call would cost a page
+ * fault (and the kernel zeroing a page) every 4 KB, which measured as a third
+ * of a 1024^3 matmul. So each thread keeps its largest panel buffer, freed
+ * when the thread exits (pool workers) or with the process (main thread). */
+typedef struct Scratch { void *p; size_t n; } Scratch;
+static _Thread_local Scratch scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p) { free(p); }
+static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+static void *scratch_get(size_t n) {
+  if (scratch.n >= n) return scratch.p;
+  pthread_once(&scratch_once, scratch_init);
+  void *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+  if (!p) return NULL;
+  free(scratch.p);
+  scratch.p = p;
+  scratch.n = n;
+  pthread_setspecific(scratch_key, p);
+  return p;
+}
+
 /* ---- Blocking ----------------------------------------------------------- */
 
 typedef struct Plan {
@@ -130,11 +156,21 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
         if (cs == 1) {                                                                       \
           memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
           j = cols;                                                                          \
-        } else {                                                                             \
+        } else if (rs != 1) {                                                                \
           for (; j < cols; j++) dst[j] = src[j * cs];                                        \
+        } else {                                                                             \
+          j = cols;   /* filled column by column below */                                    \
         }                                                                                    \
         for (; j < nr; j++) dst[j] = 0;                                                      \
         dst += nr;                                                                           \
+      }                                                                                      \
+      if (cs != 1 && rs == 1) {                                                              \
+        /* B stored transposed: walk each column along its contiguous run. */               \
+        T *sl = dst - kc * nr;                                                               \
+        for (int64_t j = 0; j < cols; j++) {                                                 \
+          const T *src = b + (j0 + j) * cs;                                                  \
+          for (int64_t p = 0; p < kc; p++) sl[p * nr + j] = src[p];                          \
+        }                                                                                    \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
@@ -183,12 +219,11 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
     HlkUkr##SUF##Fn kern = u->SUF;                                                           \
     size_t na = (size_t)(pl->mc * pl->kc), nb = (size_t)(pl->nc * pl->kc);                   \
     size_t na16 = (size_t)round_up((int64_t)na, 16);                                         \
-    T *pa = aligned_alloc(64, (size_t)round_up((int64_t)((na16 + nb) * sizeof(T)), 64));     \
+    T *pa = scratch_get((na16 + nb) * sizeof(T));                                            \
     if (!pa) { __atomic_store_n(&pl->failed, 1, __ATOMIC_RELAXED); return; }                 \
     T *pb = pa + na16;                                                                       \
     int64_t per = pl->mtiles * pl->ntiles;                                                   \
     for (int64_t t = lo; t < hi; t++) tile_##SUF(pl, kern, t / per, t % per, pa, pb);        \
-    free(pa);                                                                                \
   }                                                                                          \
   int hlk_gemm_##SUF(HliExec *x, const HlkGemm *g) {                                        \
     if (g->batch <= 0 || g->m <= 0 || g->n <= 0) return 0;                                  \
