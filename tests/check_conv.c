@@ -112,7 +112,12 @@ static void run_case(const ConvCase *c, HloDtype lt, HloDtype ot, bool ref) {
 START_TEST(t_table) {
   const ConvCase *c = &cases[_i];
   dc_begin();
-  run_case(c, HLO_F32, HLO_F32, false);
+  /* The GEMM lowering under every micro-kernel the CPU can run. */
+  const char *isa = hlk_gemm_isa();
+  static const char *const isas[] = {"scalar", "avx2", "avx512"};
+  for (int i = 0; i < 3; i++)
+    if (hlk_gemm_force_isa(isas[i])) run_case(c, HLO_F32, HLO_F32, false);
+  ck_assert(hlk_gemm_force_isa(isa));
   run_case(c, HLO_F32, HLO_F32, true);
   run_case(c, HLO_S32, HLO_S32, false);
   run_case(c, HLO_BF16, HLO_F32, false);
