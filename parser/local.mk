@@ -40,3 +40,6 @@ TESTS += tests/check_parser_corpus
 tests_check_parser_corpus_SOURCES = tests/check_parser_corpus.c
 tests_check_parser_corpus_CFLAGS = $(TEST_CFLAGS) -DHLP_SRCDIR='"$(abs_srcdir)"'
 tests_check_parser_corpus_LDADD = $(TEST_LIBS)
+# Realistic test modules (listed one by one: automake has no wildcards).
+EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_optimizations.hlo \
+	tests/parser/jax_before_optimizations.hlo
