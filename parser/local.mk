@@ -33,6 +33,9 @@ check_PROGRAMS += tests/check_parser
 TESTS += tests/check_parser
 tests_check_parser_SOURCES = tests/check_parser.c
 tests_check_parser_CFLAGS = $(TEST_CFLAGS)
+# hlo.h (token codes) is in the build tree, or in the source tree when
+# building from a tarball that ships it.
+tests_check_parser_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/parser
 tests_check_parser_LDADD = $(TEST_LIBS)
 
 check_PROGRAMS += tests/check_parser_corpus

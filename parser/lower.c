@@ -93,9 +93,7 @@ static HloInstr *new_instr(Ctx *C, const char *name, uint32_t off) {
   HloInstr *ins = hlp_alloc(P, sizeof *ins);
   ins->name = name;
   ins->off = off;
-  int line, col;
-  hlc_line_col(P->src, P->len, off, &line, &col);
-  ins->line = line;
+  ins->line = hlp_line_of(P, off);
   ins->parent = C->comp;
   ins->feature_group_count = ins->batch_group_count = 1;
   ins->largest = true;
