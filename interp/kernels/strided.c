@@ -105,27 +105,33 @@ static void run1(size_t es, char *d, const char *s, int64_t n, int64_t ds, int64
   }
 }
 
-/* Tile edge in elements: a tile row is a few cache lines. */
+/* Blocked transpose: dst rows run along b, the source is contiguous along
+ * a. A B x B block of source rows is first copied into a buffer (sequential
+ * reads, no cache-set conflicts even when the row stride is a power of two),
+ * then written out row by row (sequential writes). */
 #define DEF_TILE(NAME, T, B)                                                              \
   static void NAME(char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,            \
                    int64_t ssb) {                                                          \
-    for (int64_t i0 = 0; i0 < na; i0 += B) {                                               \
-      int64_t i1 = i0 + B < na ? i0 + B : na;                                              \
-      for (int64_t j0 = 0; j0 < nb; j0 += B) {                                             \
-        int64_t j1 = j0 + B < nb ? j0 + B : nb;                                            \
+    T buf[B][B];                                                                           \
+    for (int64_t j0 = 0; j0 < nb; j0 += B) {                                               \
+      int64_t j1 = j0 + B < nb ? j0 + B : nb;                                              \
+      for (int64_t i0 = 0; i0 < na; i0 += B) {                                             \
+        int64_t i1 = i0 + B < na ? i0 + B : na;                                            \
+        for (int64_t j = j0; j < j1; j++)                                                  \
+          memcpy(buf[j - j0], s + j * ssb + i0 * (int64_t)sizeof(T),                       \
+                 (size_t)(i1 - i0) * sizeof(T));                                           \
         for (int64_t i = i0; i < i1; i++) {                                                \
           T *dp = (T *)(void *)(d + i * dsa);                                              \
-          const char *sp = s + i * (int64_t)sizeof(T);                                     \
-          for (int64_t j = j0; j < j1; j++) dp[j] = *(const T *)(const void *)(sp + j * ssb); \
+          for (int64_t j = j0; j < j1; j++) dp[j] = buf[j - j0][i - i0];                   \
         }                                                                                  \
       }                                                                                    \
     }                                                                                      \
   }
 DEF_TILE(tile_1, uint8_t, 64)
-DEF_TILE(tile_2, uint16_t, 32)
-DEF_TILE(tile_4, uint32_t, 32)
-DEF_TILE(tile_8, uint64_t, 16)
-DEF_TILE(tile_16, HlkU128, 8)
+DEF_TILE(tile_2, uint16_t, 64)
+DEF_TILE(tile_4, uint32_t, 64)
+DEF_TILE(tile_8, uint64_t, 32)
+DEF_TILE(tile_16, HlkU128, 16)
 
 static void run_tile(size_t es, char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,
                      int64_t ssb) {
