@@ -5,6 +5,7 @@
  * large arrays that take the threaded paths. Values are worked out by hand
  * from XLA's semantics, or from the definition in the test. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hlorun.h"
@@ -179,6 +180,61 @@ START_TEST(threaded_transpose_and_gather) {
 }
 END_TEST
 
+
+/* Threaded scatter: threads own row ranges of the operand, so windows of 40
+ * rows straddle their boundaries; overlapping windows under overwrite (the
+ * last one in order wins) and add, some windows out of bounds. Checked
+ * against a plain sequential loop over the definition. */
+START_TEST(threaded_scatter_windows) {
+  enum { N = 64, R = 1000, W = 40, C = 300 };
+  static const char *mods[2] = { "overwrite", "add" };
+  int32_t *ix = malloc(sizeof(int32_t) * N);
+  float *u = malloc(sizeof(float) * N * W * C), *want = calloc(R * C, sizeof(float));
+  for (int p = 0; p < N; p++) ix[p] = (p * 397) % (R + 20) - 10;   /* -10 .. 1009 */
+  for (int i = 0; i < N * W * C; i++) u[i] = (float)(i % 1013);
+  for (int m = 0; m < 2; m++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HloModule t\n"
+             "comb {\n  p0 = f32[] parameter(0)\n%s}\n"
+             "ENTRY e {\n  z = f32[] constant(0)\n  op = f32[%d,%d] broadcast(z), dimensions={}\n"
+             "  i = s32[%d,1] parameter(0)\n  u = f32[%d,%d,%d] parameter(1)\n"
+             "  ROOT s = f32[%d,%d] scatter(op, i, u), update_window_dims={1,2},"
+             " inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
+             " to_apply=comb\n}\n",
+             m == 0 ? "  ROOT p1 = f32[] parameter(1)\n"
+                    : "  p1 = f32[] parameter(1)\n  ROOT r = f32[] add(p0, p1)\n",
+             R, C, N, N, W, C, R, C);
+    HloBuffer *in[2];
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, (int64_t[]){ N, 1 }, 2, ix, &in[0]),
+                     HLO_OK);
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){ N, W, C }, 3, u,
+                                          &in[1]), HLO_OK);
+    HloBuffer *r = run(text, in, 2);
+    memset(want, 0, sizeof(float) * R * C);
+    for (int p = 0; p < N; p++) {
+      if (ix[p] < 0 || ix[p] > R - W) continue;
+      for (int a = 0; a < W; a++)
+        for (int c = 0; c < C; c++) {
+          float v = u[(p * W + a) * C + c];
+          float *o = &want[(ix[p] + a) * C + c];
+          *o = m == 0 ? v : *o + v;
+        }
+    }
+    const float *got = hlo_buffer_data(r);
+    for (int i = 0; i < R * C; i++)
+      ck_assert_msg(got[i] == want[i], "%s: element %d is %g, want %g", mods[m], i, got[i],
+                    want[i]);
+    hlo_buffer_free(r);
+    hlo_buffer_free(in[0]);
+    hlo_buffer_free(in[1]);
+  }
+  free(ix);
+  free(u);
+  free(want);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gather_scatter_hlo");
   TCase *tc = tcase_create("modules");
@@ -189,6 +245,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, bitcast_layouts);
   tcase_add_test(tc, gather_pipeline);
   tcase_add_test(tc, threaded_transpose_and_gather);
+  tcase_add_test(tc, threaded_scatter_windows);
   suite_add_tcase(s, tc);
   return s;
 }
