@@ -316,6 +316,13 @@ END_TEST
 
 /* ---- Blocked GEMM vs reference loop ------------------------------------- */
 
+static double bf16(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
 static float frand(unsigned *s) {
   *s = *s * 1103515245u + 12345u;
   return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
@@ -327,11 +334,11 @@ static void cross_check(const char *isa) {
   if (!hlk_gemm_force_isa(isa)) return;   /* the CPU lacks it */
   dc_begin();
   enum { M = 67, K = 129, N = 33, B = 3 };
-  static float a[B * M * K], b[B * K * N];
-  static double ad[B * M * K], bd[B * K * N];
+  static float a[2 * B * M * K], b[2 * B * K * N];
+  static double ad[2 * B * M * K], bd[2 * B * K * N];
   unsigned s = 7;
-  for (int i = 0; i < B * M * K; i++) ad[i] = a[i] = frand(&s);
-  for (int i = 0; i < B * K * N; i++) bd[i] = b[i] = frand(&s);
+  for (int i = 0; i < 2 * B * M * K; i++) ad[i] = a[i] = frand(&s);
+  for (int i = 0; i < 2 * B * K * N; i++) bd[i] = b[i] = frand(&s);
   struct { Arr l, r, o; Dl lb, lc, rb, rc; } cases[] = {
     { {HLO_F32, 2, {M, K}, a}, {HLO_F32, 2, {K, N}, b}, {HLO_F32, 2, {M, N}, 0},
       NONE, D1(1), NONE, D1(0) },
@@ -343,6 +350,12 @@ static void cross_check(const char *isa) {
       D1(0), D1(2), D1(0), D1(1) },
     { {HLO_F64, 2, {K, M}, ad}, {HLO_F64, 2, {K, N}, bd}, {HLO_F64, 2, {M, N}, 0},
       NONE, D1(0), NONE, D1(0) },
+    /* batch dims {0,2} that do not flatten (attention's layout) */
+    { {HLO_F32, 4, {2, M, B, K}, a}, {HLO_F32, 4, {2, N, B, K}, b}, {HLO_F32, 4, {2, B, M, N}, 0},
+      D2(0, 2), D1(3), D2(0, 2), D1(3) },
+    /* same with bf16 -> f32 (converted copy, offsets kept) */
+    { {HLO_F32, 4, {2, K, B, M}, a}, {HLO_F32, 4, {B, 2, K, N}, b}, {HLO_BF16, 4, {2, B, M, N}, 0},
+      D2(0, 2), D1(1), D2(1, 0), D1(2) },
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     HliValue *fast = run_dot(cases[c].l, cases[c].r, cases[c].o, cases[c].lb, cases[c].lc,
@@ -352,9 +365,13 @@ static void cross_check(const char *isa) {
     ck_assert_ptr_nonnull(fast);
     ck_assert_ptr_nonnull(ref);
     for (int64_t i = 0; i < fast->nelem; i++) {
-      double f = cases[c].o.t == HLO_F32 ? ((float *)fast->data)[i] : ((double *)fast->data)[i];
-      double r = cases[c].o.t == HLO_F32 ? ((float *)ref->data)[i] : ((double *)ref->data)[i];
-      double tol = cases[c].o.t == HLO_F32 ? 1e-4 : 1e-12;
+      HloDtype t = cases[c].o.t;
+      double f = t == HLO_F32 ? ((float *)fast->data)[i]
+               : t == HLO_F64 ? ((double *)fast->data)[i] : bf16(((uint16_t *)fast->data)[i]);
+      double r = t == HLO_F32 ? ((float *)ref->data)[i]
+               : t == HLO_F64 ? ((double *)ref->data)[i] : bf16(((uint16_t *)ref->data)[i]);
+      /* bf16: the two sums may round to neighbouring bf16 values */
+      double tol = t == HLO_F32 ? 1e-4 : t == HLO_F64 ? 1e-12 : 0.0625 * (1 + fabs(r)) / 8;
       ck_assert_msg(fabs(f - r) <= tol, "%s case %zu element %lld: %.9g vs %.9g", isa, c,
                     (long long)i, f, r);
     }

@@ -116,8 +116,29 @@ int hlk_dot_check(HliExec *x, const HloInstr *ins) {
 typedef struct View {
   const void *p;
   int64_t bs, rs, cs;
+  int64_t *boff;     /* per-batch offsets when the batch dims do not flatten
+                        (owned), else NULL and bs applies */
   void *owned;       /* scratch to free, or NULL */
 } View;
+
+/* Element offset of every batch index (row-major over bd), for batch dims
+ * that cannot be walked with one stride. NULL if out of memory. */
+static int64_t *batch_offsets(const int64_t *dims, const int64_t *strides, const int64_t *bd,
+                              int nb) {
+  int64_t total = extent(dims, bd, nb), idx[HLK_MAX_RANK] = {0}, off = 0;
+  int64_t *o = malloc((size_t)(total ? total : 1) * sizeof *o);
+  if (!o) return NULL;
+  for (int64_t t = 0; t < total; t++) {
+    o[t] = off;
+    for (int i = nb - 1; i >= 0; i--) {
+      off += strides[bd[i]];
+      if (++idx[i] < dims[bd[i]]) break;
+      off -= strides[bd[i]] * dims[bd[i]];
+      idx[i] = 0;
+    }
+  }
+  return o;
+}
 
 /* Build the view of operand v whose dims play roles (batch, rowdims,
  * coldims). The data is used in place when the operand already holds the
@@ -132,14 +153,24 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
   hli_strides(v->dims, v->rank, strides);
   bool in_place = (ct == HLK_CT_F32 && v->dtype == HLO_F32 && (to == HLO_F32)) ||
                   (ct == HLK_CT_F64 && v->dtype == HLO_F64);
-  bool flat = hlk_collapse_dims(v->dims, strides, bd, nb, &out->bs) &&
-              hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
+  /* Rows and columns must each flatten to one stride; batch dims that do
+   * not (attention's {0,2}, say) get an offset table instead of a copy. */
+  bool flat = hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
               hlk_collapse_dims(v->dims, strides, cd, nc, &out->cs);
   out->owned = NULL;
+  out->boff = NULL;
+  if (flat && !hlk_collapse_dims(v->dims, strides, bd, nb, &out->bs)) {
+    out->boff = batch_offsets(v->dims, strides, bd, nb);
+    if (!out->boff) return hli_fail(x, ins, "out of memory for dot batch offsets");
+  }
   if (in_place && flat) { out->p = v->data; return 0; }
   size_t n = (size_t)v->nelem;
   void *conv = malloc(n ? n * es : 1);
-  if (!conv) return hli_fail(x, ins, "out of memory converting a dot operand");
+  if (!conv) {
+    free(out->boff);
+    out->boff = NULL;
+    return hli_fail(x, ins, "out of memory converting a dot operand");
+  }
   hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
   if (flat) { out->p = out->owned = conv; return 0; }
   int perm[HLK_MAX_RANK], k = 0;
@@ -171,7 +202,8 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
       for (int64_t i = 0; i < m; i++)                                                      \
         for (int64_t j = 0; j < n; j++) {                                                  \
           T acc = 0;                                                                       \
-          const T *ap = A + bi * a->bs + i * a->rs, *bp = B + bi * b->bs + j * b->cs;      \
+          const T *ap = A + (a->boff ? a->boff[bi] : bi * a->bs) + i * a->rs;             \
+          const T *bp = B + (b->boff ? b->boff[bi] : bi * b->bs) + j * b->cs;             \
           for (int64_t p = 0; p < k; p++) {                                                \
             T av = ap[p * a->cs], bv = bp[p * b->rs];                                      \
             acc = acc + (MUL);                                                             \
@@ -204,6 +236,7 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
     return -1;
   if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, &b)) {
     free(a.owned);
+    free(a.boff);
     return -1;
   }
   /* Results already in the compute type are written in place. */
@@ -217,7 +250,7 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
     HlkGemm g = { .batch = nb, .m = m, .n = n, .k = k,
                   .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
-                  .c = c, .c_bs = m * n, .ldc = n };
+                  .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff };
     rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g) : hlk_gemm_f64(x, &g);
     if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {
@@ -235,6 +268,8 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   }
   free(a.owned);
   free(b.owned);
+  free(a.boff);
+  free(b.boff);
   return rc;
 }
 
