@@ -196,6 +196,30 @@ START_TEST(t_bf16_f16_accumulate_f32) {
 }
 END_TEST
 
+START_TEST(t_f8_accumulate_f32) {
+  dc_begin();
+  /* f8e4m3fn: 1.0 = 0x38, 2^-4 = 0x18; spacing at 1 is 2^-3. The f32 sum
+   * 1 + 2^-3 is exact in the type (0x39); stepwise f8 sums would stay 1. */
+  uint8_t a[] = {0x38, 0x18, 0x18}, ones[] = {0x38, 0x38, 0x38};
+  HliValue *o = run_dot((Arr){HLO_F8E4M3FN, 1, {3}, a}, (Arr){HLO_F8E4M3FN, 1, {3}, ones},
+                        (Arr){HLO_F8E4M3FN, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint8_t *)o->data, 0x39);
+  /* f8e5m2: 1.0 = 0x3c, 2^-3 = 0x30, spacing 2^-2: 1.25 = 0x3d */
+  uint8_t b[] = {0x3c, 0x30, 0x30}, bones[] = {0x3c, 0x3c, 0x3c};
+  o = run_dot((Arr){HLO_F8E5M2, 1, {3}, b}, (Arr){HLO_F8E5M2, 1, {3}, bones},
+              (Arr){HLO_F8E5M2, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint8_t *)o->data, 0x3d);
+  /* f8e4m3fn x f8e4m3fn -> f32: 1 * 2^-4 + 2^-4 * 1 + 1 = 1.125 */
+  o = run_dot((Arr){HLO_F8E4M3FN, 1, {3}, a}, (Arr){HLO_F8E4M3FN, 1, {3}, ones},
+              (Arr){HLO_F32, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(*(float *)o->data == 1.125f);
+  dc_end();
+}
+END_TEST
+
 START_TEST(t_operands_rounded_to_result_type) {
   dc_begin();
   /* f32 operands, bf16 result: XLA converts the operands to bf16 first.
@@ -402,6 +426,7 @@ int main(void) {
   tc = tcase_create("types");
   tcase_add_test(tc, t_int_wrap);
   tcase_add_test(tc, t_bf16_f16_accumulate_f32);
+  tcase_add_test(tc, t_f8_accumulate_f32);
   tcase_add_test(tc, t_operands_rounded_to_result_type);
   tcase_add_test(tc, t_complex);
   tcase_add_test(tc, t_f64_transposed);
