@@ -338,6 +338,78 @@ START_TEST(t_check_errors) {
 }
 END_TEST
 
+/* ---- ragged-dot ---------------------------------------------------------- */
+
+static HliValue *run_ragged(Arr l, Arr r, Arr g, Arr o, Dl lb, Dl lc, Dl rb, Dl rc, Dl lrag,
+                            Dl rgrp) {
+  HloInstr *ins = dc_instr(HLO_OP_RAGGED_DOT, dc_shape(o.t, o.rank, o.dims),
+                           dc_shape(l.t, l.rank, l.dims), dc_shape(r.t, r.rank, r.dims));
+  HloInstr **ops = hlc_arena_alloc(&dc_arena, 3 * sizeof *ops);
+  HloInstr *gp = hlc_arena_alloc(&dc_arena, sizeof *gp);
+  gp->op = HLO_OP_PARAMETER;
+  gp->shape = dc_shape(g.t, g.rank, g.dims);
+  ops[0] = ins->ops[0];
+  ops[1] = ins->ops[1];
+  ops[2] = gp;
+  ins->ops = ops;
+  ins->nops = 3;
+  ins->dot.lhs_batch = dc_list(lb.n, lb.v);
+  ins->dot.lhs_contracting = dc_list(lc.n, lc.v);
+  ins->dot.rhs_batch = dc_list(rb.n, rb.v);
+  ins->dot.rhs_contracting = dc_list(rc.n, rc.v);
+  ins->dot.lhs_ragged = dc_list(lrag.n, lrag.v);
+  ins->dot.rhs_group = dc_list(rgrp.n, rgrp.v);
+  const HliOpEntry *e = &hli_op_table()[HLO_OP_RAGGED_DOT];
+  if (e->check(NULL, ins) != 0) return NULL;
+  HliValue *in[3] = { dc_value(&ops[0]->shape, l.data), dc_value(&ops[1]->shape, r.data),
+                      dc_value(&gp->shape, g.data) };
+  HliValue *out = dc_value(&ins->shape, NULL);
+  memset(out->data, 0x5a, out->nbytes);
+  if (e->run(NULL, ins, in, out) != 0) return NULL;
+  return out;
+}
+
+START_TEST(t_ragged_dot) {
+  dc_begin();
+  /* Ragged rows: lhs [4,2], rhs [g=2][2][3], group sizes {1,2}: row 0 uses
+   * group 0, rows 1-2 group 1, row 3 is in no group (zeros).
+   * [1,2].g0 = [1,2,3]; [3,4].g1 = [11,3,4]; [5,6].g1 = [17,5,6]. */
+  float l[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  float r[] = {1, 0, 1, 0, 1, 1, /* g1 */ 1, 1, 0, 2, 0, 1};
+  int32_t gs[] = {1, 2};
+  HliValue *o = run_ragged((Arr){HLO_F32, 2, {4, 2}, l}, (Arr){HLO_F32, 3, {2, 2, 3}, r},
+                           (Arr){HLO_S32, 1, {2}, gs}, (Arr){HLO_F32, 2, {4, 3}, 0},
+                           NONE, D1(1), NONE, D1(1), D1(0), D1(0));
+  ck_assert_msg(o != NULL, "%s", hli_last_error());
+  dc_check_f32(o, (float[]){1, 2, 3, 11, 3, 4, 17, 5, 6, 0, 0, 0}, 12, 0);
+  /* Ragged contracting: lhs [2,3], rhs [3,2], sizes {2,1} -> [g=2][2][2]:
+   * g0 sums k in {0,1}: [[7,10],[19,28]]; g1 k = 2: [[15,18],[30,36]]. */
+  float a[] = {1, 2, 3, 4, 5, 6}, b[] = {1, 2, 3, 4, 5, 6};
+  int64_t gs2[] = {2, 1};
+  o = run_ragged((Arr){HLO_F32, 2, {2, 3}, a}, (Arr){HLO_F32, 2, {3, 2}, b},
+                 (Arr){HLO_S64, 1, {2}, gs2}, (Arr){HLO_F32, 3, {2, 2, 2}, 0},
+                 NONE, D1(1), NONE, D1(0), D1(1), NONE);
+  ck_assert_msg(o != NULL, "%s", hli_last_error());
+  dc_check_f32(o, (float[]){7, 10, 19, 28, 15, 18, 30, 36}, 8, 0);
+  /* Per-batch group sizes [b=2][g=2] = {{1,2},{3,0}}: lhs [2][3][1] = rows
+   * {1,2,3},{4,5,6}; rhs [g][b][1][1] = g0: 10, 20; g1: 100, 200.
+   * b0: [1*10, 2*100, 3*100]; b1: [4*20, 5*20, 6*20]. */
+  float lb[] = {1, 2, 3, 4, 5, 6}, rb[] = {10, 20, 100, 200};
+  int32_t gs3[] = {1, 2, 3, 0};
+  o = run_ragged((Arr){HLO_F32, 3, {2, 3, 1}, lb}, (Arr){HLO_F32, 4, {2, 2, 1, 1}, rb},
+                 (Arr){HLO_S32, 2, {2, 2}, gs3}, (Arr){HLO_F32, 3, {2, 3, 1}, 0},
+                 D1(0), D1(2), D1(1), D1(2), D1(1), D1(0));
+  ck_assert_msg(o != NULL, "%s", hli_last_error());
+  dc_check_f32(o, (float[]){10, 200, 300, 80, 100, 120}, 6, 0);
+  /* Two ragged dims: not supported, named. */
+  ck_assert_ptr_null(run_ragged((Arr){HLO_F32, 2, {4, 2}, l}, (Arr){HLO_F32, 3, {2, 2, 3}, r},
+                                (Arr){HLO_S32, 1, {2}, gs}, (Arr){HLO_F32, 2, {4, 3}, 0},
+                                NONE, D1(1), NONE, D1(1), D2(0, 1), D1(0)));
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "not supported: ragged-dot with 2 lhs ragged"));
+  dc_end();
+}
+END_TEST
+
 /* ---- Blocked GEMM vs reference loop ------------------------------------- */
 
 static double bf16(uint16_t b) {
@@ -422,6 +494,7 @@ int main(void) {
   tcase_add_test(tc, t_batch_middle_two_contracting);
   tcase_add_test(tc, t_zero_sizes);
   tcase_add_test(tc, t_check_errors);
+  tcase_add_test(tc, t_ragged_dot);
   suite_add_tcase(s, tc);
   tc = tcase_create("types");
   tcase_add_test(tc, t_int_wrap);
