@@ -391,7 +391,7 @@ int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *o
   const HlkFold *folds[HLK_MAX_VARIADIC];
   bool typed = false;
   if (k == 1) {
-    ops[0] = hli_match_binop(comp);
+    ops[0] = hlk_match_reducer(comp);
     typed = ops[0] != HLI_BINOP_NONE && ops[0] != HLI_BINOP_SELECT_RHS;
   } else {
     typed = match_independent(comp, k, ops);

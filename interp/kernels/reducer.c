@@ -306,6 +306,14 @@ const HlkFold *hlk_fold(HliBinop op, HloDtype t, bool wide_add) {
   }
 }
 
+HliBinop hlk_match_reducer(const HloComputation *c) {
+  HliBinop op = hli_match_binop(c);
+  if (op == HLI_BINOP_SELECT_RHS) return HLI_BINOP_NONE;
+  if ((op == HLI_BINOP_MAX || op == HLI_BINOP_MIN) && c->root->ops[0]->parameter_number != 0)
+    return HLI_BINOP_NONE;
+  return op;
+}
+
 /* ---- Scalar computation calls --------------------------------------- */
 
 static bool is_scalar_of(const HloShape *s, HloDtype t) {
