@@ -5,3 +5,15 @@ libhlorun_core_la_SOURCES += \
 	interp/kernels/control.h interp/kernels/control.c \
 	interp/kernels/collectives.c interp/kernels/rng.c interp/kernels/fft.c \
 	interp/kernels/linalg.c interp/kernels/misc.c
+
+check_PROGRAMS += tests/check_rng tests/check_fft tests/check_linalg
+TESTS += tests/check_rng tests/check_fft tests/check_linalg
+tests_check_rng_SOURCES = tests/check_rng.c
+tests_check_rng_CFLAGS = $(TEST_CFLAGS)
+tests_check_rng_LDADD = $(TEST_LIBS)
+tests_check_fft_SOURCES = tests/check_fft.c
+tests_check_fft_CFLAGS = $(TEST_CFLAGS)
+tests_check_fft_LDADD = $(TEST_LIBS)
+tests_check_linalg_SOURCES = tests/check_linalg.c
+tests_check_linalg_CFLAGS = $(TEST_CFLAGS)
+tests_check_linalg_LDADD = $(TEST_LIBS)
