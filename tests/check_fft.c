@@ -44,15 +44,15 @@ START_TEST(dft_length_5) {
 }
 END_TEST
 
-/* Box {1,1,1,1,0,0,0,0}: X0 = 4, X1 = 1 - i(1+sqrt2), X2 = 1 - i, X3 = 1 + i(1-sqrt2),
- * X4 = 0 and the rest by conjugate symmetry. */
+/* Box {1,1,1,1,0,0,0,0}: X0 = 4, X1 = 1 - i(1+sqrt2), X2 = 1 - i - 1 + i = 0,
+ * X3 = 1 + i(1-sqrt2), X4 = 0 and the rest by conjugate symmetry. */
 START_TEST(dft_length_8) {
   cplx d[8] = {1, 1, 1, 1, 0, 0, 0, 0};
   HlkFftPlan *p = hlk_fft_plan_new(8);
   hlk_fft_run(p, d, false);
   const double r2 = sqrt(2.0);
-  const cplx want[8] = {4, 1 - I * (1 + r2), 1 - I, 1 + I * (1 - r2), 0,
-                        1 - I * (1 - r2), 1 + I, 1 + I * (1 + r2)};
+  const cplx want[8] = {4, 1 - I * (1 + r2), 0, 1 + I * (1 - r2), 0,
+                        1 - I * (1 - r2), 0, 1 + I * (1 + r2)};
   for (int k = 0; k < 8; k++) assert_close(d[k], want[k], 1e-15);
   hlk_fft_plan_free(p);
 }
