@@ -6,8 +6,11 @@ libhlorun_core_la_SOURCES += \
 	interp/kernels/collectives.c interp/kernels/rng.c interp/kernels/fft.c \
 	interp/kernels/linalg.c interp/kernels/misc.c
 
-check_PROGRAMS += tests/check_rng tests/check_fft tests/check_linalg
-TESTS += tests/check_rng tests/check_fft tests/check_linalg
+check_PROGRAMS += tests/check_control tests/check_rng tests/check_fft tests/check_linalg
+TESTS += tests/check_control tests/check_rng tests/check_fft tests/check_linalg
+tests_check_control_SOURCES = tests/check_control.c
+tests_check_control_CFLAGS = $(TEST_CFLAGS)
+tests_check_control_LDADD = $(TEST_LIBS)
 tests_check_rng_SOURCES = tests/check_rng.c
 tests_check_rng_CFLAGS = $(TEST_CFLAGS)
 tests_check_rng_LDADD = $(TEST_LIBS)
