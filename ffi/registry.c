@@ -327,7 +327,8 @@ static int query(HlfTarget *t, char **err) {
     t->queried = true;
   }
   if (t->query_error) {
-    *err = hlf_strdup_printf("FFI handler %s (%s) %s", t->name, t->origin, t->query_error);
+    *err = hlf_strdup_printf("FFI handler of custom-call target \"%s\" (%s) %s", t->name,
+                             t->origin, t->query_error);
     return -1;
   }
   return 0;
@@ -439,9 +440,10 @@ int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
 static char *handler_failed(const HlfTarget *t, int stage, XLA_FFI_Error *e) {
   static const char *const names[] = {"instantiate", "prepare", "initialize", "execute"};
   char *s = stage == XLA_FFI_ExecutionStage_EXECUTE
-                ? hlf_strdup_printf("custom call %s failed: %s", t->name, e->message)
-                : hlf_strdup_printf("custom call %s failed in its %s stage: %s", t->name,
-                                    names[stage], e->message);
+                ? hlf_strdup_printf("handler of custom-call target \"%s\" failed: %s", t->name,
+                                    e->message)
+                : hlf_strdup_printf("handler of custom-call target \"%s\" failed in its %s "
+                                    "stage: %s", t->name, names[stage], e->message);
   hlf_error_free(e);
   return s ? s : strdup("out of memory");
 }
