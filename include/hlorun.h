@@ -1,12 +1,201 @@
-/* hlorun.h: public API of libhlorun (the core fills in the rest). */
+/* hlorun.h: public API of libhlorun, an interpreter for XLA HLO text modules.
+ *
+ * Handles are opaque: a context (HloCtx: options, thread pool, custom-call
+ * bindings, diagnostics), modules (HloModule: parsed HLO text), compiled
+ * executables (HloExecutable: a module planned for running, reusable) and
+ * host values (HloBuffer: arrays or tuples).
+ *
+ * Every call returns an HloStatus. When it is not HLO_OK, the reason is
+ * available as rendered text (FILE:LINE:COL: error: ..., the source line and
+ * a caret) from hlo_ctx_diagnostics(). The library never prints; warnings
+ * accumulate in the same text. Strings the library allocates are released
+ * with hlo_free(). Option structs start with struct_size (set it to
+ * sizeof the struct) so they can grow compatibly.
+ */
 #ifndef HLORUN_H
 #define HLORUN_H
+#include <stddef.h>
+#include <stdint.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The library version, e.g. "0.1.0". */
 const char *hlo_version(void);
+
+typedef enum HloStatus {
+  HLO_OK = 0,
+  HLO_ERROR = 1,            /* generic failure; see the diagnostics */
+  HLO_NOMEM = 2,            /* out of memory (or the memory limit) */
+  HLO_INVALID_ARGUMENT = 3, /* a NULL handle, a bad option, wrong input count */
+  HLO_PARSE_ERROR = 4,      /* the module text does not parse or verify */
+  HLO_IO_ERROR = 5,         /* a file could not be read or written, or is malformed */
+  HLO_TYPE_MISMATCH = 6,    /* an input's element type or shape does not fit */
+  HLO_UNSUPPORTED = 7,      /* an opcode, attribute or type hlorun cannot run */
+  HLO_RUNTIME_ERROR = 8     /* an instruction failed while running */
+} HloStatus;
+
+/* Element types, numbered like xla::PrimitiveType (and XLA_FFI_DataType). */
+typedef enum HloElementType {
+  HLO_TYPE_INVALID = 0,
+  HLO_TYPE_PRED = 1, HLO_TYPE_S8 = 2, HLO_TYPE_S16 = 3, HLO_TYPE_S32 = 4, HLO_TYPE_S64 = 5,
+  HLO_TYPE_U8 = 6, HLO_TYPE_U16 = 7, HLO_TYPE_U32 = 8, HLO_TYPE_U64 = 9,
+  HLO_TYPE_F16 = 10, HLO_TYPE_F32 = 11, HLO_TYPE_F64 = 12, HLO_TYPE_TUPLE = 13,
+  HLO_TYPE_OPAQUE = 14, HLO_TYPE_C64 = 15, HLO_TYPE_BF16 = 16, HLO_TYPE_TOKEN = 17,
+  HLO_TYPE_C128 = 18, HLO_TYPE_F8E5M2 = 19, HLO_TYPE_F8E4M3FN = 20, HLO_TYPE_S4 = 21,
+  HLO_TYPE_U4 = 22, HLO_TYPE_F8E4M3B11FNUZ = 23, HLO_TYPE_F8E5M2FNUZ = 24,
+  HLO_TYPE_F8E4M3FNUZ = 25, HLO_TYPE_S2 = 26, HLO_TYPE_U2 = 27, HLO_TYPE_F8E4M3 = 28,
+  HLO_TYPE_F8E3M4 = 29, HLO_TYPE_S1 = 30, HLO_TYPE_U1 = 31, HLO_TYPE_F4E2M1FN = 32,
+  HLO_TYPE_F8E8M0FNU = 33
+} HloElementType;
+
+typedef struct HloCtx HloCtx;
+typedef struct HloModule HloModule;
+typedef struct HloExecutable HloExecutable;
+typedef struct HloBuffer HloBuffer;
+
+/* Release memory the library returned (strings). */
+void hlo_free(void *p);
+
+/* ---- Context ------------------------------------------------------------- */
+
+typedef struct HloCtxOptions {
+  size_t struct_size;        /* sizeof(HloCtxOptions) */
+  int threads;               /* worker threads; 0 = all cores */
+  uint64_t max_memory;       /* bytes of live values allowed in a run; 0 = default
+                                (75% of physical memory, at most 16 GiB... see
+                                hlo_default_max_memory) */
+  int max_errors;            /* errors recorded per call before giving up; 0 = 20 */
+} HloCtxOptions;
+
+/* The memory limit used when max_memory is 0. */
+uint64_t hlo_default_max_memory(void);
+
+HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out);  /* opts may be NULL */
+void hlo_ctx_free(HloCtx *ctx);
+/* Rendered diagnostics (errors and warnings) recorded since the last
+ * hlo_ctx_clear_diagnostics, "" if none. Valid until the next call on ctx. */
+const char *hlo_ctx_diagnostics(HloCtx *ctx);
+int hlo_ctx_error_count(const HloCtx *ctx);
+int hlo_ctx_warning_count(const HloCtx *ctx);
+void hlo_ctx_clear_diagnostics(HloCtx *ctx);
+/* Number of threads kernels use. */
+int hlo_ctx_threads(const HloCtx *ctx);
+
+/* Custom calls: bind TARGET to SYMBOL (NULL = TARGET) in shared library lib. */
+HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *lib,
+                                   const char *symbol);
+/* Load a plugin library and call its registration function (NULL = default). */
+HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function);
+
+/* ---- Modules -------------------------------------------------------------- */
+
+/* Parse HLO text (need not be NUL-terminated). filename names it in messages. */
+HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char *filename,
+                           HloModule **out);
+/* Read and parse a file; path "-" reads standard input. */
+HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out);
+void hlo_module_free(HloModule *m);
+/* Check every instruction's shape against its operands and attributes. */
+HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m);
+/* Canonical HLO text (free with hlo_free). */
+HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len);
+/* ENTRY parameters: count, and the shape of one as text ("f32[2,3]"; free it). */
+int hlo_module_num_params(const HloModule *m);
+HloStatus hlo_module_param_shape(HloCtx *ctx, const HloModule *m, int index, char **text);
+/* Is ENTRY parameter index (or the result, index -1) a tuple? */
+int hlo_module_is_tuple(const HloModule *m, int index);
+/* How each custom-call target of the module would be run (free with hlo_free). */
+HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text);
+
+/* ---- Buffers (host values) ---------------------------------------------- */
+
+/* A new array with a copy of data (row-major, elements in XLA's memory form:
+ * narrow floats as raw bits, sub-byte integers one per byte); data NULL =
+ * zeros. */
+HloStatus hlo_buffer_new_array(HloCtx *ctx, HloElementType type, const int64_t *dims, int rank,
+                               const void *data, HloBuffer **out);
+/* A tuple holding copies of elems' references (elems stay owned by the caller). */
+HloStatus hlo_buffer_new_tuple(HloCtx *ctx, HloBuffer *const *elems, int n, HloBuffer **out);
+void hlo_buffer_free(HloBuffer *b);
+HloElementType hlo_buffer_type(const HloBuffer *b);     /* HLO_TYPE_TUPLE for tuples */
+int hlo_buffer_rank(const HloBuffer *b);
+const int64_t *hlo_buffer_dims(const HloBuffer *b);
+int64_t hlo_buffer_num_elements(const HloBuffer *b);
+const void *hlo_buffer_data(const HloBuffer *b);
+size_t hlo_buffer_nbytes(const HloBuffer *b);
+int hlo_buffer_tuple_size(const HloBuffer *b);
+/* Element i of a tuple: a new handle (free it) sharing the data. */
+HloStatus hlo_buffer_tuple_element(HloCtx *ctx, const HloBuffer *b, int i, HloBuffer **out);
+/* The shape as text, "f32[2,3]" or "(f32[], s32[2])" (free it). */
+HloStatus hlo_buffer_shape_text(HloCtx *ctx, const HloBuffer *b, char **text);
+
+/* Literal text the way XLA prints it (free it). */
+HloStatus hlo_buffer_to_literal(HloCtx *ctx, const HloBuffer *b, char **text, size_t *len);
+/* Save by file extension: .npy (arrays), .npz (leaves depth-first as arr_0,
+ * arr_1, ...), anything else literal text with a newline. Written to a
+ * temporary file and renamed into place. */
+HloStatus hlo_buffer_save(HloCtx *ctx, const HloBuffer *b, const char *path);
+/* Serialise to memory: format "npy", "npz" or "txt" (free *data). */
+HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format, char **data,
+                            size_t *len);
+
+/* Load ENTRY parameter `index` of m from a file (.npy, literal text; a
+ * tuple parameter from a .npz of its leaves); "-" is standard input. The
+ * parameter's type decides how raw bits are read; a dtype or shape that
+ * does not match is HLO_TYPE_MISMATCH. */
+HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                         HloBuffer **out);
+/* Load parameters first..first+*n-1 from one .npz holding arr_0, arr_1, ...
+ * (*n in: capacity of out; out: count loaded = members in the file). */
+HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
+                              HloBuffer **out, int *n);
+/* Load a value shaped like `like` (e.g. a golden result) from a file. */
+HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out);
+/* Deterministic pseudo-random value for ENTRY parameter index: floats in
+ * [-1, 1), signed integers in [-8, 8), unsigned in [0, 16), pred random. The
+ * same seed gives the same values on every machine. */
+HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,
+                           HloBuffer **out);
+
+/* ---- Running -------------------------------------------------------------- */
+
+typedef struct HloRunOptions {
+  size_t struct_size;        /* sizeof(HloRunOptions) */
+  int random_constants;      /* nonzero: elided constants {...} get pseudo-random values */
+  uint64_t seed;             /* for those values and for rng instructions */
+} HloRunOptions;
+
+/* Plan the ENTRY computation and everything it calls (kernels are checked
+ * here, before anything runs). opts may be NULL. */
+HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
+                      HloExecutable **out);
+/* Run ENTRY on n inputs (one per parameter); *result gets a new buffer. */
+HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuffer **result);
+void hlo_executable_free(HloExecutable *e);
+/* Peak bytes of live values during the runs so far. */
+uint64_t hlo_executable_peak_memory(const HloExecutable *e);
+/* hlo_compile + hlo_execute + hlo_executable_free. */
+HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
+                  HloBuffer **result);
+
+/* ---- Comparing with a golden value --------------------------------------- */
+
+typedef struct HloCompareOptions {
+  size_t struct_size;        /* sizeof(HloCompareOptions) */
+  double rtol, atol;         /* < 0: the element type's default (hlo_default_tolerance) */
+  int max_report;            /* differing elements listed in the report; 0 = 5 */
+} HloCompareOptions;
+
+/* Default tolerances: f16 1e-3/1e-3... see the implementation table
+ * (hlo_default_tolerance fills them for one type; integers, pred: 0, 0). */
+void hlo_default_tolerance(HloElementType t, double *rtol, double *atol);
+/* Compare got with want: element passes when |got - want| <= atol + rtol*|want|
+ * (NaN matches NaN; integers, pred and bit patterns exactly). *mismatches gets
+ * the number of failing elements (or -1 if the shapes differ) and *report a
+ * readable report (free it; NULL when everything matches). */
+HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer *want,
+                             const HloCompareOptions *opts, int64_t *mismatches, char **report);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,17 @@
 /* exec.h: the executor's state for one run (internal to interp/). Kernels
- * use only the services declared in interp.h. */
+ * use only the services declared in interp.h.
+ *
+ * An HliExec runs the computations of one module. Each computation is
+ * compiled once into an HliPlan (plan.c) and cached here, so a while body
+ * that runs a million times is planned once. The executor runs on one thread
+ * at a time; kernels may fan work out with hli_parallel_for (pool.c). */
 #ifndef HLORUN_INTERP_EXEC_H
 #define HLORUN_INTERP_EXEC_H
 #include "interp/interp.h"
+#include "common/arena.h"
+
+typedef struct HliPlan HliPlan;
+typedef struct HliPool HliPool;
 
 struct HliExec {
   const HloModule *module;     /* borrowed */
@@ -10,12 +19,51 @@ struct HliExec {
   size_t mem_used, mem_peak;   /* bytes of live value buffers */
   size_t mem_limit;            /* 0 = unlimited */
   int nthreads;                /* >= 1 */
-  struct HliPool *pool;        /* owned: worker threads, or NULL */
+  struct HliPool *pool;        /* borrowed (the context owns it), or NULL:
+                                  hli_parallel_for then runs inline */
   uint64_t rng_state;          /* hli_random_u64 */
   struct HlfRegistry *ffi;     /* borrowed: custom-call bindings */
+
+  /* Plans, one per computation, built on first use and kept until
+   * hli_exec_free. Open addressing on the computation pointer. */
+  HlcArena plan_arena;         /* owned: plans, their steps and slot arrays */
+  HliPlan **plans;             /* owned: table of nplans_cap entries */
+  int32_t nplans, nplans_cap;
+
+  bool random_constants;       /* elided constants {...} get deterministic
+                                  pseudo-random values instead of an error */
+  uint64_t random_seed;        /* seed for those values */
+  bool warned_elided;          /* the warning about elided constants was given */
 };
+
+/* Set up x for module m (x is caller memory). diags is where errors go. */
+void hli_exec_init(HliExec *x, const HloModule *m, HlcDiags *diags);
+/* Free the plans and their cached constants. */
+void hli_exec_free(HliExec *x);
+
+/* Plan computation c and every computation it calls (recursively), checking
+ * every live instruction's kernel. 0 on success, else -1 with errors on x. */
+int hli_exec_prepare(HliExec *x, const HloComputation *c);
+/* The plan of c, building it if needed; NULL with an error on failure. */
+HliPlan *hli_plan_get(HliExec *x, const HloComputation *c);
+/* Run a plan: args are borrowed, *result gets a new reference. */
+int hli_plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **result);
 
 /* Memory accounting for value buffers: 0 if n more bytes fit the limit. */
 int hli_mem_reserve(HliExec *x, size_t n);
 void hli_mem_release(HliExec *x, size_t n);
+
+/* Fill an array value with deterministic pseudo-random elements drawn from
+ * seed: floats uniform in [-1, 1), signed integers in [-8, 8), unsigned in
+ * [0, 16), pred true/false, complex parts like floats. Tuples: each leaf
+ * with a seed derived from its position. */
+void hli_fill_random(HliValue *v, uint64_t seed);
+
+/* Thread pool (pool.c). nthreads counts the calling thread: a pool of n
+ * threads starts n-1 workers. NULL if n <= 1 or threads cannot start. */
+HliPool *hli_pool_new(int nthreads);
+void hli_pool_free(HliPool *p);
+int hli_pool_threads(const HliPool *p);
+/* Number of hardware threads (sysconf), at least 1. */
+int hli_cpu_count(void);
 #endif

@@ -3,9 +3,31 @@ libhlorun_core_la_SOURCES += \
 	interp/interp.h interp/exec.h interp/registry.c interp/custom_call.c \
 	interp/value.c interp/services.c
 
+# Executor core: plans, the run loop, the thread pool.
+libhlorun_core_la_SOURCES += \
+	interp/plan.h interp/plan.c interp/exec.c interp/pool.c
+# Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.
+libhlorun_core_la_SOURCES += \
+	interp/valio.h interp/npy.c interp/literal_io.c
+libhlorun_core_la_LIBADD += $(ZLIB_LIBS)
+# Public API (include/hlorun.h).
+libhlorun_core_la_SOURCES += \
+	interp/api.h interp/api.c interp/compare.c
+
 include interp/kernels/elementwise.mk
 include interp/kernels/movement.mk
 include interp/kernels/gather_scatter.mk
 include interp/kernels/dot.mk
 include interp/kernels/reduce.mk
 include interp/kernels/control.mk
+
+# Check suites of the core: executor + pool (check_core), value I/O and the
+# public API (check_io).
+check_PROGRAMS += tests/check_core tests/check_io
+TESTS += tests/check_core tests/check_io
+tests_check_core_SOURCES = tests/check_core.c
+tests_check_core_CFLAGS = $(TEST_CFLAGS)
+tests_check_core_LDADD = $(TEST_LIBS)
+tests_check_io_SOURCES = tests/check_io.c
+tests_check_io_CFLAGS = $(TEST_CFLAGS)
+tests_check_io_LDADD = $(TEST_LIBS)

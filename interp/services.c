@@ -1,7 +1,7 @@
 /* services.c: what the executor offers kernels besides values: errors that
- * name the instruction, the reducer matcher, parallel loops, random bits,
- * memory accounting. Everything tolerates x == NULL (kernel unit tests run
- * kernels without an executor). */
+ * name the instruction, the reducer matcher, random bits, memory accounting.
+ * Everything tolerates x == NULL (kernel unit tests run kernels without an
+ * executor). The executor itself is exec.c/plan.c, the thread pool pool.c. */
 #include "interp/exec.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +23,12 @@ static int vfail(HliExec *x, const HloInstr *ins, const char *prefix, const char
   else
     snprintf(last_error, sizeof last_error, "%s: error: %s%s", file, prefix, msg);
   if (x && x->diags) {
-    if (ins)
+    if (ins && m && m->source && ins->off <= m->source_len)
+      /* FILE:LINE:COL: error: in NAME (OPCODE): MSG, the line and a caret. */
+      hlc_diag_at(x->diags, HLC_ERROR, file, m->source, m->source_len, ins->off,
+                  "in %s (%s): %s%s", ins->name ? ins->name : "?", hlp_opcode_name(ins->op),
+                  prefix, msg);
+    else if (ins)
       hlc_diag(x->diags, HLC_ERROR, "%s:%d: in %s (%s): %s%s", file, ins->line,
                ins->name ? ins->name : "?", hlp_opcode_name(ins->op), prefix, msg);
     else
@@ -66,14 +71,6 @@ void hli_mem_release(HliExec *x, size_t n) {
 
 int hli_num_threads(HliExec *x) { return x && x->nthreads > 0 ? x->nthreads : 1; }
 
-/* Placeholder until the thread pool exists: runs the whole range inline. */
-void hli_parallel_for(HliExec *x, int64_t n, int64_t min_chunk,
-                      void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg) {
-  (void)x;
-  (void)min_chunk;
-  if (n > 0) fn(arg, 0, n);
-}
-
 uint64_t hli_random_u64(HliExec *x) {
   /* splitmix64: small, fast, and the same on every machine. */
   static _Thread_local uint64_t fallback = 0x9e3779b97f4a7c15ull;
@@ -114,11 +111,4 @@ HliBinop hli_match_binop(const HloComputation *c) {
   case HLO_OP_XOR: return HLI_BINOP_XOR;
   default: return HLI_BINOP_NONE;
   }
-}
-
-/* Placeholder until the executor exists (interp/exec.c replaces it). */
-int hli_call(HliExec *x, const HloComputation *c, HliValue *const *args, HliValue **result) {
-  (void)args;
-  *result = NULL;
-  return hli_fail(x, NULL, "cannot run computation %s: no executor", c ? c->name : "?");
 }

@@ -1,0 +1,404 @@
+/* hlorun.c: the hlorun command (spec/cli.md). Parses options, reads the
+ * module and inputs, runs, writes or compares the result, and maps failures
+ * to exit codes (0 ok, 1 golden mismatch, 2 error). Uses only the public
+ * API (hlorun.h); all interpretation happens in the library. */
+#include "hlorun.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_ERROR = 2 };
+
+typedef struct Binding { const char *target, *lib, *symbol; } Binding;
+
+typedef struct Opts {
+  const char *module;
+  const char **inputs;
+  int ninputs;
+  const char *output;
+  const char *expect;
+  double rtol, atol;
+  bool random;
+  uint64_t seed;
+  long bench;                /* 0 = no benchmark */
+  int threads;
+  uint64_t max_memory;
+  bool print, explain;
+  Binding *bind;
+  int nbind;
+  const char **plugins;      /* LIB.so[:FUNCTION] as given */
+  int nplugins;
+} Opts;
+
+static const char *prog = "hlorun";
+
+static void usage(FILE *f) {
+  fprintf(f,
+    "Usage: %s [OPTIONS] MODULE.hlo [INPUT ...]\n"
+    "Run an XLA HLO text module on the CPU and print its result as an HLO literal.\n"
+    "\n"
+    "MODULE.hlo is an HLO text module ('-' reads standard input). INPUT number i feeds\n"
+    "ENTRY parameter i: a .npy file, a text file holding one HLO literal, or one .npz\n"
+    "holding parameters as arr_0, arr_1, ... (a tuple parameter takes a .npz of its\n"
+    "leaves, flattened depth-first). The parameter's type says how raw bits are read\n"
+    "(bf16 as <V2, 8-bit floats as |V1, s4/u4/s2/u2 one per byte as |i1/|u1); a dtype\n"
+    "or shape that does not match is an error.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE        write the result to FILE: .npy (array), .npz (leaves as\n"
+    "                           arr_0, arr_1, ...), anything else literal text\n"
+    "      --random[=SEED]      fill parameters without an INPUT (and elided constants\n"
+    "                           {...}) with deterministic pseudo-random values: floats\n"
+    "                           in [-1,1), signed integers in [-8,8), unsigned in [0,16)\n"
+    "                           (default SEED 0)\n"
+    "      --expect FILE        compare the result with FILE (.npy, .npz or literal text);\n"
+    "                           exit 1 and report the differences on a mismatch\n"
+    "      --rtol R, --atol A   tolerances for --expect: an element passes when\n"
+    "                           |got - want| <= A + R*|want|; NaN matches NaN. Defaults:\n"
+    "                           f16 5e-3/5e-3, bf16 5e-2/5e-2, f32 and c64 1e-4/1e-4,\n"
+    "                           f64 and c128 1e-10/1e-10, 8-bit and 4-bit floats\n"
+    "                           0.125/0.125; integers, pred: exact\n"
+    "      --bench N            run N times after one warm-up run and print\n"
+    "                           'bench: median_ms=X runs=N' to standard error\n"
+    "      --threads N          threads for kernels (default: all cores)\n"
+    "      --max-memory BYTES   limit on live values (suffixes K, M, G; default 75%% of\n"
+    "                           physical memory, at most 16G)\n"
+    "      --print              parse and verify the module and print it as canonical\n"
+    "                           HLO text, without running it\n"
+    "      --custom-call TARGET=LIB.so[:SYMBOL]\n"
+    "                           bind custom-call target TARGET to SYMBOL (default:\n"
+    "                           TARGET) in LIB.so (repeatable)\n"
+    "      --plugin LIB.so[:FUNCTION]\n"
+    "                           load a plugin that registers custom-call handlers\n"
+    "      --explain-custom-calls\n"
+    "                           list the module's custom calls and how each would run\n"
+    "  -h, --help               show this help and exit\n"
+    "  -V, --version            show the version and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 result differs from --expect, 2 any error.\n",
+    prog);
+}
+
+static int die_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "%s: ", prog);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+  return EXIT_ERROR;
+}
+
+static bool parse_u64(const char *s, uint64_t *out, bool suffixes) {
+  char *e;
+  errno = 0;
+  if (!s || !*s || *s == '-') return false;
+  unsigned long long v = strtoull(s, &e, 0);
+  if (errno || e == s) return false;
+  uint64_t mul = 1;
+  if (suffixes && *e) {
+    switch (*e) {
+    case 'k': case 'K': mul = 1ull << 10; break;
+    case 'm': case 'M': mul = 1ull << 20; break;
+    case 'g': case 'G': mul = 1ull << 30; break;
+    case 't': case 'T': mul = 1ull << 40; break;
+    default: return false;
+    }
+    e++;
+    if (*e == 'i' || *e == 'I') e++;
+    if (*e == 'b' || *e == 'B') e++;
+  }
+  if (*e) return false;
+  if (mul > 1 && v > UINT64_MAX / mul) return false;
+  *out = v * mul;
+  return true;
+}
+
+static bool parse_double(const char *s, double *out) {
+  char *e;
+  errno = 0;
+  double v = strtod(s, &e);
+  if (errno || e == s || *e || !(v >= 0)) return false;
+  *out = v;
+  return true;
+}
+
+enum {
+  OPT_RANDOM = 256, OPT_EXPECT, OPT_RTOL, OPT_ATOL, OPT_BENCH, OPT_THREADS, OPT_MAXMEM,
+  OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN
+};
+
+static int parse_args(int argc, char **argv, Opts *o) {
+  static const struct option longs[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"random", optional_argument, NULL, OPT_RANDOM},
+    {"expect", required_argument, NULL, OPT_EXPECT},
+    {"rtol", required_argument, NULL, OPT_RTOL},
+    {"atol", required_argument, NULL, OPT_ATOL},
+    {"bench", required_argument, NULL, OPT_BENCH},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"max-memory", required_argument, NULL, OPT_MAXMEM},
+    {"print", no_argument, NULL, OPT_PRINT},
+    {"custom-call", required_argument, NULL, OPT_CUSTOM},
+    {"plugin", required_argument, NULL, OPT_PLUGIN},
+    {"explain-custom-calls", no_argument, NULL, OPT_EXPLAIN},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+  };
+  o->rtol = o->atol = -1;
+  o->bind = calloc((size_t)argc, sizeof *o->bind);
+  o->plugins = calloc((size_t)argc, sizeof *o->plugins);
+  if (!o->bind || !o->plugins) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  int c;
+  uint64_t u;
+  while ((c = getopt_long(argc, argv, "+o:hV", longs, NULL)) != -1) {
+    switch (c) {
+    case 'o': o->output = optarg; break;
+    case OPT_RANDOM:
+      o->random = true;
+      if (optarg && !parse_u64(optarg, &o->seed, false))
+        return die_usage("--random: bad seed '%s' (a non-negative integer)", optarg);
+      break;
+    case OPT_EXPECT: o->expect = optarg; break;
+    case OPT_RTOL:
+      if (!parse_double(optarg, &o->rtol)) return die_usage("--rtol: bad tolerance '%s'", optarg);
+      break;
+    case OPT_ATOL:
+      if (!parse_double(optarg, &o->atol)) return die_usage("--atol: bad tolerance '%s'", optarg);
+      break;
+    case OPT_BENCH:
+      if (!parse_u64(optarg, &u, false) || u < 1 || u > 1000000000)
+        return die_usage("--bench: bad run count '%s' (a positive integer)", optarg);
+      o->bench = (long)u;
+      break;
+    case OPT_THREADS:
+      if (!parse_u64(optarg, &u, false) || u < 1 || u > 4096)
+        return die_usage("--threads: bad thread count '%s' (1 to 4096)", optarg);
+      o->threads = (int)u;
+      break;
+    case OPT_MAXMEM:
+      if (!parse_u64(optarg, &o->max_memory, true) || o->max_memory == 0)
+        return die_usage("--max-memory: bad size '%s' (bytes, or with K, M, G)", optarg);
+      break;
+    case OPT_PRINT: o->print = true; break;
+    case OPT_EXPLAIN: o->explain = true; break;
+    case OPT_CUSTOM: {
+      char *eq = strchr(optarg, '=');
+      if (!eq || eq == optarg || !eq[1])
+        return die_usage("--custom-call: expected TARGET=LIB.so[:SYMBOL], got '%s'", optarg);
+      *eq = 0;
+      Binding *b = &o->bind[o->nbind++];
+      b->target = optarg;
+      b->lib = eq + 1;
+      char *colon = strrchr(eq + 1, ':');
+      if (colon && colon[1] && !strchr(colon, '/')) { *colon = 0; b->symbol = colon + 1; }
+      break;
+    }
+    case OPT_PLUGIN: o->plugins[o->nplugins++] = optarg; break;
+    case 'h': usage(stdout); exit(EXIT_OK);
+    case 'V':
+      printf("hlorun %s\n", hlo_version());
+      exit(EXIT_OK);
+    default:
+      fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+      return EXIT_ERROR;
+    }
+  }
+  if (optind >= argc) return die_usage("%s", "missing MODULE.hlo");
+  o->module = argv[optind++];
+  o->inputs = (const char **)argv + optind;
+  o->ninputs = argc - optind;
+  return EXIT_OK;
+}
+
+/* Print the context's diagnostics (errors and warnings) and forget them. */
+static void flush_diags(HloCtx *ctx) {
+  const char *d = hlo_ctx_diagnostics(ctx);
+  if (d && *d) {
+    fputs(d, stderr);
+    fflush(stderr);
+  }
+  hlo_ctx_clear_diagnostics(ctx);
+}
+
+static int fail_with(HloCtx *ctx, const char *fallback) {
+  if (hlo_ctx_error_count(ctx) == 0 && fallback) fprintf(stderr, "%s: error: %s\n", prog, fallback);
+  flush_diags(ctx);
+  return EXIT_ERROR;
+}
+
+static bool has_suffix(const char *s, const char *suf) {
+  size_t n = strlen(s), k = strlen(suf);
+  return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Read INPUTs (and --random fills) into in[0..nparams-1]. */
+static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
+  int np = hlo_module_num_params(m);
+  int k = 0;
+  for (int i = 0; i < o->ninputs; i++) {
+    const char *path = o->inputs[i];
+    if (k >= np) {
+      fprintf(stderr, "%s: error: too many inputs: the module's ENTRY takes %d parameter%s, "
+              "but %d input%s given\n", prog, np, np == 1 ? "" : "s", o->ninputs,
+              o->ninputs == 1 ? " was" : "s were");
+      return EXIT_ERROR;
+    }
+    if (has_suffix(path, ".npz") && !hlo_module_is_tuple(m, k)) {
+      int n = np - k;
+      if (hlo_load_params_npz(ctx, m, k, path, in + k, &n) != HLO_OK) return fail_with(ctx, path);
+      k += n;
+    } else {
+      if (hlo_load_param(ctx, m, k, path, &in[k]) != HLO_OK) return fail_with(ctx, path);
+      k++;
+    }
+  }
+  if (k < np && !o->random) {
+    fprintf(stderr, "%s: error: the module's ENTRY takes %d parameter%s, but %d input%s given "
+            "(pass one INPUT per parameter, or --random to fill the rest)\n", prog, np,
+            np == 1 ? "" : "s", k, k == 1 ? " was" : "s were");
+    return EXIT_ERROR;
+  }
+  for (; k < np; k++)
+    if (hlo_random_param(ctx, m, k, o->seed, &in[k]) != HLO_OK) return fail_with(ctx, "random input");
+  return EXIT_OK;
+}
+
+static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
+  int np = hlo_module_num_params(m);
+  HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
+  HloExecutable *exe = NULL;
+  HloBuffer *res = NULL, *want = NULL;
+  double *times = NULL;
+  int rc = EXIT_ERROR;
+  if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
+  rc = EXIT_ERROR;
+  HloRunOptions ro = {sizeof ro, o->random, o->seed};
+  if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
+  if (hlo_execute(exe, in, np, &res) != HLO_OK) { rc = fail_with(ctx, "the run failed"); goto out; }
+  if (o->bench > 0) {
+    times = malloc((size_t)o->bench * sizeof *times);
+    if (!times) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
+    for (long r = 0; r < o->bench; r++) {
+      HloBuffer *again = NULL;
+      double t0 = now_ms();
+      HloStatus st = hlo_execute(exe, in, np, &again);
+      times[r] = now_ms() - t0;
+      hlo_buffer_free(again);
+      if (st != HLO_OK) { rc = fail_with(ctx, "the run failed"); goto out; }
+    }
+    qsort(times, (size_t)o->bench, sizeof *times, cmp_double);
+    double med = o->bench % 2 ? times[o->bench / 2]
+                              : (times[o->bench / 2 - 1] + times[o->bench / 2]) / 2;
+    fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, o->bench);
+  }
+  flush_diags(ctx);   /* warnings */
+  if (o->output) {
+    if (hlo_buffer_save(ctx, res, o->output) != HLO_OK) { rc = fail_with(ctx, o->output); goto out; }
+  } else if (!o->expect && o->bench == 0) {
+    char *text;
+    size_t len;
+    if (hlo_buffer_to_literal(ctx, res, &text, &len) != HLO_OK) { rc = fail_with(ctx, "printing"); goto out; }
+    fwrite(text, 1, len, stdout);
+    fputc('\n', stdout);
+    hlo_free(text);
+    if (fflush(stdout) != 0) { fprintf(stderr, "%s: error: cannot write standard output\n", prog); goto out; }
+  }
+  rc = EXIT_OK;
+  if (o->expect) {
+    if (hlo_load_like(ctx, res, o->expect, &want) != HLO_OK) { rc = fail_with(ctx, o->expect); goto out; }
+    HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
+    int64_t bad = 0;
+    char *report = NULL;
+    if (hlo_buffer_compare(ctx, res, want, &co, &bad, &report) != HLO_OK) {
+      rc = fail_with(ctx, "comparison failed");
+      goto out;
+    }
+    if (bad != 0) {
+      fprintf(stderr, "%s: %s", o->expect, report ? report : "mismatch\n");
+      rc = EXIT_MISMATCH;
+    }
+    hlo_free(report);
+  }
+out:
+  free(times);
+  hlo_buffer_free(want);
+  hlo_buffer_free(res);
+  hlo_executable_free(exe);
+  for (int i = 0; i < np; i++) hlo_buffer_free(in[i]);
+  free(in);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  Opts o = {0};
+  int rc = parse_args(argc, argv, &o);
+  if (rc != EXIT_OK) { free(o.bind); free(o.plugins); return rc; }
+  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0};
+  HloCtx *ctx = NULL;
+  HloModule *m = NULL;
+  if (hlo_ctx_new(&co, &ctx) != HLO_OK) {
+    fprintf(stderr, "%s: error: cannot create the interpreter context\n", prog);
+    rc = EXIT_ERROR;
+    goto out;
+  }
+  for (int i = 0; i < o.nbind; i++)
+    if (hlo_ctx_bind_custom_call(ctx, o.bind[i].target, o.bind[i].lib, o.bind[i].symbol) != HLO_OK) {
+      rc = fail_with(ctx, "cannot bind a custom call");
+      goto out;
+    }
+  for (int i = 0; i < o.nplugins; i++) {
+    char *spec = (char *)o.plugins[i];
+    char *colon = strrchr(spec, ':');
+    const char *fn = NULL;
+    if (colon && colon[1] && !strchr(colon, '/')) { *colon = 0; fn = colon + 1; }
+    if (hlo_ctx_load_plugin(ctx, spec, fn) != HLO_OK) {
+      rc = fail_with(ctx, "cannot load a plugin");
+      goto out;
+    }
+  }
+  if (hlo_module_load(ctx, o.module, &m) != HLO_OK) { rc = fail_with(ctx, "cannot read the module"); goto out; }
+  if (o.print) {
+    if (hlo_module_verify(ctx, m) != HLO_OK) { rc = fail_with(ctx, "the module does not verify"); goto out; }
+    char *text;
+    size_t len;
+    if (hlo_module_print(ctx, m, &text, &len) != HLO_OK) { rc = fail_with(ctx, "printing"); goto out; }
+    flush_diags(ctx);
+    fwrite(text, 1, len, stdout);
+    hlo_free(text);
+    rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_ERROR;
+    goto out;
+  }
+  if (o.explain) {
+    char *text;
+    if (hlo_module_explain_custom_calls(ctx, m, &text) != HLO_OK) { rc = fail_with(ctx, "explain"); goto out; }
+    flush_diags(ctx);
+    fputs(text, stdout);
+    hlo_free(text);
+    rc = EXIT_OK;
+    goto out;
+  }
+  rc = run_module(ctx, m, &o);
+  flush_diags(ctx);
+out:
+  hlo_module_free(m);
+  hlo_ctx_free(ctx);
+  free(o.bind);
+  free(o.plugins);
+  return rc;
+}

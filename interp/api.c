@@ -1,0 +1,687 @@
+/* api.c: the public API (include/hlorun.h) over the internal layers:
+ * parser (modules), executor (plans, runs), value I/O (npy.c, literal_io.c)
+ * and the custom-call registry (ffi/). Handles own their memory; errors are
+ * recorded as diagnostics on the context and mapped to an HloStatus. Files
+ * are read and written with POSIX calls; nothing is printed. */
+#include "config.h"
+#include "hlorun.h"
+#include "interp/api.h"
+#include "interp/plan.h"
+#include "interp/valio.h"
+#include "parser/parser.h"
+#include "common/numeric.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void hlo_free(void *p) { free(p); }
+
+/* ---- Context --------------------------------------------------------------- */
+
+uint64_t hlo_default_max_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  uint64_t cap = (uint64_t)16 << 30;
+  if (pages <= 0 || psz <= 0) return cap;
+  uint64_t ram = (uint64_t)pages * (uint64_t)psz / 4 * 3;
+  return ram < cap ? ram : cap;
+}
+
+HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
+  if (!out) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  HloCtxOptions o = {sizeof o, 0, 0, 0};
+  if (opts) {
+    size_t n = opts->struct_size < sizeof o ? opts->struct_size : sizeof o;
+    memcpy(&o, opts, n);
+  }
+  if (o.threads < 0) return HLO_INVALID_ARGUMENT;
+  HloCtx *c = calloc(1, sizeof *c);
+  if (!c) return HLO_NOMEM;
+  c->threads = o.threads ? o.threads : hli_cpu_count();
+  c->max_memory = o.max_memory ? o.max_memory : hlo_default_max_memory();
+  c->diags.max_errors = o.max_errors;
+  *out = c;
+  return HLO_OK;
+}
+
+void hlo_ctx_free(HloCtx *ctx) {
+  if (!ctx) return;
+  hli_pool_free(ctx->pool);
+  hlc_diags_clear(&ctx->diags);
+  free(ctx->diag_text);
+  free(ctx);
+}
+
+const char *hlo_ctx_diagnostics(HloCtx *ctx) {
+  if (!ctx) return "";
+  HliBuf b = {0};
+  hli_buf_puts(&b, "");
+  for (int i = 0; i < ctx->diags.n; i++) hli_buf_puts(&b, ctx->diags.v[i].text);
+  free(ctx->diag_text);
+  ctx->diag_text = b.data;
+  return ctx->diag_text ? ctx->diag_text : "";
+}
+
+int hlo_ctx_error_count(const HloCtx *ctx) { return ctx ? ctx->diags.nerrors : 0; }
+int hlo_ctx_warning_count(const HloCtx *ctx) { return ctx ? ctx->diags.nwarnings : 0; }
+void hlo_ctx_clear_diagnostics(HloCtx *ctx) { if (ctx) hlc_diags_clear(&ctx->diags); }
+int hlo_ctx_threads(const HloCtx *ctx) { return ctx ? ctx->threads : 1; }
+
+#define fail hli_api_fail
+HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (ctx) hlc_diag(&ctx->diags, HLC_ERROR, "%s", msg);
+  return st;
+}
+
+HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *lib,
+                                   const char *symbol) {
+  if (!ctx || !target || !lib) return HLO_INVALID_ARGUMENT;
+  (void)symbol;
+  return fail(ctx, HLO_UNSUPPORTED, "cannot bind custom call %s: custom calls are not available "
+              "in this build", target);
+}
+
+HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function) {
+  if (!ctx || !lib) return HLO_INVALID_ARGUMENT;
+  (void)function;
+  return fail(ctx, HLO_UNSUPPORTED, "cannot load plugin %s: custom calls are not available in "
+              "this build", lib);
+}
+
+/* ---- Files ------------------------------------------------------------------ */
+
+static HloStatus read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
+  *data = NULL;
+  *len = 0;
+  bool is_stdin = strcmp(path, "-") == 0;
+  int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(ctx, HLO_IO_ERROR, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) cap = (size_t)st.st_size + 1;
+  char *buf = malloc(cap);
+  if (!buf) { if (!is_stdin) close(fd); return fail(ctx, HLO_NOMEM, "%s: out of memory", path); }
+  for (;;) {
+    if (n == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) { free(buf); if (!is_stdin) close(fd); return fail(ctx, HLO_NOMEM, "%s: out of memory", path); }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      int e = errno;
+      free(buf);
+      if (!is_stdin) close(fd);
+      return fail(ctx, HLO_IO_ERROR, "%s: cannot read: %s", path, strerror(e));
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  if (!is_stdin) close(fd);
+  *data = buf;
+  *len = n;
+  return HLO_OK;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Write to PATH.tmpXXXXXX beside it, then rename: readers never see half a file. */
+static HloStatus write_file(HloCtx *ctx, const char *path, const char *data, size_t len) {
+  if (strcmp(path, "-") == 0)
+    return write_all(1, data, len) == 0 ? HLO_OK
+                                        : fail(ctx, HLO_IO_ERROR, "cannot write standard output");
+  size_t pl = strlen(path);
+  char *tmp = malloc(pl + 16);
+  if (!tmp) return fail(ctx, HLO_NOMEM, "out of memory");
+  snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return fail(ctx, HLO_IO_ERROR, "%s: cannot create: %s", path, strerror(e));
+  }
+  int rc = write_all(fd, data, len);
+  int e = errno;
+  fchmod(fd, 0644 & ~(mode_t)0);
+  if (close(fd) != 0 && rc == 0) { rc = -1; e = errno; }
+  if (rc == 0 && rename(tmp, path) != 0) { rc = -1; e = errno; }
+  if (rc != 0) unlink(tmp);
+  free(tmp);
+  return rc == 0 ? HLO_OK : fail(ctx, HLO_IO_ERROR, "%s: cannot write: %s", path, strerror(e));
+}
+
+/* ---- Modules ---------------------------------------------------------------- */
+
+HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char *filename,
+                           HloModule **out) {
+  if (!ctx || !text || !out) return HLO_INVALID_ARGUMENT;
+  *out = hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);
+  if (!*out) {
+    if (ctx->diags.nerrors == 0) fail(ctx, HLO_PARSE_ERROR, "%s: cannot parse", filename);
+    return HLO_PARSE_ERROR;
+  }
+  if (!(*out)->entry) {
+    hlp_module_free(*out);
+    *out = NULL;
+    return fail(ctx, HLO_PARSE_ERROR, "%s: the module has no ENTRY computation", filename);
+  }
+  return HLO_OK;
+}
+
+HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out) {
+  if (!ctx || !path || !out) return HLO_INVALID_ARGUMENT;
+  char *text;
+  size_t len;
+  HloStatus st = read_file(ctx, path, &text, &len);
+  if (st != HLO_OK) return st;
+  st = hlo_module_parse(ctx, text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
+  free(text);
+  return st;
+}
+
+void hlo_module_free(HloModule *m) { if (m) hlp_module_free(m); }
+
+HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m) {
+  if (!ctx || !m) return HLO_INVALID_ARGUMENT;
+  return hlp_verify(m, &ctx->diags) == 0 ? HLO_OK : HLO_PARSE_ERROR;
+}
+
+HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len) {
+  if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
+  *text = hlp_print(m, len);
+  return *text ? HLO_OK : fail(ctx, HLO_NOMEM, "out of memory printing the module");
+}
+
+int hlo_module_num_params(const HloModule *m) { return m && m->entry ? m->entry->nparams : 0; }
+
+static const HloShape *param_shape(const HloModule *m, int index) {
+  if (!m || !m->entry) return NULL;
+  if (index == -1) return m->entry->root ? &m->entry->root->shape : NULL;
+  if (index < 0 || index >= m->entry->nparams || !m->entry->params[index]) return NULL;
+  return &m->entry->params[index]->shape;
+}
+
+HloStatus hlo_module_param_shape(HloCtx *ctx, const HloModule *m, int index, char **text) {
+  const HloShape *s = param_shape(m, index);
+  if (!s || !text) return fail(ctx, HLO_INVALID_ARGUMENT, "no parameter %d", index);
+  HliBuf b = {0};
+  hli_shape_text(s, &b);
+  if (b.failed) { hli_buf_free(&b); return fail(ctx, HLO_NOMEM, "out of memory"); }
+  *text = b.data;
+  return HLO_OK;
+}
+
+int hlo_module_is_tuple(const HloModule *m, int index) {
+  const HloShape *s = param_shape(m, index);
+  return s && s->dtype == HLO_TUPLE;
+}
+
+HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text) {
+  if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
+  HliBuf b = {0};
+  int n = 0;
+  for (int32_t c = 0; c < m->ncomps; c++)
+    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++) {
+      const HloInstr *ins = m->comps[c]->instrs[i];
+      if (ins->op != HLO_OP_CUSTOM_CALL) continue;
+      n++;
+      hli_buf_printf(&b, "%s:%d: custom-call %s target \"%s\": no handler bound (use "
+                     "--custom-call %s=LIB.so[:SYMBOL])\n", m->filename ? m->filename : "<input>",
+                     ins->line, ins->name, ins->custom_call_target ? ins->custom_call_target : "",
+                     ins->custom_call_target ? ins->custom_call_target : "TARGET");
+    }
+  if (!n) hli_buf_puts(&b, "the module has no custom calls\n");
+  if (b.failed) { hli_buf_free(&b); return fail(ctx, HLO_NOMEM, "out of memory"); }
+  *text = b.data;
+  return HLO_OK;
+}
+
+/* ---- Buffers ---------------------------------------------------------------- */
+
+/* A value tree over v's data whose shapes live in arena (v keeps the data). */
+static HliValue *rehome(HliValue *v, const HloShape *s) {
+  if (s->dtype == HLO_TUPLE) {
+    HliValue **el = calloc((size_t)(s->ntuple ? s->ntuple : 1), sizeof *el);
+    if (!el) return NULL;
+    int32_t k = 0;
+    for (; k < s->ntuple && k < v->ntuple; k++)
+      if (!(el[k] = rehome(v->tuple[k], &s->tuple[k]))) break;
+    HliValue *t = k == s->ntuple ? hli_value_tuple(NULL, s, el, k) : NULL;
+    for (int32_t i = 0; i < k; i++) hli_value_unref(NULL, el[i]);
+    free(el);
+    return t;
+  }
+  if (!hlc_dtype_is_array(s->dtype)) return hli_value_new(NULL, s);
+  return hli_value_view(NULL, v, s);
+}
+
+/* Wrap v (consumes the reference) in a buffer with its own copy of shape s. */
+static HloStatus make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer **out) {
+  *out = NULL;
+  HloBuffer *b = calloc(1, sizeof *b);
+  if (!b) { hli_value_unref(NULL, v); return fail(ctx, HLO_NOMEM, "out of memory"); }
+  hlc_arena_init(&b->arena);
+  HloShape *cs = hli_shape_clone(&b->arena, s);
+  b->v = cs ? rehome(v, cs) : NULL;
+  hli_value_unref(NULL, v);
+  if (!b->v) {
+    hlc_arena_free(&b->arena);
+    free(b);
+    return fail(ctx, HLO_NOMEM, "out of memory");
+  }
+  *out = b;
+  return HLO_OK;
+}
+
+void hlo_buffer_free(HloBuffer *b) {
+  if (!b) return;
+  hli_value_unref(NULL, b->v);
+  hlc_arena_free(&b->arena);
+  free(b);
+}
+
+HloStatus hlo_buffer_new_array(HloCtx *ctx, HloElementType type, const int64_t *dims, int rank,
+                               const void *data, HloBuffer **out) {
+  if (!out || rank < 0 || (rank > 0 && !dims)) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  HloDtype t = hlc_dtype_from_xla_code((int)type);
+  if ((int)t < 0 || !hlc_dtype_is_array(t))
+    return fail(ctx, HLO_INVALID_ARGUMENT, "element type %d is not an array type", (int)type);
+  for (int i = 0; i < rank; i++)
+    if (dims[i] < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "negative dimension %lld", (long long)dims[i]);
+  HloShape s = {.dtype = t, .rank = rank, .dims = (int64_t *)(uintptr_t)dims};
+  HliValue *v = hli_value_zeros(NULL, &s);
+  if (!v) return fail(ctx, HLO_NOMEM, "out of memory");
+  if (data && v->nbytes) memcpy(v->data, data, v->nbytes);
+  return make_buffer(ctx, v, &s, out);
+}
+
+HloStatus hlo_buffer_new_tuple(HloCtx *ctx, HloBuffer *const *elems, int n, HloBuffer **out) {
+  if (!out || n < 0 || (n > 0 && !elems)) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  HloShape *ts = calloc((size_t)(n ? n : 1), sizeof *ts);
+  HliValue **vs = calloc((size_t)(n ? n : 1), sizeof *vs);
+  if (!ts || !vs) { free(ts); free(vs); return fail(ctx, HLO_NOMEM, "out of memory"); }
+  for (int i = 0; i < n; i++) {
+    if (!elems[i]) { free(ts); free(vs); return HLO_INVALID_ARGUMENT; }
+    ts[i] = *elems[i]->v->shape;
+    vs[i] = elems[i]->v;
+  }
+  HloShape s = {.dtype = HLO_TUPLE, .ntuple = n, .tuple = ts};
+  HliValue *t = hli_value_tuple(NULL, &s, vs, n);
+  free(vs);
+  HloStatus st = t ? make_buffer(ctx, t, &s, out) : fail(ctx, HLO_NOMEM, "out of memory");
+  free(ts);
+  return st;
+}
+
+HloElementType hlo_buffer_type(const HloBuffer *b) {
+  return b ? (HloElementType)hlc_dtype_xla_code(b->v->dtype) : HLO_TYPE_INVALID;
+}
+int hlo_buffer_rank(const HloBuffer *b) { return b ? b->v->rank : 0; }
+const int64_t *hlo_buffer_dims(const HloBuffer *b) { return b ? b->v->dims : NULL; }
+int64_t hlo_buffer_num_elements(const HloBuffer *b) { return b ? b->v->nelem : 0; }
+const void *hlo_buffer_data(const HloBuffer *b) { return b ? b->v->data : NULL; }
+size_t hlo_buffer_nbytes(const HloBuffer *b) { return b ? b->v->nbytes : 0; }
+int hlo_buffer_tuple_size(const HloBuffer *b) { return b && b->v->dtype == HLO_TUPLE ? b->v->ntuple : 0; }
+
+HloStatus hlo_buffer_tuple_element(HloCtx *ctx, const HloBuffer *b, int i, HloBuffer **out) {
+  if (!b || !out || b->v->dtype != HLO_TUPLE || i < 0 || i >= b->v->ntuple)
+    return fail(ctx, HLO_INVALID_ARGUMENT, "no tuple element %d", i);
+  HliValue *e = hli_value_ref(b->v->tuple[i]);
+  return make_buffer(ctx, e, e->shape, out);
+}
+
+HloStatus hlo_buffer_shape_text(HloCtx *ctx, const HloBuffer *b, char **text) {
+  if (!b || !text) return HLO_INVALID_ARGUMENT;
+  HliBuf s = {0};
+  hli_shape_text(b->v->shape, &s);
+  if (s.failed) { hli_buf_free(&s); return fail(ctx, HLO_NOMEM, "out of memory"); }
+  *text = s.data;
+  return HLO_OK;
+}
+
+HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format, char **data,
+                            size_t *len) {
+  if (!ctx || !b || !format || !data || !len) return HLO_INVALID_ARGUMENT;
+  *data = NULL;
+  *len = 0;
+  HliBuf out = {0};
+  int rc;
+  if (strcmp(format, "npy") == 0) {
+    if (b->v->dtype == HLO_TUPLE)
+      return fail(ctx, HLO_INVALID_ARGUMENT, "a tuple result cannot be written to .npy: use .npz");
+    rc = hli_npy_write(b->v, &out, &ctx->diags);
+  } else if (strcmp(format, "npz") == 0) {
+    int32_t n;
+    HliValue **leaves = hli_value_leaves(b->v, &n);
+    if (!leaves) return fail(ctx, HLO_NOMEM, "out of memory");
+    rc = hli_npz_write(leaves, n, &out, &ctx->diags);
+    free(leaves);
+  } else if (strcmp(format, "txt") == 0) {
+    rc = hli_literal_write(b->v, &out);
+    hli_buf_put(&out, "\n", 1);
+    if (out.failed) rc = -1;
+  } else {
+    return fail(ctx, HLO_INVALID_ARGUMENT, "unknown output format '%s'", format);
+  }
+  if (rc != 0) {
+    hli_buf_free(&out);
+    if (ctx->diags.nerrors == 0) fail(ctx, HLO_NOMEM, "out of memory");
+    return HLO_IO_ERROR;
+  }
+  if (!out.data) hli_buf_put(&out, "", 0);
+  *data = out.data;
+  *len = out.len;
+  return HLO_OK;
+}
+
+HloStatus hlo_buffer_to_literal(HloCtx *ctx, const HloBuffer *b, char **text, size_t *len) {
+  if (!ctx || !b || !text) return HLO_INVALID_ARGUMENT;
+  HliBuf out = {0};
+  if (hli_literal_write(b->v, &out) != 0 || !out.data) {
+    hli_buf_free(&out);
+    return fail(ctx, HLO_NOMEM, "out of memory");
+  }
+  *text = out.data;
+  if (len) *len = out.len;
+  return HLO_OK;
+}
+
+static bool ends_with(const char *s, const char *suf) {
+  size_t n = strlen(s), k = strlen(suf);
+  return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+HloStatus hlo_buffer_save(HloCtx *ctx, const HloBuffer *b, const char *path) {
+  if (!ctx || !b || !path) return HLO_INVALID_ARGUMENT;
+  const char *fmt = ends_with(path, ".npy") ? "npy" : ends_with(path, ".npz") ? "npz" : "txt";
+  char *data;
+  size_t len;
+  HloStatus st = hlo_buffer_encode(ctx, b, fmt, &data, &len);
+  if (st != HLO_OK) return st;
+  st = write_file(ctx, path, data, len);
+  free(data);
+  return st;
+}
+
+/* ---- Loading inputs ----------------------------------------------------------- */
+
+typedef enum { FMT_NPY, FMT_NPZ, FMT_TEXT } FileFmt;
+
+static FileFmt sniff(const char *data, size_t len) {
+  if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) return FMT_NPY;
+  if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0) return FMT_NPZ;
+  if (len >= 4 && memcmp(data, "PK\x05\x06", 4) == 0) return FMT_NPZ;   /* empty zip */
+  return FMT_TEXT;
+}
+
+/* Errors of value readers are type or shape mismatches unless they say otherwise. */
+static HloStatus read_status(HloCtx *ctx, int before_errors) {
+  for (int i = 0; i < ctx->diags.n; i++)
+    if (i >= before_errors && ctx->diags.v[i].sev == HLC_ERROR &&
+        (strstr(ctx->diags.v[i].message, "does not match") ||
+         strstr(ctx->diags.v[i].message, "out of range")))
+      return HLO_TYPE_MISMATCH;
+  return HLO_IO_ERROR;
+}
+
+/* Read a value of shape want from a file's bytes. */
+static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
+                              const char *what, HliValue **out) {
+  int before = ctx->diags.n;
+  *out = NULL;
+  FileFmt f = sniff(data, len);
+  if (f == FMT_NPY) {
+    if (want->dtype == HLO_TUPLE)
+      return fail(ctx, HLO_TYPE_MISMATCH, "%s: a .npy file holds one array, but a tuple is "
+                  "expected: pass a .npz of its leaves", what);
+    return hli_npy_read(data, len, want, what, &ctx->diags, out) == 0 ? HLO_OK
+                                                                       : read_status(ctx, before);
+  }
+  if (f == FMT_TEXT)
+    return hli_literal_read(data, len, want, NULL, what, &ctx->diags, out) == 0
+               ? HLO_OK : read_status(ctx, before);
+  /* .npz: the leaves of want, depth first, as arr_0, arr_1, ... */
+  HliNpzMember *mem;
+  int32_t nm;
+  if (hli_npz_read(data, len, what, &ctx->diags, &mem, &nm) != 0) return HLO_IO_ERROR;
+  int32_t nl;
+  const HloShape **ls = hli_shape_leaves(want, &nl);
+  HliValue *v = ls ? hli_value_new(NULL, want) : NULL;
+  HliValue **lv = NULL;
+  int32_t nlv = 0;
+  HloStatus st = HLO_OK;
+  if (!v || !(lv = hli_value_leaves(v, &nlv))) { st = fail(ctx, HLO_NOMEM, "out of memory"); goto done; }
+  if (nm != nl) {
+    st = fail(ctx, HLO_TYPE_MISMATCH, "%s: the .npz holds %d arrays, the expected %s has %d "
+              "leaves", what, (int)nm, want->dtype == HLO_TUPLE ? "tuple" : "array", (int)nl);
+    goto done;
+  }
+  for (int32_t i = 0; i < nl; i++) {
+    char name[32], w2[512];
+    snprintf(name, sizeof name, "arr_%d", (int)i);
+    snprintf(w2, sizeof w2, "%s[%s]", what, name);
+    const HliNpzMember *mm = hli_npz_find(mem, nm, name);
+    if (!mm) { st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, name); goto done; }
+    HliValue *leaf;
+    if (hli_npy_read(mm->data, mm->len, ls[i], w2, &ctx->diags, &leaf) != 0) {
+      st = read_status(ctx, before);
+      goto done;
+    }
+    hli_value_copy_into(lv[i], leaf);
+    hli_value_unref(NULL, leaf);
+  }
+done:
+  free(ls);
+  free(lv);
+  hli_npz_members_free(mem, nm);
+  if (st == HLO_OK) *out = v;
+  else hli_value_unref(NULL, v);
+  return st;
+}
+
+HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                         HloBuffer **out) {
+  if (!ctx || !m || !path || !out) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  const HloShape *want = param_shape(m, index);
+  if (!want || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
+  char *data;
+  size_t len;
+  HloStatus st = read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  char what[1024];
+  snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path,
+           m->entry->params[index]->name ? m->entry->params[index]->name : "?");
+  HliValue *v;
+  st = decode_value(ctx, data, len, want, what, &v);
+  free(data);
+  return st == HLO_OK ? make_buffer(ctx, v, want, out) : st;
+}
+
+HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
+                              HloBuffer **out, int *n) {
+  if (!ctx || !m || !path || !out || !n) return HLO_INVALID_ARGUMENT;
+  int cap = *n;
+  *n = 0;
+  char *data;
+  size_t len;
+  HloStatus st = read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  HliNpzMember *mem;
+  int32_t nm;
+  if (hli_npz_read(data, len, path, &ctx->diags, &mem, &nm) != 0) { free(data); return HLO_IO_ERROR; }
+  free(data);
+  int np = hlo_module_num_params(m);
+  if (first + nm > np || nm > cap) {
+    hli_npz_members_free(mem, nm);
+    return fail(ctx, HLO_INVALID_ARGUMENT, "%s holds %d arrays but the module takes %d parameters "
+                "(%d of them already given)", path, (int)nm, np, first);
+  }
+  int before = ctx->diags.n;
+  for (int32_t i = 0; i < nm; i++) {
+    char name[32], what[1024];
+    snprintf(name, sizeof name, "arr_%d", (int)i);
+    const HliNpzMember *mm = hli_npz_find(mem, nm, name);
+    const HloShape *want = param_shape(m, first + i);
+    snprintf(what, sizeof what, "input %d (%s[%s], parameter %s)", first + i, path, name,
+             m->entry->params[first + i]->name);
+    HliValue *v = NULL;
+    if (!mm) st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", path, name);
+    else if (want->dtype == HLO_TUPLE)
+      st = fail(ctx, HLO_TYPE_MISMATCH, "%s: parameter %d is a tuple; pass it as its own .npz",
+                what, first + i);
+    else if (hli_npy_read(mm->data, mm->len, want, what, &ctx->diags, &v) != 0)
+      st = read_status(ctx, before);
+    if (st == HLO_OK) st = make_buffer(ctx, v, want, &out[i]);
+    if (st != HLO_OK) {
+      for (int32_t k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+      hli_npz_members_free(mem, nm);
+      return st;
+    }
+  }
+  hli_npz_members_free(mem, nm);
+  *n = nm;
+  return HLO_OK;
+}
+
+HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out) {
+  if (!ctx || !like || !path || !out) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  char *data;
+  size_t len;
+  HloStatus st = read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  HliValue *v;
+  st = decode_value(ctx, data, len, like->v->shape, path, &v);
+  free(data);
+  return st == HLO_OK ? make_buffer(ctx, v, like->v->shape, out) : st;
+}
+
+HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,
+                           HloBuffer **out) {
+  if (!ctx || !m || !out) return HLO_INVALID_ARGUMENT;
+  const HloShape *s = param_shape(m, index);
+  if (!s || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
+  HliValue *v = hli_value_new(NULL, s);
+  if (!v) return fail(ctx, HLO_NOMEM, "out of memory for parameter %d", index);
+  hli_fill_random(v, seed * 0x2545f4914f6cdd1dull + (uint64_t)index * 0x9e3779b97f4a7c15ull + 1);
+  return make_buffer(ctx, v, s, out);
+}
+
+/* ---- Running ------------------------------------------------------------------ */
+
+static HloStatus run_status(HloCtx *ctx, int before) {
+  for (int i = before; i < ctx->diags.n; i++)
+    if (ctx->diags.v[i].sev == HLC_ERROR) {
+      const char *msg = ctx->diags.v[i].message;
+      if (strstr(msg, "not supported")) return HLO_UNSUPPORTED;
+      if (strstr(msg, "memory")) return HLO_NOMEM;
+    }
+  return HLO_RUNTIME_ERROR;
+}
+
+HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
+                      HloExecutable **out) {
+  if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  HloRunOptions o = {sizeof o, 0, 0};
+  if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+  HloExecutable *e = calloc(1, sizeof *e);
+  if (!e) return fail(ctx, HLO_NOMEM, "out of memory");
+  e->ctx = ctx;
+  e->m = m;
+  hli_exec_init(&e->x, m, &ctx->diags);
+  if (ctx->threads > 1 && !ctx->pool) ctx->pool = hli_pool_new(ctx->threads);
+  e->x.pool = ctx->pool;
+  e->x.nthreads = ctx->pool ? hli_pool_threads(ctx->pool) : 1;
+  e->x.mem_limit = ctx->max_memory;
+  e->x.ffi = ctx->ffi;
+  e->x.random_constants = o.random_constants != 0;
+  e->x.random_seed = o.seed;
+  e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
+  int before = ctx->diags.n;
+  if (hli_exec_prepare(&e->x, m->entry) != 0 || !(e->entry = hli_plan_get(&e->x, m->entry))) {
+    HloStatus st = run_status(ctx, before);
+    hlo_executable_free(e);
+    return st;
+  }
+  *out = e;
+  return HLO_OK;
+}
+
+void hlo_executable_free(HloExecutable *e) {
+  if (!e) return;
+  hli_exec_free(&e->x);
+  free(e);
+}
+
+uint64_t hlo_executable_peak_memory(const HloExecutable *e) { return e ? e->x.mem_peak : 0; }
+
+HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuffer **result) {
+  if (!e || !result || (n > 0 && !inputs)) return HLO_INVALID_ARGUMENT;
+  *result = NULL;
+  HloCtx *ctx = e->ctx;
+  const HloComputation *c = e->m->entry;
+  if (n != c->nparams)
+    return fail(ctx, HLO_INVALID_ARGUMENT, "the ENTRY computation %s takes %d parameter%s, but "
+                "%d input%s given", c->name, c->nparams, c->nparams == 1 ? "" : "s", n,
+                n == 1 ? " was" : "s were");
+  HliValue *stack_args[16] = {0};
+  HliValue **args = n <= 16 ? stack_args : malloc((size_t)n * sizeof *args);
+  if (!args) return fail(ctx, HLO_NOMEM, "out of memory");
+  for (int i = 0; i < n; i++) {
+    const HloShape *want = &c->params[i]->shape;
+    if (!inputs[i] || !hlp_shape_compatible(inputs[i]->v->shape, want)) {
+      HliBuf a = {0}, b = {0};
+      if (inputs[i]) hli_shape_text(inputs[i]->v->shape, &a);
+      hli_shape_text(want, &b);
+      fail(ctx, HLO_TYPE_MISMATCH, "input %d has shape %s, but parameter %d (%s) is %s", i,
+           a.data ? a.data : "(none)", i, c->params[i]->name, b.data ? b.data : "?");
+      hli_buf_free(&a);
+      hli_buf_free(&b);
+      if (args != stack_args) free(args);
+      return HLO_TYPE_MISMATCH;
+    }
+    args[i] = inputs[i]->v;
+  }
+  int before = ctx->diags.n;
+  HliValue *res;
+  int rc = hli_plan_run(&e->x, e->entry, args, &res);
+  if (args != stack_args) free(args);
+  if (rc != 0) return run_status(ctx, before);
+  return make_buffer(ctx, res, &c->root->shape, result);
+}
+
+HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
+                  HloBuffer **result) {
+  HloExecutable *e;
+  HloStatus st = hlo_compile(ctx, m, NULL, &e);
+  if (st != HLO_OK) return st;
+  st = hlo_execute(e, inputs, n, result);
+  hlo_executable_free(e);
+  return st;
+}

@@ -1,0 +1,32 @@
+/* api.h: the handles of the public API (internal to interp/): shared by
+ * api.c (everything but comparing) and compare.c (golden comparison). */
+#ifndef HLORUN_INTERP_API_H
+#define HLORUN_INTERP_API_H
+#include "hlorun.h"
+#include "interp/exec.h"
+
+struct HloCtx {
+  int threads;              /* kernels' thread count (>= 1) */
+  uint64_t max_memory;      /* bytes; 0 = unlimited */
+  HlcDiags diags;           /* owned: errors and warnings since the last clear */
+  char *diag_text;          /* owned: rendered diags (hlo_ctx_diagnostics) */
+  HliPool *pool;            /* owned: started on first compile when threads > 1 */
+  struct HlfRegistry *ffi;  /* owned: custom-call bindings, or NULL */
+};
+
+struct HloBuffer {
+  HliValue *v;              /* one reference; shapes point into arena */
+  HlcArena arena;           /* owned: the buffer's shapes */
+};
+
+struct HloExecutable {
+  HloCtx *ctx;              /* borrowed */
+  const HloModule *m;       /* borrowed */
+  HliExec x;                /* owned: plans */
+  HliPlan *entry;           /* the ENTRY plan (in x) */
+};
+
+/* Record an error on ctx (may be NULL) and return st. */
+HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#endif

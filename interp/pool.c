@@ -1,0 +1,143 @@
+/* pool.c: a persistent pool of worker threads behind hli_parallel_for.
+ *
+ * One job at a time: the calling thread publishes (fn, arg, n, chunk) under
+ * the pool's mutex, bumps a generation counter and works on chunks itself;
+ * workers take chunk numbers from an atomic counter until none are left,
+ * then report done. Chunk boundaries depend only on n, min_chunk and the
+ * thread count (not on timing), so kernels that combine per-chunk partial
+ * results get the same answer on every run. A parallel_for issued from
+ * inside a job (nested), or while another thread owns the pool, runs
+ * inline. Not here: what the kernels do with their ranges. */
+#include "interp/exec.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct HliPool {
+  int nthreads;                 /* workers + the calling thread */
+  pthread_t *workers;           /* owned: nthreads - 1 threads */
+  int nstarted;                 /* workers actually running */
+  pthread_mutex_t mu;           /* guards everything below except next_chunk */
+  pthread_cond_t wake;          /* workers wait here for a new generation */
+  pthread_cond_t done;          /* the caller waits here for pending == 0 */
+  uint64_t generation;          /* bumped once per job */
+  bool stop;                    /* workers exit */
+  int pending;                  /* workers that have not finished the job */
+  /* The current job (written under mu before the generation bump). */
+  void (*fn)(void *arg, int64_t lo, int64_t hi);
+  void *arg;
+  int64_t n, chunk, nchunks;
+  atomic_int_fast64_t next_chunk;
+  atomic_flag busy;             /* a job is running: other callers go inline */
+};
+
+/* Set while this thread runs chunks of a job: nested loops run inline. */
+static _Thread_local bool in_job;
+
+int hli_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+static void run_chunks(HliPool *p) {
+  bool was = in_job;
+  in_job = true;
+  for (;;) {
+    int64_t c = atomic_fetch_add(&p->next_chunk, 1);
+    if (c >= p->nchunks) break;
+    int64_t lo = c * p->chunk, hi = lo + p->chunk < p->n ? lo + p->chunk : p->n;
+    p->fn(p->arg, lo, hi);
+  }
+  in_job = was;
+}
+
+static void *worker_main(void *arg) {
+  HliPool *p = arg;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->mu);
+    if (p->stop) break;
+    seen = p->generation;
+    pthread_mutex_unlock(&p->mu);
+    run_chunks(p);
+    pthread_mutex_lock(&p->mu);
+    if (--p->pending == 0) pthread_cond_signal(&p->done);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+HliPool *hli_pool_new(int nthreads) {
+  if (nthreads <= 1) return NULL;
+  HliPool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->workers = calloc((size_t)nthreads - 1, sizeof *p->workers);
+  if (!p->workers) { free(p); return NULL; }
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->done, NULL);
+  atomic_init(&p->next_chunk, 0);
+  atomic_flag_clear(&p->busy);
+  for (int i = 0; i < nthreads - 1; i++) {
+    if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) break;
+    p->nstarted++;
+  }
+  if (p->nstarted == 0) { hli_pool_free(p); return NULL; }
+  p->nthreads = p->nstarted + 1;
+  return p;
+}
+
+void hli_pool_free(HliPool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->stop = true;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->nstarted; i++) pthread_join(p->workers[i], NULL);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->done);
+  pthread_mutex_destroy(&p->mu);
+  free(p->workers);
+  free(p);
+}
+
+int hli_pool_threads(const HliPool *p) { return p ? p->nthreads : 1; }
+
+void hli_parallel_for(HliExec *x, int64_t n, int64_t min_chunk,
+                      void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg) {
+  if (n <= 0) return;
+  if (min_chunk < 1) min_chunk = 1;
+  HliPool *p = x ? x->pool : NULL;
+  int threads = p ? hli_pool_threads(p) : 1;
+  if (x && x->nthreads < threads) threads = x->nthreads;
+  if (threads <= 1 || n < 2 * min_chunk || in_job || atomic_flag_test_and_set(&p->busy)) {
+    fn(arg, 0, n);
+    return;
+  }
+  /* A few chunks per thread balance uneven work without much overhead. */
+  int64_t nchunks = n / min_chunk;
+  if (nchunks > 4 * (int64_t)threads) nchunks = 4 * (int64_t)threads;
+  int64_t chunk = (n + nchunks - 1) / nchunks;
+  nchunks = (n + chunk - 1) / chunk;
+
+  pthread_mutex_lock(&p->mu);
+  p->fn = fn;
+  p->arg = arg;
+  p->n = n;
+  p->chunk = chunk;
+  p->nchunks = nchunks;
+  atomic_store(&p->next_chunk, 0);
+  p->pending = p->nstarted;
+  p->generation++;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+
+  run_chunks(p);
+
+  pthread_mutex_lock(&p->mu);
+  while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+  atomic_flag_clear(&p->busy);
+}

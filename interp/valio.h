@@ -1,0 +1,78 @@
+/* valio.h: reading and writing values in the file formats of the command
+ * line (internal): .npy, .npz (zip of .npy) and HLO literal text.
+ *
+ * Everything works on memory (no files, no stdio); errors go to an HlcDiags
+ * with a `what` prefix naming the input ("input 1 (in1.npy)"). Reading is
+ * typed by the shape the value must have (an ENTRY parameter, a golden
+ * result): raw bits are read the way that shape's element type says, and a
+ * dtype or shape that does not match is an error, never a conversion. */
+#ifndef HLORUN_INTERP_VALIO_H
+#define HLORUN_INTERP_VALIO_H
+#include "interp/interp.h"
+#include "common/arena.h"
+
+/* A growable byte buffer (malloc'd). */
+typedef struct HliBuf { char *data; size_t len, cap; bool failed; } HliBuf;
+void hli_buf_put(HliBuf *b, const void *p, size_t n);
+void hli_buf_puts(HliBuf *b, const char *s);
+void hli_buf_printf(HliBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hli_buf_free(HliBuf *b);
+
+/* ---- .npy ---- */
+
+/* The numpy descr an element type is stored with ("<f4", "<V2", "|b1"). */
+const char *hli_npy_descr(HloDtype t);
+/* Parse a .npy file in memory into a new value of shape want (an array
+ * shape). want must outlive the value. 0 or -1 with an error in d. */
+int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
+                 HlcDiags *d, HliValue **out);
+/* The header fields of a .npy (descr, shape), for messages and for reading
+ * without a known shape. */
+typedef struct HliNpyInfo {
+  char descr[16];
+  bool fortran;
+  int32_t rank;
+  int64_t dims[32];
+  size_t data_off;     /* offset of the first element */
+} HliNpyInfo;
+int hli_npy_info(const void *data, size_t len, const char *what, HlcDiags *d, HliNpyInfo *info);
+/* Append the .npy encoding of array value v to b. */
+int hli_npy_write(const HliValue *v, HliBuf *b, HlcDiags *d);
+
+/* ---- .npz ---- */
+
+typedef struct HliNpzMember {
+  char *name;           /* owned: file name inside the zip ("arr_0.npy") */
+  unsigned char *data;  /* owned: the member's bytes, decompressed */
+  size_t len;
+} HliNpzMember;
+/* List and extract the members of a zip archive in memory. */
+int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
+                 HliNpzMember **members, int32_t *n);
+void hli_npz_members_free(HliNpzMember *m, int32_t n);
+/* Find arr_<i>(.npy) among members; NULL if absent. */
+const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *name);
+/* Write leaves (arrays) as arr_0.npy, arr_1.npy, ... (stored, no compression). */
+int hli_npz_write(HliValue *const *leaves, int32_t n, HliBuf *b, HlcDiags *d);
+
+/* Array leaves of v, depth first (tuples flattened). *n set; returns a
+ * malloc'd array of borrowed pointers (NULL if out of memory). */
+HliValue **hli_value_leaves(HliValue *v, int32_t *n);
+/* Array leaves of a shape, depth first (borrowed pointers; malloc'd array). */
+const HloShape **hli_shape_leaves(const HloShape *s, int32_t *n);
+
+/* ---- HLO literal text ---- */
+
+/* Parse one literal (`f32[2] {1, 2}`, `(s32[] 1, pred[] true)`) into a new
+ * value. If want is non-NULL the literal must have that shape (layouts
+ * ignored) and the value uses want; else the shape is built in arena. */
+int hli_literal_read(const char *text, size_t len, const HloShape *want, HlcArena *arena,
+                     const char *what, HlcDiags *d, HliValue **out);
+/* Append the literal text of v the way XLA prints it, no trailing newline. */
+int hli_literal_write(const HliValue *v, HliBuf *b);
+
+/* Text of a shape without layout: "f32[2,3]", "(f32[], s32[2])". */
+void hli_shape_text(const HloShape *s, HliBuf *b);
+/* Deep copy of a shape into arena (layouts dropped). NULL if out of memory. */
+HloShape *hli_shape_clone(HlcArena *a, const HloShape *s);
+#endif
