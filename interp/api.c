@@ -10,6 +10,14 @@
 #include "interp/valio.h"
 #include "parser/parser.h"
 #include "common/numeric.h"
+/* The custom-call layer (ffi/) may be absent from a partial tree; without it
+ * binding and plugins report that custom calls are unavailable. */
+#if defined(__has_include)
+#if __has_include("ffi/ffi.h")
+#include "ffi/ffi.h"
+#define HAVE_FFI 1
+#endif
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -52,6 +60,9 @@ HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
 
 void hlo_ctx_free(HloCtx *ctx) {
   if (!ctx) return;
+#ifdef HAVE_FFI
+  hlf_registry_free(ctx->ffi);
+#endif
   hli_pool_free(ctx->pool);
   hlc_diags_clear(&ctx->diags);
   free(ctx->diag_text);
@@ -84,19 +95,42 @@ HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...) {
   return st;
 }
 
+#ifdef HAVE_FFI
+/* The registry, created on first use so runs without custom calls pay nothing. */
+static struct HlfRegistry *ffi_registry(HloCtx *ctx) {
+  if (!ctx->ffi) {
+    ctx->ffi = hlf_registry_new();
+    if (ctx->ffi) hlf_set_num_threads(ctx->ffi, ctx->threads);
+  }
+  return ctx->ffi;
+}
+#endif
+
 HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *lib,
                                    const char *symbol) {
   if (!ctx || !target || !lib) return HLO_INVALID_ARGUMENT;
+#ifdef HAVE_FFI
+  struct HlfRegistry *r = ffi_registry(ctx);
+  if (!r) return fail(ctx, HLO_NOMEM, "out of memory");
+  return hlf_bind(r, target, lib, symbol, &ctx->diags) == 0 ? HLO_OK : HLO_ERROR;
+#else
   (void)symbol;
   return fail(ctx, HLO_UNSUPPORTED, "cannot bind custom call %s: custom calls are not available "
               "in this build", target);
+#endif
 }
 
 HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function) {
   if (!ctx || !lib) return HLO_INVALID_ARGUMENT;
+#ifdef HAVE_FFI
+  struct HlfRegistry *r = ffi_registry(ctx);
+  if (!r) return fail(ctx, HLO_NOMEM, "out of memory");
+  return hlf_load_plugin(r, lib, function, &ctx->diags) == 0 ? HLO_OK : HLO_ERROR;
+#else
   (void)function;
   return fail(ctx, HLO_UNSUPPORTED, "cannot load plugin %s: custom calls are not available in "
               "this build", lib);
+#endif
 }
 
 /* ---- Files ------------------------------------------------------------------ */
@@ -240,6 +274,12 @@ int hlo_module_is_tuple(const HloModule *m, int index) {
 
 HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text) {
   if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
+#ifdef HAVE_FFI
+  struct HlfRegistry *r = ffi_registry(ctx);
+  if (!r) return fail(ctx, HLO_NOMEM, "out of memory");
+  *text = hlf_explain(r, m, &ctx->diags);
+  return *text ? HLO_OK : fail(ctx, HLO_NOMEM, "out of memory");
+#else
   HliBuf b = {0};
   int n = 0;
   for (int32_t c = 0; c < m->ncomps; c++)
@@ -247,15 +287,15 @@ HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char 
       const HloInstr *ins = m->comps[c]->instrs[i];
       if (ins->op != HLO_OP_CUSTOM_CALL) continue;
       n++;
-      hli_buf_printf(&b, "%s:%d: custom-call %s target \"%s\": no handler bound (use "
-                     "--custom-call %s=LIB.so[:SYMBOL])\n", m->filename ? m->filename : "<input>",
-                     ins->line, ins->name, ins->custom_call_target ? ins->custom_call_target : "",
-                     ins->custom_call_target ? ins->custom_call_target : "TARGET");
+      hli_buf_printf(&b, "%s:%d: custom-call %s target \"%s\": custom calls are not available "
+                     "in this build\n", m->filename ? m->filename : "<input>", ins->line, ins->name,
+                     ins->custom_call_target ? ins->custom_call_target : "");
     }
   if (!n) hli_buf_puts(&b, "the module has no custom calls\n");
   if (b.failed) { hli_buf_free(&b); return fail(ctx, HLO_NOMEM, "out of memory"); }
   *text = b.data;
   return HLO_OK;
+#endif
 }
 
 /* ---- Buffers ---------------------------------------------------------------- */
@@ -604,6 +644,15 @@ static HloStatus run_status(HloCtx *ctx, int before) {
   return HLO_RUNTIME_ERROR;
 }
 
+#ifdef HAVE_FFI
+static bool has_custom_calls(const HloModule *m) {
+  for (int32_t c = 0; c < m->ncomps; c++)
+    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++)
+      if (m->comps[c]->instrs[i]->op == HLO_OP_CUSTOM_CALL) return true;
+  return false;
+}
+#endif
+
 HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
                       HloExecutable **out) {
   if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
@@ -619,7 +668,9 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.pool = ctx->pool;
   e->x.nthreads = ctx->pool ? hli_pool_threads(ctx->pool) : 1;
   e->x.mem_limit = ctx->max_memory;
-  e->x.ffi = ctx->ffi;
+#ifdef HAVE_FFI
+  e->x.ffi = has_custom_calls(m) ? ffi_registry(ctx) : ctx->ffi;   /* handlers live here */
+#endif
   e->x.random_constants = o.random_constants != 0;
   e->x.random_seed = o.seed;
   e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
@@ -635,6 +686,10 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
 
 void hlo_executable_free(HloExecutable *e) {
   if (!e) return;
+#ifdef HAVE_FFI
+  /* Custom-call sites keep state per module: drop it with the plans. */
+  if (e->ctx->ffi) hlf_release_module(e->ctx->ffi, e->m);
+#endif
   hli_exec_free(&e->x);
   free(e);
 }
