@@ -4,4 +4,5 @@ libhlorun_core_la_SOURCES += \
 	common/dtype.def common/dtype.h common/dtype.c \
 	common/arena.h common/arena.c \
 	common/diag.h common/diag.c \
-	common/numeric.h common/version.c
+	common/numeric.h common/version.c \
+	common/numeric.c

@@ -1,1 +1,18 @@
-# ffi: sources of this area (included from the top Makefile.am)
+# ffi/: the custom-call layer: XLA FFI host (API tables, call frames),
+# legacy conventions, backend_config attributes, built-in targets, plugins.
+libhlorun_core_la_SOURCES += \
+	ffi/ffi.h ffi/internal.h ffi/api.c ffi/pool.c ffi/callframe.c \
+	ffi/registry.c ffi/legacy.c ffi/attrs.c ffi/members.c ffi/text.c \
+	ffi/explain.c ffi/builtins.c
+# The backend_config lexer (re2c) is generated into the build tree only (the
+# source tree may be read-only, as in distcheck) and never committed; it
+# also ships in the tarball, so a tarball builds without re2c.
+nodist_libhlorun_core_la_SOURCES += ffi/attrs_lex.c
+BUILT_SOURCES += ffi/attrs_lex.c
+CLEANFILES += ffi/attrs_lex.c
+EXTRA_DIST += ffi/attrs.re ffi/attrs_lex.c
+ffi/attrs_lex.c: $(srcdir)/ffi/attrs.re
+	$(AM_V_GEN)$(MKDIR_P) ffi && $(RE2C) -W --no-generation-date --no-version -o $@ $(srcdir)/ffi/attrs.re
+
+# Headers for plugin authors.
+hloruninclude_HEADERS += include/hlorun/ffi.h include/hlorun/custom_call_status.h

@@ -1,4 +1,79 @@
-/* custom_call.c: placeholder registrar; the kernels of this area come next. */
+/* custom_call.c: the kernel of HLO_OP_CUSTOM_CALL. It flattens the operand
+ * values and the preallocated result value into leaf buffers (depth-first,
+ * operands in order, tokens as data-less leaves) and hands them to the FFI
+ * layer (ffi/), which finds the target's handler and calls it with the
+ * convention the instruction's api_version asks for. The plan-time check
+ * makes unbound targets and malformed backend_configs fail before any work.
+ * Not here: handlers, attributes, the XLA FFI ABI (all in ffi/). */
 #include "interp/interp.h"
+#include "ffi/ffi.h"
+#include <pthread.h>
+#include <stdlib.h>
 
-void hli_register_custom_call(HliOpTable t) { (void)t; }
+/* A registry with only the built-in targets, for executors without one
+ * (kernel unit tests). Lives until the process ends. */
+static HlfRegistry *fallback;
+static pthread_once_t fallback_once = PTHREAD_ONCE_INIT;
+static void make_fallback(void) { fallback = hlf_registry_new(); }
+
+static HlfRegistry *registry(HliExec *x) {
+  HlfRegistry *r = x ? hli_ffi_registry(x) : NULL;
+  if (r) return r;
+  pthread_once(&fallback_once, make_fallback);
+  return fallback;
+}
+
+static int32_t count_leaves(const HliValue *v) {
+  if (v->dtype != HLO_TUPLE) return 1;
+  int32_t n = 0;
+  for (int32_t i = 0; i < v->ntuple; i++) n += count_leaves(v->tuple[i]);
+  return n;
+}
+
+static void flatten(const HliValue *v, HlfBuf *out, int32_t *n) {
+  if (v->dtype == HLO_TUPLE) {
+    for (int32_t i = 0; i < v->ntuple; i++) flatten(v->tuple[i], out, n);
+    return;
+  }
+  HlfBuf *b = &out[(*n)++];
+  b->dtype = v->dtype;
+  b->data = v->dtype == HLO_TOKEN ? NULL : v->data;
+  b->rank = v->dtype == HLO_TOKEN ? 0 : v->rank;
+  b->dims = v->dims;
+}
+
+static int cc_check(HliExec *x, const HloInstr *ins) {
+  HlfRegistry *r = registry(x);
+  if (!r) return hli_fail(x, ins, "out of memory");
+  char *err = NULL;
+  if (hlf_check(r, hli_module(x), ins, &err) == 0) return 0;
+  int rc = hli_fail(x, ins, "%s", err ? err : "out of memory");
+  free(err);
+  return rc;
+}
+
+static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  HlfRegistry *r = registry(x);
+  if (!r) return hli_fail(x, ins, "out of memory");
+  int32_t nargs = 0, nrets = count_leaves(out);
+  for (int32_t i = 0; i < ins->nops; i++) nargs += count_leaves(in[i]);
+  HlfBuf *bufs = calloc((size_t)(nargs + nrets) + 1, sizeof *bufs);
+  if (!bufs) return hli_fail(x, ins, "out of memory");
+  int32_t k = 0;
+  for (int32_t i = 0; i < ins->nops; i++) flatten(in[i], bufs, &k);
+  flatten(out, bufs, &k);
+  if (x) hlf_set_num_threads(r, hli_num_threads(x));
+  char *err = NULL;
+  int rc = hlf_call(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets, &err);
+  free(bufs);
+  if (rc) {
+    rc = hli_fail(x, ins, "%s", err ? err : "out of memory");
+    free(err);
+  }
+  return rc;
+}
+
+void hli_register_custom_call(HliOpTable t) {
+  t[HLO_OP_CUSTOM_CALL].run = cc_run;
+  t[HLO_OP_CUSTOM_CALL].check = cc_check;
+}

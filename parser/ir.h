@@ -79,7 +79,10 @@ typedef enum HloValKind {
   HLO_VAL_BRACE,   /* { items } */
   HLO_VAL_BRACKET, /* [ items ] */
   HLO_VAL_PAREN,   /* ( items ) */
-  HLO_VAL_ATTR     /* name=value inside a group: .text = name, .items[0] = value */
+  HLO_VAL_ATTR,    /* name=value inside a group: .text = name, .items[0] = value */
+  HLO_VAL_SHAPE,   /* an array shape written inside a value (.shape); tuple shapes
+                      are PAREN groups of SHAPE items */
+  HLO_VAL_COMP     /* an inline computation body { instrs } (.comp once lowered) */
 } HloValKind;
 
 typedef struct HloVal HloVal;
@@ -92,6 +95,11 @@ struct HloVal {
   HloVal **items;    /* BRACE/BRACKET/PAREN/ATTR children */
   uint8_t sep;       /* separator written before this item in its group:
                         0 none, 1 whitespace, 2 comma */
+  uint8_t tok;       /* TOKEN: the lexer's token kind (parser-internal codes);
+                        STRING: '\'' if written with single quotes, else '"' */
+  struct HloShape *shape;           /* SHAPE */
+  struct HloComputation *comp;      /* COMP, after lowering */
+  const void *syn;   /* parser-private (COMP: the syntax tree of the body) */
 };
 
 typedef struct HloAttr {

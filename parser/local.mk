@@ -1,3 +1,42 @@
-# parser/: re2c lexer, lemon grammar, IR, canonical printer, verifier.
+# parser/: re2c lexer, lemon grammar, lowering to the IR, canonical printer,
+# verifier.
 libhlorun_core_la_SOURCES += \
-	parser/opcodes.def parser/ir.h parser/ir.c parser/parser.h
+	parser/opcodes.def parser/ir.h parser/ir.c parser/parser.h parser/syntax.h \
+	parser/parse.c parser/lower.c parser/attrs.c parser/literal.c parser/shape.c \
+	parser/print.c parser/verify.c
+
+# Generated sources are written into the build tree only (the source tree may
+# be read-only, as in distcheck): lemon writes hlo.c and hlo.h into the
+# directory given by -d, re2c writes lexer.c. They also ship in the tarball
+# (EXTRA_DIST finds them in the build tree), so a tarball builds without the
+# generators.
+PARSER_GEN = parser/hlo.c parser/hlo.h parser/lexer.c
+nodist_libhlorun_core_la_SOURCES += $(PARSER_GEN)
+BUILT_SOURCES += $(PARSER_GEN)
+CLEANFILES += $(PARSER_GEN)
+EXTRA_DIST += parser/hlo.y parser/lexer.re $(PARSER_GEN)
+
+parser/hlo.c: $(srcdir)/parser/hlo.y
+	$(AM_V_GEN)$(MKDIR_P) parser && \
+	$(LEMON) -q -T$(LEMPAR) -d$(builddir)/parser $(srcdir)/parser/hlo.y
+# One lemon run makes both files.
+parser/hlo.h: parser/hlo.c
+	@test -f $@ || { rm -f parser/hlo.c; $(MAKE) $(AM_MAKEFLAGS) parser/hlo.c; }
+
+parser/lexer.c: $(srcdir)/parser/lexer.re parser/hlo.h
+	$(AM_V_GEN)$(MKDIR_P) parser && \
+	$(RE2C) -W --no-generation-date --no-version -o $@ $(srcdir)/parser/lexer.re
+
+# Parser tests: a Check suite, and a program that parses and round-trips
+# every module of the shared corpora (skipped when they are absent).
+check_PROGRAMS += tests/check_parser
+TESTS += tests/check_parser
+tests_check_parser_SOURCES = tests/check_parser.c
+tests_check_parser_CFLAGS = $(TEST_CFLAGS)
+tests_check_parser_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/check_parser_corpus
+TESTS += tests/check_parser_corpus
+tests_check_parser_corpus_SOURCES = tests/check_parser_corpus.c
+tests_check_parser_corpus_CFLAGS = $(TEST_CFLAGS) -DHLP_SRCDIR='"$(abs_srcdir)"'
+tests_check_parser_corpus_LDADD = $(TEST_LIBS)

@@ -1,2 +1,28 @@
-# kernels/dot: this area's sources and tests.
-libhlorun_core_la_SOURCES += interp/kernels/dot.c
+# kernels/dot: dot and convolution on a blocked GEMM.
+#
+# gemm_ukr.c holds the micro-kernels written once with vector extensions; it
+# is compiled once per instruction set, each build in its own convenience
+# library because automake gives per-object flags only per target. The
+# driver (gemm.c) picks one at run time, so the baseline build still runs on
+# any x86-64.
+libhlorun_core_la_SOURCES += \
+	interp/kernels/dot.c interp/kernels/conv.c \
+	interp/kernels/gemm.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c
+
+noinst_LTLIBRARIES += libhlk_gemm_scalar.la libhlk_gemm_avx2.la libhlk_gemm_avx512.la
+libhlk_gemm_scalar_la_SOURCES = interp/kernels/gemm_ukr.c
+libhlk_gemm_scalar_la_CFLAGS = $(AM_CFLAGS) -DHLK_UKR_ISA=0
+libhlk_gemm_avx2_la_SOURCES = interp/kernels/gemm_ukr.c
+libhlk_gemm_avx2_la_CFLAGS = $(AM_CFLAGS) -DHLK_UKR_ISA=1 -mavx2 -mfma
+libhlk_gemm_avx512_la_SOURCES = interp/kernels/gemm_ukr.c
+libhlk_gemm_avx512_la_CFLAGS = $(AM_CFLAGS) -DHLK_UKR_ISA=2 -mavx512f -mavx2 -mfma
+libhlorun_core_la_LIBADD += libhlk_gemm_scalar.la libhlk_gemm_avx2.la libhlk_gemm_avx512.la
+
+check_PROGRAMS += tests/check_dot tests/check_conv
+TESTS += tests/check_dot tests/check_conv
+tests_check_dot_SOURCES = tests/check_dot.c tests/dotconv_util.h
+tests_check_dot_CFLAGS = $(TEST_CFLAGS)
+tests_check_dot_LDADD = $(TEST_LIBS)
+tests_check_conv_SOURCES = tests/check_conv.c tests/dotconv_util.h
+tests_check_conv_CFLAGS = $(TEST_CFLAGS)
+tests_check_conv_LDADD = $(TEST_LIBS)

@@ -1,2 +1,23 @@
 # kernels/elementwise: this area's sources and tests.
-libhlorun_core_la_SOURCES += interp/kernels/elementwise.c
+libhlorun_core_la_SOURCES += \
+	interp/kernels/elementwise.h interp/kernels/elementwise.c \
+	interp/kernels/elementwise_run.c interp/kernels/elementwise_cmp.c \
+	interp/kernels/convert.c interp/kernels/dispatch.c \
+	interp/kernels/simd.h interp/kernels/vmath.c
+
+# vmath.c is compiled once more per vector ISA, each copy with its own
+# target flags and table name (simd.h); the copy above, without flags, is
+# the scalar reference. dispatch.c picks one at run time, so the library
+# still runs on CPUs without AVX2.
+noinst_LTLIBRARIES += libhlk_vmath_avx2.la libhlk_vmath_avx512.la
+libhlk_vmath_avx2_la_SOURCES = interp/kernels/vmath.c
+libhlk_vmath_avx2_la_CFLAGS = $(AM_CFLAGS) -mavx2 -mfma -DHLK_BUILD_AVX2
+libhlk_vmath_avx512_la_SOURCES = interp/kernels/vmath.c
+libhlk_vmath_avx512_la_CFLAGS = $(AM_CFLAGS) -mavx512f -mavx512dq -mfma -DHLK_BUILD_AVX512
+libhlorun_core_la_LIBADD += libhlk_vmath_avx2.la libhlk_vmath_avx512.la
+
+check_PROGRAMS += tests/check_numeric
+TESTS += tests/check_numeric
+tests_check_numeric_SOURCES = tests/check_numeric.c
+tests_check_numeric_CFLAGS = $(TEST_CFLAGS)
+tests_check_numeric_LDADD = $(TEST_LIBS)

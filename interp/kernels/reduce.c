@@ -1,4 +1,431 @@
-/* reduce.c: placeholder registrar; the kernels of this area come next. */
-#include "interp/interp.h"
+/* reduce.c: the reduce kernel (variadic, any set of dimensions) and the
+ * registrar of this area's kernels (reduce, reduce-window,
+ * select-and-scatter, sort, topk).
+ *
+ * Every output element folds its reduced elements in row-major order of the
+ * reduced dimensions, starting from the init value, as XLA's evaluator does.
+ * The input is walked as: outer kept dims x outer reduced dims x one
+ * innermost contiguous group. If that group is reduced, each output folds
+ * contiguous runs; if it is kept, rows of accumulators take whole input rows,
+ * so memory streams either way. Typed loops run the recognised reducers (one
+ * binop, one binop per operand of a variadic reduce, argmax/argmin); any
+ * other computation runs per element through hli_call. */
+#include "interp/kernels/reducer.h"
+#include <stdlib.h>
+#include <string.h>
 
-void hli_register_reduce(HliOpTable t) { (void)t; }
+enum { MAXR = 64 };   /* rank limit of the geometry tables */
+
+/* Input walk: out index = (outer kept index) * inner + i when the inner group
+ * is kept, else = outer kept index. */
+typedef struct Geom {
+  int32_t nk, nr;
+  int64_t ksize[MAXR], kstride[MAXR];   /* outer kept groups, input strides */
+  int64_t rsize[MAXR], rstride[MAXR];   /* outer reduced groups */
+  bool inner_red;                       /* the innermost group is reduced */
+  int64_t inner;                        /* its size (1 if there are no groups) */
+  int64_t nko;                          /* product of ksize */
+  int64_t nout, nin;
+} Geom;
+
+static void geom_build(Geom *g, const HliValue *in, const HloI64s *dims) {
+  bool red[MAXR] = {false};
+  for (int32_t i = 0; i < dims->n; i++) red[dims->v[i]] = true;
+  int64_t size[MAXR], stride[MAXR];
+  bool gred[MAXR];
+  int32_t ng = 0;
+  int64_t st = 1;
+  memset(g, 0, sizeof *g);
+  g->nin = in->nelem;
+  g->nout = 1;
+  for (int32_t d = 0; d < in->rank; d++)
+    if (!red[d]) g->nout *= in->dims[d];
+  /* Merge adjacent dims of the same kind, innermost first; size-1 dims
+   * change nothing. */
+  for (int32_t d = in->rank - 1; d >= 0; d--) {
+    int64_t n = in->dims[d];
+    if (n != 1) {
+      if (ng > 0 && gred[ng - 1] == red[d]) {
+        size[ng - 1] *= n;
+      } else {
+        size[ng] = n;
+        stride[ng] = st;
+        gred[ng] = red[d];
+        ng++;
+      }
+    }
+    st *= n;
+  }
+  /* groups are innermost-first; group 0 is the inner one */
+  int32_t first = 0;
+  g->inner = 1;
+  g->inner_red = false;
+  if (ng > 0) {
+    g->inner = size[0];
+    g->inner_red = gred[0];
+    first = 1;
+  }
+  g->nko = 1;
+  for (int32_t j = ng - 1; j >= first; j--) {
+    if (gred[j]) {
+      g->rsize[g->nr] = size[j];
+      g->rstride[g->nr++] = stride[j];
+    } else {
+      g->ksize[g->nk] = size[j];
+      g->kstride[g->nk++] = stride[j];
+      g->nko *= size[j];
+    }
+  }
+}
+
+/* Input offset (elements) of outer kept index ok. */
+static int64_t geom_base(const Geom *g, int64_t ok) {
+  int64_t off = 0;
+  for (int32_t j = g->nk - 1; j >= 0; j--) {
+    off += (ok % g->ksize[j]) * g->kstride[j];
+    ok /= g->ksize[j];
+  }
+  return off;
+}
+
+/* Odometer over the outer reduced groups: offset of the next combination. */
+typedef struct ROdo { int64_t idx[MAXR]; int64_t off; bool done; } ROdo;
+static void rodo_start(ROdo *o, const Geom *g) {
+  memset(o->idx, 0, sizeof(int64_t) * (size_t)g->nr);
+  o->off = 0;
+  o->done = false;
+  for (int32_t j = 0; j < g->nr; j++) o->done = o->done || g->rsize[j] == 0;
+}
+static void rodo_next(ROdo *o, const Geom *g) {
+  for (int32_t j = g->nr - 1; j >= 0; j--) {
+    o->idx[j]++;
+    o->off += g->rstride[j];
+    if (o->idx[j] < g->rsize[j]) return;
+    o->off -= g->rstride[j] * g->rsize[j];
+    o->idx[j] = 0;
+  }
+  o->done = true;
+}
+
+/* ---- Typed single-reducer path --------------------------------------- */
+
+typedef struct FoldJob {
+  const Geom *g;
+  const HlkFold *f;
+  const char *in;       /* input data */
+  size_t esize;         /* element bytes */
+  const void *init;     /* init element */
+  char *out;
+  bool oom;
+} FoldJob;
+
+static void fold_rows(void *arg, int64_t lo, int64_t hi) {
+  FoldJob *j = arg;
+  const Geom *g = j->g;
+  const HlkFold *f = j->f;
+  ROdo o;
+  if (g->inner_red) {
+    _Alignas(16) unsigned char acc[16];
+    for (int64_t ok = lo; ok < hi; ok++) {
+      int64_t base = geom_base(g, ok);
+      f->init(acc, j->init, 1);
+      for (rodo_start(&o, g); !o.done; rodo_next(&o, g))
+        f->run(acc, j->in + (size_t)(base + o.off) * j->esize, g->inner, 1);
+      f->store(j->out + (size_t)ok * j->esize, acc, 1);
+    }
+    return;
+  }
+  void *acc = malloc((size_t)g->inner * f->acc_size);
+  if (!acc) { j->oom = true; return; }
+  for (int64_t ok = lo; ok < hi; ok++) {
+    int64_t base = geom_base(g, ok);
+    f->init(acc, j->init, g->inner);
+    for (rodo_start(&o, g); !o.done; rodo_next(&o, g))
+      f->vec(acc, j->in + (size_t)(base + o.off) * j->esize, g->inner, 1);
+    f->store(j->out + (size_t)(ok * g->inner) * j->esize, acc, g->inner);
+  }
+  free(acc);
+}
+
+static int run_fold(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFold *f,
+                    const HliValue *in, const HliValue *init, HliValue *out) {
+  FoldJob j = {g, f, in->data, hlc_dtype_size(in->dtype), init->data, out->data, false};
+  if (g->nout == 0) return 0;
+  /* Rows of at least ~32K input elements per task keep scheduling noise low. */
+  int64_t per_row = g->nin / (g->nko ? g->nko : 1) + 1;
+  int64_t chunk = 32768 / per_row + 1;
+  hli_parallel_for(x, g->nko, chunk, fold_rows, &j);
+  if (j.oom) return hli_fail(x, ins, "out of memory");
+  return 0;
+}
+
+/* ---- argmax / argmin ------------------------------------------------- */
+
+/* One step on (value, index) accumulators, exactly as the matched
+ * computation: pick = a CMP b || a != a; ipick = pick || (a == b && ia < ib). */
+#define ARG_STEP(CMP, LOADV, av, ai, bv, bi)                                          \
+  do {                                                                                \
+    __typeof__(LOADV(av)) a_ = LOADV(av), b_ = LOADV(bv);                             \
+    bool pick_ = (a_ CMP b_) || a_ != a_;                                             \
+    bool ipick_ = pick_ || (a_ == b_ && (ai) < (bi));                                 \
+    if (!pick_) av = bv;                                                              \
+    if (!ipick_) ai = bi;                                                             \
+  } while (0)
+
+#define ARG_DEFINE(NAME, V, I, LOADV, CMP)                                            \
+  static void NAME##_run(void *av, void *ai, const void *v, const void *ix, int64_t n) { \
+    V a = *(V *)av;                                                                   \
+    I ia = *(I *)ai;                                                                  \
+    const V *pv = v;                                                                  \
+    const I *pi = ix;                                                                 \
+    for (int64_t k = 0; k < n; k++) ARG_STEP(CMP, LOADV, a, ia, pv[k], pi[k]);        \
+    *(V *)av = a;                                                                     \
+    *(I *)ai = ia;                                                                    \
+  }                                                                                   \
+  static void NAME##_vec(void *av, void *ai, const void *v, const void *ix, int64_t n) { \
+    V *a = av;                                                                        \
+    I *ia = ai;                                                                       \
+    const V *pv = v;                                                                  \
+    const I *pi = ix;                                                                 \
+    for (int64_t k = 0; k < n; k++) ARG_STEP(CMP, LOADV, a[k], ia[k], pv[k], pi[k]);  \
+  }
+
+typedef struct ArgFold {
+  void (*run)(void *av, void *ai, const void *v, const void *ix, int64_t n);
+  void (*vec)(void *av, void *ai, const void *v, const void *ix, int64_t n);
+} ArgFold;
+
+#define ARG_VALUE_TYPES(X)                                                           \
+  X(s8, S8, int8_t, ID) X(s16, S16, int16_t, ID) X(s32, S32, int32_t, ID)            \
+  X(s64, S64, int64_t, ID) X(u8, U8, uint8_t, ID) X(u16, U16, uint16_t, ID)          \
+  X(u32, U32, uint32_t, ID) X(u64, U64, uint64_t, ID) X(f32, F32, float, ID)         \
+  X(f64, F64, double, ID) X(f16, F16, uint16_t, hlk_f16_to_f32)                      \
+  X(bf16, BF16, uint16_t, hlk_bf16_to_f32)
+#define ID(x) (x)
+
+#define ARG_FOR_VALUE(N, VID, V, LOADV)                                              \
+  ARG_DEFINE(argmax_##N##_s32, V, int32_t, LOADV, >)                                 \
+  ARG_DEFINE(argmin_##N##_s32, V, int32_t, LOADV, <)                                 \
+  ARG_DEFINE(argmax_##N##_s64, V, int64_t, LOADV, >)                                 \
+  ARG_DEFINE(argmin_##N##_s64, V, int64_t, LOADV, <)
+ARG_VALUE_TYPES(ARG_FOR_VALUE)
+
+static bool arg_fold(HloDtype vt, HloDtype it, bool is_max, ArgFold *f) {
+#define ARG_PICK(N, VID, V, LOADV)                                                   \
+  if (vt == HLO_##VID) {                                                             \
+    if (it == HLO_S32) {                                                             \
+      *f = is_max ? (ArgFold){argmax_##N##_s32_run, argmax_##N##_s32_vec}            \
+                  : (ArgFold){argmin_##N##_s32_run, argmin_##N##_s32_vec};           \
+      return true;                                                                   \
+    }                                                                                \
+    if (it == HLO_S64) {                                                             \
+      *f = is_max ? (ArgFold){argmax_##N##_s64_run, argmax_##N##_s64_vec}            \
+                  : (ArgFold){argmin_##N##_s64_run, argmin_##N##_s64_vec};           \
+      return true;                                                                   \
+    }                                                                                \
+    return false;                                                                    \
+  }
+  ARG_VALUE_TYPES(ARG_PICK)
+#undef ARG_PICK
+  return false;
+}
+
+typedef struct ArgJob {
+  const Geom *g;
+  ArgFold f;
+  const char *v, *ix;
+  size_t vs, is;
+  const void *v0, *i0;
+  char *ov, *oi;
+  bool oom;
+} ArgJob;
+
+static void arg_rows(void *arg, int64_t lo, int64_t hi) {
+  ArgJob *j = arg;
+  const Geom *g = j->g;
+  ROdo o;
+  int64_t w = g->inner_red ? 1 : g->inner;
+  char *av = malloc((size_t)w * (j->vs + j->is) + 1);
+  if (!av) { j->oom = true; return; }
+  char *ai = av + (size_t)w * j->vs;
+  for (int64_t ok = lo; ok < hi; ok++) {
+    int64_t base = geom_base(g, ok);
+    for (int64_t k = 0; k < w; k++) {
+      memcpy(av + (size_t)k * j->vs, j->v0, j->vs);
+      memcpy(ai + (size_t)k * j->is, j->i0, j->is);
+    }
+    for (rodo_start(&o, g); !o.done; rodo_next(&o, g)) {
+      size_t e = (size_t)(base + o.off);
+      if (g->inner_red)
+        j->f.run(av, ai, j->v + e * j->vs, j->ix + e * j->is, g->inner);
+      else
+        j->f.vec(av, ai, j->v + e * j->vs, j->ix + e * j->is, g->inner);
+    }
+    memcpy(j->ov + (size_t)(ok * w) * j->vs, av, (size_t)w * j->vs);
+    memcpy(j->oi + (size_t)(ok * w) * j->is, ai, (size_t)w * j->is);
+  }
+  free(av);
+}
+
+/* ---- Generic path: the computation per element ---------------------- */
+
+static int run_generic(HliExec *x, const HloInstr *ins, const Geom *g, int32_t k,
+                       HliValue *const *in, HliValue *const *outs) {
+  const HloComputation *comp = hlk_called(ins, HLO_CALL_TO_APPLY);
+  HloDtype types[2 * HLK_MAX_VARIADIC];
+  size_t es[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) {
+    types[i] = types[k + i] = in[i]->dtype;
+    es[i] = hlc_dtype_size(in[i]->dtype);
+  }
+  HlkScalarCall sc;
+  if (hlk_scall_init(&sc, x, ins, comp, 2 * k, types, k, types) != 0) return -1;
+  void *accp[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) accp[i] = hlk_scall_arg(&sc, i);
+  int rc = 0;
+  int64_t w = g->inner_red ? 1 : g->inner;
+  ROdo o;
+  for (int64_t out_i = 0; out_i < g->nout && rc == 0; out_i++) {
+    int64_t ok = out_i / w, ii = out_i % w;
+    int64_t base = geom_base(g, ok) + (g->inner_red ? 0 : ii);
+    for (int32_t i = 0; i < k; i++) memcpy(accp[i], in[k + i]->data, es[i]);
+    for (rodo_start(&o, g); !o.done && rc == 0; rodo_next(&o, g)) {
+      int64_t n = g->inner_red ? g->inner : 1;
+      for (int64_t t = 0; t < n && rc == 0; t++) {
+        size_t e = (size_t)(base + o.off + t);
+        for (int32_t i = 0; i < k; i++)
+          memcpy(hlk_scall_arg(&sc, k + i), (const char *)in[i]->data + e * es[i], es[i]);
+        rc = hlk_scall_run(&sc, accp);
+      }
+    }
+    for (int32_t i = 0; i < k && rc == 0; i++)
+      memcpy((char *)outs[i]->data + (size_t)out_i * es[i], accp[i], es[i]);
+  }
+  hlk_scall_free(&sc);
+  return rc;
+}
+
+/* ---- Kernel ----------------------------------------------------------- */
+
+/* Variadic reduce whose computation returns tuple(op_0(p0, pk), op_1(p1,
+ * pk+1), ...): every operand folds independently. Fills ops[]. */
+static bool match_independent(const HloComputation *c, int32_t k, HliBinop *ops) {
+  if (!c || !c->root || c->nparams != 2 * k || c->root->op != HLO_OP_TUPLE ||
+      c->root->nops != k)
+    return false;
+  for (int32_t i = 0; i < k; i++) {
+    const HloInstr *r = c->root->ops[i];
+    if (r->nops != 2 || r->shape.rank != 0) return false;
+    const HloInstr *a = r->ops[0], *b = r->ops[1];
+    bool fwd = a->op == HLO_OP_PARAMETER && a->parameter_number == i &&
+               b->op == HLO_OP_PARAMETER && b->parameter_number == k + i;
+    bool rev = b->op == HLO_OP_PARAMETER && b->parameter_number == i &&
+               a->op == HLO_OP_PARAMETER && a->parameter_number == k + i;
+    if (!fwd && !rev) return false;
+    switch (r->op) {
+    case HLO_OP_ADD: ops[i] = HLI_BINOP_ADD; break;
+    case HLO_OP_MULTIPLY: ops[i] = HLI_BINOP_MUL; break;
+    /* max/min keep the left operand on ties: only the stated order is exact */
+    case HLO_OP_MAXIMUM: if (!fwd) return false; ops[i] = HLI_BINOP_MAX; break;
+    case HLO_OP_MINIMUM: if (!fwd) return false; ops[i] = HLI_BINOP_MIN; break;
+    case HLO_OP_AND: ops[i] = HLI_BINOP_AND; break;
+    case HLO_OP_OR: ops[i] = HLI_BINOP_OR; break;
+    case HLO_OP_XOR: ops[i] = HLI_BINOP_XOR; break;
+    default: return false;
+    }
+  }
+  return true;
+}
+
+int hlk_reduce_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops < 2 || ins->nops % 2 != 0)
+    return hli_fail(x, ins, "reduce takes pairs of inputs and init values, got %d operands",
+                    ins->nops);
+  int32_t k = ins->nops / 2;
+  if (k > HLK_MAX_VARIADIC) return hli_unsupported(x, ins, "more than %d inputs", HLK_MAX_VARIADIC);
+  const HloShape *s0 = &ins->ops[0]->shape;
+  if (s0->rank > MAXR) return hli_unsupported(x, ins, "rank above %d", MAXR);
+  HloDtype types[HLK_MAX_VARIADIC * 2];
+  for (int32_t i = 0; i < k; i++) {
+    const HloShape *s = &ins->ops[i]->shape, *iv = &ins->ops[k + i]->shape;
+    if (!hlc_dtype_is_array(s->dtype) || s->rank != s0->rank)
+      return hli_fail(x, ins, "input %d is not an array of the first input's rank", i);
+    for (int32_t d = 0; d < s->rank; d++)
+      if (s->dims[d] != s0->dims[d])
+        return hli_fail(x, ins, "inputs have different dimensions");
+    if (iv->rank != 0 || iv->dtype != s->dtype)
+      return hli_fail(x, ins, "init value %d must be a %s scalar", i, hlc_dtype_name(s->dtype));
+    types[i] = types[k + i] = s->dtype;
+  }
+  bool seen[MAXR] = {false};
+  for (int32_t i = 0; i < ins->dimensions.n; i++) {
+    int64_t d = ins->dimensions.v[i];
+    if (d < 0 || d >= s0->rank || seen[d])
+      return hli_fail(x, ins, "bad reduce dimension %lld", (long long)d);
+    seen[d] = true;
+  }
+  /* Result: the kept dims, one array per input (a tuple when k > 1). */
+  const HloShape *rs = &ins->shape;
+  if ((k == 1) != (rs->dtype != HLO_TUPLE) || (k > 1 && rs->ntuple != k))
+    return hli_fail(x, ins, "result shape does not match %d inputs", k);
+  for (int32_t i = 0; i < k; i++) {
+    const HloShape *o = k == 1 ? rs : &rs->tuple[i];
+    if (o->dtype != types[i] || o->rank != s0->rank - ins->dimensions.n)
+      return hli_fail(x, ins, "result %d has the wrong type or rank", i);
+    for (int32_t d = 0, j = 0; d < s0->rank; d++)
+      if (!seen[d] && o->dims[j++] != s0->dims[d])
+        return hli_fail(x, ins, "result %d has the wrong dimensions", i);
+  }
+  return hlk_check_signature(x, ins, hlk_called(ins, HLO_CALL_TO_APPLY), 2 * k, types, k, types);
+}
+
+int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  int32_t k = ins->nops / 2;
+  HliValue *outs[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) outs[i] = k == 1 ? out : out->tuple[i];
+  Geom g;
+  geom_build(&g, in[0], &ins->dimensions);
+  const HloComputation *comp = hlk_called(ins, HLO_CALL_TO_APPLY);
+
+  HliBinop ops[HLK_MAX_VARIADIC];
+  const HlkFold *folds[HLK_MAX_VARIADIC];
+  bool typed = false;
+  if (k == 1) {
+    ops[0] = hli_match_binop(comp);
+    typed = ops[0] != HLI_BINOP_NONE && ops[0] != HLI_BINOP_SELECT_RHS;
+  } else {
+    typed = match_independent(comp, k, ops);
+  }
+  for (int32_t i = 0; typed && i < k; i++) {
+    folds[i] = hlk_fold(ops[i], in[i]->dtype, true);
+    typed = folds[i] != NULL;
+  }
+  if (typed) {
+    for (int32_t i = 0; i < k; i++)
+      if (run_fold(x, ins, &g, folds[i], in[i], in[k + i], outs[i]) != 0) return -1;
+    return 0;
+  }
+
+  HlkArgReducer ar;
+  ArgFold af;
+  if (k == 2 && hlk_match_arg_reducer(comp, &ar) &&
+      arg_fold(in[0]->dtype, in[1]->dtype, ar.is_max, &af)) {
+    ArgJob j = {&g, af, in[0]->data, in[1]->data, hlc_dtype_size(in[0]->dtype),
+                hlc_dtype_size(in[1]->dtype), in[2]->data, in[3]->data,
+                outs[0]->data, outs[1]->data, false};
+    if (g.nout == 0) return 0;
+    int64_t per_row = g.nin / (g.nko ? g.nko : 1) + 1;
+    hli_parallel_for(x, g.nko, 32768 / per_row + 1, arg_rows, &j);
+    return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  }
+  return run_generic(x, ins, &g, k, in, outs);
+}
+
+void hli_register_reduce(HliOpTable t) {
+  t[HLO_OP_REDUCE] = (HliOpEntry){hlk_reduce, hlk_reduce_check};
+  t[HLO_OP_REDUCE_WINDOW] = (HliOpEntry){hlk_reduce_window, hlk_reduce_window_check};
+  t[HLO_OP_SELECT_AND_SCATTER] =
+      (HliOpEntry){hlk_select_and_scatter, hlk_select_and_scatter_check};
+  t[HLO_OP_SORT] = (HliOpEntry){hlk_sort, hlk_sort_check};
+  t[HLO_OP_TOPK] = (HliOpEntry){hlk_topk, hlk_topk_check};
+}

@@ -1,2 +1,15 @@
-# kernels/reduce: this area's sources and tests.
-libhlorun_core_la_SOURCES += interp/kernels/reduce.c
+# kernels/reduce: reduce, reduce-window, select-and-scatter, sort, topk, and
+# the shared reducer helpers (typed folds, computation fallback, matchers).
+libhlorun_core_la_SOURCES += \
+	interp/kernels/reducer.h interp/kernels/reducer.c \
+	interp/kernels/reduce.c interp/kernels/reduce_window.c \
+	interp/kernels/select_scatter.c interp/kernels/sort.c
+
+check_PROGRAMS += tests/check_reduce tests/check_sort
+TESTS += tests/check_reduce tests/check_sort
+tests_check_reduce_SOURCES = tests/check_reduce.c tests/reduce_ir.h
+tests_check_reduce_CFLAGS = $(TEST_CFLAGS)
+tests_check_reduce_LDADD = $(TEST_LIBS)
+tests_check_sort_SOURCES = tests/check_sort.c tests/reduce_ir.h
+tests_check_sort_CFLAGS = $(TEST_CFLAGS)
+tests_check_sort_LDADD = $(TEST_LIBS)

@@ -1,0 +1,113 @@
+/* explain.c: the text of --explain-custom-calls. For each custom call of a
+ * module, in text order: its name and line, target, api_version, operand
+ * and result shapes, the attributes decoded from backend_config with their
+ * types (what a typed FFI handler receives, including the opted-in
+ * "hlorun.instruction" dictionary), and how the target is bound. Decoding
+ * errors are shown in the text and also recorded, positioned, in the
+ * diagnostics. Nothing is run (no metadata query either).
+ * Not here: the checks themselves (registry.c). */
+#include "ffi/internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+const char *hlf_api_version_name(int v);
+
+static const char *source_name(const HlfTarget *t) {
+  switch (t->source) {
+  case HLF_SRC_BUILTIN: return "built-in typed FFI handler";
+  case HLF_SRC_PLUGIN: return "typed FFI handler registered by a plugin";
+  default: return "symbol";
+  }
+}
+
+static void binding(HlfText *out, HlfRegistry *r, const HloInstr *ins) {
+  const char *name = ins->custom_call_target ? ins->custom_call_target : "";
+  HlfTarget *t = hlf_find_target(r, name);
+  if (!t) {
+    hlf_text_printf(out, "  binding: NOT BOUND (bind with --custom-call %s=LIB.so[:SYMBOL], or "
+                    "--plugin LIB.so[:FUNCTION] for a plugin that registers it)\n", name);
+    return;
+  }
+  hlf_text_printf(out, "  binding: %s, %s", t->origin, source_name(t));
+  if (t->source == HLF_SRC_SYMBOL)
+    hlf_text_printf(out, ", called as %s",
+                    ins->api_version == HLO_API_TYPED_FFI ? "a typed FFI handler"
+                    : ins->api_version == HLO_API_ORIGINAL ? "void f(void *out, const void **in)"
+                    : ins->api_version == HLO_API_STATUS_RETURNING
+                        ? "void f(void *out, const void **in, XlaCustomCallStatus *status)"
+                        : "void f(void *out, const void **in, const char *opaque, size_t "
+                          "opaque_len, XlaCustomCallStatus *status)");
+  else if (t->source == HLF_SRC_PLUGIN) {
+    const char *st[4] = {t->bundle.instantiate ? " instantiate" : "",
+                         t->bundle.prepare ? " prepare" : "",
+                         t->bundle.initialize ? " initialize" : "", " execute"};
+    hlf_text_printf(out, ", stages:%s%s%s%s", st[0], st[1], st[2], st[3]);
+    if (ins->api_version != HLO_API_TYPED_FFI)
+      hlf_text_printf(out, " (but api_version is not API_VERSION_TYPED_FFI: error)");
+  }
+  if (t->queried && !t->query_error) hlf_text_printf(out, ", XLA FFI API %d.%d", t->major, t->minor);
+  hlf_text_bytes(out, "\n", 1);
+}
+
+static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr *ins,
+                HlcDiags *d) {
+  hlf_text_printf(out, "custom-call %%%s (line %d)\n", ins->name ? ins->name : "?", (int)ins->line);
+  hlf_text_printf(out, "  target: \"%s\"\n", ins->custom_call_target ? ins->custom_call_target : "");
+  hlf_text_printf(out, "  api_version: %s (%d)\n", hlf_api_version_name(ins->api_version),
+                  (int)ins->api_version);
+  hlf_text_printf(out, "  operands:");
+  if (!ins->nops) hlf_text_printf(out, " none");
+  for (int32_t i = 0; i < ins->nops; i++) {
+    hlf_text_printf(out, "%s ", i ? "," : "");
+    hlf_text_shape(out, &ins->ops[i]->shape);
+  }
+  hlf_text_printf(out, "\n  result: ");
+  hlf_text_shape(out, &ins->shape);
+  hlf_text_bytes(out, "\n", 1);
+
+  bool typed_ffi = ins->api_version == HLO_API_TYPED_FFI ||
+                   hlf_is_builtin_target(ins->custom_call_target ? ins->custom_call_target : "");
+  if (!typed_ffi) {
+    hlf_text_printf(out, "  opaque: %zu bytes (backend_config, passed verbatim; no attributes)\n",
+                    ins->backend_config ? ins->backend_config_len : (size_t)0);
+  } else {
+    HlcArena a;
+    hlc_arena_init(&a);
+    HlfAttr root;
+    size_t eo;
+    char *err = NULL;
+    if (hlf_attrs_parse(&a, ins->backend_config, ins->backend_config_len, &root, &eo, &err)) {
+      size_t off = hlf_config_source_offset(m, ins, eo);
+      int line = 0, col = 0;
+      if (m->source) hlc_line_col(m->source, m->source_len, off, &line, &col);
+      hlf_text_printf(out, "  attributes: error at %d:%d: %s\n", line, col, err ? err : "");
+      hlc_diag_at(d, HLC_ERROR, m->filename, m->source, m->source_len, off, "%s", err ? err : "");
+      free(err);
+    } else {
+      HlfAttr mem;
+      if (hlf_members_wanted(r, ins->custom_call_target ? ins->custom_call_target : "") &&
+          hlf_members_attr(&a, ins, &mem) == 0)
+        hlf_attrs_insert(&a, &root, &mem);
+      hlf_text_printf(out, "  attributes: ");
+      if (root.count == 0) hlf_text_printf(out, "none");
+      else hlf_text_attr_value(out, &root, 2);
+      hlf_text_bytes(out, "\n", 1);
+    }
+    hlc_arena_free(&a);
+  }
+  binding(out, r, ins);
+}
+
+char *hlf_explain(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
+  HlfText out = {0};
+  int n = 0;
+  for (int32_t c = 0; c < m->ncomps; c++)
+    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++) {
+      const HloInstr *ins = m->comps[c]->instrs[i];
+      if (ins->op != HLO_OP_CUSTOM_CALL) continue;
+      if (n++) hlf_text_bytes(&out, "\n", 1);
+      one(&out, r, m, ins, d);
+    }
+  if (!n) hlf_text_printf(&out, "no custom calls in module %s\n", m->name ? m->name : "");
+  return hlf_text_take(&out);
+}

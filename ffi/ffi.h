@@ -1,0 +1,99 @@
+/* ffi.h: the custom-call layer's interface to the rest of hlorun (internal).
+ *
+ * Every custom-call instruction runs through here. A registry maps target
+ * names to handlers: typed XLA FFI handler bundles (built-ins, symbols bound
+ * with --custom-call, bundles a --plugin registers) or raw symbols called
+ * with XLA:CPU's legacy conventions. The instruction's api_version decides
+ * the convention for bound symbols; built-in targets are always typed FFI
+ * handlers. The interpreter (interp/custom_call.c) flattens operand and
+ * result values into leaf buffers and calls hlf_call; the command line binds
+ * targets and asks for explanations through the public API, which forwards
+ * to the functions below.
+ *
+ * Not here: HLO parsing (parser/), values (interp/). This layer sees only
+ * the IR and raw buffers.
+ */
+#ifndef HLORUN_FFI_FFI_H
+#define HLORUN_FFI_FFI_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/diag.h"
+#include "parser/ir.h"
+
+typedef struct HlfRegistry HlfRegistry;
+
+/* A registry holding the built-in targets. Never NULL unless out of memory. */
+HlfRegistry *hlf_registry_new(void);
+/* Frees bindings, per-call-site state (running state deleters) and closes
+ * the libraries it opened. */
+void hlf_registry_free(HlfRegistry *r);
+
+/* --custom-call TARGET=LIB.so[:SYMBOL]: bind TARGET to SYMBOL (NULL: TARGET)
+ * of LIB.so. 0, or -1 with an error in d. A later binding of the same target
+ * replaces an earlier one (and a built-in). */
+int hlf_bind(HlfRegistry *r, const char *target, const char *lib_path, const char *symbol,
+             HlcDiags *d);
+
+/* Default registration function of a --plugin library. */
+#define HLF_PLUGIN_DEFAULT_FUNCTION "hlorun_ffi_plugin_init"
+/* --plugin LIB.so[:FUNCTION]: call
+ *   XLA_FFI_Error *FUNCTION(const XLA_FFI_Api *api)
+ * (default HLF_PLUGIN_DEFAULT_FUNCTION), which registers targets through
+ * api->XLA_FFI_Handler_Register. 0, or -1 with an error in d. */
+int hlf_load_plugin(HlfRegistry *r, const char *lib_path, const char *function, HlcDiags *d);
+
+/* Opt a target (NULL: every target) in or out of receiving the custom
+ * call's own members as the extra dictionary attribute "hlorun.instruction"
+ * (typed FFI only). May be called before or after binding. 0, or -1 when out
+ * of memory. */
+int hlf_set_members_opt_in(HlfRegistry *r, const char *target_or_null, bool on);
+
+/* Text for --explain-custom-calls: every custom call of m with its target,
+ * api_version, shapes, decoded attributes and binding (malloc'd; NULL when
+ * out of memory). Malformed backend_configs are also reported in d with
+ * their position. */
+char *hlf_explain(HlfRegistry *r, const HloModule *m, HlcDiags *d);
+
+/* Check every custom call of m before running: its target is bound and its
+ * backend_config decodes. Positioned errors (FILE:LINE:COL and a caret) go
+ * to d. 0 if all is well, else -1. */
+int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d);
+
+/* ---- Run-time settings of the FFI host ---------------------------------- */
+
+/* Worker threads of the pool behind XLA_FFI_ThreadPool_Schedule (>= 1). */
+void hlf_set_num_threads(HlfRegistry *r, int n);
+/* Value XLA_FFI_RunId_Get reports (default 0). */
+void hlf_set_run_id(HlfRegistry *r, int64_t run_id);
+/* User data that XLA_FFI_ExecutionContext_Get returns for type_id. 0, or -1
+ * when out of memory. */
+int hlf_set_user_data(HlfRegistry *r, int64_t type_id, void *data);
+/* Id of a type registered by name through the API (0 if none). */
+int64_t hlf_type_id(const char *name);
+
+/* ---- Calling ------------------------------------------------------------- */
+
+/* One operand or result leaf. */
+typedef struct HlfBuf {
+  HloDtype dtype;            /* HLO_TOKEN for token leaves (data NULL) */
+  void *data;                /* dense row-major elements */
+  int32_t rank;
+  const int64_t *dims;
+} HlfBuf;
+
+/* Plan-time check of one custom call: bound, and its attributes decode.
+ * 0, or -1 with *err set to a malloc'd message. */
+int hlf_check(HlfRegistry *r, const HloModule *m, const HloInstr *ins, char **err);
+
+/* Run one execution of custom call ins. args: the operand leaves depth-first
+ * (operands in order); rets: the result leaves depth-first, preallocated.
+ * The first execution of a call site runs its instantiate stage. 0, or -1
+ * with *err set to a malloc'd message (the handler's message verbatim). */
+int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
+             int32_t nargs, const HlfBuf *rets, int32_t nrets, char **err);
+
+/* Forget the call sites of module m (their states are deleted). Call before
+ * freeing a module that ran with this registry. */
+void hlf_release_module(HlfRegistry *r, const HloModule *m);
+#endif

@@ -1,0 +1,49 @@
+/* control.h: private interface between the files of the control area
+ * (control.c, collectives.c, rng.c, fft.c, linalg.c, misc.c). Not a
+ * contract for other areas: hli_register_control in interp.h is the only
+ * entry point the executor sees.
+ *
+ * Each file registers its opcodes through one hlk_register_* function; the
+ * lower-level helpers below are exposed so the Check suites can test the
+ * numerical cores (three-fry, philox, FFT, triangular solve) directly on
+ * plain arrays without building IR. */
+#ifndef HLORUN_INTERP_KERNELS_CONTROL_H
+#define HLORUN_INTERP_KERNELS_CONTROL_H
+#include <complex.h>
+#include <stdint.h>
+#include "interp/interp.h"
+
+void hlk_register_flow(HliOpTable t);         /* control.c */
+void hlk_register_collectives(HliOpTable t);  /* collectives.c */
+void hlk_register_rng(HliOpTable t);          /* rng.c */
+void hlk_register_fft(HliOpTable t);          /* fft.c */
+void hlk_register_linalg(HliOpTable t);       /* linalg.c */
+void hlk_register_misc(HliOpTable t);         /* misc.c */
+
+/* ---- rng.c ------------------------------------------------------------- */
+
+/* Threefry-2x32 with 20 rounds, as XLA's prng library computes it: the
+ * counter (x0, x1) is encrypted under the key (k0, k1). */
+void hlk_threefry2x32(uint32_t k0, uint32_t k1, uint32_t *x0, uint32_t *x1);
+/* Philox-4x32 with 10 rounds: the counter x[4] is encrypted under (k0, k1). */
+void hlk_philox4x32(uint32_t k0, uint32_t k1, uint32_t x[4]);
+
+/* ---- fft.c ------------------------------------------------------------- */
+
+/* A reusable plan for complex DFTs of one length (any length: mixed radix
+ * for small prime factors, Bluestein otherwise). */
+typedef struct HlkFftPlan HlkFftPlan;
+HlkFftPlan *hlk_fft_plan_new(int64_t n);
+void hlk_fft_plan_free(HlkFftPlan *p);
+/* In-place transform of data[0..n-1]: forward computes
+ * X[k] = sum_j x[j] exp(-2 pi i jk/n); inverse uses +i and divides by n. */
+void hlk_fft_run(HlkFftPlan *p, double complex *data, bool inverse);
+
+/* ---- linalg.c ---------------------------------------------------------- */
+
+/* Cholesky of one n x n row-major matrix in place (double). The chosen
+ * triangle holds the factor; the other triangle is left as it was.
+ * Returns 0, or -1 if a pivot was not positive (XLA then yields NaNs in
+ * the factor from that point on; this function does the same). */
+int hlk_cholesky_f64(double *a, int64_t n, bool lower);
+#endif

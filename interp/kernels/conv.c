@@ -1,0 +1,412 @@
+/* conv.c: the convolution kernel, with XLA's evaluator semantics: any
+ * dim_labels order, 0-D to N-D spatial windows with stride, low/high padding
+ * (negative too), base (lhs) and window (rhs) dilation, window reversal,
+ * feature_group_count and batch_group_count, and a result type that may
+ * differ from the operands' (operands are converted to it first).
+ *
+ * Output element (b, o, s) sums, over window positions w and the group's
+ * input features iz, lhs[b_in][f_in][pos(s, w)] * rhs[w'][iz][o], where
+ *   fg = o / (Cout / feature_group_count)      f_in = fg * Cin_g + iz
+ *   bg = o / (Cout / batch_group_count)        b_in = b + bg * (N_in / bgc)
+ *   pos = s * stride - pad_lo + w * rhs_dilate, which must be a multiple of
+ *         lhs_dilate and, divided by it, inside the input; w' = w, or
+ *         size-1-w where the window is reversed.
+ * Float compute types lower each group onto the GEMM: rows are output
+ * positions (b, s...), the shared dimension is (w, iz), columns are the
+ * group's output features; the patch matrix is built in chunks of rows
+ * (im2col). Everything else runs the exact reference loop.
+ */
+#include "interp/kernels/gemm.h"
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Geometry of one convolution, from the operands' shapes and attributes. */
+typedef struct Geo {
+  int nsp;                                   /* spatial dims */
+  int64_t ib, ifeat, isp[HLK_MAX_RANK];      /* lhs dims: batch, feature, spatial */
+  int64_t kin, kout, ksp[HLK_MAX_RANK];      /* rhs dims */
+  int64_t ob, ofeat, osp[HLK_MAX_RANK];      /* result dims */
+  int64_t istr[HLK_MAX_RANK], kstr[HLK_MAX_RANK], ostr[HLK_MAX_RANK];   /* element strides */
+  int64_t in_sz[HLK_MAX_RANK], out_sz[HLK_MAX_RANK], win[HLK_MAX_RANK]; /* spatial extents */
+  bool rev[HLK_MAX_RANK];
+  int64_t n_in, cin, cin_g, cout, bout;      /* batch/feature sizes */
+  int64_t fgc, bgc;
+  int64_t wpos, srows;                       /* window positions; output positions per batch */
+  int64_t *tab[HLK_MAX_RANK];                /* per spatial dim: [s * win + w] -> input
+                                                index, or -1 (padding / dilation hole) */
+} Geo;
+
+/* ---- Plan-time check ---------------------------------------------------- */
+
+static int64_t dilated(int64_t n, int64_t d) { return n == 0 ? 0 : (n - 1) * d + 1; }
+
+/* XLA's output extent of one windowed dimension. */
+static int64_t out_extent(int64_t in, const HloWindowDim *w) {
+  int64_t base = w->pad_lo + dilated(in, w->lhs_dilate) + w->pad_hi;
+  int64_t win = dilated(w->size, w->rhs_dilate);
+  return win > base ? 0 : (base - win) / w->stride + 1;
+}
+
+static int distinct_dims(HliExec *x, const HloInstr *ins, const char *what, int rank, int64_t a,
+                         int64_t b, const HloI64s *sp) {
+  bool seen[HLK_MAX_RANK] = {0};
+  int64_t all[HLK_MAX_RANK + 2];
+  int n = 0;
+  all[n++] = a;
+  all[n++] = b;
+  for (int32_t i = 0; i < sp->n; i++) all[n++] = sp->v[i];
+  if (n != rank)
+    return hli_fail(x, ins, "dim_labels give %d %s dimensions but the shape has rank %d", n, what,
+                    rank);
+  for (int i = 0; i < n; i++) {
+    if (all[i] < 0 || all[i] >= rank || seen[all[i]])
+      return hli_fail(x, ins, "dim_labels: bad %s dimension numbers", what);
+    seen[all[i]] = true;
+  }
+  return 0;
+}
+
+int hlk_conv_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops != 2) return hli_fail(x, ins, "convolution takes 2 operands, got %d", ins->nops);
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
+  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
+      !hlc_dtype_is_array(os->dtype))
+    return hli_fail(x, ins, "convolution operands and result must be arrays");
+  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
+      !hlk_operand_convertible(rs->dtype, os->dtype))
+    return hli_unsupported(x, ins, "convolution of %s and %s to %s", hlc_dtype_name(ls->dtype),
+                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
+  const HloConvDims *cd = &ins->conv;
+  int nsp = cd->in_spatial.n;
+  if (cd->k_spatial.n != nsp || cd->out_spatial.n != nsp)
+    return hli_fail(x, ins, "dim_labels: the three parts have different spatial counts");
+  if (nsp + 2 > HLK_MAX_RANK) return hli_unsupported(x, ins, "more than %d spatial dimensions", HLK_MAX_RANK - 2);
+  if (distinct_dims(x, ins, "input", ls->rank, cd->in_batch, cd->in_feature, &cd->in_spatial) ||
+      distinct_dims(x, ins, "kernel", rs->rank, cd->k_in_feature, cd->k_out_feature, &cd->k_spatial) ||
+      distinct_dims(x, ins, "output", os->rank, cd->out_batch, cd->out_feature, &cd->out_spatial))
+    return -1;
+  int wrank = ins->window.present ? ins->window.rank : 0;
+  if (wrank != nsp)
+    return hli_fail(x, ins, "window has %d dimensions but the convolution has %d spatial", wrank, nsp);
+  int64_t fgc = ins->feature_group_count, bgc = ins->batch_group_count;
+  if (fgc < 1 || bgc < 1) return hli_fail(x, ins, "group counts must be positive");
+  if (fgc > 1 && bgc > 1)
+    return hli_unsupported(x, ins, "feature_group_count and batch_group_count both above 1");
+  int64_t nin = ls->dims[cd->in_batch], cin = ls->dims[cd->in_feature];
+  int64_t kin = rs->dims[cd->k_in_feature], cout = rs->dims[cd->k_out_feature];
+  if (cin % fgc != 0 || kin * fgc != cin)
+    return hli_fail(x, ins, "input features %lld must equal kernel input features %lld times "
+                    "feature_group_count %lld", (long long)cin, (long long)kin, (long long)fgc);
+  if (cout % fgc != 0)
+    return hli_fail(x, ins, "kernel output features %lld not divisible by feature_group_count %lld",
+                    (long long)cout, (long long)fgc);
+  if (nin % bgc != 0 || cout % bgc != 0)
+    return hli_fail(x, ins, "batch %lld and output features %lld must be divisible by "
+                    "batch_group_count %lld", (long long)nin, (long long)cout, (long long)bgc);
+  if (os->dims[cd->out_batch] != nin / bgc || os->dims[cd->out_feature] != cout)
+    return hli_fail(x, ins, "result batch/feature sizes do not match the operands");
+  for (int i = 0; i < nsp; i++) {
+    const HloWindowDim *w = &ins->window.dims[i];
+    if (w->stride < 1 || w->lhs_dilate < 1 || w->rhs_dilate < 1 || w->size < 0)
+      return hli_fail(x, ins, "window dimension %d: stride and dilations must be positive", i);
+    if (rs->dims[cd->k_spatial.v[i]] != w->size)
+      return hli_fail(x, ins, "window size %lld does not match kernel spatial size %lld",
+                      (long long)w->size, (long long)rs->dims[cd->k_spatial.v[i]]);
+    if (os->dims[cd->out_spatial.v[i]] != out_extent(ls->dims[cd->in_spatial.v[i]], w))
+      return hli_fail(x, ins, "result spatial dimension %d is %lld, the window gives %lld", i,
+                      (long long)os->dims[cd->out_spatial.v[i]],
+                      (long long)out_extent(ls->dims[cd->in_spatial.v[i]], w));
+  }
+  return 0;
+}
+
+/* ---- Geometry ----------------------------------------------------------- */
+
+static void geo_free(Geo *g) {
+  for (int i = 0; i < g->nsp; i++) free(g->tab[i]);
+}
+
+static int geo_init(Geo *g, const HloInstr *ins, const HliValue *l, const HliValue *k,
+                    const HliValue *o) {
+  const HloConvDims *cd = &ins->conv;
+  memset(g, 0, sizeof *g);
+  g->nsp = cd->in_spatial.n;
+  g->ib = cd->in_batch; g->ifeat = cd->in_feature;
+  g->kin = cd->k_in_feature; g->kout = cd->k_out_feature;
+  g->ob = cd->out_batch; g->ofeat = cd->out_feature;
+  hli_strides(l->dims, l->rank, g->istr);
+  hli_strides(k->dims, k->rank, g->kstr);
+  hli_strides(o->dims, o->rank, g->ostr);
+  g->n_in = l->dims[g->ib];
+  g->cin = l->dims[g->ifeat];
+  g->cin_g = k->dims[g->kin];
+  g->cout = k->dims[g->kout];
+  g->bout = o->dims[g->ob];
+  g->fgc = ins->feature_group_count;
+  g->bgc = ins->batch_group_count;
+  g->wpos = 1;
+  g->srows = 1;
+  for (int i = 0; i < g->nsp; i++) {
+    const HloWindowDim *w = &ins->window.dims[i];
+    g->isp[i] = cd->in_spatial.v[i];
+    g->ksp[i] = cd->k_spatial.v[i];
+    g->osp[i] = cd->out_spatial.v[i];
+    g->in_sz[i] = l->dims[g->isp[i]];
+    g->out_sz[i] = o->dims[g->osp[i]];
+    g->win[i] = w->size;
+    g->rev[i] = w->reversal;
+    g->wpos *= g->win[i];
+    g->srows *= g->out_sz[i];
+    size_t n = (size_t)(g->out_sz[i] * g->win[i]);
+    g->tab[i] = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!g->tab[i]) { geo_free(g); return -1; }
+    for (int64_t s = 0; s < g->out_sz[i]; s++)
+      for (int64_t t = 0; t < g->win[i]; t++) {
+        int64_t pos = s * w->stride - w->pad_lo + t * w->rhs_dilate, idx = -1;
+        if (pos >= 0 && pos % w->lhs_dilate == 0 && pos / w->lhs_dilate < g->in_sz[i])
+          idx = pos / w->lhs_dilate;
+        g->tab[i][s * g->win[i] + t] = idx;
+      }
+  }
+  return 0;
+}
+
+/* Split a linear index over extents sz[0..n) (row-major) into idx. */
+static void unflatten(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
+  for (int i = n - 1; i >= 0; i--) {
+    idx[i] = sz[i] ? lin % sz[i] : 0;
+    lin = sz[i] ? lin / sz[i] : 0;
+  }
+}
+
+/* Offset of the input element for output position s and window position w
+ * (spatial part only), or -1 if it falls in padding or a dilation hole; also
+ * the kernel's spatial offset (after reversal). */
+static int64_t window_offsets(const Geo *g, const int64_t *s, const int64_t *w, int64_t *koff) {
+  int64_t in = 0, kk = 0;
+  for (int i = 0; i < g->nsp; i++) {
+    int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
+    if (p < 0) return -1;
+    in += p * g->istr[g->isp[i]];
+    kk += (g->rev[i] ? g->win[i] - 1 - w[i] : w[i]) * g->kstr[g->ksp[i]];
+  }
+  *koff = kk;
+  return in;
+}
+
+/* ---- Reference loop ----------------------------------------------------- */
+
+/* One output element at a time, exactly as the evaluator sums: window
+ * positions outer, the group's input features inner. L, K are the operands
+ * converted to the compute type (same shapes); O is the result in the
+ * compute type. */
+#define DEFINE_REF(SUF, T)                                                                  \
+  static void ref_##SUF(const Geo *g, const T *L, const T *K, T *O) {                       \
+    int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
+    int64_t cout_fg = g->cout / g->fgc, cout_bg = g->cout / g->bgc;                         \
+    for (int64_t b = 0; b < g->bout; b++)                                                   \
+      for (int64_t o = 0; o < g->cout; o++) {                                               \
+        int64_t fg = o / cout_fg, bg = g->bgc > 1 ? o / cout_bg : 0;                        \
+        int64_t b_in = b + bg * (g->n_in / g->bgc);                                         \
+        int64_t lbase = b_in * g->istr[g->ib] + fg * g->cin_g * g->istr[g->ifeat];          \
+        int64_t kbase = o * g->kstr[g->kout];                                               \
+        for (int64_t r = 0; r < g->srows; r++) {                                            \
+          unflatten(r, g->out_sz, g->nsp, s);                                               \
+          T acc = 0;                                                                        \
+          for (int64_t q = 0; q < g->wpos; q++) {                                           \
+            unflatten(q, g->win, g->nsp, w);                                                \
+            int64_t koff, loff = window_offsets(g, s, w, &koff);                            \
+            if (loff < 0) continue;                                                         \
+            const T *lp = L + lbase + loff, *kp = K + kbase + koff;                         \
+            for (int64_t iz = 0; iz < g->cin_g; iz++)                                       \
+              acc = acc + lp[iz * g->istr[g->ifeat]] * kp[iz * g->kstr[g->kin]];            \
+          }                                                                                 \
+          int64_t off = b * g->ostr[g->ob] + o * g->ostr[g->ofeat];                         \
+          for (int i = 0; i < g->nsp; i++) off += s[i] * g->ostr[g->osp[i]];                \
+          O[off] = acc;                                                                     \
+        }                                                                                   \
+      }                                                                                     \
+  }
+DEFINE_REF(f32, float)
+DEFINE_REF(f64, double)
+DEFINE_REF(c64, float complex)
+DEFINE_REF(c128, double complex)
+DEFINE_REF(u64, uint64_t)
+
+/* ---- GEMM lowering (f32 / f64) ------------------------------------------ */
+
+/* Work shared by the chunks of one group. */
+typedef struct Lower {
+  const Geo *g;
+  const void *L;          /* lhs in the compute type */
+  void *P;                /* patch chunk [rows][wpos * cin_g] */
+  int64_t row0;           /* first output row of the chunk */
+  int64_t lfeat0, lbatch0;/* group's first input feature and batch */
+  size_t es;
+} Lower;
+
+/* im2col over rows [lo, hi) of the chunk; zeros where the window reads
+ * padding or a dilation hole. */
+#define DEFINE_IM2COL(SUF, T)                                                               \
+  static void im2col_##SUF(void *arg, int64_t lo, int64_t hi) {                             \
+    const Lower *lw = arg;                                                                  \
+    const Geo *g = lw->g;                                                                   \
+    const T *L = lw->L;                                                                     \
+    int64_t kdim = g->wpos * g->cin_g, fs = g->istr[g->ifeat];                              \
+    int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
+    for (int64_t r = lo; r < hi; r++) {                                                     \
+      int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;                        \
+      unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                       \
+      T *prow = (T *)lw->P + r * kdim;                                                      \
+      const T *lb = L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;               \
+      for (int64_t q = 0; q < g->wpos; q++) {                                               \
+        unflatten(q, g->win, g->nsp, w);                                                    \
+        int64_t koff, loff = window_offsets(g, s, w, &koff);                                \
+        T *dst = prow + q * g->cin_g;                                                       \
+        if (loff < 0) { memset(dst, 0, (size_t)g->cin_g * sizeof(T)); continue; }           \
+        const T *src = lb + loff;                                                           \
+        if (fs == 1) memcpy(dst, src, (size_t)g->cin_g * sizeof(T));                        \
+        else for (int64_t iz = 0; iz < g->cin_g; iz++) dst[iz] = src[iz * fs];              \
+      }                                                                                     \
+    }                                                                                       \
+  }                                                                                         \
+  /* Kernel matrix of group grp: [(w, iz)][n] for the group's output features. */          \
+  static void kmat_##SUF(const Geo *g, const T *K, int64_t grp, T *dst) {                   \
+    int64_t w[HLK_MAX_RANK], cg = g->cout / (g->fgc * g->bgc);                              \
+    for (int64_t q = 0; q < g->wpos; q++) {                                                 \
+      unflatten(q, g->win, g->nsp, w);                                                      \
+      int64_t koff = 0;                                                                     \
+      for (int i = 0; i < g->nsp; i++)                                                      \
+        koff += (g->rev[i] ? g->win[i] - 1 - w[i] : w[i]) * g->kstr[g->ksp[i]];             \
+      for (int64_t iz = 0; iz < g->cin_g; iz++)                                             \
+        for (int64_t n = 0; n < cg; n++)                                                    \
+          *dst++ = K[koff + iz * g->kstr[g->kin] + (grp * cg + n) * g->kstr[g->kout]];      \
+    }                                                                                       \
+  }                                                                                         \
+  /* Scatter a [rows][cg] result chunk into the compute-type output. */                     \
+  static void scatter_##SUF(const Geo *g, const T *C, int64_t row0, int64_t rows,           \
+                            int64_t o0, int64_t cg, T *O) {                                 \
+    int64_t s[HLK_MAX_RANK];                                                                \
+    for (int64_t r = 0; r < rows; r++) {                                                    \
+      int64_t row = row0 + r, b = g->srows ? row / g->srows : 0;                            \
+      unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                       \
+      int64_t off = b * g->ostr[g->ob] + o0 * g->ostr[g->ofeat];                            \
+      for (int i = 0; i < g->nsp; i++) off += s[i] * g->ostr[g->osp[i]];                    \
+      for (int64_t n = 0; n < cg; n++) O[off + n * g->ostr[g->ofeat]] = C[r * cg + n];      \
+    }                                                                                       \
+  }
+DEFINE_IM2COL(f32, float)
+DEFINE_IM2COL(f64, double)
+
+/* The output rows (b, s...) are consecutive with the feature innermost:
+ * GEMM results go straight into the output. */
+static bool out_rows_direct(const Geo *g) {
+  if (g->ofeat != g->nsp + 1 || g->ob != 0) return false;
+  for (int i = 0; i < g->nsp; i++)
+    if (g->osp[i] != i + 1) return false;
+  return true;
+}
+
+static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct, const void *L,
+                      const void *K, void *O) {
+  size_t es = hlk_ctype_size(ct);
+  int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
+  int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
+  /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2. */
+  int64_t chunk = ((int64_t)1 << 18) / (kdim > 0 ? kdim : 1);
+  if (chunk < 64) chunk = 64;
+  if (chunk > rows_total) chunk = rows_total;
+  bool direct = out_rows_direct(g);
+  void *kmat = malloc((size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
+  void *P = malloc((size_t)(chunk * kdim > 0 ? chunk * kdim : 1) * es);
+  void *C = direct ? NULL : malloc((size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
+  int rc = 0;
+  if (!kmat || !P || (!direct && !C)) {
+    rc = hli_fail(x, ins, "out of memory for convolution patches");
+    goto done;
+  }
+  for (int64_t grp = 0; grp < groups && rc == 0; grp++) {
+    if (ct == HLK_CT_F32) kmat_f32(g, K, grp, kmat);
+    else kmat_f64(g, K, grp, kmat);
+    Lower lw = { .g = g, .L = L, .P = P, .es = es,
+                 .lfeat0 = g->fgc > 1 ? grp * g->cin_g : 0,
+                 .lbatch0 = g->bgc > 1 ? grp * (g->n_in / g->bgc) : 0 };
+    for (int64_t row0 = 0; row0 < rows_total && rc == 0; row0 += chunk) {
+      int64_t rows = rows_total - row0 < chunk ? rows_total - row0 : chunk;
+      lw.row0 = row0;
+      hli_parallel_for(x, rows, 16, ct == HLK_CT_F32 ? im2col_f32 : im2col_f64, &lw);
+      HlkGemm gm = { .batch = 1, .m = rows, .n = cg, .k = kdim,
+                     .a = P, .a_rs = kdim, .a_cs = 1,
+                     .b = kmat, .b_rs = cg, .b_cs = 1 };
+      if (direct) {
+        gm.c = (char *)O + (size_t)(row0 * g->cout + grp * cg) * es;
+        gm.ldc = g->cout;
+      } else {
+        gm.c = C;
+        gm.ldc = cg;
+      }
+      rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &gm) : hlk_gemm_f64(x, &gm);
+      if (rc == 0 && !direct) {
+        if (ct == HLK_CT_F32) scatter_f32(g, C, row0, rows, grp * cg, cg, O);
+        else scatter_f64(g, C, row0, rows, grp * cg, cg, O);
+      }
+    }
+  }
+done:
+  free(kmat);
+  free(P);
+  free(C);
+  return rc;
+}
+
+/* ---- The kernel --------------------------------------------------------- */
+
+/* v converted to the compute type of `to`, or v's own data when it already
+ * is (f32/f64 operands of an f32/f64 result). *owned gets scratch to free. */
+static const void *as_ctype(const HliValue *v, HloDtype to, void **owned) {
+  HlkCType ct = hlk_ctype_for(to);
+  *owned = NULL;
+  if ((ct == HLK_CT_F32 && v->dtype == HLO_F32 && to == HLO_F32) ||
+      (ct == HLK_CT_F64 && v->dtype == HLO_F64))
+    return v->data;
+  size_t n = (size_t)v->nelem;
+  *owned = malloc((n ? n : 1) * hlk_ctype_size(ct));
+  if (*owned) hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, *owned);
+  return *owned;
+}
+
+int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
+                 bool force_ref) {
+  if (out->nelem == 0) return 0;
+  HloDtype to = out->dtype;
+  HlkCType ct = hlk_ctype_for(to);
+  Geo g;
+  if (geo_init(&g, ins, in[0], in[1], out) != 0)
+    return hli_fail(x, ins, "out of memory planning the convolution");
+  void *lown, *kown, *oown = NULL;
+  const void *L = as_ctype(in[0], to, &lown), *K = as_ctype(in[1], to, &kown);
+  bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
+                (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128);
+  void *O = direct ? out->data : (oown = malloc((size_t)out->nelem * hlk_ctype_size(ct)));
+  int rc = 0;
+  if (!L || !K || !O) {
+    rc = hli_fail(x, ins, "out of memory for convolution operands");
+  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref) {
+    rc = lower_gemm(x, ins, &g, ct, L, K, O);
+  } else {
+    switch (ct) {
+    case HLK_CT_F32: ref_f32(&g, L, K, O); break;
+    case HLK_CT_F64: ref_f64(&g, L, K, O); break;
+    case HLK_CT_C64: ref_c64(&g, L, K, O); break;
+    case HLK_CT_C128: ref_c128(&g, L, K, O); break;
+    default: ref_u64(&g, L, K, O); break;
+    }
+  }
+  if (rc == 0 && !direct) hlk_store_ctype(to, O, out->nelem, out->data);
+  free(oown);
+  free(lown);
+  free(kown);
+  geo_free(&g);
+  return rc;
+}

@@ -1,0 +1,132 @@
+/* elementwise_run.c: drives array loops over whole values: splits the work
+ * into parallel chunks, runs narrow floats (f16, bf16, f8*, f4e2m1fn)
+ * through f32 in small stack blocks (decode, f32 loop, round once), and
+ * wraps sub-byte integers to their width after the 8-bit loop ran.
+ * Also the narrow-float <-> f32 block conversions everyone here uses.
+ * Not here: what any loop computes (elementwise.c and friends). */
+#include <pthread.h>
+#include <string.h>
+#include "common/numeric.h"
+#include "interp/kernels/elementwise.h"
+
+bool hlk_is_narrow_float(HloDtype t) {
+  return hlc_dtype_is_float(t) && t != HLO_F32 && t != HLO_F64;
+}
+
+/* f8 and f4 decode through a 256-entry table per type, built once. */
+static float f8_table[HLO_NUM_DTYPES][256];
+static pthread_once_t f8_once = PTHREAD_ONCE_INIT;
+
+static void build_f8_tables(void) {
+  for (int t = 0; t < HLO_NUM_DTYPES; t++) {
+    if (!hlk_is_narrow_float((HloDtype)t) || hlc_dtype_size((HloDtype)t) != 1) continue;
+    for (int b = 0; b < 256; b++) {
+      /* f4e2m1fn uses the low 4 bits only. */
+      uint64_t bits = t == HLO_F4E2M1FN ? (uint64_t)(b & 0xF) : (uint64_t)b;
+      f8_table[t][b] = (float)hlc_float_bits_to_f64((HloDtype)t, bits);
+    }
+  }
+}
+
+void hlk_narrow_to_f32(HloDtype t, const void *src, float *dst, int64_t n) {
+  if (t == HLO_F16) {
+    const uint16_t *s = src;
+    for (int64_t i = 0; i < n; i++) dst[i] = hlc_f16_to_f32(s[i]);
+  } else if (t == HLO_BF16) {
+    const uint16_t *s = src;
+    for (int64_t i = 0; i < n; i++) dst[i] = hlc_bf16_to_f32(s[i]);
+  } else {
+    pthread_once(&f8_once, build_f8_tables);
+    const uint8_t *s = src;
+    const float *tab = f8_table[t];
+    for (int64_t i = 0; i < n; i++) dst[i] = tab[s[i]];
+  }
+}
+
+void hlk_f32_to_narrow(HloDtype t, const float *src, void *dst, int64_t n) {
+  if (t == HLO_F16) {
+    uint16_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = hlc_f32_to_f16(src[i]);
+  } else if (t == HLO_BF16) {
+    uint16_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = hlc_f32_to_bf16(src[i]);
+  } else {
+    uint8_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)hlc_float_bits_from_f32(t, src[i]);
+  }
+}
+
+static bool is_subbyte_int(HloDtype t) {
+  return hlc_dtype_is_int(t) && hlc_dtype_bits(t) < 8;
+}
+
+void hlk_wrap_subbyte(HloDtype t, void *data, int64_t n) {
+  int bits = hlc_dtype_bits(t);
+  uint8_t *p = data;
+  uint8_t mask = (uint8_t)((1u << bits) - 1);
+  if (hlc_dtype_kind(t) == HLO_KIND_SINT) {
+    /* Sign-extend the low `bits` bits into the byte. */
+    int sh = 8 - bits;
+    for (int64_t i = 0; i < n; i++) p[i] = (uint8_t)((int8_t)(uint8_t)(p[i] << sh) >> sh);
+  } else {
+    for (int64_t i = 0; i < n; i++) p[i] &= mask;
+  }
+}
+
+typedef struct Job {
+  HlkUnFn un;
+  HlkBinFn bin;
+  HloDtype t, ot;          /* operand and result element types */
+  const char *a, *b;
+  char *o;
+  size_t sa, so;           /* element sizes of operand and result */
+  int bits;
+} Job;
+
+enum { BLOCK = 256 };
+
+static void job_chunk(void *arg, int64_t lo, int64_t hi) {
+  const Job *j = arg;
+  if (!hlk_is_narrow_float(j->t)) {
+    const char *a = j->a + lo * j->sa, *b = j->b ? j->b + lo * j->sa : NULL;
+    char *o = j->o + lo * j->so;
+    if (j->un)
+      j->un(a, o, hi - lo, j->bits);
+    else
+      j->bin(a, b, o, hi - lo, j->bits);
+    if (is_subbyte_int(j->ot)) hlk_wrap_subbyte(j->ot, o, hi - lo);
+    return;
+  }
+  /* Narrow floats: blocks through f32; the result is rounded once. */
+  float fa[BLOCK], fb[BLOCK], fo[BLOCK];
+  bool narrow_out = hlk_is_narrow_float(j->ot);
+  for (int64_t i = lo; i < hi; i += BLOCK) {
+    int64_t m = hi - i < BLOCK ? hi - i : BLOCK;
+    hlk_narrow_to_f32(j->t, j->a + i * j->sa, fa, m);
+    if (j->b) hlk_narrow_to_f32(j->t, j->b + i * j->sa, fb, m);
+    void *dst = narrow_out ? (void *)fo : (void *)(j->o + i * j->so);
+    if (j->un)
+      j->un(fa, dst, m, 32);
+    else
+      j->bin(fa, fb, dst, m, 32);
+    if (narrow_out) hlk_f32_to_narrow(j->ot, fo, j->o + i * j->so, m);
+  }
+}
+
+static void run_job(HliExec *x, Job *j, int64_t n) {
+  j->sa = hlc_dtype_size(j->t);
+  j->so = hlc_dtype_size(j->ot);
+  j->bits = hlc_dtype_bits(j->t);
+  hli_parallel_for(x, n, HLK_CHUNK, job_chunk, j);
+}
+
+void hlk_run_unary(HliExec *x, HlkUnFn fn, HloDtype t, const HliValue *a, HliValue *out) {
+  Job j = {.un = fn, .t = t, .ot = out->dtype, .a = a->data, .o = out->data};
+  run_job(x, &j, out->nelem);
+}
+
+void hlk_run_binary(HliExec *x, HlkBinFn fn, HloDtype t, const HliValue *a, const HliValue *b,
+                    HliValue *out) {
+  Job j = {.bin = fn, .t = t, .ot = out->dtype, .a = a->data, .b = b->data, .o = out->data};
+  run_job(x, &j, out->nelem);
+}

@@ -1,0 +1,241 @@
+/* gemm.c: the blocked GEMM driver (GotoBLAS-style): splits C into tiles
+ * that run in parallel, packs A and B blocks into micro-panels, and calls
+ * the micro-kernel of the chosen instruction set for each register tile.
+ * Also chooses that instruction set once per process.
+ *
+ * Blocking: KC values of the shared dimension per pass (a B sliver of
+ * KC x NR stays in L1), MC rows of A per block (MC x KC in L2), up to NC
+ * columns of B per tile. Each parallel task owns one MC x NC tile of one
+ * batch element and packs its own panels, so tasks never synchronise.
+ * Not here: the micro-kernels (gemm_ukr.c), dimension numbers (dot.c).
+ */
+#include "interp/kernels/gemm.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Instruction-set choice -------------------------------------------- */
+
+static const HlkUkrTable *active;
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+
+static bool cpu_has(const char *isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (strcmp(isa, "avx512") == 0) return __builtin_cpu_supports("avx512f");
+  if (strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return strcmp(isa, "scalar") == 0;
+}
+
+static const HlkUkrTable *table_named(const char *name) {
+  if (strcmp(name, "avx512") == 0) return &hlk_ukr_avx512;
+  if (strcmp(name, "avx2") == 0) return &hlk_ukr_avx2;
+  if (strcmp(name, "scalar") == 0) return &hlk_ukr_scalar;
+  return NULL;
+}
+
+static void choose_isa(void) {
+  /* HLORUN_ISA forces a path (each one gets tested); a request the CPU
+   * cannot run falls back to the automatic choice. */
+  const char *env = getenv("HLORUN_ISA");
+  if (env && table_named(env) && cpu_has(env)) { active = table_named(env); return; }
+  if (cpu_has("avx512")) active = &hlk_ukr_avx512;
+  else if (cpu_has("avx2")) active = &hlk_ukr_avx2;
+  else active = &hlk_ukr_scalar;
+}
+
+static const HlkUkrTable *ukr(void) {
+  pthread_once(&isa_once, choose_isa);
+  return active;
+}
+
+const char *hlk_gemm_isa(void) { return ukr()->isa; }
+
+bool hlk_gemm_force_isa(const char *name) {
+  ukr();
+  const HlkUkrTable *t = name ? table_named(name) : NULL;
+  if (!t || !cpu_has(name)) return false;
+  active = t;
+  return true;
+}
+
+/* ---- Per-thread panel memory ------------------------------------------ */
+
+/* Packing panels are a few MB; allocating them per call would cost a page
+ * fault (and the kernel zeroing a page) every 4 KB, which measured as a third
+ * of a 1024^3 matmul. So each thread keeps its largest panel buffer, freed
+ * when the thread exits (pool workers) or with the process (main thread). */
+typedef struct Scratch { void *p; size_t n; } Scratch;
+static _Thread_local Scratch scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p) { free(p); }
+static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+static void *scratch_get(size_t n) {
+  if (scratch.n >= n) return scratch.p;
+  pthread_once(&scratch_once, scratch_init);
+  void *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+  if (!p) return NULL;
+  free(scratch.p);
+  scratch.p = p;
+  scratch.n = n;
+  pthread_setspecific(scratch_key, p);
+  return p;
+}
+
+/* ---- Blocking ----------------------------------------------------------- */
+
+typedef struct Plan {
+  const HlkGemm *g;
+  int mr, nr;
+  int64_t mc, nc, kc;          /* block sizes (mc multiple of mr, nc of nr) */
+  int64_t mtiles, ntiles;      /* tiles of C per batch element */
+  int failed;                  /* a task could not allocate scratch */
+} Plan;
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+/* Choose tile sizes: KC and MC from the cache budget of the element size,
+ * then enough tiles that every thread gets work (tiles are split evenly so
+ * the last is not a sliver). */
+static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize, int threads) {
+  pl->g = g;
+  pl->mr = mr;
+  pl->nr = nr;
+  pl->failed = 0;
+  int64_t kc_max = esize == 4 ? 256 : 192;
+  int64_t mc_max = esize == 4 ? 264 : 168;
+  int64_t nc_max = 2048;
+  pl->kc = g->k < kc_max ? (g->k > 0 ? g->k : 1) : ceil_div(g->k, ceil_div(g->k, kc_max));
+  pl->mtiles = ceil_div(g->m, mc_max);
+  pl->ntiles = ceil_div(g->n, nc_max);
+  /* More tiles when there are fewer than two per thread (threads > 1). */
+  while (threads > 1 && g->batch * pl->mtiles * pl->ntiles < 2 * threads) {
+    int64_t mc_now = ceil_div(g->m, pl->mtiles), nc_now = ceil_div(g->n, pl->ntiles);
+    if (mc_now >= 4 * mr && mc_now >= nc_now) pl->mtiles++;
+    else if (nc_now >= 4 * nr) pl->ntiles++;
+    else break;
+  }
+  pl->mc = round_up(ceil_div(g->m, pl->mtiles), mr);
+  pl->nc = round_up(ceil_div(g->n, pl->ntiles), nr);
+  pl->mtiles = ceil_div(g->m, pl->mc);
+  pl->ntiles = ceil_div(g->n, pl->nc);
+}
+
+/* ---- The typed driver, stamped for f32 and f64 ------------------------- */
+
+/* Packs rows [i0, i0+mc) x shared [p0, p0+kc) of A into MR-row slivers
+ * (zero-padded past the last row), and shared x columns of B into NR-column
+ * slivers. Then for each sliver pair runs the micro-kernel, straight into C
+ * for full tiles, through a scratch tile at the edges. */
+#define DEFINE_GEMM(T, SUF)                                                                  \
+  static void pack_a_##SUF(const T *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc,       \
+                           int mr, T *dst) {                                                 \
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                \
+      int64_t rows = mc - i0 < mr ? mc - i0 : mr;                                            \
+      for (int64_t p = 0; p < kc; p++) {                                                     \
+        const T *src = a + i0 * rs + p * cs;                                                 \
+        int64_t i = 0;                                                                       \
+        for (; i < rows; i++) dst[i] = src[i * rs];                                          \
+        for (; i < mr; i++) dst[i] = 0;                                                      \
+        dst += mr;                                                                           \
+      }                                                                                      \
+    }                                                                                        \
+  }                                                                                          \
+  static void pack_b_##SUF(const T *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc,       \
+                           int nr, T *dst) {                                                 \
+    for (int64_t j0 = 0; j0 < nc; j0 += nr) {                                                \
+      int64_t cols = nc - j0 < nr ? nc - j0 : nr;                                            \
+      for (int64_t p = 0; p < kc; p++) {                                                     \
+        const T *src = b + p * rs + j0 * cs;                                                 \
+        int64_t j = 0;                                                                       \
+        if (cs == 1) {                                                                       \
+          memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
+          j = cols;                                                                          \
+        } else if (rs != 1) {                                                                \
+          for (; j < cols; j++) dst[j] = src[j * cs];                                        \
+        } else {                                                                             \
+          j = cols;   /* filled column by column below */                                    \
+        }                                                                                    \
+        for (; j < nr; j++) dst[j] = 0;                                                      \
+        dst += nr;                                                                           \
+      }                                                                                      \
+      if (cs != 1 && rs == 1) {                                                              \
+        /* B stored transposed: walk each column along its contiguous run. */               \
+        T *sl = dst - kc * nr;                                                               \
+        for (int64_t j = 0; j < cols; j++) {                                                 \
+          const T *src = b + (j0 + j) * cs;                                                  \
+          for (int64_t p = 0; p < kc; p++) sl[p * nr + j] = src[p];                          \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
+  }                                                                                          \
+  static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ti, T *pa, \
+                         T *pb) {                                                            \
+    const HlkGemm *g = pl->g;                                                                \
+    const T *A = (const T *)g->a + bi * g->a_bs;                                             \
+    const T *B = (const T *)g->b + bi * g->b_bs;                                             \
+    T *C = (T *)g->c + bi * g->c_bs;                                                         \
+    int64_t i0 = (ti / pl->ntiles) * pl->mc, j0 = (ti % pl->ntiles) * pl->nc;                \
+    int64_t mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;                                    \
+    int64_t nc = g->n - j0 < pl->nc ? g->n - j0 : pl->nc;                                    \
+    int mr = pl->mr, nr = pl->nr;                                                            \
+    if (g->k == 0) {                                                                         \
+      for (int64_t i = 0; i < mc; i++) memset(C + (i0 + i) * g->ldc + j0, 0, (size_t)nc * sizeof(T)); \
+      return;                                                                                \
+    }                                                                                        \
+    T edge[16 * 64] __attribute__((aligned(64)));                                            \
+    for (int64_t p0 = 0; p0 < g->k; p0 += pl->kc) {                                          \
+      int64_t kc = g->k - p0 < pl->kc ? g->k - p0 : pl->kc;                                  \
+      int acc = p0 > 0;                                                                      \
+      pack_b_##SUF(B + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, kc, nc, nr, pb);       \
+      pack_a_##SUF(A + i0 * g->a_rs + p0 * g->a_cs, g->a_rs, g->a_cs, mc, kc, mr, pa);       \
+      for (int64_t jr = 0; jr < nc; jr += nr) {                                              \
+        int64_t cols = nc - jr < nr ? nc - jr : nr;                                          \
+        const T *bp = pb + (jr / nr) * nr * kc;                                              \
+        for (int64_t ir = 0; ir < mc; ir += mr) {                                            \
+          int64_t rows = mc - ir < mr ? mc - ir : mr;                                        \
+          const T *ap = pa + (ir / mr) * mr * kc;                                            \
+          T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                          \
+          if (rows == mr && cols == nr) {                                                    \
+            kern(kc, ap, bp, cp, g->ldc, acc);                                               \
+            continue;                                                                        \
+          }                                                                                  \
+          kern(kc, ap, bp, edge, nr, 0);                                                     \
+          for (int64_t i = 0; i < rows; i++)                                                 \
+            for (int64_t j = 0; j < cols; j++)                                               \
+              cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j]; \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
+  }                                                                                          \
+  static void tasks_##SUF(void *arg, int64_t lo, int64_t hi) {                               \
+    Plan *pl = arg;                                                                          \
+    const HlkUkrTable *u = ukr();                                                            \
+    HlkUkr##SUF##Fn kern = u->SUF;                                                           \
+    size_t na = (size_t)(pl->mc * pl->kc), nb = (size_t)(pl->nc * pl->kc);                   \
+    size_t na16 = (size_t)round_up((int64_t)na, 16);                                         \
+    T *pa = scratch_get((na16 + nb) * sizeof(T));                                            \
+    if (!pa) { __atomic_store_n(&pl->failed, 1, __ATOMIC_RELAXED); return; }                 \
+    T *pb = pa + na16;                                                                       \
+    int64_t per = pl->mtiles * pl->ntiles;                                                   \
+    for (int64_t t = lo; t < hi; t++) tile_##SUF(pl, kern, t / per, t % per, pa, pb);        \
+  }                                                                                          \
+  int hlk_gemm_##SUF(HliExec *x, const HlkGemm *g) {                                        \
+    if (g->batch <= 0 || g->m <= 0 || g->n <= 0) return 0;                                  \
+    const HlkUkrTable *u = ukr();                                                            \
+    Plan pl;                                                                                 \
+    plan_blocks(&pl, g, u->mr_##SUF, u->nr_##SUF, sizeof(T), hli_num_threads(x));            \
+    hli_parallel_for(x, g->batch * pl.mtiles * pl.ntiles, 1, tasks_##SUF, &pl);              \
+    if (pl.failed) return hli_fail(x, NULL, "out of memory for matrix-multiply panels");    \
+    return 0;                                                                                \
+  }
+
+typedef HlkUkrF32 HlkUkrf32Fn;
+typedef HlkUkrF64 HlkUkrf64Fn;
+DEFINE_GEMM(float, f32)
+DEFINE_GEMM(double, f64)

@@ -1,0 +1,126 @@
+/* gemm.h: the dense matrix-multiply engine behind dot and convolution, and
+ * the element conversions both kernels use around it.
+ *
+ * The GEMM computes C[m][n] = sum_k A[m][k] * B[k][n] for a batch of
+ * matrices, in f32 or f64. A and B are read through arbitrary element
+ * strides (so transposed or permuted operands need no copy); C is written
+ * row-major (ldc) and overwritten. Work is cache-blocked, packed into
+ * panels and run by a register-tiled micro-kernel chosen once per process
+ * for the CPU (AVX-512, AVX2+FMA, or a portable one); HLORUN_ISA=
+ * scalar|avx2|avx512 forces a choice. Tiles of C are spread over the
+ * executor's threads.
+ *
+ * Not here: dimension-number handling (dot.c), patches (conv.c), integer and
+ * complex products (those run the exact reference loops of dot.c/conv.c).
+ */
+#ifndef HLORUN_INTERP_KERNELS_GEMM_H
+#define HLORUN_INTERP_KERNELS_GEMM_H
+#include <stdint.h>
+#include <stdbool.h>
+#include <complex.h>
+#include "interp/interp.h"
+
+/* Largest operand rank dot and convolution accept (index arrays live on the
+ * stack); checked at plan time. */
+#define HLK_MAX_RANK 64
+
+/* ---- GEMM ------------------------------------------------------------- */
+
+/* One batched product. Strides are in elements. */
+typedef struct HlkGemm {
+  int64_t batch, m, n, k;
+  const void *a;                 /* borrowed */
+  int64_t a_bs, a_rs, a_cs;      /* A[b][i][p] at a + b*a_bs + i*a_rs + p*a_cs */
+  const void *b;                 /* borrowed */
+  int64_t b_bs, b_rs, b_cs;      /* B[b][p][j] at b + b*b_bs + p*b_rs + j*b_cs */
+  void *c;                       /* borrowed; overwritten */
+  int64_t c_bs, ldc;             /* C[b][i][j] at c + b*c_bs + i*ldc + j */
+} HlkGemm;
+
+/* 0 on success; -1 if scratch memory could not be allocated (error
+ * recorded on x). */
+int hlk_gemm_f32(HliExec *x, const HlkGemm *g);
+int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
+
+/* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
+const char *hlk_gemm_isa(void);
+/* Tests: force an instruction set ("scalar", "avx2", "avx512"); returns false
+ * (and changes nothing) if the CPU lacks it or the name is unknown. */
+bool hlk_gemm_force_isa(const char *name);
+
+/* ---- Micro-kernels (gemm_ukr.c, built once per instruction set) ------- */
+
+/* C[0..mr)[0..nr) (+)= Apanel * Bpanel over kc steps, where Apanel holds
+ * mr values per step and Bpanel nr values per step. accumulate=0 overwrites
+ * C. Only full mr x nr tiles; edges go through a scratch tile. */
+typedef void (*HlkUkrF32)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc,
+                          int accumulate);
+typedef void (*HlkUkrF64)(int64_t kc, const double *ap, const double *bp, double *c,
+                          int64_t ldc, int accumulate);
+
+typedef struct HlkUkrTable {
+  const char *isa;
+  int mr_f32, nr_f32;  /* register tile of the f32 kernel */
+  HlkUkrF32 f32;
+  int mr_f64, nr_f64;
+  HlkUkrF64 f64;
+} HlkUkrTable;
+
+extern const HlkUkrTable hlk_ukr_scalar;
+extern const HlkUkrTable hlk_ukr_avx2;
+extern const HlkUkrTable hlk_ukr_avx512;
+
+/* ---- Compute types and conversions (gemm_cvt.c) ------------------------ */
+
+/* The type products are accumulated in, chosen from the result type the way
+ * XLA's evaluator does: narrow floats accumulate in f32, integers wrap in
+ * their own width (computed here in 64 bits and truncated), pred is OR of
+ * ANDs. */
+typedef enum HlkCType {
+  HLK_CT_F32, HLK_CT_F64, HLK_CT_C64, HLK_CT_C128, HLK_CT_I64, HLK_CT_PRED,
+  HLK_CT_NONE
+} HlkCType;
+
+/* The compute type for a result dtype, or HLK_CT_NONE if unsupported. */
+HlkCType hlk_ctype_for(HloDtype result);
+size_t hlk_ctype_size(HlkCType c);
+/* Can an operand of dtype `from` feed a result of dtype `to`? XLA converts
+ * each operand to the result type first; we support every conversion
+ * between the numeric kinds except complex -> real. */
+bool hlk_operand_convertible(HloDtype from, HloDtype to);
+
+/* Convert n operand elements into compute-type elements, going through the
+ * result type `to` (so an f32 operand of a bf16 dot is rounded to bf16
+ * first, as XLA's evaluator does). */
+void hlk_load_ctype(HloDtype from, HloDtype to, const void *src, int64_t n, void *dst);
+/* Store n compute-type values into elements of dtype `to` (rounding once). */
+void hlk_store_ctype(HloDtype to, const void *src, int64_t n, void *dst);
+
+
+/* ---- Kernels (dot.c, conv.c) ------------------------------------------- */
+
+/* Plan-time checks and runs of dot and convolution. force_ref makes the run
+ * use the exact reference loop even where the GEMM path applies (tests
+ * cross-check the two). */
+int hlk_dot_check(HliExec *x, const HloInstr *ins);
+int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
+                bool force_ref);
+int hlk_conv_check(HliExec *x, const HloInstr *ins);
+int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
+                 bool force_ref);
+
+/* ---- Layout helpers (gemm_cvt.c) --------------------------------------- */
+
+/* dst = src (a row-major array of `rank` dims, elements of esize bytes, esize
+ * one of 1, 2, 4, 8, 16) with its dimensions reordered: dst dimension i is
+ * src dimension perm[i]. */
+void hlk_permute_copy(const void *src, const int64_t *dims, int rank, const int *perm,
+                      size_t esize, void *dst);
+
+/* Can dimensions d[0..n) of an array with element strides `strides` and
+ * extents `dims` be walked as one flat index with a single stride (the
+ * combined index row-major over d in the given order)? If so *stride gets it
+ * (0 when the combined extent is 1). */
+bool hlk_collapse_dims(const int64_t *dims, const int64_t *strides, const int64_t *d, int n,
+                       int64_t *stride);
+#endif

@@ -1,0 +1,344 @@
+/* gemm_cvt.c: element conversions around dot and convolution.
+ *
+ * XLA's evaluator converts each operand to the result type, multiplies and
+ * accumulates in a "compute type" (f32 for f16/bf16, the type itself
+ * otherwise; integers wrap), then converts once to the result type. These
+ * functions do the two conversions in bulk: operand -> (result type) ->
+ * compute type, and compute type -> result type. Loops are specialised per
+ * type pair outside the element loop; only mixed-kind pairs (e.g. an integer
+ * operand of a float dot), which are rare, go element by element through a
+ * generic number.
+ *
+ * f16 and bf16 are converted here directly (round to nearest even) because
+ * these loops are on the fast path of every bf16 matmul. The f8 and f4
+ * families are not supported yet (hlk_ctype_for says so).
+ */
+#include "interp/kernels/gemm.h"
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- Narrow floats ------------------------------------------------------ */
+
+static inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t bits_from_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+static inline float bf16_to_f32(uint16_t b) { return f32_from_bits((uint32_t)b << 16); }
+
+static inline uint16_t f32_to_bf16(float f) {
+  uint32_t u = bits_from_f32(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);   /* quiet NaN */
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static inline float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {                                   /* zero or subnormal: m * 2^-24 */
+    float v = (float)m * (1.0f / 16777216.0f);
+    return sign ? -v : v;
+  }
+  if (e == 31) return f32_from_bits(sign | 0x7f800000u | (m << 13));
+  return f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+static inline uint16_t f32_to_f16(float f) {
+  uint32_t u = bits_from_f32(f);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return sign | 0x7e00u | (uint16_t)((a >> 13) & 0x3ffu);   /* NaN */
+  if (a >= 0x477ff000u) return sign | 0x7c00u;   /* >= 65520 rounds to infinity */
+  if (a < 0x38800000u)                            /* below 2^-14: subnormal or zero */
+    return sign | (uint16_t)nearbyintf(f32_from_bits(a) * 16777216.0f);
+  uint32_t r = a - 0x38000000u;                   /* rebias exponent 127 -> 15 */
+  return sign | (uint16_t)((r + 0x0fffu + ((r >> 13) & 1u)) >> 13);
+}
+
+/* ---- Compute types ------------------------------------------------------ */
+
+HlkCType hlk_ctype_for(HloDtype r) {
+  switch (r) {
+  case HLO_F32: case HLO_F16: case HLO_BF16: return HLK_CT_F32;
+  case HLO_F64: return HLK_CT_F64;
+  case HLO_C64: return HLK_CT_C64;
+  case HLO_C128: return HLK_CT_C128;
+  case HLO_PRED: return HLK_CT_I64;      /* 0/1 products summed: > 0 is OR of ANDs */
+  default: break;
+  }
+  if (hlc_dtype_is_int(r)) return HLK_CT_I64;
+  return HLK_CT_NONE;
+}
+
+size_t hlk_ctype_size(HlkCType c) {
+  switch (c) {
+  case HLK_CT_F32: return 4;
+  case HLK_CT_F64: case HLK_CT_I64: return 8;
+  case HLK_CT_C64: return 8;
+  case HLK_CT_C128: return 16;
+  default: return 1;
+  }
+}
+
+static bool numeric_ok(HloDtype t) {
+  return t == HLO_PRED || hlc_dtype_is_int(t) || t == HLO_F16 || t == HLO_BF16 || t == HLO_F32 ||
+         t == HLO_F64 || t == HLO_C64 || t == HLO_C128;
+}
+
+bool hlk_operand_convertible(HloDtype from, HloDtype to) {
+  if (!numeric_ok(from) || !numeric_ok(to) || hlk_ctype_for(to) == HLK_CT_NONE) return false;
+  return !(hlc_dtype_is_complex(from) && !hlc_dtype_is_complex(to));
+}
+
+/* ---- Integers ----------------------------------------------------------- */
+
+/* Keep the low `bits` bits of v, sign-extended if the type is signed: the
+ * wrap-around of XLA integer arithmetic and conversion. */
+static inline int64_t wrap_bits(uint64_t v, int bits, bool is_signed) {
+  if (bits >= 64) return (int64_t)v;
+  uint64_t mask = (1ull << bits) - 1;
+  v &= mask;
+  if (is_signed && ((v >> (bits - 1)) & 1u)) v |= ~mask;
+  return (int64_t)v;
+}
+
+/* Read n integers of type t (any width, stored in 1/2/4/8 bytes) as int64
+ * (unsigned values zero-extended, so u64 keeps its bit pattern). */
+static void load_ints(HloDtype t, const void *src, int64_t n, int64_t *dst) {
+  int bits = hlc_dtype_bits(t);
+  bool sgn = hlc_dtype_kind(t) == HLO_KIND_SINT;
+  switch (hlc_dtype_size(t)) {
+#define LOAD_INTS(ST, UT)                                                               \
+  if (sgn) { const ST *s = src; for (int64_t i = 0; i < n; i++) dst[i] = wrap_bits((uint64_t)(int64_t)s[i], bits, true); } \
+  else { const UT *s = src; for (int64_t i = 0; i < n; i++) dst[i] = wrap_bits(s[i], bits, false); } \
+  break;
+  case 1: LOAD_INTS(int8_t, uint8_t)
+  case 2: LOAD_INTS(int16_t, uint16_t)
+  case 4: LOAD_INTS(int32_t, uint32_t)
+  default: LOAD_INTS(int64_t, uint64_t)
+#undef LOAD_INTS
+  }
+}
+
+static void store_ints(HloDtype t, const int64_t *src, int64_t n, void *dst) {
+  int bits = hlc_dtype_bits(t);
+  bool sgn = hlc_dtype_kind(t) == HLO_KIND_SINT;
+  if (t == HLO_PRED) {
+    uint8_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = src[i] != 0;
+    return;
+  }
+  switch (hlc_dtype_size(t)) {
+#define STORE_INTS(UT)                                                                  \
+  { UT *d = dst; for (int64_t i = 0; i < n; i++) d[i] = (UT)wrap_bits((uint64_t)src[i], bits, sgn); } \
+  break;
+  case 1: STORE_INTS(uint8_t)
+  case 2: STORE_INTS(uint16_t)
+  case 4: STORE_INTS(uint32_t)
+  default: STORE_INTS(uint64_t)
+#undef STORE_INTS
+  }
+}
+
+/* ---- Generic element path (mixed kinds only) ---------------------------- */
+
+/* One element as a wide number. */
+typedef struct Num { bool is_int, is_unsigned; int64_t i; double re, im; } Num;
+
+static Num num_load(HloDtype t, const void *p) {
+  Num v = {0};
+  switch (t) {
+  case HLO_F16: v.re = f16_to_f32(*(const uint16_t *)p); return v;
+  case HLO_BF16: v.re = bf16_to_f32(*(const uint16_t *)p); return v;
+  case HLO_F32: v.re = *(const float *)p; return v;
+  case HLO_F64: v.re = *(const double *)p; return v;
+  case HLO_C64: v.re = crealf(*(const float complex *)p); v.im = cimagf(*(const float complex *)p); return v;
+  case HLO_C128: v.re = creal(*(const double complex *)p); v.im = cimag(*(const double complex *)p); return v;
+  default: break;
+  }
+  v.is_int = true;
+  v.is_unsigned = hlc_dtype_kind(t) == HLO_KIND_UINT;
+  load_ints(t, p, 1, &v.i);
+  return v;
+}
+
+/* Saturating float -> integer conversion (NaN -> 0), as XLA's convert. */
+static int64_t float_to_int(double d, HloDtype t) {
+  if (isnan(d)) return 0;
+  int bits = hlc_dtype_bits(t);
+  if (t == HLO_PRED) return d != 0;
+  if (hlc_dtype_kind(t) == HLO_KIND_UINT) {
+    if (d <= 0) return 0;
+    double hi = bits >= 64 ? 18446744073709551615.0 : (double)((1ull << bits) - 1);
+    if (d >= hi) return bits >= 64 ? (int64_t)UINT64_MAX : (int64_t)((1ull << bits) - 1);
+    return (int64_t)(uint64_t)d;
+  }
+  double hi = ldexp(1.0, bits - 1);
+  if (d >= hi) return (int64_t)((1ull << (bits - 1)) - 1);
+  if (d < -hi) return bits >= 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1));
+  return (int64_t)d;
+}
+
+/* Convert v to type `to` and widen to its compute type at dst. */
+static void num_to_ctype(Num v, HloDtype to, void *dst) {
+  switch (hlk_ctype_for(to)) {
+  case HLK_CT_F32: {
+    float f = v.is_int ? (v.is_unsigned ? (float)(uint64_t)v.i : (float)v.i) : (float)v.re;
+    if (to == HLO_BF16) f = bf16_to_f32(f32_to_bf16(f));
+    else if (to == HLO_F16) f = f16_to_f32(f32_to_f16(f));
+    *(float *)dst = f;
+    return;
+  }
+  case HLK_CT_F64:
+    *(double *)dst = v.is_int ? (v.is_unsigned ? (double)(uint64_t)v.i : (double)v.i) : v.re;
+    return;
+  case HLK_CT_C64: {
+    float re = v.is_int ? (v.is_unsigned ? (float)(uint64_t)v.i : (float)v.i) : (float)v.re;
+    *(float complex *)dst = CMPLXF(re, (float)v.im);
+    return;
+  }
+  case HLK_CT_C128: {
+    double re = v.is_int ? (v.is_unsigned ? (double)(uint64_t)v.i : (double)v.i) : v.re;
+    *(double complex *)dst = CMPLX(re, v.im);
+    return;
+  }
+  case HLK_CT_I64: {
+    int64_t i;
+    if (to == HLO_PRED) i = v.is_int ? v.i != 0 : v.re != 0;
+    else if (v.is_int) i = wrap_bits((uint64_t)v.i, hlc_dtype_bits(to), hlc_dtype_kind(to) == HLO_KIND_SINT);
+    else i = float_to_int(v.re, to);
+    *(int64_t *)dst = i;
+    return;
+  }
+  default: return;
+  }
+}
+
+/* ---- Bulk conversions --------------------------------------------------- */
+
+void hlk_load_ctype(HloDtype from, HloDtype to, const void *src, int64_t n, void *dst) {
+  HlkCType ct = hlk_ctype_for(to);
+  /* Fast pairs: the operand is already the result type, or widening to the
+   * result type is exact so the result-type step changes nothing. */
+  if (ct == HLK_CT_F32 && (from == to || from == HLO_F32 ||
+                           (to == HLO_F32 && (from == HLO_BF16 || from == HLO_F16)))) {
+    float *d = dst;
+    if (from == HLO_F32 && to == HLO_F32) { memcpy(d, src, (size_t)n * 4); return; }
+    if (from == HLO_BF16) { const uint16_t *s = src; for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]); return; }
+    if (from == HLO_F16) { const uint16_t *s = src; for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(s[i]); return; }
+    /* f32 operand of a bf16/f16 result: round to the result type first. */
+    const float *s = src;
+    if (to == HLO_BF16) for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(f32_to_bf16(s[i]));
+    else for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(f32_to_f16(s[i]));
+    return;
+  }
+  if (ct == HLK_CT_F64 && (from == HLO_F64 || from == HLO_F32 || from == HLO_BF16 || from == HLO_F16)) {
+    double *d = dst;
+    if (from == HLO_F64) { memcpy(d, src, (size_t)n * 8); return; }
+    if (from == HLO_F32) { const float *s = src; for (int64_t i = 0; i < n; i++) d[i] = s[i]; return; }
+    const uint16_t *s = src;
+    if (from == HLO_BF16) for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]);
+    else for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(s[i]);
+    return;
+  }
+  if (ct == HLK_CT_C64 && from == HLO_C64) { memcpy(dst, src, (size_t)n * 8); return; }
+  if (ct == HLK_CT_C128 && from == HLO_C128) { memcpy(dst, src, (size_t)n * 16); return; }
+  if (ct == HLK_CT_C128 && from == HLO_C64) {
+    const float complex *s = src;
+    double complex *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = s[i];
+    return;
+  }
+  if (ct == HLK_CT_I64 && (hlc_dtype_is_int(from) || from == HLO_PRED)) {
+    int64_t *d = dst;
+    load_ints(from, src, n, d);
+    if (to == HLO_PRED) { for (int64_t i = 0; i < n; i++) d[i] = d[i] != 0; return; }
+    int bits = hlc_dtype_bits(to);
+    bool sgn = hlc_dtype_kind(to) == HLO_KIND_SINT;
+    if (bits < 64) for (int64_t i = 0; i < n; i++) d[i] = wrap_bits((uint64_t)d[i], bits, sgn);
+    return;
+  }
+  /* Mixed kinds (integer operand of a float result, float operand of an
+   * integer result, real operand of a complex result, ...): rare. */
+  size_t fs = hlc_dtype_size(from), cs = hlk_ctype_size(ct);
+  for (int64_t i = 0; i < n; i++)
+    num_to_ctype(num_load(from, (const char *)src + (size_t)i * fs), to, (char *)dst + (size_t)i * cs);
+}
+
+void hlk_store_ctype(HloDtype to, const void *src, int64_t n, void *dst) {
+  switch (to) {
+  case HLO_F32: memcpy(dst, src, (size_t)n * 4); return;
+  case HLO_F64: memcpy(dst, src, (size_t)n * 8); return;
+  case HLO_C64: memcpy(dst, src, (size_t)n * 8); return;
+  case HLO_C128: memcpy(dst, src, (size_t)n * 16); return;
+  case HLO_BF16: {
+    const float *s = src;
+    uint16_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = f32_to_bf16(s[i]);
+    return;
+  }
+  case HLO_F16: {
+    const float *s = src;
+    uint16_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = f32_to_f16(s[i]);
+    return;
+  }
+  default: store_ints(to, src, n, dst); return;
+  }
+}
+
+/* ---- Layout helpers ----------------------------------------------------- */
+
+void hlk_permute_copy(const void *src, const int64_t *dims, int rank, const int *perm,
+                      size_t esize, void *dst) {
+  int64_t sstr[HLK_MAX_RANK], odims[HLK_MAX_RANK], ostr[HLK_MAX_RANK], idx[HLK_MAX_RANK];
+  int64_t total = 1;
+  hli_strides(dims, rank, sstr);
+  for (int i = 0; i < rank; i++) {
+    odims[i] = dims[perm[i]];
+    ostr[i] = sstr[perm[i]];     /* source stride of destination dim i */
+    total *= odims[i];
+    idx[i] = 0;
+  }
+  if (total == 0) return;
+  if (rank == 0) { memcpy(dst, src, esize); return; }
+  int64_t inner = odims[rank - 1], istride = ostr[rank - 1];
+  int64_t rows = total / inner, off = 0;
+  char *d = dst;
+  for (int64_t r = 0; r < rows; r++) {
+    switch (esize) {
+#define COPY_ROW(T)                                                              \
+  { const T *s = (const T *)src + off; T *o = (T *)d;                            \
+    for (int64_t j = 0; j < inner; j++) o[j] = s[j * istride]; } break;
+    case 1: COPY_ROW(uint8_t)
+    case 2: COPY_ROW(uint16_t)
+    case 4: COPY_ROW(uint32_t)
+    case 8: COPY_ROW(uint64_t)
+    default: COPY_ROW(double complex)
+#undef COPY_ROW
+    }
+    d += (size_t)inner * esize;
+    /* Advance the odometer over the outer destination dims. */
+    for (int i = rank - 2; i >= 0; i--) {
+      off += ostr[i];
+      if (++idx[i] < odims[i]) break;
+      off -= ostr[i] * odims[i];
+      idx[i] = 0;
+    }
+  }
+}
+
+bool hlk_collapse_dims(const int64_t *dims, const int64_t *strides, const int64_t *d, int n,
+                       int64_t *stride) {
+  /* Walk from the innermost listed dim outwards; size-1 dims never matter. */
+  int64_t expect = -1, extent = 1;
+  *stride = 0;
+  for (int i = n - 1; i >= 0; i--) {
+    int64_t sz = dims[d[i]];
+    if (sz == 1) continue;
+    if (expect < 0) *stride = strides[d[i]];
+    else if (strides[d[i]] != expect) return false;
+    extent *= sz;
+    expect = strides[d[i]] * sz;
+  }
+  (void)extent;
+  return true;
+}

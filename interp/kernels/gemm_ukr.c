@@ -1,0 +1,77 @@
+/* gemm_ukr.c: the GEMM micro-kernels, written once with GCC vector
+ * extensions and compiled once per instruction set (dot.mk builds this file
+ * three times with different -m flags and HLK_UKR_ISA), each build exporting
+ * one HlkUkrTable. The driver (gemm.c) picks the table at run time.
+ *
+ * A micro-kernel multiplies an MR-row sliver of packed A by an NR-column
+ * sliver of packed B, keeping the MR x NR block of C in registers:
+ *   scalar  (16-byte vectors) f32 4x8,   f64 4x4
+ *   avx2    (32-byte, FMA)    f32 6x16,  f64 6x8
+ *   avx512  (64-byte)         f32 12x32, f64 12x16
+ * Not here: packing, blocking, edges (gemm.c).
+ */
+#include "interp/kernels/gemm.h"
+
+#if HLK_UKR_ISA == 2
+#define VBYTES 64
+#define MR_F32 12
+#define MR_F64 12
+#define ISA_NAME "avx512"
+#define TABLE hlk_ukr_avx512
+#elif HLK_UKR_ISA == 1
+#define VBYTES 32
+#define MR_F32 6
+#define MR_F64 6
+#define ISA_NAME "avx2"
+#define TABLE hlk_ukr_avx2
+#else
+#define VBYTES 16
+#define MR_F32 4
+#define MR_F64 4
+#define ISA_NAME "scalar"
+#define TABLE hlk_ukr_scalar
+#endif
+
+/* Every kernel holds two vectors of C per row. */
+#define NV 2
+
+/* Stamp one kernel for element type T. Fully unrolled so the MR x NV
+ * accumulators stay in registers; the broadcast of one A value times NV
+ * vectors of B is the whole inner step. Unaligned access to C, aligned to
+ * the packed panels. */
+#define DEFINE_UKR(T, SUF, MR)                                                            \
+  typedef T SUF##_v __attribute__((vector_size(VBYTES)));                                 \
+  typedef T SUF##_vu __attribute__((vector_size(VBYTES), aligned(sizeof(T))));            \
+  enum { SUF##_VL = VBYTES / (int)sizeof(T) };                                            \
+  static void ukr_##SUF(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc,          \
+                        int accumulate) {                                                 \
+    SUF##_v acc[MR][NV];                                                                  \
+    _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                                 \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (SUF##_v){0};      \
+    for (int64_t p = 0; p < kc; p++) {                                                    \
+      SUF##_v b[NV];                                                                      \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++)                                \
+        b[j] = *(const SUF##_v *)(bp + j * SUF##_VL);                                     \
+      _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) {                             \
+        SUF##_v a = (SUF##_v){0} + ap[i];                                                 \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];       \
+      }                                                                                   \
+      ap += MR;                                                                           \
+      bp += NV * SUF##_VL;                                                                \
+    }                                                                                     \
+    _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                                 \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {                              \
+        SUF##_vu *cp = (SUF##_vu *)(c + i * ldc + j * SUF##_VL);                          \
+        if (accumulate) *cp += acc[i][j];                                                 \
+        else *cp = acc[i][j];                                                             \
+      }                                                                                   \
+  }
+
+DEFINE_UKR(float, f32, MR_F32)
+DEFINE_UKR(double, f64, MR_F64)
+
+const HlkUkrTable TABLE = {
+  .isa = ISA_NAME,
+  .mr_f32 = MR_F32, .nr_f32 = NV * f32_VL, .f32 = ukr_f32,
+  .mr_f64 = MR_F64, .nr_f64 = NV * f64_VL, .f64 = ukr_f64,
+};

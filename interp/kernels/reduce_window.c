@@ -1,0 +1,236 @@
+/* reduce_window.c: the reduce-window kernel (variadic; window size, stride,
+ * low/high padding, base and window dilation).
+ *
+ * Each output element folds, from its init value, the input elements its
+ * window covers, in row-major order of the window positions; positions that
+ * fall into padding or between base-dilated elements are skipped (XLA's
+ * evaluator iterates the window the same way). Typed loops run a recognised
+ * single reducer a whole output row at a time; any other computation, and
+ * variadic reduce-window, run per element through hli_call. Window reversal
+ * is a convolution attribute and is rejected here. */
+#include "interp/kernels/reducer.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXR = 64 };
+
+typedef struct WGeom {
+  int32_t rank;
+  int64_t in[MAXR], out[MAXR];          /* input / output dims */
+  int64_t istride[MAXR];                /* input element strides */
+  int64_t size[MAXR], stride[MAXR], pad[MAXR], base[MAXR], dil[MAXR];
+} WGeom;
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* Input index along dim d for output position o and window position w, or
+ * -1 when it is padding or a base-dilation hole. */
+static int64_t in_index(const WGeom *g, int32_t d, int64_t o, int64_t w) {
+  int64_t t = o * g->stride[d] - g->pad[d] + w * g->dil[d];
+  if (t < 0) return -1;
+  if (g->base[d] > 1) {
+    if (t % g->base[d] != 0) return -1;
+    t /= g->base[d];
+  }
+  return t < g->in[d] ? t : -1;
+}
+
+/* Input offset of the window position w (dims [0, nd)) for output index o,
+ * or -1 if some dim is outside the input. */
+static int64_t window_offset(const WGeom *g, int32_t nd, const int64_t *o, const int64_t *w) {
+  int64_t off = 0;
+  for (int32_t d = 0; d < nd; d++) {
+    int64_t t = in_index(g, d, o[d], w[d]);
+    if (t < 0) return -1;
+    off += t * g->istride[d];
+  }
+  return off;
+}
+
+/* Advance a row-major odometer over dims [0, nd) of sizes lim; false at the end. */
+static bool odo_next(int64_t *idx, const int64_t *lim, int32_t nd) {
+  for (int32_t d = nd - 1; d >= 0; d--) {
+    if (++idx[d] < lim[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+static bool odo_empty(const int64_t *lim, int32_t nd) {
+  for (int32_t d = 0; d < nd; d++)
+    if (lim[d] <= 0) return true;
+  return false;
+}
+
+/* ---- Typed path: one output row (last dim) at a time ------------------ */
+
+typedef struct WJob {
+  const WGeom *g;
+  const HlkFold *f;
+  const char *in;
+  size_t es;
+  const void *init;
+  char *out;
+  bool oom;
+} WJob;
+
+static void window_rows(void *arg, int64_t lo, int64_t hi) {
+  WJob *j = arg;
+  const WGeom *g = j->g;
+  const HlkFold *f = j->f;
+  int32_t r = g->rank, L = r - 1;
+  int64_t on = g->out[L];
+  char *acc = malloc((size_t)on * f->acc_size + 1);
+  if (!acc) { j->oom = true; return; }
+  int64_t o[MAXR], w[MAXR];
+  for (int64_t row = lo; row < hi; row++) {
+    int64_t t = row;   /* row -> outer output index */
+    for (int32_t d = L - 1; d >= 0; d--) { o[d] = t % g->out[d]; t /= g->out[d]; }
+    f->init(acc, j->init, on);
+    memset(w, 0, sizeof(int64_t) * (size_t)r);
+    if (!odo_empty(g->size, L)) do {
+      int64_t off = window_offset(g, L, o, w);
+      if (off < 0) continue;
+      for (int64_t wl = 0; wl < g->size[L]; wl++) {
+        int64_t c = wl * g->dil[L] - g->pad[L], S = g->stride[L];
+        if (g->base[L] == 1) {
+          /* 0 <= ol*S + c < in  <=>  ceil(-c/S) <= ol <= floor((in-1-c)/S) */
+          int64_t a = -floor_div(c, S), b = floor_div(g->in[L] - 1 - c, S) + 1;
+          if (a < 0) a = 0;
+          if (b > on) b = on;
+          if (a < b)
+            f->vec(acc + (size_t)a * f->acc_size,
+                   j->in + (size_t)(off + a * S + c) * j->es, b - a, S);
+        } else {
+          for (int64_t ol = 0; ol < on; ol++) {
+            int64_t ti = in_index(g, L, ol, wl);
+            if (ti >= 0)
+              f->run(acc + (size_t)ol * f->acc_size, j->in + (size_t)(off + ti) * j->es, 1, 1);
+          }
+        }
+      }
+    } while (odo_next(w, g->size, L));
+    f->store(j->out + (size_t)(row * on) * j->es, acc, on);
+  }
+  free(acc);
+}
+
+/* ---- Generic path ----------------------------------------------------- */
+
+static int window_generic(HliExec *x, const HloInstr *ins, const WGeom *g, int32_t k,
+                          HliValue *const *in, HliValue *const *outs, int64_t nout) {
+  HloDtype types[2 * HLK_MAX_VARIADIC];
+  size_t es[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) {
+    types[i] = types[k + i] = in[i]->dtype;
+    es[i] = hlc_dtype_size(in[i]->dtype);
+  }
+  HlkScalarCall sc;
+  if (hlk_scall_init(&sc, x, ins, hlk_called(ins, HLO_CALL_TO_APPLY), 2 * k, types, k, types))
+    return -1;
+  void *accp[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) accp[i] = hlk_scall_arg(&sc, i);
+  int64_t o[MAXR] = {0}, w[MAXR];
+  int rc = 0;
+  for (int64_t e = 0; e < nout && rc == 0; e++) {
+    for (int32_t i = 0; i < k; i++) memcpy(accp[i], in[k + i]->data, es[i]);
+    memset(w, 0, sizeof w);
+    if (!odo_empty(g->size, g->rank)) do {
+      int64_t off = window_offset(g, g->rank, o, w);
+      if (off < 0) continue;
+      for (int32_t i = 0; i < k; i++)
+        memcpy(hlk_scall_arg(&sc, k + i), (const char *)in[i]->data + (size_t)off * es[i], es[i]);
+      rc = hlk_scall_run(&sc, accp);
+    } while (rc == 0 && odo_next(w, g->size, g->rank));
+    for (int32_t i = 0; i < k && rc == 0; i++)
+      memcpy((char *)outs[i]->data + (size_t)e * es[i], accp[i], es[i]);
+    odo_next(o, g->out, g->rank);
+  }
+  hlk_scall_free(&sc);
+  return rc;
+}
+
+/* ---- Kernel ----------------------------------------------------------- */
+
+static int build_geom(HliExec *x, const HloInstr *ins, WGeom *g) {
+  const HloShape *s = &ins->ops[0]->shape;
+  const HloShape *o = ins->shape.dtype == HLO_TUPLE ? &ins->shape.tuple[0] : &ins->shape;
+  if (s->rank > MAXR) return hli_unsupported(x, ins, "rank above %d", MAXR);
+  const HloWindow *win = &ins->window;
+  if (win->rank != s->rank && !(win->rank == 0 && s->rank == 0))
+    return hli_fail(x, ins, "window rank %d does not match operand rank %d", win->rank, s->rank);
+  g->rank = s->rank;
+  hli_strides(s->dims, s->rank, g->istride);
+  for (int32_t d = 0; d < s->rank; d++) {
+    const HloWindowDim *wd = &win->dims[d];
+    if (wd->reversal) return hli_unsupported(x, ins, "window reversal in reduce-window");
+    if (wd->size < 1 || wd->stride < 1 || wd->lhs_dilate < 1 || wd->rhs_dilate < 1)
+      return hli_fail(x, ins, "window dimension %d has a size, stride or dilation below 1", d);
+    g->in[d] = s->dims[d];
+    g->size[d] = wd->size;
+    g->stride[d] = wd->stride;
+    g->pad[d] = wd->pad_lo;
+    g->base[d] = wd->lhs_dilate;
+    g->dil[d] = wd->rhs_dilate;
+    int64_t padded = (s->dims[d] > 0 ? (s->dims[d] - 1) * wd->lhs_dilate + 1 : 0) +
+                     wd->pad_lo + wd->pad_hi;
+    int64_t extent = (wd->size - 1) * wd->rhs_dilate + 1;
+    int64_t n = padded < extent ? 0 : (padded - extent) / wd->stride + 1;
+    if (o->rank != s->rank || o->dims[d] != n)
+      return hli_fail(x, ins, "result dimension %d should be %lld", d, (long long)n);
+    g->out[d] = n;
+  }
+  return 0;
+}
+
+int hlk_reduce_window_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops < 2 || ins->nops % 2 != 0)
+    return hli_fail(x, ins, "reduce-window takes pairs of inputs and init values");
+  int32_t k = ins->nops / 2;
+  if (k > HLK_MAX_VARIADIC) return hli_unsupported(x, ins, "more than %d inputs", HLK_MAX_VARIADIC);
+  if ((k == 1) != (ins->shape.dtype != HLO_TUPLE) || (k > 1 && ins->shape.ntuple != k))
+    return hli_fail(x, ins, "result shape does not match %d inputs", k);
+  HloDtype types[2 * HLK_MAX_VARIADIC];
+  const HloShape *s0 = &ins->ops[0]->shape;
+  for (int32_t i = 0; i < k; i++) {
+    const HloShape *s = &ins->ops[i]->shape, *iv = &ins->ops[k + i]->shape;
+    const HloShape *o = k == 1 ? &ins->shape : &ins->shape.tuple[i];
+    if (!hlc_dtype_is_array(s->dtype) || s->rank != s0->rank)
+      return hli_fail(x, ins, "input %d is not an array of the first input's rank", i);
+    for (int32_t d = 0; d < s->rank; d++)
+      if (s->dims[d] != s0->dims[d]) return hli_fail(x, ins, "inputs have different dimensions");
+    if (iv->rank != 0 || iv->dtype != s->dtype)
+      return hli_fail(x, ins, "init value %d must be a %s scalar", i, hlc_dtype_name(s->dtype));
+    if (o->dtype != s->dtype) return hli_fail(x, ins, "result %d has the wrong element type", i);
+    types[i] = types[k + i] = s->dtype;
+  }
+  WGeom g;
+  if (build_geom(x, ins, &g) != 0) return -1;
+  return hlk_check_signature(x, ins, hlk_called(ins, HLO_CALL_TO_APPLY), 2 * k, types, k, types);
+}
+
+int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  int32_t k = ins->nops / 2;
+  HliValue *outs[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) outs[i] = k == 1 ? out : out->tuple[i];
+  WGeom g;
+  if (build_geom(x, ins, &g) != 0) return -1;
+  int64_t nout = outs[0]->nelem;
+  if (nout == 0) return 0;
+  if (k == 1 && g.rank > 0) {
+    HliBinop op = hli_match_binop(hlk_called(ins, HLO_CALL_TO_APPLY));
+    const HlkFold *f = op != HLI_BINOP_NONE ? hlk_fold(op, in[0]->dtype, false) : NULL;
+    if (f) {
+      WJob j = {&g, f, in[0]->data, hlc_dtype_size(in[0]->dtype), in[1]->data, out->data, false};
+      int64_t rows = nout / g.out[g.rank - 1];
+      int64_t work = g.out[g.rank - 1];
+      for (int32_t d = 0; d < g.rank; d++) work *= g.size[d];
+      hli_parallel_for(x, rows, 16384 / (work + 1) + 1, window_rows, &j);
+      return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+    }
+  }
+  return window_generic(x, ins, &g, k, in, outs, nout);
+}

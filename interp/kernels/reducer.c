@@ -1,0 +1,560 @@
+/* reducer.c: typed fold loops for recognised reducers (one specialisation
+ * per element type and reducer, stamped by macros), the per-element
+ * computation fallback (HlkScalarCall), and the structural matchers for the
+ * argmax/argmin reducer, sort comparators and select computations.
+ *
+ * Semantics follow XLA's evaluator: maximum/minimum return the first NaN
+ * operand, else std::max/std::min (ties keep the left operand); integer
+ * add/multiply wrap; pred add is OR and multiply AND; narrow floats compute
+ * in float and round after every step. Not here: the loops over shapes
+ * (each kernel file has its own). */
+#include "interp/kernels/reducer.h"
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- Narrow float conversions ---------------------------------------- */
+
+float hlk_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  union { uint32_t u; float f; } r;
+  if (exp == 0x1f) {
+    r.u = sign | 0x7f800000u | (man << 13);
+  } else if (exp == 0) {
+    /* zero or subnormal: value = man * 2^-24, exact in float */
+    r.f = (float)man * 0x1p-24f;
+    r.u |= sign;
+  } else {
+    r.u = sign | ((exp + 112) << 23) | (man << 13);
+  }
+  return r.f;
+}
+
+uint16_t hlk_f32_to_f16(float f) {
+  union { float f; uint32_t u; } v = { f };
+  uint16_t sign = (uint16_t)((v.u >> 16) & 0x8000);
+  uint32_t a = v.u & 0x7fffffffu;
+  if (a >= 0x7f800000u)   /* inf or NaN (keep a quiet payload bit) */
+    return sign | 0x7c00 | (a > 0x7f800000u ? (uint16_t)(0x200 | ((a >> 13) & 0x3ff)) : 0);
+  if (a >= 0x477ff000u) return sign | 0x7c00;   /* rounds to >= 65520: inf */
+  if (a < 0x38800000u) {
+    /* subnormal or zero result: count units of 2^-24 (scaling by a power of
+     * two is exact), rounded to nearest even; 1024 units is the smallest
+     * normal, whose bit pattern is the same number */
+    union { uint32_t u; float f; } t = { a };
+    return sign | (uint16_t)lrintf(t.f * 0x1p24f);
+  }
+  uint32_t r = a + 0xc8000fffu + ((a >> 13) & 1);   /* rebias exponent, round to even */
+  return sign | (uint16_t)(r >> 13);
+}
+
+uint16_t hlk_f32_to_bf16(float f) {
+  union { float f; uint32_t u; } v = { f };
+  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40);
+  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1)) >> 16);
+}
+
+static inline float round_f16(float v) { return hlk_f16_to_f32(hlk_f32_to_f16(v)); }
+static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16(v)); }
+
+/* ---- Element operations ---------------------------------------------- */
+
+#define ID(x) (x)
+#define OP_IMAX(a, b) ((a) < (b) ? (b) : (a))
+#define OP_IMIN(a, b) ((b) < (a) ? (b) : (a))
+#define OP_FMAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (b) : (a))
+#define OP_FMIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (b) < (a) ? (b) : (a))
+#define OP_ADD(a, b) ((a) + (b))
+#define OP_MUL(a, b) ((a) * (b))
+#define OP_AND(a, b) ((a) & (b))
+#define OP_OR(a, b) ((a) | (b))
+#define OP_XOR(a, b) ((a) ^ (b))
+
+/* One fold: S element type, A accumulator type, LOAD: S -> A, STORE: A -> S,
+ * OP(A, A) -> A. */
+#define FOLD_DEFINE(NAME, S, A, LOAD, STORE, OP)                                      \
+  static void NAME##_init(void *acc, const void *init, int64_t n) {                   \
+    A v = LOAD(*(const S *)init);                                                     \
+    A *a = acc;                                                                       \
+    for (int64_t i = 0; i < n; i++) a[i] = v;                                         \
+  }                                                                                   \
+  static void NAME##_run(void *acc, const void *src, int64_t n, int64_t s) {          \
+    A a = *(A *)acc;                                                                  \
+    const S *p = src;                                                                 \
+    if (s == 1)                                                                       \
+      for (int64_t i = 0; i < n; i++) a = OP(a, LOAD(p[i]));                          \
+    else                                                                              \
+      for (int64_t i = 0; i < n; i++) a = OP(a, LOAD(p[i * s]));                      \
+    *(A *)acc = a;                                                                    \
+  }                                                                                   \
+  static void NAME##_vec(void *acc, const void *src, int64_t n, int64_t s) {          \
+    A *a = acc;                                                                       \
+    const S *p = src;                                                                 \
+    if (s == 1)                                                                       \
+      for (int64_t i = 0; i < n; i++) a[i] = OP(a[i], LOAD(p[i]));                    \
+    else                                                                              \
+      for (int64_t i = 0; i < n; i++) a[i] = OP(a[i], LOAD(p[i * s]));                \
+  }                                                                                   \
+  static void NAME##_store(void *dst, const void *acc, int64_t n) {                   \
+    S *d = dst;                                                                       \
+    const A *a = acc;                                                                 \
+    for (int64_t i = 0; i < n; i++) d[i] = STORE(a[i]);                               \
+  }                                                                                   \
+  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store};
+
+/* Integers: add and multiply wrap (computed in an unsigned type at least as
+ * wide as int, so no promotion to signed int can overflow). */
+#define INT_TYPES(X)                                                                 \
+  X(s8, S8, int8_t, uint32_t) X(s16, S16, int16_t, uint32_t)                           \
+  X(s32, S32, int32_t, uint32_t) X(s64, S64, int64_t, uint64_t)                        \
+  X(u8, U8, uint8_t, uint32_t) X(u16, U16, uint16_t, uint32_t)                         \
+  X(u32, U32, uint32_t, uint32_t) X(u64, U64, uint64_t, uint64_t)
+
+#define INT_FOLDS(N, UP, T, U)                                                           \
+  static inline T N##_wadd(T a, T b) { return (T)((U)a + (U)b); }                    \
+  static inline T N##_wmul(T a, T b) { return (T)((U)a * (U)b); }                    \
+  FOLD_DEFINE(fold_add_##N, T, T, ID, ID, N##_wadd)                                  \
+  FOLD_DEFINE(fold_mul_##N, T, T, ID, ID, N##_wmul)                                  \
+  FOLD_DEFINE(fold_max_##N, T, T, ID, ID, OP_IMAX)                                   \
+  FOLD_DEFINE(fold_min_##N, T, T, ID, ID, OP_IMIN)                                   \
+  FOLD_DEFINE(fold_and_##N, T, T, ID, ID, OP_AND)                                    \
+  FOLD_DEFINE(fold_or_##N, T, T, ID, ID, OP_OR)                                      \
+  FOLD_DEFINE(fold_xor_##N, T, T, ID, ID, OP_XOR)
+INT_TYPES(INT_FOLDS)
+
+/* pred: values 0/1; add = OR, multiply = AND (bool arithmetic cast back). */
+FOLD_DEFINE(fold_or_pred, uint8_t, uint8_t, ID, ID, OP_OR)
+FOLD_DEFINE(fold_and_pred, uint8_t, uint8_t, ID, ID, OP_AND)
+FOLD_DEFINE(fold_xor_pred, uint8_t, uint8_t, ID, ID, OP_XOR)
+
+/* f32 / f64 */
+FOLD_DEFINE(fold_add_f32, float, float, ID, ID, OP_ADD)
+FOLD_DEFINE(fold_mul_f32, float, float, ID, ID, OP_MUL)
+FOLD_DEFINE(fold_max_f32, float, float, ID, ID, OP_FMAX)
+FOLD_DEFINE(fold_min_f32, float, float, ID, ID, OP_FMIN)
+FOLD_DEFINE(fold_add_f64, double, double, ID, ID, OP_ADD)
+FOLD_DEFINE(fold_mul_f64, double, double, ID, ID, OP_MUL)
+FOLD_DEFINE(fold_max_f64, double, double, ID, ID, OP_FMAX)
+FOLD_DEFINE(fold_min_f64, double, double, ID, ID, OP_FMIN)
+
+/* f16 / bf16: float accumulator holding an exactly representable value. */
+#define F16_ADD(a, b) round_f16((a) + (b))
+#define F16_MUL(a, b) round_f16((a) * (b))
+#define BF16_ADD(a, b) round_bf16((a) + (b))
+#define BF16_MUL(a, b) round_bf16((a) * (b))
+FOLD_DEFINE(fold_add_f16, uint16_t, float, hlk_f16_to_f32, hlk_f32_to_f16, F16_ADD)
+FOLD_DEFINE(fold_mul_f16, uint16_t, float, hlk_f16_to_f32, hlk_f32_to_f16, F16_MUL)
+FOLD_DEFINE(fold_max_f16, uint16_t, float, hlk_f16_to_f32, hlk_f32_to_f16, OP_FMAX)
+FOLD_DEFINE(fold_min_f16, uint16_t, float, hlk_f16_to_f32, hlk_f32_to_f16, OP_FMIN)
+FOLD_DEFINE(fold_add_bf16, uint16_t, float, hlk_bf16_to_f32, hlk_f32_to_bf16, BF16_ADD)
+FOLD_DEFINE(fold_mul_bf16, uint16_t, float, hlk_bf16_to_f32, hlk_f32_to_bf16, BF16_MUL)
+FOLD_DEFINE(fold_max_bf16, uint16_t, float, hlk_bf16_to_f32, hlk_f32_to_bf16, OP_FMAX)
+FOLD_DEFINE(fold_min_bf16, uint16_t, float, hlk_bf16_to_f32, hlk_f32_to_bf16, OP_FMIN)
+
+/* Wide adds (reduce): accumulate in double, round once at the end. */
+#define F16_FROM_D(d) hlk_f32_to_f16((float)(d))
+#define BF16_FROM_D(d) hlk_f32_to_bf16((float)(d))
+#define F16_TO_D(h) ((double)hlk_f16_to_f32(h))
+#define BF16_TO_D(h) ((double)hlk_bf16_to_f32(h))
+#define F32_TO_D(f) ((double)(f))
+#define D_TO_F32(d) ((float)(d))
+FOLD_DEFINE(fold_wadd_f16, uint16_t, double, F16_TO_D, F16_FROM_D, OP_ADD)
+FOLD_DEFINE(fold_wadd_bf16, uint16_t, double, BF16_TO_D, BF16_FROM_D, OP_ADD)
+
+/* f32 wide add: the bulk of real reductions. Eight independent double
+ * partial sums let the compiler vectorise; they are combined in a fixed
+ * order, so the result does not depend on threads. */
+static void fold_wadd_f32_init(void *acc, const void *init, int64_t n) {
+  double v = *(const float *)init, *a = acc;
+  for (int64_t i = 0; i < n; i++) a[i] = v;
+}
+static void fold_wadd_f32_run(void *acc, const void *src, int64_t n, int64_t s) {
+  const float *p = src;
+  double a = *(double *)acc;
+  if (s == 1 && n >= 32) {
+    double l[8] = {0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; k++) l[k] += p[i + k];
+    double t = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (; i < n; i++) t += p[i];
+    a += t;
+  } else {
+    for (int64_t i = 0; i < n; i++) a += p[i * s];
+  }
+  *(double *)acc = a;
+}
+static void fold_wadd_f32_vec(void *acc, const void *src, int64_t n, int64_t s) {
+  double *a = acc;
+  const float *p = src;
+  for (int64_t i = 0; i < n; i++) a[i] += p[i * s];
+}
+static void fold_wadd_f32_store(void *dst, const void *acc, int64_t n) {
+  float *d = dst;
+  const double *a = acc;
+  for (int64_t i = 0; i < n; i++) d[i] = (float)a[i];
+}
+static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_wadd_f32_run,
+                                      fold_wadd_f32_vec, fold_wadd_f32_store};
+
+/* f32 maximum / minimum over a contiguous run: eight lanes find the extreme
+ * value quickly; when the run holds a NaN, or the extreme is zero (where
+ * -0/+0 order matters), the sequential loop gives the exact answer. */
+#define FAST_EXTREME_F32(NAME, CMP, SEQ)                                              \
+  static void NAME(void *acc, const void *src, int64_t n, int64_t s) {                \
+    const float *p = src;                                                             \
+    float a = *(float *)acc;                                                          \
+    if (s == 1 && n >= 32 && a == a) {                                                \
+      float l[8];                                                                     \
+      int32_t nan = 0;                                                                \
+      for (int k = 0; k < 8; k++) l[k] = p[k];                                        \
+      int64_t i = 8;                                                                  \
+      for (; i + 8 <= n; i += 8)                                                      \
+        for (int k = 0; k < 8; k++) {                                                 \
+          float v = p[i + k];                                                         \
+          nan |= v != v;                                                              \
+          l[k] = v CMP l[k] ? v : l[k];                                               \
+        }                                                                             \
+      for (int k = 0; k < 8; k++) nan |= p[k] != p[k];                                \
+      float m = l[0];                                                                 \
+      for (int k = 1; k < 8; k++) m = l[k] CMP m ? l[k] : m;                          \
+      for (; i < n; i++) {                                                            \
+        nan |= p[i] != p[i];                                                          \
+        m = p[i] CMP m ? p[i] : m;                                                    \
+      }                                                                               \
+      if (!nan && m != 0) {                                                           \
+        *(float *)acc = m CMP a ? m : a;                                              \
+        return;                                                                       \
+      }                                                                               \
+    }                                                                                 \
+    SEQ(acc, src, n, s);                                                              \
+  }
+FAST_EXTREME_F32(fold_max_f32_fast_run, >, fold_max_f32_run)
+FAST_EXTREME_F32(fold_min_f32_fast_run, <, fold_min_f32_run)
+static const HlkFold fold_max_f32_fast = {sizeof(float), fold_max_f32_init, fold_max_f32_fast_run,
+                                          fold_max_f32_vec, fold_max_f32_store};
+static const HlkFold fold_min_f32_fast = {sizeof(float), fold_min_f32_init, fold_min_f32_fast_run,
+                                          fold_min_f32_vec, fold_min_f32_store};
+
+/* Complex: add and multiply only (maximum/minimum are not defined). */
+FOLD_DEFINE(fold_add_c64, float complex, float complex, ID, ID, OP_ADD)
+FOLD_DEFINE(fold_mul_c64, float complex, float complex, ID, ID, OP_MUL)
+FOLD_DEFINE(fold_add_c128, double complex, double complex, ID, ID, OP_ADD)
+FOLD_DEFINE(fold_mul_c128, double complex, double complex, ID, ID, OP_MUL)
+
+#define INT_PICK(N, UP, T, U)                                                        \
+  case HLO_##UP:                                                                     \
+    switch (op) {                                                                    \
+    case HLI_BINOP_ADD: return &fold_add_##N;                                        \
+    case HLI_BINOP_MUL: return &fold_mul_##N;                                        \
+    case HLI_BINOP_MAX: return &fold_max_##N;                                        \
+    case HLI_BINOP_MIN: return &fold_min_##N;                                        \
+    case HLI_BINOP_AND: return &fold_and_##N;                                        \
+    case HLI_BINOP_OR: return &fold_or_##N;                                          \
+    case HLI_BINOP_XOR: return &fold_xor_##N;                                        \
+    default: return NULL;                                                            \
+    }
+
+const HlkFold *hlk_fold(HliBinop op, HloDtype t, bool wide_add) {
+  switch (t) {
+  INT_TYPES(INT_PICK)
+  case HLO_PRED:
+    switch (op) {
+    case HLI_BINOP_ADD: case HLI_BINOP_OR: case HLI_BINOP_MAX: return &fold_or_pred;
+    case HLI_BINOP_MUL: case HLI_BINOP_AND: case HLI_BINOP_MIN: return &fold_and_pred;
+    case HLI_BINOP_XOR: return &fold_xor_pred;
+    default: return NULL;
+    }
+  case HLO_F32:
+    switch (op) {
+    case HLI_BINOP_ADD: return wide_add ? &fold_wadd_f32 : &fold_add_f32;
+    case HLI_BINOP_MUL: return &fold_mul_f32;
+    case HLI_BINOP_MAX: return &fold_max_f32_fast;
+    case HLI_BINOP_MIN: return &fold_min_f32_fast;
+    default: return NULL;
+    }
+  case HLO_F64:
+    switch (op) {
+    case HLI_BINOP_ADD: return &fold_add_f64;
+    case HLI_BINOP_MUL: return &fold_mul_f64;
+    case HLI_BINOP_MAX: return &fold_max_f64;
+    case HLI_BINOP_MIN: return &fold_min_f64;
+    default: return NULL;
+    }
+  case HLO_F16:
+    switch (op) {
+    case HLI_BINOP_ADD: return wide_add ? &fold_wadd_f16 : &fold_add_f16;
+    case HLI_BINOP_MUL: return &fold_mul_f16;
+    case HLI_BINOP_MAX: return &fold_max_f16;
+    case HLI_BINOP_MIN: return &fold_min_f16;
+    default: return NULL;
+    }
+  case HLO_BF16:
+    switch (op) {
+    case HLI_BINOP_ADD: return wide_add ? &fold_wadd_bf16 : &fold_add_bf16;
+    case HLI_BINOP_MUL: return &fold_mul_bf16;
+    case HLI_BINOP_MAX: return &fold_max_bf16;
+    case HLI_BINOP_MIN: return &fold_min_bf16;
+    default: return NULL;
+    }
+  case HLO_C64:
+    return op == HLI_BINOP_ADD ? &fold_add_c64 : op == HLI_BINOP_MUL ? &fold_mul_c64 : NULL;
+  case HLO_C128:
+    return op == HLI_BINOP_ADD ? &fold_add_c128 : op == HLI_BINOP_MUL ? &fold_mul_c128 : NULL;
+  default:
+    return NULL;
+  }
+}
+
+/* ---- Scalar computation calls --------------------------------------- */
+
+static bool is_scalar_of(const HloShape *s, HloDtype t) {
+  return s->dtype == t && s->rank == 0;
+}
+
+int hlk_check_signature(HliExec *x, const HloInstr *ins, const HloComputation *comp,
+                        int32_t nargs, const HloDtype *arg_types, int32_t nres,
+                        const HloDtype *res_types) {
+  if (!comp || !comp->root)
+    return hli_fail(x, ins, "missing called computation");
+  if (comp->nparams != nargs)
+    return hli_fail(x, ins, "computation %s takes %d parameters, expected %d", comp->name,
+                    comp->nparams, nargs);
+  for (int32_t i = 0; i < nargs; i++)
+    if (!comp->params[i] || !is_scalar_of(&comp->params[i]->shape, arg_types[i]))
+      return hli_fail(x, ins, "parameter %d of computation %s must be %s[]", i, comp->name,
+                      hlc_dtype_name(arg_types[i]));
+  const HloShape *r = &comp->root->shape;
+  if (nres == 1 && is_scalar_of(r, res_types[0])) return 0;
+  if (r->dtype == HLO_TUPLE && r->ntuple == nres) {
+    bool ok = true;
+    for (int32_t j = 0; j < nres; j++) ok = ok && is_scalar_of(&r->tuple[j], res_types[j]);
+    if (ok) return 0;
+  }
+  return hli_fail(x, ins, "computation %s does not return the %d scalar(s) expected",
+                  comp->name, nres);
+}
+
+int hlk_scall_init(HlkScalarCall *sc, HliExec *x, const HloInstr *ins,
+                   const HloComputation *comp, int32_t nargs, const HloDtype *arg_types,
+                   int32_t nres, const HloDtype *res_types) {
+  memset(sc, 0, sizeof *sc);
+  sc->x = x;
+  sc->ins = ins;
+  sc->comp = comp;
+  if (nargs > 2 * HLK_MAX_VARIADIC || nres > HLK_MAX_VARIADIC)
+    return hli_unsupported(x, ins, "more than %d operands", HLK_MAX_VARIADIC);
+  if (hlk_check_signature(x, ins, comp, nargs, arg_types, nres, res_types) != 0) return -1;
+  for (int32_t i = 0; i < nargs; i++) {
+    sc->args[i] = hli_value_zeros(x, &comp->params[i]->shape);
+    if (!sc->args[i]) {
+      hlk_scall_free(sc);
+      return hli_fail(x, ins, "out of memory");
+    }
+    sc->nargs = i + 1;
+  }
+  sc->nres = nres;
+  for (int32_t j = 0; j < nres; j++) sc->res_dtype[j] = res_types[j];
+  return 0;
+}
+
+void hlk_scall_free(HlkScalarCall *sc) {
+  for (int32_t i = 0; i < sc->nargs; i++) hli_value_unref(sc->x, sc->args[i]);
+  sc->nargs = 0;
+}
+
+int hlk_scall_run(HlkScalarCall *sc, void *const *res) {
+  HliValue *r = NULL;
+  if (hli_call(sc->x, sc->comp, sc->args, &r) != 0 || !r) {
+    hli_value_unref(sc->x, r);
+    return hli_fail(sc->x, sc->ins, "computation %s failed", sc->comp->name);
+  }
+  if (r->dtype == HLO_TUPLE) {
+    for (int32_t j = 0; j < sc->nres && j < r->ntuple; j++)
+      memcpy(res[j], r->tuple[j]->data, hlc_dtype_size(sc->res_dtype[j]));
+  } else {
+    memcpy(res[0], r->data, hlc_dtype_size(sc->res_dtype[0]));
+  }
+  hli_value_unref(sc->x, r);
+  return 0;
+}
+
+int hlk_scall_pred(HlkScalarCall *sc) {
+  uint8_t b = 0;
+  void *res[1] = {&b};
+  if (hlk_scall_run(sc, res) != 0) return -1;
+  return b != 0;
+}
+
+/* ---- Matchers -------------------------------------------------------- */
+
+const HloComputation *hlk_called(const HloInstr *ins, HloCallRole role) {
+  for (int32_t i = 0; i < ins->ncalled; i++)
+    if (ins->called[i].role == role) return ins->called[i].comp;
+  return NULL;
+}
+
+HloCmpType hlk_default_cmp_type(HloDtype t) {
+  switch (hlc_dtype_kind(t)) {
+  case HLO_KIND_FLOAT: case HLO_KIND_COMPLEX: return HLO_CMPT_FLOAT;
+  case HLO_KIND_SINT: return HLO_CMPT_SIGNED;
+  default: return HLO_CMPT_UNSIGNED;
+  }
+}
+
+static bool is_param(const HloInstr *i, int64_t n) {
+  return i->op == HLO_OP_PARAMETER && i->parameter_number == n;
+}
+
+static HloCmpType cmp_type_of(const HloInstr *c) {
+  return c->cmp_type == HLO_CMPT_DEFAULT ? hlk_default_cmp_type(c->ops[0]->shape.dtype)
+                                         : c->cmp_type;
+}
+
+/* compare(P[a], P[b]) with direction dir; commutative directions (EQ, NE)
+ * also match with the operands swapped. */
+static bool is_cmp(const HloInstr *i, HloCmpDir dir, int64_t a, int64_t b) {
+  if (i->op != HLO_OP_COMPARE || i->nops != 2 || i->cmp_dir != dir) return false;
+  if (is_param(i->ops[0], a) && is_param(i->ops[1], b)) return true;
+  return (dir == HLO_CMP_EQ || dir == HLO_CMP_NE) && is_param(i->ops[0], b) &&
+         is_param(i->ops[1], a);
+}
+
+/* Binary commutative op of the two given instructions (either order). */
+static bool is_pair(const HloInstr *i, HloOpcode op, const HloInstr **x, const HloInstr **y) {
+  if (i->op != op || i->nops != 2) return false;
+  *x = i->ops[0];
+  *y = i->ops[1];
+  return true;
+}
+
+/* pick = or(compare(p0, p2) DIR, compare(p0, p0) NE) */
+static bool match_pick(const HloInstr *pick, HloCmpDir *dir, HloCmpType *vt) {
+  const HloInstr *a, *b;
+  if (!is_pair(pick, HLO_OP_OR, &a, &b)) return false;
+  for (int swap = 0; swap < 2; swap++) {
+    const HloInstr *c = swap ? b : a, *n = swap ? a : b;
+    if (!is_cmp(n, HLO_CMP_NE, 0, 0)) continue;
+    if (is_cmp(c, HLO_CMP_GT, 0, 2) || is_cmp(c, HLO_CMP_LT, 0, 2)) {
+      *dir = c->cmp_dir;
+      *vt = cmp_type_of(c);
+      return cmp_type_of(n) == *vt;
+    }
+  }
+  return false;
+}
+
+/* ipick = or(pick, and(compare(p0, p2) EQ, compare(p1, p3) LT)) */
+static bool match_ipick(const HloInstr *ipick, const HloInstr *pick, HloCmpType vt,
+                        HloCmpType it) {
+  const HloInstr *a, *b, *c, *d;
+  if (!is_pair(ipick, HLO_OP_OR, &a, &b)) return false;
+  const HloInstr *tie = a == pick ? b : b == pick ? a : NULL;
+  if (!tie || !is_pair(tie, HLO_OP_AND, &c, &d)) return false;
+  for (int swap = 0; swap < 2; swap++) {
+    const HloInstr *eq = swap ? d : c, *lt = swap ? c : d;
+    if (is_cmp(eq, HLO_CMP_EQ, 0, 2) && cmp_type_of(eq) == vt && is_cmp(lt, HLO_CMP_LT, 1, 3) &&
+        cmp_type_of(lt) == it)
+      return true;
+  }
+  return false;
+}
+
+bool hlk_match_arg_reducer(const HloComputation *c, HlkArgReducer *out) {
+  if (!c || c->nparams != 4 || !c->root) return false;
+  for (int i = 0; i < 4; i++)
+    if (!c->params[i] || c->params[i]->shape.rank != 0) return false;
+  HloDtype vt = c->params[0]->shape.dtype, it = c->params[1]->shape.dtype;
+  if (c->params[2]->shape.dtype != vt || c->params[3]->shape.dtype != it) return false;
+  if (!hlc_dtype_is_int(it)) return false;
+  const HloInstr *r = c->root;
+  if (r->op != HLO_OP_TUPLE || r->nops != 2) return false;
+  const HloInstr *sv = r->ops[0], *si = r->ops[1];
+  if (sv->op != HLO_OP_SELECT || si->op != HLO_OP_SELECT) return false;
+  if (!is_param(sv->ops[1], 0) || !is_param(sv->ops[2], 2)) return false;
+  if (!is_param(si->ops[1], 1) || !is_param(si->ops[2], 3)) return false;
+  HloCmpDir dir;
+  HloCmpType vtype;
+  if (!match_pick(sv->ops[0], &dir, &vtype)) return false;
+  /* Value compares must be the element type's own order (not TOTALORDER). */
+  if (vtype != hlk_default_cmp_type(vt) || hlc_dtype_is_complex(vt)) return false;
+  if (!match_ipick(si->ops[0], sv->ops[0], vtype, hlk_default_cmp_type(it))) return false;
+  out->is_max = dir == HLO_CMP_GT;
+  out->vtype = vtype;
+  return true;
+}
+
+/* A scalar constant whose value is +0 (is_nan false) or a NaN (true). */
+static bool is_const(const HloInstr *i, bool want_nan) {
+  if (i->op != HLO_OP_CONSTANT || !i->literal || !i->literal->data || i->shape.rank != 0)
+    return false;
+  double v;
+  switch (i->shape.dtype) {
+  case HLO_F32: { float f; memcpy(&f, i->literal->data, 4); v = f; break; }
+  case HLO_F64: memcpy(&v, i->literal->data, 8); break;
+  case HLO_F16: { uint16_t h; memcpy(&h, i->literal->data, 2); v = hlk_f16_to_f32(h); break; }
+  case HLO_BF16: { uint16_t h; memcpy(&h, i->literal->data, 2); v = hlk_bf16_to_f32(h); break; }
+  default: return false;
+  }
+  return want_nan ? v != v : (v == 0 && !signbit(v));
+}
+
+/* canon(p) = select(compare(p, p) NE, NaN, select(compare(p, 0) EQ, 0, p)) */
+static bool is_canon_of(const HloInstr *s, int64_t p) {
+  if (s->op != HLO_OP_SELECT || s->nops != 3) return false;
+  if (!is_cmp(s->ops[0], HLO_CMP_NE, p, p) || cmp_type_of(s->ops[0]) != HLO_CMPT_FLOAT) return false;
+  if (!is_const(s->ops[1], true)) return false;
+  const HloInstr *z = s->ops[2];
+  if (z->op != HLO_OP_SELECT || z->nops != 3 || !is_param(z->ops[2], p)) return false;
+  const HloInstr *e = z->ops[0];
+  if (e->op != HLO_OP_COMPARE || e->cmp_dir != HLO_CMP_EQ || cmp_type_of(e) != HLO_CMPT_FLOAT)
+    return false;
+  bool ok = (is_param(e->ops[0], p) && is_const(e->ops[1], false)) ||
+            (is_param(e->ops[1], p) && is_const(e->ops[0], false));
+  return ok && is_const(z->ops[1], false);
+}
+
+bool hlk_match_comparator(const HloComputation *c, int32_t nops, HlkComparator *out) {
+  if (!c || !c->root || c->nparams != 2 * nops) return false;
+  for (int32_t i = 0; i < c->nparams; i++)
+    if (!c->params[i] || c->params[i]->shape.rank != 0) return false;
+  const HloInstr *r = c->root;
+  if (r->op != HLO_OP_COMPARE || r->nops != 2) return false;
+  if (r->cmp_dir != HLO_CMP_LT && r->cmp_dir != HLO_CMP_GT) return false;
+  HloDtype t = c->params[0]->shape.dtype;
+  if (c->params[1]->shape.dtype != t) return false;
+  HloCmpType ct = cmp_type_of(r);
+  bool desc = r->cmp_dir == HLO_CMP_GT;
+  if (is_param(r->ops[0], 0) && is_param(r->ops[1], 1)) {
+    out->kind = HLK_CMP_PLAIN;
+  } else if (is_param(r->ops[0], 1) && is_param(r->ops[1], 0)) {
+    out->kind = HLK_CMP_PLAIN;
+    desc = !desc;   /* compare(b, a) LT  ==  a > b */
+  } else if (hlc_dtype_is_float(t) && ct == HLO_CMPT_TOTALORDER && is_canon_of(r->ops[0], 0) &&
+             is_canon_of(r->ops[1], 1)) {
+    out->kind = HLK_CMP_CANON;
+  } else {
+    return false;
+  }
+  out->descending = desc;
+  out->type = ct;
+  return true;
+}
+
+bool hlk_match_select(const HloComputation *c, HloCmpDir *dir, HloCmpType *type) {
+  if (!c || !c->root || c->nparams != 2) return false;
+  const HloInstr *r = c->root;
+  if (r->op != HLO_OP_COMPARE || r->nops != 2) return false;
+  HloCmpDir d = r->cmp_dir;
+  if (d == HLO_CMP_EQ || d == HLO_CMP_NE) return false;
+  if (is_param(r->ops[1], 0) && is_param(r->ops[0], 1)) {
+    /* compare(p1, p0) GE  ==  p0 LE p1 */
+    d = d == HLO_CMP_GE ? HLO_CMP_LE : d == HLO_CMP_GT ? HLO_CMP_LT
+      : d == HLO_CMP_LE ? HLO_CMP_GE : HLO_CMP_GT;
+  } else if (!(is_param(r->ops[0], 0) && is_param(r->ops[1], 1))) {
+    return false;
+  }
+  *dir = d;
+  *type = cmp_type_of(r);
+  return true;
+}

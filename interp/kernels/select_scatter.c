@@ -1,0 +1,230 @@
+/* select_scatter.c: the select-and-scatter kernel (operand, source, init;
+ * window size, stride, padding).
+ *
+ * The result starts as init everywhere. Source elements are visited in
+ * row-major order; for each, its window over the operand is scanned in
+ * row-major order of window positions (padding positions are skipped): the
+ * first position is the candidate, and a later position replaces it when
+ * select(candidate, current) is false. Then result[chosen] =
+ * scatter(source value, result[chosen]). This is XLA's evaluator order.
+ * Typed loops cover select = compare GE/GT/LE/LT (max- or min-pooling
+ * gradients) with a commutative recognised scatter; everything else calls
+ * the computations per element. Window dilation is rejected (XLA's
+ * select-and-scatter has none). */
+#include "interp/kernels/reducer.h"
+#include <string.h>
+
+enum { MAXR = 64 };
+
+typedef struct SGeom {
+  int32_t rank;
+  int64_t in[MAXR], istride[MAXR];
+  int64_t src[MAXR];
+  int64_t size[MAXR], stride[MAXR], pad[MAXR];
+} SGeom;
+
+static bool odo_next(int64_t *idx, const int64_t *lim, int32_t nd) {
+  for (int32_t d = nd - 1; d >= 0; d--) {
+    if (++idx[d] < lim[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+static bool odo_empty(const int64_t *lim, int32_t nd) {
+  for (int32_t d = 0; d < nd; d++)
+    if (lim[d] <= 0) return true;
+  return false;
+}
+
+/* Operand offset of window position w for source index s, or -1 in padding. */
+static int64_t sg_offset(const SGeom *g, const int64_t *s, const int64_t *w) {
+  int64_t off = 0;
+  for (int32_t d = 0; d < g->rank; d++) {
+    int64_t t = s[d] * g->stride[d] - g->pad[d] + w[d];
+    if (t < 0 || t >= g->in[d]) return -1;
+    off += t * g->istride[d];
+  }
+  return off;
+}
+
+/* ---- Typed path ------------------------------------------------------- */
+
+/* keep the candidate a over the current b? (select(a, b) is true) */
+#define KEEP(dir, a, b)                                                               \
+  ((dir) == HLO_CMP_GE ? (a) >= (b) : (dir) == HLO_CMP_GT ? (a) > (b)                 \
+   : (dir) == HLO_CMP_LE ? (a) <= (b) : (a) < (b))
+
+#define SAS_DEFINE(N, S, C, LOAD)                                                        \
+  static void sas_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f, const void *opnd, \
+                      const char *src, char *res) {                                   \
+    const S *op = opnd;                                                               \
+    int64_t s[MAXR] = {0}, w[MAXR];                                                   \
+    size_t es = sizeof(S);                                                            \
+    _Alignas(16) unsigned char acc[16];                                               \
+    if (odo_empty(g->src, g->rank)) return;                                           \
+    do {                                                                              \
+      int64_t best = -1;                                                              \
+      C bv = 0;                                                                       \
+      memset(w, 0, sizeof(int64_t) * (size_t)g->rank);                                \
+      do {                                                                            \
+        int64_t off = sg_offset(g, s, w);                                             \
+        if (off < 0) continue;                                                        \
+        C cv = LOAD(op[off]);                                                         \
+        if (best < 0) { best = off; bv = cv; }                                        \
+        if (!KEEP(dir, bv, cv)) { best = off; bv = cv; }                              \
+      } while (odo_next(w, g->size, g->rank));                                        \
+      if (best >= 0) {                                                                \
+        f->init(acc, res + (size_t)best * es, 1);                                     \
+        f->run(acc, src, 1, 1);                                                       \
+        f->store(res + (size_t)best * es, acc, 1);                                    \
+      }                                                                               \
+      src += es;                                                                      \
+    } while (odo_next(s, g->src, g->rank));                                           \
+  }
+
+#define ID(x) (x)
+SAS_DEFINE(s8, int8_t, int8_t, ID)
+SAS_DEFINE(s16, int16_t, int16_t, ID)
+SAS_DEFINE(s32, int32_t, int32_t, ID)
+SAS_DEFINE(s64, int64_t, int64_t, ID)
+SAS_DEFINE(u8, uint8_t, uint8_t, ID)
+SAS_DEFINE(u16, uint16_t, uint16_t, ID)
+SAS_DEFINE(u32, uint32_t, uint32_t, ID)
+SAS_DEFINE(u64, uint64_t, uint64_t, ID)
+SAS_DEFINE(f32, float, float, ID)
+SAS_DEFINE(f64, double, double, ID)
+SAS_DEFINE(f16, uint16_t, float, hlk_f16_to_f32)
+SAS_DEFINE(bf16, uint16_t, float, hlk_bf16_to_f32)
+
+typedef void (*SasFn)(const SGeom *, HloCmpDir, const HlkFold *, const void *, const char *,
+                      char *);
+
+static SasFn sas_fn(HloDtype t) {
+  switch (t) {
+  case HLO_S8: return sas_s8;
+  case HLO_S16: return sas_s16;
+  case HLO_S32: return sas_s32;
+  case HLO_S64: return sas_s64;
+  case HLO_U8: return sas_u8;
+  case HLO_U16: return sas_u16;
+  case HLO_U32: return sas_u32;
+  case HLO_U64: return sas_u64;
+  case HLO_F32: return sas_f32;
+  case HLO_F64: return sas_f64;
+  case HLO_F16: return sas_f16;
+  case HLO_BF16: return sas_bf16;
+  default: return NULL;
+  }
+}
+
+/* ---- Generic path ----------------------------------------------------- */
+
+static int sas_generic(HliExec *x, const HloInstr *ins, const SGeom *g, HloDtype t,
+                       const char *opnd, const char *src, char *res) {
+  HloDtype tt[2] = {t, t}, pred = HLO_PRED;
+  HlkScalarCall sel, sca;
+  if (hlk_scall_init(&sel, x, ins, hlk_called(ins, HLO_CALL_SELECT), 2, tt, 1, &pred)) return -1;
+  if (hlk_scall_init(&sca, x, ins, hlk_called(ins, HLO_CALL_SCATTER), 2, tt, 1, tt)) {
+    hlk_scall_free(&sel);
+    return -1;
+  }
+  size_t es = hlc_dtype_size(t);
+  int64_t s[MAXR] = {0}, w[MAXR];
+  int rc = 0;
+  if (!odo_empty(g->src, g->rank)) do {
+    int64_t best = -1;
+    memset(w, 0, sizeof(int64_t) * (size_t)g->rank);
+    do {
+      int64_t off = sg_offset(g, s, w);
+      if (off < 0) continue;
+      if (best < 0) best = off;
+      memcpy(hlk_scall_arg(&sel, 0), opnd + (size_t)best * es, es);
+      memcpy(hlk_scall_arg(&sel, 1), opnd + (size_t)off * es, es);
+      int keep = hlk_scall_pred(&sel);
+      if (keep < 0) { rc = -1; break; }
+      if (!keep) best = off;
+    } while (odo_next(w, g->size, g->rank));
+    if (rc == 0 && best >= 0) {
+      void *r[1] = {res + (size_t)best * es};
+      memcpy(hlk_scall_arg(&sca, 0), src, es);
+      memcpy(hlk_scall_arg(&sca, 1), res + (size_t)best * es, es);
+      rc = hlk_scall_run(&sca, r);
+    }
+    src += es;
+  } while (rc == 0 && odo_next(s, g->src, g->rank));
+  hlk_scall_free(&sel);
+  hlk_scall_free(&sca);
+  return rc;
+}
+
+/* ---- Kernel ----------------------------------------------------------- */
+
+static int build_geom(HliExec *x, const HloInstr *ins, SGeom *g) {
+  const HloShape *o = &ins->ops[0]->shape, *s = &ins->ops[1]->shape;
+  if (o->rank > MAXR) return hli_unsupported(x, ins, "rank above %d", MAXR);
+  const HloWindow *win = &ins->window;
+  if (win->rank != o->rank)
+    return hli_fail(x, ins, "window rank %d does not match operand rank %d", win->rank, o->rank);
+  if (s->rank != o->rank) return hli_fail(x, ins, "source rank differs from operand rank");
+  g->rank = o->rank;
+  hli_strides(o->dims, o->rank, g->istride);
+  for (int32_t d = 0; d < o->rank; d++) {
+    const HloWindowDim *wd = &win->dims[d];
+    if (wd->lhs_dilate != 1 || wd->rhs_dilate != 1 || wd->reversal)
+      return hli_unsupported(x, ins, "dilation or reversal in a select-and-scatter window");
+    if (wd->size < 1 || wd->stride < 1)
+      return hli_fail(x, ins, "window dimension %d has a size or stride below 1", d);
+    int64_t padded = o->dims[d] + wd->pad_lo + wd->pad_hi;
+    int64_t n = padded < wd->size ? 0 : (padded - wd->size) / wd->stride + 1;
+    if (s->dims[d] != n)
+      return hli_fail(x, ins, "source dimension %d should be %lld", d, (long long)n);
+    g->in[d] = o->dims[d];
+    g->src[d] = n;
+    g->size[d] = wd->size;
+    g->stride[d] = wd->stride;
+    g->pad[d] = wd->pad_lo;
+  }
+  return 0;
+}
+
+int hlk_select_and_scatter_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops != 3) return hli_fail(x, ins, "select-and-scatter takes 3 operands");
+  HloDtype t = ins->ops[0]->shape.dtype;
+  if (!hlc_dtype_is_array(t) || ins->ops[1]->shape.dtype != t || ins->ops[2]->shape.dtype != t ||
+      ins->ops[2]->shape.rank != 0 || ins->shape.dtype != t)
+    return hli_fail(x, ins, "operand, source, init and result must share one element type "
+                            "(init a scalar)");
+  const HloShape *o = &ins->ops[0]->shape;
+  if (ins->shape.rank != o->rank) return hli_fail(x, ins, "result must have the operand's shape");
+  for (int32_t d = 0; d < o->rank; d++)
+    if (ins->shape.dims[d] != o->dims[d])
+      return hli_fail(x, ins, "result must have the operand's shape");
+  SGeom g;
+  if (build_geom(x, ins, &g) != 0) return -1;
+  HloDtype tt[2] = {t, t}, pred = HLO_PRED;
+  if (hlk_check_signature(x, ins, hlk_called(ins, HLO_CALL_SELECT), 2, tt, 1, &pred)) return -1;
+  return hlk_check_signature(x, ins, hlk_called(ins, HLO_CALL_SCATTER), 2, tt, 1, tt);
+}
+
+int hlk_select_and_scatter(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  SGeom g;
+  if (build_geom(x, ins, &g) != 0) return -1;
+  HloDtype t = in[0]->dtype;
+  size_t es = hlc_dtype_size(t);
+  for (int64_t i = 0; i < out->nelem; i++)
+    memcpy((char *)out->data + (size_t)i * es, in[2]->data, es);
+  HloCmpDir dir;
+  HloCmpType ct;
+  HliBinop sop = hli_match_binop(hlk_called(ins, HLO_CALL_SCATTER));
+  bool commutative = sop == HLI_BINOP_ADD || sop == HLI_BINOP_MUL || sop == HLI_BINOP_AND ||
+                     sop == HLI_BINOP_OR || sop == HLI_BINOP_XOR;
+  const HlkFold *f = commutative ? hlk_fold(sop, t, false) : NULL;
+  SasFn fn = sas_fn(t);
+  if (f && fn && hlk_match_select(hlk_called(ins, HLO_CALL_SELECT), &dir, &ct) &&
+      ct == hlk_default_cmp_type(t)) {
+    fn(&g, dir, f, in[0]->data, in[1]->data, out->data);
+    return 0;
+  }
+  return sas_generic(x, ins, &g, t, in[0]->data, in[1]->data, out->data);
+}

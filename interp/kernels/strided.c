@@ -1,0 +1,347 @@
+/* strided.c: the copy engine of the movement kernels (see movement.h):
+ * strided copy plans with contiguous runs as memcpy, zero-stride fills, a
+ * cache-blocked path for transposes, and the threaded drivers; also index
+ * loading and the shape checks the movement kernels share.
+ * It knows nothing about opcodes; the kernels build the plans. */
+#include "interp/kernels/movement.h"
+#include <stdio.h>
+#include <string.h>
+
+/* 16-byte elements (c128) move as a pair of words. */
+typedef struct HlkU128 { uint64_t lo, hi; } HlkU128;
+
+/* Work below this many bytes stays on the calling thread. */
+enum { PAR_BYTES = 1 << 20, PAR_CHUNK_BYTES = 1 << 16 };
+
+void hlk_byte_strides(const int64_t *dims, int rank, size_t es, int64_t *strides) {
+  int64_t s = (int64_t)es;
+  for (int i = rank - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= dims[i];
+  }
+}
+
+void hlk_plan_init(HlkPlan *p, int rank, const int64_t *dims, const int64_t *ds,
+                   const int64_t *ss, size_t es) {
+  p->es = es;
+  p->rank = 0;
+  p->empty = false;
+  p->tile = -1;
+  int64_t total = 1;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0) p->empty = true;
+    total *= dims[i];
+    if (dims[i] == 1) continue;
+    int r = p->rank;
+    /* Merge into the previous (outer) dim when stepping the outer dim once is
+     * the same as stepping this one n times, on both sides. */
+    if (r > 0 && p->ds[r - 1] == ds[i] * dims[i] && p->ss[r - 1] == ss[i] * dims[i]) {
+      p->n[r - 1] *= dims[i];
+      p->ds[r - 1] = ds[i];
+      p->ss[r - 1] = ss[i];
+      continue;
+    }
+    p->n[r] = dims[i];
+    p->ds[r] = ds[i];
+    p->ss[r] = ss[i];
+    p->rank = r + 1;
+  }
+  p->bytes = p->empty ? 0 : total * (int64_t)es;
+  int r = p->rank;
+  int64_t e = (int64_t)es;
+  /* Transpose-like: the destination runs along the last dim but the source
+   * jumps; some other dim reads the source contiguously. Walk both in tiles. */
+  if (r >= 2 && p->ds[r - 1] == e && p->ss[r - 1] != e && p->ss[r - 1] != 0 &&
+      p->n[r - 1] >= 4) {
+    for (int i = r - 2; i >= 0; i--)
+      if (p->ss[i] == e && p->n[i] >= 4) { p->tile = i; break; }
+  }
+  int64_t outer = 1;
+  for (int i = 0; i < r - 1; i++)
+    if (i != p->tile) outer *= p->n[i];
+  p->outer = p->empty ? 0 : outer;
+}
+
+/* ---- innermost kernels, stamped per element size ------------------------ */
+
+#define DEF_RUN1(NAME, T)                                                                \
+  static void NAME(char *d, const char *s, int64_t n, int64_t ds, int64_t ss) {         \
+    if (ss == 0) {                                                                       \
+      T v;                                                                               \
+      memcpy(&v, s, sizeof v);                                                           \
+      if (ds == (int64_t)sizeof(T)) {                                                    \
+        T *dp = (T *)(void *)d;                                                          \
+        for (int64_t i = 0; i < n; i++) dp[i] = v;                                       \
+      } else {                                                                           \
+        for (int64_t i = 0; i < n; i++) *(T *)(void *)(d + i * ds) = v;                 \
+      }                                                                                  \
+    } else if (ds == (int64_t)sizeof(T)) {                                               \
+      T *dp = (T *)(void *)d;                                                            \
+      for (int64_t i = 0; i < n; i++) dp[i] = *(const T *)(const void *)(s + i * ss);    \
+    } else {                                                                             \
+      for (int64_t i = 0; i < n; i++)                                                    \
+        *(T *)(void *)(d + i * ds) = *(const T *)(const void *)(s + i * ss);             \
+    }                                                                                    \
+  }
+DEF_RUN1(run1_1, uint8_t)
+DEF_RUN1(run1_2, uint16_t)
+DEF_RUN1(run1_4, uint32_t)
+DEF_RUN1(run1_8, uint64_t)
+DEF_RUN1(run1_16, HlkU128)
+
+static void run1(size_t es, char *d, const char *s, int64_t n, int64_t ds, int64_t ss) {
+  if (ds == (int64_t)es && ss == (int64_t)es) {
+    memcpy(d, s, (size_t)n * es);
+    return;
+  }
+  switch (es) {
+  case 1: run1_1(d, s, n, ds, ss); break;
+  case 2: run1_2(d, s, n, ds, ss); break;
+  case 4: run1_4(d, s, n, ds, ss); break;
+  case 8: run1_8(d, s, n, ds, ss); break;
+  case 16: run1_16(d, s, n, ds, ss); break;
+  default:
+    for (int64_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, es);
+  }
+}
+
+/* Tile edge in elements: a tile row is a few cache lines. */
+#define DEF_TILE(NAME, T, B)                                                              \
+  static void NAME(char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,            \
+                   int64_t ssb) {                                                          \
+    for (int64_t i0 = 0; i0 < na; i0 += B) {                                               \
+      int64_t i1 = i0 + B < na ? i0 + B : na;                                              \
+      for (int64_t j0 = 0; j0 < nb; j0 += B) {                                             \
+        int64_t j1 = j0 + B < nb ? j0 + B : nb;                                            \
+        for (int64_t i = i0; i < i1; i++) {                                                \
+          T *dp = (T *)(void *)(d + i * dsa);                                              \
+          const char *sp = s + i * (int64_t)sizeof(T);                                     \
+          for (int64_t j = j0; j < j1; j++) dp[j] = *(const T *)(const void *)(sp + j * ssb); \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+  }
+DEF_TILE(tile_1, uint8_t, 64)
+DEF_TILE(tile_2, uint16_t, 32)
+DEF_TILE(tile_4, uint32_t, 32)
+DEF_TILE(tile_8, uint64_t, 16)
+DEF_TILE(tile_16, HlkU128, 8)
+
+static void run_tile(size_t es, char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,
+                     int64_t ssb) {
+  switch (es) {
+  case 1: tile_1(d, s, na, dsa, nb, ssb); break;
+  case 2: tile_2(d, s, na, dsa, nb, ssb); break;
+  case 4: tile_4(d, s, na, dsa, nb, ssb); break;
+  case 8: tile_8(d, s, na, dsa, nb, ssb); break;
+  case 16: tile_16(d, s, na, dsa, nb, ssb); break;
+  default:
+    for (int64_t i = 0; i < na; i++)
+      run1(es, d + i * dsa, s + i * (int64_t)es, nb, (int64_t)es, ssb);
+  }
+}
+
+/* ---- outer loop ---------------------------------------------------------- */
+
+/* Run outer positions [lo, hi) of the plan (row-major over the dims that
+ * are not handled by the innermost kernel). */
+static void plan_range(const HlkPlan *p, char *dst, const char *src, int64_t lo, int64_t hi,
+                       HlkRowFn fn) {
+  if (p->empty || lo >= hi) return;
+  if (p->rank == 0) {
+    if (fn)
+      fn(dst, src, 1, (int64_t)p->es, (int64_t)p->es);
+    else
+      memcpy(dst, src, p->es);
+    return;
+  }
+  int last = p->rank - 1;
+  /* The outer dims, outermost first. */
+  int od[HLK_MAX_RANK];
+  int no = 0;
+  for (int i = 0; i < last; i++)
+    if (i != p->tile) od[no++] = i;
+  int64_t idx[HLK_MAX_RANK];
+  int64_t doff = 0, soff = 0, rest = lo;
+  for (int k = no - 1; k >= 0; k--) {
+    int64_t n = p->n[od[k]];
+    idx[k] = rest % n;
+    rest /= n;
+    doff += idx[k] * p->ds[od[k]];
+    soff += idx[k] * p->ss[od[k]];
+  }
+  for (int64_t pos = lo; pos < hi; pos++) {
+    if (fn)
+      fn(dst + doff, src + soff, p->n[last], p->ds[last], p->ss[last]);
+    else if (p->tile >= 0)
+      run_tile(p->es, dst + doff, src + soff, p->n[p->tile], p->ds[p->tile], p->n[last],
+               p->ss[last]);
+    else
+      run1(p->es, dst + doff, src + soff, p->n[last], p->ds[last], p->ss[last]);
+    for (int k = no - 1; k >= 0; k--) {   /* odometer */
+      int d = od[k];
+      doff += p->ds[d];
+      soff += p->ss[d];
+      if (++idx[k] < p->n[d]) break;
+      doff -= p->ds[d] * p->n[d];
+      soff -= p->ss[d] * p->n[d];
+      idx[k] = 0;
+    }
+  }
+}
+
+void hlk_plan_run(const HlkPlan *p, char *dst, const char *src) {
+  plan_range(p, dst, src, 0, p->outer, NULL);
+}
+
+void hlk_plan_untile(HlkPlan *p) {
+  if (p->tile < 0) return;
+  p->tile = -1;
+  int64_t outer = 1;
+  for (int i = 0; i < p->rank - 1; i++) outer *= p->n[i];
+  p->outer = p->empty ? 0 : outer;
+}
+
+void hlk_plan_apply(const HlkPlan *p, char *dst, const char *src, HlkRowFn fn) {
+  plan_range(p, dst, src, 0, p->outer, fn);
+}
+
+typedef struct PlanJob { const HlkPlan *p; char *dst; const char *src; } PlanJob;
+
+static void plan_job(void *arg, int64_t lo, int64_t hi) {
+  PlanJob *j = arg;
+  plan_range(j->p, j->dst, j->src, lo, hi, NULL);
+}
+
+void hlk_plan_run_par(HliExec *x, const HlkPlan *p, char *dst, const char *src) {
+  if (p->empty) return;
+  if (p->bytes < PAR_BYTES || hli_num_threads(x) <= 1) {
+    hlk_plan_run(p, dst, src);
+    return;
+  }
+  if (p->rank == 1 && p->ds[0] == (int64_t)p->es && p->ss[0] == (int64_t)p->es) {
+    hlk_memcpy_par(x, dst, src, (size_t)p->bytes);
+    return;
+  }
+  int64_t per = p->bytes / (p->outer ? p->outer : 1);
+  int64_t chunk = per >= PAR_CHUNK_BYTES ? 1 : PAR_CHUNK_BYTES / (per ? per : 1);
+  PlanJob j = { p, dst, src };
+  hli_parallel_for(x, p->outer, chunk, plan_job, &j);
+}
+
+typedef struct CopyJob { char *dst; const char *src; } CopyJob;
+
+static void copy_job(void *arg, int64_t lo, int64_t hi) {
+  CopyJob *j = arg;
+  memcpy(j->dst + lo, j->src + lo, (size_t)(hi - lo));
+}
+
+void hlk_memcpy_par(HliExec *x, void *dst, const void *src, size_t n) {
+  if (n == 0 || dst == src) return;
+  if (n < PAR_BYTES || hli_num_threads(x) <= 1) {
+    memcpy(dst, src, n);
+    return;
+  }
+  CopyJob j = { dst, src };
+  hli_parallel_for(x, (int64_t)n, PAR_BYTES / 2, copy_job, &j);
+}
+
+void hlk_fill(void *dst, const void *val, int64_t n, size_t es) {
+  if (n <= 0) return;
+  run1(es, dst, val, n, (int64_t)es, 0);
+}
+
+/* ---- indices ------------------------------------------------------------- */
+
+bool hlk_is_index_type(HloDtype t) {
+  return t >= 0 && t < HLO_NUM_DTYPES && hlc_dtype_is_int(t);
+}
+
+int64_t hlk_load_index(HloDtype t, const void *p) {
+  int64_t v;
+  hlk_load_indices(t, p, 1, &v);
+  return v;
+}
+
+/* Sub-byte integers sit one per byte; only their low bits count. */
+static int64_t sub_byte(HloDtype t, uint8_t b) {
+  int bits = hlc_dtype_bits(t);
+  uint8_t m = (uint8_t)((1u << bits) - 1u);
+  if (hlc_dtype_kind(t) == HLO_KIND_UINT) return b & m;
+  int64_t v = b & m;
+  return v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
+}
+
+void hlk_load_indices(HloDtype t, const void *src, int64_t n, int64_t *dst) {
+#define LOAD(T)                                                                 \
+  do {                                                                          \
+    const T *s = src;                                                           \
+    for (int64_t i = 0; i < n; i++) dst[i] = (int64_t)s[i];                     \
+  } while (0)
+  switch (t) {
+  case HLO_S8: LOAD(int8_t); break;
+  case HLO_S16: LOAD(int16_t); break;
+  case HLO_S32: LOAD(int32_t); break;
+  case HLO_S64: LOAD(int64_t); break;
+  case HLO_U8: LOAD(uint8_t); break;
+  case HLO_U16: LOAD(uint16_t); break;
+  case HLO_U32: LOAD(uint32_t); break;
+  case HLO_U64: LOAD(uint64_t); break;
+  default: {
+    const uint8_t *s = src;
+    for (int64_t i = 0; i < n; i++) dst[i] = sub_byte(t, s[i]);
+  }
+  }
+#undef LOAD
+}
+
+/* ---- shape checks ---------------------------------------------------------- */
+
+int hlk_check_array(HliExec *x, const HloInstr *ins, const HloShape *s, const char *what) {
+  if (!hlc_dtype_is_array(s->dtype))
+    return hli_unsupported(x, ins, "%s must be an array, not %s", what,
+                           hlc_dtype_name(s->dtype));
+  return hlk_check_rank(x, ins, s, what);
+}
+
+int hlk_check_rank(HliExec *x, const HloInstr *ins, const HloShape *s, const char *what) {
+  if (s->rank < 0 || s->rank > HLK_MAX_RANK)
+    return hli_unsupported(x, ins, "%s has rank %d (at most %d)", what, (int)s->rank,
+                           HLK_MAX_RANK);
+  for (int i = 0; i < s->rank; i++) {
+    if (s->dynamic && s->dynamic[i] != HLO_DIM_STATIC)
+      return hli_unsupported(x, ins, "%s has a dynamic dimension %d", what, i);
+    if (s->dims[i] < 0) return hli_fail(x, ins, "%s has a negative dimension %d", what, i);
+  }
+  return 0;
+}
+
+int hlk_check_result(HliExec *x, const HloInstr *ins, HloDtype t, int r, const int64_t *dims) {
+  const HloShape *s = &ins->shape;
+  if (hlk_check_array(x, ins, s, "result") != 0) return -1;
+  bool ok = s->dtype == t && s->rank == r;
+  for (int i = 0; ok && i < r; i++) ok = s->dims[i] == dims[i];
+  if (ok) return 0;
+  char want[512];
+  int n = snprintf(want, sizeof want, "%s[", hlc_dtype_name(t));
+  for (int i = 0; i < r && n < (int)sizeof want - 24; i++)
+    n += snprintf(want + n, sizeof want - (size_t)n, "%s%lld", i ? "," : "", (long long)dims[i]);
+  snprintf(want + n, sizeof want - (size_t)n, "]");
+  return hli_fail(x, ins, "result shape does not match the operands: expected %s", want);
+}
+
+int hlk_check_dim_list(HliExec *x, const HloInstr *ins, const HloI64s *v, int rank,
+                       bool must_sort, const char *what) {
+  for (int i = 0; i < v->n; i++) {
+    if (v->v[i] < 0 || v->v[i] >= rank)
+      return hli_fail(x, ins, "%s: dimension %lld out of range for rank %d", what,
+                      (long long)v->v[i], rank);
+    for (int j = 0; j < i; j++) {
+      if (v->v[j] == v->v[i])
+        return hli_fail(x, ins, "%s: dimension %lld repeated", what, (long long)v->v[i]);
+      if (must_sort && v->v[j] > v->v[i])
+        return hli_fail(x, ins, "%s must be sorted", what);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,141 @@
+/* vmath.c: transcendental loops over f32 / f64 arrays, written once against
+ * simd.h and compiled once per ISA (see elementwise.mk): each build exports
+ * one HlkVmath table named after its ISA. The scalar build (no HLK_BUILD_*)
+ * calls libm per element and is the reference the others are tested against.
+ * Vector builds run whole vectors through SLEEF and finish the tail with one
+ * zero-padded vector, so every element of an array gets the same function.
+ * Not here: choosing a table (dispatch.c) or anything that is not a math
+ * function of the elements. */
+#include <math.h>
+#include <string.h>
+#include "interp/kernels/elementwise.h"
+#include "interp/kernels/simd.h"
+
+#ifdef HLK_ISA_SCALAR_BUILD
+
+#define UNARY(id, name, acc)                                                  \
+  static void vm_##name##_f32(const float *a, float *o, int64_t n) {          \
+    for (int64_t i = 0; i < n; i++) o[i] = name##f(a[i]);                     \
+  }                                                                           \
+  static void vm_##name##_f64(const double *a, double *o, int64_t n) {        \
+    for (int64_t i = 0; i < n; i++) o[i] = name(a[i]);                        \
+  }
+#define BINARY(id, name, acc)                                                 \
+  static void vm_##name##_f32(const float *a, const float *b, float *o, int64_t n) { \
+    for (int64_t i = 0; i < n; i++) o[i] = name##f(a[i], b[i]);               \
+  }                                                                           \
+  static void vm_##name##_f64(const double *a, const double *b, double *o, int64_t n) { \
+    for (int64_t i = 0; i < n; i++) o[i] = name(a[i], b[i]);                  \
+  }
+HLK_VM_UNARY(UNARY)
+HLK_VM_BINARY(BINARY)
+
+static void vm_logistic_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = 1.0f / (1.0f + expf(-a[i]));
+}
+static void vm_logistic_f64(const double *a, double *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = 1.0 / (1.0 + exp(-a[i]));
+}
+static void vm_rsqrt_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = 1.0f / sqrtf(a[i]);
+}
+static void vm_rsqrt_f64(const double *a, double *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = 1.0 / sqrt(a[i]);
+}
+
+#else
+
+/* Body of a unary loop: full vectors, then one padded vector for the tail. */
+#define VLOOP1(T, VL, ld, st, EXPR)                                           \
+  int64_t i = 0;                                                              \
+  for (; i + VL <= n; i += VL) { st(o + i, EXPR(ld(a + i))); }                \
+  if (i < n) {                                                                \
+    T ta[VL], to[VL];                                                         \
+    memset(ta, 0, sizeof ta);                                                 \
+    memcpy(ta, a + i, (size_t)(n - i) * sizeof(T));                           \
+    st(to, EXPR(ld(ta)));                                                     \
+    memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                           \
+  }
+#define VLOOP2(T, VL, ld, st, FN)                                             \
+  int64_t i = 0;                                                              \
+  for (; i + VL <= n; i += VL) { st(o + i, FN(ld(a + i), ld(b + i))); }       \
+  if (i < n) {                                                                \
+    T ta[VL], tb[VL], to[VL];                                                 \
+    memset(ta, 0, sizeof ta);                                                 \
+    memset(tb, 0, sizeof tb);                                                 \
+    memcpy(ta, a + i, (size_t)(n - i) * sizeof(T));                           \
+    memcpy(tb, b + i, (size_t)(n - i) * sizeof(T));                           \
+    st(to, FN(ld(ta), ld(tb)));                                               \
+    memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                           \
+  }
+
+#define UNARY(id, name, acc)                                                  \
+  static void vm_##name##_f32(const float *a, float *o, int64_t n) {          \
+    VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, HLK_SLEEF_F(name, acc))          \
+  }                                                                           \
+  static void vm_##name##_f64(const double *a, double *o, int64_t n) {        \
+    VLOOP1(double, HLK_VLD, hlk_ldd, hlk_std, HLK_SLEEF_D(name, acc))         \
+  }
+#define BINARY(id, name, acc)                                                 \
+  static void vm_##name##_f32(const float *a, const float *b, float *o, int64_t n) { \
+    VLOOP2(float, HLK_VLF, hlk_ldf, hlk_stf, HLK_SLEEF_F(name, acc))          \
+  }                                                                           \
+  static void vm_##name##_f64(const double *a, const double *b, double *o, int64_t n) { \
+    VLOOP2(double, HLK_VLD, hlk_ldd, hlk_std, HLK_SLEEF_D(name, acc))         \
+  }
+HLK_VM_UNARY(UNARY)
+HLK_VM_BINARY(BINARY)
+
+static inline HlkVF logistic_vf(HlkVF x) {
+  HlkVF one = hlk_set1f(1.0f);
+  HlkVF e = HLK_SLEEF_F(exp, u10)(hlk_subf(hlk_set1f(0.0f), x));
+  return hlk_divf(one, hlk_addf(one, e));
+}
+static inline HlkVD logistic_vd(HlkVD x) {
+  HlkVD one = hlk_set1d(1.0);
+  HlkVD e = HLK_SLEEF_D(exp, u10)(hlk_subd(hlk_set1d(0.0), x));
+  return hlk_divd(one, hlk_addd(one, e));
+}
+static inline HlkVF rsqrt_vf(HlkVF x) { return hlk_divf(hlk_set1f(1.0f), HLK_SLEEF_F(sqrt, u05)(x)); }
+static inline HlkVD rsqrt_vd(HlkVD x) { return hlk_divd(hlk_set1d(1.0), HLK_SLEEF_D(sqrt, u05)(x)); }
+
+static void vm_logistic_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, logistic_vf)
+}
+static void vm_logistic_f64(const double *a, double *o, int64_t n) {
+  VLOOP1(double, HLK_VLD, hlk_ldd, hlk_std, logistic_vd)
+}
+static void vm_rsqrt_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, rsqrt_vf)
+}
+static void vm_rsqrt_f64(const double *a, double *o, int64_t n) {
+  VLOOP1(double, HLK_VLD, hlk_ldd, hlk_std, rsqrt_vd)
+}
+#endif
+
+extern const HlkVmath HLK_VMATH_TABLE;
+const HlkVmath HLK_VMATH_TABLE = {
+  .name = HLK_VMATH_NAME,
+  .uf = {
+#define X(id, name, acc) [HLK_VM_##id] = vm_##name##_f32,
+    HLK_VM_UNARY(X)
+#undef X
+    [HLK_VM_LOGISTIC] = vm_logistic_f32, [HLK_VM_RSQRT] = vm_rsqrt_f32,
+  },
+  .ud = {
+#define X(id, name, acc) [HLK_VM_##id] = vm_##name##_f64,
+    HLK_VM_UNARY(X)
+#undef X
+    [HLK_VM_LOGISTIC] = vm_logistic_f64, [HLK_VM_RSQRT] = vm_rsqrt_f64,
+  },
+  .bf = {
+#define X(id, name, acc) [HLK_VM_##id] = vm_##name##_f32,
+    HLK_VM_BINARY(X)
+#undef X
+  },
+  .bd = {
+#define X(id, name, acc) [HLK_VM_##id] = vm_##name##_f64,
+    HLK_VM_BINARY(X)
+#undef X
+  },
+};

@@ -1,0 +1,201 @@
+/* check_conv.c: the convolution kernel.
+ *
+ * The table cases' expected values come from an independent numpy model of
+ * XLA's convolution (explicitly dilating, padding/cropping the input, dilating
+ * and reversing the kernel, then a strided valid correlation per group;
+ * generator kept out of the tree). Operand values follow fixed formulas:
+ * lhs[i] = (7i+3) mod 11 - 5, rhs[i] = (3i+1) mod 7 - 3 (row-major). Each case
+ * runs through the GEMM lowering and the reference loop, in f32, s32 and
+ * bf16 -> f32. A few 1-D cases are worked by hand.
+ */
+#include "tests/dotconv_util.h"
+#include <stdlib.h>
+
+typedef struct ConvCase {
+  const char *name, *labels;
+  int rank;
+  int64_t ls[6], rs[6], os[6];
+  int nwin;
+  int64_t win[4][7];   /* size, stride, pad_lo, pad_hi, lhs_dilate, rhs_dilate, reversal */
+  int64_t fgc, bgc;
+  int64_t nout;
+  const float *want;
+} ConvCase;
+
+static const ConvCase cases[] = {
+  {"1d_pad_stride", "bf0_oi0->bf0", 3, {2, 3, 7}, {4, 3, 3}, {2, 4, 4}, 1, {{3,2,1,2,1,1,0}}, 1, 1, 32, (const float[]){3, -13, -16, 7, 32, -33, -20, 11, 5, 3, -24, -20, -8, 18, 7, -16, -12, -6, 2, 15, -23, -1, 34, 6, -13, 11, 17, 18, 11, -26, 7, 9}},
+  {"1d_lhs_dilate", "bf0_oi0->bf0", 3, {1, 2, 4}, {2, 2, 3}, {1, 2, 6}, 1, {{3,1,1,0,2,1,0}}, 1, 1, 12, (const float[]){10, -11, 5, -9, -11, 4, 4, -11, -10, -1, -2, 20}},
+  {"1d_rhs_dilate_reverse", "bf0_oi0->bf0", 3, {1, 2, 9}, {2, 2, 3}, {1, 2, 4}, 1, {{3,1,0,1,1,3,1}}, 1, 1, 8, (const float[]){31, -16, -8, 12, -31, 9, 5, 20}},
+  {"1d_negative_pad", "bf0_oi0->bf0", 3, {2, 1, 8}, {1, 1, 2}, {2, 1, 4}, 1, {{2,1,-1,-2,1,1,0}}, 1, 1, 8, (const float[]){-9, -5, 10, -8, 12, -6, 9, -9}},
+  {"1d_neg_pad_dilated", "b0f_0io->b0f", 3, {1, 6, 2}, {3, 2, 2}, {1, 7, 2}, 1, {{3,2,-2,3,3,2,0}}, 1, 1, 14, (const float[]){4, -12, 12, -4, -8, 4, -1, -12, -13, 11, 17, -1, 0, 0}},
+  {"2d_nhwc", "b01f_01io->b01f", 4, {2, 5, 6, 3}, {3, 3, 3, 4}, {2, 5, 3, 4}, 2, {{3,1,1,1,1,1,0}, {3,2,0,1,1,1,0}}, 1, 1, 120, (const float[]){-24, -3, -24, 32, 11, 25, -17, 32, 42, -19, 11, 20, 39, -42, 24, -43, -27, 30, -11, -17, -56, 49, -14, -14, -5, 42, -37, 24, 28, -18, 27, -5, 44, -48, 35, -8, -5, -17, 34, -41, -60, 22, -1, 18, -54, 42, -37, 31, 37, -6, 7, 6, 46, -48, -9, 2, 24, -32, 10, -11, -27, 21, -29, -23, -25, 5, 0, -12, -30, 44, -22, 45, 28, -18, 27, -5, 28, -45, 36, -23, 26, -40, 55, -39, -60, 22, -1, 18, -27, 28, -36, 33, -17, 28, -39, 55, 50, -48, 15, 8, 39, -42, 24, -43, 6, -25, 21, -38, -48, 46, -35, 45, -6, 37, -18, -3, 26, -5, -15, -11}},
+  {"2d_everything", "b01f_01io->b01f", 4, {1, 5, 4, 2}, {2, 3, 2, 3}, {1, 5, 1, 3}, 2, {{2,2,2,-1,2,1,1}, {3,1,1,0,1,2,0}}, 1, 1, 15, (const float[]){0, 0, 0, 3, 15, -22, 1, 18, -21, -1, 21, -20, 8, 2, 3}},
+  {"3d", "b012f_012io->b012f", 5, {1, 4, 3, 5, 2}, {2, 2, 3, 2, 3}, {1, 4, 3, 3, 3}, 3, {{2,1,0,1,1,1,0}, {2,1,1,0,1,1,0}, {3,2,1,1,1,1,0}}, 1, 1, 108, (const float[]){13, -16, 25, 35, 3, -1, -13, -8, -3, -16, -16, 40, -9, -52, 10, 44, 14, 19, -39, 18, -51, -42, 88, -13, -10, -22, -27, -8, 10, 14, 4, 17, -26, -9, -8, -7, 47, -13, -24, 2, -61, 51, 47, 16, 13, -20, -23, -5, 2, 2, 72, 4, -42, -11, -7, 14, 14, -16, 9, -29, -16, 25, -11, 44, -10, -22, -9, -15, -7, -16, 40, -37, -23, -20, -3, 68, 4, 3, 18, -51, 27, -18, 9, 8, 26, -32, 22, 3, 6, 9, 14, 27, -37, -62, 38, -16, 27, -43, 20, 24, -50, 30, 32, 32, -24, -50, 24, -28}},
+  {"grouped", "bf01_oi01->bf01", 4, {2, 4, 4, 4}, {6, 2, 3, 3}, {2, 6, 4, 4}, 2, {{3,1,1,1,1,1,0}, {3,1,1,1,1,1,0}}, 2, 1, 192, (const float[]){4, -7, 37, -45, -37, 52, -53, 19, 23, -27, 33, 7, 5, 18, 19, -15, -31, 32, -22, 7, 28, -17, 8, 21, 13, 6, 42, -44, -3, 27, -76, 29, 18, 15, -11, 31, 23, -44, 62, -40, -32, 39, -75, 31, 17, -6, 18, 3, 14, 9, -44, 23, 9, -39, 27, -17, 13, 16, 16, 1, 20, -27, -18, 26, 23, -44, 9, 14, -5, 27, 42, -43, 23, -12, -63, 34, -8, -19, 40, -12, -10, 15, 41, -44, -5, 37, -76, 22, 5, -19, 33, 4, -15, 24, -21, -22, -45, 37, -7, 4, 32, -13, -41, 36, -40, -4, 23, -20, 18, 16, -16, 7, 15, 19, -46, 18, -3, -56, 46, -18, 4, 33, -19, 5, 27, -75, 20, 13, 26, -76, 41, 4, -10, 41, -7, -37, 34, -63, -12, 23, -13, 23, 14, 5, 17, -6, 18, 3, -26, 5, 5, -26, 22, -17, 16, 14, 18, -34, 30, -43, -12, -18, 35, -44, -19, 41, -10, 23, 31, -75, 39, -32, -47, 50, -12, 13, -27, 40, -11, 14, 23, -56, -4, 9, -44, 42, 6, 13, 7, 15, -19, 20}},
+  {"depthwise", "b01f_01io->b01f", 4, {1, 5, 5, 3}, {3, 3, 1, 3}, {1, 5, 3, 3}, 2, {{3,1,1,1,1,1,0}, {3,2,1,1,1,1,0}}, 3, 1, 45, (const float[]){-9, -5, 15, 13, -10, -27, 13, 1, -1, -5, 20, 0, -14, 22, -23, 5, -4, 19, -5, -22, 8, 7, -9, 19, 19, -12, -16, -5, -42, -6, -16, 37, -5, 0, 2, 15, 7, 10, -7, -2, -1, 26, 9, -5, -17}},
+  {"batch_group", "bf0_oi0->bf0", 3, {4, 3, 5}, {4, 3, 2}, {2, 4, 4}, 1, {{2,1,0,0,1,1,0}}, 1, 2, 32, (const float[]){17, -8, 0, 19, -8, 10, 17, -9, -23, 22, 1, 2, 16, -17, 5, 5, -6, 2, 21, -37, 9, 16, -43, 19, 14, -29, 5, 17, -17, 16, 5, -17}},
+  {"batch_group_nhwc", "b01f_01io->b01f", 4, {6, 3, 3, 2}, {2, 2, 2, 6}, {2, 3, 3, 6}, 2, {{2,1,0,1,1,1,0}, {2,1,1,0,1,1,0}}, 1, 3, 108, (const float[]){7, 6, 8, -26, 13, 0, 4, -21, 1, -22, -7, 21, 9, 4, 14, 11, -9, -15, 16, -25, 14, 3, -20, 4, -14, 21, 18, -22, 31, -21, -20, 2, 31, -22, 18, 9, -2, 9, -8, 4, -10, 3, 7, -7, 2, -10, 26, -12, 2, -7, 7, 0, -4, -4, 1, 1, 4, 6, -20, 12, 16, -16, -25, 22, -25, 5, 21, 9, -12, -22, 17, 2, -1, 3, -23, 2, 13, 5, 9, 4, 14, 11, -9, -15, 14, -15, -6, 11, -22, 4, -14, 3, 14, -12, 13, -12, -16, 15, 3, -8, -13, 27, -10, 15, -14, 13, -10, -9}},
+  {"odd_labels", "f01b_i01o->01bf", 4, {3, 4, 5, 2}, {3, 2, 2, 4}, {3, 3, 2, 4}, 2, {{2,1,0,0,1,1,0}, {2,2,1,0,1,1,0}}, 1, 1, 72, (const float[]){0, 5, 10, -13, 22, -16, -5, 6, 36, -22, -31, 30, -11, -18, 24, -18, -9, 16, 13, 3, -1, -2, -31, 10, -11, -7, 25, 1, 0, 5, 10, -13, 6, 18, 2, -21, 36, -22, -31, 30, 5, -21, 2, 18, -9, 16, 13, 3, -11, -8, -26, 26, -11, -7, 25, 1, -35, 3, 13, 16, 6, 18, 2, -21, -14, 30, -31, -22, 5, -21, 2, 18}},
+  {"odd_labels2", "0bf1_o1i0->f10b", 4, {4, 2, 3, 3}, {2, 2, 3, 3}, {2, 1, 4, 2}, 2, {{3,1,1,1,1,1,1}, {2,1,0,0,1,2,0}}, 1, 1, 16, (const float[]){10, -6, 8, 20, -56, 11, 14, -16, -41, 19, 36, -25, -20, 18, 7, -24}},
+  {"no_spatial", "bf_io->bf", 2, {3, 4}, {4, 5}, {3, 5}, 0, {{0}}, 1, 1, 15, (const float[]){-4, 20, -5, -2, -20, -5, -17, -8, 1, 17, 5, 1, 11, -7, 10}},
+  {"window_1x1", "b01f_01io->b01f", 4, {1, 3, 3, 4}, {1, 1, 4, 2}, {1, 2, 2, 2}, 2, {{1,2,0,0,1,1,0}, {1,2,0,0,1,1,0}}, 1, 1, 8, (const float[]){-14, 3, 19, 1, 19, -3, 19, -5}},
+  {"empty_input_padded", "bf0_oi0->bf0", 3, {1, 1, 0}, {1, 1, 1}, {1, 1, 2}, 1, {{1,1,1,1,1,1,0}}, 1, 1, 2, (const float[]){0, 0}},
+  {"empty_batch", "bf0_oi0->bf0", 3, {0, 2, 3}, {1, 2, 2}, {0, 1, 2}, 1, {{2,1,0,0,1,1,0}}, 1, 1, 0, (const float[]){0}},
+};
+
+/* Fill HloConvDims from text like "b01f_01io->b01f". */
+static void parse_labels(const char *t, HloConvDims *cd) {
+  int64_t sp[3][8];
+  int part = 0, pos = 0;
+  memset(cd, 0, sizeof *cd);
+  int nsp = 0;
+  for (const char *p = t; *p; p++) {
+    if (*p == '_' || *p == '-') { part++; pos = 0; if (*p == '-') p++; continue; }
+    if (*p >= '0' && *p <= '9') { sp[part][*p - '0'] = pos; if (part == 0) nsp++; }
+    else if (part == 0) { if (*p == 'b') cd->in_batch = pos; else cd->in_feature = pos; }
+    else if (part == 1) { if (*p == 'i') cd->k_in_feature = pos; else cd->k_out_feature = pos; }
+    else { if (*p == 'b') cd->out_batch = pos; else cd->out_feature = pos; }
+    pos++;
+  }
+  cd->in_spatial = dc_list(nsp, sp[0]);
+  cd->k_spatial = dc_list(nsp, sp[1]);
+  cd->out_spatial = dc_list(nsp, sp[2]);
+}
+
+static HloInstr *make_conv(const ConvCase *c, HloDtype lt, HloDtype ot) {
+  HloInstr *ins = dc_instr(HLO_OP_CONVOLUTION, dc_shape(ot, c->rank, c->os),
+                           dc_shape(lt, c->rank, c->ls), dc_shape(lt, c->rank, c->rs));
+  parse_labels(c->labels, &ins->conv);
+  ins->window.present = true;
+  ins->window.rank = c->nwin;
+  ins->window.dims = hlc_arena_alloc(&dc_arena, 4 * sizeof(HloWindowDim));
+  for (int i = 0; i < c->nwin; i++) {
+    const int64_t *w = c->win[i];
+    ins->window.dims[i] = (HloWindowDim){ .size = w[0], .stride = w[1], .pad_lo = w[2],
+                                          .pad_hi = w[3], .lhs_dilate = w[4],
+                                          .rhs_dilate = w[5], .reversal = w[6] != 0 };
+  }
+  ins->feature_group_count = c->fgc;
+  ins->batch_group_count = c->bgc;
+  return ins;
+}
+
+/* Operand values of the formulas above, stored as dtype t. */
+static HliValue *formula_value(const HloShape *s, int a, int b, int m) {
+  HliValue *v = dc_value(s, NULL);
+  for (int64_t i = 0; i < v->nelem; i++) {
+    int x = (int)((i * a + b) % m) - m / 2;
+    if (s->dtype == HLO_F32) ((float *)v->data)[i] = (float)x;
+    else if (s->dtype == HLO_S32) ((int32_t *)v->data)[i] = x;
+    else { float f = (float)x; uint32_t u; memcpy(&u, &f, 4); ((uint16_t *)v->data)[i] = (uint16_t)(u >> 16); }
+  }
+  return v;
+}
+
+static void run_case(const ConvCase *c, HloDtype lt, HloDtype ot, bool ref) {
+  HloInstr *ins = make_conv(c, lt, ot);
+  ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s: %s", c->name, hli_last_error());
+  HliValue *in[2] = { formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                      formula_value(&ins->ops[1]->shape, 3, 1, 7) };
+  HliValue *out = dc_value(&ins->shape, NULL);
+  if (out->nbytes) memset(out->data, 0x5a, out->nbytes);
+  ck_assert_msg(hlk_conv_run(NULL, ins, in, out, ref) == 0, "%s: %s", c->name, hli_last_error());
+  ck_assert_int_eq(out->nelem, c->nout);
+  for (int64_t i = 0; i < c->nout; i++) {
+    double got = ot == HLO_S32 ? ((int32_t *)out->data)[i] : ((float *)out->data)[i];
+    ck_assert_msg(got == c->want[i], "%s (%s->%s, %s) element %lld: got %g want %g", c->name,
+                  hlc_dtype_name(lt), hlc_dtype_name(ot), ref ? "ref" : "gemm", (long long)i,
+                  got, (double)c->want[i]);
+  }
+}
+
+START_TEST(t_table) {
+  const ConvCase *c = &cases[_i];
+  dc_begin();
+  /* The GEMM lowering under every micro-kernel the CPU can run. */
+  const char *isa = hlk_gemm_isa();
+  static const char *const isas[] = {"scalar", "avx2", "avx512"};
+  for (int i = 0; i < 3; i++)
+    if (hlk_gemm_force_isa(isas[i])) run_case(c, HLO_F32, HLO_F32, false);
+  ck_assert(hlk_gemm_force_isa(isa));
+  run_case(c, HLO_F32, HLO_F32, true);
+  run_case(c, HLO_S32, HLO_S32, false);
+  run_case(c, HLO_BF16, HLO_F32, false);
+  dc_end();
+}
+END_TEST
+
+/* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
+static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
+                 int64_t rev, int64_t nout, const float *want) {
+  ConvCase c = { "hand", "bf0_oi0->bf0", 3, {1, 1, 5}, {1, 1, 3}, {1, 1, nout}, 1,
+                 {{size, stride, lo, hi, ld, rd, rev}}, 1, 1, nout, want };
+  float x[] = {1, 2, 3, 4, 5}, k[] = {1, 0, -1};
+  for (int ref = 0; ref < 2; ref++) {
+    HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
+    ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
+    HliValue *in[2] = { dc_value(&ins->ops[0]->shape, x), dc_value(&ins->ops[1]->shape, k) };
+    HliValue *out = dc_value(&ins->shape, NULL);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, ref), 0);
+    dc_check_f32(out, want, nout, 0);
+  }
+}
+
+START_TEST(t_hand_1d) {
+  dc_begin();
+  /* valid: x[i] - x[i+2] */
+  hand(3, 1, 0, 0, 1, 1, 0, 3, (float[]){-2, -2, -2});
+  /* pad 1_1: [0,1,2,3,4,5,0] */
+  hand(3, 1, 1, 1, 1, 1, 0, 5, (float[]){-2, -2, -2, -2, 4});
+  /* pad 1_1, stride 2 */
+  hand(3, 2, 1, 1, 1, 1, 0, 3, (float[]){-2, -2, 4});
+  /* window dilation 2: x[i] - x[i+4] */
+  hand(3, 1, 0, 0, 1, 2, 0, 1, (float[]){-4});
+  /* base dilation 2: [1,0,2,0,3,0,4,0,5] */
+  hand(3, 1, 0, 0, 2, 1, 0, 7, (float[]){-1, 0, -1, 0, -1, 0, -1});
+  /* negative low padding -1: [2,3,4,5] */
+  hand(3, 1, -1, 0, 1, 1, 0, 2, (float[]){-2, -2});
+  /* reversal: kernel [-1,0,1] */
+  hand(3, 1, 0, 0, 1, 1, 1, 3, (float[]){2, 2, 2});
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_check_errors) {
+  dc_begin();
+  ConvCase c = cases[0];
+  c.os[2] = 5;   /* the window gives 4 */
+  HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
+  ck_assert_int_ne(hlk_conv_check(NULL, ins), 0);
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "result spatial dimension 0 is 5, the window gives 4"));
+  c = cases[0];
+  c.fgc = 2;     /* 3 input features do not split in 2 groups */
+  ins = make_conv(&c, HLO_F32, HLO_F32);
+  ck_assert_int_ne(hlk_conv_check(NULL, ins), 0);
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "feature_group_count"));
+  c = cases[0];
+  c.win[0][1] = 0;
+  ins = make_conv(&c, HLO_F32, HLO_F32);
+  ck_assert_int_ne(hlk_conv_check(NULL, ins), 0);
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "must be positive"));
+  c = cases[0];
+  ins = make_conv(&c, HLO_C64, HLO_F32);
+  ck_assert_int_ne(hlk_conv_check(NULL, ins), 0);
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "not supported: convolution of c64"));
+  dc_end();
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("conv");
+  TCase *tc = tcase_create("cases");
+  tcase_add_loop_test(tc, t_table, 0, (int)(sizeof cases / sizeof *cases));
+  tcase_add_test(tc, t_hand_1d);
+  tcase_add_test(tc, t_check_errors);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf != 0;
+}

@@ -1,0 +1,402 @@
+/* check_dot.c: the dot kernel and the GEMM under it.
+ *
+ * Expected values are worked out by hand (noted beside each case) or, for the
+ * multi-dimension case, with numpy's einsum; the blocked GEMM is also
+ * cross-checked against the reference loop on random odd sizes, for every
+ * instruction set the CPU has. */
+#include "tests/dotconv_util.h"
+#include <stdlib.h>
+
+typedef struct Arr { HloDtype t; int rank; int64_t dims[8]; const void *data; } Arr;
+typedef struct Dl { int n; int64_t v[8]; } Dl;
+
+/* Build and check dot(l, r) -> o with the given dimension numbers; run it
+ * (reference loop if ref). Returns the result, or NULL if check/run failed. */
+static HliValue *run_dot(Arr l, Arr r, Arr o, Dl lb, Dl lc, Dl rb, Dl rc, bool ref) {
+  HloShape ls = dc_shape(l.t, l.rank, l.dims), rs = dc_shape(r.t, r.rank, r.dims);
+  HloShape os = dc_shape(o.t, o.rank, o.dims);
+  HloInstr *ins = dc_instr(HLO_OP_DOT, os, ls, rs);
+  ins->dot.lhs_batch = dc_list(lb.n, lb.v);
+  ins->dot.lhs_contracting = dc_list(lc.n, lc.v);
+  ins->dot.rhs_batch = dc_list(rb.n, rb.v);
+  ins->dot.rhs_contracting = dc_list(rc.n, rc.v);
+  if (hlk_dot_check(NULL, ins) != 0) return NULL;
+  HliValue *in[2] = { dc_value(&ins->ops[0]->shape, l.data), dc_value(&ins->ops[1]->shape, r.data) };
+  HliValue *out = dc_value(&ins->shape, NULL);
+  if (out->nbytes) memset(out->data, 0x5a, out->nbytes);   /* garbage: must be overwritten */
+  if (hlk_dot_run(NULL, ins, in, out, ref) != 0) return NULL;
+  return out;
+}
+
+#define NONE ((Dl){0, {0}})
+#define D1(a) ((Dl){1, {a}})
+#define D2(a, b) ((Dl){2, {a, b}})
+
+START_TEST(t_matmul_f32) {
+  dc_begin();
+  /* [[1,2,3],[4,5,6]] x [[7,8],[9,10],[11,12]] = [[58,64],[139,154]] */
+  float a[] = {1, 2, 3, 4, 5, 6}, b[] = {7, 8, 9, 10, 11, 12}, want[] = {58, 64, 139, 154};
+  for (int ref = 0; ref < 2; ref++) {
+    HliValue *o = run_dot((Arr){HLO_F32, 2, {2, 3}, a}, (Arr){HLO_F32, 2, {3, 2}, b},
+                          (Arr){HLO_F32, 2, {2, 2}, 0}, NONE, D1(1), NONE, D1(0), ref);
+    ck_assert_ptr_nonnull(o);
+    dc_check_f32(o, want, 4, 0);
+  }
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_matvec_vecvec_outer) {
+  dc_begin();
+  float m[] = {1, 2, 3, 4}, v[] = {5, 6};
+  /* [[1,2],[3,4]] . [5,6] = [17, 39] */
+  HliValue *o = run_dot((Arr){HLO_F32, 2, {2, 2}, m}, (Arr){HLO_F32, 1, {2}, v},
+                        (Arr){HLO_F32, 1, {2}, 0}, NONE, D1(1), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  dc_check_f32(o, (float[]){17, 39}, 2, 0);
+  /* [5,6] . [[1,2],[3,4]] = [23, 34] */
+  o = run_dot((Arr){HLO_F32, 1, {2}, v}, (Arr){HLO_F32, 2, {2, 2}, m},
+              (Arr){HLO_F32, 1, {2}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  dc_check_f32(o, (float[]){23, 34}, 2, 0);
+  /* [1,2,3] . [4,5,6] = 32, rank-0 result */
+  float x[] = {1, 2, 3}, y[] = {4, 5, 6};
+  o = run_dot((Arr){HLO_F32, 1, {3}, x}, (Arr){HLO_F32, 1, {3}, y}, (Arr){HLO_F32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  dc_check_f32(o, (float[]){32}, 1, 0);
+  /* outer product, no contracting dims: [1,2] x [3,4,5] */
+  o = run_dot((Arr){HLO_F32, 1, {2}, v /* 5,6 */}, (Arr){HLO_F32, 1, {3}, x},
+              (Arr){HLO_F32, 2, {2, 3}, 0}, NONE, NONE, NONE, NONE, false);
+  ck_assert_ptr_nonnull(o);
+  dc_check_f32(o, (float[]){5, 10, 15, 6, 12, 18}, 6, 0);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_batch_first) {
+  dc_begin();
+  /* batch 0: [[1,2],[3,4]] x I = same; batch 1: ones x [[2,3],[4,5]] = [[6,8],[6,8]] */
+  float a[] = {1, 2, 3, 4, 1, 1, 1, 1}, b[] = {1, 0, 0, 1, 2, 3, 4, 5};
+  float want[] = {1, 2, 3, 4, 6, 8, 6, 8};
+  for (int ref = 0; ref < 2; ref++) {
+    HliValue *o = run_dot((Arr){HLO_F32, 3, {2, 2, 2}, a}, (Arr){HLO_F32, 3, {2, 2, 2}, b},
+                          (Arr){HLO_F32, 3, {2, 2, 2}, 0}, D1(0), D1(2), D1(0), D1(1), ref);
+    ck_assert_ptr_nonnull(o);
+    dc_check_f32(o, want, 8, 0);
+  }
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_batch_last) {
+  dc_begin();
+  /* lhs[k][b] = [[1,2],[3,4]], rhs[b][k] = [[5,6],[7,8]]:
+   * b=0: 1*5 + 3*6 = 23; b=1: 2*7 + 4*8 = 46 */
+  float a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8};
+  HliValue *o = run_dot((Arr){HLO_F32, 2, {2, 2}, a}, (Arr){HLO_F32, 2, {2, 2}, b},
+                        (Arr){HLO_F32, 1, {2}, 0}, D1(1), D1(0), D1(0), D1(1), false);
+  ck_assert_ptr_nonnull(o);
+  dc_check_f32(o, (float[]){23, 46}, 2, 0);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_batch_middle_two_contracting) {
+  dc_begin();
+  /* lhs [m=2][b=3][i=2][j=2] = arange(24)-7; rhs [j=2][n=2][b=3][i=2] =
+   * arange(24)%5-2; lhs_contracting {3,2} pairs with rhs {0,3};
+   * numpy: einsum('mbij,jnbi->bmn'). */
+  float a[24], b[24];
+  int32_t ai[24], bi[24];
+  for (int i = 0; i < 24; i++) { a[i] = (float)(ai[i] = i - 7); b[i] = (float)(bi[i] = i % 5 - 2); }
+  float want[] = {15, -7, -9, 17, -5, -1, 7, -1, -6, -1, -18, -25};
+  for (int ref = 0; ref < 2; ref++) {
+    HliValue *o = run_dot((Arr){HLO_F32, 4, {2, 3, 2, 2}, a}, (Arr){HLO_F32, 4, {2, 2, 3, 2}, b},
+                          (Arr){HLO_F32, 3, {3, 2, 2}, 0}, D1(1), D2(3, 2), D1(2), D2(0, 3), ref);
+    ck_assert_ptr_nonnull(o);
+    dc_check_f32(o, want, 12, 0);
+  }
+  HliValue *o = run_dot((Arr){HLO_S32, 4, {2, 3, 2, 2}, ai}, (Arr){HLO_S32, 4, {2, 2, 3, 2}, bi},
+                        (Arr){HLO_S32, 3, {3, 2, 2}, 0}, D1(1), D2(3, 2), D1(2), D2(0, 3), false);
+  ck_assert_ptr_nonnull(o);
+  for (int i = 0; i < 12; i++) ck_assert_int_eq(((int32_t *)o->data)[i], (int32_t)want[i]);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_int_wrap) {
+  dc_begin();
+  /* s8: 100*3 = 300 = 44 mod 256 */
+  int8_t a8[] = {100}, b8[] = {3};
+  HliValue *o = run_dot((Arr){HLO_S8, 1, {1}, a8}, (Arr){HLO_S8, 1, {1}, b8},
+                        (Arr){HLO_S8, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int8_t *)o->data, 44);
+  /* s8 x s8 -> s32: (-128)^2 + 127^2 = 32513, no wrap in the wide result */
+  int8_t c8[] = {-128, 127};
+  o = run_dot((Arr){HLO_S8, 1, {2}, c8}, (Arr){HLO_S8, 1, {2}, c8}, (Arr){HLO_S32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int32_t *)o->data, 32513);
+  /* s32: 2^30 * 4 = 2^32 = 0 mod 2^32; plus -1 * 1 -> -1 */
+  int32_t a32[] = {1 << 30, -1}, b32[] = {4, 1};
+  o = run_dot((Arr){HLO_S32, 1, {2}, a32}, (Arr){HLO_S32, 1, {2}, b32}, (Arr){HLO_S32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int32_t *)o->data, -1);
+  /* u8: 200*2 + 100*1 = 500 = 244 mod 256 */
+  uint8_t au[] = {200, 100}, bu[] = {2, 1};
+  o = run_dot((Arr){HLO_U8, 1, {2}, au}, (Arr){HLO_U8, 1, {2}, bu}, (Arr){HLO_U8, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(uint8_t *)o->data, 244);
+  /* s64: INT64_MAX * 2 = -2 mod 2^64 */
+  int64_t a64[] = {INT64_MAX}, b64[] = {2};
+  o = run_dot((Arr){HLO_S64, 1, {1}, a64}, (Arr){HLO_S64, 1, {1}, b64}, (Arr){HLO_S64, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int64_t *)o->data, -2);
+  /* u32 x u32 -> u32: 0xffffffff * 0xffffffff = 1 mod 2^32 */
+  uint32_t m32[] = {0xffffffffu};
+  o = run_dot((Arr){HLO_U32, 1, {1}, m32}, (Arr){HLO_U32, 1, {1}, m32}, (Arr){HLO_U32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint32_t *)o->data, 1);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_bf16_f16_accumulate_f32) {
+  dc_begin();
+  /* [1, 2^-8, 2^-8] . [1, 1, 1]: in f32 the sum is 1 + 2^-7, which bf16
+   * holds exactly (0x3f81); summing in bf16 would lose each 2^-8 (ties to
+   * even) and give 1.0 (0x3f80). */
+  uint16_t a[] = {0x3f80, 0x3b80, 0x3b80}, ones[] = {0x3f80, 0x3f80, 0x3f80};
+  for (int ref = 0; ref < 2; ref++) {
+    HliValue *o = run_dot((Arr){HLO_BF16, 1, {3}, a}, (Arr){HLO_BF16, 1, {3}, ones},
+                          (Arr){HLO_BF16, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), ref);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_uint_eq(*(uint16_t *)o->data, 0x3f81);
+  }
+  /* bf16 x bf16 -> f32: [1, 2^-9] . [1, 1] = 1.001953125 exactly */
+  uint16_t c[] = {0x3f80, 0x3b00};
+  HliValue *o = run_dot((Arr){HLO_BF16, 1, {2}, c}, (Arr){HLO_BF16, 1, {2}, ones},
+                        (Arr){HLO_F32, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(*(float *)o->data == 1.001953125f);
+  /* f16: [1, 2^-11, 2^-11] . ones: f16 spacing at 1 is 2^-10; the f32 sum
+   * 1 + 2^-10 is exact in f16 (0x3c01); f16 steps would give 1.0. */
+  uint16_t h[] = {0x3c00, 0x1000, 0x1000}, hones[] = {0x3c00, 0x3c00, 0x3c00};
+  o = run_dot((Arr){HLO_F16, 1, {3}, h}, (Arr){HLO_F16, 1, {3}, hones}, (Arr){HLO_F16, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint16_t *)o->data, 0x3c01);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_operands_rounded_to_result_type) {
+  dc_begin();
+  /* f32 operands, bf16 result: XLA converts the operands to bf16 first.
+   * [1 + 2^-9, -1] . [256, 256]: 1 + 2^-9 rounds to 1 in bf16, so the result
+   * is 256 - 256 = 0 (computing in f32 first would give 0.5). */
+  float a[] = {1.001953125f, -1}, b[] = {256, 256};
+  HliValue *o = run_dot((Arr){HLO_F32, 1, {2}, a}, (Arr){HLO_F32, 1, {2}, b},
+                        (Arr){HLO_BF16, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint16_t *)o->data, 0x0000);
+  /* s8 x s8 -> f32: 2*4 + (-3)*5 = -7 */
+  int8_t c[] = {2, -3}, d[] = {4, 5};
+  o = run_dot((Arr){HLO_S8, 1, {2}, c}, (Arr){HLO_S8, 1, {2}, d}, (Arr){HLO_F32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(*(float *)o->data == -7.0f);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_complex) {
+  dc_begin();
+  /* (1+2i)(2-i) + (3-i)(i) = (4+3i) + (1+3i) = 5+6i */
+  float a[] = {1, 2, 3, -1}, b[] = {2, -1, 0, 1};
+  HliValue *o = run_dot((Arr){HLO_C64, 1, {2}, a}, (Arr){HLO_C64, 1, {2}, b},
+                        (Arr){HLO_C64, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  dc_check_f32(o, (float[]){5, 6}, 1, 0);
+  ck_assert(((float *)o->data)[1] == 6.0f);
+  double a2[] = {1, 2, 3, -1}, b2[] = {2, -1, 0, 1};
+  o = run_dot((Arr){HLO_C128, 1, {2}, a2}, (Arr){HLO_C128, 1, {2}, b2},
+              (Arr){HLO_C128, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(((double *)o->data)[0] == 5.0 && ((double *)o->data)[1] == 6.0);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_f64_transposed) {
+  dc_begin();
+  /* lhs[k][m] = [[1,2],[3,4],[5,6]], rhs[n][k] = [[1,0,2],[0,1,1]]:
+   * C[m][n] = sum_k lhs[k][m] rhs[n][k] = [[11,8],[14,10]] */
+  double a[] = {1, 2, 3, 4, 5, 6}, b[] = {1, 0, 2, 0, 1, 1};
+  for (int ref = 0; ref < 2; ref++) {
+    HliValue *o = run_dot((Arr){HLO_F64, 2, {3, 2}, a}, (Arr){HLO_F64, 2, {2, 3}, b},
+                          (Arr){HLO_F64, 2, {2, 2}, 0}, NONE, D1(0), NONE, D1(1), ref);
+    ck_assert_ptr_nonnull(o);
+    double *d = o->data;
+    ck_assert(d[0] == 11 && d[1] == 8 && d[2] == 14 && d[3] == 10);
+  }
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_pred) {
+  dc_begin();
+  /* OR of ANDs: [1,0,1].[0,0,1] = true; [1,0].[0,1] = false */
+  uint8_t a[] = {1, 0, 1}, b[] = {0, 0, 1}, c[] = {1, 0}, d[] = {0, 1};
+  HliValue *o = run_dot((Arr){HLO_PRED, 1, {3}, a}, (Arr){HLO_PRED, 1, {3}, b},
+                        (Arr){HLO_PRED, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(uint8_t *)o->data, 1);
+  o = run_dot((Arr){HLO_PRED, 1, {2}, c}, (Arr){HLO_PRED, 1, {2}, d}, (Arr){HLO_PRED, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(uint8_t *)o->data, 0);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_zero_sizes) {
+  dc_begin();
+  /* K = 0: [2,0] x [0,3] is a [2,3] of zeros */
+  float none[1] = {0};
+  for (int ref = 0; ref < 2; ref++) {
+    HliValue *o = run_dot((Arr){HLO_F32, 2, {2, 0}, none}, (Arr){HLO_F32, 2, {0, 3}, none},
+                          (Arr){HLO_F32, 2, {2, 3}, 0}, NONE, D1(1), NONE, D1(0), ref);
+    ck_assert_ptr_nonnull(o);
+    dc_check_f32(o, (float[]){0, 0, 0, 0, 0, 0}, 6, 0);
+  }
+  int32_t zi[1] = {0};
+  HliValue *o = run_dot((Arr){HLO_S32, 2, {2, 0}, zi}, (Arr){HLO_S32, 2, {0, 3}, zi},
+                        (Arr){HLO_S32, 2, {2, 3}, 0}, NONE, D1(1), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  for (int i = 0; i < 6; i++) ck_assert_int_eq(((int32_t *)o->data)[i], 0);
+  /* M = 0: empty result */
+  float b[6] = {1, 2, 3, 4, 5, 6};
+  o = run_dot((Arr){HLO_F32, 2, {0, 3}, none}, (Arr){HLO_F32, 2, {3, 2}, b},
+              (Arr){HLO_F32, 2, {0, 2}, 0}, NONE, D1(1), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(o->nelem, 0);
+  dc_end();
+}
+END_TEST
+
+START_TEST(t_check_errors) {
+  dc_begin();
+  float a[6] = {0}, b[6] = {0};
+  /* contracting sizes 3 vs 2 */
+  ck_assert_ptr_null(run_dot((Arr){HLO_F32, 2, {2, 3}, a}, (Arr){HLO_F32, 2, {2, 3}, b},
+                             (Arr){HLO_F32, 2, {2, 2}, 0}, NONE, D1(1), NONE, D1(0), false));
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "contracting dimension sizes differ"));
+  /* wrong result shape */
+  ck_assert_ptr_null(run_dot((Arr){HLO_F32, 2, {2, 3}, a}, (Arr){HLO_F32, 2, {3, 2}, b},
+                             (Arr){HLO_F32, 2, {2, 3}, 0}, NONE, D1(1), NONE, D1(0), false));
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "result shape"));
+  /* dimension out of range */
+  ck_assert_ptr_null(run_dot((Arr){HLO_F32, 2, {2, 3}, a}, (Arr){HLO_F32, 2, {3, 2}, b},
+                             (Arr){HLO_F32, 2, {2, 2}, 0}, NONE, D1(2), NONE, D1(0), false));
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "out of range"));
+  /* complex operands to a real result: unsupported, named */
+  ck_assert_ptr_null(run_dot((Arr){HLO_C64, 1, {1}, a}, (Arr){HLO_C64, 1, {1}, b},
+                             (Arr){HLO_F32, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false));
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "not supported: dot of c64 and c64 to f32"));
+  dc_end();
+}
+END_TEST
+
+/* ---- Blocked GEMM vs reference loop ------------------------------------- */
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* Random odd sizes through several operand layouts: plain, transposed lhs
+ * (contracting dim first), batch in the middle, for f32 and f64. */
+static void cross_check(const char *isa) {
+  if (!hlk_gemm_force_isa(isa)) return;   /* the CPU lacks it */
+  dc_begin();
+  enum { M = 67, K = 129, N = 33, B = 3 };
+  static float a[B * M * K], b[B * K * N];
+  static double ad[B * M * K], bd[B * K * N];
+  unsigned s = 7;
+  for (int i = 0; i < B * M * K; i++) ad[i] = a[i] = frand(&s);
+  for (int i = 0; i < B * K * N; i++) bd[i] = b[i] = frand(&s);
+  struct { Arr l, r, o; Dl lb, lc, rb, rc; } cases[] = {
+    { {HLO_F32, 2, {M, K}, a}, {HLO_F32, 2, {K, N}, b}, {HLO_F32, 2, {M, N}, 0},
+      NONE, D1(1), NONE, D1(0) },
+    { {HLO_F32, 2, {K, M}, a}, {HLO_F32, 2, {N, K}, b}, {HLO_F32, 2, {M, N}, 0},
+      NONE, D1(0), NONE, D1(1) },
+    { {HLO_F32, 3, {M, B, K}, a}, {HLO_F32, 3, {K, N, B}, b}, {HLO_F32, 3, {B, M, N}, 0},
+      D1(1), D1(2), D1(2), D1(0) },
+    { {HLO_F64, 3, {B, M, K}, ad}, {HLO_F64, 3, {B, K, N}, bd}, {HLO_F64, 3, {B, M, N}, 0},
+      D1(0), D1(2), D1(0), D1(1) },
+    { {HLO_F64, 2, {K, M}, ad}, {HLO_F64, 2, {K, N}, bd}, {HLO_F64, 2, {M, N}, 0},
+      NONE, D1(0), NONE, D1(0) },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    HliValue *fast = run_dot(cases[c].l, cases[c].r, cases[c].o, cases[c].lb, cases[c].lc,
+                             cases[c].rb, cases[c].rc, false);
+    HliValue *ref = run_dot(cases[c].l, cases[c].r, cases[c].o, cases[c].lb, cases[c].lc,
+                            cases[c].rb, cases[c].rc, true);
+    ck_assert_ptr_nonnull(fast);
+    ck_assert_ptr_nonnull(ref);
+    for (int64_t i = 0; i < fast->nelem; i++) {
+      double f = cases[c].o.t == HLO_F32 ? ((float *)fast->data)[i] : ((double *)fast->data)[i];
+      double r = cases[c].o.t == HLO_F32 ? ((float *)ref->data)[i] : ((double *)ref->data)[i];
+      double tol = cases[c].o.t == HLO_F32 ? 1e-4 : 1e-12;
+      ck_assert_msg(fabs(f - r) <= tol, "%s case %zu element %lld: %.9g vs %.9g", isa, c,
+                    (long long)i, f, r);
+    }
+  }
+  dc_end();
+}
+
+START_TEST(t_gemm_vs_reference) {
+  cross_check("scalar");
+  cross_check("avx2");
+  cross_check("avx512");
+  ck_assert(hlk_gemm_force_isa("scalar"));
+  ck_assert(!hlk_gemm_force_isa("nonsense"));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("dot");
+  TCase *tc = tcase_create("dimension numbers");
+  tcase_add_test(tc, t_matmul_f32);
+  tcase_add_test(tc, t_matvec_vecvec_outer);
+  tcase_add_test(tc, t_batch_first);
+  tcase_add_test(tc, t_batch_last);
+  tcase_add_test(tc, t_batch_middle_two_contracting);
+  tcase_add_test(tc, t_zero_sizes);
+  tcase_add_test(tc, t_check_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("types");
+  tcase_add_test(tc, t_int_wrap);
+  tcase_add_test(tc, t_bf16_f16_accumulate_f32);
+  tcase_add_test(tc, t_operands_rounded_to_result_type);
+  tcase_add_test(tc, t_complex);
+  tcase_add_test(tc, t_f64_transposed);
+  tcase_add_test(tc, t_pred);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("gemm");
+  tcase_add_test(tc, t_gemm_vs_reference);
+  tcase_set_timeout(tc, 60);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf != 0;
+}
