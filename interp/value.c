@@ -5,10 +5,15 @@
  * Value headers carry room for a short tuple's element array, and with an
  * executor, headers and small buffers are recycled through per-executor free
  * lists instead of going back to malloc: interpreting a loop body creates
- * and drops a handful of scalars per instruction. */
+ * and drops a handful of scalars per instruction. Large buffers are kept
+ * too (a few, up to a byte budget) and handed out again for requests of
+ * nearly the same size: a fresh 64 MiB buffer costs 16K page faults, more
+ * than an elementwise pass over it. Buffers of 4 MiB and more are 2 MiB
+ * aligned and advised as huge pages (as numpy does). */
 #include "interp/exec.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { VALUE_ALIGN = 64, INLINE_TUPLE = 4, MAX_FREE_VALUES = 1024, MAX_FREE_BUFS = 256 };
 
@@ -69,10 +74,56 @@ static int buf_class(size_t n) {
   return c;
 }
 
+enum { HUGE_MIN = 4 << 20, HUGE_ALIGN = 2 << 20 };
+
+/* Capacity actually allocated for a request of n > HLI_BUF_MAX_CACHED bytes. */
+static size_t big_capacity(size_t n) {
+  size_t a = n >= HUGE_MIN ? HUGE_ALIGN : VALUE_ALIGN;
+  return (n + a - 1) & ~(a - 1);
+}
+
+static void *big_alloc(size_t cap) {
+  if (cap < HUGE_MIN) return aligned_alloc(VALUE_ALIGN, cap);
+  void *p = aligned_alloc(HUGE_ALIGN, cap);
+#ifdef MADV_HUGEPAGE
+  if (p) (void)madvise(p, cap, MADV_HUGEPAGE);   /* advice only: failure is fine */
+#endif
+  return p;
+}
+
+/* A cached large buffer of capacity in [cap, cap + cap/8], or NULL. */
+static void *big_take(HliExec *x, size_t cap) {
+  int32_t best = -1;
+  for (int32_t i = 0; i < x->nbig; i++)
+    if (x->big[i].cap >= cap && x->big[i].cap - cap <= cap / 8 &&
+        (best < 0 || x->big[i].cap < x->big[best].cap))
+      best = i;
+  if (best < 0) return NULL;
+  void *p = x->big[best].p;
+  x->big_bytes -= x->big[best].cap;
+  memmove(&x->big[best], &x->big[best + 1], (size_t)(x->nbig - best - 1) * sizeof x->big[0]);
+  x->nbig--;
+  return p;
+}
+
+/* Keep a large buffer for reuse (evicting the oldest), or free it. */
+static void big_put(HliExec *x, void *p, size_t cap) {
+  if (x->mem_limit || cap > HLI_BIG_CACHE_BYTES) { free(p); return; }
+  while (x->nbig > 0 && (x->nbig == HLI_BIG_CACHED || x->big_bytes + cap > HLI_BIG_CACHE_BYTES)) {
+    free(x->big[0].p);
+    x->big_bytes -= x->big[0].cap;
+    memmove(&x->big[0], &x->big[1], (size_t)(x->nbig - 1) * sizeof x->big[0]);
+    x->nbig--;
+  }
+  x->big[x->nbig].p = p;
+  x->big[x->nbig].cap = cap;
+  x->nbig++;
+  x->big_bytes += cap;
+}
+
 static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
   if (x && hli_mem_reserve(x, n) != 0) return NULL;
-  size_t sz = (n + VALUE_ALIGN - 1) & ~(size_t)(VALUE_ALIGN - 1);
-  if (sz == 0) sz = VALUE_ALIGN;
+  size_t sz;
   void *p = NULL;
   if (n <= HLI_BUF_MAX_CACHED) {
     /* Small buffers always take their whole size class, whoever allocates
@@ -85,8 +136,12 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
       x->nfree_bufs[c]--;
       p = l;
     }
+    if (!p) p = aligned_alloc(VALUE_ALIGN, sz);
+  } else {
+    sz = big_capacity(n);
+    if (x) p = big_take(x, sz);
+    if (!p) p = big_alloc(sz);
   }
-  if (!p) p = aligned_alloc(VALUE_ALIGN, sz);
   if (!p) {
     if (x) {
       hli_mem_release(x, n);
@@ -111,6 +166,9 @@ static void free_buffer(HliExec *x, void *p, size_t n) {
         x->nfree_bufs[c]++;
         return;
       }
+    } else {
+      big_put(x, p, big_capacity(n));
+      return;
     }
   }
   free(p);
@@ -125,6 +183,9 @@ void hli_value_cache_free(HliExec *x) {
     x->free_bufs[c] = NULL;
     x->nfree_bufs[c] = 0;
   }
+  for (int32_t i = 0; i < x->nbig; i++) free(x->big[i].p);
+  x->nbig = 0;
+  x->big_bytes = 0;
 }
 
 static HliValue *value_new(HliExec *x, const HloShape *s, bool zero) {

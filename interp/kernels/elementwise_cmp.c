@@ -18,7 +18,7 @@ enum { D_EQ, D_NE, D_LT, D_LE, D_GT, D_GE, NUM_DIR };
 static HlkBinFn cmp_tab[2][NUM_DIR][HLO_NUM_DTYPES];   /* [totalorder][dir][dtype] */
 
 #define CMP_LOOP(name, T, KEY, OP)                                              \
-  static void name(const void *a_, const void *b_, void *o_, int64_t n, int bits) { \
+  HLK_VECTORIZE static void name(const void *a_, const void *b_, void *o_, int64_t n, int bits) { \
     const T *restrict a = a_;                                                   \
     const T *restrict b = b_;                                                   \
     uint8_t *restrict o = o_;                                                   \
@@ -131,7 +131,7 @@ typedef struct SelJob {
 } SelJob;
 
 #define SEL_LOOP(name, T)                                                       \
-  static void name(const uint8_t *restrict p, const T *restrict a, const T *restrict b, \
+  HLK_VECTORIZE static void name(const uint8_t *restrict p, const T *restrict a, const T *restrict b, \
                    T *restrict o, int64_t n) {                                  \
     for (int64_t i = 0; i < n; i++) o[i] = p[i] ? a[i] : b[i];                  \
   }
