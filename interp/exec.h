@@ -13,10 +13,7 @@
 typedef struct HliPlan HliPlan;
 /* Buffer size classes recycled by the executor: 64, 128, ..., 4096 bytes. */
 enum { HLI_BUF_CLASSES = 7, HLI_BUF_MAX_CACHED = 4096 };
-/* Large buffers kept for reuse between runs and iterations: at most this
- * many, and at most HLI_BIG_CACHE_BYTES bytes in all. */
-enum { HLI_BIG_CACHED = 16 };
-#define HLI_BIG_CACHE_BYTES ((size_t)1 << 30)
+
 typedef struct HliPool HliPool;
 
 struct HliExec {
@@ -40,6 +37,8 @@ struct HliExec {
                                   pseudo-random values instead of an error */
   uint64_t random_seed;        /* seed for those values */
   bool warned_elided;          /* the warning about elided constants was given */
+  bool no_fusion;              /* plan every instruction as its own step (tracing
+                                  sees each value); also HLORUN_FUSION=0 */
 
   /* Recycled memory (value.c): a while body running a million times would
    * otherwise spend most of its time in malloc/free for small values. Only
@@ -48,12 +47,6 @@ struct HliExec {
   int32_t nfree_values;
   void *free_bufs[HLI_BUF_CLASSES];     /* owned: lists of small buffers, by size class */
   int32_t nfree_bufs[HLI_BUF_CLASSES];
-  /* Large buffers (> HLI_BUF_MAX_CACHED bytes) released by values, kept so
-   * the next run or iteration does not page-fault fresh memory in again.
-   * Not counted in mem_used; none are kept when a memory limit is set. */
-  struct { void *p; size_t cap; } big[HLI_BIG_CACHED];   /* owned; oldest first */
-  int32_t nbig;
-  size_t big_bytes;            /* sum of big[].cap */
 };
 
 /* Release the recycled memory (hli_exec_free does it). */

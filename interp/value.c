@@ -6,11 +6,14 @@
  * executor, headers and small buffers are recycled through per-executor free
  * lists instead of going back to malloc: interpreting a loop body creates
  * and drops a handful of scalars per instruction. Large buffers are kept
- * too (a few, up to a byte budget) and handed out again for requests of
- * nearly the same size: a fresh 64 MiB buffer costs 16K page faults, more
- * than an elementwise pass over it. Buffers of 4 MiB and more are 2 MiB
- * aligned and advised as huge pages (as numpy does). */
+ * too, process-wide (a few, up to a byte budget), and handed out again for
+ * requests of nearly the same size, whoever frees them (results leave the
+ * executor and come back freed without one): a fresh 64 MiB buffer costs
+ * 16K page faults, more than an elementwise pass over it. Buffers of 4 MiB
+ * and more are 2 MiB aligned and advised as huge pages (as numpy does).
+ * The cache holds at most 1 GiB, and no more than a run's memory limit. */
 #include "interp/exec.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -91,34 +94,61 @@ static void *big_alloc(size_t cap) {
   return p;
 }
 
+/* The large-buffer cache: oldest first. */
+enum { BIG_CACHED = 16 };
+#define BIG_CACHE_BYTES ((size_t)1 << 30)
+static struct { void *p; size_t cap; } big[BIG_CACHED];
+static int32_t nbig;
+static size_t big_bytes;
+static pthread_mutex_t big_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void big_remove(int32_t i) {
+  big_bytes -= big[i].cap;
+  memmove(&big[i], &big[i + 1], (size_t)(nbig - i - 1) * sizeof big[0]);
+  nbig--;
+}
+
 /* A cached large buffer of capacity in [cap, cap + cap/8], or NULL. */
-static void *big_take(HliExec *x, size_t cap) {
+static void *big_take(size_t cap) {
+  pthread_mutex_lock(&big_mu);
   int32_t best = -1;
-  for (int32_t i = 0; i < x->nbig; i++)
-    if (x->big[i].cap >= cap && x->big[i].cap - cap <= cap / 8 &&
-        (best < 0 || x->big[i].cap < x->big[best].cap))
+  for (int32_t i = 0; i < nbig; i++)
+    if (big[i].cap >= cap && big[i].cap - cap <= cap / 8 &&
+        (best < 0 || big[i].cap < big[best].cap))
       best = i;
-  if (best < 0) return NULL;
-  void *p = x->big[best].p;
-  x->big_bytes -= x->big[best].cap;
-  memmove(&x->big[best], &x->big[best + 1], (size_t)(x->nbig - best - 1) * sizeof x->big[0]);
-  x->nbig--;
+  void *p = NULL;
+  if (best >= 0) {
+    p = big[best].p;
+    big_remove(best);
+  }
+  pthread_mutex_unlock(&big_mu);
   return p;
 }
 
-/* Keep a large buffer for reuse (evicting the oldest), or free it. */
-static void big_put(HliExec *x, void *p, size_t cap) {
-  if (x->mem_limit || cap > HLI_BIG_CACHE_BYTES) { free(p); return; }
-  while (x->nbig > 0 && (x->nbig == HLI_BIG_CACHED || x->big_bytes + cap > HLI_BIG_CACHE_BYTES)) {
-    free(x->big[0].p);
-    x->big_bytes -= x->big[0].cap;
-    memmove(&x->big[0], &x->big[1], (size_t)(x->nbig - 1) * sizeof x->big[0]);
-    x->nbig--;
+/* Keep a large buffer for reuse (evicting the oldest), or free it; the
+ * cache then holds at most budget bytes. */
+static void big_put(void *p, size_t cap, size_t budget) {
+  if (cap > budget) { free(p); return; }
+  pthread_mutex_lock(&big_mu);
+  while (nbig > 0 && (nbig == BIG_CACHED || big_bytes + cap > budget)) {
+    free(big[0].p);
+    big_remove(0);
   }
-  x->big[x->nbig].p = p;
-  x->big[x->nbig].cap = cap;
-  x->nbig++;
-  x->big_bytes += cap;
+  big[nbig].p = p;
+  big[nbig].cap = cap;
+  nbig++;
+  big_bytes += cap;
+  pthread_mutex_unlock(&big_mu);
+}
+
+/* At exit, so leak checkers see nothing held. */
+__attribute__((destructor)) static void big_release_all(void) {
+  pthread_mutex_lock(&big_mu);
+  while (nbig > 0) {
+    free(big[0].p);
+    big_remove(0);
+  }
+  pthread_mutex_unlock(&big_mu);
 }
 
 static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
@@ -139,7 +169,7 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
     if (!p) p = aligned_alloc(VALUE_ALIGN, sz);
   } else {
     sz = big_capacity(n);
-    if (x) p = big_take(x, sz);
+    p = big_take(sz);
     if (!p) p = big_alloc(sz);
   }
   if (!p) {
@@ -154,20 +184,24 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
 }
 
 static void free_buffer(HliExec *x, void *p, size_t n) {
+  if (n > HLI_BUF_MAX_CACHED) {
+    size_t budget = BIG_CACHE_BYTES;
+    if (x) {
+      hli_mem_release(x, n);
+      if (x->mem_limit && x->mem_limit < budget) budget = x->mem_limit;
+    }
+    big_put(p, big_capacity(n), budget);
+    return;
+  }
   if (x) {
     hli_mem_release(x, n);
     /* Small buffers were allocated at their class size (alloc_buffer). */
-    if (n <= HLI_BUF_MAX_CACHED) {
-      int c = buf_class(n);
-      if (x->nfree_bufs[c] < MAX_FREE_BUFS) {
-        FreeLink *l = p;
-        l->next = x->free_bufs[c];
-        x->free_bufs[c] = l;
-        x->nfree_bufs[c]++;
-        return;
-      }
-    } else {
-      big_put(x, p, big_capacity(n));
+    int c = buf_class(n);
+    if (x->nfree_bufs[c] < MAX_FREE_BUFS) {
+      FreeLink *l = p;
+      l->next = x->free_bufs[c];
+      x->free_bufs[c] = l;
+      x->nfree_bufs[c]++;
       return;
     }
   }
@@ -183,9 +217,6 @@ void hli_value_cache_free(HliExec *x) {
     x->free_bufs[c] = NULL;
     x->nfree_bufs[c] = 0;
   }
-  for (int32_t i = 0; i < x->nbig; i++) free(x->big[i].p);
-  x->nbig = 0;
-  x->big_bytes = 0;
 }
 
 static HliValue *value_new(HliExec *x, const HloShape *s, bool zero) {
@@ -242,10 +273,7 @@ HliValue *hli_value_ref(HliValue *v) {
 void hli_value_unref(HliExec *x, HliValue *v) {
   if (!v || --v->refs > 0) return;
   for (int32_t i = 0; i < v->ntuple; i++) hli_value_unref(x, v->tuple[i]);
-  if (v->owns_data) {
-    if (x) free_buffer(x, v->data, v->nbytes);
-    else free(v->data);
-  }
+  if (v->owns_data) free_buffer(x, v->data, v->nbytes);
   hli_value_unref(x, v->base);
   shell_free(x, v);
 }

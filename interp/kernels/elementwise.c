@@ -481,6 +481,34 @@ static int k_complex(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVa
   return 0;
 }
 
+/* Opcode -> table row, for fused evaluation. */
+static int unary_row(HloOpcode op) {
+  switch (op) {
+#define X(id, opc) case HLO_OP_##opc: return UN_##id;
+    UNARY_OPS(X)
+#undef X
+  default: return -1;
+  }
+}
+static int binary_row(HloOpcode op) {
+  switch (op) {
+#define X(id, opc) case HLO_OP_##opc: return BIN_##id;
+    BINARY_OPS(X)
+#undef X
+  default: return -1;
+  }
+}
+
+HlkUnFn hlk_unary_loop(HloOpcode op, HloDtype t) {
+  int r = unary_row(op);
+  return r < 0 || t < 0 || t >= HLO_NUM_DTYPES ? NULL : un_tab[r][t];
+}
+
+HlkBinFn hlk_binary_loop(HloOpcode op, HloDtype t) {
+  int r = binary_row(op);
+  return r < 0 || t < 0 || t >= HLO_NUM_DTYPES ? NULL : bin_tab[r][t];
+}
+
 void hli_register_elementwise(HliOpTable t) {
   fill_tables();
 #define REG_UN(id, opc) t[HLO_OP_##opc] = (HliOpEntry){k_##id, c_##id};
