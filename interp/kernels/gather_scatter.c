@@ -338,6 +338,7 @@ static int scatter_check(HliExec *x, const HloInstr *ins) {
     return hli_fail(x, ins, "expects 2k+1 operands (k operands, indices, k updates), has %d",
                     (int)ins->nops);
   int k = (ins->nops - 1) / 2;
+  if (k > HLK_MAX_RANK) return hli_unsupported(x, ins, "scatter of %d operands", k);
   const HloScatterDims *sd = &ins->scatter;
   const HloShape *o = &ins->ops[0]->shape, *is = &ins->ops[k]->shape,
                  *u = &ins->ops[k + 1]->shape;
