@@ -348,6 +348,11 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
     if (!s) return NULL;
     ins->shape = *s;
   }
+  if (op == HLO_OP_TUPLE && (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple != ins->nops)) {
+    hlp_error(P, opcode.off, "tuple shape has %d elements but %d operands are given",
+              ins->shape.dtype == HLO_TUPLE ? (int)ins->shape.ntuple : 1, (int)ins->nops);
+    return NULL;
+  }
   add_instr(C, ins);
   return ins;
 }

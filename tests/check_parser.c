@@ -723,6 +723,23 @@ START_TEST(errors_positions) {
   /* cannot infer */
   expect_msg("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = reshape(p)\n}\n", 4, 12,
              "cannot infer the shape of reshape, write it");
+  /* conditional selector type */
+  expect_msg("HloModule m\nb {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  s = s32[] parameter(0)\n"
+             "  f = f32[] parameter(1)\n  ROOT c = f32[] conditional(s, f, f), true_computation=b, "
+             "false_computation=b\n}\n",
+             8, 8, "conditional with true/false_computation needs a pred[] selector");
+  /* operand counts that depend on shapes */
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n  i = s32[] parameter(1)\n"
+             "  ROOT d = f32[1,1] dynamic-slice(p, i), dynamic_slice_sizes={1,1}\n}\n",
+             5, 8, "dynamic-slice expects 3 operands (operand + one start index per dimension), got 2");
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = (f32[2], f32[2]) tuple(p)\n}\n",
+             4, 29, "tuple shape has 2 elements but 1 operands are given");
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT s = f32[2] async-start(p), calls=e\n}\n",
+             4, 41, "computation 'e' is not defined before this use");
+  /* window strides */
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+             "  ROOT r = f32[2] reduce-window(p, z), window={size=2 stride=0}, to_apply=e\n}\n",
+             5, 62, "window strides must be positive");
   /* bad layout */
   expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{0,0} parameter(0)\n}\n", 3, 12,
              "layout {...} is not a permutation of the dimensions");
