@@ -49,6 +49,7 @@ HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
   c->diags.max_errors = o.max_errors;
   c->ffi = hlf_registry_new();
   if (!c->ffi) { free(c); return HLO_NOMEM; }
+  hlf_set_num_threads(c->ffi, c->threads);
   *out = c;
   return HLO_OK;
 }
@@ -87,6 +88,7 @@ HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...) {
   if (ctx) hlc_diag(&ctx->diags, HLC_ERROR, "%s", msg);
   return st;
 }
+
 
 HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *lib,
                                    const char *symbol) {
@@ -605,7 +607,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.pool = ctx->pool;
   e->x.nthreads = ctx->pool ? hli_pool_threads(ctx->pool) : 1;
   e->x.mem_limit = ctx->max_memory;
-  e->x.ffi = ctx->ffi;
+  e->x.ffi = ctx->ffi;   /* handlers live in the context's registry */
   e->x.random_constants = o.random_constants != 0;
   e->x.random_seed = o.seed;
   e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
