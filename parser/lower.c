@@ -195,6 +195,10 @@ static int async_sugar(const char *s, size_t n, int *wrapped) {
 
 static HloShape *infer_shape(Ctx *C, HloInstr *ins, uint32_t off);
 
+static bool is_control_preds(HlpParser *P, const SynAttr *a) {
+  return a->name.len == 21 && memcmp(P->src + a->name.off, "control-predecessors=", 21) == 0;
+}
+
 /* Build the wrapped computation of an async-start sugar form:
  * parameters for each operand, then the wrapped instruction as ROOT. */
 static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynInstr *si,
@@ -237,7 +241,14 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
     return NULL;
   }
   if (si) {
+    /* The sugar line's attributes belong to the wrapped op, except
+     * control-predecessors, which name instructions of the caller. */
     SynInstr tmp = *si;
+    tmp.attrs = (HlpList){0};
+    for (HlpNode *n = si->attrs.head; n; n = n->next) {
+      SynAttr *a = n->p;
+      if (!is_control_preds(P, a)) hlp_list_push(P, &tmp.attrs, a);
+    }
     if (hlp_lower_attrs(P, inner, &tmp) != 0) return NULL;
   }
   hlp_list_push(P, &P->pending_comps, w);
@@ -318,8 +329,13 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
     ins->ncalled = 1;
     ins->called = hlp_alloc(P, sizeof *ins->called);
     ins->called[0] = (HloCalled){HLO_CALL_CALLS, w};
-    /* Sugar attributes belong to the wrapped op; keep them for printing
-     * there, not here. */
+    /* The start keeps only control-predecessors (and gets the shape check
+     * of the explicit form); the rest went to the wrapped op. */
+    SynInstr own = {0};
+    if (si)
+      for (HlpNode *n = si->attrs.head; n; n = n->next)
+        if (is_control_preds(P, n->p)) hlp_list_push(P, &own.attrs, n->p);
+    if (hlp_lower_attrs(P, ins, &own) != 0) return NULL;
   } else {
     if (async_kind > 0) {
       /* -update / -done: same wrapped computation as the operand chain. */

@@ -480,6 +480,9 @@ START_TEST(async_sugar) {
                           "  u = ((f32[2]), f32[2], u32[]) negate-update(s)\n"
                           "  ROOT d = f32[2] negate-done(u)\n}\n");
   HloInstr *s = find(m, "s");
+  char *p = hlp_print(m, NULL);
+  ck_assert_ptr_nonnull(strstr(p, "%s = ((f32[2]{0}), f32[2]{0}, u32[]) async-start(%x), calls=%"));
+  free(p);
   ck_assert_int_eq(s->op, HLO_OP_ASYNC_START);
   ck_assert_int_eq(s->ncalled, 1);
   HloComputation *w = s->called[0].comp;
@@ -490,6 +493,19 @@ START_TEST(async_sugar) {
   ck_assert_ptr_eq(find(m, "d")->called[0].comp, w);
   ck_assert_int_eq(m->ncomps, 2);
   ck_assert_ptr_eq(m->comps[0], w);
+  hlp_module_free(m);
+  /* Attributes of the sugar line go to the wrapped op; control-predecessors
+   * stay on the start. */
+  m = parse_ok("HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[4] negate(x)\n"
+               "  s = ((f32[4]), f32[2], u32[]) slice-start(x), slice={[0:2]}, "
+               "control-predecessors={y}\n  ROOT d = f32[2] slice-done(s)\n}\n");
+  s = find(m, "s");
+  ck_assert_int_eq(s->ncontrol, 1);
+  ck_assert_ptr_eq(s->control_preds[0], find(m, "y"));
+  w = s->called[0].comp;
+  ck_assert_int_eq(w->root->op, HLO_OP_SLICE);
+  ck_assert_int_eq(w->root->slice[0].limit, 2);
+  ck_assert_int_eq(w->root->ncontrol, 0);
   hlp_module_free(m);
 }
 END_TEST
