@@ -197,6 +197,7 @@ START_TEST(shapes) {
                        "  b = s32[<=4,?,3] parameter(1)\n"
                        "  c = (f32[], (pred[2], token[])) parameter(2)\n"
                        "  d = bf16[8,128]{1,0:T(8,128)(2,1)S(1)} parameter(3)\n"
+                       "  d2 = u8[4]{0:D(D,C+~)T(4)(4,1)L(4)#(u32)*(u16)E(8)S(1)M(2)} parameter(5)\n"
                        "  e = f32[]{:S(2)} parameter(4)\n"
                        "  ROOT f = f32[2,3] copy(a)");
   HloInstr *a = find(m, "a"), *b = find(m, "b"), *c = find(m, "c"), *d = find(m, "d");
@@ -219,7 +220,8 @@ START_TEST(shapes) {
   ck_assert_int_eq(c->shape.tuple[1].tuple[1].dtype, HLO_TOKEN);
   ck_assert_str_eq(d->shape.layout_tail, "T(8,128)(2,1)S(1)");
   ck_assert_str_eq(find(m, "e")->shape.layout_tail, "S(2)");
-  ck_assert_int_eq(m->entry->nparams, 5);
+  ck_assert_str_eq(find(m, "d2")->shape.layout_tail, "D(D,C+~)T(4)(4,1)L(4)#(u32)*(u16)E(8)S(1)M(2)");
+  ck_assert_int_eq(m->entry->nparams, 6);
   hlp_module_free(m);
 }
 END_TEST
@@ -756,6 +758,13 @@ START_TEST(errors_positions) {
   expect_msg("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
              "  ROOT r = f32[2] reduce-window(p, z), window={size=2 stride=0}, to_apply=e\n}\n",
              5, 62, "window strides must be positive");
+  /* layout fields */
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:S(1)T(2)} parameter(0)\n}\n", 3, 25,
+             "layout field T out of order (expected D T L # * E S SC P M)");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:Q(1)} parameter(0)\n}\n", 3, 21,
+             "unknown layout field");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:E(x)} parameter(0)\n}\n", 3, 22,
+             "bad value for layout field E");
   /* bad layout */
   expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{0,0} parameter(0)\n}\n", 3, 12,
              "layout {...} is not a permutation of the dimensions");
