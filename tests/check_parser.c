@@ -509,6 +509,13 @@ START_TEST(async_sugar) {
   ck_assert_int_eq(w->root->slice[0].limit, 2);
   ck_assert_int_eq(w->root->ncontrol, 0);
   hlp_module_free(m);
+  /* Generated names avoid names written later in the text. */
+  m = parse_ok("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+               "  s = ((f32[2]), f32[2], u32[]) negate-start(x)\n  ROOT d = f32[2] negate-done(s)\n}\n"
+               "wrapped_negate.1 {\n  ROOT p = f32[] parameter(0)\n}\n"
+               "wrapped_negate.2 {\n  ROOT p = f32[] parameter(0)\n}\n");
+  ck_assert_str_eq(find(m, "s")->called[0].comp->name, "wrapped_negate.3");
+  hlp_module_free(m);
 }
 END_TEST
 
