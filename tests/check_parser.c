@@ -508,6 +508,18 @@ START_TEST(async_sugar) {
   ck_assert_int_eq(w->root->op, HLO_OP_SLICE);
   ck_assert_int_eq(w->root->slice[0].limit, 2);
   ck_assert_int_eq(w->root->ncontrol, 0);
+  p = hlp_print(m, NULL);
+  ck_assert_ptr_nonnull(strstr(p, "slice-start") ? NULL : strstr(p, "async-start(%x), calls=%wrapped_slice.1, "
+                                                                    "control-predecessors={%y}\n"));
+  hlp_module_free(m);
+  HlcDiags d = {0};
+  m = hlp_parse(p, strlen(p), "p.hlo", &d);
+  ck_assert_ptr_nonnull(m);
+  char *p2 = hlp_print(m, NULL);
+  ck_assert_str_eq(p, p2);
+  free(p);
+  free(p2);
+  hlc_diags_clear(&d);
   hlp_module_free(m);
   /* Generated names avoid names written later in the text. */
   m = parse_ok("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
