@@ -119,6 +119,7 @@ typedef struct View {
   int64_t bs, rs, cs;
   int64_t *boff;     /* per-batch offsets when the batch dims do not flatten
                         (owned), else NULL and bs applies */
+  uint8_t src;       /* HLK_SRC_*: bf16/f16 data read in place by the GEMM */
   void *owned;       /* scratch to free, or NULL */
 } View;
 
@@ -147,13 +148,18 @@ static int64_t *batch_offsets(const int64_t *dims, const int64_t *strides, const
  * converted and, if needed, permuted into a dense [B][rows][cols] copy. */
 static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
                      const int64_t *bd, int nb, const int64_t *rd, int nr, const int64_t *cd,
-                     int nc, View *out) {
+                     int nc, bool for_gemm, View *out) {
   HlkCType ct = hlk_ctype_for(to);
   size_t es = hlk_ctype_size(ct);
   int64_t strides[HLK_MAX_RANK];
   hli_strides(v->dims, v->rank, strides);
+  /* bf16/f16 operands widen exactly to f32 (when the result type keeps
+   * them), which the GEMM's packing does on the fly. */
+  bool narrow = for_gemm && ct == HLK_CT_F32 && (v->dtype == HLO_BF16 || v->dtype == HLO_F16) &&
+                (to == v->dtype || to == HLO_F32);
+  out->src = narrow ? (v->dtype == HLO_BF16 ? HLK_SRC_BF16 : HLK_SRC_F16) : HLK_SRC_NATIVE;
   bool in_place = (ct == HLK_CT_F32 && v->dtype == HLO_F32 && (to == HLO_F32)) ||
-                  (ct == HLK_CT_F64 && v->dtype == HLO_F64);
+                  (ct == HLK_CT_F64 && v->dtype == HLO_F64) || narrow;
   /* Rows and columns must each flatten to one stride; batch dims that do
    * not (attention's {0,2}, say) get an offset table instead of a copy. */
   bool flat = hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
@@ -173,6 +179,7 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
     return hli_fail(x, ins, "out of memory converting a dot operand");
   }
   hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
+  out->src = HLK_SRC_NATIVE;
   if (flat) { out->p = out->owned = conv; return 0; }
   int perm[HLK_MAX_RANK], k = 0;
   for (int i = 0; i < nb; i++) perm[k++] = (int)bd[i];
@@ -233,9 +240,12 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   HloDtype to = out->dtype;
   HlkCType ct = hlk_ctype_for(to);
   View a, b;
-  if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, &a))
+  bool gemm = (ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref;
+  if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, gemm,
+                &a))
     return -1;
-  if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, &b)) {
+  if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, gemm,
+                &b)) {
     free(a.owned);
     free(a.boff);
     return -1;
@@ -247,11 +257,12 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   int rc = 0;
   if (!c) {
     rc = hli_fail(x, ins, "out of memory for the dot result");
-  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref) {
+  } else if (gemm) {
     HlkGemm g = { .batch = nb, .m = m, .n = n, .k = k,
                   .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
-                  .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff };
+                  .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff,
+                  .a_src = a.src, .b_src = b.src };
     rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g) : hlk_gemm_f64(x, &g);
     if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {
