@@ -199,31 +199,37 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
 
 /* ---- Reference loops (exact, every compute type) ------------------------ */
 
-/* C[b][i][j] = sum_p A[b][i][p] * B[b][p][j], sequential in p. Integers
- * multiply and add modulo 2^64 (unsigned arithmetic, so no UB); the store
- * truncates to the result width, which gives XLA's wrap-around. */
-#define DEFINE_REF(SUF, T, MUL)                                                            \
+/* C[b][i][j] = sum_p A[b][i][p] * B[b][p][j], each sum sequential in p
+ * (the evaluator's order). Rows of C are built p-outer so B is read along
+ * its rows. Integers multiply and add modulo 2^64 (unsigned arithmetic, so
+ * no UB); the store truncates to the result width, which gives XLA's
+ * wrap-around. */
+#define DEFINE_REF(SUF, T)                                                                 \
   static void ref_##SUF(const View *a, const View *b, int64_t nb, int64_t m, int64_t n,    \
-                        int64_t k, T *c) {                                                 \
+                        int64_t k, T *restrict c) {                                        \
     const T *A = a->p, *B = b->p;                                                          \
-    for (int64_t bi = 0; bi < nb; bi++)                                                    \
-      for (int64_t i = 0; i < m; i++)                                                      \
-        for (int64_t j = 0; j < n; j++) {                                                  \
-          T acc = 0;                                                                       \
-          const T *ap = A + (a->boff ? a->boff[bi] : bi * a->bs) + i * a->rs;             \
-          const T *bp = B + (b->boff ? b->boff[bi] : bi * b->bs) + j * b->cs;             \
-          for (int64_t p = 0; p < k; p++) {                                                \
-            T av = ap[p * a->cs], bv = bp[p * b->rs];                                      \
-            acc = acc + (MUL);                                                             \
-          }                                                                                \
-          c[(bi * m + i) * n + j] = acc;                                                   \
+    for (int64_t bi = 0; bi < nb; bi++) {                                                  \
+      const T *ab = A + (a->boff ? a->boff[bi] : bi * a->bs);                              \
+      const T *bb = B + (b->boff ? b->boff[bi] : bi * b->bs);                              \
+      for (int64_t i = 0; i < m; i++) {                                                    \
+        T *restrict crow = c + (bi * m + i) * n;                                           \
+        for (int64_t j = 0; j < n; j++) crow[j] = 0;                                       \
+        for (int64_t p = 0; p < k; p++) {                                                  \
+          T av = ab[i * a->rs + p * a->cs];                                                \
+          const T *brow = bb + p * b->rs;                                                  \
+          if (b->cs == 1)                                                                  \
+            for (int64_t j = 0; j < n; j++) crow[j] = crow[j] + av * brow[j];              \
+          else                                                                             \
+            for (int64_t j = 0; j < n; j++) crow[j] = crow[j] + av * brow[j * b->cs];      \
         }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
   }
-DEFINE_REF(f32, float, av * bv)
-DEFINE_REF(f64, double, av * bv)
-DEFINE_REF(c64, float complex, av * bv)
-DEFINE_REF(c128, double complex, av * bv)
-DEFINE_REF(u64, uint64_t, av * bv)
+DEFINE_REF(f32, float)
+DEFINE_REF(f64, double)
+DEFINE_REF(c64, float complex)
+DEFINE_REF(c128, double complex)
+DEFINE_REF(u64, uint64_t)
 
 /* ---- The kernel --------------------------------------------------------- */
 
