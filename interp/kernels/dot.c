@@ -63,7 +63,12 @@ static int check_list(HliExec *x, const HloInstr *ins, const HloI64s *l, int ran
 }
 
 int hlk_dot_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops > 2)
+    return hli_unsupported(x, ins, "sparse dot (%d operands with sparsity metadata)", ins->nops);
   if (ins->nops != 2) return hli_fail(x, ins, "dot takes 2 operands, got %d", ins->nops);
+  for (int32_t i = 0; i < ins->nattrs; i++)
+    if (strcmp(ins->attrs[i].name, "sparsity") == 0)
+      return hli_unsupported(x, ins, "sparse dot (sparsity attribute)");
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
   if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
       !hlc_dtype_is_array(os->dtype))
