@@ -684,7 +684,10 @@ static int at_metadata(A *a) {
     if (it->kind != HLO_VAL_ATTR) { hlp_error(a->P, it->off, "expected name=value in metadata"); return -1; }
     bool ok = false;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) ok |= strcmp(it->text, known[k]) == 0;
-    if (!ok) hlp_warning(a->P, it->off, "unknown metadata field '%s' kept verbatim", it->text);
+    char key[300];
+    snprintf(key, sizeof key, "metadata %s", it->text);
+    if (!ok && hlp_first_warning(a->P, key))
+      hlp_warning(a->P, it->off, "unknown metadata field '%s' kept verbatim", it->text);
   }
   return 0;
 }
@@ -996,7 +999,10 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
       }
     int d = find_def(at->name);
     if (d < 0) {
-      hlp_warning(P, at->off, "unknown attribute '%s' kept verbatim", at->name);
+      char key[300];
+      snprintf(key, sizeof key, "attr %s", at->name);
+      if (hlp_first_warning(P, key))
+        hlp_warning(P, at->off, "unknown attribute '%s' kept verbatim", at->name);
       continue;
     }
     if (!in_set(attr_defs[d].set, ins->op)) {

@@ -93,9 +93,7 @@ static HloInstr *new_instr(Ctx *C, const char *name, uint32_t off) {
   HloInstr *ins = hlp_alloc(P, sizeof *ins);
   ins->name = name;
   ins->off = off;
-  int line, col;
-  hlc_line_col(P->src, P->len, off, &line, &col);
-  ins->line = line;
+  ins->line = hlp_line_of(P, off);
   ins->parent = C->comp;
   ins->feature_group_count = ins->batch_group_count = 1;
   ins->largest = true;
@@ -609,6 +607,26 @@ int hlp_lower(HlpParser *P) {
     char buf[256];
     snprintf(buf, sizeof buf, "module_%.200s", entry->name);
     m->name = hlp_strndup(P, buf, strlen(buf));
+  }
+  if (P->syn.has_sfi) {
+    /* Stack-frame index: kept as normalised text for the printer. */
+    static const char *const kw[4] = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"};
+    HlpBuf b = {0};
+    for (int k = 0; k < 4; k++) {
+      hlp_buf_puts(&b, kw[k]);
+      HloVal **v = (HloVal **)hlp_list_array(P, &P->syn.sfi[k]);
+      for (int32_t i = 0; i < P->syn.sfi[k].n; i++) {
+        /* One entry per line: a number starts an entry. */
+        bool starts = v[i]->kind == HLO_VAL_TOKEN;
+        hlp_buf_puts(&b, starts ? "\n  " : " ");
+        v[i]->sep = 0;
+        hlp_print_vals(&b, &v[i], 1, false);
+      }
+      hlp_buf_puts(&b, "\n");
+    }
+    if (b.oom) { free(b.p); longjmp(P->oom, 1); }
+    m->stack_frames_text = hlp_strndup(P, b.p, b.n);
+    free(b.p);
   }
   return hlp_lower_module_attrs(P);
 }

@@ -32,6 +32,33 @@ void hlp_warning(HlpParser *P, size_t off, const char *fmt, ...) {
   hlc_diag_at(P->diags, HLC_WARNING, P->file, P->src, P->len, off, "%s", buf);
 }
 
+int32_t hlp_line_of(HlpParser *P, size_t off) {
+  if (!P->line_starts) {
+    size_t n = 1;
+    for (size_t i = 0; i < P->len; i++) n += P->src[i] == '\n';
+    P->line_starts = malloc(n * sizeof *P->line_starts);
+    if (!P->line_starts) longjmp(P->oom, 1);
+    P->line_starts[0] = 0;
+    P->nlines = 1;
+    for (size_t i = 0; i < P->len; i++)
+      if (P->src[i] == '\n') P->line_starts[P->nlines++] = (uint32_t)(i + 1);
+  }
+  size_t lo = 0, hi = P->nlines;   /* last start <= off */
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (P->line_starts[mid] <= off) lo = mid;
+    else hi = mid;
+  }
+  return (int32_t)(lo + 1);
+}
+
+bool hlp_first_warning(HlpParser *P, const char *key) {
+  for (HlpNode *n = P->warned.head; n; n = n->next)
+    if (strcmp(n->p, key) == 0) return false;
+  hlp_list_push(P, &P->warned, hlp_strndup(P, key, strlen(key)));
+  return true;
+}
+
 void *hlp_alloc(HlpParser *P, size_t n) {
   void *p = hlc_arena_alloc(P->A, n);
   if (!p) longjmp(P->oom, 1);
@@ -251,6 +278,10 @@ HloModule *hlp_parse(const char *text, size_t len, const char *filename, HlcDiag
   m->replica_count = m->num_partitions = 1;
   P->src = src;
   P->len = len;
+  if (len >= UINT32_MAX) {
+    hlc_diag(diags, HLC_ERROR, "%s: input larger than 4 GiB", P->file);
+    goto done;
+  }
   const char *nul = memchr(src, 0, len);
   if (nul) {
     hlp_error(P, (size_t)(nul - src), "NUL byte in input");
@@ -272,6 +303,7 @@ HloModule *hlp_parse(const char *text, size_t len, const char *filename, HlcDiag
   ok = true;
 done:
   if (P->lemon) hlp_ParseFree(P->lemon, free);
+  free(P->line_starts);
   free(P);
   if (!ok) { hlp_module_free(m); return NULL; }
   return m;

@@ -112,9 +112,19 @@ void hlp_print_shape(HlpBuf *b, const HloShape *s, bool layouts) { print_shape(b
 
 static void print_val(HlpBuf *b, const HloVal *v, int depth);
 
+/* Canonical separators: items are joined as written (nothing, a blank or a
+ * comma); a comma gets a blank after it unless a number or a {...} group
+ * follows, as XLA writes dimensions={1,0} and replica_groups={{0,1},{2,3}}
+ * but slice={[0:2], [1:3]} and branch_computations={%a, %b}. */
 static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth) {
   for (int32_t i = 0; i < n; i++) {
-    if (i) hlp_buf_puts(b, v[i]->sep == 2 ? "," : v[i]->sep == 1 ? " " : "");
+    if (i && v[i]->sep == 2) {
+      bool tight = v[i]->kind == HLO_VAL_BRACE ||
+                   (v[i]->kind == HLO_VAL_TOKEN && v[i]->tok != TK_NAME && v[i]->tok != TK_IDENT);
+      hlp_buf_puts(b, tight ? "," : ", ");
+    } else if (i && v[i]->sep == 1) {
+      hlp_buf_puts(b, " ");
+    }
     print_val(b, v[i], depth);
   }
 }

@@ -40,6 +40,7 @@ typedef struct IndexGeom {
   int nbat;                      /* batching dims */
   int bpos[HLK_MAX_RANK];        /* which batch dim gives operand batching dim i ... */
   int64_t bstr[HLK_MAX_RANK];    /* ... and that operand dim's stride */
+  int64_t bop[HLK_MAX_RANK];     /* the operand dim of batching dim i */
   int64_t hi[HLK_MAX_RANK];      /* per operand dim: largest start that keeps the window in */
   int64_t opstr[HLK_MAX_RANK];   /* operand strides */
 } IndexGeom;
@@ -73,10 +74,10 @@ static void cursor_next(const IndexGeom *g, Cursor *c) {
 
 /* Operand element offset of the window at cursor c. Gather clamps the
  * start (always true); scatter returns false when the window is out of
- * bounds. */
+ * bounds. start0, if not NULL, gets the window's start in operand dim 0. */
 static bool window_start(const IndexGeom *g, const int64_t *indices, const Cursor *c,
-                         bool clamp, int64_t *off) {
-  int64_t o = 0;
+                         bool clamp, int64_t *off, int64_t *start0) {
+  int64_t o = 0, s0 = 0;
   for (int k = 0; k < g->nvec; k++) {
     int64_t d = g->map[k], s = indices[c->ioff + k * g->vstr];
     if (s < 0 || s > g->hi[d]) {
@@ -84,9 +85,14 @@ static bool window_start(const IndexGeom *g, const int64_t *indices, const Curso
       s = s < 0 ? 0 : g->hi[d];
     }
     o += s * g->opstr[d];
+    if (d == 0) s0 = s;
   }
-  for (int i = 0; i < g->nbat; i++) o += c->idx[g->bpos[i]] * g->bstr[i];
+  for (int i = 0; i < g->nbat; i++) {
+    o += c->idx[g->bpos[i]] * g->bstr[i];
+    if (g->bop[i] == 0) s0 = c->idx[g->bpos[i]];
+  }
   *off = o;
+  if (start0) *start0 = s0;
   return true;
 }
 
@@ -113,6 +119,7 @@ static void index_geom(IndexGeom *g, const HloShape *ishape, int64_t ivd, const 
     int64_t d = idx_bat->v[i];
     g->bpos[i] = (int)(d < ivd ? d : d - 1);
     g->bstr[i] = g->opstr[op_bat->v[i]];
+    g->bop[i] = op_bat->v[i];
   }
 }
 
@@ -241,7 +248,7 @@ static void gather_range(void *arg, int64_t lo, int64_t hi) {
   cursor_at(j->g, &c, lo);
   for (int64_t pos = lo; pos < hi; pos++) {
     int64_t off;
-    window_start(j->g, j->indices, &c, true, &off);
+    window_start(j->g, j->indices, &c, true, &off, NULL);
     char *d = j->out + c.xoff * j->es;
     const char *s = j->operand + off * j->es;
     if (j->win->rank == 0)
@@ -409,6 +416,8 @@ typedef struct ScatterGeom {
   int64_t wo[HLK_MAX_RANK];     /* operand stride of each window dim */
   int64_t wu[HLK_MAX_RANK];     /* update stride of each window dim */
   int64_t welems;               /* elements in one window */
+  int64_t n0;                   /* operand dim 0 (threads own ranges of it) */
+  bool win0;                    /* operand dim 0 is window dim 0 */
 } ScatterGeom;
 
 static void scatter_geom(ScatterGeom *s, const HloInstr *ins, int k) {
@@ -424,6 +433,9 @@ static void scatter_geom(ScatterGeom *s, const HloInstr *ins, int k) {
   s->welems = 1;
   int od = 0;
   for (int d = 0; d < o->rank; d++) g->hi[d] = o->dims[d] - 1;
+  s->n0 = o->rank > 0 ? o->dims[0] : 1;
+  s->win0 = o->rank > 0 && !has_dim(&sd->inserted_window_dims, 0) &&
+            !has_dim(&sd->input_batching_dims, 0);
   for (int j = 0; j < u->rank; j++) {
     if (!has_dim(&sd->update_window_dims, j)) {
       g->xstr[nb++] = ustr[j];
@@ -440,30 +452,76 @@ static void scatter_geom(ScatterGeom *s, const HloInstr *ins, int k) {
   }
 }
 
-/* Typed path: one reducer (or overwrite) on one operand. */
-static void scatter_typed(const ScatterGeom *s, const int64_t *indices, char *out,
-                          const char *upd, size_t es, HlkRowFn fn) {
-  int64_t wd[HLK_MAX_RANK], wsb[HLK_MAX_RANK], e = (int64_t)es;
-  for (int i = 0; i < s->nw; i++) {
-    wd[i] = s->wo[i] * e;
-    wsb[i] = s->wu[i] * e;
-  }
-  HlkPlan win;
-  hlk_plan_init(&win, s->nw, s->wn, wd, wsb, es);
-  if (win.empty) return;
-  if (fn) hlk_plan_untile(&win);
+/* Typed path: one reducer (or overwrite) on one operand. With threads,
+ * each thread owns a range of operand rows (dim 0) and walks every update
+ * window in order, applying only the part that falls in its rows: each
+ * element still sees its updates in XLA's order, so results do not depend
+ * on the thread count. */
+typedef struct ScatterJob {
+  const ScatterGeom *s;
+  const int64_t *indices;
+  char *out;
+  const char *upd;
+  int64_t es;
+  HlkRowFn fn;           /* NULL: overwrite */
+  HlkPlan win;           /* the whole window */
+  int64_t wd[HLK_MAX_RANK], wsb[HLK_MAX_RANK];   /* its byte strides */
+} ScatterJob;
+
+static void scatter_apply(const ScatterJob *j, const HlkPlan *p, char *d, const char *u) {
+  if (j->fn)
+    hlk_plan_apply(p, d, u, j->fn);
+  else
+    hlk_plan_run(p, d, u);
+}
+
+static void scatter_rows(void *arg, int64_t lo, int64_t hi) {
+  const ScatterJob *j = arg;
+  const ScatterGeom *s = j->s;
+  int64_t w0 = s->win0 ? s->wn[0] : 1, e = j->es;
+  bool all = lo == 0 && hi == s->n0;
   Cursor c;
   cursor_at(&s->g, &c, 0);
-  for (int64_t pos = 0; pos < s->g.npos; pos++) {
-    int64_t off;
-    if (window_start(&s->g, indices, &c, false, &off)) {
-      if (fn)
-        hlk_plan_apply(&win, out + off * e, upd + c.xoff * e, fn);
-      else
-        hlk_plan_run(&win, out + off * e, upd + c.xoff * e);
+  for (int64_t pos = 0; pos < s->g.npos; pos++, cursor_next(&s->g, &c)) {
+    int64_t off, s0;
+    if (!window_start(&s->g, j->indices, &c, false, &off, &s0)) continue;
+    char *d = j->out + off * e;
+    const char *u = j->upd + c.xoff * e;
+    if (all || (s0 >= lo && s0 + w0 <= hi)) {
+      scatter_apply(j, &j->win, d, u);
+      continue;
     }
-    cursor_next(&s->g, &c);
+    int64_t a = s0 > lo ? s0 : lo, b = s0 + w0 < hi ? s0 + w0 : hi;
+    if (a >= b) continue;
+    /* Only a window along dim 0 can straddle a boundary: clip it. */
+    int64_t wn[HLK_MAX_RANK];
+    for (int i = 0; i < s->nw; i++) wn[i] = s->wn[i];
+    wn[0] = b - a;
+    HlkPlan p;
+    hlk_plan_init(&p, s->nw, wn, j->wd, j->wsb, (size_t)e);
+    if (j->fn) hlk_plan_untile(&p);
+    scatter_apply(j, &p, d + (a - s0) * j->wd[0], u + (a - s0) * j->wsb[0]);
   }
+}
+
+static void scatter_typed(HliExec *x, const ScatterGeom *s, const int64_t *indices, char *out,
+                          const char *upd, size_t es, HlkRowFn fn) {
+  ScatterJob j = { s, indices, out, upd, (int64_t)es, fn, { 0 }, { 0 }, { 0 } };
+  for (int i = 0; i < s->nw; i++) {
+    j.wd[i] = s->wo[i] * (int64_t)es;
+    j.wsb[i] = s->wu[i] * (int64_t)es;
+  }
+  hlk_plan_init(&j.win, s->nw, s->wn, j.wd, j.wsb, es);
+  if (j.win.empty) return;
+  if (fn) hlk_plan_untile(&j.win);
+  /* Threads only pay off when there is real work per row range. */
+  int64_t work = s->g.npos * s->welems * (int64_t)es;
+  if (work < (1 << 20) || hli_num_threads(x) <= 1 || s->n0 < 2) {
+    scatter_rows(&j, 0, s->n0);
+    return;
+  }
+  int64_t chunk = s->n0 / (4 * (int64_t)hli_num_threads(x));
+  hli_parallel_for(x, s->n0, chunk > 0 ? chunk : 1, scatter_rows, &j);
 }
 
 /* General path: call the reducer for every element of every window. */
@@ -482,7 +540,7 @@ static int scatter_called(HliExec *x, const HloInstr *ins, const ScatterGeom *s,
   int64_t widx[HLK_MAX_RANK];
   for (int64_t pos = 0; pos < s->g.npos && rc == 0; pos++, cursor_next(&s->g, &c)) {
     int64_t base;
-    if (!window_start(&s->g, indices, &c, false, &base)) continue;
+    if (!window_start(&s->g, indices, &c, false, &base, NULL)) continue;
     int64_t oo = base, uo = c.xoff;
     for (int i = 0; i < s->nw; i++) widx[i] = 0;
     for (int64_t e = 0; e < s->welems; e++) {
@@ -539,7 +597,7 @@ static int scatter_run(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
   HliBinop op = k == 1 ? hli_match_binop(to_apply(ins)) : HLI_BINOP_NONE;
   HlkRowFn fn = op != HLI_BINOP_NONE ? hlk_combine_fn(op, outs[0]->dtype) : NULL;
   if (op == HLI_BINOP_SELECT_RHS || fn)
-    scatter_typed(&s, indices, outs[0]->data, upds[0]->data, hlc_dtype_size(outs[0]->dtype), fn);
+    scatter_typed(x, &s, indices, outs[0]->data, upds[0]->data, hlc_dtype_size(outs[0]->dtype), fn);
   else
     rc = scatter_called(x, ins, &s, indices, outs, upds, k);
   free(indices);

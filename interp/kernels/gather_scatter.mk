@@ -7,7 +7,13 @@ libhlorun_core_la_SOURCES += \
 
 check_PROGRAMS += tests/check_gather_scatter
 TESTS += tests/check_gather_scatter
-tests_check_gather_scatter_SOURCES = tests/check_gather_scatter.c tests/check_movement_util.h \
-	tests/check_movement_numeric_stub.c
+tests_check_gather_scatter_SOURCES = tests/check_gather_scatter.c tests/check_movement_util.h
 tests_check_gather_scatter_CFLAGS = $(TEST_CFLAGS)
 tests_check_gather_scatter_LDADD = $(TEST_LIBS)
+
+# Whole modules through the public API (parser, executor, thread pool).
+check_PROGRAMS += tests/check_gather_scatter_hlo
+TESTS += tests/check_gather_scatter_hlo
+tests_check_gather_scatter_hlo_SOURCES = tests/check_gather_scatter_hlo.c
+tests_check_gather_scatter_hlo_CFLAGS = $(TEST_CFLAGS)
+tests_check_gather_scatter_hlo_LDADD = $(TEST_LIBS)

@@ -177,8 +177,8 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ti, T *pa, \
                          T *pb) {                                                            \
     const HlkGemm *g = pl->g;                                                                \
-    const T *A = (const T *)g->a + bi * g->a_bs;                                             \
-    const T *B = (const T *)g->b + bi * g->b_bs;                                             \
+    const T *A = (const T *)g->a + (g->a_boff ? g->a_boff[bi] : bi * g->a_bs);               \
+    const T *B = (const T *)g->b + (g->b_boff ? g->b_boff[bi] : bi * g->b_bs);               \
     T *C = (T *)g->c + bi * g->c_bs;                                                         \
     int64_t i0 = (ti / pl->ntiles) * pl->mc, j0 = (ti % pl->ntiles) * pl->nc;                \
     int64_t mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;                                    \

@@ -35,6 +35,9 @@ typedef struct HlkGemm {
   int64_t b_bs, b_rs, b_cs;      /* B[b][p][j] at b + b*b_bs + p*b_rs + j*b_cs */
   void *c;                       /* borrowed; overwritten */
   int64_t c_bs, ldc;             /* C[b][i][j] at c + b*c_bs + i*ldc + j */
+  /* Optional (NULL = b * a_bs / b * b_bs): element offset of each batch
+   * matrix, for batch dims that do not flatten to one stride. */
+  const int64_t *a_boff, *b_boff;
 } HlkGemm;
 
 /* 0 on success; -1 if scratch memory could not be allocated (error

@@ -13,8 +13,18 @@
 #include "common/numeric.h"
 #include <complex.h>
 
+/* The contiguous case gets its own loop so the compiler can vectorise it. */
 #define ROW_LOOP(NAME, T, EXPR)                                                       \
   static void NAME(char *d, const char *s, int64_t n, int64_t ds, int64_t ss) {      \
+    if (ds == (int64_t)sizeof(T) && ss == (int64_t)sizeof(T)) {                       \
+      T *dp = (T *)(void *)d;                                                         \
+      const T *sp = (const T *)(const void *)s;                                       \
+      for (int64_t i = 0; i < n; i++) {                                               \
+        T a = dp[i], b = sp[i];                                                       \
+        dp[i] = (EXPR);                                                               \
+      }                                                                               \
+      return;                                                                         \
+    }                                                                                 \
     for (int64_t i = 0; i < n; i++) {                                                 \
       T *dp = (T *)(void *)(d + i * ds);                                              \
       T a = *dp, b = *(const T *)(const void *)(s + i * ss);                          \

@@ -105,27 +105,33 @@ static void run1(size_t es, char *d, const char *s, int64_t n, int64_t ds, int64
   }
 }
 
-/* Tile edge in elements: a tile row is a few cache lines. */
+/* Blocked transpose: dst rows run along b, the source is contiguous along
+ * a. A B x B block of source rows is first copied into a buffer (sequential
+ * reads, no cache-set conflicts even when the row stride is a power of two),
+ * then written out row by row (sequential writes). */
 #define DEF_TILE(NAME, T, B)                                                              \
   static void NAME(char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,            \
                    int64_t ssb) {                                                          \
-    for (int64_t i0 = 0; i0 < na; i0 += B) {                                               \
-      int64_t i1 = i0 + B < na ? i0 + B : na;                                              \
-      for (int64_t j0 = 0; j0 < nb; j0 += B) {                                             \
-        int64_t j1 = j0 + B < nb ? j0 + B : nb;                                            \
+    T buf[B][B];                                                                           \
+    for (int64_t j0 = 0; j0 < nb; j0 += B) {                                               \
+      int64_t j1 = j0 + B < nb ? j0 + B : nb;                                              \
+      for (int64_t i0 = 0; i0 < na; i0 += B) {                                             \
+        int64_t i1 = i0 + B < na ? i0 + B : na;                                            \
+        for (int64_t j = j0; j < j1; j++)                                                  \
+          memcpy(buf[j - j0], s + j * ssb + i0 * (int64_t)sizeof(T),                       \
+                 (size_t)(i1 - i0) * sizeof(T));                                           \
         for (int64_t i = i0; i < i1; i++) {                                                \
           T *dp = (T *)(void *)(d + i * dsa);                                              \
-          const char *sp = s + i * (int64_t)sizeof(T);                                     \
-          for (int64_t j = j0; j < j1; j++) dp[j] = *(const T *)(const void *)(sp + j * ssb); \
+          for (int64_t j = j0; j < j1; j++) dp[j] = buf[j - j0][i - i0];                   \
         }                                                                                  \
       }                                                                                    \
     }                                                                                      \
   }
 DEF_TILE(tile_1, uint8_t, 64)
-DEF_TILE(tile_2, uint16_t, 32)
-DEF_TILE(tile_4, uint32_t, 32)
-DEF_TILE(tile_8, uint64_t, 16)
-DEF_TILE(tile_16, HlkU128, 8)
+DEF_TILE(tile_2, uint16_t, 64)
+DEF_TILE(tile_4, uint32_t, 64)
+DEF_TILE(tile_8, uint64_t, 32)
+DEF_TILE(tile_16, HlkU128, 16)
 
 static void run_tile(size_t es, char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,
                      int64_t ssb) {
@@ -206,16 +212,45 @@ void hlk_plan_apply(const HlkPlan *p, char *dst, const char *src, HlkRowFn fn) {
   plan_range(p, dst, src, 0, p->outer, fn);
 }
 
-typedef struct PlanJob { const HlkPlan *p; char *dst; const char *src; } PlanJob;
+/* Threaded runs split the plan into units: one outer position times one
+ * piece of the kernel's main dim (the blocked dim for transposes, else the
+ * innermost dim), so even a single huge row or a 2-D transpose (no outer
+ * dims) spreads over the threads. */
+typedef struct UnitJob {
+  const HlkPlan *p;
+  char *dst;
+  const char *src;
+  int64_t piece;    /* elements of the split dim per unit */
+  int64_t npieces;  /* units per outer position */
+} UnitJob;
 
-static void plan_job(void *arg, int64_t lo, int64_t hi) {
-  PlanJob *j = arg;
-  plan_range(j->p, j->dst, j->src, lo, hi, NULL);
+static void unit_job(void *arg, int64_t lo, int64_t hi) {
+  const UnitJob *j = arg;
+  const HlkPlan *p = j->p;
+  int last = p->rank - 1, k = p->tile >= 0 ? p->tile : last;
+  for (int64_t u = lo; u < hi; u++) {
+    int64_t o = u / j->npieces, c = u % j->npieces;
+    int64_t doff = 0, soff = 0;
+    for (int d = last - 1; d >= 0; d--) {   /* unravel the outer position */
+      if (d == p->tile) continue;
+      int64_t i = o % p->n[d];
+      o /= p->n[d];
+      doff += i * p->ds[d];
+      soff += i * p->ss[d];
+    }
+    int64_t start = c * j->piece, cnt = p->n[k] - start < j->piece ? p->n[k] - start : j->piece;
+    doff += start * p->ds[k];
+    soff += start * p->ss[k];
+    if (p->tile >= 0)
+      run_tile(p->es, j->dst + doff, j->src + soff, cnt, p->ds[k], p->n[last], p->ss[last]);
+    else
+      run1(p->es, j->dst + doff, j->src + soff, cnt, p->ds[last], p->ss[last]);
+  }
 }
 
 void hlk_plan_run_par(HliExec *x, const HlkPlan *p, char *dst, const char *src) {
   if (p->empty) return;
-  if (p->bytes < PAR_BYTES || hli_num_threads(x) <= 1) {
+  if (p->bytes < PAR_BYTES || hli_num_threads(x) <= 1 || p->rank == 0) {
     hlk_plan_run(p, dst, src);
     return;
   }
@@ -223,10 +258,15 @@ void hlk_plan_run_par(HliExec *x, const HlkPlan *p, char *dst, const char *src) 
     hlk_memcpy_par(x, dst, src, (size_t)p->bytes);
     return;
   }
-  int64_t per = p->bytes / (p->outer ? p->outer : 1);
-  int64_t chunk = per >= PAR_CHUNK_BYTES ? 1 : PAR_CHUNK_BYTES / (per ? per : 1);
-  PlanJob j = { p, dst, src };
-  hli_parallel_for(x, p->outer, chunk, plan_job, &j);
+  int last = p->rank - 1, k = p->tile >= 0 ? p->tile : last;
+  /* Bytes written per element of the split dim. */
+  int64_t per = (int64_t)p->es * (p->tile >= 0 ? p->n[last] : 1);
+  int64_t piece = PAR_CHUNK_BYTES / per;
+  if (p->tile >= 0) piece = (piece + 63) & ~(int64_t)63;   /* whole tiles */
+  if (piece < 1) piece = 1;
+  if (piece > p->n[k]) piece = p->n[k];
+  UnitJob j = { p, dst, src, piece, (p->n[k] + piece - 1) / piece };
+  hli_parallel_for(x, p->outer * j.npieces, 1, unit_job, &j);
 }
 
 typedef struct CopyJob { char *dst; const char *src; } CopyJob;
