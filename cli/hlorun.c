@@ -154,7 +154,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (!o->bind || !o->plugins) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   int c;
   uint64_t u;
-  while ((c = getopt_long(argc, argv, "+o:hV", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:hV", longs, NULL)) != -1) {
     switch (c) {
     case 'o': o->output = optarg; break;
     case OPT_RANDOM:

@@ -4,3 +4,10 @@ bin_PROGRAMS += hlorun
 hlorun_SOURCES = cli/hlorun.c
 hlorun_LDADD = libhlorun.la
 dist_man_MANS += doc/hlorun.1
+
+# End-to-end tests of the command (tests/cli/run.sh runs ./hlorun on the
+# small modules and literal files beside it).
+TESTS += tests/cli/run.sh
+dist_noinst_SCRIPTS += tests/cli/run.sh
+dist_noinst_DATA += tests/cli/add.hlo tests/cli/pair.hlo tests/cli/bad.hlo \
+	tests/cli/a.txt tests/cli/b.txt tests/cli/b_s32.txt tests/cli/sum.txt tests/cli/sum_off.txt

@@ -4,7 +4,8 @@
  * types (what a typed FFI handler receives, including the opted-in
  * "hlorun.instruction" dictionary), and how the target is bound. Decoding
  * errors are shown in the text and also recorded, positioned, in the
- * diagnostics. Nothing is run (no metadata query either).
+ * diagnostics. No handler runs; typed handlers only answer the metadata
+ * query (their API version and traits).
  * Not here: the checks themselves (registry.c). */
 #include "ffi/internal.h"
 #include <stdlib.h>
@@ -26,6 +27,13 @@ static void binding(HlfText *out, HlfRegistry *r, const HloInstr *ins) {
   if (!t) {
     hlf_text_printf(out, "  binding: NOT BOUND (bind with --custom-call %s=LIB.so[:SYMBOL], or "
                     "--plugin LIB.so[:FUNCTION] for a plugin that registers it)\n", name);
+    return;
+  }
+  bool typed_ffi = t->source != HLF_SRC_SYMBOL || ins->api_version == HLO_API_TYPED_FFI;
+  char *qerr = NULL;
+  if (typed_ffi && hlf_target_query(t, &qerr)) {
+    hlf_text_printf(out, "  binding: %s, %s: error: %s\n", t->origin, source_name(t), qerr);
+    free(qerr);
     return;
   }
   hlf_text_printf(out, "  binding: %s, %s", t->origin, source_name(t));
@@ -65,8 +73,12 @@ static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr
   hlf_text_shape(out, &ins->shape);
   hlf_text_bytes(out, "\n", 1);
 
-  bool typed_ffi = ins->api_version == HLO_API_TYPED_FFI ||
-                   hlf_is_builtin_target(ins->custom_call_target ? ins->custom_call_target : "");
+  const char *tn = ins->custom_call_target ? ins->custom_call_target : "";
+  HlfTarget *t = hlf_find_target(r, tn);
+  /* The convention: a bound symbol follows api_version; built-ins and
+   * plugin handlers are typed FFI. */
+  bool typed_ffi = t ? t->source != HLF_SRC_SYMBOL || ins->api_version == HLO_API_TYPED_FFI
+                     : ins->api_version == HLO_API_TYPED_FFI;
   if (!typed_ffi) {
     hlf_text_printf(out, "  opaque: %zu bytes (backend_config, passed verbatim; no attributes)\n",
                     ins->backend_config ? ins->backend_config_len : (size_t)0);
@@ -85,7 +97,11 @@ static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr
       free(err);
     } else {
       HlfAttr mem;
-      if (hlf_members_wanted(r, ins->custom_call_target ? ins->custom_call_target : "") &&
+      char *qe = NULL;
+      bool trait = t && hlf_target_query(t, &qe) == 0 &&
+                   (t->traits & HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS);
+      free(qe);
+      if ((trait || hlf_members_wanted(r, tn)) &&
           hlf_members_attr(&a, ins, &mem) == 0)
         hlf_attrs_insert(&a, &root, &mem);
       hlf_text_printf(out, "  attributes: ");

@@ -165,6 +165,8 @@ struct XLA_FFI_ExecutionContext {
 #define HLF_CTX_MAGIC 0x484c4643u
 
 HlfTarget *hlf_find_target(HlfRegistry *r, const char *name);
+/* Ask a typed target its API version and traits (once). 0, or -1 with *err. */
+int hlf_target_query(HlfTarget *t, char **err);
 /* Register (replace) a typed FFI bundle under name. origin is copied. */
 int hlf_register_bundle(HlfRegistry *r, const char *name, size_t name_len,
                         const XLA_FFI_Handler_Bundle *b, uint32_t traits, HlfSource src,

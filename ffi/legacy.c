@@ -67,9 +67,10 @@ int hlf_call_legacy(void *fn, int api_version, const HloInstr *ins, const HlfBuf
   free(in);
   free(outs);
   if (st.failed) {
-    *err = hlf_strdup_printf("custom call %s failed: %s", target, st.message ? st.message : "");
+    *err = hlf_strdup_printf("handler of custom-call target \"%s\" failed: %s", target,
+                             st.message ? st.message : "");
     free(st.message);
-    return *err ? -1 : -1;
+    return -1;
   }
   free(st.message);
   return 0;

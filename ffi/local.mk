@@ -16,3 +16,21 @@ ffi/attrs_lex.c: $(srcdir)/ffi/attrs.re
 
 # Headers for plugin authors.
 hloruninclude_HEADERS += include/hlorun/ffi.h include/hlorun/custom_call_status.h
+
+# Tests. The test plugin is a real shared object (dlopen'd by check_ffi);
+# check_ffi exports its symbols so the plugin's legacy handlers find
+# XlaCustomCallStatusSetFailure in the executable, as in the hlorun command.
+check_LTLIBRARIES += tests/libffitest.la
+tests_libffitest_la_SOURCES = tests/ffi_test_plugin.c
+tests_libffitest_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+
+check_PROGRAMS += tests/check_ffi tests/check_ffi_attrs
+TESTS += tests/check_ffi tests/check_ffi_attrs
+tests_check_ffi_SOURCES = tests/check_ffi.c
+tests_check_ffi_CFLAGS = $(TEST_CFLAGS) \
+	-DFFI_TEST_PLUGIN='"$(abs_builddir)/tests/.libs/libffitest.so"'
+tests_check_ffi_LDFLAGS = -export-dynamic
+tests_check_ffi_LDADD = $(TEST_LIBS)
+tests_check_ffi_attrs_SOURCES = tests/check_ffi_attrs.c
+tests_check_ffi_attrs_CFLAGS = $(TEST_CFLAGS)
+tests_check_ffi_attrs_LDADD = $(TEST_LIBS)

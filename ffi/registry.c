@@ -307,7 +307,7 @@ static bool typed(const HlfTarget *t, const HloInstr *ins) {
 }
 
 /* Metadata query, once per target. */
-static int query(HlfTarget *t, char **err) {
+int hlf_target_query(HlfTarget *t, char **err) {
   if (!t->queried) {
     int major = 0, minor = 0;
     uint32_t traits = 0;
@@ -327,7 +327,8 @@ static int query(HlfTarget *t, char **err) {
     t->queried = true;
   }
   if (t->query_error) {
-    *err = hlf_strdup_printf("FFI handler %s (%s) %s", t->name, t->origin, t->query_error);
+    *err = hlf_strdup_printf("FFI handler of custom-call target \"%s\" (%s) %s", t->name,
+                             t->origin, t->query_error);
     return -1;
   }
   return 0;
@@ -335,8 +336,8 @@ static int query(HlfTarget *t, char **err) {
 
 /* Decode the site's attributes once. On error *err and *src_off (offset in
  * the module source). */
-static int site_attrs(HlfRegistry *r, HlfSite *s, const HloModule *m, const HloInstr *ins,
-                      char **err, size_t *src_off) {
+static int site_attrs(HlfRegistry *r, const HlfTarget *t, HlfSite *s, const HloModule *m,
+                      const HloInstr *ins, char **err, size_t *src_off) {
   if (s->parsed) return 0;
   size_t eo;
   char *msg;
@@ -346,7 +347,8 @@ static int site_attrs(HlfRegistry *r, HlfSite *s, const HloModule *m, const HloI
     *err = msg;
     return -1;
   }
-  if (hlf_members_wanted(r, ins->custom_call_target)) {
+  if ((t->traits & HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS) ||
+      hlf_members_wanted(r, ins->custom_call_target)) {
     HlfAttr mem;
     if (hlf_members_attr(&s->arena, ins, &mem) || hlf_attrs_insert(&s->arena, &s->attrs, &mem)) {
       *err = hlf_strdup_printf("backend_config already has an attribute named %s (reserved for "
@@ -388,11 +390,11 @@ static int check_site(HlfRegistry *r, const HloModule *m, const HloInstr *ins, H
   }
   *tp = t;
   if (!typed(t, ins)) return 0;
-  if (query(t, err)) return -1;
+  if (hlf_target_query(t, err)) return -1;
   HlfSite *s = get_site(r, m, ins);
   if (!s) { *err = strdup("out of memory"); return -1; }
   *sp = s;
-  return site_attrs(r, s, m, ins, err, src_off);
+  return site_attrs(r, t, s, m, ins, err, src_off);
 }
 
 static char *with_position(const HloModule *m, size_t off, char *msg) {
@@ -439,9 +441,10 @@ int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
 static char *handler_failed(const HlfTarget *t, int stage, XLA_FFI_Error *e) {
   static const char *const names[] = {"instantiate", "prepare", "initialize", "execute"};
   char *s = stage == XLA_FFI_ExecutionStage_EXECUTE
-                ? hlf_strdup_printf("custom call %s failed: %s", t->name, e->message)
-                : hlf_strdup_printf("custom call %s failed in its %s stage: %s", t->name,
-                                    names[stage], e->message);
+                ? hlf_strdup_printf("handler of custom-call target \"%s\" failed: %s", t->name,
+                                    e->message)
+                : hlf_strdup_printf("handler of custom-call target \"%s\" failed in its %s "
+                                    "stage: %s", t->name, names[stage], e->message);
   hlf_error_free(e);
   return s ? s : strdup("out of memory");
 }

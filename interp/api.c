@@ -9,6 +9,7 @@
 #include "interp/plan.h"
 #include "interp/valio.h"
 #include "parser/parser.h"
+#include "ffi/ffi.h"
 #include "common/numeric.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -46,12 +47,16 @@ HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
   c->threads = o.threads ? o.threads : hli_cpu_count();
   c->max_memory = o.max_memory ? o.max_memory : hlo_default_max_memory();
   c->diags.max_errors = o.max_errors;
+  c->ffi = hlf_registry_new();
+  if (!c->ffi) { free(c); return HLO_NOMEM; }
+  hlf_set_num_threads(c->ffi, c->threads);
   *out = c;
   return HLO_OK;
 }
 
 void hlo_ctx_free(HloCtx *ctx) {
   if (!ctx) return;
+  hlf_registry_free(ctx->ffi);
   hli_pool_free(ctx->pool);
   hlc_diags_clear(&ctx->diags);
   free(ctx->diag_text);
@@ -84,19 +89,16 @@ HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...) {
   return st;
 }
 
+
 HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *lib,
                                    const char *symbol) {
   if (!ctx || !target || !lib) return HLO_INVALID_ARGUMENT;
-  (void)symbol;
-  return fail(ctx, HLO_UNSUPPORTED, "cannot bind custom call %s: custom calls are not available "
-              "in this build", target);
+  return hlf_bind(ctx->ffi, target, lib, symbol, &ctx->diags) ? HLO_IO_ERROR : HLO_OK;
 }
 
 HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function) {
   if (!ctx || !lib) return HLO_INVALID_ARGUMENT;
-  (void)function;
-  return fail(ctx, HLO_UNSUPPORTED, "cannot load plugin %s: custom calls are not available in "
-              "this build", lib);
+  return hlf_load_plugin(ctx->ffi, lib, function, &ctx->diags) ? HLO_IO_ERROR : HLO_OK;
 }
 
 /* ---- Files ------------------------------------------------------------------ */
@@ -240,22 +242,8 @@ int hlo_module_is_tuple(const HloModule *m, int index) {
 
 HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text) {
   if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
-  HliBuf b = {0};
-  int n = 0;
-  for (int32_t c = 0; c < m->ncomps; c++)
-    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++) {
-      const HloInstr *ins = m->comps[c]->instrs[i];
-      if (ins->op != HLO_OP_CUSTOM_CALL) continue;
-      n++;
-      hli_buf_printf(&b, "%s:%d: custom-call %s target \"%s\": no handler bound (use "
-                     "--custom-call %s=LIB.so[:SYMBOL])\n", m->filename ? m->filename : "<input>",
-                     ins->line, ins->name, ins->custom_call_target ? ins->custom_call_target : "",
-                     ins->custom_call_target ? ins->custom_call_target : "TARGET");
-    }
-  if (!n) hli_buf_puts(&b, "the module has no custom calls\n");
-  if (b.failed) { hli_buf_free(&b); return fail(ctx, HLO_NOMEM, "out of memory"); }
-  *text = b.data;
-  return HLO_OK;
+  *text = hlf_explain(ctx->ffi, m, &ctx->diags);
+  return *text ? HLO_OK : fail(ctx, HLO_NOMEM, "out of memory");
 }
 
 /* ---- Buffers ---------------------------------------------------------------- */
@@ -619,7 +607,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.pool = ctx->pool;
   e->x.nthreads = ctx->pool ? hli_pool_threads(ctx->pool) : 1;
   e->x.mem_limit = ctx->max_memory;
-  e->x.ffi = ctx->ffi;
+  e->x.ffi = ctx->ffi;   /* handlers live in the context's registry */
   e->x.random_constants = o.random_constants != 0;
   e->x.random_seed = o.seed;
   e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
@@ -635,6 +623,9 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
 
 void hlo_executable_free(HloExecutable *e) {
   if (!e) return;
+  /* Call-site state of custom calls dies with the executable (a later module
+   * may reuse the same addresses). */
+  if (e->ctx && e->ctx->ffi) hlf_release_module(e->ctx->ffi, e->m);
   hli_exec_free(&e->x);
   free(e);
 }

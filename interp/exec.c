@@ -24,6 +24,7 @@ void hli_exec_free(HliExec *x) {
   x->plans = NULL;
   x->nplans = x->nplans_cap = 0;
   hlc_arena_free(&x->plan_arena);
+  hli_value_cache_free(x);
 }
 
 /* ---- Plan cache -------------------------------------------------------- */

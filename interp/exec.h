@@ -11,6 +11,8 @@
 #include "common/arena.h"
 
 typedef struct HliPlan HliPlan;
+/* Buffer size classes recycled by the executor: 64, 128, ..., 4096 bytes. */
+enum { HLI_BUF_CLASSES = 7, HLI_BUF_MAX_CACHED = 4096 };
 typedef struct HliPool HliPool;
 
 struct HliExec {
@@ -34,7 +36,18 @@ struct HliExec {
                                   pseudo-random values instead of an error */
   uint64_t random_seed;        /* seed for those values */
   bool warned_elided;          /* the warning about elided constants was given */
+
+  /* Recycled memory (value.c): a while body running a million times would
+   * otherwise spend most of its time in malloc/free for small values. Only
+   * the executor's thread touches these. */
+  void *free_values;           /* owned: list of value headers */
+  int32_t nfree_values;
+  void *free_bufs[HLI_BUF_CLASSES];     /* owned: lists of small buffers, by size class */
+  int32_t nfree_bufs[HLI_BUF_CLASSES];
 };
+
+/* Release the recycled memory (hli_exec_free does it). */
+void hli_value_cache_free(HliExec *x);
 
 /* Set up x for module m (x is caller memory). diags is where errors go. */
 void hli_exec_init(HliExec *x, const HloModule *m, HlcDiags *diags);

@@ -221,7 +221,8 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
     last[i] = last[i] > s ? last[i] : s;   /* produced here: at least this step */
     p->nsteps = ++s;                       /* steps so far own their constants */
     if (choose_step(x, ins, st) != 0) { hli_plan_release(x, p); return NULL; }
-    if (st->kind == HLI_STEP_KERNEL && ins->nops > p->max_ops) p->max_ops = ins->nops;
+    /* Kernel and tuple steps gather their operands into inbuf. */
+    if (ins->nops > p->max_ops) p->max_ops = ins->nops;
   }
   last[p->root] = nsteps;   /* the result outlives the run */
 

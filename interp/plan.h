@@ -41,7 +41,7 @@ struct HliPlan {
   HliStep *steps;               /* arena */
   int32_t nslots;               /* = comp->ninstrs */
   int32_t root;                 /* slot of the result */
-  int32_t max_ops;              /* largest operand count of a kernel step */
+  int32_t max_ops;              /* largest operand count of a step (inbuf size) */
   HliValue **slots;             /* arena: all NULL between runs */
   HliValue **inbuf;             /* arena: operand values of the current step */
   bool busy;                    /* slots/inbuf in use (re-entry gets fresh ones) */

@@ -1,15 +1,39 @@
 /* value.c: creation, views, reference counting and copying of runtime
  * values. Buffers are 64-byte aligned so kernels can use aligned vector
- * loads; they are counted against the run's memory limit. */
+ * loads; they are counted against the run's memory limit.
+ *
+ * Value headers carry room for a short tuple's element array, and with an
+ * executor, headers and small buffers are recycled through per-executor free
+ * lists instead of going back to malloc: interpreting a loop body creates
+ * and drops a handful of scalars per instruction. */
 #include "interp/exec.h"
 #include <stdlib.h>
 #include <string.h>
 
-enum { VALUE_ALIGN = 64 };
+enum { VALUE_ALIGN = 64, INLINE_TUPLE = 4, MAX_FREE_VALUES = 1024, MAX_FREE_BUFS = 256 };
 
-static HliValue *value_shell(const HloShape *s) {
-  HliValue *v = calloc(1, sizeof *v);
-  if (!v) return NULL;
+/* A header with inline room for up to INLINE_TUPLE tuple elements. */
+typedef struct ValueBlock {
+  HliValue v;
+  HliValue *elems[INLINE_TUPLE];
+} ValueBlock;
+
+/* Free-list links live in the recycled memory itself. */
+typedef struct FreeLink { struct FreeLink *next; } FreeLink;
+
+static HliValue *value_shell(HliExec *x, const HloShape *s) {
+  ValueBlock *b;
+  if (x && x->free_values) {
+    FreeLink *l = x->free_values;
+    x->free_values = l->next;
+    x->nfree_values--;
+    b = (ValueBlock *)l;
+    memset(b, 0, sizeof *b);
+  } else {
+    b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+  }
+  HliValue *v = &b->v;
   v->shape = s;
   v->dtype = s->dtype;
   v->rank = s->rank;
@@ -18,11 +42,51 @@ static HliValue *value_shell(const HloShape *s) {
   return v;
 }
 
+static void shell_free(HliExec *x, HliValue *v) {
+  ValueBlock *b = (ValueBlock *)v;
+  if (v->tuple != b->elems) free(v->tuple);
+  if (x && x->nfree_values < MAX_FREE_VALUES) {
+    FreeLink *l = (FreeLink *)b;
+    l->next = x->free_values;
+    x->free_values = l;
+    x->nfree_values++;
+    return;
+  }
+  free(b);
+}
+
+/* Element array of a tuple with n elements (inline when short). */
+static HliValue **tuple_array(HliValue *v, int32_t n) {
+  if (n <= INLINE_TUPLE) return ((ValueBlock *)v)->elems;
+  return calloc((size_t)n, sizeof(HliValue *));
+}
+
+/* Size class of a small buffer: 0 for <= 64 bytes, 1 for <= 128, ... */
+static int buf_class(size_t n) {
+  int c = 0;
+  size_t cap = VALUE_ALIGN;
+  while (cap < n) { cap <<= 1; c++; }
+  return c;
+}
+
 static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
   if (x && hli_mem_reserve(x, n) != 0) return NULL;
   size_t sz = (n + VALUE_ALIGN - 1) & ~(size_t)(VALUE_ALIGN - 1);
   if (sz == 0) sz = VALUE_ALIGN;
-  void *p = aligned_alloc(VALUE_ALIGN, sz);
+  void *p = NULL;
+  if (n <= HLI_BUF_MAX_CACHED) {
+    /* Small buffers always take their whole size class, whoever allocates
+     * them, so any of them may later be recycled for that class. */
+    int c = buf_class(n);
+    sz = (size_t)VALUE_ALIGN << c;
+    if (x && x->free_bufs[c]) {
+      FreeLink *l = x->free_bufs[c];
+      x->free_bufs[c] = l->next;
+      x->nfree_bufs[c]--;
+      p = l;
+    }
+  }
+  if (!p) p = aligned_alloc(VALUE_ALIGN, sz);
   if (!p) {
     if (x) {
       hli_mem_release(x, n);
@@ -34,13 +98,42 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
   return p;
 }
 
+static void free_buffer(HliExec *x, void *p, size_t n) {
+  if (x) {
+    hli_mem_release(x, n);
+    /* Small buffers were allocated at their class size (alloc_buffer). */
+    if (n <= HLI_BUF_MAX_CACHED) {
+      int c = buf_class(n);
+      if (x->nfree_bufs[c] < MAX_FREE_BUFS) {
+        FreeLink *l = p;
+        l->next = x->free_bufs[c];
+        x->free_bufs[c] = l;
+        x->nfree_bufs[c]++;
+        return;
+      }
+    }
+  }
+  free(p);
+}
+
+void hli_value_cache_free(HliExec *x) {
+  for (FreeLink *l = x->free_values, *n; l; l = n) { n = l->next; free(l); }
+  x->free_values = NULL;
+  x->nfree_values = 0;
+  for (int c = 0; c < HLI_BUF_CLASSES; c++) {
+    for (FreeLink *l = x->free_bufs[c], *n; l; l = n) { n = l->next; free(l); }
+    x->free_bufs[c] = NULL;
+    x->nfree_bufs[c] = 0;
+  }
+}
+
 static HliValue *value_new(HliExec *x, const HloShape *s, bool zero) {
-  HliValue *v = value_shell(s);
+  HliValue *v = value_shell(x, s);
   if (!v) return NULL;
   if (s->dtype == HLO_TUPLE) {
     v->ntuple = s->ntuple;
-    v->tuple = calloc(s->ntuple ? (size_t)s->ntuple : 1, sizeof *v->tuple);
-    if (!v->tuple) { free(v); return NULL; }
+    v->tuple = tuple_array(v, s->ntuple);
+    if (!v->tuple) { v->ntuple = 0; shell_free(x, v); return NULL; }
     for (int32_t i = 0; i < s->ntuple; i++) {
       v->tuple[i] = value_new(x, &s->tuple[i], zero);
       if (!v->tuple[i]) { hli_value_unref(x, v); return NULL; }
@@ -51,7 +144,7 @@ static HliValue *value_new(HliExec *x, const HloShape *s, bool zero) {
   v->nelem = hlp_shape_elements(s);
   v->nbytes = (size_t)v->nelem * hlc_dtype_size(s->dtype);
   v->data = alloc_buffer(x, v->nbytes, zero);
-  if (!v->data) { free(v); return NULL; }
+  if (!v->data) { shell_free(x, v); return NULL; }
   v->owns_data = true;
   return v;
 }
@@ -60,8 +153,7 @@ HliValue *hli_value_new(HliExec *x, const HloShape *s) { return value_new(x, s, 
 HliValue *hli_value_zeros(HliExec *x, const HloShape *s) { return value_new(x, s, true); }
 
 HliValue *hli_value_view(HliExec *x, HliValue *base, const HloShape *s) {
-  (void)x;
-  HliValue *v = value_shell(s);
+  HliValue *v = value_shell(x, s);
   if (!v) return NULL;
   v->nelem = hlp_shape_elements(s);
   v->nbytes = (size_t)v->nelem * hlc_dtype_size(s->dtype);
@@ -71,13 +163,12 @@ HliValue *hli_value_view(HliExec *x, HliValue *base, const HloShape *s) {
 }
 
 HliValue *hli_value_tuple(HliExec *x, const HloShape *s, HliValue *const *elems, int32_t n) {
-  (void)x;
-  HliValue *v = value_shell(s);
+  HliValue *v = value_shell(x, s);
   if (!v) return NULL;
   v->dtype = HLO_TUPLE;
   v->ntuple = n;
-  v->tuple = calloc(n ? (size_t)n : 1, sizeof *v->tuple);
-  if (!v->tuple) { free(v); return NULL; }
+  v->tuple = tuple_array(v, n);
+  if (!v->tuple) { v->ntuple = 0; shell_free(x, v); return NULL; }
   for (int32_t i = 0; i < n; i++) v->tuple[i] = hli_value_ref(elems[i]);
   return v;
 }
@@ -90,13 +181,12 @@ HliValue *hli_value_ref(HliValue *v) {
 void hli_value_unref(HliExec *x, HliValue *v) {
   if (!v || --v->refs > 0) return;
   for (int32_t i = 0; i < v->ntuple; i++) hli_value_unref(x, v->tuple[i]);
-  free(v->tuple);
   if (v->owns_data) {
-    free(v->data);
-    if (x) hli_mem_release(x, v->nbytes);
+    if (x) free_buffer(x, v->data, v->nbytes);
+    else free(v->data);
   }
   hli_value_unref(x, v->base);
-  free(v);
+  shell_free(x, v);
 }
 
 void hli_value_copy_into(HliValue *dst, const HliValue *src) {

@@ -243,10 +243,15 @@ static int at_window(A *a) {
     for (int i = 0; i < rank; i++) {
       HloWindowDim *d = &w->dims[i];
       switch (k) {
-      case 1: d->stride = tmp[i][0]; break;
+      case 1: d->stride = tmp[i][0];
+        if (d->stride < 1) { hlp_error(P, f[k]->off, "window strides must be positive"); return -1; }
+        break;
       case 2: d->pad_lo = tmp[i][0]; d->pad_hi = tmp[i][1]; break;
-      case 3: d->lhs_dilate = tmp[i][0]; break;
-      case 4: d->rhs_dilate = tmp[i][0]; break;
+      case 3: case 4:
+        if (tmp[i][0] < 1) { hlp_error(P, f[k]->off, "window dilations must be positive"); return -1; }
+        if (k == 3) d->lhs_dilate = tmp[i][0];
+        else d->rhs_dilate = tmp[i][0];
+        break;
       case 5:
         if (tmp[i][0] != 0 && tmp[i][0] != 1) { hlp_error(P, f[k]->off, "rhs_reversal entries must be 0 or 1"); return -1; }
         d->reversal = tmp[i][0];
@@ -684,7 +689,10 @@ static int at_metadata(A *a) {
     if (it->kind != HLO_VAL_ATTR) { hlp_error(a->P, it->off, "expected name=value in metadata"); return -1; }
     bool ok = false;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) ok |= strcmp(it->text, known[k]) == 0;
-    if (!ok) hlp_warning(a->P, it->off, "unknown metadata field '%s' kept verbatim", it->text);
+    char key[300];
+    snprintf(key, sizeof key, "metadata %s", it->text);
+    if (!ok && hlp_first_warning(a->P, key))
+      hlp_warning(a->P, it->off, "unknown metadata field '%s' kept verbatim", it->text);
   }
   return 0;
 }
@@ -977,6 +985,50 @@ static bool required_here(const AttrDef *d, const HloInstr *ins) {
   return true;
 }
 
+/* Operand counts of the variadic opcodes that depend on shapes. */
+static bool check_operand_count(HlpParser *P, const HloInstr *ins) {
+  int32_t n = ins->nops, want = -1;
+  const char *what = NULL;
+  switch (ins->op) {
+  case HLO_OP_DYNAMIC_SLICE:
+    if (n >= 1 && ins->ops[0]->shape.dtype != HLO_TUPLE && n != 1 + ins->ops[0]->shape.rank) {
+      want = 1 + ins->ops[0]->shape.rank;
+      what = "operand + one start index per dimension";
+    }
+    break;
+  case HLO_OP_DYNAMIC_UPDATE_SLICE:
+    if (n >= 1 && ins->ops[0]->shape.dtype != HLO_TUPLE && n != 2 + ins->ops[0]->shape.rank) {
+      want = 2 + ins->ops[0]->shape.rank;
+      what = "operand, update + one start index per dimension";
+    }
+    break;
+  case HLO_OP_SCATTER:
+    if (n < 3 || n % 2 == 0) { want = n < 3 ? 3 : n + 1; what = "k operands, indices, k updates"; }
+    break;
+  case HLO_OP_RNG:
+    if (n != 2) { want = 2; what = "two distribution parameters"; }
+    break;
+  case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_START:
+    if (n != 1 && n != 4) { want = 1; what = "1 operand (or 4 for the in-place form)"; }
+    break;
+  case HLO_OP_ASYNC_START:
+    if (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple < 2 ||
+        ins->shape.tuple[0].dtype != HLO_TUPLE || ins->shape.tuple[0].ntuple != n) {
+      hlp_error(P, ins->off, "async-start shape must be ((operand shapes...), result, state...)");
+      return false;
+    }
+    break;
+  default:
+    break;
+  }
+  if (what) {
+    hlp_error(P, ins->off, "%s expects %d operands (%s), got %d", hlp_opcode_name(ins->op), (int)want,
+              what, (int)n);
+    return false;
+  }
+  return true;
+}
+
 int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
   ins->nattrs = si->attrs.n;
   ins->attrs = hlp_alloc(P, (size_t)(si->attrs.n ? si->attrs.n : 1) * sizeof *ins->attrs);
@@ -996,7 +1048,10 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
       }
     int d = find_def(at->name);
     if (d < 0) {
-      hlp_warning(P, at->off, "unknown attribute '%s' kept verbatim", at->name);
+      char key[300];
+      snprintf(key, sizeof key, "attr %s", at->name);
+      if (hlp_first_warning(P, key))
+        hlp_warning(P, at->off, "unknown attribute '%s' kept verbatim", at->name);
       continue;
     }
     if (!in_set(attr_defs[d].set, ins->op)) {
@@ -1024,8 +1079,14 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
       hlp_error(P, ins->off, "conditional needs true_computation and false_computation, or branch_computations");
       return -1;
     }
-    int nb = 0;
-    for (int32_t k = 0; k < ins->ncalled; k++) nb++;
+    int nb = ins->ncalled;
+    const HloShape *sel = &ins->ops[0]->shape;
+    HloDtype want = tf ? HLO_PRED : HLO_S32;
+    if (sel->dtype != want || sel->rank != 0) {
+      hlp_error(P, ins->off, "conditional with %s needs a %s selector",
+                tf ? "true/false_computation" : "branch_computations", tf ? "pred[]" : "s32[]");
+      return -1;
+    }
     if (ins->nops != nb + 1) {
       hlp_error(P, ins->off, "conditional with %d branches expects %d operands, got %d", nb, nb + 1,
                 (int)ins->nops);
@@ -1067,6 +1128,7 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
               hlp_opcode_name(ins->op), (int)ins->nops);
     return -1;
   }
+  if (!check_operand_count(P, ins)) return -1;
   if (ins->op == HLO_OP_CONCATENATE && ins->nops < 1) {
     hlp_error(P, ins->off, "concatenate expects at least one operand");
     return -1;

@@ -33,6 +33,9 @@ check_PROGRAMS += tests/check_parser
 TESTS += tests/check_parser
 tests_check_parser_SOURCES = tests/check_parser.c
 tests_check_parser_CFLAGS = $(TEST_CFLAGS)
+# hlo.h (token codes) is in the build tree, or in the source tree when
+# building from a tarball that ships it.
+tests_check_parser_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/parser
 tests_check_parser_LDADD = $(TEST_LIBS)
 
 check_PROGRAMS += tests/check_parser_corpus
@@ -40,3 +43,6 @@ TESTS += tests/check_parser_corpus
 tests_check_parser_corpus_SOURCES = tests/check_parser_corpus.c
 tests_check_parser_corpus_CFLAGS = $(TEST_CFLAGS) -DHLP_SRCDIR='"$(abs_srcdir)"'
 tests_check_parser_corpus_LDADD = $(TEST_LIBS)
+# Realistic test modules (listed one by one: automake has no wildcards).
+EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_optimizations.hlo \
+	tests/parser/jax_before_optimizations.hlo tests/parser/hand_written.hlo

@@ -32,6 +32,33 @@ void hlp_warning(HlpParser *P, size_t off, const char *fmt, ...) {
   hlc_diag_at(P->diags, HLC_WARNING, P->file, P->src, P->len, off, "%s", buf);
 }
 
+int32_t hlp_line_of(HlpParser *P, size_t off) {
+  if (!P->line_starts) {
+    size_t n = 1;
+    for (size_t i = 0; i < P->len; i++) n += P->src[i] == '\n';
+    P->line_starts = malloc(n * sizeof *P->line_starts);
+    if (!P->line_starts) longjmp(P->oom, 1);
+    P->line_starts[0] = 0;
+    P->nlines = 1;
+    for (size_t i = 0; i < P->len; i++)
+      if (P->src[i] == '\n') P->line_starts[P->nlines++] = (uint32_t)(i + 1);
+  }
+  size_t lo = 0, hi = P->nlines;   /* last start <= off */
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (P->line_starts[mid] <= off) lo = mid;
+    else hi = mid;
+  }
+  return (int32_t)(lo + 1);
+}
+
+bool hlp_first_warning(HlpParser *P, const char *key) {
+  for (HlpNode *n = P->warned.head; n; n = n->next)
+    if (strcmp(n->p, key) == 0) return false;
+  hlp_list_push(P, &P->warned, hlp_strndup(P, key, strlen(key)));
+  return true;
+}
+
 void *hlp_alloc(HlpParser *P, size_t n) {
   void *p = hlc_arena_alloc(P->A, n);
   if (!p) longjmp(P->oom, 1);
@@ -201,6 +228,54 @@ HloShape *hlp_shape_tuple(HlpParser *P, HlpList *elems) {
   return s;
 }
 
+/* Layout fields after ':' (spec 2.1), each optional, in this order:
+ * D(..) T(..)(..).. L(n) #(type) *(type) E(n) S(n) SC(..).. P(shape) M(n). */
+static bool layout_tail_ok(HlpParser *P, HloVal **v, int32_t n) {
+  static const char *const order[] = {"D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"};
+  int last = -1;
+  for (int32_t i = 0; i < n;) {
+    HloVal *f = v[i];
+    const char *name = f->kind == HLO_VAL_TOKEN ? f->text : "";
+    int k = -1;
+    for (int j = 0; j < 10; j++)
+      if (strcmp(name, order[j]) == 0) k = j;
+    if (k < 0 || (i && f->sep == 2)) {
+      hlp_error(P, f->off, "unknown layout field");
+      return false;
+    }
+    if (k <= last) {
+      hlp_error(P, f->off, "layout field %s out of order (expected D T L # * E S SC P M)", name);
+      return false;
+    }
+    last = k;
+    i++;
+    int groups = 0;
+    while (i < n && v[i]->kind == HLO_VAL_PAREN && v[i]->sep == 0) {
+      HloVal *g = v[i];
+      bool ok = true;
+      if (k == 2 || k == 5 || k == 6 || k == 9)   /* L E S M: one integer */
+        ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_TOKEN && g->items[0]->tok == TK_INT;
+      else if (k == 3 || k == 4)                  /* # *: an unsigned type */
+        ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_TOKEN && g->items[0]->text[0] == 'u' &&
+             hlc_dtype_from_name(g->items[0]->text, g->items[0]->len) != HLO_DTYPE_INVALID;
+      else if (k == 8)                            /* P: a shape */
+        ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_SHAPE;
+      if (!ok) {
+        hlp_error(P, g->off, "bad value for layout field %s", name);
+        return false;
+      }
+      groups++;
+      i++;
+      if (k != 1 && k != 7) break;             /* only T and SC repeat */
+    }
+    if (!groups) {
+      hlp_error(P, f->off, "layout field %s needs a (...) value", name);
+      return false;
+    }
+  }
+  return true;
+}
+
 HloShape *hlp_shape_layout(HlpParser *P, HlxToken open, HlpList *m2m, HlpList *tail) {
   HloShape *s = hlp_alloc(P, sizeof *s);
   (void)open;
@@ -212,6 +287,7 @@ HloShape *hlp_shape_layout(HlpParser *P, HlxToken open, HlpList *m2m, HlpList *t
     s->minor_to_major[i++] = strtoll(v->text, NULL, 10);
   }
   if (tail && tail->n) {
+    if (!layout_tail_ok(P, (HloVal **)hlp_list_array(P, tail), tail->n)) return s;
     HlpBuf b = {0};
     hlp_print_vals(&b, (HloVal **)hlp_list_array(P, tail), tail->n, false);
     /* Layout fields are written without blanks. */
@@ -251,6 +327,10 @@ HloModule *hlp_parse(const char *text, size_t len, const char *filename, HlcDiag
   m->replica_count = m->num_partitions = 1;
   P->src = src;
   P->len = len;
+  if (len >= UINT32_MAX) {
+    hlc_diag(diags, HLC_ERROR, "%s: input larger than 4 GiB", P->file);
+    goto done;
+  }
   const char *nul = memchr(src, 0, len);
   if (nul) {
     hlp_error(P, (size_t)(nul - src), "NUL byte in input");
@@ -272,6 +352,7 @@ HloModule *hlp_parse(const char *text, size_t len, const char *filename, HlcDiag
   ok = true;
 done:
   if (P->lemon) hlp_ParseFree(P->lemon, free);
+  free(P->line_starts);
   free(P);
   if (!ok) { hlp_module_free(m); return NULL; }
   return m;

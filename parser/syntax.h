@@ -113,12 +113,19 @@ typedef struct HlpParser {
   void *lemon;         /* the lemon parser, freed on every exit path */
   void *comps_map;     /* lower.c: computations by name */
   void *ctx;           /* lower.c: the computation being lowered */
+  HlpList warned;      /* unknown attribute names already warned about */
+  uint32_t *line_starts; /* owned (malloc): offsets of line starts, built lazily */
+  size_t nlines;
 } HlpParser;
 
 void hlp_error(HlpParser *P, size_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void hlp_warning(HlpParser *P, size_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* True the first time a key is seen (warn once per unknown name). */
+bool hlp_first_warning(HlpParser *P, const char *key);
+/* 1-based line of a source offset (binary search in a line table). */
+int32_t hlp_line_of(HlpParser *P, size_t off);
 void *hlp_alloc(HlpParser *P, size_t n);     /* arena, zeroed; never NULL (aborts parse) */
 char *hlp_strndup(HlpParser *P, const char *s, size_t n);
 void hlp_list_push(HlpParser *P, HlpList *l, void *p);

@@ -161,6 +161,24 @@ START_TEST(t_hand_1d) {
 }
 END_TEST
 
+START_TEST(t_inf_kernel_skips_padding) {
+  dc_begin();
+  /* x = [1, 2], kernel [inf, 1], pad 1_0: the first window covers the pad
+   * and x0, and XLA skips the pad (no 0 * inf): [1*1, 1*inf + 2*1] = [1, inf] */
+  ConvCase c = { "inf", "bf0_oi0->bf0", 3, {1, 1, 2}, {1, 1, 2}, {1, 1, 2}, 1,
+                 {{2, 1, 1, 0, 1, 1, 0}}, 1, 1, 2, NULL };
+  float x[] = {1, 2}, k[] = {INFINITY, 1};
+  HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
+  ck_assert_int_eq(hlk_conv_check(NULL, ins), 0);
+  HliValue *in[2] = { dc_value(&ins->ops[0]->shape, x), dc_value(&ins->ops[1]->shape, k) };
+  HliValue *out = dc_value(&ins->shape, NULL);
+  ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, false), 0);
+  ck_assert(((float *)out->data)[0] == 1.0f);
+  ck_assert(isinf(((float *)out->data)[1]) && ((float *)out->data)[1] > 0);
+  dc_end();
+}
+END_TEST
+
 START_TEST(t_check_errors) {
   dc_begin();
   ConvCase c = cases[0];
@@ -191,6 +209,7 @@ int main(void) {
   TCase *tc = tcase_create("cases");
   tcase_add_loop_test(tc, t_table, 0, (int)(sizeof cases / sizeof *cases));
   tcase_add_test(tc, t_hand_1d);
+  tcase_add_test(tc, t_inf_kernel_skips_padding);
   tcase_add_test(tc, t_check_errors);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

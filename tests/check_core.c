@@ -275,6 +275,37 @@ START_TEST(tuple_gte_reshape_are_zero_copy) {
 }
 END_TEST
 
+START_TEST(wide_tuple) {
+  /* A tuple with more operands than any kernel step (regression: the
+   * operand buffer was sized for kernel steps only). */
+  Mod *b = mod_new();
+  HloComputation *c = comp_new(b, "main", 1);
+  HloInstr *p = param(b, 0, vec(b, 1));
+  HloShape ts = {.dtype = HLO_TUPLE, .ntuple = 9};
+  ts.tuple = hlc_arena_alloc(&b->m.arena, 9 * sizeof(HloShape));
+  for (int i = 0; i < 9; i++) ts.tuple[i] = p->shape;
+  HloInstr *t = ins(b, HLO_OP_TUPLE, "t", ts, 0);
+  t->nops = 9;
+  t->ops = hlc_arena_alloc(&b->m.arena, 9 * sizeof(HloInstr *));
+  for (int i = 0; i < 9; i++) t->ops[i] = p;
+  HlcDiags d = {0};
+  HliExec x;
+  hli_exec_init(&x, &b->m, &d);
+  HliValue *a = hli_value_zeros(NULL, &p->shape), *r;
+  for (int rep = 0; rep < 3; rep++) {
+    ck_assert_int_eq(hli_call(&x, c, &a, &r), 0);
+    ck_assert_int_eq(r->ntuple, 9);
+    ck_assert_ptr_eq(r->tuple[8], a);
+    hli_value_unref(&x, r);
+  }
+  ck_assert_int_eq(a->refs, 1);
+  hli_value_unref(NULL, a);
+  hli_exec_free(&x);
+  hlc_diags_clear(&d);
+  mod_free(b);
+}
+END_TEST
+
 START_TEST(repeated_calls_reuse_the_plan) {
   /* body(p) = p + 1, called through a "call" kernel 2000 times. */
   Mod *b = mod_new();
@@ -503,6 +534,7 @@ static Suite *core_suite(void) {
   tcase_add_test(t, dead_code_is_not_run);
   tcase_add_test(t, tuple_gte_reshape_are_zero_copy);
   tcase_add_test(t, repeated_calls_reuse_the_plan);
+  tcase_add_test(t, wide_tuple);
   tcase_add_test(t, missing_kernel_is_a_plan_time_error);
   tcase_add_test(t, failing_check_and_failing_kernel);
   tcase_add_test(t, elided_constant);

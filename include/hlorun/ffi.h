@@ -479,6 +479,10 @@ XLA_FFI_DEFINE_STRUCT_TRAITS(XLA_FFI_Api, XLA_FFI_DeviceOrdinal_Get);
  * passes the custom call's own members (window, dim_labels, shapes, ...)
  * when the binding opts in; see doc/custom-calls.md. */
 #define HLORUN_FFI_INSTRUCTION_ATTR "hlorun.instruction"
+/* A handler opts in to that attribute by reporting this bit in its traits
+ * (metadata query answer, or XLA_FFI_Handler_Register's traits). XLA reads
+ * only bit 0 of the traits, so the bit is harmless there. */
+#define HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS (1u << 31)
 
 /* A new error with a message (copied by the host). */
 static inline XLA_FFI_Error *hlorun_ffi_error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code,

@@ -69,6 +69,9 @@ static int distinct_dims(HliExec *x, const HloInstr *ins, const char *what, int 
 
 int hlk_conv_check(HliExec *x, const HloInstr *ins) {
   if (ins->nops != 2) return hli_fail(x, ins, "convolution takes 2 operands, got %d", ins->nops);
+  for (int32_t i = 0; i < ins->nattrs; i++)
+    if (strcmp(ins->attrs[i].name, "sparsity_config") == 0)
+      return hli_unsupported(x, ins, "sparse convolution (sparsity_config)");
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
   if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
       !hlc_dtype_is_array(os->dtype))
@@ -360,6 +363,22 @@ done:
   return rc;
 }
 
+/* The GEMM lowering multiplies padding and dilation holes by the kernel as
+ * explicit zeros; the evaluator skips them. The two differ only when the
+ * kernel holds an infinity or NaN (0 * inf = NaN), so such kernels take the
+ * reference loop. */
+static bool all_finite(HlkCType ct, const void *k, int64_t n) {
+  bool ok = true;
+  if (ct == HLK_CT_F32) {
+    const float *f = k;
+    for (int64_t i = 0; i < n; i++) ok &= f[i] - f[i] == 0;
+  } else {
+    const double *d = k;
+    for (int64_t i = 0; i < n; i++) ok &= d[i] - d[i] == 0;
+  }
+  return ok;
+}
+
 /* ---- The kernel --------------------------------------------------------- */
 
 /* v converted to the compute type of `to`, or v's own data when it already
@@ -392,7 +411,8 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   int rc = 0;
   if (!L || !K || !O) {
     rc = hli_fail(x, ins, "out of memory for convolution operands");
-  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref) {
+  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
+             all_finite(ct, K, in[1]->nelem)) {
     rc = lower_gemm(x, ins, &g, ct, L, K, O);
   } else {
     switch (ct) {

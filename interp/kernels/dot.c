@@ -11,7 +11,8 @@
  * stride, else from a permuted copy; integer, pred and complex dots run an
  * exact reference loop.
  *
- * Not here: ragged-dot and scaled-dot (no kernel: reported at plan time).
+ * ragged-dot is rewritten onto the same dot (see below). Not here:
+ * scaled-dot (no kernel: reported at plan time).
  */
 #include "interp/kernels/gemm.h"
 #include <complex.h>
@@ -62,7 +63,12 @@ static int check_list(HliExec *x, const HloInstr *ins, const HloI64s *l, int ran
 }
 
 int hlk_dot_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops > 2)
+    return hli_unsupported(x, ins, "sparse dot (%d operands with sparsity metadata)", ins->nops);
   if (ins->nops != 2) return hli_fail(x, ins, "dot takes 2 operands, got %d", ins->nops);
+  for (int32_t i = 0; i < ins->nattrs; i++)
+    if (strcmp(ins->attrs[i].name, "sparsity") == 0)
+      return hli_unsupported(x, ins, "sparse dot (sparsity attribute)");
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
   if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
       !hlc_dtype_is_array(os->dtype))
@@ -116,8 +122,30 @@ int hlk_dot_check(HliExec *x, const HloInstr *ins) {
 typedef struct View {
   const void *p;
   int64_t bs, rs, cs;
+  int64_t *boff;     /* per-batch offsets when the batch dims do not flatten
+                        (owned), else NULL and bs applies */
+  uint8_t src;       /* HLK_SRC_*: bf16/f16 data read in place by the GEMM */
   void *owned;       /* scratch to free, or NULL */
 } View;
+
+/* Element offset of every batch index (row-major over bd), for batch dims
+ * that cannot be walked with one stride. NULL if out of memory. */
+static int64_t *batch_offsets(const int64_t *dims, const int64_t *strides, const int64_t *bd,
+                              int nb) {
+  int64_t total = extent(dims, bd, nb), idx[HLK_MAX_RANK] = {0}, off = 0;
+  int64_t *o = malloc((size_t)(total ? total : 1) * sizeof *o);
+  if (!o) return NULL;
+  for (int64_t t = 0; t < total; t++) {
+    o[t] = off;
+    for (int i = nb - 1; i >= 0; i--) {
+      off += strides[bd[i]];
+      if (++idx[i] < dims[bd[i]]) break;
+      off -= strides[bd[i]] * dims[bd[i]];
+      idx[i] = 0;
+    }
+  }
+  return o;
+}
 
 /* Build the view of operand v whose dims play roles (batch, rowdims,
  * coldims). The data is used in place when the operand already holds the
@@ -125,22 +153,38 @@ typedef struct View {
  * converted and, if needed, permuted into a dense [B][rows][cols] copy. */
 static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
                      const int64_t *bd, int nb, const int64_t *rd, int nr, const int64_t *cd,
-                     int nc, View *out) {
+                     int nc, bool for_gemm, View *out) {
   HlkCType ct = hlk_ctype_for(to);
   size_t es = hlk_ctype_size(ct);
   int64_t strides[HLK_MAX_RANK];
   hli_strides(v->dims, v->rank, strides);
+  /* bf16/f16 operands widen exactly to f32 (when the result type keeps
+   * them), which the GEMM's packing does on the fly. */
+  bool narrow = for_gemm && ct == HLK_CT_F32 && (v->dtype == HLO_BF16 || v->dtype == HLO_F16) &&
+                (to == v->dtype || to == HLO_F32);
+  out->src = narrow ? (v->dtype == HLO_BF16 ? HLK_SRC_BF16 : HLK_SRC_F16) : HLK_SRC_NATIVE;
   bool in_place = (ct == HLK_CT_F32 && v->dtype == HLO_F32 && (to == HLO_F32)) ||
-                  (ct == HLK_CT_F64 && v->dtype == HLO_F64);
-  bool flat = hlk_collapse_dims(v->dims, strides, bd, nb, &out->bs) &&
-              hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
+                  (ct == HLK_CT_F64 && v->dtype == HLO_F64) || narrow;
+  /* Rows and columns must each flatten to one stride; batch dims that do
+   * not (attention's {0,2}, say) get an offset table instead of a copy. */
+  bool flat = hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
               hlk_collapse_dims(v->dims, strides, cd, nc, &out->cs);
   out->owned = NULL;
+  out->boff = NULL;
+  if (flat && !hlk_collapse_dims(v->dims, strides, bd, nb, &out->bs)) {
+    out->boff = batch_offsets(v->dims, strides, bd, nb);
+    if (!out->boff) return hli_fail(x, ins, "out of memory for dot batch offsets");
+  }
   if (in_place && flat) { out->p = v->data; return 0; }
   size_t n = (size_t)v->nelem;
   void *conv = malloc(n ? n * es : 1);
-  if (!conv) return hli_fail(x, ins, "out of memory converting a dot operand");
+  if (!conv) {
+    free(out->boff);
+    out->boff = NULL;
+    return hli_fail(x, ins, "out of memory converting a dot operand");
+  }
   hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
+  out->src = HLK_SRC_NATIVE;
   if (flat) { out->p = out->owned = conv; return 0; }
   int perm[HLK_MAX_RANK], k = 0;
   for (int i = 0; i < nb; i++) perm[k++] = (int)bd[i];
@@ -160,30 +204,37 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
 
 /* ---- Reference loops (exact, every compute type) ------------------------ */
 
-/* C[b][i][j] = sum_p A[b][i][p] * B[b][p][j], sequential in p. Integers
- * multiply and add modulo 2^64 (unsigned arithmetic, so no UB); the store
- * truncates to the result width, which gives XLA's wrap-around. */
-#define DEFINE_REF(SUF, T, MUL)                                                            \
+/* C[b][i][j] = sum_p A[b][i][p] * B[b][p][j], each sum sequential in p
+ * (the evaluator's order). Rows of C are built p-outer so B is read along
+ * its rows. Integers multiply and add modulo 2^64 (unsigned arithmetic, so
+ * no UB); the store truncates to the result width, which gives XLA's
+ * wrap-around. */
+#define DEFINE_REF(SUF, T)                                                                 \
   static void ref_##SUF(const View *a, const View *b, int64_t nb, int64_t m, int64_t n,    \
-                        int64_t k, T *c) {                                                 \
+                        int64_t k, T *restrict c) {                                        \
     const T *A = a->p, *B = b->p;                                                          \
-    for (int64_t bi = 0; bi < nb; bi++)                                                    \
-      for (int64_t i = 0; i < m; i++)                                                      \
-        for (int64_t j = 0; j < n; j++) {                                                  \
-          T acc = 0;                                                                       \
-          const T *ap = A + bi * a->bs + i * a->rs, *bp = B + bi * b->bs + j * b->cs;      \
-          for (int64_t p = 0; p < k; p++) {                                                \
-            T av = ap[p * a->cs], bv = bp[p * b->rs];                                      \
-            acc = acc + (MUL);                                                             \
-          }                                                                                \
-          c[(bi * m + i) * n + j] = acc;                                                   \
+    for (int64_t bi = 0; bi < nb; bi++) {                                                  \
+      const T *ab = A + (a->boff ? a->boff[bi] : bi * a->bs);                              \
+      const T *bb = B + (b->boff ? b->boff[bi] : bi * b->bs);                              \
+      for (int64_t i = 0; i < m; i++) {                                                    \
+        T *restrict crow = c + (bi * m + i) * n;                                           \
+        for (int64_t j = 0; j < n; j++) crow[j] = 0;                                       \
+        for (int64_t p = 0; p < k; p++) {                                                  \
+          T av = ab[i * a->rs + p * a->cs];                                                \
+          const T *brow = bb + p * b->rs;                                                  \
+          if (b->cs == 1)                                                                  \
+            for (int64_t j = 0; j < n; j++) crow[j] = crow[j] + av * brow[j];              \
+          else                                                                             \
+            for (int64_t j = 0; j < n; j++) crow[j] = crow[j] + av * brow[j * b->cs];      \
         }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
   }
-DEFINE_REF(f32, float, av * bv)
-DEFINE_REF(f64, double, av * bv)
-DEFINE_REF(c64, float complex, av * bv)
-DEFINE_REF(c128, double complex, av * bv)
-DEFINE_REF(u64, uint64_t, av * bv)
+DEFINE_REF(f32, float)
+DEFINE_REF(f64, double)
+DEFINE_REF(c64, float complex)
+DEFINE_REF(c128, double complex)
+DEFINE_REF(u64, uint64_t)
 
 /* ---- The kernel --------------------------------------------------------- */
 
@@ -200,10 +251,14 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   HloDtype to = out->dtype;
   HlkCType ct = hlk_ctype_for(to);
   View a, b;
-  if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, &a))
+  bool gemm = (ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref;
+  if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, gemm,
+                &a))
     return -1;
-  if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, &b)) {
+  if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, gemm,
+                &b)) {
     free(a.owned);
+    free(a.boff);
     return -1;
   }
   /* Results already in the compute type are written in place. */
@@ -213,11 +268,12 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   int rc = 0;
   if (!c) {
     rc = hli_fail(x, ins, "out of memory for the dot result");
-  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref) {
+  } else if (gemm) {
     HlkGemm g = { .batch = nb, .m = m, .n = n, .k = k,
                   .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
-                  .c = c, .c_bs = m * n, .ldc = n };
+                  .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff,
+                  .a_src = a.src, .b_src = b.src };
     rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g) : hlk_gemm_f64(x, &g);
     if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {
@@ -235,6 +291,234 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   }
   free(a.owned);
   free(b.owned);
+  free(a.boff);
+  free(b.boff);
+  return rc;
+}
+
+/* ---- ragged-dot ---------------------------------------------------------- */
+
+/* ragged-dot(lhs, rhs, group_sizes) is run as a dot over a densified lhs
+ * (and rhs), the way XLA's ragged-dot rewriter defines it: group_sizes has
+ * shape [p..., g], its leading dims matching lhs's leading dims; the operand
+ * gets a group dim inserted at position rank(group_sizes)-1, and element
+ * (.., gi, .., r, ..) keeps the operand's value when start(gi) <= r <
+ * end(gi) along the ragged dim (cumulative group sizes), else zero.
+ *   ragged non-contracting dim: lhs densified, the new dim is contracted
+ *     with rhs's group dim: rows outside every group give zeros;
+ *   ragged contracting dim: lhs and rhs densified, the new dim becomes the
+ *     first batch dim: result [g, batch..., lhs free, rhs free];
+ *   ragged batch dim: a plain dot. */
+typedef enum { RAGGED_NONCONTRACTING, RAGGED_CONTRACTING, RAGGED_BATCH } RaggedMode;
+
+typedef struct Ragged {
+  RaggedMode mode;
+  int gpos;                       /* where the group dim is inserted */
+  int64_t ngroups;
+  int64_t lrag, rrag;             /* ragged dim of lhs (and of rhs, contracting mode) */
+  HloDotDims dn;                  /* dimension numbers of the equivalent dot */
+  int64_t v[6][HLK_MAX_RANK + 1]; /* storage for dn's lists */
+  int64_t ldims[HLK_MAX_RANK + 1], rdims[HLK_MAX_RANK + 1];   /* dense operand dims */
+  int lrank, rrank;
+} Ragged;
+
+/* dims with a group dim of size g inserted at pos. */
+static void insert_dim(const int64_t *dims, int rank, int pos, int64_t g, int64_t *out) {
+  for (int i = 0, k = 0; i <= rank; i++) out[i] = i == pos ? g : dims[k++];
+}
+
+/* List l with every dim >= pos shifted by one (a dim was inserted), with
+ * `first` (if >= 0) put in front; written to st, described in *o. */
+static void shift_list(const HloI64s *l, int pos, int64_t first, int64_t *st, HloI64s *o) {
+  int n = 0;
+  if (first >= 0) st[n++] = first;
+  for (int32_t i = 0; i < l->n; i++) st[n++] = l->v[i] >= pos ? l->v[i] + 1 : l->v[i];
+  o->n = n;
+  o->v = st;
+}
+
+static int ragged_plan(HliExec *x, const HloInstr *ins, const HloShape *ls, const HloShape *rs,
+                       const HloShape *gs, Ragged *rg) {
+  const HloDotDims *d = &ins->dot;
+  if (d->lhs_ragged.n != 1)
+    return hli_unsupported(x, ins, "ragged-dot with %d lhs ragged dimensions (1 supported)",
+                           d->lhs_ragged.n);
+  if (!hlc_dtype_is_int(gs->dtype) || gs->rank < 1)
+    return hli_fail(x, ins, "group_sizes must be an integer array of rank >= 1");
+  if (ls->rank > HLK_MAX_RANK - 1 || rs->rank > HLK_MAX_RANK - 1)
+    return hli_unsupported(x, ins, "ragged-dot operand rank above %d", HLK_MAX_RANK - 1);
+  int64_t lr = d->lhs_ragged.v[0];
+  if (lr < 0 || lr >= ls->rank) return hli_fail(x, ins, "lhs ragged dimension out of range");
+  rg->lrag = lr;
+  rg->rrag = -1;
+  rg->mode = listed(&d->lhs_contracting, lr) ? RAGGED_CONTRACTING
+           : listed(&d->lhs_batch, lr) ? RAGGED_BATCH : RAGGED_NONCONTRACTING;
+  rg->gpos = gs->rank - 1;
+  rg->ngroups = gs->dims[gs->rank - 1];
+  if (rg->gpos > lr)
+    return hli_fail(x, ins, "group_sizes has more leading dimensions than lhs has before its "
+                    "ragged dimension");
+  for (int i = 0; i < rg->gpos; i++)
+    if (gs->dims[i] != ls->dims[i])
+      return hli_fail(x, ins, "group_sizes dimension %d (%lld) does not match lhs (%lld)", i,
+                      (long long)gs->dims[i], (long long)ls->dims[i]);
+  HloDotDims *n = &rg->dn;
+  memset(n, 0, sizeof *n);
+  int g = rg->gpos;
+  rg->lrank = ls->rank + 1;
+  insert_dim(ls->dims, ls->rank, g, rg->ngroups, rg->ldims);
+  rg->rrank = rs->rank;
+  memcpy(rg->rdims, rs->dims, (size_t)rs->rank * sizeof(int64_t));
+  switch (rg->mode) {
+  case RAGGED_NONCONTRACTING:
+    if (d->rhs_group.n != 1)
+      return hli_fail(x, ins, "ragged-dot with a ragged non-contracting dimension needs one "
+                      "rhs group dimension");
+    if (d->rhs_group.v[0] < 0 || d->rhs_group.v[0] >= rs->rank ||
+        rs->dims[d->rhs_group.v[0]] != rg->ngroups)
+      return hli_fail(x, ins, "rhs group dimension must exist and have %lld groups",
+                      (long long)rg->ngroups);
+    shift_list(&d->lhs_batch, g, -1, rg->v[0], &n->lhs_batch);
+    shift_list(&d->lhs_contracting, g, g, rg->v[1], &n->lhs_contracting);
+    shift_list(&d->rhs_batch, INT32_MAX, -1, rg->v[2], &n->rhs_batch);
+    shift_list(&d->rhs_contracting, INT32_MAX, d->rhs_group.v[0], rg->v[3], &n->rhs_contracting);
+    break;
+  case RAGGED_CONTRACTING: {
+    if (d->rhs_group.n != 0)
+      return hli_fail(x, ins, "ragged-dot with a ragged contracting dimension takes no rhs group "
+                      "dimension");
+    int32_t at = 0;
+    while (d->lhs_contracting.v[at] != lr) at++;
+    rg->rrag = d->rhs_contracting.v[at];
+    if (rg->rrag < g)
+      return hli_unsupported(x, ins, "ragged-dot: rhs ragged dimension before the group "
+                             "position");
+    for (int i = 0; i < g; i++)
+      if (rs->dims[i] != gs->dims[i])
+        return hli_fail(x, ins, "group_sizes dimension %d (%lld) does not match rhs (%lld)", i,
+                        (long long)gs->dims[i], (long long)rs->dims[i]);
+    rg->rrank = rs->rank + 1;
+    insert_dim(rs->dims, rs->rank, g, rg->ngroups, rg->rdims);
+    shift_list(&d->lhs_batch, g, g, rg->v[0], &n->lhs_batch);
+    shift_list(&d->lhs_contracting, g, -1, rg->v[1], &n->lhs_contracting);
+    shift_list(&d->rhs_batch, g, g, rg->v[2], &n->rhs_batch);
+    shift_list(&d->rhs_contracting, g, -1, rg->v[3], &n->rhs_contracting);
+    break;
+  }
+  case RAGGED_BATCH:
+    if (d->rhs_group.n != 0)
+      return hli_fail(x, ins, "ragged-dot with a ragged batch dimension takes no rhs group "
+                      "dimension");
+    rg->lrank = ls->rank;
+    memcpy(rg->ldims, ls->dims, (size_t)ls->rank * sizeof(int64_t));
+    n->lhs_batch = d->lhs_batch;
+    n->lhs_contracting = d->lhs_contracting;
+    n->rhs_batch = d->rhs_batch;
+    n->rhs_contracting = d->rhs_contracting;
+    break;
+  }
+  return 0;
+}
+
+static int ragged_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops != 3) return hli_fail(x, ins, "ragged-dot takes 3 operands, got %d", ins->nops);
+  Ragged rg;
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *gs = &ins->ops[2]->shape;
+  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
+      !hlc_dtype_is_array(gs->dtype))
+    return hli_fail(x, ins, "ragged-dot operands must be arrays");
+  if (ragged_plan(x, ins, ls, rs, gs, &rg)) return -1;
+  /* The equivalent dot must check out. */
+  HloInstr dot = *ins, l = *ins->ops[0], r = *ins->ops[1];
+  HloInstr *ops[2] = { &l, &r };
+  l.shape.rank = rg.lrank;
+  l.shape.dims = rg.ldims;
+  r.shape.rank = rg.rrank;
+  r.shape.dims = rg.rdims;
+  dot.nops = 2;
+  dot.ops = ops;
+  dot.dot = rg.dn;
+  return hlk_dot_check(x, &dot);
+}
+
+/* Copy of operand v with the group dim inserted and rows outside each group
+ * zeroed (see above). starts/ends: [prefix][group] row ranges. */
+static HliValue *densify(HliExec *x, const HliValue *v, const Ragged *rg, int64_t rag,
+                         const int64_t *starts, const int64_t *ends, const int64_t *dims,
+                         int rank, HloShape *shape) {
+  shape->dtype = v->dtype;
+  shape->rank = rank;
+  shape->dims = (int64_t *)dims;
+  HliValue *d = hli_value_zeros(x, shape);
+  if (!d) return NULL;
+  size_t es = hlc_dtype_size(v->dtype);
+  int g = rg->gpos;
+  int64_t sstr[HLK_MAX_RANK], dstr[HLK_MAX_RANK + 1], idx[HLK_MAX_RANK] = {0};
+  hli_strides(v->dims, v->rank, sstr);
+  hli_strides(dims, rank, dstr);
+  /* Walk the operand; each element lands in the groups whose range holds
+   * its ragged index. */
+  for (int64_t e = 0; e < v->nelem; e++) {
+    int64_t prefix = 0, base = 0;
+    for (int i = 0; i < v->rank; i++) {
+      if (i < g) prefix = prefix * v->dims[i] + idx[i];
+      base += idx[i] * dstr[i < g ? i : i + 1];
+    }
+    int64_t row = idx[rag];
+    for (int64_t gi = 0; gi < rg->ngroups; gi++) {
+      int64_t k = prefix * rg->ngroups + gi;
+      if (starts[k] <= row && row < ends[k])
+        memcpy((char *)d->data + (size_t)(base + gi * dstr[g]) * es,
+               (const char *)v->data + (size_t)e * es, es);
+    }
+    for (int i = v->rank - 1; i >= 0; i--) {
+      if (++idx[i] < v->dims[i]) break;
+      idx[i] = 0;
+    }
+  }
+  (void)sstr;
+  return d;
+}
+
+static int ragged_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  Ragged rg;
+  if (ragged_plan(x, ins, in[0]->shape, in[1]->shape, in[2]->shape, &rg)) return -1;
+  HloInstr dot = *ins;
+  dot.dot = rg.dn;
+  if (rg.mode == RAGGED_BATCH) return hlk_dot_run(x, &dot, in, out, false);
+  /* Group row ranges from cumulative sizes, per prefix. */
+  int64_t ng = in[2]->nelem;
+  int64_t *sizes = malloc((size_t)(ng ? ng : 1) * 3 * sizeof(int64_t));
+  if (!sizes) return hli_fail(x, ins, "out of memory for ragged-dot groups");
+  int64_t *starts = sizes + ng, *ends = starts + ng;
+  hlk_load_ctype(in[2]->dtype, HLO_S64, in[2]->data, ng, sizes);
+  for (int64_t p = 0; rg.ngroups && p < ng / rg.ngroups; p++) {
+    int64_t acc = 0;
+    for (int64_t gi = 0; gi < rg.ngroups; gi++) {
+      int64_t k = p * rg.ngroups + gi;
+      starts[k] = acc;
+      acc += sizes[k];
+      ends[k] = acc;
+    }
+  }
+  HloShape lsh, rsh;
+  HliValue *l = densify(x, in[0], &rg, rg.lrag, starts, ends, rg.ldims, rg.lrank, &lsh);
+  HliValue *r = in[1];
+  bool own_r = false;
+  if (l && rg.mode == RAGGED_CONTRACTING) {
+    r = densify(x, in[1], &rg, rg.rrag, starts, ends, rg.rdims, rg.rrank, &rsh);
+    own_r = true;
+  }
+  int rc;
+  if (!l || !r) {
+    rc = hli_fail(x, ins, "out of memory densifying ragged-dot operands");
+  } else {
+    HliValue *ops[2] = { l, r };
+    rc = hlk_dot_run(x, &dot, ops, out, false);
+  }
+  if (own_r) hli_value_unref(x, r);
+  hli_value_unref(x, l);
+  free(sizes);
   return rc;
 }
 
@@ -249,4 +533,5 @@ static int conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
 void hli_register_dot_conv(HliOpTable t) {
   t[HLO_OP_DOT] = (HliOpEntry){ .run = dot_run, .check = hlk_dot_check };
   t[HLO_OP_CONVOLUTION] = (HliOpEntry){ .run = conv_run, .check = hlk_conv_check };
+  t[HLO_OP_RAGGED_DOT] = (HliOpEntry){ .run = ragged_run, .check = ragged_check };
 }

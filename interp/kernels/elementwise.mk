@@ -21,3 +21,9 @@ TESTS += tests/check_numeric
 tests_check_numeric_SOURCES = tests/check_numeric.c
 tests_check_numeric_CFLAGS = $(TEST_CFLAGS)
 tests_check_numeric_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/check_elementwise
+TESTS += tests/check_elementwise
+tests_check_elementwise_SOURCES = tests/check_elementwise.c
+tests_check_elementwise_CFLAGS = $(TEST_CFLAGS)
+tests_check_elementwise_LDADD = $(TEST_LIBS)

@@ -48,8 +48,16 @@ void hlk_f32_to_narrow(HloDtype t, const float *src, void *dst, int64_t n) {
     uint16_t *d = dst;
     for (int64_t i = 0; i < n; i++) d[i] = hlc_f32_to_f16(src[i]);
   } else if (t == HLO_BF16) {
+    /* Inline round-to-nearest-even (the same rule as hlc_f32_to_bf16) so
+     * the loop vectorizes; NaN becomes the quiet NaN with its sign. */
     uint16_t *d = dst;
-    for (int64_t i = 0; i < n; i++) d[i] = hlc_f32_to_bf16(src[i]);
+    for (int64_t i = 0; i < n; i++) {
+      uint32_t u;
+      memcpy(&u, &src[i], 4);
+      uint32_t r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
+      uint32_t q = ((u >> 16) & 0x8000) | 0x7FC0;
+      d[i] = (uint16_t)((u & 0x7FFFFFFFu) > 0x7F800000u ? q : r);
+    }
   } else {
     uint8_t *d = dst;
     for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)hlc_float_bits_from_f32(t, src[i]);

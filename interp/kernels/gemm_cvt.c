@@ -10,10 +10,12 @@
  * generic number.
  *
  * f16 and bf16 are converted here directly (round to nearest even) because
- * these loops are on the fast path of every bf16 matmul. The f8 and f4
- * families are not supported yet (hlk_ctype_for says so).
+ * these loops are on the fast path of every bf16 matmul; the one-byte float
+ * families (f8*, f4e2m1fn) decode through a 256-entry table and encode
+ * through common/numeric.
  */
 #include "interp/kernels/gemm.h"
+#include "common/numeric.h"
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -23,22 +25,13 @@
 static inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t bits_from_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
-static inline float bf16_to_f32(uint16_t b) { return f32_from_bits((uint32_t)b << 16); }
+#define bf16_to_f32 hlk_bf16_to_f32
+#define f16_to_f32 hlk_f16_to_f32
 
 static inline uint16_t f32_to_bf16(float f) {
   uint32_t u = bits_from_f32(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);   /* quiet NaN */
   return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-static inline float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0) {                                   /* zero or subnormal: m * 2^-24 */
-    float v = (float)m * (1.0f / 16777216.0f);
-    return sign ? -v : v;
-  }
-  if (e == 31) return f32_from_bits(sign | 0x7f800000u | (m << 13));
-  return f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
 }
 
 static inline uint16_t f32_to_f16(float f) {
@@ -53,11 +46,33 @@ static inline uint16_t f32_to_f16(float f) {
   return sign | (uint16_t)((r + 0x0fffu + ((r >> 13) & 1u)) >> 13);
 }
 
+/* Floats narrower than f32, all accumulated in f32. */
+static bool is_narrow(HloDtype t) {
+  return hlc_dtype_is_float(t) && t != HLO_F32 && t != HLO_F64;
+}
+
+/* Bits of a narrow float at p (one or two bytes). */
+static inline uint32_t narrow_bits(HloDtype t, const void *p) {
+  return hlc_dtype_size(t) == 1 ? *(const uint8_t *)p : *(const uint16_t *)p;
+}
+
+static float narrow_to_f32(HloDtype t, uint32_t bits) {
+  if (t == HLO_BF16) return bf16_to_f32((uint16_t)bits);
+  if (t == HLO_F16) return f16_to_f32((uint16_t)bits);
+  return hlc_float_bits_to_f32(t, bits);
+}
+
+static uint32_t f32_to_narrow(HloDtype t, float f) {
+  if (t == HLO_BF16) return f32_to_bf16(f);
+  if (t == HLO_F16) return f32_to_f16(f);
+  return (uint32_t)hlc_float_bits_from_f32(t, f);
+}
+
 /* ---- Compute types ------------------------------------------------------ */
 
 HlkCType hlk_ctype_for(HloDtype r) {
   switch (r) {
-  case HLO_F32: case HLO_F16: case HLO_BF16: return HLK_CT_F32;
+  case HLO_F32: return HLK_CT_F32;
   case HLO_F64: return HLK_CT_F64;
   case HLO_C64: return HLK_CT_C64;
   case HLO_C128: return HLK_CT_C128;
@@ -65,6 +80,7 @@ HlkCType hlk_ctype_for(HloDtype r) {
   default: break;
   }
   if (hlc_dtype_is_int(r)) return HLK_CT_I64;
+  if (is_narrow(r)) return HLK_CT_F32;
   return HLK_CT_NONE;
 }
 
@@ -79,8 +95,8 @@ size_t hlk_ctype_size(HlkCType c) {
 }
 
 static bool numeric_ok(HloDtype t) {
-  return t == HLO_PRED || hlc_dtype_is_int(t) || t == HLO_F16 || t == HLO_BF16 || t == HLO_F32 ||
-         t == HLO_F64 || t == HLO_C64 || t == HLO_C128;
+  return t == HLO_PRED || hlc_dtype_is_int(t) || hlc_dtype_is_float(t) || t == HLO_C64 ||
+         t == HLO_C128;
 }
 
 bool hlk_operand_convertible(HloDtype from, HloDtype to) {
@@ -145,9 +161,8 @@ typedef struct Num { bool is_int, is_unsigned; int64_t i; double re, im; } Num;
 
 static Num num_load(HloDtype t, const void *p) {
   Num v = {0};
+  if (is_narrow(t)) { v.re = narrow_to_f32(t, narrow_bits(t, p)); return v; }
   switch (t) {
-  case HLO_F16: v.re = f16_to_f32(*(const uint16_t *)p); return v;
-  case HLO_BF16: v.re = bf16_to_f32(*(const uint16_t *)p); return v;
   case HLO_F32: v.re = *(const float *)p; return v;
   case HLO_F64: v.re = *(const double *)p; return v;
   case HLO_C64: v.re = crealf(*(const float complex *)p); v.im = cimagf(*(const float complex *)p); return v;
@@ -182,8 +197,7 @@ static void num_to_ctype(Num v, HloDtype to, void *dst) {
   switch (hlk_ctype_for(to)) {
   case HLK_CT_F32: {
     float f = v.is_int ? (v.is_unsigned ? (float)(uint64_t)v.i : (float)v.i) : (float)v.re;
-    if (to == HLO_BF16) f = bf16_to_f32(f32_to_bf16(f));
-    else if (to == HLO_F16) f = f16_to_f32(f32_to_f16(f));
+    if (to != HLO_F32) f = narrow_to_f32(to, f32_to_narrow(to, f));
     *(float *)dst = f;
     return;
   }
@@ -218,25 +232,44 @@ void hlk_load_ctype(HloDtype from, HloDtype to, const void *src, int64_t n, void
   HlkCType ct = hlk_ctype_for(to);
   /* Fast pairs: the operand is already the result type, or widening to the
    * result type is exact so the result-type step changes nothing. */
-  if (ct == HLK_CT_F32 && (from == to || from == HLO_F32 ||
-                           (to == HLO_F32 && (from == HLO_BF16 || from == HLO_F16)))) {
+  if (ct == HLK_CT_F32 && from == HLO_F32 && to == HLO_F32) { memcpy(dst, src, (size_t)n * 4); return; }
+  if ((ct == HLK_CT_F32 && is_narrow(from) && (to == from || to == HLO_F32)) ||
+      (ct == HLK_CT_F64 && is_narrow(from))) {
+    /* Exact widening of a narrow float. */
     float *d = dst;
-    if (from == HLO_F32 && to == HLO_F32) { memcpy(d, src, (size_t)n * 4); return; }
-    if (from == HLO_BF16) { const uint16_t *s = src; for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]); return; }
-    if (from == HLO_F16) { const uint16_t *s = src; for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(s[i]); return; }
-    /* f32 operand of a bf16/f16 result: round to the result type first. */
-    const float *s = src;
-    if (to == HLO_BF16) for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(f32_to_bf16(s[i]));
-    else for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(f32_to_f16(s[i]));
+    double *dd = dst;
+    bool wide = ct == HLK_CT_F64;
+    if (from == HLO_BF16) {
+      const uint16_t *s = src;
+      if (wide) for (int64_t i = 0; i < n; i++) dd[i] = bf16_to_f32(s[i]);
+      else for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]);
+    } else if (from == HLO_F16) {
+      const uint16_t *s = src;
+      if (wide) for (int64_t i = 0; i < n; i++) dd[i] = f16_to_f32(s[i]);
+      else for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(s[i]);
+    } else {
+      float table[256];
+      for (int b = 0; b < 256; b++) table[b] = hlc_float_bits_to_f32(from, (uint64_t)b);
+      const uint8_t *s = src;
+      if (wide) for (int64_t i = 0; i < n; i++) dd[i] = table[s[i]];
+      else for (int64_t i = 0; i < n; i++) d[i] = table[s[i]];
+    }
     return;
   }
-  if (ct == HLK_CT_F64 && (from == HLO_F64 || from == HLO_F32 || from == HLO_BF16 || from == HLO_F16)) {
+  if (ct == HLK_CT_F32 && from == HLO_F32) {
+    /* f32 operand of a narrow-float result: round to the result type first. */
+    const float *s = src;
+    float *d = dst;
+    if (to == HLO_BF16) for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(f32_to_bf16(s[i]));
+    else if (to == HLO_F16) for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(f32_to_f16(s[i]));
+    else for (int64_t i = 0; i < n; i++) d[i] = narrow_to_f32(to, f32_to_narrow(to, s[i]));
+    return;
+  }
+  if (ct == HLK_CT_F64 && (from == HLO_F64 || from == HLO_F32)) {
     double *d = dst;
     if (from == HLO_F64) { memcpy(d, src, (size_t)n * 8); return; }
-    if (from == HLO_F32) { const float *s = src; for (int64_t i = 0; i < n; i++) d[i] = s[i]; return; }
-    const uint16_t *s = src;
-    if (from == HLO_BF16) for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]);
-    else for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32(s[i]);
+    const float *s = src;
+    for (int64_t i = 0; i < n; i++) d[i] = s[i];
     return;
   }
   if (ct == HLK_CT_C64 && from == HLO_C64) { memcpy(dst, src, (size_t)n * 8); return; }
@@ -281,8 +314,15 @@ void hlk_store_ctype(HloDtype to, const void *src, int64_t n, void *dst) {
     for (int64_t i = 0; i < n; i++) d[i] = f32_to_f16(s[i]);
     return;
   }
-  default: store_ints(to, src, n, dst); return;
+  default: break;
   }
+  if (is_narrow(to)) {   /* one-byte floats */
+    const float *s = src;
+    uint8_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)f32_to_narrow(to, s[i]);
+    return;
+  }
+  store_ints(to, src, n, dst);
 }
 
 /* ---- Layout helpers ----------------------------------------------------- */

@@ -248,25 +248,29 @@ static bool keeps_dims(HloOpcode op) {
 }
 
 /* Runtime size of dimension d of v's value; 0 on success, else -1 with an
- * error naming `who`. */
+ * error naming `who`. With size == NULL only checks (at plan time) that the
+ * size can be followed to the instruction that sets it. */
 static int trace_size(HliExec *x, const HloInstr *who, const HloInstr *v, int32_t d, int64_t *size,
                       int depth) {
   const HloShape *s = &v->shape;
   if (s->dtype == HLO_TUPLE || d < 0 || d >= s->rank)
     return hli_fail(x, who, "dimension %d does not exist in %s", d, v->name);
-  if (!dim_is_dynamic(s, d)) { *size = s->dims[d]; return 0; }
+  if (!dim_is_dynamic(s, d)) {
+    if (size) *size = s->dims[d];
+    return 0;
+  }
   if (s->dynamic[d] == HLO_DIM_UNBOUNDED)
     return hli_unsupported(x, who, "unbounded dynamic dimension (?) in %s", v->name);
   if (depth > 10000) return hli_unsupported(x, who, "dynamic size chain too long");
   switch (v->op) {
   case HLO_OP_SET_DIMENSION_SIZE:
     if (v->dimensions.n == 1 && v->dimensions.v[0] == d) {
-      if (dyn_lookup(x, v, d, size)) return 0;
+      if (!size || dyn_lookup(x, v, d, size)) return 0;
       return hli_fail(x, who, "the size set by %s is not known yet", v->name);
     }
     return trace_size(x, who, v->ops[0], d, size, depth + 1);
   case HLO_OP_DYNAMIC_RESHAPE:
-    if (dyn_lookup(x, v, d, size)) return 0;
+    if (!size || dyn_lookup(x, v, d, size)) return 0;
     return hli_fail(x, who, "the size set by %s is not known yet", v->name);
   case HLO_OP_TRANSPOSE:
     if (v->dimensions.n == s->rank) return trace_size(x, who, v->ops[0], (int32_t)v->dimensions.v[d], size, depth + 1);
@@ -309,12 +313,12 @@ static int check_one_dim(HliExec *x, const HloInstr *ins) {
 static int check_get_dim(HliExec *x, const HloInstr *ins) {
   if (check_one_dim(x, ins)) return -1;
   if (ins->shape.dtype != HLO_S32 || ins->shape.rank != 0) return hli_fail(x, ins, "result must be s32[]");
-  return 0;
+  return trace_size(x, ins, ins->ops[0], (int32_t)ins->dimensions.v[0], NULL, 0);
 }
 
 static int run_get_dim(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   (void)in;
-  if (check_get_dim(x, ins)) return -1;
+  if (check_one_dim(x, ins)) return -1;
   int64_t size = 0;
   if (trace_size(x, ins, ins->ops[0], (int32_t)ins->dimensions.v[0], &size, 0)) return -1;
   *(int32_t *)out->data = (int32_t)size;

@@ -11,6 +11,7 @@
  * binop, one binop per operand of a variadic reduce, argmax/argmin); any
  * other computation runs per element through hli_call. */
 #include "interp/kernels/reducer.h"
+#include "common/numeric.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,9 +246,11 @@ static void arg_rows(void *arg, int64_t lo, int64_t hi) {
   const Geom *g = j->g;
   ROdo o;
   int64_t w = g->inner_red ? 1 : g->inner;
-  char *av = malloc((size_t)w * (j->vs + j->is) + 1);
+  /* indices start on a 16-byte boundary after the values (alignment) */
+  size_t vbytes = ((size_t)w * j->vs + 15) & ~(size_t)15;
+  char *av = malloc(vbytes + (size_t)w * j->is + 1);
   if (!av) { j->oom = true; return; }
-  char *ai = av + (size_t)w * j->vs;
+  char *ai = av + vbytes;
   for (int64_t ok = lo; ok < hi; ok++) {
     int64_t base = geom_base(g, ok);
     for (int64_t k = 0; k < w; k++) {
@@ -370,7 +373,11 @@ int hlk_reduce_check(HliExec *x, const HloInstr *ins) {
     return hli_fail(x, ins, "result shape does not match %d inputs", k);
   for (int32_t i = 0; i < k; i++) {
     const HloShape *o = k == 1 ? rs : &rs->tuple[i];
-    if (o->dtype != types[i] || o->rank != s0->rank - ins->dimensions.n)
+    /* XLA accepts a result type that differs from the computation's (mixed
+     * precision): the reduced value is converted at the end. */
+    bool real_ok = !hlc_dtype_is_complex(o->dtype) && !hlc_dtype_is_complex(types[i]) &&
+                   hlc_dtype_is_array(o->dtype);
+    if ((o->dtype != types[i] && !real_ok) || o->rank != s0->rank - ins->dimensions.n)
       return hli_fail(x, ins, "result %d has the wrong type or rank", i);
     for (int32_t d = 0, j = 0; d < s0->rank; d++)
       if (!seen[d] && o->dims[j++] != s0->dims[d])
@@ -379,10 +386,52 @@ int hlk_reduce_check(HliExec *x, const HloInstr *ins) {
   return hlk_check_signature(x, ins, hlk_called(ins, HLO_CALL_TO_APPLY), 2 * k, types, k, types);
 }
 
+/* Converts every element of src into dst (same dims, other element type)
+ * with XLA's convert rules. */
+static void convert_into(HliValue *dst, const HliValue *src) {
+  size_t ds = hlc_dtype_size(dst->dtype), ss = hlc_dtype_size(src->dtype);
+  bool via_float = hlc_dtype_is_float(dst->dtype) || hlc_dtype_is_float(src->dtype);
+  for (int64_t e = 0; e < dst->nelem; e++) {
+    const char *sp = (const char *)src->data + (size_t)e * ss;
+    char *dp = (char *)dst->data + (size_t)e * ds;
+    if (via_float)
+      hlc_store_f64(dst->dtype, dp, hlc_load_f64(src->dtype, sp));
+    else
+      hlc_store_i64(dst->dtype, dp, hlc_load_i64(src->dtype, sp));
+  }
+}
+
+static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
+                       HliValue *const *outs);
+
 int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   int32_t k = ins->nops / 2;
-  HliValue *outs[HLK_MAX_VARIADIC];
-  for (int32_t i = 0; i < k; i++) outs[i] = k == 1 ? out : out->tuple[i];
+  HliValue *outs[HLK_MAX_VARIADIC], *tmp[HLK_MAX_VARIADIC] = {NULL};
+  HloShape tshape[HLK_MAX_VARIADIC];
+  int rc = 0;
+  for (int32_t i = 0; i < k && rc == 0; i++) {
+    outs[i] = k == 1 ? out : out->tuple[i];
+    if (outs[i]->dtype != in[i]->dtype) {   /* mixed precision: reduce, then convert */
+      tshape[i] = *outs[i]->shape;
+      tshape[i].dtype = in[i]->dtype;
+      tshape[i].minor_to_major = NULL;
+      tmp[i] = hli_value_new(x, &tshape[i]);
+      if (!tmp[i]) rc = hli_fail(x, ins, "out of memory");
+    }
+  }
+  HliValue *work[HLK_MAX_VARIADIC];
+  for (int32_t i = 0; i < k; i++) work[i] = tmp[i] ? tmp[i] : outs[i];
+  if (rc == 0) rc = reduce_into(x, ins, in, work);
+  for (int32_t i = 0; i < k; i++) {
+    if (tmp[i] && rc == 0) convert_into(outs[i], tmp[i]);
+    hli_value_unref(x, tmp[i]);
+  }
+  return rc;
+}
+
+static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
+                       HliValue *const *outs) {
+  int32_t k = ins->nops / 2;
   Geom g;
   geom_build(&g, in[0], &ins->dimensions);
   const HloComputation *comp = hlk_called(ins, HLO_CALL_TO_APPLY);
@@ -391,7 +440,7 @@ int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *o
   const HlkFold *folds[HLK_MAX_VARIADIC];
   bool typed = false;
   if (k == 1) {
-    ops[0] = hli_match_binop(comp);
+    ops[0] = hlk_match_reducer(comp);
     typed = ops[0] != HLI_BINOP_NONE && ops[0] != HLI_BINOP_SELECT_RHS;
   } else {
     typed = match_independent(comp, k, ops);

@@ -221,7 +221,7 @@ int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   int64_t nout = outs[0]->nelem;
   if (nout == 0) return 0;
   if (k == 1 && g.rank > 0) {
-    HliBinop op = hli_match_binop(hlk_called(ins, HLO_CALL_TO_APPLY));
+    HliBinop op = hlk_match_reducer(hlk_called(ins, HLO_CALL_TO_APPLY));
     const HlkFold *f = op != HLI_BINOP_NONE ? hlk_fold(op, in[0]->dtype, false) : NULL;
     if (f) {
       WJob j = {&g, f, in[0]->data, hlc_dtype_size(in[0]->dtype), in[1]->data, out->data, false};

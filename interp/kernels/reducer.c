@@ -161,9 +161,13 @@ FOLD_DEFINE(fold_min_bf16, uint16_t, float, hlk_bf16_to_f32, hlk_f32_to_bf16, OP
 FOLD_DEFINE(fold_wadd_f16, uint16_t, double, F16_TO_D, F16_FROM_D, OP_ADD)
 FOLD_DEFINE(fold_wadd_bf16, uint16_t, double, BF16_TO_D, BF16_FROM_D, OP_ADD)
 
-/* f32 wide add: the bulk of real reductions. Eight independent double
- * partial sums let the compiler vectorise; they are combined in a fixed
- * order, so the result does not depend on threads. */
+/* f32 wide add: the bulk of real reductions. Long contiguous runs are cut
+ * into blocks of 256 elements summed in 16 float lanes (a lane adds 16
+ * values, so its rounding error stays near 16 ulp of the block's
+ * magnitude), and block sums accumulate in double. Short or strided runs
+ * accumulate in double directly. The order is fixed, so results do not
+ * depend on threads. */
+enum { WADD_BLOCK = 256, WADD_LANES = 16 };
 static void fold_wadd_f32_init(void *acc, const void *init, int64_t n) {
   double v = *(const float *)init, *a = acc;
   for (int64_t i = 0; i < n; i++) a[i] = v;
@@ -171,17 +175,18 @@ static void fold_wadd_f32_init(void *acc, const void *init, int64_t n) {
 static void fold_wadd_f32_run(void *acc, const void *src, int64_t n, int64_t s) {
   const float *p = src;
   double a = *(double *)acc;
-  if (s == 1 && n >= 32) {
-    double l[8] = {0};
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (int k = 0; k < 8; k++) l[k] += p[i + k];
-    double t = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-    for (; i < n; i++) t += p[i];
-    a += t;
-  } else {
-    for (int64_t i = 0; i < n; i++) a += p[i * s];
+  int64_t i = 0;
+  if (s == 1) {
+    for (; i + WADD_BLOCK <= n; i += WADD_BLOCK) {
+      float l[WADD_LANES] = {0};
+      for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)
+        for (int k = 0; k < WADD_LANES; k++) l[k] += p[i + j + k];
+      for (int w = WADD_LANES / 2; w > 0; w /= 2)   /* pairwise: lane k += lane k+w */
+        for (int k = 0; k < w; k++) l[k] += l[k + w];
+      a += l[0];
+    }
   }
+  for (; i < n; i++) a += p[i * s];
   *(double *)acc = a;
 }
 static void fold_wadd_f32_vec(void *acc, const void *src, int64_t n, int64_t s) {
@@ -304,6 +309,14 @@ const HlkFold *hlk_fold(HliBinop op, HloDtype t, bool wide_add) {
   default:
     return NULL;
   }
+}
+
+HliBinop hlk_match_reducer(const HloComputation *c) {
+  HliBinop op = hli_match_binop(c);
+  if (op == HLI_BINOP_SELECT_RHS) return HLI_BINOP_NONE;
+  if ((op == HLI_BINOP_MAX || op == HLI_BINOP_MIN) && c->root->ops[0]->parameter_number != 0)
+    return HLI_BINOP_NONE;
+  return op;
 }
 
 /* ---- Scalar computation calls --------------------------------------- */

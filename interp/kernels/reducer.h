@@ -40,6 +40,12 @@ typedef struct HlkFold {
  * element type (reduce-window, select-and-scatter's scatter). */
 const HlkFold *hlk_fold(HliBinop op, HloDtype t, bool wide_add);
 
+/* hli_match_binop, restricted to what the folds compute exactly: the folds
+ * apply op(accumulator, element), so maximum/minimum written with the
+ * parameters swapped (which keep the element on ties: -0 vs +0, NaN
+ * payloads) are not accepted, nor is SELECT_RHS. */
+HliBinop hlk_match_reducer(const HloComputation *c);
+
 /* ---- Computations run per element ------------------------------------ */
 
 /* Calls a scalar computation repeatedly: argument values are allocated once

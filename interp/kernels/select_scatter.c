@@ -216,7 +216,7 @@ int hlk_select_and_scatter(HliExec *x, const HloInstr *ins, HliValue *const *in,
     memcpy((char *)out->data + (size_t)i * es, in[2]->data, es);
   HloCmpDir dir;
   HloCmpType ct;
-  HliBinop sop = hli_match_binop(hlk_called(ins, HLO_CALL_SCATTER));
+  HliBinop sop = hlk_match_reducer(hlk_called(ins, HLO_CALL_SCATTER));
   bool commutative = sop == HLI_BINOP_ADD || sop == HLI_BINOP_MUL || sop == HLI_BINOP_AND ||
                      sop == HLI_BINOP_OR || sop == HLI_BINOP_XOR;
   const HlkFold *f = commutative ? hlk_fold(sop, t, false) : NULL;

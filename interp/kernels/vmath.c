@@ -86,6 +86,36 @@ static void vm_rsqrt_f64(const double *a, double *o, int64_t n) {
 HLK_VM_UNARY(UNARY)
 HLK_VM_BINARY(BINARY)
 
+/* SLEEF's asinh and acosh are only specified up to |x| ~ 1.8e19 (f32) and
+ * 1.3e154 (f64) and return inf beyond; there asinh(x) = sign(x) (log|x| +
+ * log 2) and acosh(x) = log x + log 2 hold to the last bit, so those lanes
+ * are patched after the vector pass. */
+#define LN2 0.69314718055994530942
+static void vm_asinh_big_f32(const float *a, float *o, int64_t n) {
+  vm_asinh_f32(a, o, n);
+  for (int64_t i = 0; i < n; i++)
+    if (fabsf(a[i]) > 1e18f && !isinf(a[i])) o[i] = copysignf(logf(fabsf(a[i])) + (float)LN2, a[i]);
+}
+static void vm_acosh_big_f32(const float *a, float *o, int64_t n) {
+  vm_acosh_f32(a, o, n);
+  for (int64_t i = 0; i < n; i++)
+    if (a[i] > 1e18f && !isinf(a[i])) o[i] = logf(a[i]) + (float)LN2;
+}
+static void vm_asinh_big_f64(const double *a, double *o, int64_t n) {
+  vm_asinh_f64(a, o, n);
+  for (int64_t i = 0; i < n; i++)
+    if (fabs(a[i]) > 1e150 && !isinf(a[i])) o[i] = copysign(log(fabs(a[i])) + LN2, a[i]);
+}
+static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
+  vm_acosh_f64(a, o, n);
+  for (int64_t i = 0; i < n; i++)
+    if (a[i] > 1e150 && !isinf(a[i])) o[i] = log(a[i]) + LN2;
+}
+#define vm_asinh_f32 vm_asinh_big_f32
+#define vm_acosh_f32 vm_acosh_big_f32
+#define vm_asinh_f64 vm_asinh_big_f64
+#define vm_acosh_f64 vm_acosh_big_f64
+
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
   HlkVF e = HLK_SLEEF_F(exp, u10)(hlk_subf(hlk_set1f(0.0f), x));

@@ -1,0 +1,615 @@
+/* check_elementwise.c: elementwise kernels run on hand-built instructions and
+ * values (no parser needed). Expected values are worked out by hand from
+ * XLA's documented semantics; ULP checks compare every vector ISA with libm. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/numeric.h"
+#include "interp/interp.h"
+#include "interp/kernels/elementwise.h"
+
+/* ---- harness ------------------------------------------------------------- */
+
+typedef struct {
+  HloShape shape[4];
+  int64_t dims[4][2];
+  HloInstr operand[3];
+  HloInstr *ops[3];
+  HloInstr ins;
+} Fixture;
+
+static void set_shape(HloShape *s, int64_t *dims, HloDtype t, int rank, int64_t d0, int64_t d1) {
+  memset(s, 0, sizeof *s);
+  s->dtype = t;
+  s->rank = rank;
+  dims[0] = d0;
+  dims[1] = d1;
+  s->dims = dims;
+}
+
+/* Run opcode op on operands of types ts[] (n elements each, or scalars when
+ * ns[i] == 0), result type rt with n elements; copy the result to out. */
+static int run_op(HloOpcode op, int nops, const HloDtype *ts, const int64_t *ns,
+                  const void *const *data, HloDtype rt, int64_t n, void *out,
+                  void (*setup)(HloInstr *)) {
+  Fixture f;
+  memset(&f, 0, sizeof f);
+  HliValue *vals[3] = {0};
+  for (int i = 0; i < nops; i++) {
+    set_shape(&f.shape[i], f.dims[i], ts[i], ns[i] ? 1 : 0, ns[i], 0);
+    f.operand[i].shape = f.shape[i];
+    f.operand[i].op = HLO_OP_PARAMETER;
+    f.ops[i] = &f.operand[i];
+    vals[i] = hli_value_new(NULL, &f.shape[i]);
+    memcpy(vals[i]->data, data[i], vals[i]->nbytes);
+  }
+  set_shape(&f.shape[3], f.dims[3], rt, 1, n, 0);
+  f.ins.op = op;
+  f.ins.name = "t";
+  f.ins.shape = f.shape[3];
+  f.ins.nops = nops;
+  f.ins.ops = f.ops;
+  if (setup) setup(&f.ins);
+  HliValue *o = hli_value_new(NULL, &f.shape[3]);
+  const HliOpEntry *e = &hli_op_table()[op];
+  int rc = -1;
+  if (e->run && (!e->check || e->check(NULL, &f.ins) == 0)) rc = e->run(NULL, &f.ins, vals, o);
+  if (rc == 0) memcpy(out, o->data, o->nbytes);
+  hli_value_unref(NULL, o);
+  for (int i = 0; i < nops; i++) hli_value_unref(NULL, vals[i]);
+  return rc;
+}
+
+static int run_bin(HloOpcode op, HloDtype t, HloDtype rt, int64_t n, const void *a, const void *b,
+                   void *out) {
+  HloDtype ts[2] = {t, t};
+  int64_t ns[2] = {n, n};
+  const void *d[2] = {a, b};
+  return run_op(op, 2, ts, ns, d, rt, n, out, NULL);
+}
+static int run_un(HloOpcode op, HloDtype t, HloDtype rt, int64_t n, const void *a, void *out) {
+  const void *d[1] = {a};
+  int64_t ns[1] = {n};
+  return run_op(op, 1, &t, ns, d, rt, n, out, NULL);
+}
+
+static bool same_f32(float a, float b) {
+  return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
+#define CHECK_F32(got, exp, n)                                                  \
+  for (int i_ = 0; i_ < (n); i_++)                                              \
+    ck_assert_msg(same_f32((got)[i_], (exp)[i_]), "element %d: got %a want %a", i_, \
+                  (double)(got)[i_], (double)(exp)[i_]);
+#define CHECK_INT(got, exp, n)                                                  \
+  for (int i_ = 0; i_ < (n); i_++)                                              \
+    ck_assert_msg((got)[i_] == (exp)[i_], "element %d: got %lld want %lld", i_,  \
+                  (long long)(got)[i_], (long long)(exp)[i_]);
+
+/* ---- integers ----------------------------------------------------------- */
+
+START_TEST(int_divide_remainder) {
+  int32_t a[] = {7, -7, 5, INT32_MIN, 3, INT32_MIN}, b[] = {2, 2, 0, -1, -1, 0}, o[6];
+  int32_t qd[] = {3, -3, -1, INT32_MIN, -3, -1}, qr[] = {1, -1, 5, 0, 0, INT32_MIN};
+  ck_assert_int_eq(run_bin(HLO_OP_DIVIDE, HLO_S32, HLO_S32, 6, a, b, o), 0);
+  CHECK_INT(o, qd, 6);
+  ck_assert_int_eq(run_bin(HLO_OP_REMAINDER, HLO_S32, HLO_S32, 6, a, b, o), 0);
+  CHECK_INT(o, qr, 6);
+  uint8_t ua[] = {200, 7}, ub[] = {0, 0}, uo[2], ud[] = {255, 255}, ur[] = {200, 7};
+  ck_assert_int_eq(run_bin(HLO_OP_DIVIDE, HLO_U8, HLO_U8, 2, ua, ub, uo), 0);
+  CHECK_INT(uo, ud, 2);
+  ck_assert_int_eq(run_bin(HLO_OP_REMAINDER, HLO_U8, HLO_U8, 2, ua, ub, uo), 0);
+  CHECK_INT(uo, ur, 2);
+  /* s4: -8 / -1 = -8 (wraps), 7 / 0 = -1 */
+  int8_t sa[] = {-8, 7, -8}, sb[] = {-1, 0, 3}, so[3], sd[] = {-8, -1, -2};
+  ck_assert_int_eq(run_bin(HLO_OP_DIVIDE, HLO_S4, HLO_S4, 3, sa, sb, so), 0);
+  CHECK_INT(so, sd, 3);
+}
+END_TEST
+
+START_TEST(int_wrap_arith) {
+  int8_t a[] = {127, -128, 100}, b[] = {1, -1, 3}, o[3];
+  int8_t add[] = {-128, 127, 103}, mul[] = {127, -128, 44};   /* 300 - 256 = 44 */
+  ck_assert_int_eq(run_bin(HLO_OP_ADD, HLO_S8, HLO_S8, 3, a, b, o), 0);
+  CHECK_INT(o, add, 3);
+  ck_assert_int_eq(run_bin(HLO_OP_MULTIPLY, HLO_S8, HLO_S8, 3, a, b, o), 0);
+  CHECK_INT(o, mul, 3);
+  uint16_t ua[] = {65535}, ub[] = {65535}, uo[1], um[] = {1};      /* (2^16-1)^2 mod 2^16 */
+  ck_assert_int_eq(run_bin(HLO_OP_MULTIPLY, HLO_U16, HLO_U16, 1, ua, ub, uo), 0);
+  CHECK_INT(uo, um, 1);
+  int8_t na[] = {-128, 5}, no[2], neg[] = {-128, -5}, abs_[] = {-128, 5};
+  ck_assert_int_eq(run_un(HLO_OP_NEGATE, HLO_S8, HLO_S8, 2, na, no), 0);
+  CHECK_INT(no, neg, 2);
+  ck_assert_int_eq(run_un(HLO_OP_ABS, HLO_S8, HLO_S8, 2, na, no), 0);
+  CHECK_INT(no, abs_, 2);
+  /* s4 add wraps at 4 bits: 7 + 1 = -8 */
+  int8_t s4a[] = {7, -8}, s4b[] = {1, -1}, s4o[2], s4e[] = {-8, 7};
+  ck_assert_int_eq(run_bin(HLO_OP_ADD, HLO_S4, HLO_S4, 2, s4a, s4b, s4o), 0);
+  CHECK_INT(s4o, s4e, 2);
+}
+END_TEST
+
+START_TEST(int_shifts) {
+  int32_t a[] = {1, 1, 1, 1, -8, -8, 8, -1, -1}, b[] = {0, 31, 32, -1, 1, 40, 40, 28, 32};
+  int32_t o[9];
+  int32_t shl[] = {1, INT32_MIN, 0, 0, -16, 0, 0, -268435456, 0};
+  int32_t sra[] = {1, 0, 0, 0, -4, -1, 0, -1, -1};
+  int32_t srl[] = {1, 0, 0, 0, 0x7FFFFFFC, 0, 0, 15, 0};
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_LEFT, HLO_S32, HLO_S32, 9, a, b, o), 0);
+  CHECK_INT(o, shl, 9);
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_RIGHT_ARITHMETIC, HLO_S32, HLO_S32, 9, a, b, o), 0);
+  CHECK_INT(o, sra, 9);
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_RIGHT_LOGICAL, HLO_S32, HLO_S32, 9, a, b, o), 0);
+  CHECK_INT(o, srl, 9);
+  /* u32 arithmetic shift uses the sign bit */
+  uint32_t ua[] = {0x80000000u}, ub[] = {4}, uo[1], ue[] = {0xF8000000u};
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_RIGHT_ARITHMETIC, HLO_U32, HLO_U32, 1, ua, ub, uo), 0);
+  CHECK_INT(uo, ue, 1);
+  /* sub-byte: s4 1 << 3 = -8; u4 8 >>a 1 = 12 (1100); s4 -8 >>l 1 = 4 */
+  int8_t s4a[] = {1}, s4b[] = {3}, s4o[1], s4e[] = {-8};
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_LEFT, HLO_S4, HLO_S4, 1, s4a, s4b, s4o), 0);
+  CHECK_INT(s4o, s4e, 1);
+  uint8_t u4a[] = {8, 8}, u4b[] = {1, 4}, u4o[2], u4e[] = {12, 15};
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_RIGHT_ARITHMETIC, HLO_U4, HLO_U4, 2, u4a, u4b, u4o), 0);
+  CHECK_INT(u4o, u4e, 2);
+  int8_t l4a[] = {-8}, l4b[] = {1}, l4o[1], l4e[] = {4};
+  ck_assert_int_eq(run_bin(HLO_OP_SHIFT_RIGHT_LOGICAL, HLO_S4, HLO_S4, 1, l4a, l4b, l4o), 0);
+  CHECK_INT(l4o, l4e, 1);
+}
+END_TEST
+
+START_TEST(int_bits_and_power) {
+  int32_t a[] = {0, 1, -1, 0x00F0F000}, o[4], clz[] = {32, 31, 0, 8}, pop[] = {0, 1, 32, 8};
+  ck_assert_int_eq(run_un(HLO_OP_COUNT_LEADING_ZEROS, HLO_S32, HLO_S32, 4, a, o), 0);
+  CHECK_INT(o, clz, 4);
+  ck_assert_int_eq(run_un(HLO_OP_POPCNT, HLO_S32, HLO_S32, 4, a, o), 0);
+  CHECK_INT(o, pop, 4);
+  int8_t s4[] = {-1, 1}, s4o[2], s4pop[] = {4, 1}, s4clz[] = {0, 3};
+  ck_assert_int_eq(run_un(HLO_OP_POPCNT, HLO_S4, HLO_S4, 2, s4, s4o), 0);
+  CHECK_INT(s4o, s4pop, 2);
+  ck_assert_int_eq(run_un(HLO_OP_COUNT_LEADING_ZEROS, HLO_S4, HLO_S4, 2, s4, s4o), 0);
+  CHECK_INT(s4o, s4clz, 2);
+  int32_t pa[] = {2, 2, 1, -1, -1, 0, 5, -2, 3}, pb[] = {10, -1, -5, -3, -2, 0, 0, 3, 21};
+  /* 3^21 = 10460353203 = 2 * 2^32 + 1870418611 */
+  int32_t pe[] = {1024, 0, 1, -1, 1, 1, 1, -8, 1870418611};
+  int32_t po[9];
+  ck_assert_int_eq(run_bin(HLO_OP_POWER, HLO_S32, HLO_S32, 9, pa, pb, po), 0);
+  CHECK_INT(po, pe, 9);
+  uint8_t na[] = {0, 1, 0xF0}, no[3], ne[] = {1, 0, 0x0F};
+  ck_assert_int_eq(run_un(HLO_OP_NOT, HLO_PRED, HLO_PRED, 2, na, no), 0);
+  CHECK_INT(no, ne, 2);
+  ck_assert_int_eq(run_un(HLO_OP_NOT, HLO_U8, HLO_U8, 3, na, no), 0);
+  uint8_t nu[] = {0xFF, 0xFE, 0x0F};
+  CHECK_INT(no, nu, 3);
+  int32_t sa[] = {INT32_MIN, 0, 5}, so[3], se[] = {-1, 0, 1};
+  ck_assert_int_eq(run_un(HLO_OP_SIGN, HLO_S32, HLO_S32, 3, sa, so), 0);
+  CHECK_INT(so, se, 3);
+}
+END_TEST
+
+START_TEST(pred_arith) {
+  uint8_t a[] = {0, 0, 1, 1}, b[] = {0, 1, 0, 1}, o[4];
+  uint8_t or_[] = {0, 1, 1, 1}, and_[] = {0, 0, 0, 1}, xor_[] = {0, 1, 1, 0};
+  ck_assert_int_eq(run_bin(HLO_OP_ADD, HLO_PRED, HLO_PRED, 4, a, b, o), 0);
+  CHECK_INT(o, or_, 4);
+  ck_assert_int_eq(run_bin(HLO_OP_MULTIPLY, HLO_PRED, HLO_PRED, 4, a, b, o), 0);
+  CHECK_INT(o, and_, 4);
+  ck_assert_int_eq(run_bin(HLO_OP_XOR, HLO_PRED, HLO_PRED, 4, a, b, o), 0);
+  CHECK_INT(o, xor_, 4);
+  ck_assert_int_eq(run_bin(HLO_OP_MAXIMUM, HLO_PRED, HLO_PRED, 4, a, b, o), 0);
+  CHECK_INT(o, or_, 4);
+  /* unsupported combinations fail cleanly */
+  ck_assert_int_ne(run_bin(HLO_OP_DIVIDE, HLO_PRED, HLO_PRED, 4, a, b, o), 0);
+  ck_assert_int_ne(run_un(HLO_OP_SINE, HLO_S32, HLO_S32, 1, a, o), 0);
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "not supported: sine of element type s32"));
+}
+END_TEST
+
+/* ---- floats ------------------------------------------------------------- */
+
+START_TEST(float_basic) {
+  float a[] = {NAN, 1, -0.0f, 5.5f, -5.5f, INFINITY}, b[] = {1, NAN, 0.0f, 2, 2, 1}, o[6];
+  float mx[] = {NAN, NAN, 0.0f, 5.5f, 2, INFINITY}, mn[] = {NAN, NAN, -0.0f, 2, -5.5f, 1};
+  float rem[] = {NAN, NAN, NAN, 1.5f, -1.5f, NAN};
+  ck_assert_int_eq(run_bin(HLO_OP_MAXIMUM, HLO_F32, HLO_F32, 6, a, b, o), 0);
+  for (int i = 0; i < 6; i++) ck_assert(isnan(mx[i]) ? isnan(o[i]) : o[i] == mx[i]);
+  ck_assert_int_eq(run_bin(HLO_OP_MINIMUM, HLO_F32, HLO_F32, 6, a, b, o), 0);
+  for (int i = 0; i < 6; i++) ck_assert(isnan(mn[i]) ? isnan(o[i]) : o[i] == mn[i]);
+  ck_assert_int_eq(run_bin(HLO_OP_REMAINDER, HLO_F32, HLO_F32, 6, a, b, o), 0);
+  CHECK_F32(o, rem, 6);
+  float s[] = {-2, -0.0f, 0.0f, NAN, 3, -INFINITY}, se[] = {-1, -0.0f, 0.0f, NAN, 1, -1};
+  ck_assert_int_eq(run_un(HLO_OP_SIGN, HLO_F32, HLO_F32, 6, s, o), 0);
+  CHECK_F32(o, se, 6);
+  float r[] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 2.4f};
+  float afz[] = {1, 2, 3, -1, -3, 2}, rne[] = {0, 2, 2, -0.0f, -2, 2};
+  ck_assert_int_eq(run_un(HLO_OP_ROUND_NEAREST_AFZ, HLO_F32, HLO_F32, 6, r, o), 0);
+  CHECK_F32(o, afz, 6);
+  ck_assert_int_eq(run_un(HLO_OP_ROUND_NEAREST_EVEN, HLO_F32, HLO_F32, 6, r, o), 0);
+  CHECK_F32(o, rne, 6);
+  float f[] = {1, INFINITY, -INFINITY, NAN, 0x1p-149f};
+  uint8_t fo[5], fe[] = {1, 0, 0, 0, 1};
+  ck_assert_int_eq(run_un(HLO_OP_IS_FINITE, HLO_F32, HLO_PRED, 5, f, fo), 0);
+  CHECK_INT(fo, fe, 5);
+  double d[] = {4, -1, 0.25}, dout[3], de[] = {0.5, NAN, 2};
+  ck_assert_int_eq(run_un(HLO_OP_RSQRT, HLO_F64, HLO_F64, 3, d, dout), 0);
+  ck_assert(dout[0] == de[0] && isnan(dout[1]) && dout[2] == de[2]);
+  double pa[] = {0, 2, -8}, pb[] = {0, 10, 1.0 / 3}, po[3];
+  ck_assert_int_eq(run_bin(HLO_OP_POWER, HLO_F64, HLO_F64, 3, pa, pb, po), 0);
+  ck_assert(po[0] == 1 && po[1] == 1024 && isnan(po[2]));
+}
+END_TEST
+
+START_TEST(narrow_float_rounding) {
+  /* f16: 1 + 2^-11 is a tie -> 1; (1 + 2^-10) + 2^-11 is a tie -> 1 + 2^-9 */
+  uint16_t a[] = {0x3C00, 0x3C01, 0x7BFF, 0x0001}, b[] = {0x1000, 0x1000, 0x5000, 0x8001}, o[4];
+  uint16_t e[] = {0x3C00, 0x3C02, 0x7C00, 0x0000};   /* 65504 + 32 -> inf; x - x = +0 */
+  ck_assert_int_eq(run_bin(HLO_OP_ADD, HLO_F16, HLO_F16, 4, a, b, o), 0);
+  CHECK_INT(o, e, 4);
+  /* bf16: 1 * (1 + 2^-7) exact; 3 * (1 + 2^-7) = 3 + 3*2^-7 -> rounds to 3 + 2^-5 */
+  uint16_t ba[] = {0x3F80, 0x4040}, bb[] = {0x3F81, 0x3F81}, bo[2], be[] = {0x3F81, 0x4042};
+  ck_assert_int_eq(run_bin(HLO_OP_MULTIPLY, HLO_BF16, HLO_BF16, 2, ba, bb, bo), 0);
+  CHECK_INT(bo, be, 2);
+  /* f8e4m3fn: 448 + 32 = 480 -> overflow -> NaN 0x7F; sign keeps -0 */
+  uint8_t fa[] = {0x7E, 0x80}, fb[] = {0x5C, 0x80}, fo[2], fe[] = {0x7F, 0x80};
+  ck_assert_int_eq(run_bin(HLO_OP_ADD, HLO_F8E4M3FN, HLO_F8E4M3FN, 2, fa, fb, fo), 0);
+  CHECK_INT(fo, fe, 2);
+  /* exp on f16 through f32: exp(0) = 1, exp(-inf) = 0 */
+  uint16_t ea[] = {0x0000, 0xFC00}, eo[2], ee[] = {0x3C00, 0x0000};
+  ck_assert_int_eq(run_un(HLO_OP_EXPONENTIAL, HLO_F16, HLO_F16, 2, ea, eo), 0);
+  CHECK_INT(eo, ee, 2);
+}
+END_TEST
+
+START_TEST(complex_ops) {
+  float a[] = {3, 4, 1, 1}, b[] = {1, 0, 0, 1}, o[4], r[2];
+  float mul[] = {3, 4, -1, 1};   /* (3+4i)*1, (1+i)*i = -1+i */
+  ck_assert_int_eq(run_bin(HLO_OP_MULTIPLY, HLO_C64, HLO_C64, 2, a, b, o), 0);
+  CHECK_F32(o, mul, 4);
+  ck_assert_int_eq(run_un(HLO_OP_ABS, HLO_C64, HLO_F32, 2, a, r), 0);
+  ck_assert(r[0] == 5 && fabsf(r[1] - sqrtf(2)) < 1e-7f);
+  ck_assert_int_eq(run_un(HLO_OP_IMAG, HLO_C64, HLO_F32, 2, a, r), 0);
+  ck_assert(r[0] == 4 && r[1] == 1);
+  float re[] = {1, 2}, im[] = {3, 4}, c[4], ce[] = {1, 3, 2, 4};
+  ck_assert_int_eq(run_bin(HLO_OP_COMPLEX, HLO_F32, HLO_C64, 2, re, im, c), 0);
+  CHECK_F32(c, ce, 4);
+}
+END_TEST
+
+/* ---- compare / select / clamp -------------------------------------------- */
+
+static HloCmpDir g_dir;
+static HloCmpType g_type;
+static void cmp_setup(HloInstr *i) {
+  i->cmp_dir = g_dir;
+  i->cmp_type = g_type;
+}
+static int run_cmp(HloCmpDir d, HloCmpType ty, HloDtype t, int64_t n, const void *a,
+                   const void *b, uint8_t *o) {
+  g_dir = d;
+  g_type = ty;
+  HloDtype ts[2] = {t, t};
+  int64_t ns[2] = {n, n};
+  const void *dd[2] = {a, b};
+  return run_op(HLO_OP_COMPARE, 2, ts, ns, dd, HLO_PRED, n, o, cmp_setup);
+}
+
+START_TEST(compare_dirs) {
+  float a[] = {NAN, 1, -0.0f, -NAN, -INFINITY, NAN}, b[] = {1, NAN, 0.0f, -INFINITY, -NAN, INFINITY};
+  uint8_t o[6];
+  uint8_t lt[] = {0, 0, 0, 0, 0, 0}, ne[] = {1, 1, 0, 1, 1, 1}, eq[] = {0, 0, 1, 0, 0, 0};
+  ck_assert_int_eq(run_cmp(HLO_CMP_LT, HLO_CMPT_DEFAULT, HLO_F32, 6, a, b, o), 0);
+  CHECK_INT(o, lt, 6);
+  ck_assert_int_eq(run_cmp(HLO_CMP_NE, HLO_CMPT_FLOAT, HLO_F32, 6, a, b, o), 0);
+  CHECK_INT(o, ne, 6);
+  ck_assert_int_eq(run_cmp(HLO_CMP_EQ, HLO_CMPT_DEFAULT, HLO_F32, 6, a, b, o), 0);
+  CHECK_INT(o, eq, 6);
+  /* total order: -NaN < -inf < -0 < +0 < inf < NaN */
+  uint8_t tlt[] = {0, 1, 1, 1, 0, 0}, teq[] = {0, 0, 0, 0, 0, 0};
+  ck_assert_int_eq(run_cmp(HLO_CMP_LT, HLO_CMPT_TOTALORDER, HLO_F32, 6, a, b, o), 0);
+  CHECK_INT(o, tlt, 6);
+  ck_assert_int_eq(run_cmp(HLO_CMP_EQ, HLO_CMPT_TOTALORDER, HLO_F32, 6, a, b, o), 0);
+  CHECK_INT(o, teq, 6);
+  uint32_t ua[] = {0xFFFFFFFFu, 1}, ub[] = {1, 1};
+  uint8_t ugt[] = {1, 0}, uge[] = {1, 1};
+  ck_assert_int_eq(run_cmp(HLO_CMP_GT, HLO_CMPT_DEFAULT, HLO_U32, 2, ua, ub, o), 0);
+  CHECK_INT(o, ugt, 2);
+  ck_assert_int_eq(run_cmp(HLO_CMP_GE, HLO_CMPT_DEFAULT, HLO_U32, 2, ua, ub, o), 0);
+  CHECK_INT(o, uge, 2);
+  ck_assert_int_eq(run_cmp(HLO_CMP_GT, HLO_CMPT_DEFAULT, HLO_S32, 2, ua, ub, o), 0);
+  uint8_t sgt[] = {0, 0};
+  CHECK_INT(o, sgt, 2);
+  /* bf16 compare through f32; complex EQ */
+  uint16_t ha[] = {0x3F80, 0x7FC0}, hb[] = {0x3F80, 0x7FC0};
+  uint8_t heq[] = {1, 0};
+  ck_assert_int_eq(run_cmp(HLO_CMP_EQ, HLO_CMPT_DEFAULT, HLO_BF16, 2, ha, hb, o), 0);
+  CHECK_INT(o, heq, 2);
+  float ca[] = {1, 2}, cb[] = {1, 3};
+  ck_assert_int_eq(run_cmp(HLO_CMP_EQ, HLO_CMPT_DEFAULT, HLO_C64, 1, ca, cb, o), 0);
+  ck_assert_int_eq(o[0], 0);
+  ck_assert_int_ne(run_cmp(HLO_CMP_LT, HLO_CMPT_DEFAULT, HLO_C64, 1, ca, cb, o), 0);
+}
+END_TEST
+
+START_TEST(select_clamp) {
+  uint8_t p[] = {1, 0, 1}, ps[] = {0};
+  int64_t ta[] = {1, 2, 3}, tb[] = {-1, -2, -3}, o[3], e[] = {1, -2, 3};
+  HloDtype ts[3] = {HLO_PRED, HLO_S64, HLO_S64};
+  int64_t ns[3] = {3, 3, 3};
+  const void *d[3] = {p, ta, tb};
+  ck_assert_int_eq(run_op(HLO_OP_SELECT, 3, ts, ns, d, HLO_S64, 3, o, NULL), 0);
+  CHECK_INT(o, e, 3);
+  int64_t ns0[3] = {0, 3, 3};
+  const void *d0[3] = {ps, ta, tb};
+  ck_assert_int_eq(run_op(HLO_OP_SELECT, 3, ts, ns0, d0, HLO_S64, 3, o, NULL), 0);
+  CHECK_INT(o, tb, 3);
+  /* clamp with scalar bounds [0, 10]; NaN value stays NaN; NaN bound wins */
+  float lo[] = {0}, hi[] = {10}, x[] = {-5, 5, 15, NAN}, fo[4], fe[] = {0, 5, 10, NAN};
+  HloDtype ct[3] = {HLO_F32, HLO_F32, HLO_F32};
+  int64_t cn[3] = {0, 4, 0};
+  const void *cd[3] = {lo, x, hi};
+  ck_assert_int_eq(run_op(HLO_OP_CLAMP, 3, ct, cn, cd, HLO_F32, 4, fo, NULL), 0);
+  CHECK_F32(fo, fe, 4);
+  float nlo[] = {NAN};
+  const void *cd2[3] = {nlo, x, hi};
+  ck_assert_int_eq(run_op(HLO_OP_CLAMP, 3, ct, cn, cd2, HLO_F32, 4, fo, NULL), 0);
+  for (int i = 0; i < 4; i++) ck_assert(isnan(fo[i]));
+  int32_t ilo[] = {-1, 0, 1}, ix[] = {-5, 5, 0}, ihi[] = {1, 3, 2}, io[3], ie[] = {-1, 3, 1};
+  HloDtype it[3] = {HLO_S32, HLO_S32, HLO_S32};
+  int64_t in3[3] = {3, 3, 3};
+  const void *id[3] = {ilo, ix, ihi};
+  ck_assert_int_eq(run_op(HLO_OP_CLAMP, 3, it, in3, id, HLO_S32, 3, io, NULL), 0);
+  CHECK_INT(io, ie, 3);
+}
+END_TEST
+
+/* ---- convert / bitcast / reduce-precision ------------------------------- */
+
+START_TEST(convert_semantics) {
+  float f[] = {1.9f, -1.9f, 3e9f, -3e9f, NAN}, o8[5];
+  int32_t i[5], ie[] = {1, -1, INT32_MAX, INT32_MIN, 0};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_S32, 5, f, i), 0);
+  CHECK_INT(i, ie, 5);
+  float fu[] = {-5, 300, 254.9f};
+  uint8_t u[3], ue[] = {0, 255, 254};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_U8, 3, fu, u), 0);
+  CHECK_INT(u, ue, 3);
+  int32_t si[] = {300, -129, 16777217};
+  int8_t s8[3], s8e[] = {44, 127, 1};   /* 16777217 = 0x1000001 -> low byte 1 */
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_S32, HLO_S8, 3, si, s8), 0);
+  CHECK_INT(s8, s8e, 3);
+  float sf[3], sfe[] = {300, -129, 16777216};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_S32, HLO_F32, 3, si, sf), 0);
+  CHECK_F32(sf, sfe, 3);
+  uint64_t big[] = {UINT64_MAX};
+  float bf[1], bfe[] = {0x1p64f};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_U64, HLO_F32, 1, big, bf), 0);
+  CHECK_F32(bf, bfe, 1);
+  float pf[] = {0, -0.0f, NAN, 2};
+  uint8_t pr[4], pre[] = {0, 0, 1, 1};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_PRED, 4, pf, pr), 0);
+  CHECK_INT(pr, pre, 4);
+  float tb[] = {0.1f, 500};
+  uint16_t b16[2], b16e[] = {0x3DCD, 0x43FA};   /* 500 = 1.953125 * 2^8 exactly */
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_BF16, 2, tb, b16), 0);
+  CHECK_INT(b16, b16e, 2);
+  uint8_t e4[2], e4e[] = {0x1D, 0x7F};   /* 0.1 -> 0.1015625 = 1.625*2^-4; 500 -> NaN */
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_F8E4M3FN, 2, tb, e4), 0);
+  CHECK_INT(e4, e4e, 2);
+  int32_t i257[] = {257};
+  uint16_t b257[1], b257e[] = {0x4380};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_S32, HLO_BF16, 1, i257, b257), 0);
+  CHECK_INT(b257, b257e, 1);
+  float c[] = {1.5f, 2.5f}, cr[1], cre[] = {1.5f};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_C64, HLO_F32, 1, c, cr), 0);
+  CHECK_F32(cr, cre, 1);
+  double cd[2], cde[] = {1.5, 0};
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_C128, 1, c, cd), 0);
+  ck_assert(cd[0] == cde[0] && cd[1] == cde[1]);
+  (void)o8;
+}
+END_TEST
+
+START_TEST(bitcast_convert) {
+  float f[] = {1.0f};
+  uint32_t u[1];
+  ck_assert_int_eq(run_un(HLO_OP_BITCAST_CONVERT, HLO_F32, HLO_U32, 1, f, u), 0);
+  ck_assert_uint_eq(u[0], 0x3F800000u);
+  /* u32[1] -> u8[1,4]: little-endian, low byte first */
+  Fixture fx;
+  memset(&fx, 0, sizeof fx);
+  set_shape(&fx.shape[0], fx.dims[0], HLO_U32, 1, 1, 0);
+  set_shape(&fx.shape[3], fx.dims[3], HLO_U8, 2, 1, 4);
+  fx.operand[0].shape = fx.shape[0];
+  fx.ops[0] = &fx.operand[0];
+  fx.ins.op = HLO_OP_BITCAST_CONVERT;
+  fx.ins.name = "bc";
+  fx.ins.shape = fx.shape[3];
+  fx.ins.nops = 1;
+  fx.ins.ops = fx.ops;
+  HliValue *in = hli_value_new(NULL, &fx.shape[0]), *out = hli_value_new(NULL, &fx.shape[3]);
+  *(uint32_t *)in->data = 0x04030201u;
+  const HliOpEntry *e = &hli_op_table()[HLO_OP_BITCAST_CONVERT];
+  ck_assert_int_eq(e->check(NULL, &fx.ins), 0);
+  ck_assert_int_eq(e->run(NULL, &fx.ins, &in, out), 0);
+  uint8_t exp[] = {1, 2, 3, 4};
+  ck_assert_mem_eq(out->data, exp, 4);
+  hli_value_unref(NULL, in);
+  hli_value_unref(NULL, out);
+  /* wrong trailing dimension is an error */
+  fx.dims[3][1] = 2;
+  ck_assert_int_ne(e->check(NULL, &fx.ins), 0);
+}
+END_TEST
+
+static void rp_f16like(HloInstr *i) { i->exponent_bits = 5; i->mantissa_bits = 10; }
+static void rp_m0(HloInstr *i) { i->exponent_bits = 8; i->mantissa_bits = 0; }
+
+START_TEST(reduce_precision) {
+  float a[] = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65520, 65519, 1e-5f, -0x1p-14f, NAN, -INFINITY};
+  float e[] = {1, 1.0f + 0x1p-9f, INFINITY, 65504, 0, -0x1p-14f, NAN, -INFINITY};
+  float o[8];
+  HloDtype t = HLO_F32;
+  int64_t n = 8;
+  const void *d[1] = {a};
+  ck_assert_int_eq(run_op(HLO_OP_REDUCE_PRECISION, 1, &t, &n, d, HLO_F32, 8, o, rp_f16like), 0);
+  CHECK_F32(o, e, 8);
+  /* mantissa_bits = 0: 1.5 ties to even exponent -> 2, 1.25 -> 1; NaN -> +inf */
+  float b[] = {1.5f, 1.25f, NAN}, be[] = {2, 1, INFINITY};
+  const void *db[1] = {b};
+  n = 3;
+  ck_assert_int_eq(run_op(HLO_OP_REDUCE_PRECISION, 1, &t, &n, db, HLO_F32, 3, o, rp_m0), 0);
+  CHECK_F32(o, be, 3);
+}
+END_TEST
+
+/* ---- vector math: every ISA against libm --------------------------------- */
+
+static double ulp_f32(float got, double want) {
+  if (isnan(want)) return isnan(got) ? 0 : 1e9;
+  if (isinf(want)) return (double)got == want ? 0 : 1e9;
+  float w = (float)want;
+  if (isinf(w)) return isinf(got) && signbit(got) == signbit(w) ? 0 : 1e9;
+  double u = fabs(w) < 0x1p-126 ? 0x1p-149 : ldexp(1.0, ilogb(w) - 23);
+  return fabs((double)got - want) / u;
+}
+static double ulp_f64(double got, double want) {
+  if (isnan(want)) return isnan(got) ? 0 : 1e9;
+  if (isinf(want)) return got == want ? 0 : 1e9;
+  double u = fabs(want) < 0x1p-1022 ? 0x1p-1074 : ldexp(1.0, ilogb(want) - 52);
+  return fabs(got - want) / u;
+}
+
+enum { NV = 2003 };   /* not a multiple of any vector width: exercises tails */
+
+START_TEST(vmath_ulp) {
+  static float in[NV], in2[NV], out[NV];
+  static double din[NV], din2[NV], dout[NV];
+  for (int i = 0; i < NV; i++) {
+    double t = (i - NV / 2) / (double)(NV / 2);  /* [-1, 1] */
+    in[i] = (float)(t * 20);
+    in2[i] = (float)(0.5 + fabs(t) * 3);
+    din[i] = t * 20;
+    din2[i] = 0.5 + fabs(t) * 3;
+  }
+  in[0] = NAN; in[1] = INFINITY; in[2] = -INFINITY; in[3] = 0; in[4] = -0.0f;
+  din[0] = NAN; din[1] = INFINITY; din[2] = -INFINITY;
+  struct { int id; double (*ref)(double); double lo, hi; } un[] = {
+    {HLK_VM_EXP, exp, -80, 80}, {HLK_VM_EXPM1, expm1, -20, 20}, {HLK_VM_LOG, log, 0, 1e30},
+    {HLK_VM_LOG1P, log1p, -0.99, 1e30}, {HLK_VM_SIN, sin, -1e4, 1e4}, {HLK_VM_COS, cos, -1e4, 1e4},
+    {HLK_VM_TAN, tan, -1e4, 1e4}, {HLK_VM_TANH, tanh, -1e30, 1e30}, {HLK_VM_ERF, erf, -1e30, 1e30},
+    {HLK_VM_CBRT, cbrt, -1e30, 1e30}, {HLK_VM_ASIN, asin, -1, 1}, {HLK_VM_ACOS, acos, -1, 1},
+    {HLK_VM_ATANH, atanh, -0.99, 0.99}, {HLK_VM_ASINH, asinh, -1e30, 1e30},
+    {HLK_VM_ACOSH, acosh, 1, 1e30}, {HLK_VM_SINH, sinh, -80, 80}, {HLK_VM_COSH, cosh, -80, 80},
+    {HLK_VM_SQRT, sqrt, 0, 1e30},
+  };
+  int checked = 0;
+  for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
+    const HlkVmath *vm = hlk_vmath_for_isa(isa);
+    if (!vm) continue;
+    checked++;
+    for (size_t k = 0; k < sizeof un / sizeof un[0]; k++) {
+      float x[NV];
+      double dx[NV];
+      for (int i = 0; i < NV; i++) {
+        double t = (i - NV / 2) / (double)(NV / 2);
+        double span = un[k].hi - un[k].lo;
+        double v = un[k].lo + (t + 1) / 2 * (span > 1e6 ? 1e3 : span);   /* keep moderate */
+        x[i] = i < 5 ? in[i] : (float)v;
+        dx[i] = i < 3 ? din[i] : v;
+      }
+      vm->uf[un[k].id](x, out, NV);
+      vm->ud[un[k].id](dx, dout, NV);
+      for (int i = 0; i < NV; i++) {
+        double u = ulp_f32(out[i], un[k].ref((double)x[i]));
+        ck_assert_msg(u <= 2.0, "%s f32 op %d x=%a: %g ulp", vm->name, un[k].id, (double)x[i], u);
+        double ud = ulp_f64(dout[i], un[k].ref(dx[i]));
+        ck_assert_msg(ud <= 2.0, "%s f64 op %d x=%a: %g ulp", vm->name, un[k].id, dx[i], ud);
+      }
+    }
+    vm->bf[HLK_VM_POW](in2, in, out, NV);
+    vm->bd[HLK_VM_POW](din2, din, dout, NV);
+    for (int i = 0; i < NV; i++) {
+      ck_assert(ulp_f32(out[i], pow(in2[i], in[i])) <= 2.0);
+      ck_assert(ulp_f64(dout[i], pow(din2[i], din[i])) <= 2.0);
+    }
+    vm->bf[HLK_VM_ATAN2](in, in2, out, NV);
+    vm->bd[HLK_VM_ATAN2](din, din2, dout, NV);
+    for (int i = 0; i < NV; i++) {
+      ck_assert(ulp_f32(out[i], atan2(in[i], in2[i])) <= 2.0);
+      ck_assert(ulp_f64(dout[i], atan2(din[i], din2[i])) <= 2.0);
+    }
+    vm->uf[HLK_VM_LOGISTIC](in, out, NV);
+    for (int i = 5; i < NV; i++)
+      ck_assert(ulp_f32(out[i], 1 / (1 + exp(-(double)in[i]))) <= 3.0);
+  }
+  ck_assert_int_ge(checked, 1);
+}
+END_TEST
+
+/* HLORUN_ISA forces a path (each Check test runs in its own process). */
+START_TEST(isa_env) {
+  setenv("HLORUN_ISA", "scalar", 1);
+  ck_assert_int_eq(hlk_vmath_force(-1), 0);
+  ck_assert_str_eq(hlk_vmath()->name, "scalar");
+  if (hlk_vmath_for_isa(HLK_ISA_AVX2)) {
+    setenv("HLORUN_ISA", "avx2", 1);
+    hlk_vmath_force(-1);
+    ck_assert_str_eq(hlk_vmath()->name, "avx2");
+  }
+  if (hlk_vmath_for_isa(HLK_ISA_AVX512)) {
+    setenv("HLORUN_ISA", "avx512", 1);
+    hlk_vmath_force(-1);
+    ck_assert_str_eq(hlk_vmath()->name, "avx512");
+  }
+  /* the same kernel gives the same f32 exp through every table */
+  float x[37], ref[37], got[37];
+  for (int i = 0; i < 37; i++) x[i] = (float)(i - 18) * 0.7f;
+  hlk_vmath_force(HLK_ISA_SCALAR);
+  ck_assert_int_eq(run_un(HLO_OP_EXPONENTIAL, HLO_F32, HLO_F32, 37, x, ref), 0);
+  for (int isa = 1; isa < HLK_NUM_ISAS; isa++) {
+    if (hlk_vmath_force(isa) != 0) continue;
+    ck_assert_int_eq(run_un(HLO_OP_EXPONENTIAL, HLO_F32, HLO_F32, 37, x, got), 0);
+    for (int i = 0; i < 37; i++) ck_assert(ulp_f32(got[i], ref[i]) <= 2.0);
+  }
+  unsetenv("HLORUN_ISA");
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("elementwise");
+  TCase *ti = tcase_create("integers");
+  tcase_add_test(ti, int_divide_remainder);
+  tcase_add_test(ti, int_wrap_arith);
+  tcase_add_test(ti, int_shifts);
+  tcase_add_test(ti, int_bits_and_power);
+  tcase_add_test(ti, pred_arith);
+  suite_add_tcase(s, ti);
+  TCase *tf = tcase_create("floats");
+  tcase_add_test(tf, float_basic);
+  tcase_add_test(tf, narrow_float_rounding);
+  tcase_add_test(tf, complex_ops);
+  suite_add_tcase(s, tf);
+  TCase *tc = tcase_create("compare");
+  tcase_add_test(tc, compare_dirs);
+  tcase_add_test(tc, select_clamp);
+  suite_add_tcase(s, tc);
+  TCase *tv = tcase_create("convert");
+  tcase_add_test(tv, convert_semantics);
+  tcase_add_test(tv, bitcast_convert);
+  tcase_add_test(tv, reduce_precision);
+  suite_add_tcase(s, tv);
+  TCase *tm = tcase_create("vmath");
+  tcase_set_timeout(tm, 60);
+  tcase_add_test(tm, vmath_ulp);
+  tcase_add_test(tm, isa_env);
+  suite_add_tcase(s, tm);
+  return s;
+}
+
+int main(void) {
+  SRunner *r = srunner_create(suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,256 @@
+/* check_fft.c: the 1-D transform and the fft opcode.
+ *
+ * Expected values: DFTs worked by hand (lengths 1, 4, 5, 8), XLA's stated
+ * results from the public evaluator cases (eval_1D_FFT_4_on_c64x4,
+ * eval_1D_RFFT_9_on_f32x9, eval_3D_FFT_1x0x1_on_c64x1x1x1x1), and, for long
+ * and prime lengths, a direct O(n^2) DFT in long double written here. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "interp/kernels/control.h"
+
+typedef double complex cplx;
+
+static void assert_close(cplx got, cplx want, double tol) {
+  ck_assert_msg(cabs(got - want) <= tol * (1 + cabs(want)), "got (%.17g, %.17g), want (%.17g, %.17g)",
+                creal(got), cimag(got), creal(want), cimag(want));
+}
+
+/* ---- the 1-D transform ---------------------------------------------------- */
+
+START_TEST(dft_length_4) {
+  cplx d[4] = {1, 2, 3, 4};
+  HlkFftPlan *p = hlk_fft_plan_new(4);
+  hlk_fft_run(p, d, false);
+  const cplx want[4] = {10, -2 + 2 * I, -2, -2 - 2 * I};
+  for (int k = 0; k < 4; k++) assert_close(d[k], want[k], 1e-15);
+  hlk_fft_run(p, d, true);
+  for (int k = 0; k < 4; k++) assert_close(d[k], k + 1, 1e-15);
+  hlk_fft_plan_free(p);
+}
+END_TEST
+
+/* A unit impulse at 1 gives the roots of unity exp(-2 pi i k/5). */
+START_TEST(dft_length_5) {
+  cplx d[5] = {0, 1, 0, 0, 0};
+  HlkFftPlan *p = hlk_fft_plan_new(5);
+  hlk_fft_run(p, d, false);
+  const double c1 = 0.30901699437494742, s1 = 0.95105651629515357;  /* cos, sin 72 deg */
+  const double c2 = -0.80901699437494742, s2 = 0.58778525229247313; /* cos, sin 144 deg */
+  const cplx want[5] = {1, c1 - s1 * I, c2 - s2 * I, c2 + s2 * I, c1 + s1 * I};
+  for (int k = 0; k < 5; k++) assert_close(d[k], want[k], 1e-15);
+  hlk_fft_plan_free(p);
+}
+END_TEST
+
+/* Box {1,1,1,1,0,0,0,0}: X0 = 4, X1 = 1 - i(1+sqrt2), X2 = 1 - i - 1 + i = 0,
+ * X3 = 1 + i(1-sqrt2), X4 = 0 and the rest by conjugate symmetry. */
+START_TEST(dft_length_8) {
+  cplx d[8] = {1, 1, 1, 1, 0, 0, 0, 0};
+  HlkFftPlan *p = hlk_fft_plan_new(8);
+  hlk_fft_run(p, d, false);
+  const double r2 = sqrt(2.0);
+  const cplx want[8] = {4, 1 - I * (1 + r2), 0, 1 + I * (1 - r2), 0,
+                        1 - I * (1 - r2), 0, 1 + I * (1 + r2)};
+  for (int k = 0; k < 8; k++) assert_close(d[k], want[k], 1e-15);
+  hlk_fft_plan_free(p);
+}
+END_TEST
+
+START_TEST(dft_length_1) {
+  cplx d[1] = {3 - 2 * I};
+  HlkFftPlan *p = hlk_fft_plan_new(1);
+  hlk_fft_run(p, d, false);
+  assert_close(d[0], 3 - 2 * I, 0);
+  hlk_fft_plan_free(p);
+}
+END_TEST
+
+/* Mixed radix (360 = 2^3 3^2 5), a large prime (Bluestein) and a prime
+ * power against a direct DFT in long double: c128-grade accuracy. */
+START_TEST(dft_against_direct) {
+  static const int64_t lens[] = {360, 17, 97, 1009, 49, 2 * 67};
+  for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+    int64_t n = lens[li];
+    cplx *d = malloc((size_t)n * sizeof *d), *x = malloc((size_t)n * sizeof *x);
+    for (int64_t j = 0; j < n; j++) x[j] = d[j] = sin(0.37 * (double)j) + I * cos(1.3 * (double)(j * j % 11));
+    HlkFftPlan *p = hlk_fft_plan_new(n);
+    ck_assert_ptr_nonnull(p);
+    hlk_fft_run(p, d, false);
+    for (int64_t k = 0; k < n; k++) {
+      long double re = 0, im = 0;
+      for (int64_t j = 0; j < n; j++) {
+        long double a = -2.0L * 3.14159265358979323846264338327950288L * (long double)((j * k) % n) / (long double)n;
+        re += creal(x[j]) * cosl(a) - cimag(x[j]) * sinl(a);
+        im += creal(x[j]) * sinl(a) + cimag(x[j]) * cosl(a);
+      }
+      ck_assert_msg(cabs(d[k] - ((double)re + I * (double)im)) < 1e-11 * sqrt((double)n) * 4,
+                    "n=%lld k=%lld", (long long)n, (long long)k);
+    }
+    hlk_fft_run(p, d, true);
+    for (int64_t j = 0; j < n; j++) ck_assert(cabs(d[j] - x[j]) < 1e-12);
+    hlk_fft_plan_free(p);
+    free(d);
+    free(x);
+  }
+}
+END_TEST
+
+/* ---- the fft opcode -------------------------------------------------------- */
+
+typedef struct Op {
+  int64_t idims[4], odims[4], len[3];
+  HloShape is, os;
+  HloInstr param, ins;
+  HloInstr *ops[1];
+  HliValue *in, *out;
+} Op;
+
+static int op_run(Op *o, HloFftType ty, HloDtype it, int32_t rank, const int64_t *idims,
+                  HloDtype ot, const int64_t *odims, int32_t nlen, const int64_t *len,
+                  const void *data) {
+  memset(o, 0, sizeof *o);
+  memcpy(o->idims, idims, (size_t)rank * 8);
+  memcpy(o->odims, odims, (size_t)rank * 8);
+  memcpy(o->len, len, (size_t)nlen * 8);
+  o->is = (HloShape){.dtype = it, .rank = rank, .dims = o->idims};
+  o->os = (HloShape){.dtype = ot, .rank = rank, .dims = o->odims};
+  o->param.op = HLO_OP_PARAMETER;
+  o->param.shape = o->is;
+  o->ops[0] = &o->param;
+  o->ins.op = HLO_OP_FFT;
+  o->ins.name = "fft";
+  o->ins.shape = o->os;
+  o->ins.nops = 1;
+  o->ins.ops = o->ops;
+  o->ins.fft_type = ty;
+  o->ins.fft_length = (HloI64s){nlen, o->len};
+  o->in = hli_value_new(NULL, &o->is);
+  memcpy(o->in->data, data, o->in->nbytes);
+  o->out = hli_value_new(NULL, &o->os);
+  memset(o->out->data, 0x7f, o->out->nbytes);
+  return hli_op_table()[HLO_OP_FFT].run(NULL, &o->ins, &o->in, o->out);
+}
+
+static void op_free(Op *o) {
+  hli_value_unref(NULL, o->in);
+  hli_value_unref(NULL, o->out);
+}
+
+/* XLA's evaluator test 1D_FFT_4_on_c64x4: {1,2,3,4} -> {10, -2+2i, -2, -2-2i}. */
+START_TEST(op_fft_c64) {
+  Op o;
+  const float x[8] = {1, 0, 2, 0, 3, 0, 4, 0};
+  const int64_t d[1] = {4};
+  ck_assert_int_eq(op_run(&o, HLO_FFT_FFT, HLO_C64, 1, d, HLO_C64, d, 1, d, x), 0);
+  const float want[8] = {10, 0, -2, 2, -2, 0, -2, -2};
+  const float *y = o.out->data;
+  for (int i = 0; i < 8; i++) ck_assert_float_eq_tol(y[i], want[i], 1e-5);
+  op_free(&o);
+}
+END_TEST
+
+/* XLA's evaluator test 1D_RFFT_9_on_f32x9 (input and expected values from
+ * the case files). */
+START_TEST(op_rfft_9) {
+  Op o;
+  const float x[9] = {1.8f, 2.7f, 3.6f, 4.5f, 5.4f, 6.3f, 7.2f, 8.1f, 9.9f};
+  const int64_t id[1] = {9}, od[1] = {5}, len[1] = {9};
+  ck_assert_int_eq(op_run(&o, HLO_FFT_RFFT, HLO_F32, 1, id, HLO_C64, od, 1, len, x), 0);
+  const float want[10] = {49.5f, 0.0f, -3.36056f, 11.705792f, -3.893717f, 5.712929f,
+                          -4.5f, 3.117691f, -4.895723f, 1.021942f};
+  const float *y = o.out->data;
+  for (int i = 0; i < 10; i++) ck_assert_float_eq_tol(y[i], want[i], 1e-4);
+  op_free(&o);
+}
+END_TEST
+
+/* IRFFT of RFFT gives the signal back, for even and odd lengths, in f64,
+ * and with two transformed dimensions. */
+START_TEST(op_rfft_irfft_round_trip) {
+  static const int64_t shapes[][2] = {{3, 8}, {4, 9}, {5, 7}};
+  for (int si = 0; si < 3; si++) {
+    int64_t r0 = shapes[si][0], n = shapes[si][1], h = n / 2 + 1;
+    double *x = malloc((size_t)(r0 * n) * sizeof *x);
+    for (int64_t i = 0; i < r0 * n; i++) x[i] = cos(0.7 * (double)i) + 0.25 * (double)(i % 3);
+    const int64_t id[2] = {r0, n}, hd[2] = {r0, h}, len[2] = {r0, n};
+    Op a, b;
+    ck_assert_int_eq(op_run(&a, HLO_FFT_RFFT, HLO_F64, 2, id, HLO_C128, hd, 2, len, x), 0);
+    ck_assert_int_eq(op_run(&b, HLO_FFT_IRFFT, HLO_C128, 2, hd, HLO_F64, id, 2, len, a.out->data), 0);
+    const double *y = b.out->data;
+    for (int64_t i = 0; i < r0 * n; i++) ck_assert_double_eq_tol(y[i], x[i], 1e-12);
+    /* The DC bin of the 2-D transform is the sum of the signal. */
+    double sum = 0;
+    for (int64_t i = 0; i < r0 * n; i++) sum += x[i];
+    ck_assert_double_eq_tol(((const double *)a.out->data)[0], sum, 1e-11);
+    op_free(&a);
+    op_free(&b);
+    free(x);
+  }
+}
+END_TEST
+
+/* IRFFT by hand: spectrum {4, 0, 0} of length 4 -> {1, 1, 1, 1}; the
+ * imaginary parts of DC and Nyquist are ignored. */
+START_TEST(op_irfft_ignores_dc_nyquist_imag) {
+  Op o;
+  const float x[6] = {4, 5, 0, 0, 0, -3};
+  const int64_t id[1] = {3}, od[1] = {4};
+  ck_assert_int_eq(op_run(&o, HLO_FFT_IRFFT, HLO_C64, 1, id, HLO_F32, od, 1, od, x), 0);
+  const float *y = o.out->data;
+  for (int i = 0; i < 4; i++) ck_assert_float_eq_tol(y[i], 1.0f, 1e-6);
+  op_free(&o);
+}
+END_TEST
+
+/* XLA's evaluator test 3D_FFT_1x0x1_on_c64x1x1x1x1: a zero fft_length gives zeros. */
+START_TEST(op_zero_length_gives_zeros) {
+  Op o;
+  const float x[2] = {42.24f, 24.42f};
+  const int64_t d[4] = {1, 1, 1, 1}, len[3] = {1, 0, 1};
+  ck_assert_int_eq(op_run(&o, HLO_FFT_FFT, HLO_C64, 4, d, HLO_C64, d, 3, len, x), 0);
+  const float *y = o.out->data;
+  ck_assert_float_eq(y[0], 0.0f);
+  ck_assert_float_eq(y[1], 0.0f);
+  op_free(&o);
+}
+END_TEST
+
+START_TEST(op_type_mismatch_is_error) {
+  Op o;
+  const float x[4] = {1, 2, 3, 4};
+  const int64_t d[1] = {4};
+  ck_assert_int_eq(op_run(&o, HLO_FFT_FFT, HLO_F32, 1, d, HLO_C64, d, 1, d, x), -1);
+  ck_assert_ptr_nonnull(strstr(hli_last_error(), "element types f32 -> c64 do not fit this fft_type"));
+  op_free(&o);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("fft");
+  TCase *t = tcase_create("transform");
+  tcase_add_test(t, dft_length_4);
+  tcase_add_test(t, dft_length_5);
+  tcase_add_test(t, dft_length_8);
+  tcase_add_test(t, dft_length_1);
+  tcase_add_test(t, dft_against_direct);
+  suite_add_tcase(s, t);
+  t = tcase_create("opcode");
+  tcase_add_test(t, op_fft_c64);
+  tcase_add_test(t, op_rfft_9);
+  tcase_add_test(t, op_rfft_irfft_round_trip);
+  tcase_add_test(t, op_irfft_ignores_dc_nyquist_imag);
+  tcase_add_test(t, op_zero_length_gives_zeros);
+  tcase_add_test(t, op_type_mismatch_is_error);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *r = srunner_create(suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,188 @@
+/* check_reduce_hlo.c: whole HLO modules through the public API, for the
+ * paths of the reduce area that call the computation per element (complex
+ * reducers, lexicographic comparators, variadic reduce-window, TOTALORDER
+ * selects), mixed-precision reduce and topk's attributes. Expected literals
+ * are worked out by hand in the comments. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hlorun.h"
+
+/* Runs a module without parameters; returns its result as literal text. */
+static char *run_text(const char *text) {
+  HloCtx *ctx = NULL;
+  HloModule *m = NULL;
+  HloBuffer *r = NULL;
+  char *lit = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  HloStatus st = hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m);
+  if (st == HLO_OK) st = hlo_run(ctx, m, NULL, 0, &r);
+  if (st == HLO_OK) st = hlo_buffer_to_literal(ctx, r, &lit, &len);
+  if (st != HLO_OK) {
+    const char *d = hlo_ctx_diagnostics(ctx);
+    lit = strdup(d ? d : "error");
+  }
+  hlo_buffer_free(r);
+  hlo_module_free(m);
+  hlo_ctx_free(ctx);
+  return lit;
+}
+
+static void expect(const char *module, const char *want) {
+  char *got = run_text(module);
+  ck_assert_ptr_nonnull(got);
+  size_t n = strlen(got);
+  while (n && (got[n - 1] == '\n' || got[n - 1] == ' ')) got[--n] = 0;
+  ck_assert_str_eq(got, want);
+  hlo_free(got);
+}
+
+START_TEST(complex_max_reducer) {
+  /* lexicographic max of complex numbers by (real, imag), per column:
+   * (1,5) vs (1,7): equal real, 5 > 7 false -> (1,7); (2,0) beats (0,9);
+   * (-1,1) vs (-1,0): 1 > 0 -> (-1,1) */
+  expect("HloModule t\n"
+         "cmax {\n"
+         "  a = c64[] parameter(0)\n  b = c64[] parameter(1)\n"
+         "  ra = f32[] real(a)\n  rb = f32[] real(b)\n"
+         "  eq = pred[] compare(ra, rb), direction=EQ\n"
+         "  gt = pred[] compare(ra, rb), direction=GT\n"
+         "  ia = f32[] imag(a)\n  ib = f32[] imag(b)\n"
+         "  igt = pred[] compare(ia, ib), direction=GT\n"
+         "  p = pred[] select(eq, igt, gt)\n"
+         "  ROOT r = c64[] select(p, a, b)\n}\n"
+         "ENTRY main {\n"
+         "  x = c64[2,3] constant({{(1,5), (2,0), (-1,1)}, {(1,7), (0,9), (-1,0)}})\n"
+         "  init = c64[] constant((-inf, 0))\n"
+         "  ROOT m = c64[3] reduce(x, init), dimensions={0}, to_apply=cmax\n}\n",
+         "c64[3] {(1, 7), (2, 0), (-1, 1)}");
+}
+END_TEST
+
+START_TEST(lexicographic_sort) {
+  /* keys (k0, k1) = (2,5) (1,6) (2,4) (1,6): sorted (1,6)#1 (1,6)#3 (2,4)#2 (2,5)#0 */
+  expect("HloModule t\n"
+         "cmp {\n"
+         "  a0 = s32[] parameter(0)\n  b0 = s32[] parameter(1)\n"
+         "  a1 = s32[] parameter(2)\n  b1 = s32[] parameter(3)\n"
+         "  a2 = s32[] parameter(4)\n  b2 = s32[] parameter(5)\n"
+         "  lt0 = pred[] compare(a0, b0), direction=LT\n"
+         "  eq0 = pred[] compare(a0, b0), direction=EQ\n"
+         "  lt1 = pred[] compare(a1, b1), direction=LT\n"
+         "  t = pred[] and(eq0, lt1)\n"
+         "  ROOT r = pred[] or(lt0, t)\n}\n"
+         "ENTRY main {\n"
+         "  k0 = s32[4] constant({2, 1, 2, 1})\n"
+         "  k1 = s32[4] constant({5, 6, 4, 6})\n"
+         "  i = s32[4] iota(), iota_dimension=0\n"
+         "  ROOT s = (s32[4], s32[4], s32[4]) sort(k0, k1, i), dimensions={0}, to_apply=cmp\n}\n",
+         "(s32[4] {1, 1, 2, 2}, s32[4] {6, 6, 4, 5}, s32[4] {1, 3, 2, 0})");
+}
+END_TEST
+
+START_TEST(variadic_reduce_window_argmax) {
+  /* windows of 2 over (3,1,4,4): (3,#0) (4,#2) and a tie (4,#2) (4,#3) -> #2 */
+  expect("HloModule t\n"
+         "am {\n"
+         "  v0 = f32[] parameter(0)\n  i0 = s32[] parameter(1)\n"
+         "  v1 = f32[] parameter(2)\n  i1 = s32[] parameter(3)\n"
+         "  gt = pred[] compare(v0, v1), direction=GT\n"
+         "  ne = pred[] compare(v0, v0), direction=NE\n"
+         "  pick = pred[] or(gt, ne)\n"
+         "  eq = pred[] compare(v0, v1), direction=EQ\n"
+         "  lt = pred[] compare(i0, i1), direction=LT\n"
+         "  tie = pred[] and(eq, lt)\n"
+         "  ipick = pred[] or(pick, tie)\n"
+         "  sv = f32[] select(pick, v0, v1)\n"
+         "  si = s32[] select(ipick, i0, i1)\n"
+         "  ROOT t = (f32[], s32[]) tuple(sv, si)\n}\n"
+         "ENTRY main {\n"
+         "  x = f32[4] constant({3, 1, 4, 4})\n"
+         "  i = s32[4] iota(), iota_dimension=0\n"
+         "  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+         "  ROOT r = (f32[3], s32[3]) reduce-window(x, i, ninf, z), window={size=2}, to_apply=am\n}\n",
+         "(f32[3] {3, 4, 4}, s32[3] {0, 2, 2})");
+}
+END_TEST
+
+static const char *sas_module(const char *operand, const char *cmptype) {
+  static char buf[1024];
+  snprintf(buf, sizeof buf,
+           "HloModule t\n"
+           "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+           "  ROOT c = pred[] compare(a, b), direction=GE, type=%s\n}\n"
+           "sc {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+           "  ROOT c = f32[] add(a, b)\n}\n"
+           "ENTRY main {\n"
+           "  x = f32[2] constant(%s)\n  s = f32[1] constant({5})\n  z = f32[] constant(0)\n"
+           "  ROOT r = f32[2] select-and-scatter(x, s, z), window={size=2}, select=sel, scatter=sc\n}\n",
+           cmptype, operand);
+  return buf;
+}
+
+START_TEST(select_totalorder_zeros) {
+  /* TOTALORDER: -0 >= +0 is false, so the window switches to the +0 */
+  expect(sas_module("{-0, 0}", "TOTALORDER"), "f32[2] {0, 5}");
+  /* FLOAT: -0 >= +0 holds: the first element stays selected */
+  expect(sas_module("{-0, 0}", "FLOAT"), "f32[2] {5, 0}");
+  expect(sas_module("{0, -0}", "TOTALORDER"), "f32[2] {5, 0}");
+}
+END_TEST
+
+START_TEST(mixed_precision_reduce) {
+  /* f32 sum 1.5 + 2.25 = 3.75, converted to the bf16 result (exact) */
+  expect("HloModule t\n"
+         "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+         "ENTRY main {\n"
+         "  x = f32[2] constant({1.5, 2.25})\n  z = f32[] constant(0)\n"
+         "  ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=add\n}\n",
+         "bf16[] 3.75");
+}
+END_TEST
+
+START_TEST(topk_attributes) {
+  const char *m = "HloModule t\nENTRY main {\n  x = f32[4] constant({1, 3, 3, 2})\n"
+                  "  ROOT t = (f32[2], s32[2]) topk(x), k=2%s\n}\n";
+  char buf[256];
+  snprintf(buf, sizeof buf, m, "");
+  expect(buf, "(f32[2] {3, 3}, s32[2] {1, 2})");   /* largest by default; ties: lower index */
+  snprintf(buf, sizeof buf, m, ", largest=false");
+  expect(buf, "(f32[2] {1, 2}, s32[2] {0, 3})");
+}
+END_TEST
+
+START_TEST(reduce_generic_noncommutative) {
+  /* to_apply = p1 - p0 (not a recognised reducer): folds as acc' = x - acc
+   * from init 0 over (1, 2, 4): 1, 1, 3 */
+  expect("HloModule t\n"
+         "sub {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] subtract(b, a)\n}\n"
+         "ENTRY main {\n"
+         "  x = f32[3] constant({1, 2, 4})\n  z = f32[] constant(0)\n"
+         "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=sub\n}\n",
+         "f32[] 3");
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("reduce_hlo");
+  TCase *t = tcase_create("modules");
+  tcase_add_test(t, complex_max_reducer);
+  tcase_add_test(t, lexicographic_sort);
+  tcase_add_test(t, variadic_reduce_window_argmax);
+  tcase_add_test(t, select_totalorder_zeros);
+  tcase_add_test(t, mixed_precision_reduce);
+  tcase_add_test(t, topk_attributes);
+  tcase_add_test(t, reduce_generic_noncommutative);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
