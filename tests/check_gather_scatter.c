@@ -183,6 +183,37 @@ START_TEST(gather_batching_dims) {
 }
 END_TEST
 
+
+START_TEST(gather_index_vector_dim_first) {
+  /* indices [2,3] with ivd 0: the index vectors are the columns.
+   * operand [4,5] = 10r+c; (0,4), (3,0), (1,2). */
+  HloInstr *p = t_param(SH(HLO_F32, 4, 5), 0);
+  HloInstr *ix = t_param(SH(HLO_S32, 2, 3), 1);
+  HloInstr *g = gather(SH(HLO_F32, 3), p, ix, NOINTS, INTS(0, 1), INTS(0, 1), 0, INTS(1, 1));
+  HliValue *in[] = { iota_value(&p->shape, 5), VAL(ix, int32_t, 0, 3, 1, 4, 0, 2) };
+  HliValue *out = t_run(g, in);
+  EXPECT(out, float, 4, 30, 12);
+  hli_value_unref(NULL, out);
+  t_free(2, in);
+}
+END_TEST
+
+START_TEST(gather_batching_with_windows) {
+  /* operand [2,5,3] = i; per batch b a window of 2 rows x 3 from row
+   * clamp(idx[b], 0, 3): b0 rows 3,4 (4 clamps), b1 rows 1,2. */
+  HloInstr *p = t_param(SH(HLO_F32, 2, 5, 3), 0);
+  HloInstr *ix = t_param(SH(HLO_S64, 2, 1), 1);
+  HloInstr *g = gather(SH(HLO_F32, 2, 2, 3), p, ix, INTS(1, 2), NOINTS, INTS(1), 1, INTS(1, 2, 3));
+  g->gather.operand_batching_dims = INTS(0);
+  g->gather.start_indices_batching_dims = INTS(0);
+  HliValue *in[] = { iota_value(&p->shape, 0), VAL(ix, int64_t, 4, 1) };
+  HliValue *out = t_run(g, in);
+  EXPECT(out, float, 9, 10, 11, 12, 13, 14, 18, 19, 20, 21, 22, 23);
+  hli_value_unref(NULL, out);
+  t_free(2, in);
+}
+END_TEST
+
 START_TEST(gather_refusals) {
   HloInstr *p = t_param(SH(HLO_F32, 3, 10), 0);
   HloInstr *ix = t_param(SH(HLO_S64, 3, 2), 1);
@@ -415,6 +446,40 @@ START_TEST(scatter_empty_and_refusals) {
 }
 END_TEST
 
+START_TEST(scatter_index_vector_dim_first) {
+  /* indices [2,3] with ivd 0: columns (0,1), (2,3), (0,1); scalar adds. */
+  HloInstr *p = t_param(SH(HLO_S32, 3, 4), 0);
+  HloInstr *ix = t_param(SH(HLO_S32, 2, 3), 1);
+  HloInstr *u = t_param(SH(HLO_S32, 3), 2);
+  HloInstr *s = scatter(SH(HLO_S32, 3, 4), p, ix, u, NOINTS, INTS(0, 1), INTS(0, 1), 0, HLO_OP_ADD);
+  HliValue *in[] = { VAL(p, int32_t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                     VAL(ix, int32_t, 0, 2, 0, 1, 3, 1), VAL(u, int32_t, 1, 2, 4) };
+  HliValue *out = t_run(s, in);
+  EXPECT(out, int32_t, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2);
+  hli_value_unref(NULL, out);
+  t_free(3, in);
+}
+END_TEST
+
+START_TEST(scatter_batching_with_windows) {
+  /* operand [2,4,2]; per batch b a 2x2 window at row idx[b]: b0 at row 2
+   * fits; b1 at row 3 would reach row 4 and is skipped. */
+  HloInstr *p = t_param(SH(HLO_F64, 2, 4, 2), 0);
+  HloInstr *ix = t_param(SH(HLO_U32, 2, 1), 1);
+  HloInstr *u = t_param(SH(HLO_F64, 2, 2, 2), 2);
+  HloInstr *s = scatter(SH(HLO_F64, 2, 4, 2), p, ix, u, INTS(1, 2), NOINTS, INTS(1), 1,
+                        HLO_OP_PARAMETER);
+  s->scatter.input_batching_dims = INTS(0);
+  s->scatter.scatter_indices_batching_dims = INTS(0);
+  HliValue *in[] = { t_value(&p->shape, (double[16]){ 0 }), VAL(ix, uint32_t, 2, 3),
+                     VAL(u, double, 1, 2, 3, 4, 5, 6, 7, 8) };
+  HliValue *out = t_run(s, in);
+  EXPECT(out, double, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+  hli_value_unref(NULL, out);
+  t_free(3, in);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gather_scatter");
   TCase *tc = tcase_create("gather_scatter");
@@ -427,6 +492,10 @@ static Suite *suite(void) {
   tcase_add_test(tc, gather_offset_dim_first);
   tcase_add_test(tc, gather_index_vector_dim_0);
   tcase_add_test(tc, gather_batching_dims);
+  tcase_add_test(tc, gather_index_vector_dim_first);
+  tcase_add_test(tc, gather_batching_with_windows);
+  tcase_add_test(tc, scatter_index_vector_dim_first);
+  tcase_add_test(tc, scatter_batching_with_windows);
   tcase_add_test(tc, gather_refusals);
   tcase_add_test(tc, scatter_add_repeated_rows);
   tcase_add_test(tc, scatter_skips_out_of_bounds_windows);
