@@ -480,6 +480,34 @@ START_TEST(scatter_batching_with_windows) {
 }
 END_TEST
 
+
+/* If the executor runs scatter in place (the result shares the operand's
+ * buffer) and that value is also the updates or the indices, the kernel
+ * must read them as they were before the operand copy. */
+START_TEST(scatter_result_shares_inputs) {
+  HloInstr *p = t_param(SH(HLO_F32, 3), 0);
+  HloInstr *ix = t_param(SH(HLO_S32, 3), 1);
+  HloInstr *u = t_param(SH(HLO_F32, 3), 2);
+  HloInstr *s = scatter(SH(HLO_F32, 3), p, ix, u, NOINTS, INTS(0), INTS(0), 1, HLO_OP_ADD);
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].check(NULL, s), 0);
+  HliValue *in[] = { VAL(p, float, 1, 2, 3), VAL(ix, int32_t, 2, 0, 1), VAL(u, float, 10, 20, 30) };
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].run(NULL, s, in, in[2]), 0);
+  EXPECT(in[2], float, 21, 32, 13);
+  t_free(3, in);
+
+  HloInstr *q = t_param(SH(HLO_S64, 3), 0);
+  HloInstr *v = t_param(SH(HLO_S64, 3), 2);
+  HloInstr *s2 = scatter(SH(HLO_S64, 3), q, q, v, NOINTS, INTS(0), INTS(0), 1, HLO_OP_ADD);
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].check(NULL, s2), 0);
+  HliValue *qv = VAL(q, int64_t, 2, 0, 1);
+  HliValue *in2[] = { qv, qv, VAL(v, int64_t, 10, 20, 30) };
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].run(NULL, s2, in2, qv), 0);
+  EXPECT(qv, int64_t, 22, 30, 11);
+  hli_value_unref(NULL, qv);
+  hli_value_unref(NULL, in2[2]);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gather_scatter");
   TCase *tc = tcase_create("gather_scatter");
@@ -505,6 +533,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, scatter_integer_reducers);
   tcase_add_test(tc, scatter_batching_dims);
   tcase_add_test(tc, scatter_empty_and_refusals);
+  tcase_add_test(tc, scatter_result_shares_inputs);
   suite_add_tcase(s, tc);
   return s;
 }
