@@ -5,6 +5,7 @@
  * cross-checked against the reference loop on random odd sizes, for every
  * instruction set the CPU has. */
 #include "tests/dotconv_util.h"
+#include "common/numeric.h"
 #include <stdlib.h>
 
 typedef struct Arr { HloDtype t; int rank; int64_t dims[8]; const void *data; } Arr;
@@ -435,6 +436,9 @@ static void cross_check(const char *isa) {
   unsigned s = 7;
   for (int i = 0; i < 2 * B * M * K; i++) ad[i] = a[i] = frand(&s);
   for (int i = 0; i < 2 * B * K * N; i++) bd[i] = b[i] = frand(&s);
+  static uint16_t ah[B * M * K], bh[B * K * N];   /* bf16 / f16 bit patterns */
+  for (int i = 0; i < B * M * K; i++) ah[i] = (uint16_t)hlc_float_bits_from_f32(HLO_BF16, a[i]);
+  for (int i = 0; i < B * K * N; i++) bh[i] = (uint16_t)hlc_float_bits_from_f32(HLO_F16, b[i]);
   struct { Arr l, r, o; Dl lb, lc, rb, rc; } cases[] = {
     { {HLO_F32, 2, {M, K}, a}, {HLO_F32, 2, {K, N}, b}, {HLO_F32, 2, {M, N}, 0},
       NONE, D1(1), NONE, D1(0) },
@@ -452,6 +456,11 @@ static void cross_check(const char *isa) {
     /* same with bf16 -> f32 (converted copy, offsets kept) */
     { {HLO_F32, 4, {2, K, B, M}, a}, {HLO_F32, 4, {B, 2, K, N}, b}, {HLO_BF16, 4, {2, B, M, N}, 0},
       D2(0, 2), D1(1), D2(1, 0), D1(2) },
+    /* bf16 / f16 operands widened while packing (transposed lhs) */
+    { {HLO_BF16, 3, {B, K, M}, ah}, {HLO_BF16, 3, {B, K, N}, ah}, {HLO_BF16, 3, {B, M, N}, 0},
+      D1(0), D1(1), D1(0), D1(1) },
+    { {HLO_F16, 2, {M, K}, bh}, {HLO_F16, 2, {N, K}, bh}, {HLO_F32, 2, {M, N}, 0},
+      NONE, D1(1), NONE, D1(1) },
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     HliValue *fast = run_dot(cases[c].l, cases[c].r, cases[c].o, cases[c].lb, cases[c].lc,

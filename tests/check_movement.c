@@ -78,7 +78,14 @@ START_TEST(reshape_and_copy) {
   out = t_run(c, in);
   EXPECT(out, int16_t, 1, 2, 3, 4, 5, 6);
   hli_value_unref(NULL, out);
+  /* A copy to another element type converts (XLA evaluator CopyDifferentTypes). */
+  HloInstr *cf = t_instr(HLO_OP_COPY, SH(HLO_F32, 2, 3), 1, p);
+  out = t_run(cf, in);
+  EXPECT(out, float, 1, 2, 3, 4, 5, 6);
+  hli_value_unref(NULL, out);
   t_free(1, in);
+  HloInstr *cbad = t_instr(HLO_OP_COPY, SH(HLO_F32, 3, 2), 1, p);
+  t_refused(cbad, "result shape does not match");
   HloInstr *bad = t_instr(HLO_OP_RESHAPE, SH(HLO_S16, 5), 1, p);
   t_refused(bad, "result has 5 elements, operand 6");
 }

@@ -69,6 +69,9 @@ static int distinct_dims(HliExec *x, const HloInstr *ins, const char *what, int 
 
 int hlk_conv_check(HliExec *x, const HloInstr *ins) {
   if (ins->nops != 2) return hli_fail(x, ins, "convolution takes 2 operands, got %d", ins->nops);
+  for (int32_t i = 0; i < ins->nattrs; i++)
+    if (strcmp(ins->attrs[i].name, "sparsity_config") == 0)
+      return hli_unsupported(x, ins, "sparse convolution (sparsity_config)");
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
   if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
       !hlc_dtype_is_array(os->dtype))
