@@ -316,9 +316,10 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
   size_t es = hlk_ctype_size(ct);
   int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
   int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
-  /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2. */
+  /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2,
+   * but with at least two GEMM row blocks per thread to share out. */
   int64_t chunk = ((int64_t)1 << 18) / (kdim > 0 ? kdim : 1);
-  if (chunk < 64) chunk = 64;
+  if (chunk < 512 * (int64_t)hli_num_threads(x)) chunk = 512 * (int64_t)hli_num_threads(x);
   if (chunk > rows_total) chunk = rows_total;
   bool direct = out_rows_direct(g);
   void *kmat = malloc((size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
