@@ -80,6 +80,9 @@ int hlk_conv_check(HliExec *x, const HloInstr *ins) {
       !hlk_operand_convertible(rs->dtype, os->dtype))
     return hli_unsupported(x, ins, "convolution of %s and %s to %s", hlc_dtype_name(ls->dtype),
                            hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
+  if (ins->dim_labels_text && strchr(ins->dim_labels_text, '?'))
+    return hli_unsupported(x, ins, "dim_labels with unused ('?') dimensions: %s",
+                           ins->dim_labels_text);
   const HloConvDims *cd = &ins->conv;
   int nsp = cd->in_spatial.n;
   if (cd->k_spatial.n != nsp || cd->out_spatial.n != nsp)
