@@ -243,10 +243,19 @@ static int at_window(A *a) {
     for (int i = 0; i < rank; i++) {
       HloWindowDim *d = &w->dims[i];
       switch (k) {
-      case 1: d->stride = tmp[i][0]; break;
-      case 2: d->pad_lo = tmp[i][0]; d->pad_hi = tmp[i][1]; break;
-      case 3: d->lhs_dilate = tmp[i][0]; break;
-      case 4: d->rhs_dilate = tmp[i][0]; break;
+      case 1: d->stride = tmp[i][0];
+        if (d->stride < 1) { hlp_error(P, f[k]->off, "window strides must be positive"); return -1; }
+        break;
+      case 2:
+        if (tmp[i][2]) { hlp_error(P, f[k]->off, "window padding is low_high per dimension"); return -1; }
+        d->pad_lo = tmp[i][0];
+        d->pad_hi = tmp[i][1];
+        break;
+      case 3: case 4:
+        if (tmp[i][0] < 1) { hlp_error(P, f[k]->off, "window dilations must be positive"); return -1; }
+        if (k == 3) d->lhs_dilate = tmp[i][0];
+        else d->rhs_dilate = tmp[i][0];
+        break;
       case 5:
         if (tmp[i][0] != 0 && tmp[i][0] != 1) { hlp_error(P, f[k]->off, "rhs_reversal entries must be 0 or 1"); return -1; }
         d->reversal = tmp[i][0];
@@ -980,6 +989,50 @@ static bool required_here(const AttrDef *d, const HloInstr *ins) {
   return true;
 }
 
+/* Operand counts of the variadic opcodes that depend on shapes. */
+static bool check_operand_count(HlpParser *P, const HloInstr *ins) {
+  int32_t n = ins->nops, want = -1;
+  const char *what = NULL;
+  switch (ins->op) {
+  case HLO_OP_DYNAMIC_SLICE:
+    if (n >= 1 && ins->ops[0]->shape.dtype != HLO_TUPLE && n != 1 + ins->ops[0]->shape.rank) {
+      want = 1 + ins->ops[0]->shape.rank;
+      what = "operand + one start index per dimension";
+    }
+    break;
+  case HLO_OP_DYNAMIC_UPDATE_SLICE:
+    if (n >= 1 && ins->ops[0]->shape.dtype != HLO_TUPLE && n != 2 + ins->ops[0]->shape.rank) {
+      want = 2 + ins->ops[0]->shape.rank;
+      what = "operand, update + one start index per dimension";
+    }
+    break;
+  case HLO_OP_SCATTER:
+    if (n < 3 || n % 2 == 0) { want = n < 3 ? 3 : n + 1; what = "k operands, indices, k updates"; }
+    break;
+  case HLO_OP_RNG:
+    if (n != 2) { want = 2; what = "two distribution parameters"; }
+    break;
+  case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_START:
+    if (n != 1 && n != 4) { want = 1; what = "1 operand (or 4 for the in-place form)"; }
+    break;
+  case HLO_OP_ASYNC_START:
+    if (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple < 2 ||
+        ins->shape.tuple[0].dtype != HLO_TUPLE || ins->shape.tuple[0].ntuple != n) {
+      hlp_error(P, ins->off, "async-start shape must be ((operand shapes...), result, state...)");
+      return false;
+    }
+    break;
+  default:
+    break;
+  }
+  if (what) {
+    hlp_error(P, ins->off, "%s expects %d operands (%s), got %d", hlp_opcode_name(ins->op), (int)want,
+              what, (int)n);
+    return false;
+  }
+  return true;
+}
+
 int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
   ins->nattrs = si->attrs.n;
   ins->attrs = hlp_alloc(P, (size_t)(si->attrs.n ? si->attrs.n : 1) * sizeof *ins->attrs);
@@ -1030,8 +1083,14 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
       hlp_error(P, ins->off, "conditional needs true_computation and false_computation, or branch_computations");
       return -1;
     }
-    int nb = 0;
-    for (int32_t k = 0; k < ins->ncalled; k++) nb++;
+    int nb = ins->ncalled;
+    const HloShape *sel = &ins->ops[0]->shape;
+    HloDtype want = tf ? HLO_PRED : HLO_S32;
+    if (sel->dtype != want || sel->rank != 0) {
+      hlp_error(P, ins->off, "conditional with %s needs a %s selector",
+                tf ? "true/false_computation" : "branch_computations", tf ? "pred[]" : "s32[]");
+      return -1;
+    }
     if (ins->nops != nb + 1) {
       hlp_error(P, ins->off, "conditional with %d branches expects %d operands, got %d", nb, nb + 1,
                 (int)ins->nops);
@@ -1073,6 +1132,7 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
               hlp_opcode_name(ins->op), (int)ins->nops);
     return -1;
   }
+  if (!check_operand_count(P, ins)) return -1;
   if (ins->op == HLO_OP_CONCATENATE && ins->nops < 1) {
     hlp_error(P, ins->off, "concatenate expects at least one operand");
     return -1;

@@ -153,9 +153,12 @@ static HloInstr *lower_operand(Ctx *C, Group g) {
     if (++C->depth > HLX_MAX_DEPTH) { hlp_error(P, v->off, "operands nested too deeply"); return NULL; }
     /* Nested anonymous instruction. */
     char buf[96];
-    int k = ++P->anon_count;
-    snprintf(buf, sizeof buf, "%.*s.anon%s%.0d", (int)(v->len > 60 ? 60 : v->len), v->text,
-             k > 1 ? "." : "", k > 1 ? k : 0);
+    int k = 0;
+    do {
+      snprintf(buf, sizeof buf, "%.*s.anon%s%.0d", (int)(v->len > 60 ? 60 : v->len), v->text,
+               k > 0 ? "." : "", k);
+      k++;
+    } while (map_get(&C->instrs, buf, strlen(buf)));
     HlxToken op = {TK_IDENT, v->off, (uint32_t)v->len, false};
     HloVal *paren = g.v[i + 1];
     def = lower_instr(C, NULL, hlp_strndup(P, buf, strlen(buf)), v->off, shape, op, paren->items,
@@ -195,6 +198,28 @@ static int async_sugar(const char *s, size_t n, int *wrapped) {
 
 static HloShape *infer_shape(Ctx *C, HloInstr *ins, uint32_t off);
 
+/* A computation name "base.N" used by no computation, lowered or written
+ * later in the text (generated names must survive a print and re-parse). */
+static const char *fresh_comp_name(HlpParser *P, const char *base) {
+  char buf[160];
+  for (;;) {
+    snprintf(buf, sizeof buf, "%.120s.%d", base, ++P->anon_count);
+    size_t n = strlen(buf);
+    bool used = map_get(P->comps_map, buf, n) != NULL;
+    for (HlpNode *q = P->syn.comps.head; q && !used; q = q->next) {
+      SynComp *c = q->p;
+      size_t cl;
+      const char *cs = bare(P->src + c->name.off, c->name.len, &cl);
+      used = cl == n && memcmp(cs, buf, n) == 0;
+    }
+    if (!used) return hlp_strndup(P, buf, n);
+  }
+}
+
+static bool is_control_preds(HlpParser *P, const SynAttr *a) {
+  return a->name.len == 21 && memcmp(P->src + a->name.off, "control-predecessors=", 21) == 0;
+}
+
 /* Build the wrapped computation of an async-start sugar form:
  * parameters for each operand, then the wrapped instruction as ROOT. */
 static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynInstr *si,
@@ -202,9 +227,9 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
   HlpParser *P = C->P;
   HloComputation *w = hlp_alloc(P, sizeof *w);
   char buf[128];
-  int k = ++P->anon_count;
-  snprintf(buf, sizeof buf, "wrapped_%s.%d", hlp_opcode_name(wop), k);
-  w->name = hlp_strndup(P, buf, strlen(buf));
+  snprintf(buf, sizeof buf, "wrapped_%s", hlp_opcode_name(wop));
+  w->name = fresh_comp_name(P, buf);
+  map_put(P, P->comps_map, w->name, w);
   w->off = off;
   w->ninstrs = start->nops + 1;
   w->instrs = hlp_alloc(P, (size_t)w->ninstrs * sizeof *w->instrs);
@@ -237,7 +262,14 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
     return NULL;
   }
   if (si) {
+    /* The sugar line's attributes belong to the wrapped op, except
+     * control-predecessors, which name instructions of the caller. */
     SynInstr tmp = *si;
+    tmp.attrs = (HlpList){0};
+    for (HlpNode *n = si->attrs.head; n; n = n->next) {
+      SynAttr *a = n->p;
+      if (!is_control_preds(P, a)) hlp_list_push(P, &tmp.attrs, a);
+    }
     if (hlp_lower_attrs(P, inner, &tmp) != 0) return NULL;
   }
   hlp_list_push(P, &P->pending_comps, w);
@@ -318,8 +350,13 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
     ins->ncalled = 1;
     ins->called = hlp_alloc(P, sizeof *ins->called);
     ins->called[0] = (HloCalled){HLO_CALL_CALLS, w};
-    /* Sugar attributes belong to the wrapped op; keep them for printing
-     * there, not here. */
+    /* The start keeps only control-predecessors (and gets the shape check
+     * of the explicit form); the rest went to the wrapped op. */
+    SynInstr own = {0};
+    if (si)
+      for (HlpNode *n = si->attrs.head; n; n = n->next)
+        if (is_control_preds(P, n->p)) hlp_list_push(P, &own.attrs, n->p);
+    if (hlp_lower_attrs(P, ins, &own) != 0) return NULL;
   } else {
     if (async_kind > 0) {
       /* -update / -done: same wrapped computation as the operand chain. */
@@ -347,6 +384,11 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
     HloShape *s = infer_shape(C, ins, opcode.off);
     if (!s) return NULL;
     ins->shape = *s;
+  }
+  if (op == HLO_OP_TUPLE && (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple != ins->nops)) {
+    hlp_error(P, opcode.off, "tuple shape has %d elements but %d operands are given",
+              ins->shape.dtype == HLO_TUPLE ? (int)ins->shape.ntuple : 1, (int)ins->nops);
+    return NULL;
   }
   add_instr(C, ins);
   return ins;
@@ -548,10 +590,8 @@ static HloComputation *lower_body(Ctx *ctx, SynComp *c, const char *name) {
 /* Inline computation bodies (attribute values { instrs }). */
 HloComputation *hlp_lower_inline(HlpParser *P, HloVal *v) {
   if (v->comp) return v->comp;
-  char buf[32];
-  snprintf(buf, sizeof buf, "_.%d", ++P->anon_count);
   SynComp *c = (SynComp *)v->syn;
-  HloComputation *comp = hlp_lower_comp_in(P, P->comps_map, c, hlp_strndup(P, buf, strlen(buf)));
+  HloComputation *comp = hlp_lower_comp_in(P, P->comps_map, c, fresh_comp_name(P, "_"));
   if (!comp) return NULL;
   map_put(P, P->comps_map, comp->name, comp);
   hlp_list_push(P, &P->pending_comps, comp);

@@ -186,6 +186,16 @@ HloShape *hlp_shape_array(HlpParser *P, HlxToken type, HlpList *dims, HloShape *
     if (d[1] != HLO_DIM_UNBOUNDED && d[0] < 0)
       hlp_error(P, (size_t)d[2], "negative dimension size");
   }
+  /* Element counts must fit comfortably in int64 for every consumer. */
+  int64_t count = 1;
+  for (i = 0; i < s->rank; i++) {
+    int64_t d = s->dims[i] < 0 ? 0 : s->dims[i];
+    if (d && count > ((int64_t)1 << 62) / d) {
+      hlp_error(P, type.off, "shape has too many elements");
+      break;
+    }
+    count *= d;
+  }
   if (!hlc_dtype_is_array(s->dtype)) {
     if (s->rank != 0) hlp_error(P, type.off, "%s shapes take no dimensions", hlc_dtype_name(s->dtype));
     if (layout) hlp_error(P, type.off, "%s shapes take no layout", hlc_dtype_name(s->dtype));
@@ -228,6 +238,54 @@ HloShape *hlp_shape_tuple(HlpParser *P, HlpList *elems) {
   return s;
 }
 
+/* Layout fields after ':' (spec 2.1), each optional, in this order:
+ * D(..) T(..)(..).. L(n) #(type) *(type) E(n) S(n) SC(..).. P(shape) M(n). */
+static bool layout_tail_ok(HlpParser *P, HloVal **v, int32_t n) {
+  static const char *const order[] = {"D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"};
+  int last = -1;
+  for (int32_t i = 0; i < n;) {
+    HloVal *f = v[i];
+    const char *name = f->kind == HLO_VAL_TOKEN ? f->text : "";
+    int k = -1;
+    for (int j = 0; j < 10; j++)
+      if (strcmp(name, order[j]) == 0) k = j;
+    if (k < 0 || (i && f->sep == 2)) {
+      hlp_error(P, f->off, "unknown layout field");
+      return false;
+    }
+    if (k <= last) {
+      hlp_error(P, f->off, "layout field %s out of order (expected D T L # * E S SC P M)", name);
+      return false;
+    }
+    last = k;
+    i++;
+    int groups = 0;
+    while (i < n && v[i]->kind == HLO_VAL_PAREN && v[i]->sep == 0) {
+      HloVal *g = v[i];
+      bool ok = true;
+      if (k == 2 || k == 5 || k == 6 || k == 9)   /* L E S M: one integer */
+        ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_TOKEN && g->items[0]->tok == TK_INT;
+      else if (k == 3 || k == 4)                  /* # *: an unsigned type */
+        ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_TOKEN && g->items[0]->text[0] == 'u' &&
+             hlc_dtype_from_name(g->items[0]->text, g->items[0]->len) != HLO_DTYPE_INVALID;
+      else if (k == 8)                            /* P: a shape */
+        ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_SHAPE;
+      if (!ok) {
+        hlp_error(P, g->off, "bad value for layout field %s", name);
+        return false;
+      }
+      groups++;
+      i++;
+      if (k != 1 && k != 7) break;             /* only T and SC repeat */
+    }
+    if (!groups) {
+      hlp_error(P, f->off, "layout field %s needs a (...) value", name);
+      return false;
+    }
+  }
+  return true;
+}
+
 HloShape *hlp_shape_layout(HlpParser *P, HlxToken open, HlpList *m2m, HlpList *tail) {
   HloShape *s = hlp_alloc(P, sizeof *s);
   (void)open;
@@ -239,6 +297,7 @@ HloShape *hlp_shape_layout(HlpParser *P, HlxToken open, HlpList *m2m, HlpList *t
     s->minor_to_major[i++] = strtoll(v->text, NULL, 10);
   }
   if (tail && tail->n) {
+    if (!layout_tail_ok(P, (HloVal **)hlp_list_array(P, tail), tail->n)) return s;
     HlpBuf b = {0};
     hlp_print_vals(&b, (HloVal **)hlp_list_array(P, tail), tail->n, false);
     /* Layout fields are written without blanks. */

@@ -4,8 +4,8 @@
  * Output: "HloModule NAME, attrs", the stack-frame index if any, then every
  * computation (callees first) with its signature (shapes without layouts),
  * instructions "[ROOT ]%name = SHAPE opcode(%a, %b), attr=value, ...".
- * Attributes are printed from their item trees in source order with fixed
- * spacing, so printing is idempotent: print(parse(print(parse(x)))) ==
+ * Attributes are printed from their item trees, in XLA's order of kinds
+ * (source order within a kind) with fixed spacing, so printing is idempotent: print(parse(print(parse(x)))) ==
  * print(parse(x)). Does not reproduce comments or the original spacing.
  */
 #include "parser/syntax.h"
@@ -209,12 +209,40 @@ static void print_literal(HlpBuf *b, const HloLiteral *l) {
 
 /* ---- Module -------------------------------------------------------------------- */
 
-static void print_attrs(HlpBuf *b, const HloAttr *a, int32_t n) {
-  for (int32_t i = 0; i < n; i++) {
-    hlp_buf_puts(b, ", ");
-    hlp_buf_puts(b, a[i].name);
-    hlp_buf_puts(b, "=");
-    print_items(b, a[i].values, a[i].nvalues, 0);
+/* Printing rank of an instruction attribute (XLA's order, spec 5.1):
+ * opcode-specific ones (and unknown ones) first in source order, then called
+ * computations, sharding, frontend_attributes, control-predecessors,
+ * statistics, result_accuracy, origin, metadata, backend_config. */
+static int attr_rank(const char *name) {
+  static const char *const later[][10] = {
+    {"to_apply", "calls", "condition", "body", "true_computation", "false_computation",
+     "branch_computations", "select", "scatter", "called_computations"},
+    {"sharding"}, {"frontend_attributes"}, {"control-predecessors"}, {"statistics"},
+    {"result_accuracy"}, {"origin"}, {"metadata"}, {"backend_config"}};
+  for (int r = 0; r < 9; r++)
+    for (int k = 0; k < 10 && later[r][k]; k++)
+      if (strcmp(name, later[r][k]) == 0) return r + 1;
+  return 0;
+}
+
+static void print_attr(HlpBuf *b, const HloAttr *a) {
+  hlp_buf_puts(b, ", ");
+  hlp_buf_puts(b, a->name);
+  hlp_buf_puts(b, "=");
+  print_items(b, a->values, a->nvalues, 0);
+}
+
+/* calls: a computation to print as calls= among the called computations
+ * (async sugar lowered to the explicit form), or NULL. */
+static void print_attrs(HlpBuf *b, const HloAttr *a, int32_t n, bool ordered,
+                        const HloComputation *calls) {
+  for (int r = 0; r <= (ordered ? 9 : 0); r++) {
+    for (int32_t i = 0; i < n; i++)
+      if (!ordered || attr_rank(a[i].name) == r) print_attr(b, &a[i]);
+    if (r == 1 && calls) {
+      hlp_buf_puts(b, ", calls=%");
+      hlp_buf_puts(b, calls->name);
+    }
   }
 }
 
@@ -237,17 +265,15 @@ static void print_instr(HlpBuf *b, const HloInstr *ins) {
     }
   }
   hlp_buf_puts(b, ")");
-  print_attrs(b, ins->attrs, ins->nattrs);
-  /* Async sugar lowered to an explicit async-start: its computation. */
+  /* Async sugar lowered to an explicit async op: print its computation. */
+  const HloComputation *calls = NULL;
   if (ins->op == HLO_OP_ASYNC_START || ins->op == HLO_OP_ASYNC_UPDATE ||
       ins->op == HLO_OP_ASYNC_DONE) {
     bool has_calls = false;
     for (int32_t i = 0; i < ins->nattrs; i++) has_calls |= strcmp(ins->attrs[i].name, "calls") == 0;
-    if (!has_calls && ins->ncalled) {
-      hlp_buf_puts(b, ", calls=%");
-      hlp_buf_puts(b, ins->called[0].comp->name);
-    }
+    if (!has_calls && ins->ncalled) calls = ins->called[0].comp;
   }
+  print_attrs(b, ins->attrs, ins->nattrs, true, calls);
   hlp_buf_puts(b, "\n");
 }
 
@@ -278,7 +304,7 @@ char *hlp_print(const HloModule *m, size_t *len) {
   HlpBuf b = {0};
   hlp_buf_puts(&b, "HloModule ");
   hlp_buf_puts(&b, m->name);
-  print_attrs(&b, m->attrs, m->nattrs);
+  print_attrs(&b, m->attrs, m->nattrs, false, NULL);
   hlp_buf_puts(&b, "\n\n");
   if (m->stack_frames_text) {
     hlp_buf_puts(&b, m->stack_frames_text);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hlorun.h"
+#include "interp/interp.h"
 
 static HloCtx *ctx;
 
@@ -403,6 +404,66 @@ START_TEST(dimension_size_errors) {
 }
 END_TEST
 
+/* ---- rng ------------------------------------------------------------------ */
+
+/* rng_uniform in [2, 3) for f32 and [-5, 5) for s32: every value in range;
+ * rng-get-and-update-state twice with delta 7: the second state is the
+ * first plus 7 (low word; the high word is unchanged unless it carried). */
+START_TEST(rng_ranges_and_state) {
+  const char *text =
+      "HloModule r\n"
+      "ENTRY e { a = f32[] constant(2)\n b = f32[] constant(3)\n"
+      " u = f32[1000] rng(a, b), distribution=rng_uniform\n"
+      " c = s32[] constant(-5)\n d = s32[] constant(5)\n"
+      " v = s32[1000] rng(c, d), distribution=rng_uniform\n"
+      " s1 = u64[2] rng-get-and-update-state(), delta=7\n"
+      " s2 = u64[2] rng-get-and-update-state(), delta=7\n"
+      " ROOT t = (f32[1000], s32[1000], u64[2], u64[2]) tuple(u, v, s1, s2) }\n";
+  HloModule *m;
+  ck_assert_int_eq(hlo_module_parse(ctx, text, strlen(text), "r.hlo", &m), HLO_OK);
+  HloBuffer *r, *u, *v, *s1, *s2;
+  ck_assert_msg(hlo_run(ctx, m, NULL, 0, &r) == HLO_OK, "%s", hlo_ctx_diagnostics(ctx));
+  ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, 0, &u), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, 1, &v), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, 2, &s1), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, 3, &s2), HLO_OK);
+  const float *uf = hlo_buffer_data(u);
+  const int32_t *vi = hlo_buffer_data(v);
+  for (int i = 0; i < 1000; i++) {
+    ck_assert(uf[i] >= 2.0f && uf[i] < 3.0f);
+    ck_assert(vi[i] >= -5 && vi[i] < 5);
+  }
+  const uint64_t *a = hlo_buffer_data(s1), *b = hlo_buffer_data(s2);
+  /* Either call may run first: the two states are 7 apart. */
+  uint64_t lo = a[0] < b[0] ? a[0] : b[0], hi = a[0] < b[0] ? b[0] : a[0];
+  if (hi - lo != 7) ck_assert_uint_eq(lo + (UINT64_MAX - hi) + 1, 7);   /* wrapped */
+  hlo_buffer_free(u);
+  hlo_buffer_free(v);
+  hlo_buffer_free(s1);
+  hlo_buffer_free(s2);
+  hlo_buffer_free(r);
+  hlo_module_free(m);
+}
+END_TEST
+
+/* Every opcode runs or fails with a reason: each has a kernel entry, except
+ * the ones the executor evaluates itself (parameter, constant, tuple,
+ * get-tuple-element, and after-all/add-dependency without a kernel) and
+ * custom-call (registered by the FFI layer). */
+START_TEST(every_opcode_has_an_entry) {
+  const HliOpEntry *t = hli_op_table();
+  for (int op = 0; op < HLO_NUM_OPCODES; op++) {
+    switch (op) {
+    case HLO_OP_PARAMETER: case HLO_OP_CONSTANT: case HLO_OP_TUPLE: case HLO_OP_GET_TUPLE_ELEMENT:
+    case HLO_OP_AFTER_ALL: case HLO_OP_ADD_DEPENDENCY:
+      continue;
+    default:
+      ck_assert_msg(t[op].run != NULL, "opcode %s has no entry", hlp_opcode_name((HloOpcode)op));
+    }
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("control");
   TCase *t = tcase_create("flow");
@@ -430,6 +491,8 @@ static Suite *suite(void) {
   tcase_add_test(t, batch_norm_grad);
   tcase_add_test(t, dimension_sizes);
   tcase_add_test(t, dimension_size_errors);
+  tcase_add_test(t, rng_ranges_and_state);
+  tcase_add_test(t, every_opcode_has_an_entry);
   suite_add_tcase(s, t);
   return s;
 }

@@ -5,6 +5,7 @@
  * cross-checked against the reference loop on random odd sizes, for every
  * instruction set the CPU has. */
 #include "tests/dotconv_util.h"
+#include "common/numeric.h"
 #include <stdlib.h>
 
 typedef struct Arr { HloDtype t; int rank; int64_t dims[8]; const void *data; } Arr;
@@ -230,6 +231,13 @@ START_TEST(t_operands_rounded_to_result_type) {
                         (Arr){HLO_BF16, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
   ck_assert_ptr_nonnull(o);
   ck_assert_uint_eq(*(uint16_t *)o->data, 0x0000);
+  /* f64 operands, f32 result: 1 + 1e-10 rounds to 1 in f32 first, so
+   * [1 + 1e-10, -1] . [1, 1] = 0 exactly (not 1e-10). */
+  double e[] = {1 + 1e-10, -1}, f[] = {1, 1};
+  o = run_dot((Arr){HLO_F64, 1, {2}, e}, (Arr){HLO_F64, 1, {2}, f}, (Arr){HLO_F32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(*(float *)o->data == 0.0f);
   /* s8 x s8 -> f32: 2*4 + (-3)*5 = -7 */
   int8_t c[] = {2, -3}, d[] = {4, 5};
   o = run_dot((Arr){HLO_S8, 1, {2}, c}, (Arr){HLO_S8, 1, {2}, d}, (Arr){HLO_F32, 0, {0}, 0},
@@ -435,6 +443,9 @@ static void cross_check(const char *isa) {
   unsigned s = 7;
   for (int i = 0; i < 2 * B * M * K; i++) ad[i] = a[i] = frand(&s);
   for (int i = 0; i < 2 * B * K * N; i++) bd[i] = b[i] = frand(&s);
+  static uint16_t ah[B * M * K], bh[B * K * N];   /* bf16 / f16 bit patterns */
+  for (int i = 0; i < B * M * K; i++) ah[i] = (uint16_t)hlc_float_bits_from_f32(HLO_BF16, a[i]);
+  for (int i = 0; i < B * K * N; i++) bh[i] = (uint16_t)hlc_float_bits_from_f32(HLO_F16, b[i]);
   struct { Arr l, r, o; Dl lb, lc, rb, rc; } cases[] = {
     { {HLO_F32, 2, {M, K}, a}, {HLO_F32, 2, {K, N}, b}, {HLO_F32, 2, {M, N}, 0},
       NONE, D1(1), NONE, D1(0) },
@@ -452,6 +463,11 @@ static void cross_check(const char *isa) {
     /* same with bf16 -> f32 (converted copy, offsets kept) */
     { {HLO_F32, 4, {2, K, B, M}, a}, {HLO_F32, 4, {B, 2, K, N}, b}, {HLO_BF16, 4, {2, B, M, N}, 0},
       D2(0, 2), D1(1), D2(1, 0), D1(2) },
+    /* bf16 / f16 operands widened while packing (transposed lhs) */
+    { {HLO_BF16, 3, {B, K, M}, ah}, {HLO_BF16, 3, {B, K, N}, ah}, {HLO_BF16, 3, {B, M, N}, 0},
+      D1(0), D1(1), D1(0), D1(1) },
+    { {HLO_F16, 2, {M, K}, bh}, {HLO_F16, 2, {N, K}, bh}, {HLO_F32, 2, {M, N}, 0},
+      NONE, D1(1), NONE, D1(1) },
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     HliValue *fast = run_dot(cases[c].l, cases[c].r, cases[c].o, cases[c].lb, cases[c].lc,

@@ -78,7 +78,14 @@ START_TEST(reshape_and_copy) {
   out = t_run(c, in);
   EXPECT(out, int16_t, 1, 2, 3, 4, 5, 6);
   hli_value_unref(NULL, out);
+  /* A copy to another element type converts (XLA evaluator CopyDifferentTypes). */
+  HloInstr *cf = t_instr(HLO_OP_COPY, SH(HLO_F32, 2, 3), 1, p);
+  out = t_run(cf, in);
+  EXPECT(out, float, 1, 2, 3, 4, 5, 6);
+  hli_value_unref(NULL, out);
   t_free(1, in);
+  HloInstr *cbad = t_instr(HLO_OP_COPY, SH(HLO_F32, 3, 2), 1, p);
+  t_refused(cbad, "result shape does not match");
   HloInstr *bad = t_instr(HLO_OP_RESHAPE, SH(HLO_S16, 5), 1, p);
   t_refused(bad, "result has 5 elements, operand 6");
 }
@@ -232,6 +239,14 @@ START_TEST(slice_strided) {
   t_free(1, in3);
   s3->slice = slices(2, (HloSliceDim[]){ { 2, 5, 1 }, { 0, 5, 1 } });
   t_refused(s3, "invalid for dimension 0");
+  s3->slice = slices(2, (HloSliceDim[]){ { 1, 4, INT64_MAX }, { 0, 5, INT64_MAX } });
+  s3->shape.dims[0] = 1;   /* huge strides take the first element only */
+  s3->shape.dims[1] = 1;
+  HliValue *in4[] = { t_value(&p2->shape, v) };
+  out = t_run(s3, in4);
+  EXPECT(out, int32_t, 5);
+  hli_value_unref(NULL, out);
+  t_free(1, in4);
 }
 END_TEST
 
@@ -346,6 +361,10 @@ START_TEST(pad_negative_and_interior) {
   t_free(2, in2);
   pd2->padding = pads(2, (HloPadDim[]){ { 1, 0, 1 }, { 0, 0, 0 } });
   t_refused(pd2, "result shape does not match");
+  pd2->padding = pads(2, (HloPadDim[]){ { 0, 0, INT64_MAX }, { 0, 0, 0 } });
+  t_refused(pd2, "padding of dimension 0 beyond 2^62");
+  pd2->padding = pads(2, (HloPadDim[]){ { 0, 0, 0 }, { INT64_C(1) << 62, INT64_C(1) << 62, 0 } });
+  t_refused(pd2, "padding of dimension 1 overflows");
 }
 END_TEST
 

@@ -197,6 +197,7 @@ START_TEST(shapes) {
                        "  b = s32[<=4,?,3] parameter(1)\n"
                        "  c = (f32[], (pred[2], token[])) parameter(2)\n"
                        "  d = bf16[8,128]{1,0:T(8,128)(2,1)S(1)} parameter(3)\n"
+                       "  d2 = u8[4]{0:D(D,C+~)T(4)(4,1)L(4)#(u32)*(u16)E(8)S(1)M(2)} parameter(5)\n"
                        "  e = f32[]{:S(2)} parameter(4)\n"
                        "  ROOT f = f32[2,3] copy(a)");
   HloInstr *a = find(m, "a"), *b = find(m, "b"), *c = find(m, "c"), *d = find(m, "d");
@@ -219,7 +220,8 @@ START_TEST(shapes) {
   ck_assert_int_eq(c->shape.tuple[1].tuple[1].dtype, HLO_TOKEN);
   ck_assert_str_eq(d->shape.layout_tail, "T(8,128)(2,1)S(1)");
   ck_assert_str_eq(find(m, "e")->shape.layout_tail, "S(2)");
-  ck_assert_int_eq(m->entry->nparams, 5);
+  ck_assert_str_eq(find(m, "d2")->shape.layout_tail, "D(D,C+~)T(4)(4,1)L(4)#(u32)*(u16)E(8)S(1)M(2)");
+  ck_assert_int_eq(m->entry->nparams, 6);
   hlp_module_free(m);
 }
 END_TEST
@@ -480,6 +482,9 @@ START_TEST(async_sugar) {
                           "  u = ((f32[2]), f32[2], u32[]) negate-update(s)\n"
                           "  ROOT d = f32[2] negate-done(u)\n}\n");
   HloInstr *s = find(m, "s");
+  char *p = hlp_print(m, NULL);
+  ck_assert_ptr_nonnull(strstr(p, "%s = ((f32[2]{0}), f32[2]{0}, u32[]) async-start(%x), calls=%"));
+  free(p);
   ck_assert_int_eq(s->op, HLO_OP_ASYNC_START);
   ck_assert_int_eq(s->ncalled, 1);
   HloComputation *w = s->called[0].comp;
@@ -490,6 +495,38 @@ START_TEST(async_sugar) {
   ck_assert_ptr_eq(find(m, "d")->called[0].comp, w);
   ck_assert_int_eq(m->ncomps, 2);
   ck_assert_ptr_eq(m->comps[0], w);
+  hlp_module_free(m);
+  /* Attributes of the sugar line go to the wrapped op; control-predecessors
+   * stay on the start. */
+  m = parse_ok("HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[4] negate(x)\n"
+               "  s = ((f32[4]), f32[2], u32[]) slice-start(x), slice={[0:2]}, "
+               "control-predecessors={y}\n  ROOT d = f32[2] slice-done(s)\n}\n");
+  s = find(m, "s");
+  ck_assert_int_eq(s->ncontrol, 1);
+  ck_assert_ptr_eq(s->control_preds[0], find(m, "y"));
+  w = s->called[0].comp;
+  ck_assert_int_eq(w->root->op, HLO_OP_SLICE);
+  ck_assert_int_eq(w->root->slice[0].limit, 2);
+  ck_assert_int_eq(w->root->ncontrol, 0);
+  p = hlp_print(m, NULL);
+  ck_assert_ptr_nonnull(strstr(p, "slice-start") ? NULL : strstr(p, "async-start(%x), calls=%wrapped_slice.1, "
+                                                                    "control-predecessors={%y}\n"));
+  hlp_module_free(m);
+  HlcDiags d = {0};
+  m = hlp_parse(p, strlen(p), "p.hlo", &d);
+  ck_assert_ptr_nonnull(m);
+  char *p2 = hlp_print(m, NULL);
+  ck_assert_str_eq(p, p2);
+  free(p);
+  free(p2);
+  hlc_diags_clear(&d);
+  hlp_module_free(m);
+  /* Generated names avoid names written later in the text. */
+  m = parse_ok("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+               "  s = ((f32[2]), f32[2], u32[]) negate-start(x)\n  ROOT d = f32[2] negate-done(s)\n}\n"
+               "wrapped_negate.1 {\n  ROOT p = f32[] parameter(0)\n}\n"
+               "wrapped_negate.2 {\n  ROOT p = f32[] parameter(0)\n}\n");
+  ck_assert_str_eq(find(m, "s")->called[0].comp->name, "wrapped_negate.3");
   hlp_module_free(m);
 }
 END_TEST
@@ -723,6 +760,32 @@ START_TEST(errors_positions) {
   /* cannot infer */
   expect_msg("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = reshape(p)\n}\n", 4, 12,
              "cannot infer the shape of reshape, write it");
+  /* conditional selector type */
+  expect_msg("HloModule m\nb {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  s = s32[] parameter(0)\n"
+             "  f = f32[] parameter(1)\n  ROOT c = f32[] conditional(s, f, f), true_computation=b, "
+             "false_computation=b\n}\n",
+             8, 8, "conditional with true/false_computation needs a pred[] selector");
+  /* operand counts that depend on shapes */
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n  i = s32[] parameter(1)\n"
+             "  ROOT d = f32[1,1] dynamic-slice(p, i), dynamic_slice_sizes={1,1}\n}\n",
+             5, 8, "dynamic-slice expects 3 operands (operand + one start index per dimension), got 2");
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = (f32[2], f32[2]) tuple(p)\n}\n",
+             4, 29, "tuple shape has 2 elements but 1 operands are given");
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT s = f32[2] async-start(p), calls=e\n}\n",
+             4, 41, "computation 'e' is not defined before this use");
+  /* window strides */
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+             "  ROOT r = f32[2] reduce-window(p, z), window={size=2 stride=0}, to_apply=e\n}\n",
+             5, 62, "window strides must be positive");
+  /* layout fields */
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:S(1)T(2)} parameter(0)\n}\n", 3, 25,
+             "layout field T out of order (expected D T L # * E S SC P M)");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:Q(1)} parameter(0)\n}\n", 3, 21,
+             "unknown layout field");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:E(x)} parameter(0)\n}\n", 3, 22,
+             "bad value for layout field E");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[4294967296,4294967296] parameter(0)\n}\n", 3, 12,
+             "shape has too many elements");
   /* bad layout */
   expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{0,0} parameter(0)\n}\n", 3, 12,
              "layout {...} is not a permutation of the dimensions");

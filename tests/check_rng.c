@@ -43,7 +43,7 @@ static void gen_run(Gen *g, HloRngAlg alg, const uint64_t *state, int32_t nstate
                     int32_t brank, const int64_t *bd, int expect_rc) {
   memset(g, 0, sizeof *g);
   g->sdim[0] = nstate;
-  memcpy(g->bdims, bd, (size_t)brank * sizeof *bd);
+  if (brank) memcpy(g->bdims, bd, (size_t)brank * sizeof *bd);
   g->state = arr(HLO_U64, 1, g->sdim);
   g->bits = arr(t, brank, g->bdims);
   g->parts[0] = g->state;

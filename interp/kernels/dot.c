@@ -63,7 +63,12 @@ static int check_list(HliExec *x, const HloInstr *ins, const HloI64s *l, int ran
 }
 
 int hlk_dot_check(HliExec *x, const HloInstr *ins) {
+  if (ins->nops > 2)
+    return hli_unsupported(x, ins, "sparse dot (%d operands with sparsity metadata)", ins->nops);
   if (ins->nops != 2) return hli_fail(x, ins, "dot takes 2 operands, got %d", ins->nops);
+  for (int32_t i = 0; i < ins->nattrs; i++)
+    if (strcmp(ins->attrs[i].name, "sparsity") == 0)
+      return hli_unsupported(x, ins, "sparse dot (sparsity attribute)");
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
   if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
       !hlc_dtype_is_array(os->dtype))
@@ -119,6 +124,7 @@ typedef struct View {
   int64_t bs, rs, cs;
   int64_t *boff;     /* per-batch offsets when the batch dims do not flatten
                         (owned), else NULL and bs applies */
+  uint8_t src;       /* HLK_SRC_*: bf16/f16 data read in place by the GEMM */
   void *owned;       /* scratch to free, or NULL */
 } View;
 
@@ -147,13 +153,18 @@ static int64_t *batch_offsets(const int64_t *dims, const int64_t *strides, const
  * converted and, if needed, permuted into a dense [B][rows][cols] copy. */
 static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
                      const int64_t *bd, int nb, const int64_t *rd, int nr, const int64_t *cd,
-                     int nc, View *out) {
+                     int nc, bool for_gemm, View *out) {
   HlkCType ct = hlk_ctype_for(to);
   size_t es = hlk_ctype_size(ct);
   int64_t strides[HLK_MAX_RANK];
   hli_strides(v->dims, v->rank, strides);
+  /* bf16/f16 operands widen exactly to f32 (when the result type keeps
+   * them), which the GEMM's packing does on the fly. */
+  bool narrow = for_gemm && ct == HLK_CT_F32 && (v->dtype == HLO_BF16 || v->dtype == HLO_F16) &&
+                (to == v->dtype || to == HLO_F32);
+  out->src = narrow ? (v->dtype == HLO_BF16 ? HLK_SRC_BF16 : HLK_SRC_F16) : HLK_SRC_NATIVE;
   bool in_place = (ct == HLK_CT_F32 && v->dtype == HLO_F32 && (to == HLO_F32)) ||
-                  (ct == HLK_CT_F64 && v->dtype == HLO_F64);
+                  (ct == HLK_CT_F64 && v->dtype == HLO_F64) || narrow;
   /* Rows and columns must each flatten to one stride; batch dims that do
    * not (attention's {0,2}, say) get an offset table instead of a copy. */
   bool flat = hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
@@ -173,6 +184,7 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
     return hli_fail(x, ins, "out of memory converting a dot operand");
   }
   hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
+  out->src = HLK_SRC_NATIVE;
   if (flat) { out->p = out->owned = conv; return 0; }
   int perm[HLK_MAX_RANK], k = 0;
   for (int i = 0; i < nb; i++) perm[k++] = (int)bd[i];
@@ -192,31 +204,37 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
 
 /* ---- Reference loops (exact, every compute type) ------------------------ */
 
-/* C[b][i][j] = sum_p A[b][i][p] * B[b][p][j], sequential in p. Integers
- * multiply and add modulo 2^64 (unsigned arithmetic, so no UB); the store
- * truncates to the result width, which gives XLA's wrap-around. */
-#define DEFINE_REF(SUF, T, MUL)                                                            \
+/* C[b][i][j] = sum_p A[b][i][p] * B[b][p][j], each sum sequential in p
+ * (the evaluator's order). Rows of C are built p-outer so B is read along
+ * its rows. Integers multiply and add modulo 2^64 (unsigned arithmetic, so
+ * no UB); the store truncates to the result width, which gives XLA's
+ * wrap-around. */
+#define DEFINE_REF(SUF, T)                                                                 \
   static void ref_##SUF(const View *a, const View *b, int64_t nb, int64_t m, int64_t n,    \
-                        int64_t k, T *c) {                                                 \
+                        int64_t k, T *restrict c) {                                        \
     const T *A = a->p, *B = b->p;                                                          \
-    for (int64_t bi = 0; bi < nb; bi++)                                                    \
-      for (int64_t i = 0; i < m; i++)                                                      \
-        for (int64_t j = 0; j < n; j++) {                                                  \
-          T acc = 0;                                                                       \
-          const T *ap = A + (a->boff ? a->boff[bi] : bi * a->bs) + i * a->rs;             \
-          const T *bp = B + (b->boff ? b->boff[bi] : bi * b->bs) + j * b->cs;             \
-          for (int64_t p = 0; p < k; p++) {                                                \
-            T av = ap[p * a->cs], bv = bp[p * b->rs];                                      \
-            acc = acc + (MUL);                                                             \
-          }                                                                                \
-          c[(bi * m + i) * n + j] = acc;                                                   \
+    for (int64_t bi = 0; bi < nb; bi++) {                                                  \
+      const T *ab = A + (a->boff ? a->boff[bi] : bi * a->bs);                              \
+      const T *bb = B + (b->boff ? b->boff[bi] : bi * b->bs);                              \
+      for (int64_t i = 0; i < m; i++) {                                                    \
+        T *restrict crow = c + (bi * m + i) * n;                                           \
+        for (int64_t j = 0; j < n; j++) crow[j] = 0;                                       \
+        for (int64_t p = 0; p < k; p++) {                                                  \
+          T av = ab[i * a->rs + p * a->cs];                                                \
+          const T *brow = bb + p * b->rs;                                                  \
+          if (b->cs == 1)                                                                  \
+            for (int64_t j = 0; j < n; j++) crow[j] = crow[j] + av * brow[j];              \
+          else                                                                             \
+            for (int64_t j = 0; j < n; j++) crow[j] = crow[j] + av * brow[j * b->cs];      \
         }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
   }
-DEFINE_REF(f32, float, av * bv)
-DEFINE_REF(f64, double, av * bv)
-DEFINE_REF(c64, float complex, av * bv)
-DEFINE_REF(c128, double complex, av * bv)
-DEFINE_REF(u64, uint64_t, av * bv)
+DEFINE_REF(f32, float)
+DEFINE_REF(f64, double)
+DEFINE_REF(c64, float complex)
+DEFINE_REF(c128, double complex)
+DEFINE_REF(u64, uint64_t)
 
 /* ---- The kernel --------------------------------------------------------- */
 
@@ -233,9 +251,12 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   HloDtype to = out->dtype;
   HlkCType ct = hlk_ctype_for(to);
   View a, b;
-  if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, &a))
+  bool gemm = (ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref;
+  if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, gemm,
+                &a))
     return -1;
-  if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, &b)) {
+  if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, gemm,
+                &b)) {
     free(a.owned);
     free(a.boff);
     return -1;
@@ -247,11 +268,12 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   int rc = 0;
   if (!c) {
     rc = hli_fail(x, ins, "out of memory for the dot result");
-  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref) {
+  } else if (gemm) {
     HlkGemm g = { .batch = nb, .m = m, .n = n, .k = k,
                   .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
-                  .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff };
+                  .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff,
+                  .a_src = a.src, .b_src = b.src };
     rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g) : hlk_gemm_f64(x, &g);
     if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {

@@ -51,6 +51,8 @@ static const HlkUkrTable *ukr(void) {
 }
 
 const char *hlk_gemm_isa(void) { return ukr()->isa; }
+int hlk_gemm_mr_f32(void) { return ukr()->mr_f32; }
+int hlk_gemm_mr_f64(void) { return ukr()->mr_f64; }
 
 bool hlk_gemm_force_isa(const char *name) {
   ukr();
@@ -128,36 +130,35 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
 
 /* ---- The typed driver, stamped for f32 and f64 ------------------------- */
 
-/* Packs rows [i0, i0+mc) x shared [p0, p0+kc) of A into MR-row slivers
+/* Packing: rows [i0, i0+mc) x shared [p0, p0+kc) of A into MR-row slivers
  * (zero-padded past the last row), and shared x columns of B into NR-column
- * slivers. Then for each sliver pair runs the micro-kernel, straight into C
- * for full tiles, through a scratch tile at the edges. */
-#define DEFINE_GEMM(T, SUF)                                                                  \
-  static void pack_a_##SUF(const T *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc,       \
-                           int mr, T *dst) {                                                 \
+ * slivers, widening bf16/f16 sources on the way. */
+#define DEFINE_PACK(T, S, NAME, LOAD)                                                        \
+  static void pack_a_##NAME(const S *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc,      \
+                            int mr, T *dst) {                                                \
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                \
       int64_t rows = mc - i0 < mr ? mc - i0 : mr;                                            \
       for (int64_t p = 0; p < kc; p++) {                                                     \
-        const T *src = a + i0 * rs + p * cs;                                                 \
+        const S *src = a + i0 * rs + p * cs;                                                 \
         int64_t i = 0;                                                                       \
-        for (; i < rows; i++) dst[i] = src[i * rs];                                          \
+        for (; i < rows; i++) dst[i] = LOAD(src[i * rs]);                                    \
         for (; i < mr; i++) dst[i] = 0;                                                      \
         dst += mr;                                                                           \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
-  static void pack_b_##SUF(const T *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc,       \
-                           int nr, T *dst) {                                                 \
+  static void pack_b_##NAME(const S *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc,      \
+                            int nr, T *dst) {                                                \
     for (int64_t j0 = 0; j0 < nc; j0 += nr) {                                                \
       int64_t cols = nc - j0 < nr ? nc - j0 : nr;                                            \
       for (int64_t p = 0; p < kc; p++) {                                                     \
-        const T *src = b + p * rs + j0 * cs;                                                 \
+        const S *src = b + p * rs + j0 * cs;                                                 \
         int64_t j = 0;                                                                       \
-        if (cs == 1) {                                                                       \
+        if (cs == 1 && sizeof(S) == sizeof(T)) {                                             \
           memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
           j = cols;                                                                          \
-        } else if (rs != 1) {                                                                \
-          for (; j < cols; j++) dst[j] = src[j * cs];                                        \
+        } else if (cs == 1 || rs != 1) {                                                     \
+          for (; j < cols; j++) dst[j] = LOAD(src[j * cs]);                                 \
         } else {                                                                             \
           j = cols;   /* filled column by column below */                                    \
         }                                                                                    \
@@ -168,17 +169,52 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
         /* B stored transposed: walk each column along its contiguous run. */               \
         T *sl = dst - kc * nr;                                                               \
         for (int64_t j = 0; j < cols; j++) {                                                 \
-          const T *src = b + (j0 + j) * cs;                                                  \
-          for (int64_t p = 0; p < kc; p++) sl[p * nr + j] = src[p];                          \
+          const S *src = b + (j0 + j) * cs;                                                  \
+          for (int64_t p = 0; p < kc; p++) sl[p * nr + j] = LOAD(src[p]);                    \
         }                                                                                    \
       }                                                                                      \
     }                                                                                        \
-  }                                                                                          \
+  }
+
+#define SAME(v) (v)
+DEFINE_PACK(float, float, f32, SAME)
+DEFINE_PACK(float, uint16_t, f32_bf16, hlk_bf16_to_f32)
+DEFINE_PACK(float, uint16_t, f32_f16, hlk_f16_to_f32)
+DEFINE_PACK(double, double, f64, SAME)
+
+/* Pack from a source of format src at element offset off. */
+static void pack_a_f32_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
+                           int64_t mc, int64_t kc, int mr, float *dst) {
+  if (src == HLK_SRC_BF16) pack_a_f32_bf16((const uint16_t *)a + off, rs, cs, mc, kc, mr, dst);
+  else if (src == HLK_SRC_F16) pack_a_f32_f16((const uint16_t *)a + off, rs, cs, mc, kc, mr, dst);
+  else pack_a_f32((const float *)a + off, rs, cs, mc, kc, mr, dst);
+}
+static void pack_b_f32_src(int src, const void *b, int64_t off, int64_t rs, int64_t cs,
+                           int64_t kc, int64_t nc, int nr, float *dst) {
+  if (src == HLK_SRC_BF16) pack_b_f32_bf16((const uint16_t *)b + off, rs, cs, kc, nc, nr, dst);
+  else if (src == HLK_SRC_F16) pack_b_f32_f16((const uint16_t *)b + off, rs, cs, kc, nc, nr, dst);
+  else pack_b_f32((const float *)b + off, rs, cs, kc, nc, nr, dst);
+}
+/* f64 operands are always native. */
+static void pack_a_f64_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
+                           int64_t mc, int64_t kc, int mr, double *dst) {
+  (void)src;
+  pack_a_f64((const double *)a + off, rs, cs, mc, kc, mr, dst);
+}
+static void pack_b_f64_src(int src, const void *b, int64_t off, int64_t rs, int64_t cs,
+                           int64_t kc, int64_t nc, int nr, double *dst) {
+  (void)src;
+  pack_b_f64((const double *)b + off, rs, cs, kc, nc, nr, dst);
+}
+
+/* For each sliver pair of the packed blocks run the micro-kernel, straight
+ * into C for full tiles, through a scratch tile at the edges. */
+#define DEFINE_GEMM(T, SUF)                                                                  \
   static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ti, T *pa, \
                          T *pb) {                                                            \
     const HlkGemm *g = pl->g;                                                                \
-    const T *A = (const T *)g->a + (g->a_boff ? g->a_boff[bi] : bi * g->a_bs);               \
-    const T *B = (const T *)g->b + (g->b_boff ? g->b_boff[bi] : bi * g->b_bs);               \
+    int64_t aoff = g->a_boff ? g->a_boff[bi] : bi * g->a_bs;                                 \
+    int64_t boff = g->b_boff ? g->b_boff[bi] : bi * g->b_bs;                                 \
     T *C = (T *)g->c + bi * g->c_bs;                                                         \
     int64_t i0 = (ti / pl->ntiles) * pl->mc, j0 = (ti % pl->ntiles) * pl->nc;                \
     int64_t mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;                                    \
@@ -192,14 +228,19 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
     for (int64_t p0 = 0; p0 < g->k; p0 += pl->kc) {                                          \
       int64_t kc = g->k - p0 < pl->kc ? g->k - p0 : pl->kc;                                  \
       int acc = p0 > 0;                                                                      \
-      pack_b_##SUF(B + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, kc, nc, nr, pb);       \
-      pack_a_##SUF(A + i0 * g->a_rs + p0 * g->a_cs, g->a_rs, g->a_cs, mc, kc, mr, pa);       \
+      pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
+                         kc, nc, nr, pb);                                                    \
+      if (!g->a_packed)                                                                      \
+        pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs,      \
+                           g->a_cs, mc, kc, mr, pa);                                         \
       for (int64_t jr = 0; jr < nc; jr += nr) {                                              \
         int64_t cols = nc - jr < nr ? nc - jr : nr;                                          \
         const T *bp = pb + (jr / nr) * nr * kc;                                              \
         for (int64_t ir = 0; ir < mc; ir += mr) {                                            \
           int64_t rows = mc - ir < mr ? mc - ir : mr;                                        \
-          const T *ap = pa + (ir / mr) * mr * kc;                                            \
+          const T *ap = g->a_packed                                                          \
+              ? (const T *)g->a + aoff + ((i0 + ir) / mr) * mr * g->k + p0 * mr               \
+              : pa + (ir / mr) * mr * kc;                                                    \
           T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                          \
           if (rows == mr && cols == nr) {                                                    \
             kern(kc, ap, bp, cp, g->ldc, acc);                                               \

@@ -38,7 +38,32 @@ typedef struct HlkGemm {
   /* Optional (NULL = b * a_bs / b * b_bs): element offset of each batch
    * matrix, for batch dims that do not flatten to one stride. */
   const int64_t *a_boff, *b_boff;
+  /* Element format of A and B for hlk_gemm_f32 (HLK_SRC_*): bf16 and f16
+   * operands are widened while packing, so they need no converted copy. */
+  uint8_t a_src, b_src;
+  /* A is already packed (a_rs, a_cs unused): ceil(m / MR) slivers one after
+   * another, sliver s holding k steps of MR values (rows s*MR.. , zero past
+   * m), MR = hlk_gemm_mr_f32/f64(). Convolution writes its patches so. */
+  bool a_packed;
 } HlkGemm;
+
+enum { HLK_SRC_NATIVE = 0, HLK_SRC_BF16 = 1, HLK_SRC_F16 = 2 };
+
+/* Exact widening of bf16 / f16 bit patterns. */
+static inline float hlk_bf16_to_f32(uint16_t b) {
+  union { uint32_t u; float f; } v = { (uint32_t)b << 16 };
+  return v.f;
+}
+static inline float hlk_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  union { uint32_t u; float f; } v;
+  if (e == 0) {                                   /* zero or subnormal: m * 2^-24 */
+    float f = (float)m * (1.0f / 16777216.0f);
+    return sign ? -f : f;
+  }
+  v.u = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
+  return v.f;
+}
 
 /* 0 on success; -1 if scratch memory could not be allocated (error
  * recorded on x). */
@@ -47,6 +72,9 @@ int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
 
 /* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
 const char *hlk_gemm_isa(void);
+/* Register-tile rows of the micro-kernels in use (layout of a_packed). */
+int hlk_gemm_mr_f32(void);
+int hlk_gemm_mr_f64(void);
 /* Tests: force an instruction set ("scalar", "avx2", "avx512"); returns false
  * (and changes nothing) if the CPU lacks it or the name is unknown. */
 bool hlk_gemm_force_isa(const char *name);

@@ -25,22 +25,13 @@
 static inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t bits_from_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
-static inline float bf16_to_f32(uint16_t b) { return f32_from_bits((uint32_t)b << 16); }
+#define bf16_to_f32 hlk_bf16_to_f32
+#define f16_to_f32 hlk_f16_to_f32
 
 static inline uint16_t f32_to_bf16(float f) {
   uint32_t u = bits_from_f32(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);   /* quiet NaN */
   return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-static inline float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0) {                                   /* zero or subnormal: m * 2^-24 */
-    float v = (float)m * (1.0f / 16777216.0f);
-    return sign ? -v : v;
-  }
-  if (e == 31) return f32_from_bits(sign | 0x7f800000u | (m << 13));
-  return f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
 }
 
 static inline uint16_t f32_to_f16(float f) {

@@ -74,10 +74,24 @@ static int reshape_check(HliExec *x, const HloInstr *ins) {
   return 0;
 }
 
+/* A copy to another element type converts, as XLA's evaluator does (its
+ * CopyDifferentTypes test): the convert kernel does the work. */
 static int copy_check(HliExec *x, const HloInstr *ins) {
-  if (reshape_check(x, ins) != 0) return -1;
+  if (check_operand(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape;
-  return hlk_check_result(x, ins, o->dtype, o->rank, o->dims);
+  if (hlk_check_result(x, ins, ins->shape.dtype, o->rank, o->dims) != 0) return -1;
+  if (ins->shape.dtype == o->dtype) return 0;
+  const HliOpEntry *cv = &hli_op_table()[HLO_OP_CONVERT];
+  if (!cv->run)
+    return hli_unsupported(x, ins, "copy from %s to %s", hlc_dtype_name(o->dtype),
+                           hlc_dtype_name(ins->shape.dtype));
+  return cv->check ? cv->check(x, ins) : 0;
+}
+
+static int copy_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  if (in[0]->dtype != out->dtype) return hli_op_table()[HLO_OP_CONVERT].run(x, ins, in, out);
+  hlk_memcpy_par(x, out->data, in[0]->data, out->nbytes);
+  return 0;
 }
 
 /* Values are logical row-major arrays, so reshape and copy (even one that
@@ -253,7 +267,7 @@ static int iota_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
 void hli_register_movement(HliOpTable t) {
   t[HLO_OP_BROADCAST] = (HliOpEntry){ broadcast_run, broadcast_check };
   t[HLO_OP_RESHAPE] = (HliOpEntry){ bytes_run, reshape_check };
-  t[HLO_OP_COPY] = (HliOpEntry){ bytes_run, copy_check };
+  t[HLO_OP_COPY] = (HliOpEntry){ copy_run, copy_check };
   t[HLO_OP_BITCAST] = (HliOpEntry){ bitcast_run, bitcast_check };
   t[HLO_OP_TRANSPOSE] = (HliOpEntry){ transpose_run, transpose_check };
   t[HLO_OP_IOTA] = (HliOpEntry){ iota_run, iota_check };

@@ -246,9 +246,11 @@ static void arg_rows(void *arg, int64_t lo, int64_t hi) {
   const Geom *g = j->g;
   ROdo o;
   int64_t w = g->inner_red ? 1 : g->inner;
-  char *av = malloc((size_t)w * (j->vs + j->is) + 1);
+  /* indices start on a 16-byte boundary after the values (alignment) */
+  size_t vbytes = ((size_t)w * j->vs + 15) & ~(size_t)15;
+  char *av = malloc(vbytes + (size_t)w * j->is + 1);
   if (!av) { j->oom = true; return; }
-  char *ai = av + (size_t)w * j->vs;
+  char *ai = av + vbytes;
   for (int64_t ok = lo; ok < hi; ok++) {
     int64_t base = geom_base(g, ok);
     for (int64_t k = 0; k < w; k++) {
