@@ -15,19 +15,7 @@
 #include <stdint.h>
 #include "common/dtype.h"
 #include "interp/interp.h"
-
-/* HLK_VECTORIZE on a simple array loop: GCC compiles it for AVX-512
- * (x86-64-v4), AVX2 (x86-64-v3) and the baseline, vectorized, and picks the
- * copy at load time (an ifunc). Only for loops whose vector form gives the
- * same bits as the scalar one: one IEEE operation per element, no
- * reassociation; FMA contraction is off so a*b+c stays two roundings. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
-#define HLK_VECTORIZE                                                          \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), \
-                 optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off")))
-#else
-#define HLK_VECTORIZE
-#endif
+#include "interp/kernels/vectorize.h"
 
 typedef void (*HlkUnFn)(const void *a, void *o, int64_t n, int bits);
 typedef void (*HlkBinFn)(const void *a, const void *b, void *o, int64_t n, int bits);
