@@ -5,6 +5,11 @@ hlorun_SOURCES = cli/hlorun.c
 hlorun_LDADD = libhlorun.la
 dist_man_MANS += doc/hlorun.1
 
+# Library side of the debugging tools (public API in include/hlorun.h):
+# observing runs (trace, check-nan, stats, dumps) and running one
+# instruction alone.
+libhlorun_core_la_SOURCES += interp/observe.c interp/extract.c
+
 # End-to-end tests of the command (tests/cli/run.sh runs ./hlorun on the
 # small modules and literal files beside it).
 TESTS += tests/cli/run.sh
