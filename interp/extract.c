@@ -15,6 +15,7 @@
 #include "interp/api.h"
 #include "interp/valio.h"
 #include "parser/parser.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
