@@ -16,3 +16,13 @@ TESTS += tests/cli/run.sh
 dist_noinst_SCRIPTS += tests/cli/run.sh
 dist_noinst_DATA += tests/cli/add.hlo tests/cli/pair.hlo tests/cli/bad.hlo \
 	tests/cli/a.txt tests/cli/b.txt tests/cli/b_s32.txt tests/cli/sum.txt tests/cli/sum_off.txt
+
+# The golden-suite and debugging tools (tests/cli/tools.sh): the sample
+# suite samples/suite must pass, the deliberately broken cases of
+# tests/suite-broken must fail with the expected report.
+TESTS += tests/cli/tools.sh
+dist_noinst_SCRIPTS += tests/cli/tools.sh
+SUITE_CASES = samples/suite/predict samples/suite/softplus_npy samples/suite/clamp_s32 \
+	samples/suite/while_tuple samples/suite/topk_custom_call \
+	tests/suite-broken/off_by_one tests/suite-broken/unbound_target
+EXTRA_DIST += $(SUITE_CASES) samples/suite/README.md

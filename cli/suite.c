@@ -207,14 +207,18 @@ static char *mismatch_line(const char *err) {
   const char *e = strchr(m, '\n');
   char *head = xprintf("%.*s", (int)(e ? e - m : (ptrdiff_t)strlen(m)), m);
   const char *at = strstr(m, "\n  at ");
-  const char *first = strstr(m, "\n  first difference");
-  if (!at && !first) return head;
-  char *line = first_line(at ? at + 1 : first + 1, NULL);
+  if (!at) return head;
+  char *line = first_line(at + 1, NULL);
   char *t = line;
   while (*t == ' ') t++;
   char *r = xprintf("%s; %s", head, t);
   free(head);
   free(line);
+  /* One line: the report's column padding collapsed. */
+  char *w = r;
+  for (const char *q = r; *q; q++)
+    if (!(*q == ' ' && q > r && q[-1] == ' ')) *w++ = *q;
+  *w = 0;
   return r;
 }
 

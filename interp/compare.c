@@ -160,7 +160,7 @@ static void write_report(HliBuf *rep, const Stats *s, const HliValue *want, cons
     if (s->max_abs_at[0])
       hli_buf_printf(rep, " largest absolute error %g at %s", s->max_abs, s->max_abs_at);
     if (s->max_rel_at[0])
-      hli_buf_printf(rep, "%s largest relative error %g at %s", s->max_abs_at[0] ? ";" : "",
+      hli_buf_printf(rep, "%s largest relative error %.3g at %s", s->max_abs_at[0] ? ";" : "",
                      s->max_rel, s->max_rel_at);
     hli_buf_puts(rep, "\n");
   }
