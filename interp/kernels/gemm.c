@@ -51,6 +51,8 @@ static const HlkUkrTable *ukr(void) {
 }
 
 const char *hlk_gemm_isa(void) { return ukr()->isa; }
+int hlk_gemm_mr_f32(void) { return ukr()->mr_f32; }
+int hlk_gemm_mr_f64(void) { return ukr()->mr_f64; }
 
 bool hlk_gemm_force_isa(const char *name) {
   ukr();
@@ -228,14 +230,17 @@ static void pack_b_f64_src(int src, const void *b, int64_t off, int64_t rs, int6
       int acc = p0 > 0;                                                                      \
       pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
                          kc, nc, nr, pb);                                                    \
-      pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs, g->a_cs, \
-                         mc, kc, mr, pa);                                                    \
+      if (!g->a_packed)                                                                      \
+        pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs,      \
+                           g->a_cs, mc, kc, mr, pa);                                         \
       for (int64_t jr = 0; jr < nc; jr += nr) {                                              \
         int64_t cols = nc - jr < nr ? nc - jr : nr;                                          \
         const T *bp = pb + (jr / nr) * nr * kc;                                              \
         for (int64_t ir = 0; ir < mc; ir += mr) {                                            \
           int64_t rows = mc - ir < mr ? mc - ir : mr;                                        \
-          const T *ap = pa + (ir / mr) * mr * kc;                                            \
+          const T *ap = g->a_packed                                                          \
+              ? (const T *)g->a + aoff + ((i0 + ir) / mr) * mr * g->k + p0 * mr               \
+              : pa + (ir / mr) * mr * kc;                                                    \
           T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                          \
           if (rows == mr && cols == nr) {                                                    \
             kern(kc, ap, bp, cp, g->ldc, acc);                                               \
