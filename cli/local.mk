@@ -26,3 +26,11 @@ SUITE_CASES = samples/suite/predict samples/suite/softplus_npy samples/suite/cla
 	samples/suite/while_tuple samples/suite/topk_custom_call \
 	tests/suite-broken/off_by_one tests/suite-broken/unbound_target
 EXTRA_DIST += $(SUITE_CASES) samples/suite/README.md
+
+# Check suite of the library side: value summaries, the run observer,
+# extracting one instruction.
+check_PROGRAMS += tests/check_tools
+TESTS += tests/check_tools
+tests_check_tools_SOURCES = tests/check_tools.c
+tests_check_tools_CFLAGS = $(TEST_CFLAGS)
+tests_check_tools_LDADD = $(TEST_LIBS)
