@@ -9,7 +9,9 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,10 +32,17 @@ struct Debug {
   int ncalls;                 /* custom calls dumped so far */
   char *call_dir;             /* the dump directory of the running call */
   bool dump_failed;           /* warned once */
-  /* progress */
+  /* Progress: a thread redraws the line every 100 ms from what the
+   * observer last saw at ENTRY level (nested instructions are not observed
+   * for it, so a loop-heavy run is barely slowed down). */
   bool progress;
-  double t_start, t_drawn;
-  bool drawn;
+  pthread_t thread;
+  bool thread_started;
+  pthread_mutex_t lock;       /* guards the fields below and stderr while drawn */
+  bool stop, drawn;
+  double t_start;
+  const char *cur;            /* the ENTRY instruction running */
+  int cur_step, cur_steps;
 };
 
 /* ---- Value text ---- */
@@ -67,23 +76,48 @@ static int64_t nonfinite(const HloValue *v) {
 
 /* ---- Progress line ---- */
 
+/* Callers other than the drawing thread hold no lock; take it. */
 static void progress_clear(Debug *d) {
+  if (!d->progress) return;
+  pthread_mutex_lock(&d->lock);
   if (d->drawn) { fputs("\r\033[K", stderr); fflush(stderr); d->drawn = false; }
+  pthread_mutex_unlock(&d->lock);
+}
+
+static void *progress_thread(void *arg) {
+  Debug *d = arg;
+  for (;;) {
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    pthread_mutex_lock(&d->lock);
+    if (d->stop) { pthread_mutex_unlock(&d->lock); return NULL; }
+    double t = now_ms() - d->t_start;
+    if (t >= 1000 && d->cur) {
+      fprintf(stderr, "\r\033[K[hlorun %.1fs] %s (%d/%d)", t / 1000, d->cur, d->cur_step + 1,
+              d->cur_steps);
+      fflush(stderr);
+      d->drawn = true;
+    }
+    pthread_mutex_unlock(&d->lock);
+  }
 }
 
 static void progress_event(Debug *d, const HloEvent *e) {
-  double t = now_ms();
-  if (t - d->t_start < 1000 || t - d->t_drawn < 200) return;
-  d->t_drawn = t;
-  char where[160];
-  if (e->depth == 0)
-    snprintf(where, sizeof where, "%s", e->name);
-  else
-    snprintf(where, sizeof where, "%s > %s/%s", hlo_instruction_name(e->caller), e->computation, e->name);
-  fprintf(stderr, "\r\033[K[hlorun %.1fs] %s%s", (t - d->t_start) / 1000, e->depth ? "" : "ENTRY ", where);
-  if (e->depth == 0) fprintf(stderr, " (%d/%d)", e->step + 1, e->num_steps);
-  fflush(stderr);
-  d->drawn = true;
+  pthread_mutex_lock(&d->lock);
+  d->cur = e->name;
+  d->cur_step = e->step;
+  d->cur_steps = e->num_steps;
+  pthread_mutex_unlock(&d->lock);
+}
+
+static void progress_stop(Debug *d) {
+  if (!d->thread_started) return;
+  pthread_mutex_lock(&d->lock);
+  d->stop = true;
+  pthread_mutex_unlock(&d->lock);
+  pthread_join(d->thread, NULL);
+  d->thread_started = false;
+  progress_clear(d);
 }
 
 /* ---- --trace ---- */
@@ -384,6 +418,7 @@ static int on_event(const HloEvent *e, void *user) {
   Debug *d = user;
   bool cc = strcmp(e->opcode, "custom-call") == 0;
   if (e->phase == HLO_OBSERVE_BEFORE) {
+    if (d->progress && e->depth == 0) progress_event(d, e);
     if (cc && d->o->dump_dir) dump_before(d, e);
     return 0;
   }
@@ -391,7 +426,6 @@ static int on_event(const HloEvent *e, void *user) {
   if (d->o->stats) stats_event(d, e);
   if (d->o->trace) trace_event(d, e);
   if (d->o->check_nan && check_nan_event(d, e)) return 1;
-  if (d->progress) progress_event(d, e);
   return 0;
 }
 
@@ -404,19 +438,28 @@ Debug *debug_new(const Opts *o, HloCtx *ctx, const HloModule *m, bool progress) 
   d->m = m;
   d->progress = progress;
   d->t_start = now_ms();
+  pthread_mutex_init(&d->lock, NULL);
   return d;
 }
 
 HloStatus debug_attach(Debug *d, HloExecutable *exe) {
   if (!d) return HLO_OK;
-  unsigned phases = HLO_OBSERVE_AFTER | (d->o->dump_dir ? HLO_OBSERVE_BEFORE : 0);
-  d->t_start = now_ms();
-  return hlo_executable_set_observer(exe, on_event, d, phases);
+  const Opts *o = d->o;
+  bool all = o->trace || o->check_nan || o->stats || o->dump_dir;
+  unsigned phases = (all ? HLO_OBSERVE_AFTER : 0) |
+                    (o->dump_dir || d->progress ? HLO_OBSERVE_BEFORE : 0);
+  HloStatus st = hlo_executable_set_observer(exe, on_event, d, phases);
+  if (st == HLO_OK && !all) st = hlo_executable_set_observer_depth(exe, 0);
+  if (st == HLO_OK && d->progress && !d->thread_started) {
+    d->t_start = now_ms();
+    d->thread_started = pthread_create(&d->thread, NULL, progress_thread, d) == 0;
+  }
+  return st;
 }
 
 void debug_after_run(Debug *d, HloExecutable *exe, double wall_ms) {
   if (!d) return;
-  progress_clear(d);
+  progress_stop(d);
   if (d->o->stats && !d->stopped) stats_print(d, exe, wall_ms);
 }
 
@@ -424,6 +467,8 @@ bool debug_stopped(const Debug *d) { return d && d->stopped; }
 
 void debug_free(Debug *d) {
   if (!d) return;
+  progress_stop(d);
+  pthread_mutex_destroy(&d->lock);
   free(d->ops);
   free(d->child_ns);
   free(d->call_dir);

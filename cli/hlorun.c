@@ -536,6 +536,10 @@ int main(int argc, char **argv) {
     o.inputs--;
     o.ninputs++;
   }
+  if (!o.suite && (o.record || o.junit || o.jobs)) {
+    rc = die_usage("%s", "--record, --junit and --jobs go with --suite DIR...");
+    goto out;
+  }
   if (o.suite) {
     if ((rc = suite_conflicts(&o)) == EXIT_OK)
       rc = suite_run(&o, argv[0], (char *const *)o.inputs, o.ninputs);

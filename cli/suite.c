@@ -135,7 +135,7 @@ static void build_argv(Suite *s, Job *j, Argv *a) {
 
 static int start(Suite *s, Job *j) {
   char tmpl[] = "/tmp/hlorun-suite-XXXXXX";
-  j->errfd = mkstemp(tmpl);
+  j->errfd = mkostemp(tmpl, O_CLOEXEC);   /* other children must not inherit it */
   if (j->errfd < 0) {
     fprintf(stderr, "%s: cannot create a temporary file: %s\n", prog, strerror(errno));
     return -1;
@@ -309,7 +309,6 @@ static void xml_text(FILE *f, const char *s) {
     case '\'': fputs("&apos;", f); break;
     default:
       if (*p < 0x20 && *p != '\n' && *p != '\t') fputc('?', f);   /* not allowed in XML 1.0 */
-      else if (*p == 0x1b) fputc('?', f);
       else fputc(*p, f);
     }
   }

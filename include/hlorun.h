@@ -272,6 +272,10 @@ typedef int (*HloObserver)(const HloEvent *e, void *user);
  * Runs are slower while observed. */
 HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *user,
                                       unsigned phases);
+/* Observe only instructions at depth <= max_depth (-1: all, the default);
+ * deeper ones then cost almost nothing (e.g. a progress display watching
+ * ENTRY only). After hlo_executable_set_observer. */
+HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth);
 
 /* hlo_compile + hlo_execute + hlo_executable_free. */
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,

@@ -5,7 +5,7 @@
  * by part; integers, pred and other bit patterns compare exactly. The report
  * is meant to be read at a glance:
  *   mismatch: 2 of 6 elements differ (33.3%; f32[2,3]; rtol=0.0001 atol=0.0001)
- *    largest absolute error 1 at [1,0]; largest relative error 0.5 at [0,2]
+ *    largest absolute error 1 at [0,2]; largest relative error 0.5 at [0,2]
  *     at [0,2]  got 3  want 2  abs err 1  rel err 0.5
  *     at [1,0]  got 5  want 4  abs err 1  rel err 0.25
  * (largest errors among the differing elements; tuple leaves are written

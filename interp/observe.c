@@ -29,6 +29,7 @@ struct HliObs {
   unsigned phases;           /* HLO_OBSERVE_* bits wanted by fn */
   ObsFrame *stack;           /* owned: instructions running, outermost first */
   int32_t depth, cap;
+  int32_t max_depth;         /* deepest depth observed; -1: all */
   bool stopped;              /* fn asked to stop the current run */
 };
 
@@ -73,7 +74,6 @@ int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots,
                 HliValue *result) {
   HliObs *o = x->obs;
   const HliStep *st = &p->steps[s];
-  for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
   if (!result) {
     if (o->depth == o->cap) {
       int32_t cap = o->cap ? 2 * o->cap : 16;
@@ -83,17 +83,25 @@ int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots,
       o->cap = cap;
     }
     o->stack[o->depth++] = (ObsFrame){st->ins, 0};
-    int rc = (o->phases & HLO_OBSERVE_BEFORE) ? deliver(x, o, p, s, in, NULL, 0) : 0;
-    o->stack[o->depth - 1].t0 = now_ns();   /* the observer's own time is not the step's */
+    /* Too deep to be observed: only the frame is kept (no clock, no call). */
+    if (o->max_depth >= 0 && o->depth - 1 > o->max_depth) return 0;
+    int rc = 0;
+    if (o->phases & HLO_OBSERVE_BEFORE) {
+      for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
+      rc = deliver(x, o, p, s, in, NULL, 0);
+    }
+    if (o->phases & HLO_OBSERVE_AFTER)
+      o->stack[o->depth - 1].t0 = now_ns();   /* the observer's own time is not the step's */
     return rc;
   }
-  uint64_t t1 = now_ns();
   /* Unwind to this step's frame (a failed nested run may have left frames). */
   while (o->depth > 0 && o->stack[o->depth - 1].ins != st->ins) o->depth--;
-  uint64_t t0 = o->depth > 0 ? o->stack[o->depth - 1].t0 : t1;
+  uint64_t t0 = o->depth > 0 ? o->stack[o->depth - 1].t0 : 0;
   if (o->depth > 0) o->depth--;
-  if (!(o->phases & HLO_OBSERVE_AFTER)) return 0;
-  return deliver(x, o, p, s, in, result, t1 - t0);
+  if (!(o->phases & HLO_OBSERVE_AFTER) || (o->max_depth >= 0 && o->depth > o->max_depth)) return 0;
+  uint64_t t1 = now_ns();
+  for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
+  return deliver(x, o, p, s, in, result, t0 ? t1 - t0 : 0);
 }
 
 void hli_obs_free(HliObs *o) {
@@ -111,11 +119,20 @@ HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *us
     e->x.obs = NULL;
     return HLO_OK;
   }
-  if (!e->obs && !(e->obs = calloc(1, sizeof *e->obs))) return hli_api_fail(e->ctx, HLO_NOMEM, "out of memory");
+  if (!e->obs) {
+    if (!(e->obs = calloc(1, sizeof *e->obs))) return hli_api_fail(e->ctx, HLO_NOMEM, "out of memory");
+    e->obs->max_depth = -1;
+  }
   e->obs->fn = fn;
   e->obs->user = user;
   e->obs->phases = phases;
   e->x.obs = e->obs;
+  return HLO_OK;
+}
+
+HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth) {
+  if (!e || !e->obs) return HLO_INVALID_ARGUMENT;
+  e->obs->max_depth = max_depth < 0 ? -1 : max_depth;
   return HLO_OK;
 }
 

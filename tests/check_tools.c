@@ -169,6 +169,15 @@ START_TEST(observer) {
   ck_assert_ptr_nonnull(strstr(hlo_ctx_diagnostics(ctx), "stopped here by an observer"));
   hlo_ctx_clear_diagnostics(ctx);
 
+  /* ENTRY only: its 6 instructions, nothing of cond or body. */
+  Seen s3 = {"", 0, 0, NULL};
+  ck_assert_int_eq(hlo_executable_set_observer(exe, watch, &s3, HLO_OBSERVE_AFTER), HLO_OK);
+  ck_assert_int_eq(hlo_executable_set_observer_depth(exe, 0), HLO_OK);
+  ck_assert_int_eq(hlo_execute(exe, &x, 1, &r), HLO_OK);
+  ck_assert_int_eq(s3.after, 6);
+  ck_assert_str_eq(s3.log, "w@0 neg@0 ");
+  hlo_buffer_free(r);
+
   /* Removing the observer: runs are plain again. */
   ck_assert_int_eq(hlo_executable_set_observer(exe, NULL, NULL, 0), HLO_OK);
   ck_assert_int_eq(hlo_execute(exe, &x, 1, &r), HLO_OK);
