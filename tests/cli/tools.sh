@@ -88,6 +88,9 @@ run record-again 0 --suite "$tmp/rec" && has record-again "$tmp/out" "2 passed, 
 # Progress line (forced: stderr is not a terminal here).
 run suite-progress 0 --suite --progress "$srcdir/samples/suite/predict" &&
   has suite-progress "$tmp/err" "[1/1] 0 failed"
+# A single run with the progress thread (too short to draw anything).
+run progress-run 0 --progress "$d/add.hlo" "$d/a.txt" "$d/b.txt" &&
+  { cmp -s "$tmp/out" "$d/sum.txt" && echo "ok: progress-run" || fail "progress-run: result"; }
 run suite-conflict 2 --suite --trace "$srcdir/samples/suite" &&
   has suite-conflict "$tmp/err" "--trace cannot be used with --suite"
 
