@@ -20,6 +20,8 @@ const char *prog = "hlorun";
 static void usage(FILE *f) {
   fprintf(f,
     "Usage: %s [OPTIONS] MODULE.hlo [INPUT ...]\n"
+    "       %s --suite [OPTIONS] DIR...\n"
+    "       %s --replay DIR [OPTIONS]\n"
     "Run an XLA HLO text module on the CPU and print its result as an HLO literal.\n"
     "\n"
     "MODULE.hlo is an HLO text module ('-' reads standard input). INPUT number i feeds\n"
@@ -105,7 +107,7 @@ static void usage(FILE *f) {
     "\n"
     "Exit status: 0 success, 1 result differs from --expect (a suite: a case failed),\n"
     "2 any error (including --check-nan finding a NaN).\n",
-    prog);
+    prog, prog, prog);
 }
 
 static int die_usage(const char *fmt, const char *arg) {

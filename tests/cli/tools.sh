@@ -88,6 +88,30 @@ run record-again 0 --suite "$tmp/rec" && has record-again "$tmp/out" "2 passed, 
 # Progress line (forced: stderr is not a terminal here).
 run suite-progress 0 --suite --progress "$srcdir/samples/suite/predict" &&
   has suite-progress "$tmp/err" "[1/1] 0 failed"
+# A case running past --timeout is killed and counted as failed (a loop of
+# 4 million iterations, far longer than 0.05 s).
+mkdir -p "$tmp/slow/loop"
+cat > "$tmp/slow/loop/module.hlo" <<'EOF'
+HloModule slow
+cond {
+  i = s32[] parameter(0)
+  n = s32[] constant(4000000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  i = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT i1 = s32[] add(i, one)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+}
+EOF
+printf 's32[] 4000000\n' > "$tmp/slow/loop/expected.txt"
+run suite-timeout 1 --suite --timeout 0.05 "$tmp/slow" &&
+  has suite-timeout "$tmp/out" "FAIL $tmp/slow/loop: timed out after 0.05 s"
+
 # A single run with the progress thread (too short to draw anything).
 run progress-run 0 --progress "$d/add.hlo" "$d/a.txt" "$d/b.txt" &&
   { cmp -s "$tmp/out" "$d/sum.txt" && echo "ok: progress-run" || fail "progress-run: result"; }
