@@ -15,6 +15,7 @@ typedef struct HliPlan HliPlan;
 enum { HLI_BUF_CLASSES = 7, HLI_BUF_MAX_CACHED = 4096 };
 
 typedef struct HliPool HliPool;
+typedef struct HliObs HliObs;
 
 struct HliExec {
   const HloModule *module;     /* borrowed */
@@ -47,7 +48,19 @@ struct HliExec {
   int32_t nfree_values;
   void *free_bufs[HLI_BUF_CLASSES];     /* owned: lists of small buffers, by size class */
   int32_t nfree_bufs[HLI_BUF_CLASSES];
+
+  /* Observation for the debugging tools (observe.c): when non-NULL, the run
+   * loop calls hli_observe before and after every step of every plan. NULL
+   * costs one branch per step. */
+  struct HliObs *obs;          /* borrowed (the executable owns it), or NULL */
 };
+
+/* The observation hook (observe.c). result NULL: step s of p is about to
+ * run; else it just ran and produced result. Operand values are gathered
+ * from slots into in (p's operand buffer). 0 to go on; -1 stops the run
+ * (an error naming the instruction is recorded). */
+int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots, HliValue **in,
+                HliValue *result);
 
 /* Release the recycled memory (hli_exec_free does it). */
 void hli_value_cache_free(HliExec *x);
