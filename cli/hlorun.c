@@ -33,6 +33,12 @@ typedef struct Opts {
   int nbind;
   const char **plugins;      /* LIB.so[:FUNCTION] as given */
   int nplugins;
+  /* Reliability: limits and crash-proof custom calls. */
+  int64_t max_iterations;    /* per while loop; 0 = unlimited */
+  double timeout;            /* seconds per run; 0 = unlimited */
+  bool isolate;              /* --isolate-custom-calls */
+  double cc_timeout;         /* seconds per isolated custom call; 0 = default */
+  const char *crash_dir;     /* where isolated crashes save inputs */
 } Opts;
 
 static const char *prog = "hlorun";
@@ -77,6 +83,15 @@ static void usage(FILE *f) {
     "                           load a plugin that registers custom-call handlers\n"
     "      --explain-custom-calls\n"
     "                           list the module's custom calls and how each would run\n"
+    "      --isolate-custom-calls\n"
+    "                           run each custom call in a worker process: a handler\n"
+    "                           that crashes, exits or hangs fails the run (exit 2)\n"
+    "                           and its inputs are saved in hlorun-crash-TARGET-PID/\n"
+    "      --custom-call-timeout SECONDS\n"
+    "                           time limit of one isolated custom call (default 60)\n"
+    "      --crash-dir DIR      where isolated crashes save their inputs (default .)\n"
+    "      --max-iterations N   fail a while loop that runs more than N iterations\n"
+    "      --timeout SECONDS    fail a run that takes longer than SECONDS\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -127,8 +142,34 @@ static bool parse_double(const char *s, double *out) {
 
 enum {
   OPT_RANDOM = 256, OPT_EXPECT, OPT_RTOL, OPT_ATOL, OPT_BENCH, OPT_THREADS, OPT_MAXMEM,
-  OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN
+  OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN,
+  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_TIMEOUT
 };
+
+/* Reliability options (limits, isolation): 1 if c was one of them (0 ok,
+ * else the exit code in *rc), 0 if not. */
+static int parse_reliability(int c, const char *arg, Opts *o, int *rc) {
+  uint64_t u;
+  *rc = EXIT_OK;
+  switch (c) {
+  case OPT_ISOLATE: o->isolate = true; return 1;
+  case OPT_CC_TIMEOUT:
+    if (!parse_double(arg, &o->cc_timeout) || o->cc_timeout <= 0)
+      *rc = die_usage("--custom-call-timeout: bad time '%s' (seconds, > 0)", arg);
+    return 1;
+  case OPT_CRASH_DIR: o->crash_dir = arg; return 1;
+  case OPT_MAX_ITER:
+    if (!parse_u64(arg, &u, false) || u < 1 || u > INT64_MAX)
+      *rc = die_usage("--max-iterations: bad count '%s' (a positive integer)", arg);
+    o->max_iterations = (int64_t)u;
+    return 1;
+  case OPT_TIMEOUT:
+    if (!parse_double(arg, &o->timeout) || o->timeout <= 0)
+      *rc = die_usage("--timeout: bad time '%s' (seconds, > 0)", arg);
+    return 1;
+  default: return 0;
+  }
+}
 
 static int parse_args(int argc, char **argv, Opts *o) {
   static const struct option longs[] = {
@@ -144,6 +185,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"custom-call", required_argument, NULL, OPT_CUSTOM},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"explain-custom-calls", no_argument, NULL, OPT_EXPLAIN},
+    {"isolate-custom-calls", no_argument, NULL, OPT_ISOLATE},
+    {"custom-call-timeout", required_argument, NULL, OPT_CC_TIMEOUT},
+    {"crash-dir", required_argument, NULL, OPT_CRASH_DIR},
+    {"max-iterations", required_argument, NULL, OPT_MAX_ITER},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -155,6 +201,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
   int c;
   uint64_t u;
   while ((c = getopt_long(argc, argv, "o:hV", longs, NULL)) != -1) {
+    int rrc;
+    if (parse_reliability(c, optarg, o, &rrc)) {
+      if (rrc != EXIT_OK) return rrc;
+      continue;
+    }
     switch (c) {
     case 'o': o->output = optarg; break;
     case OPT_RANDOM:
@@ -288,7 +339,7 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
-  HloRunOptions ro = {sizeof ro, o->random, o->seed};
+  HloRunOptions ro = {sizeof ro, o->random, o->seed, o->max_iterations, o->timeout};
   if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
   if (hlo_execute(exe, in, np, &res) != HLO_OK) { rc = fail_with(ctx, "the run failed"); goto out; }
   if (o->bench > 0) {
@@ -349,7 +400,8 @@ int main(int argc, char **argv) {
   Opts o = {0};
   int rc = parse_args(argc, argv, &o);
   if (rc != EXIT_OK) { free(o.bind); free(o.plugins); return rc; }
-  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0};
+  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0,
+                     o.isolate, o.cc_timeout, o.crash_dir};
   HloCtx *ctx = NULL;
   HloModule *m = NULL;
   if (hlo_ctx_new(&co, &ctx) != HLO_OK) {

@@ -44,7 +44,29 @@ struct HliExec {
   int32_t nfree_values;
   void *free_bufs[HLI_BUF_CLASSES];     /* owned: lists of small buffers, by size class */
   int32_t nfree_bufs[HLI_BUF_CLASSES];
+
+  /* Limits and isolation (limits.c, isolate.c). */
+  const HloInstr *cur;         /* borrowed: innermost instruction running, for
+                                  messages (memory and time limits) */
+  int64_t max_iterations;      /* per while loop; 0 = unlimited */
+  double deadline;             /* CLOCK_MONOTONIC seconds; 0 = none */
+  double timeout;              /* the limit the deadline came from, for messages */
+  bool isolate;                /* custom calls run in child processes */
+  double cc_timeout;           /* seconds per isolated custom call */
+  const char *crash_dir;       /* borrowed: where isolated crashes save inputs */
 };
+
+/* ---- Limits (limits.c) ---- */
+
+/* Monotonic clock in seconds. */
+double hli_now(void);
+/* Reject computations that call themselves (directly or through others)
+ * and call chains deeper than HLI_MAX_CALL_DEPTH, before anything runs:
+ * either would exhaust the stack. 0, or -1 with an error on x. */
+enum { HLI_MAX_CALL_DEPTH = 256 };
+int hli_check_call_graph(HliExec *x, const HloComputation *entry);
+/* The run's deadline passed? -1 with an error naming ins, else 0. */
+int hli_check_deadline(HliExec *x, const HloInstr *ins);
 
 /* Release the recycled memory (hli_exec_free does it). */
 void hli_value_cache_free(HliExec *x);

@@ -6,6 +6,8 @@ libhlorun_core_la_SOURCES += \
 # Executor core: plans, the run loop, the thread pool.
 libhlorun_core_la_SOURCES += \
 	interp/plan.h interp/plan.c interp/exec.c interp/pool.c
+# Resource limits and crash-proof (isolated) custom calls.
+libhlorun_core_la_SOURCES += interp/limits.c interp/isolate.h interp/isolate.c
 # Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.
 libhlorun_core_la_SOURCES += \
 	interp/valio.h interp/npy.c interp/literal_io.c
