@@ -15,7 +15,7 @@ static HloCtx *ctx;
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   if (size > 1 << 15) return 0;
   if (!ctx) {
-    HloCtxOptions co = {sizeof co};
+    HloCtxOptions co = {.struct_size = sizeof co};
     co.threads = 1;
     co.max_memory = 16u << 20;
     if (hlo_ctx_new(&co, &ctx) != HLO_OK) abort();
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   HloBuffer *in[8] = {0}, *res = NULL;
   int np = hlo_module_num_params(m);
   if (np > 8 || hlo_module_verify(ctx, m) != HLO_OK) goto out;
-  HloRunOptions ro = {sizeof ro};
+  HloRunOptions ro = {.struct_size = sizeof ro};
   ro.random_constants = 1;
   ro.seed = 1;
   ro.max_iterations = 1000;

@@ -115,6 +115,10 @@ static void run_in_child(void (*body)(void *arg, Shared *sh), void *arg, Shared 
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlive hlorun */
 #endif
+    /* Die of a crash's own signal (a sanitizer runtime would catch it and
+     * exit instead), so the parent can name it. */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) signal(fatal[i], SIG_DFL);
     body(arg, sh);
     _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
   }

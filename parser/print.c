@@ -155,7 +155,11 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth) {
     break;
   case HLO_VAL_SHAPE: print_shape(b, v->shape, 2); break;
   case HLO_VAL_COMP:
+    /* An inline body is lowered only where a known attribute takes a
+     * computation; elsewhere (an unknown attribute, ignored) it prints as
+     * an empty group, which parses back (printing nothing did not). */
     if (v->comp) { hlp_buf_puts(b, "%"); hlp_buf_puts(b, v->comp->name); }
+    else hlp_buf_puts(b, "{}");
     break;
   }
 }
