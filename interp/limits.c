@@ -11,6 +11,7 @@
  *     values (hli_mem_reserve in services.c).
  * Not here: the value allocator (value.c), the run loop (exec.c). */
 #include "interp/exec.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -134,23 +135,47 @@ int hli_loop_iteration(HliExec *x, const HloInstr *ins, int64_t iteration) {
 
 /* ---- Scratch memory ----------------------------------------------------- */
 
+/* A 64-byte header before the block remembers its size (so callers free
+ * with the pointer alone) and keeps the block 64-byte aligned. */
+enum { SCRATCH_HDR = 64 };
+
 void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n) {
-  if (!x) return malloc(n ? n : 1);
+  if (n > SIZE_MAX - 2 * SCRATCH_HDR) {
+    hli_fail(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
+    return NULL;
+  }
+  size_t total = (n + SCRATCH_HDR + SCRATCH_HDR - 1) & ~(size_t)(SCRATCH_HDR - 1);
+  if (x) {
+    const HloInstr *saved = x->cur;
+    if (ins) x->cur = ins;
+    int rc = hli_mem_reserve(x, total);
+    x->cur = saved;
+    if (rc) return NULL;
+  }
+  char *p = aligned_alloc(SCRATCH_HDR, total);
+  if (!p) {
+    hli_mem_release(x, total);
+    hli_fail(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
+    return NULL;
+  }
+  *(size_t *)p = total;
+  return p + SCRATCH_HDR;
+}
+
+void hli_scratch_free(HliExec *x, void *p) {
+  if (!p) return;
+  char *base = (char *)p - SCRATCH_HDR;
+  hli_mem_release(x, *(size_t *)base);
+  free(base);
+}
+
+int hli_scratch_reserve(HliExec *x, const HloInstr *ins, size_t n) {
+  if (!x) return 0;
   const HloInstr *saved = x->cur;
   if (ins) x->cur = ins;
   int rc = hli_mem_reserve(x, n);
   x->cur = saved;
-  if (rc) return NULL;
-  void *p = malloc(n ? n : 1);
-  if (!p) {
-    hli_mem_release(x, n);
-    hli_fail(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
-  }
-  return p;
+  return rc;
 }
 
-void hli_scratch_free(HliExec *x, void *p, size_t n) {
-  if (!p) return;
-  free(p);
-  hli_mem_release(x, n);
-}
+void hli_scratch_unreserve(HliExec *x, size_t n) { hli_mem_release(x, n); }

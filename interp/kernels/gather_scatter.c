@@ -125,11 +125,9 @@ static void index_geom(IndexGeom *g, const HloShape *ishape, int64_t ivd, const 
 
 /* Indices as int64 (one pass, so the loops below read one type). */
 static int64_t *load_all_indices(HliExec *x, const HloInstr *ins, const HliValue *v) {
-  int64_t *p = malloc((size_t)(v->nelem ? v->nelem : 1) * sizeof *p);
-  if (!p) {
-    hli_fail(x, ins, "out of memory reading %lld indices", (long long)v->nelem);
-    return NULL;
-  }
+  /* Counted against --max-memory (limits.c): 8 bytes per index. */
+  int64_t *p = hli_scratch_alloc(x, ins, (size_t)v->nelem * sizeof *p);
+  if (!p) return NULL;
   hlk_load_indices(v->dtype, v->data, v->nelem, p);
   return p;
 }
@@ -290,7 +288,7 @@ static int gather_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   GatherJob j = { &g, &win, indices, out->data, a->data, (int64_t)es };
   int64_t per = win.bytes > 0 ? win.bytes : 1;
   hli_parallel_for(x, g.npos, per >= 4096 ? 1 : 4096 / per, gather_range, &j);
-  free(indices);
+  hli_scratch_free(x, indices);
   return 0;
 }
 
@@ -600,7 +598,7 @@ static int scatter_run(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
     scatter_typed(x, &s, indices, outs[0]->data, upds[0]->data, hlc_dtype_size(outs[0]->dtype), fn);
   else
     rc = scatter_called(x, ins, &s, indices, outs, upds, k);
-  free(indices);
+  hli_scratch_free(x, indices);
   return rc;
 }
 
