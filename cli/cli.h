@@ -41,6 +41,12 @@ typedef struct Opts {
   char **pass;
   int npass;
 
+  /* Reliability: limits and crash-proof custom calls. */
+  int64_t max_iterations;     /* per while loop; 0 = unlimited */
+  bool isolate;               /* --isolate-custom-calls */
+  double cc_timeout;          /* seconds per isolated custom call; 0 = default */
+  const char *crash_dir;      /* where isolated crashes save inputs */
+
   /* Debugging */
   bool trace;
   const char *trace_filter;   /* NULL = everything */
@@ -56,7 +62,7 @@ typedef struct Opts {
   int jobs;                   /* 0 = number of cores */
   bool record;
   const char *junit;
-  double timeout;             /* seconds per case; 0 = none */
+  double timeout;             /* seconds per run (suites: per case, default 600); 0 = none */
   bool verbose;
 } Opts;
 

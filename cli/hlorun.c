@@ -63,6 +63,16 @@ static void usage(FILE *f) {
     "                           pass custom calls of TARGET (default: every target)\n"
     "                           their instruction's members as the typed-FFI attribute\n"
     "                           'hlorun.instruction' (repeatable)\n"
+    "      --isolate-custom-calls\n"
+    "                           run each custom call in a worker process: a handler\n"
+    "                           that crashes, exits or hangs fails the run (exit 2)\n"
+    "                           and its inputs are saved in hlorun-crash-TARGET-PID/\n"
+    "      --custom-call-timeout SECONDS\n"
+    "                           time limit of one isolated custom call (default 60)\n"
+    "      --crash-dir DIR      where isolated crashes save their inputs (default .)\n"
+    "      --max-iterations N   fail a while loop that runs more than N iterations\n"
+    "      --timeout SECONDS    fail a run that takes longer than SECONDS (suites:\n"
+    "                           kill a case after SECONDS, default 600)\n"
     "\n"
     "Debugging:\n"
     "      --trace[=FILTER]     print every instruction as it runs: name, opcode, line,\n"
@@ -96,7 +106,6 @@ static void usage(FILE *f) {
     "                           or meta.json, args); one line per failing case, then\n"
     "                           'N passed, N failed'\n"
     "  -j, --jobs N             cases run at once (default: the number of cores)\n"
-    "      --timeout SECONDS    kill a case after this long (default 600; 0: never)\n"
     "      --record             rewrite the golden file of every case whose output\n"
     "                           differs (or has none), and name the files rewritten\n"
     "      --junit FILE         also write a JUnit XML report to FILE\n"
@@ -155,12 +164,38 @@ enum {
   OPT_RANDOM = 256, OPT_EXPECT, OPT_RTOL, OPT_ATOL, OPT_BENCH, OPT_THREADS, OPT_MAXMEM,
   OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN, OPT_MEMBERS, OPT_TRACE, OPT_CHECK_NAN,
   OPT_STATS, OPT_DUMP_CC, OPT_REPLAY, OPT_ONLY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SUITE,
-  OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT
+  OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT,
+  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER
 };
 
 /* Remember an option for the cases of a suite, as written. */
 static void pass_on(Opts *o, const char *name, const char *value) {
   o->pass[o->npass++] = value ? xprintf("--%s=%s", name, value) : xprintf("--%s", name);
+}
+
+/* Reliability options (limits, isolation): 1 if c was one of them (0 ok,
+ * else the exit code in *rc), 0 if not. */
+static int parse_reliability(int c, const char *arg, Opts *o, int *rc) {
+  uint64_t u;
+  *rc = EXIT_OK;
+  switch (c) {
+  case OPT_ISOLATE: o->isolate = true; return 1;
+  case OPT_CC_TIMEOUT:
+    if (!parse_double(arg, &o->cc_timeout) || o->cc_timeout <= 0)
+      *rc = die_usage("--custom-call-timeout: bad time '%s' (seconds, > 0)", arg);
+    return 1;
+  case OPT_CRASH_DIR: o->crash_dir = arg; return 1;
+  case OPT_MAX_ITER:
+    if (!parse_u64(arg, &u, false) || u < 1 || u > INT64_MAX)
+      *rc = die_usage("--max-iterations: bad count '%s' (a positive integer)", arg);
+    o->max_iterations = (int64_t)u;
+    return 1;
+  case OPT_TIMEOUT:
+    if (!parse_double(arg, &o->timeout) || o->timeout <= 0)
+      *rc = die_usage("--timeout: bad time '%s' (seconds, > 0)", arg);
+    return 1;
+  default: return 0;
+  }
 }
 
 static int parse_args(int argc, char **argv, Opts *o) {
@@ -192,13 +227,16 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"junit", required_argument, NULL, OPT_JUNIT},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"verbose", no_argument, NULL, 'v'},
+    {"isolate-custom-calls", no_argument, NULL, OPT_ISOLATE},
+    {"custom-call-timeout", required_argument, NULL, OPT_CC_TIMEOUT},
+    {"crash-dir", required_argument, NULL, OPT_CRASH_DIR},
+    {"max-iterations", required_argument, NULL, OPT_MAX_ITER},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
   };
   o->rtol = o->atol = -1;
   o->progress = -1;
-  o->timeout = 600;
   o->bind = calloc((size_t)argc, sizeof *o->bind);
   o->plugins = calloc((size_t)argc, sizeof *o->plugins);
   o->members = calloc((size_t)argc, sizeof *o->members);
@@ -211,6 +249,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
   uint64_t u;
   optind = 0;   /* glibc: start afresh (--replay parses a second command line) */
   while ((c = getopt_long(argc, argv, "o:j:vhV", longs, NULL)) != -1) {
+    int rrc;
+    if (parse_reliability(c, optarg, o, &rrc)) {
+      if (rrc != EXIT_OK) return rrc;
+      continue;
+    }
     switch (c) {
     case 'o': o->output = optarg; break;
     case OPT_RANDOM:
@@ -281,10 +324,6 @@ static int parse_args(int argc, char **argv, Opts *o) {
       if (!parse_u64(optarg, &u, false) || u < 1 || u > 4096)
         return die_usage("--jobs: bad job count '%s' (1 to 4096)", optarg);
       o->jobs = (int)u;
-      break;
-    case OPT_TIMEOUT:
-      if (!parse_double(optarg, &o->timeout))
-        return die_usage("--timeout: bad time '%s' (seconds; 0 = none)", optarg);
       break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case 'V':
@@ -400,7 +439,7 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
-  HloRunOptions ro = {sizeof ro, o->random, o->seed};
+  HloRunOptions ro = {sizeof ro, o->random, o->seed, o->max_iterations, o->timeout};
   if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
   /* The progress line costs a clock read per instruction: only on a
    * terminal, never while benchmarking or tracing. */
@@ -554,7 +593,8 @@ int main(int argc, char **argv) {
     opts_free(&o);
     if ((rc = parse_args(rargc, rargv, &o)) != EXIT_OK) goto out;
   }
-  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0};
+  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0,
+                     o.isolate, o.cc_timeout, o.crash_dir};
   if (hlo_ctx_new(&co, &ctx) != HLO_OK) {
     fprintf(stderr, "%s: error: cannot create the interpreter context\n", prog);
     rc = EXIT_ERROR;

@@ -50,6 +50,9 @@ typedef struct Suite {
 
 /* ---- Progress ---- */
 
+
+/* Seconds a case may run before it is killed: --timeout, else 600. */
+static double case_timeout(const Opts *o) { return o->timeout > 0 ? o->timeout : 600; }
 static void progress_clear(Suite *s) {
   if (s->tty) fputs("\r\033[K", stderr);
 }
@@ -232,7 +235,7 @@ static void finish(Suite *s, Job *j, int status) {
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (j->timed_out) {
     j->result = R_ERROR;
-    j->line = xprintf("timed out after %g s", s->o->timeout);
+    j->line = xprintf("timed out after %g s", case_timeout(s->o));
   } else if (WIFSIGNALED(status)) {
     j->result = R_ERROR;
     char *last = first_line(j->details, "error");
@@ -377,11 +380,11 @@ static int write_junit(Suite *s, double secs) {
 /* ---- The loop ---- */
 
 static void kill_overdue(Suite *s) {
-  if (s->o->timeout <= 0) return;
+  double limit = case_timeout(s->o);
   double t = now_ms();
   for (int i = 0; i < s->n; i++) {
     Job *j = &s->jobs[i];
-    if (j->pid && !j->timed_out && t - j->t0 > s->o->timeout * 1000) {
+    if (j->pid && !j->timed_out && t - j->t0 > limit * 1000) {
       j->timed_out = true;
       kill(j->pid, SIGKILL);
     }
@@ -412,7 +415,7 @@ int suite_run(const Opts *o, const char *argv0, char *const *dirs, int ndirs) {
   else s.self = argv0;
   if (!s.jobs) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if (o->record) {
-    HloCtxOptions co = {sizeof co, 1, 0, 0};
+    HloCtxOptions co = {sizeof co, 1, 0, 0, 0, 0, NULL};
     hlo_ctx_new(&co, &s.ctx);
   }
   for (int i = 0; i < ncases; i++) s.jobs[i].c = &cases[i];

@@ -66,6 +66,11 @@ void hlf_registry_free(HlfRegistry *r) {
   free(r);
 }
 
+void hlf_registry_after_fork(HlfRegistry *r) {
+  pthread_mutex_init(&r->mu, NULL);
+  r->pool = NULL;   /* the parent's; leaked in the child on purpose */
+}
+
 void hlf_set_num_threads(HlfRegistry *r, int n) {
   pthread_mutex_lock(&r->mu);
   r->nthreads = n < 1 ? 1 : n;

@@ -67,6 +67,14 @@ typedef struct HloCtxOptions {
                                 (75% of physical memory, at most 16 GiB... see
                                 hlo_default_max_memory) */
   int max_errors;            /* errors recorded per call before giving up; 0 = 20 */
+  /* Crash-proof custom calls (zero keeps the defaults). */
+  int isolate_custom_calls;  /* nonzero: run each custom call in a child process over
+                                shared memory, so a handler that crashes, aborts, exits
+                                or hangs fails the run with an error instead of taking
+                                the process down; its inputs are saved for replay */
+  double custom_call_timeout;/* seconds one isolated custom call may take; 0 = 60 */
+  const char *crash_dir;     /* directory where an isolated crash saves its inputs
+                                (hlorun-crash-TARGET-PID/); NULL = the current one */
 } HloCtxOptions;
 
 /* The memory limit used when max_memory is 0. */
@@ -194,6 +202,11 @@ typedef struct HloRunOptions {
   size_t struct_size;        /* sizeof(HloRunOptions) */
   int random_constants;      /* nonzero: elided constants {...} get pseudo-random values */
   uint64_t seed;             /* for those values and for rng instructions */
+  /* Limits (zero = none). Exceeding one fails the run with an error naming
+   * the instruction (HLO_RUNTIME_ERROR). */
+  int64_t max_iterations;    /* iterations any one while loop may run */
+  double timeout;            /* seconds each hlo_execute may take (checked between
+                                instructions and in while loops) */
 } HloRunOptions;
 
 /* Plan the ENTRY computation and everything it calls (kernels are checked

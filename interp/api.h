@@ -12,6 +12,9 @@ struct HloCtx {
   char *diag_text;          /* owned: rendered diags (hlo_ctx_diagnostics) */
   HliPool *pool;            /* owned: started on first compile when threads > 1 */
   struct HlfRegistry *ffi;  /* owned: custom-call bindings, or NULL */
+  bool isolate;             /* custom calls run in child processes (isolate.c) */
+  double cc_timeout;        /* seconds per isolated custom call */
+  char *crash_dir;          /* owned: where isolated crashes save inputs, or NULL */
 };
 
 struct HloBuffer {
@@ -25,6 +28,7 @@ struct HloExecutable {
   HliExec x;                /* owned: plans */
   HliPlan *entry;           /* the ENTRY plan (in x) */
   HliObs *obs;              /* owned: the observer (observe.c), or NULL */
+  double timeout;           /* seconds per hlo_execute, 0 = none */
 };
 
 /* Wrap v (consumes the reference) in a new buffer with its own copy of s. */

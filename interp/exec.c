@@ -91,7 +91,10 @@ static int prepare_rec(HliExec *x, const HloComputation *c, int depth) {
   return 0;
 }
 
-int hli_exec_prepare(HliExec *x, const HloComputation *c) { return prepare_rec(x, c, 0); }
+int hli_exec_prepare(HliExec *x, const HloComputation *c) {
+  if (hli_check_call_graph(x, c) != 0) return -1;   /* limits.c: no recursion */
+  return prepare_rec(x, c, 0);
+}
 
 /* ---- Running ----------------------------------------------------------- */
 
@@ -135,10 +138,17 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   case HLI_STEP_FUSED:
     break;
   }
+  /* Limits (limits.c): the deadline, and the instruction that memory and
+   * time errors name. */
+  if (x->deadline != 0 && hli_check_deadline(x, ins) != 0) return NULL;
+  const HloInstr *outer = x->cur;
+  x->cur = ins;
   int before = errors(x);
   HliValue *out = hli_value_new(x, &ins->shape);
   if (!out) {
-    hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
+    if (errors(x) == before)
+      hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
+    x->cur = outer;
     return NULL;
   }
   for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
@@ -147,8 +157,10 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   if (rc != 0) {
     hli_value_unref(x, out);
     if (errors(x) == before) hli_fail(x, ins, "the kernel failed");
+    x->cur = outer;
     return NULL;
   }
+  x->cur = outer;
   return out;
 }
 

@@ -53,6 +53,15 @@ struct HliExec {
    * loop calls hli_observe before and after every step of every plan. NULL
    * costs one branch per step. */
   struct HliObs *obs;          /* borrowed (the executable owns it), or NULL */
+  /* Limits and isolation (limits.c, isolate.c). */
+  const HloInstr *cur;         /* borrowed: innermost instruction running, for
+                                  messages (memory and time limits) */
+  int64_t max_iterations;      /* per while loop; 0 = unlimited */
+  double deadline;             /* CLOCK_MONOTONIC seconds; 0 = none */
+  double timeout;              /* the limit the deadline came from, for messages */
+  bool isolate;                /* custom calls run in child processes */
+  double cc_timeout;           /* seconds per isolated custom call */
+  const char *crash_dir;       /* borrowed: where isolated crashes save inputs */
 };
 
 /* The observation hook (observe.c). result NULL: step s of p is about to
@@ -61,6 +70,25 @@ struct HliExec {
  * (an error naming the instruction is recorded). */
 int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots, HliValue **in,
                 HliValue *result);
+
+
+/* ---- Limits (limits.c) ---- */
+
+/* Monotonic clock in seconds. */
+double hli_now(void);
+/* Reject computations that call themselves (directly or through others)
+ * and call chains deeper than HLI_MAX_CALL_DEPTH, before anything runs:
+ * either would exhaust the stack. 0, or -1 with an error on x. */
+enum { HLI_MAX_CALL_DEPTH = 256 };
+int hli_check_call_graph(HliExec *x, const HloComputation *entry);
+/* The run's deadline passed? -1 with an error naming ins, else 0. */
+int hli_check_deadline(HliExec *x, const HloInstr *ins);
+
+/* The recycling buffer allocator behind values (value.c), for workspaces
+ * that account for themselves: n bytes, 64-byte aligned; x may be NULL (no
+ * accounting). Free with the same n. */
+void *hli_buffer_alloc(HliExec *x, size_t n);
+void hli_buffer_free(HliExec *x, void *p, size_t n);
 
 /* Release the recycled memory (hli_exec_free does it). */
 void hli_value_cache_free(HliExec *x);
