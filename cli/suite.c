@@ -415,7 +415,7 @@ int suite_run(const Opts *o, const char *argv0, char *const *dirs, int ndirs) {
   else s.self = argv0;
   if (!s.jobs) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if (o->record) {
-    HloCtxOptions co = {sizeof co, 1, 0, 0, 0, 0, NULL};
+    HloCtxOptions co = {.struct_size = sizeof co, .threads = 1};
     hlo_ctx_new(&co, &s.ctx);
   }
   for (int i = 0; i < ncases; i++) s.jobs[i].c = &cases[i];

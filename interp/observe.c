@@ -127,6 +127,10 @@ HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *us
   e->obs->user = user;
   e->obs->phases = phases;
   e->x.obs = e->obs;
+  /* Fused groups would hide their inner values from the observer. */
+  HliPlan *p = hli_exec_set_fusion(&e->x, e->m->entry, false);
+  if (!p) return HLO_RUNTIME_ERROR;
+  e->entry = p;
   return HLO_OK;
 }
 
