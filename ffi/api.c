@@ -112,8 +112,8 @@ static XLA_FFI_Error *handler_register(XLA_FFI_Handler_Register_Args *a) {
   NEED(a, XLA_FFI_Handler_Register_Args_STRUCT_SIZE, "XLA_FFI_Handler_Register");
   if (!registering)
     return hlf_error(XLA_FFI_Error_Code_FAILED_PRECONDITION,
-                     "XLA_FFI_Handler_Register: hlorun accepts registrations only from a "
-                     "plugin's registration function (--plugin)");
+                     "XLA_FFI_Handler_Register: hlorun accepts registrations only while a "
+                     "library loads or from a plugin's registration function (--plugin)");
   if (!a->name.ptr || a->name.len == 0)
     return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "XLA_FFI_Handler_Register: empty name");
   if (!host_platform(a->platform)) return NULL;   /* e.g. a CUDA variant: not ours */
@@ -125,6 +125,7 @@ static XLA_FFI_Error *handler_register(XLA_FFI_Handler_Register_Args *a) {
   int rc = hlf_register_bundle(registering, a->name.ptr, a->name.len, &a->bundle, a->traits,
                                HLF_SRC_PLUGIN, origin ? origin : "plugin");
   free(origin);
+  if (!rc) __atomic_add_fetch(&registering->nregistered, 1, __ATOMIC_RELAXED);
   return rc ? hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "out of memory") : NULL;
 }
 
@@ -530,3 +531,17 @@ static const XLA_FFI_Api api_v3 = TABLE(3, type_register, state_set_v3, state_ge
 const XLA_FFI_Api *hlf_api(int minor) {
   return minor == 1 ? &api_v1 : minor == 2 ? &api_v2 : &api_v3;
 }
+
+/* XLA's process-wide entry point, C++ `const XLA_FFI_Api*
+ * xla::ffi::GetXlaFfiApi()` (declared by XLA's ffi.h since 0.2, defined by
+ * XLA itself). Libraries that register handlers and types while they load
+ * (XLA_FFI_REGISTER_HANDLER / XLA_FFI_REGISTER_TYPE with GetXlaFfiApi()) need
+ * the symbol to exist, or dlopen fails. A function taking nothing and
+ * returning a pointer has the same ABI in C and C++, so defining it here under
+ * its mangled name is exact. Its callers are built with 0.2+ headers: they
+ * get the 0.3 table (0.2 layouts are read by size there). The C symbol
+ * XLA_FFI_GetApi of c_api.h is deliberately not defined: 0.1 callers would
+ * pass a TypeId_Register layout that the 0.3 table cannot tell from its own,
+ * so a missing symbol (a clear dlopen error) is safer than a misread. */
+const XLA_FFI_Api *hlf_xla_get_ffi_api(void) __asm__("_ZN3xla3ffi12GetXlaFfiApiEv");
+const XLA_FFI_Api *hlf_xla_get_ffi_api(void) { return &api_v3; }

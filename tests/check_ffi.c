@@ -234,6 +234,24 @@ START_TEST(test_bind_errors) {
 }
 END_TEST
 
+/* A library that registers handlers while it loads (XLA_FFI_REGISTER_HANDLER
+ * with xla::ffi::GetXlaFfiApi()) loads, and its handlers are bound. */
+START_TEST(test_register_at_load) {
+  HlfRegistry *r = reg_with("unused", "fails");
+  HloInstr ins = cc("at_load", HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
+  float y;
+  HlfBuf b = buf(HLO_F32, &y, 0, NULL);
+  char *e = run(r, &ins, NULL, 0, &b, 1);
+  ck_assert_str_eq(e, "handler of custom-call target \"at_load\" failed: boom: the input is not "
+                      "what I wanted");
+  free(e);
+  const XLA_FFI_Api *api = hlf_xla_get_ffi_api();
+  ck_assert_int_eq(api->api_version.major_version, 0);
+  ck_assert_int_eq(api->api_version.minor_version, 3);
+  hlf_registry_free(r);
+}
+END_TEST
+
 START_TEST(test_handler_error) {
   HlfRegistry *r = reg_with("fails", NULL);
   HloInstr ins = cc("fails", HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
@@ -722,6 +740,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_builtin_topk);
   tcase_add_test(t, test_unbound);
   tcase_add_test(t, test_bind_errors);
+  tcase_add_test(t, test_register_at_load);
   tcase_add_test(t, test_handler_error);
   tcase_add_test(t, test_version_rejected);
   tcase_add_test(t, test_v01_15slot);
