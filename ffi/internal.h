@@ -177,7 +177,8 @@ bool hlf_members_wanted(HlfRegistry *r, const char *target);
 void hlf_register_builtins(HlfRegistry *r);
 bool hlf_is_builtin_target(const char *name);
 
-/* API tables by generation (api.c): minor 1, 2 or 3. */
+/* API tables by generation (api.c): minor 1, 2 or 3; 0 gives the table for
+ * registration functions, whose callers' version is not known yet. */
 const XLA_FFI_Api *hlf_api(int minor);
 /* xla::ffi::GetXlaFfiApi() under its C++ name (api.c): the 0.3 table. */
 const XLA_FFI_Api *hlf_xla_get_ffi_api(void) __asm__("_ZN3xla3ffi12GetXlaFfiApiEv");

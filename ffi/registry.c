@@ -220,7 +220,7 @@ int hlf_load_plugin(HlfRegistry *r, const char *lib_path, const char *function, 
     return -1;
   }
   hlf_set_registering(r);
-  XLA_FFI_Error *e = init(hlf_api(XLA_FFI_API_MINOR));
+  XLA_FFI_Error *e = init(hlf_api(0));
   hlf_set_registering(NULL);
   if (e) {
     hlc_diag(d, HLC_ERROR, "--plugin %s: %s failed: %s", lib_path, fn, e->message);
