@@ -3,7 +3,8 @@
 libhlorun_core_la_SOURCES += \
 	parser/opcodes.def parser/ir.h parser/ir.c parser/parser.h parser/syntax.h \
 	parser/parse.c parser/lower.c parser/attrs.c parser/literal.c parser/shape.c \
-	parser/print.c parser/verify.c
+	parser/print.c parser/verify.h parser/verify.c parser/verify_elem.c parser/verify_data.c \
+	parser/verify_index.c parser/verify_reduce.c parser/verify_linalg.c parser/verify_control.c
 
 # Generated sources are written into the build tree only (the source tree may
 # be read-only, as in distcheck): lemon writes hlo.c and hlo.h into the
@@ -47,3 +48,11 @@ tests_check_parser_corpus_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_optimizations.hlo \
 	tests/parser/jax_before_optimizations.hlo tests/parser/hand_written.hlo \
 	tests/parser/attributes_zoo.hlo
+
+# Verifier tests: the corpora verify clean, and one broken module per check in
+# tests/verify/ fails with the exact positioned message of its .err file.
+check_PROGRAMS += tests/check_verify
+TESTS += tests/check_verify
+tests_check_verify_SOURCES = tests/check_verify.c
+tests_check_verify_CFLAGS = $(TEST_CFLAGS) -DHLV_SRCDIR='"$(abs_srcdir)"'
+tests_check_verify_LDADD = $(TEST_LIBS)
