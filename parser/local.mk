@@ -156,3 +156,8 @@ EXTRA_DIST += \
 	tests/verify/while_condition.hlo \
 	tests/verify/while_shape.err \
 	tests/verify/while_shape.hlo
+
+# The command verifies before --print and before running (exit 2, positioned
+# message).
+TESTS += tests/verify/run-cli.sh
+dist_noinst_SCRIPTS += tests/verify/run-cli.sh
