@@ -14,7 +14,10 @@
  * reducer, and variadic scatter, calls the computation per element.
  *
  * One window is a strided copy plan (strided.c): an embedding row gather or
- * a row scatter-add is one memcpy or one vector loop per index. */
+ * a row scatter-add is one memcpy or one vector loop per index; one-index
+ * scalar takes and scalar scatters have their own tight loops. Gather splits
+ * positions over threads; typed scatter with wide windows gives each thread
+ * a range of operand rows (every element still sees its updates in order). */
 #include "interp/kernels/movement.h"
 #include <stdlib.h>
 #include <string.h>
