@@ -228,9 +228,11 @@ bool hlv_reducer(HlvCtx *V, const HloInstr *ins, const char *role, const HloComp
 /* Strided bound of a padded, dilated window dimension (0 when the window
  * does not fit at all). */
 int64_t hlv_window_out(int64_t in, const HloWindowDim *w) {
-  int64_t base = in == 0 ? 0 : (in - 1) * w->lhs_dilate + 1;
-  int64_t padded = base + w->pad_lo + w->pad_hi;
-  int64_t win = w->size == 0 ? 0 : (w->size - 1) * w->rhs_dilate + 1;
+  int64_t base = 0, padded, win = 0;
+  if (in > 0 && (!hlv_mul(in - 1, w->lhs_dilate, &base) || !hlv_add(base, 1, &base))) return -1;
+  if (!hlv_add(base, w->pad_lo, &padded) || !hlv_add(padded, w->pad_hi, &padded)) return -1;
+  if (w->size > 0 && (!hlv_mul(w->size - 1, w->rhs_dilate, &win) || !hlv_add(win, 1, &win)))
+    return -1;
   if (padded < win || w->stride <= 0) return 0;
   return (padded - win) / w->stride + 1;
 }

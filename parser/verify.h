@@ -82,7 +82,12 @@ bool hlv_signature(HlvCtx *V, const HloInstr *ins, const char *role, const HloCo
  * the accumulator element types. */
 bool hlv_reducer(HlvCtx *V, const HloInstr *ins, const char *role, const HloComputation *comp,
                  int32_t k, const HloDtype *init_types, const HloDtype *input_types, HloDtype *acc);
-/* Output size of one window dimension (XLA's window shape rule). */
+/* Overflow-checked int64 arithmetic: false if the result does not fit
+ * (attribute values are arbitrary 64-bit integers). */
+static inline bool hlv_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static inline bool hlv_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+/* Output size of one window dimension (XLA's window shape rule); -1 if the
+ * arithmetic overflows. */
 int64_t hlv_window_out(int64_t in, const HloWindowDim *w);
 
 /* ---- Families (verify_*.c) ----------------------------------------------- */

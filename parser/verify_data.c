@@ -46,8 +46,10 @@ static HlvResult reshape(HlvCtx *V, const HloInstr *ins) {
 static HlvResult bitcast(HlvCtx *V, const HloInstr *ins) {
   const HloShape *a = &ins->ops[0]->shape, *r = &ins->shape;
   if (!hlv_is_array(a) || !hlv_is_array(r)) return HLV_OK;   /* tuples, tokens: left alone */
-  int64_t ba = hlp_shape_elements(a) * hlc_dtype_bits(a->dtype);
-  int64_t br = hlp_shape_elements(r) * hlc_dtype_bits(r->dtype);
+  /* Element counts are below 2^62 (the parser refuses larger shapes), so
+   * compare count * bits as 128-bit products. */
+  __int128 ba = (__int128)hlp_shape_elements(a) * hlc_dtype_bits(a->dtype);
+  __int128 br = (__int128)hlp_shape_elements(r) * hlc_dtype_bits(r->dtype);
   if (ba != br)
     return hlv_fail(V, ins, "result %s has a different size in bits than the operand %s",
                     hlv_str(V, r), hlv_str(V, a));
@@ -84,7 +86,8 @@ static HlvResult slice(HlvCtx *V, const HloInstr *ins) {
       return hlv_fail(V, ins, "slice [%lld:%lld:%lld] of dimension %d is out of bounds for %s",
                       (long long)s->start, (long long)s->limit, (long long)s->stride, (int)i,
                       hlv_str(V, a));
-    r->dims[i] = (s->limit - s->start + s->stride - 1) / s->stride;
+    int64_t n = s->limit - s->start;   /* 0 <= n <= dims[i]: no overflow */
+    r->dims[i] = n / s->stride + (n % s->stride != 0);
   }
   return hlv_expect(V, ins, r, true);
 }
@@ -162,7 +165,8 @@ static HlvResult concatenate(HlvCtx *V, const HloInstr *ins) {
     if (!ok)
       return hlv_fail(V, ins, "operand %d %s does not match operand 0 %s outside dimension %lld",
                       (int)k, hlv_str(V, b), hlv_str(V, a), (long long)d);
-    r->dims[d] += b->dims[d];
+    if (!hlv_add(r->dims[d], b->dims[d], &r->dims[d]))
+      return hlv_fail(V, ins, "the concatenated dimension %lld overflows", (long long)d);
     if (hlc_dtype_bits(b->dtype) > hlc_dtype_bits(r->dtype)) r->dtype = b->dtype;
   }
   return hlv_expect(V, ins, r, true);
@@ -179,8 +183,12 @@ static HlvResult pad(HlvCtx *V, const HloInstr *ins) {
   for (int32_t i = 0; i < a->rank; i++) {
     const HloPadDim *p = &ins->padding[i];
     if (p->interior < 0) return hlv_fail(V, ins, "interior padding of dimension %d is negative", (int)i);
-    int64_t n = a->dims[i];
-    r->dims[i] = p->lo + p->hi + n + (n > 0 ? (n - 1) * p->interior : 0);
+    int64_t n = a->dims[i], in = 0, t;
+    bool fits = (n == 0 || hlv_mul(n - 1, p->interior, &in)) && hlv_add(n, in, &t) &&
+                hlv_add(t, p->lo, &t) && hlv_add(t, p->hi, &t);
+    if (!fits)
+      return hlv_fail(V, ins, "padding of dimension %d overflows", (int)i);
+    r->dims[i] = t;
     if (r->dims[i] < 0)
       return hlv_fail(V, ins, "padding %lld_%lld_%lld makes dimension %d of %s negative",
                       (long long)p->lo, (long long)p->hi, (long long)p->interior, (int)i,

@@ -57,8 +57,6 @@ static int unary_kinds(HloOpcode op) {
     return K_INT;
   case HLO_OP_ABS: case HLO_OP_NEGATE: case HLO_OP_SIGN:
     return K_NUM;
-  case HLO_OP_COPY:
-    return K_ANY;
   default:
     return 0;
   }
@@ -213,6 +211,8 @@ HlvResult hlv_elementwise(HlvCtx *V, const HloInstr *ins) {
     if (!operand_kind(V, ins, 0, K_FLOAT)) return HLV_ERR;
     if (ins->exponent_bits < 1 || ins->mantissa_bits < 0)
       return hlv_fail(V, ins, "needs exponent_bits >= 1 and mantissa_bits >= 0");
+    return hlv_expect(V, ins, &ins->ops[0]->shape, true);
+  case HLO_OP_COPY:   /* any shape: a tuple copy is a shallow copy */
     return hlv_expect(V, ins, &ins->ops[0]->shape, true);
   case HLO_OP_OPT_BARRIER:
     return hlv_expect(V, ins, &ins->ops[0]->shape, false);

@@ -121,7 +121,7 @@ static HlvResult convolution(HlvCtx *V, const HloInstr *ins) {
   if (fgc < 1 || in_f % fgc != 0)
     return hlv_fail(V, ins, "input feature size %lld is not a multiple of feature_group_count %lld",
                     (long long)in_f, (long long)fgc);
-  if (k_in * fgc != in_f)
+  if (in_f / fgc != k_in)
     return hlv_fail(V, ins, "input feature size %lld must be the kernel input feature size %lld "
                     "times feature_group_count %lld", (long long)in_f, (long long)k_in,
                     (long long)fgc);
@@ -141,6 +141,8 @@ static HlvResult convolution(HlvCtx *V, const HloInstr *ins) {
       return hlv_fail(V, ins, "window size %lld of spatial dimension %d does not match the kernel "
                       "size %lld", (long long)w->size, (int)i, (long long)ks);
     res->dims[c->out_spatial.v[i]] = hlv_window_out(l->dims[c->in_spatial.v[i]], w);
+    if (res->dims[c->out_spatial.v[i]] < 0)
+      return hlv_fail(V, ins, "window of spatial dimension %d overflows", (int)i);
   }
   return hlv_expect(V, ins, res, false);
 }

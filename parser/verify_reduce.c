@@ -68,9 +68,16 @@ static bool window_rank(HlvCtx *V, const HloInstr *ins, const HloShape *a) {
   return false;
 }
 
+/* Output dims of the window over a, or NULL (reported) on overflow. */
 static int64_t *window_dims(HlvCtx *V, const HloInstr *ins, const HloShape *a) {
   int64_t *d = hlv_alloc(V, (size_t)(a->rank + 1) * sizeof *d);
-  for (int32_t i = 0; i < a->rank; i++) d[i] = hlv_window_out(a->dims[i], &ins->window.dims[i]);
+  for (int32_t i = 0; i < a->rank; i++) {
+    d[i] = hlv_window_out(a->dims[i], &ins->window.dims[i]);
+    if (d[i] < 0) {
+      hlv_fail(V, ins, "window of dimension %d overflows", (int)i);
+      return NULL;
+    }
+  }
   return d;
 }
 
@@ -85,7 +92,9 @@ static HlvResult reduce_window(HlvCtx *V, const HloInstr *ins) {
   if (!window_rank(V, ins, a)) return HLV_ERR;
   if (!hlv_reducer(V, ins, "to_apply", hlv_called(ins, HLO_CALL_TO_APPLY), k, iv, it, acc))
     return HLV_ERR;
-  return hlv_expect(V, ins, results(V, k, acc, a->rank, window_dims(V, ins, a)), true);
+  int64_t *wd = window_dims(V, ins, a);
+  if (!wd) return HLV_ERR;
+  return hlv_expect(V, ins, results(V, k, acc, a->rank, wd), true);
 }
 
 static HlvResult select_and_scatter(HlvCtx *V, const HloInstr *ins) {
@@ -95,7 +104,9 @@ static HlvResult select_and_scatter(HlvCtx *V, const HloInstr *ins) {
   if (init->rank != 0)
     return hlv_fail(V, ins, "init value must be a scalar, got %s", hlv_str(V, init));
   if (!window_rank(V, ins, a)) return HLV_ERR;
-  HloShape *ws = hlv_array(V, src->dtype, a->rank, window_dims(V, ins, a));
+  int64_t *wd = window_dims(V, ins, a);
+  if (!wd) return HLV_ERR;
+  HloShape *ws = hlv_array(V, src->dtype, a->rank, wd);
   if (!hlv_same_dims(src, ws))
     return hlv_fail(V, ins, "source %s must have the window output dimensions %s", hlv_str(V, src),
                     hlv_str(V, ws));
