@@ -4,8 +4,9 @@
  * results), call, fusion, async-start/-update/-done, rng, rng-bit-generator,
  * the collectives (checked as on one device: results keep the operand
  * shapes, all-gather/reduce-scatter only along their dimension), and the
- * token-carrying send/recv/infeed/outfeed. Custom calls have nothing to
- * infer. Scan is checked by its kernel only.
+ * token-carrying send/recv/infeed/outfeed, and scan (inputs sliced along
+ * one dimension, carries threaded through). Custom calls have nothing to
+ * infer.
  */
 #include "parser/verify.h"
 #include <stdio.h>
@@ -198,6 +199,68 @@ static HlvResult transfer(HlvCtx *V, const HloInstr *ins) {
   }
 }
 
+/* scan(inputs..., carry inits...), num_carries=c, dimensions={d}: to_apply
+ * takes one slice of each input (dimension d removed) and the carries, and
+ * returns (outputs..., carries...); the result stacks each output along d
+ * (length of the inputs' dimension d) and ends with the final carries. */
+static HlvResult scan(HlvCtx *V, const HloInstr *ins) {
+  int64_t nc = ins->num_carries;
+  int32_t ni = ins->nops - (int32_t)nc;
+  if (nc < 0 || ni < 1)
+    return hlv_fail(V, ins, "num_carries=%lld does not fit %d operands", (long long)nc,
+                    (int)ins->nops);
+  if (ins->dimensions.n != 1) return hlv_fail(V, ins, "takes exactly one dimension");
+  for (int32_t i = 0; i < ni; i++)
+    if (!hlv_need_array(V, ins, i)) return HLV_ERR;
+  int64_t d = ins->dimensions.v[0], len = 0;
+  const HloShape **ps = hlv_alloc(V, (size_t)ins->nops * sizeof *ps);
+  for (int32_t i = 0; i < ins->nops; i++) {
+    const HloShape *a = &ins->ops[i]->shape;
+    ps[i] = a;
+    if (i >= ni) continue;
+    if (d < 0 || d >= a->rank)
+      return hlv_fail(V, ins, "dimension %lld is out of range for input %d %s", (long long)d, (int)i,
+                      hlv_str(V, a));
+    if (i > 0 && a->dims[d] != len)
+      return hlv_fail(V, ins, "input %d %s differs from input 0 in dimension %lld", (int)i,
+                      hlv_str(V, a), (long long)d);
+    len = a->dims[d];
+    HloShape *sl = hlv_array(V, a->dtype, a->rank - 1, NULL);
+    for (int32_t j = 0, k = 0; j < a->rank; j++)
+      if (j != d) sl->dims[k++] = a->dims[j];
+    ps[i] = sl;
+  }
+  const HloComputation *c = hlv_called(ins, HLO_CALL_TO_APPLY);
+  if (!hlv_signature(V, ins, "to_apply", c, ins->nops, ps, NULL, true)) return HLV_ERR;
+  const HloShape *root = &c->root->shape;
+  int32_t nparts = root->dtype == HLO_TUPLE ? root->ntuple : 1;
+  int32_t no = nparts - (int32_t)nc;
+  if (no < 0)
+    return hlv_fail(V, ins, "to_apply computation '%s' returns %s, fewer values than %lld carries",
+                    c->name, hlv_str(V, root), (long long)nc);
+  HloShape *r = nparts == 1 ? NULL : hlv_tuple(V, nparts);
+  for (int32_t k = 0; k < nparts; k++) {
+    const HloShape *part = root->dtype == HLO_TUPLE ? &root->tuple[k] : root;
+    HloShape *o;
+    if (k < no) {
+      if (!hlv_is_array(part) || d > part->rank)
+        return hlv_fail(V, ins, "to_apply output %d %s cannot be stacked along dimension %lld",
+                        (int)k, hlv_str(V, part), (long long)d);
+      o = hlv_array(V, part->dtype, part->rank + 1, NULL);
+      for (int32_t j = 0, q = 0; j <= part->rank; j++) o->dims[j] = j == d ? len : part->dims[q++];
+    } else {
+      const HloShape *init = &ins->ops[ni + k - no]->shape;
+      if (!hlv_compatible(part, init, true))
+        return hlv_fail(V, ins, "to_apply carry %d %s does not match its init %s", (int)(k - no),
+                        hlv_str(V, part), hlv_str(V, init));
+      o = hlv_copy(V, init);
+    }
+    if (!r) r = o;
+    else r->tuple[k] = *o;
+  }
+  return hlv_expect(V, ins, r, true);
+}
+
 HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
   switch (ins->op) {
   case HLO_OP_WHILE: return while_op(V, ins);
@@ -217,6 +280,7 @@ HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
     return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), true);
   case HLO_OP_RAGGED_ALL_TO_ALL:
     return hlv_expect(V, ins, &ins->ops[1]->shape, true);
+  case HLO_OP_SCAN: return scan(V, ins);
   case HLO_OP_RNG: return rng(V, ins);
   case HLO_OP_RNG_BIT_GENERATOR: return rng_bit_generator(V, ins);
   case HLO_OP_RNG_GET_AND_UPDATE_STATE: {
