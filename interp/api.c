@@ -667,6 +667,9 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
                       HloExecutable **out) {
   if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
   *out = NULL;
+  /* Shape-check the whole module before planning: kernels may then trust
+   * the declared shapes (their own checks stay as a second line). */
+  if (hlp_verify(m, &ctx->diags) != 0) return HLO_PARSE_ERROR;
   HloRunOptions o = {sizeof o, 0, 0, 0, 0};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   if (o.max_iterations < 0 || !(o.timeout >= 0))
