@@ -10,7 +10,7 @@
 
 HlcArena tl_arena;
 
-/* Values handed to tl_keep, released by tl_end. */
+/* Values made by tl_kept, released by tl_end. */
 static HliValue **kept;
 static int nkept, capkept;
 
@@ -177,7 +177,8 @@ HliValue *tl_value(const HloShape *s, const void *data) {
   return v;
 }
 
-HliValue *tl_keep(HliValue *v) {
+HliValue *tl_kept(const HloShape *s, const void *data) {
+  HliValue *v = tl_value(s, data);
   if (nkept == capkept) {
     capkept = capkept ? 2 * capkept : 64;
     kept = realloc(kept, sizeof *kept * (size_t)capkept);

@@ -6,8 +6,7 @@
  *   arena per test (tl_begin/tl_end, or as a checked fixture). The fields are
  *   set as the parser would set them for the same text (default layout,
  *   feature/batch group counts 1, topk largest), so kernels see the same IR.
- * - Values: arrays filled from bytes; values handed to tl_keep are released
- *   by tl_end.
+ * - Values: arrays filled from bytes; tl_kept ones are released by tl_end.
  * - Running one kernel without an executor, through the opcode table: the
  *   plan-time check, then the kernel (tl_run asserts, tl_try_run reports).
  * - Whole modules through the public API (hlorun.h): parse text and run it.
@@ -31,7 +30,7 @@
 
 extern HlcArena tl_arena;   /* owns every IR object the builders below make */
 void tl_begin(void);        /* start a test: a fresh arena */
-void tl_end(void);          /* free the arena and release the values kept with tl_keep */
+void tl_end(void);          /* free the arena and release the tl_kept values */
 
 /* ---- shapes and attribute lists ------------------------------------------ */
 
@@ -85,8 +84,8 @@ void tl_window(HloInstr *ins, int rank, const int64_t (*w)[6]);
  * (left uninitialised when data is NULL). Release with hli_value_unref. */
 HliValue *tl_value(const HloShape *s, const void *data);
 #define VAL(ins, T, ...) tl_value(&(ins)->shape, (T[]){ __VA_ARGS__ })
-/* Hand v to tl_end, which releases it; returns v. */
-HliValue *tl_keep(HliValue *v);
+/* Same, but tl_end releases it. */
+HliValue *tl_kept(const HloShape *s, const void *data);
 /* Release n values. */
 void tl_free(int n, HliValue **v);
 

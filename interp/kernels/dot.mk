@@ -20,9 +20,9 @@ libhlorun_core_la_LIBADD += libhlk_gemm_scalar.la libhlk_gemm_avx2.la libhlk_gem
 
 check_PROGRAMS += tests/check_dot tests/check_conv
 TESTS += tests/check_dot tests/check_conv
-tests_check_dot_SOURCES = tests/check_dot.c tests/dotconv_util.h
+tests_check_dot_SOURCES = tests/check_dot.c
 tests_check_dot_CFLAGS = $(TEST_CFLAGS)
 tests_check_dot_LDADD = $(TEST_LIBS)
-tests_check_conv_SOURCES = tests/check_conv.c tests/dotconv_util.h
+tests_check_conv_SOURCES = tests/check_conv.c
 tests_check_conv_CFLAGS = $(TEST_CFLAGS)
 tests_check_conv_LDADD = $(TEST_LIBS)
