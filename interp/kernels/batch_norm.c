@@ -81,6 +81,15 @@ static void bn_end(Bn *b) { free(b->xv); free(b->tmp); }
 
 static inline int64_t feat(const Bn *b, int64_t i) { return (i / b->inner) % b->c; }
 
+/* b->tmp = (x - mean) / sqrt(var + eps) * scale + offset, per feature. */
+static void normalize(Bn *b, const double *scale, const double *offset, const double *mean,
+                      const double *var, double eps) {
+  for (int64_t i = 0; i < b->n; i++) {
+    int64_t k = feat(b, i);
+    b->tmp[i] = (b->xv[i] - mean[k]) / sqrt(var[k] + eps) * scale[k] + offset[k];
+  }
+}
+
 static int run_bn_inference(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   if (check_bn(x, ins)) return -1;
   Bn b;
@@ -91,10 +100,7 @@ static int run_bn_inference(HliExec *x, const HloInstr *ins, HliValue *const *in
   double *scale = p, *offset = p + c, *mean = p + 2 * c, *var = p + 3 * c;
   load_doubles(in[1], scale); load_doubles(in[2], offset);
   load_doubles(in[3], mean); load_doubles(in[4], var);
-  for (int64_t i = 0; i < b.n; i++) {
-    int64_t k = feat(&b, i);
-    b.tmp[i] = (b.xv[i] - mean[k]) / sqrt(var[k] + ins->epsilon) * scale[k] + offset[k];
-  }
+  normalize(&b, scale, offset, mean, var, ins->epsilon);
   store_doubles(out, b.tmp);
   free(p);
   bn_end(&b);
@@ -130,10 +136,7 @@ static int run_bn_training(HliExec *x, const HloInstr *ins, HliValue *const *in,
   double *scale = p, *offset = p + c, *mean = p + 2 * c, *var = p + 3 * c;
   load_doubles(in[1], scale); load_doubles(in[2], offset);
   moments(&b, mean, var);
-  for (int64_t i = 0; i < b.n; i++) {
-    int64_t k = feat(&b, i);
-    b.tmp[i] = (b.xv[i] - mean[k]) / sqrt(var[k] + ins->epsilon) * scale[k] + offset[k];
-  }
+  normalize(&b, scale, offset, mean, var, ins->epsilon);
   store_doubles(out->tuple[0], b.tmp);
   store_doubles(out->tuple[1], mean);
   store_doubles(out->tuple[2], var);
