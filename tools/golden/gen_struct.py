@@ -499,3 +499,68 @@ if __name__ == '__main__':
     gen_cholesky()
     gen_misc()
     gen_reduce()
+
+
+# ------------------------------------------------------------------- gather
+def ref_gather(op, idx, offset_dims, collapsed, start_map, obatch, ibatch, ivd, sizes):
+    if ivd == idx.ndim:
+        idx = idx[..., None]
+    bdims_idx = [d for d in range(idx.ndim) if d != ivd]
+    bshape = [idx.shape[d] for d in bdims_idx]
+    win_dims = [d for d in range(op.ndim) if d not in collapsed and d not in obatch]
+    out_rank = len(bshape) + len(offset_dims)
+    batch_out = [d for d in range(out_rank) if d not in offset_dims]
+    out_shape = [0] * out_rank
+    for k, d in enumerate(batch_out):
+        out_shape[d] = bshape[k]
+    for k, d in enumerate(offset_dims):
+        out_shape[d] = sizes[win_dims[k]]
+    out = np.zeros(out_shape, op.dtype)
+    for o in itertools.product(*[range(s) for s in out_shape]):
+        g = [o[d] for d in batch_out]
+        full = list(g)
+        full.insert(ivd, slice(None))
+        vec = idx[tuple(full)]
+        start = [0] * op.ndim
+        for k, d in enumerate(start_map):
+            start[d] = int(vec[k])
+        for od, idd in zip(obatch, ibatch):
+            start[od] = g[bdims_idx.index(idd)]
+        start = [min(max(s, 0), op.shape[d] - sizes[d]) for d, s in enumerate(start)]
+        pos = list(start)
+        for k, d in enumerate(offset_dims):
+            pos[win_dims[k]] += o[d]
+        out[o] = op[tuple(pos)]
+    return out
+
+
+def gen_gather():
+    cases = [
+        # name, operand shape, indices, offset_dims, collapsed, start_map, obatch, ibatch, ivd, sizes
+        ('take_rows_clamped', (5, 4), np.array([[1], [7], [-2]]), (1,), (0,), (0,), (), (), 1, (1, 4)),
+        ('window_2d', (6, 7), np.array([[[0, 1], [5, 6]], [[2, 2], [-1, 3]]]), (2, 3), (), (1, 0), (), (), 2,
+         (2, 3)),
+        ('batching', (3, 5, 4), np.array([[[4], [0]], [[2], [9]], [[1], [3]]]), (2,), (1,), (1,), (0,), (0,), 2,
+         (1, 1, 4)),
+        ('ivd_first', (4, 5), np.array([[0, 3, 1, 9], [4, 0, 2, -5]]), (), (0, 1), (0, 1), (), (), 0, (1, 1)),
+        ('offset_leading', (5, 4), np.array([3, 0, 4]), (0,), (0,), (0,), (), (), 1, (1, 4)),
+        ('partial_slice', (4, 6, 3), np.array([[1, 2], [3, 5]]), (1, 2, 3), (), (0, 1), (), (), 1, (2, 3, 3)),
+    ]
+    for name, oshape, idx, od, col, smap, ob, ib, ivd, sizes in cases:
+        op = np.arange(int(np.prod(oshape)), dtype=np.float32).reshape(oshape)
+        idx = idx.astype(np.int32)
+        out = ref_gather(op, idx, od, col, smap, ob, ib, ivd, sizes)
+        attrs = 'offset_dims={%s}, collapsed_slice_dims={%s}, start_index_map={%s}, ' % (
+            ','.join(map(str, od)), ','.join(map(str, col)), ','.join(map(str, smap)))
+        if ob:
+            attrs += 'operand_batching_dims={%s}, start_indices_batching_dims={%s}, ' % (
+                ','.join(map(str, ob)), ','.join(map(str, ib)))
+        attrs += 'index_vector_dim=%d, slice_sizes={%s}' % (ivd, ','.join(map(str, sizes)))
+        emit('st_gather_%s' % name, 'gather', 'eq',
+             'Arg_0 = %s parameter(0)\nArg_1 = %s parameter(1)\nROOT r = %s gather(Arg_0, Arg_1), %s'
+             % (T('f32', oshape), T('s32', idx.shape), T('f32', out.shape), attrs),
+             [(T('f32', oshape), op), (T('s32', idx.shape), idx)], (T('f32', out.shape), out), source=SRC)
+
+
+if __name__ == '__main__':
+    gen_gather()
