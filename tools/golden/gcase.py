@@ -173,14 +173,16 @@ def write_npy(path, arr, et):
 
 
 def write_npz(path, arrs_types):
-    import io
+    """Leaves arr_0, arr_1, ...; fixed timestamps so regenerating is byte-identical."""
     import zipfile
     with zipfile.ZipFile(path, 'w', zipfile.ZIP_STORED) as z:
         for i, (a, et) in enumerate(arrs_types):
             tmp = path + '.tmp%d' % i
             write_npy(tmp, a, et)
-            z.write(tmp, 'arr_%d.npy' % i)
+            with open(tmp, 'rb') as f:
+                data = f.read()
             os.unlink(tmp)
+            z.writestr(zipfile.ZipInfo('arr_%d.npy' % i, date_time=(1980, 1, 1, 0, 0, 0)), data)
 
 
 def hlo_module(name, body, root_types, comps=''):
