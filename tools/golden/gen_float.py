@@ -299,3 +299,61 @@ if __name__ == '__main__':
     gen_select_clamp()
     gen_convert()
     gen_bitcast()
+
+
+def ref_reduce_precision(x, et, ebits, mbits):
+    """XLA's reduce-precision recipe on the bits of x (f16/bf16/f32/f64):
+    round the mantissa to mbits (nearest even), then exponents above the
+    reduced range give a signed inf, at or below its minimum a signed zero;
+    NaN inputs stay NaN (mbits > 0)."""
+    nb, sm, ut = {'f16': (16, 10, np.uint16), 'bf16': (16, 7, np.uint16), 'f32': (32, 23, np.uint32),
+                  'f64': (64, 52, np.uint64)}[et]
+    se = nb - 1 - sm
+    u = x.view(ut).astype(object) if et != 'bf16' else x.astype(object)
+    out = []
+    for v in u:
+        v = int(v)
+        orig = v
+        if mbits < sm:
+            lm = 1 << (sm - mbits)
+            bias = (lm >> 1) - 1 + ((v & lm) >> (sm - mbits))
+            v = (v + bias) & ~(lm - 1) & ((1 << nb) - 1)
+        if ebits < se:
+            sign = v & (1 << (nb - 1))
+            emask = ((1 << se) - 1) << sm
+            src_bias = (1 << (se - 1)) - 1
+            rb = (1 << (ebits - 1)) - 1
+            e = v & emask
+            if e > ((src_bias + rb) << sm):
+                v = sign | emask
+            elif e <= ((src_bias - rb) << sm):
+                v = sign
+        exp_all = ((1 << se) - 1) << sm
+        is_nan = (orig & exp_all) == exp_all and (orig & ((1 << sm) - 1)) != 0
+        if is_nan:
+            v = orig
+        out.append(v)
+    return np.array(out, dtype=object).astype(ut)
+
+
+def gen_reduce_precision():
+    for et in ['f32', 'f64', 'f16', 'bf16']:
+        base = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1.0009765625, 1.00048828125, 1.0014648,
+                65504.0, 65520.0, 70000.0, -1e5, 6.1e-5, 6.0e-5, 3e-5, 1e-7, 3.4e38, 1e-38, 448.0, 464.0,
+                465.0, 0.015625, 0.0078125, 1.5, 2.75, 3.3333, -0.1]
+        a = np.concatenate([store(base, et), rand_floats(et, 24)])
+        n = len(a)
+        for ebits, mbits in [(5, 10), (8, 7), (4, 3), (5, 2), (8, 23), (11, 52), (3, 1), (6, 4)]:
+            nb_e, nb_m = {'f16': (5, 10), 'bf16': (8, 7), 'f32': (8, 23), 'f64': (11, 52)}[et]
+            if ebits > nb_e or mbits > nb_m:
+                continue
+            exp = ref_reduce_precision(a, et, ebits, mbits)
+            if et != 'bf16':
+                exp = exp.view(NPF[et])
+            emit('flt_reduce_precision_%s_e%dm%d' % (et, ebits, mbits), 'reduce_precision', 'eq',
+                 'Arg_0 = %s parameter(0)\nROOT r = %s reduce-precision(Arg_0), exponent_bits=%d, mantissa_bits=%d'
+                 % (ty(et, n), ty(et, n), ebits, mbits), [(ty(et, n), a)], (ty(et, n), exp), source=SRC)
+
+
+if __name__ == '__main__':
+    gen_reduce_precision()
