@@ -132,6 +132,7 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
     return v;
   }
   case HLI_STEP_KERNEL:
+  case HLI_STEP_FUSED:
     break;
   }
   int before = errors(x);
@@ -141,7 +142,9 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
     return NULL;
   }
   for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
-  if (st->run(x, ins, in, out) != 0) {
+  int rc = st->kind == HLI_STEP_FUSED ? hli_fused_run(x, st->fused, in, out)
+                                      : st->run(x, ins, in, out);
+  if (rc != 0) {
     hli_value_unref(x, out);
     if (errors(x) == before) hli_fail(x, ins, "the kernel failed");
     return NULL;

@@ -13,6 +13,7 @@
 typedef struct HliPlan HliPlan;
 /* Buffer size classes recycled by the executor: 64, 128, ..., 4096 bytes. */
 enum { HLI_BUF_CLASSES = 7, HLI_BUF_MAX_CACHED = 4096 };
+
 typedef struct HliPool HliPool;
 typedef struct HliObs HliObs;
 
@@ -37,6 +38,8 @@ struct HliExec {
                                   pseudo-random values instead of an error */
   uint64_t random_seed;        /* seed for those values */
   bool warned_elided;          /* the warning about elided constants was given */
+  bool no_fusion;              /* plan every instruction as its own step (tracing
+                                  sees each value); also HLORUN_FUSION=0 */
 
   /* Recycled memory (value.c): a while body running a million times would
    * otherwise spend most of its time in malloc/free for small values. Only

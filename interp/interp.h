@@ -53,6 +53,12 @@ HliValue *hli_value_view(HliExec *x, HliValue *base, const HloShape *s);
 HliValue *hli_value_tuple(HliExec *x, const HloShape *s, HliValue *const *elems, int32_t n);
 HliValue *hli_value_ref(HliValue *v);
 void hli_value_unref(HliExec *x, HliValue *v);
+/* Scratch memory for a kernel's temporaries: n bytes, 64-byte aligned,
+ * counted against the memory limit and recycled like value buffers (a big
+ * temporary needed on every run gets warm pages back instead of faulting
+ * in new ones). NULL, with an error on x, if refused. x may be NULL. */
+void *hli_scratch_alloc(HliExec *x, size_t n);
+void hli_scratch_free(HliExec *x, void *p, size_t n);
 /* Deep copy of src into dst, same shape (arrays: memcpy). */
 void hli_value_copy_into(HliValue *dst, const HliValue *src);
 /* Element strides of a row-major array: strides[i] = product of dims[i+1..]. */

@@ -264,7 +264,8 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   /* Results already in the compute type are written in place. */
   bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
                 (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128);
-  void *c = direct ? out->data : malloc((size_t)out->nelem * hlk_ctype_size(ct));
+  size_t cbytes = (size_t)out->nelem * hlk_ctype_size(ct);
+  void *c = direct ? out->data : hli_scratch_alloc(x, cbytes ? cbytes : 1);
   int rc = 0;
   if (!c) {
     rc = hli_fail(x, ins, "out of memory for the dot result");
@@ -287,7 +288,7 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   }
   if (c && !direct) {
     if (rc == 0) hlk_store_ctype(to, c, out->nelem, out->data);
-    free(c);
+    hli_scratch_free(x, c, cbytes ? cbytes : 1);
   }
   free(a.owned);
   free(b.owned);
