@@ -214,8 +214,9 @@ static int check_nan_event(Debug *d, const HloEvent *e) {
   fprintf(stderr, "  result:    %s\n", text);
   for (int k = 0; k < e->num_operands; k++) {
     describe(e->operands[k], text, sizeof text, true);
-    fprintf(stderr, "  operand %d: %s = %s\n", k,
-            hlo_instruction_name(hlo_instruction_operand(e->instruction, k)), text);
+    const HloInstruction *op = e->fused ? NULL : hlo_instruction_operand(e->instruction, k);
+    fprintf(stderr, "  %s %d: %s = %s\n", op ? "operand" : "input", k,
+            op ? hlo_instruction_name(op) : "?", text);
   }
   return 1;
 }
@@ -236,8 +237,9 @@ static void stats_event(Debug *d, const HloEvent *e) {
   uint64_t self = e->elapsed_ns > inner ? e->elapsed_ns - inner : 0;
   d->child_ns[dep + 1] = 0;
   d->child_ns[dep] += e->elapsed_ns;
+  const char *key = e->fused ? "(fused elementwise)" : e->opcode;
   int i = 0;
-  while (i < d->nops && strcmp(d->ops[i].opcode, e->opcode) != 0) i++;
+  while (i < d->nops && strcmp(d->ops[i].opcode, key) != 0) i++;
   if (i == d->nops) {
     if (d->nops == d->capops) {
       int cap = d->capops ? 2 * d->capops : 32;
@@ -246,7 +248,7 @@ static void stats_event(Debug *d, const HloEvent *e) {
       d->ops = o;
       d->capops = cap;
     }
-    d->ops[d->nops++] = (OpStat){e->opcode, 0, 0};
+    d->ops[d->nops++] = (OpStat){key, 0, 0};
   }
   d->ops[i].count++;
   d->ops[i].self_ns += self;

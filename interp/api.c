@@ -607,7 +607,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
                       HloExecutable **out) {
   if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
   *out = NULL;
-  HloRunOptions o = {sizeof o, 0, 0};
+  HloRunOptions o = {sizeof o, 0, 0, 0};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   HloExecutable *e = calloc(1, sizeof *e);
   if (!e) return fail(ctx, HLO_NOMEM, "out of memory");
@@ -621,6 +621,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.ffi = ctx->ffi;   /* handlers live in the context's registry */
   e->x.random_constants = o.random_constants != 0;
   e->x.random_seed = o.seed;
+  e->x.no_fusion = o.no_fusion != 0;
   e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
   int before = ctx->diags.n;
   /* Custom calls first: their errors point into backend_config (a caret at

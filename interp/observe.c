@@ -65,6 +65,7 @@ static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, HliValue 
   e.operands = (const HloValue *const *)in;
   e.result = (const HloValue *)result;
   e.elapsed_ns = elapsed;
+  e.fused = st->kind == HLI_STEP_FUSED;
   if (o->fn(&e, o->user) == 0) return 0;
   o->stopped = true;
   return hli_fail(x, ins, "the run was stopped here by an observer");
