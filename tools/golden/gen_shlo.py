@@ -114,3 +114,62 @@ U('tanh', 'bf16',
   'AB40A23FDB3F26C0624056C01DC0C83F8E40B53FC73F663F2DC08D4019C08BC0',
   '80BF60BF803F45BF0B3E79BF80BF71BF7D3F803F7E3F7FBF7FBF7C3F7B3F803F'
   '803F5A3F703F7DBF803F7FBF7CBF6A3F803F633F6A3F373F7EBF803F7CBF80BF', 'tanh_shape_bfloat16_20_20.mlir')
+
+# ---------------------------------------------- stablehlo/tests/interpret/*
+TI = 'stablehlo/tests/interpret/'
+
+
+def lit(body, ty):
+    return parse_dense(body, ty)
+
+
+A3 = lit('[[(1.0, 1.0), (0.0, 0.0), (0.0, 0.0)], [(2.0, -2.0), (3.0, 4.0), (0.0, 0.0)], '
+         '[(4.0, -3.0), (5.0, 5.0), (6.0, -8.0)]]', 'tensor<3x3xcomplex<f32>>')
+B3 = lit('[[(7.0, -2.0)], [(8.0, 4.0)], [(9.0, -5.0)]]', 'tensor<3x1xcomplex<f32>>')
+for nm, tr, exp in [('complex_example', 'NO_TRANSPOSE', '[[(2.5, -4.5)], [(4.32, 0.24)], [(-0.29, -0.77)]]'),
+                    ('complex_example_adjoint', 'ADJOINT',
+                     '[[(7.18, 2.679999)], [(-0.08, 3.16)], [(0.14, -1.02)]]')]:
+    emit('shlo_trsm_%s' % nm, 'triangular_solve', 'close',
+         'Arg_0 = c64[3,3] parameter(0)\nArg_1 = c64[3,1] parameter(1)\n'
+         'ROOT r = c64[3,1] triangular-solve(Arg_0, Arg_1), left_side=true, lower=true, transpose_a=%s' % tr,
+         [('c64[3,3]', A3), ('c64[3,1]', B3)], ('c64[3,1]', lit(exp, 'tensor<3x1xcomplex<f32>>')),
+         source=TI + 'triangular_solve.mlir', ops=['triangular_solve'])
+emit('shlo_trsm_spec_example', 'triangular_solve', 'close',
+     'Arg_0 = f32[3,3] parameter(0)\nArg_1 = f32[3,3] parameter(1)\n'
+     'ROOT r = f32[3,3] triangular-solve(Arg_0, Arg_1), left_side=true, lower=true, transpose_a=NO_TRANSPOSE',
+     [('f32[3,3]', lit('[[1.0, 0.0, 0.0], [2.0, 4.0, 0.0], [3.0, 5.0, 6.0]]', 'tensor<3x3xf32>')),
+      ('f32[3,3]', lit('[[2.0, 0.0, 0.0], [4.0, 8.0, 0.0], [6.0, 10.0, 12.0]]', 'tensor<3x3xf32>'))],
+     ('f32[3,3]', lit('[[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]', 'tensor<3x3xf32>')),
+     source=TI + 'triangular_solve.mlir', ops=['triangular_solve'])
+emit('shlo_remainder_f64', 'elementwise:remainder', 'eq',
+     'Arg_0 = f64[4] parameter(0)\nArg_1 = f64[4] parameter(1)\nROOT r = f64[4] remainder(Arg_0, Arg_1)',
+     [('f64[4]', lit('[17.1, -17.1, 17.1, -17.1]', 'tensor<4xf64>')),
+      ('f64[4]', lit('[3.0, 3.0, -3.0, -3.0]', 'tensor<4xf64>'))],
+     ('f64[4]', lit('[2.1000000000000014, -2.1000000000000014, 2.1000000000000014, -2.1000000000000014]',
+                    'tensor<4xf64>')), source=TI + 'remainder.mlir', ops=['remainder'])
+emit('shlo_divide_c128', 'elementwise:divide', 'close',
+     'Arg_0 = c128[2] parameter(0)\nArg_1 = c128[2] parameter(1)\nROOT r = c128[2] divide(Arg_0, Arg_1)',
+     [('c128[2]', lit('[(1.5, 2.5), (7.5, 5.5)]', 'tensor<2xcomplex<f64>>')),
+      ('c128[2]', lit('[(2.5, 1.5), (5.5, 7.5)]', 'tensor<2xcomplex<f64>>'))],
+     ('c128[2]', lit('[(0.88235294117647056, 0.4705882352941177), (0.95375722543352603, -0.30057803468208094)]',
+                     'tensor<2xcomplex<f64>>')), source=TI + 'divide.mlir', ops=['divide'])
+# compare on f64 with NaNs of both signs, infinities and signed zeros (FLOAT)
+L14 = lit('[0xFFF0000000000001, 0xFFF0000000000001, 0xFFF0000000000000, 0xFFF0000000000000, -2.0, -2.0, '
+          '0x8000000000000000, 0x8000000000000000, 0x0000000000000000, 1.0, 2.0, 0x7FF0000000000000, '
+          '0x7FF0000000000001, 0x7FF0000000000001]', 'tensor<14xf64>')
+R14 = lit('[0xFFF0000000000001, 0x7FF0000000000001, 0xFFF0000000000000, 0x7FF0000000000000, -2.0, -1.0, '
+          '0x8000000000000000, 0x0000000000000000, 0x0000000000000000, 2.0, 2.0, 0x7FF0000000000000, '
+          '0x7FF0000000000001, 0x7FFFFFFFFFFFFFFF]', 'tensor<14xf64>')
+CMP14 = [('EQ', '[false, false, true, false, true, false, true, true, true, false, true, true, false, false]'),
+         ('NE', '[true, true, false, true, false, true, false, false, false, true, false, false, true, true]'),
+         ('GE', '[false, false, true, false, true, false, true, true, true, false, true, true, false, false]'),
+         ('GT', '[false, false, false, false, false, false, false, false, false, false, false, false, false, false]'),
+         ('LE', '[false, false, true, true, true, true, true, true, true, true, true, true, false, false]'),
+         ('LT', '[false, false, false, true, false, true, false, false, false, true, false, false, false, false]')]
+body = ['Arg_0 = f64[14] parameter(0)', 'Arg_1 = f64[14] parameter(1)']
+for i, (d, _) in enumerate(CMP14):
+    body.append('c%d = pred[14] compare(Arg_0, Arg_1), direction=%s, type=FLOAT' % (i, d))
+body.append('ROOT r = (%s) tuple(%s)' % (', '.join(['pred[14]'] * 6), ', '.join('c%d' % i for i in range(6))))
+emit('shlo_compare_f64_specials', 'elementwise:compare', 'eq', '\n'.join(body),
+     [('f64[14]', L14), ('f64[14]', R14)], [('pred[14]', lit(e, 'tensor<14xi1>')) for _, e in CMP14],
+     source=TI + 'compare.mlir', ops=['compare'])
