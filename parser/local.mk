@@ -82,6 +82,8 @@ EXTRA_DIST += \
 	tests/verify/gather_dims_range.hlo tests/verify/gather_dims_range.err \
 	tests/verify/gather_shape.hlo tests/verify/gather_shape.err \
 	tests/verify/iota_dimension.hlo tests/verify/iota_dimension.err \
+	tests/verify/mixed_precision_operands.hlo tests/verify/mixed_precision_operands.err \
+	tests/verify/mixed_precision_result.hlo tests/verify/mixed_precision_result.err \
 	tests/verify/operand_count.hlo tests/verify/operand_count.err \
 	tests/verify/pad_shape.hlo tests/verify/pad_shape.err \
 	tests/verify/param_gap.hlo tests/verify/param_gap.err \
