@@ -17,9 +17,13 @@ BUILT_SOURCES += $(PARSER_GEN)
 CLEANFILES += $(PARSER_GEN)
 EXTRA_DIST += parser/hlo.y parser/lexer.re $(PARSER_GEN)
 
+# lemon leaves hlo.h alone when the token codes did not change; the touch
+# keeps it at least as new as hlo.c, otherwise make would remake lexer.c on
+# every run (and, from a tarball, into a build tree without hlo.h).
 parser/hlo.c: $(srcdir)/parser/hlo.y
 	$(AM_V_GEN)$(MKDIR_P) parser && \
-	$(LEMON) -q -T$(LEMPAR) -d$(builddir)/parser $(srcdir)/parser/hlo.y
+	$(LEMON) -q -T$(LEMPAR) -d$(builddir)/parser $(srcdir)/parser/hlo.y && \
+	touch $(builddir)/parser/hlo.h
 # One lemon run makes both files.
 parser/hlo.h: parser/hlo.c
 	@test -f $@ || { rm -f parser/hlo.c; $(MAKE) $(AM_MAKEFLAGS) parser/hlo.c; }
