@@ -67,11 +67,11 @@ EXTRA_DIST += \
 	tests/verify/broadcast_size.hlo tests/verify/broadcast_size.err \
 	tests/verify/call_signature.hlo tests/verify/call_signature.err \
 	tests/verify/compare_pred.hlo tests/verify/compare_pred.err \
+	tests/verify/complex_type.hlo tests/verify/complex_type.err \
 	tests/verify/concatenate_mismatch.hlo tests/verify/concatenate_mismatch.err \
 	tests/verify/concatenate_shape.hlo tests/verify/concatenate_shape.err \
 	tests/verify/conditional_branch_param.hlo tests/verify/conditional_branch_param.err \
 	tests/verify/conditional_result.hlo tests/verify/conditional_result.err \
-	tests/verify/convert_complex.hlo tests/verify/convert_complex.err \
 	tests/verify/convolution_groups.hlo tests/verify/convolution_groups.err \
 	tests/verify/convolution_shape.hlo tests/verify/convolution_shape.err \
 	tests/verify/dot_contracting_size.hlo tests/verify/dot_contracting_size.err \
@@ -108,6 +108,7 @@ EXTRA_DIST += \
 	tests/verify/slice_shape.hlo tests/verify/slice_shape.err \
 	tests/verify/sort_comparator_arity.hlo tests/verify/sort_comparator_arity.err \
 	tests/verify/sort_comparator_result.hlo tests/verify/sort_comparator_result.err \
+	tests/verify/subtract_pred.hlo tests/verify/subtract_pred.err \
 	tests/verify/topk_k.hlo tests/verify/topk_k.err \
 	tests/verify/transpose_repeated.hlo tests/verify/transpose_repeated.err \
 	tests/verify/transpose_shape.hlo tests/verify/transpose_shape.err \

@@ -66,10 +66,11 @@ static int unary_kinds(HloOpcode op) {
 
 static int binary_kinds(HloOpcode op) {
   switch (op) {
-  case HLO_OP_ADD: case HLO_OP_SUBTRACT: case HLO_OP_MULTIPLY: case HLO_OP_DIVIDE:
-  case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_POWER: case HLO_OP_REMAINDER:
+  case HLO_OP_ADD: case HLO_OP_MULTIPLY: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
   case HLO_OP_COMPARE:
     return K_ANY;
+  case HLO_OP_SUBTRACT: case HLO_OP_DIVIDE: case HLO_OP_POWER: case HLO_OP_REMAINDER:
+    return K_NUM;   /* XLA: "arithmetic type", not pred */
   case HLO_OP_ATAN2:
     return K_FLOAT | K_COMPLEX;
   case HLO_OP_AND: case HLO_OP_OR: case HLO_OP_XOR:
@@ -162,9 +163,9 @@ static HlvResult convert_op(HlvCtx *V, const HloInstr *ins) {
   HloShape *r = hlv_copy(V, a);
   r->dtype = to;
   if (ins->op == HLO_OP_CONVERT) {
-    if (hlc_dtype_is_complex(a->dtype) && !hlc_dtype_is_complex(to))
-      return hlv_fail(V, ins, "conversion from complex %s to real %s is not defined",
-                      hlc_dtype_name(a->dtype), hlc_dtype_name(to));
+    /* XLA's shape inference refuses complex -> real ("not implemented");
+     * hlorun's convert keeps the real part and golden tests rely on it, so
+     * it is accepted here. */
     return hlv_expect(V, ins, r, false);
   }
   /* bitcast-convert */
