@@ -33,3 +33,10 @@ TESTS += tests/check_harden
 tests_check_harden_SOURCES = tests/check_harden.c
 tests_check_harden_CFLAGS = $(TEST_CFLAGS)
 tests_check_harden_LDADD = $(TEST_LIBS)
+
+# `make valgrind`: Check suites and command-line runs under valgrind
+# memcheck (slow: not part of `make check`).
+dist_noinst_SCRIPTS += tests/harden/valgrind.sh
+valgrind: $(check_PROGRAMS) $(check_LTLIBRARIES) hlorun
+	srcdir=$(srcdir) $(SHELL) $(srcdir)/tests/harden/valgrind.sh $(VALGRIND_SUITES)
+.PHONY: valgrind
