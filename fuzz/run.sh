@@ -31,7 +31,9 @@ fi
 cd "$work/src"
 if [ ! -f Makefile ]; then
   autoreconf -fi >/dev/null 2>&1
-  ./configure CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >/dev/null
+  # clang 14 with glibc lacks CMPLX (glibc defines it for GCC only).
+  ./configure CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" \
+    CPPFLAGS="-D'CMPLX(x,y)=__builtin_complex((double)(x),(double)(y))'" >/dev/null
 fi
 make -j2 libhlorun_core.la >/dev/null
 
