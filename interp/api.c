@@ -137,6 +137,12 @@ HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function
   return hlf_load_plugin(ctx->ffi, lib, function, &ctx->diags) ? HLO_IO_ERROR : HLO_OK;
 }
 
+HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int on) {
+  if (!ctx) return HLO_INVALID_ARGUMENT;
+  return hlf_set_members_opt_in(ctx->ffi, target, on != 0) ? fail(ctx, HLO_NOMEM, "out of memory")
+                                                           : HLO_OK;
+}
+
 /* ---- Files ------------------------------------------------------------------ */
 
 static HloStatus read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
@@ -276,6 +282,11 @@ int hlo_module_is_tuple(const HloModule *m, int index) {
   return s && s->dtype == HLO_TUPLE;
 }
 
+HloStatus hlo_module_check_custom_calls(HloCtx *ctx, const HloModule *m) {
+  if (!ctx || !m) return HLO_INVALID_ARGUMENT;
+  return hlf_check_module(ctx->ffi, m, &ctx->diags) == 0 ? HLO_OK : HLO_ERROR;
+}
+
 HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text) {
   if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
   *text = hlf_explain(ctx->ffi, m, &ctx->diags);
@@ -302,7 +313,7 @@ static HliValue *rehome(HliValue *v, const HloShape *s) {
 }
 
 /* Wrap v (consumes the reference) in a buffer with its own copy of shape s. */
-static HloStatus make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer **out) {
+HloStatus hli_make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer **out) {
   *out = NULL;
   HloBuffer *b = calloc(1, sizeof *b);
   if (!b) { hli_value_unref(NULL, v); return fail(ctx, HLO_NOMEM, "out of memory"); }
@@ -339,7 +350,7 @@ HloStatus hlo_buffer_new_array(HloCtx *ctx, HloElementType type, const int64_t *
   HliValue *v = hli_value_zeros(NULL, &s);
   if (!v) return fail(ctx, HLO_NOMEM, "out of memory");
   if (data && v->nbytes) memcpy(v->data, data, v->nbytes);
-  return make_buffer(ctx, v, &s, out);
+  return hli_make_buffer(ctx, v, &s, out);
 }
 
 HloStatus hlo_buffer_new_tuple(HloCtx *ctx, HloBuffer *const *elems, int n, HloBuffer **out) {
@@ -356,7 +367,7 @@ HloStatus hlo_buffer_new_tuple(HloCtx *ctx, HloBuffer *const *elems, int n, HloB
   HloShape s = {.dtype = HLO_TUPLE, .ntuple = n, .tuple = ts};
   HliValue *t = hli_value_tuple(NULL, &s, vs, n);
   free(vs);
-  HloStatus st = t ? make_buffer(ctx, t, &s, out) : fail(ctx, HLO_NOMEM, "out of memory");
+  HloStatus st = t ? hli_make_buffer(ctx, t, &s, out) : fail(ctx, HLO_NOMEM, "out of memory");
   free(ts);
   return st;
 }
@@ -375,7 +386,7 @@ HloStatus hlo_buffer_tuple_element(HloCtx *ctx, const HloBuffer *b, int i, HloBu
   if (!b || !out || b->v->dtype != HLO_TUPLE || i < 0 || i >= b->v->ntuple)
     return fail(ctx, HLO_INVALID_ARGUMENT, "no tuple element %d", i);
   HliValue *e = hli_value_ref(b->v->tuple[i]);
-  return make_buffer(ctx, e, e->shape, out);
+  return hli_make_buffer(ctx, e, e->shape, out);
 }
 
 HloStatus hlo_buffer_shape_text(HloCtx *ctx, const HloBuffer *b, char **text) {
@@ -543,7 +554,7 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   HliValue *v;
   st = decode_value(ctx, data, len, want, what, &v);
   free(data);
-  return st == HLO_OK ? make_buffer(ctx, v, want, out) : st;
+  return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
 }
 
 HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
@@ -580,7 +591,7 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
                 what, first + i);
     else if (hli_npy_read(mm->data, mm->len, want, what, &ctx->diags, &v) != 0)
       st = read_status(ctx, before);
-    if (st == HLO_OK) st = make_buffer(ctx, v, want, &out[i]);
+    if (st == HLO_OK) st = hli_make_buffer(ctx, v, want, &out[i]);
     if (st != HLO_OK) {
       for (int32_t k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
       hli_npz_members_free(mem, nm);
@@ -602,7 +613,7 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   HliValue *v;
   st = decode_value(ctx, data, len, like->v->shape, path, &v);
   free(data);
-  return st == HLO_OK ? make_buffer(ctx, v, like->v->shape, out) : st;
+  return st == HLO_OK ? hli_make_buffer(ctx, v, like->v->shape, out) : st;
 }
 
 /* Bytes of the array leaves of s (saturating). */
@@ -637,7 +648,7 @@ HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t 
   HliValue *v = hli_value_new(NULL, s);
   if (!v) return fail(ctx, HLO_NOMEM, "out of memory for parameter %d", index);
   hli_fill_random(v, seed * 0x2545f4914f6cdd1dull + (uint64_t)index * 0x9e3779b97f4a7c15ull + 1);
-  return make_buffer(ctx, v, s, out);
+  return hli_make_buffer(ctx, v, s, out);
 }
 
 /* ---- Running ------------------------------------------------------------------ */
@@ -656,6 +667,9 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
                       HloExecutable **out) {
   if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
   *out = NULL;
+  /* Shape-check the whole module before planning: kernels may then trust
+   * the declared shapes (their own checks stay as a second line). */
+  if (hlp_verify(m, &ctx->diags) != 0) return HLO_PARSE_ERROR;
   HloRunOptions o = {sizeof o, 0, 0, 0, 0};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   if (o.max_iterations < 0 || !(o.timeout >= 0))
@@ -679,6 +693,12 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.cc_timeout = ctx->cc_timeout;
   e->x.crash_dir = ctx->crash_dir;
   int before = ctx->diags.n;
+  /* Custom calls first: their errors point into backend_config (a caret at
+   * the bad attribute), which the plan-time check cannot do. */
+  if (hlf_check_module(ctx->ffi, m, &ctx->diags) != 0) {
+    hlo_executable_free(e);
+    return HLO_ERROR;
+  }
   if (hli_exec_prepare(&e->x, m->entry) != 0 || !(e->entry = hli_plan_get(&e->x, m->entry))) {
     HloStatus st = run_status(ctx, before);
     hlo_executable_free(e);
@@ -694,6 +714,7 @@ void hlo_executable_free(HloExecutable *e) {
    * may reuse the same addresses). */
   if (e->ctx && e->ctx->ffi) hlf_release_module(e->ctx->ffi, e->m);
   hli_exec_free(&e->x);
+  hli_obs_free(e->obs);
   free(e);
 }
 
@@ -728,12 +749,13 @@ HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuff
   }
   int before = ctx->diags.n;
   HliValue *res;
+  hli_obs_reset(e->obs);
   e->x.deadline = e->timeout > 0 ? hli_now() + e->timeout : 0;
   e->x.cur = NULL;
   int rc = hli_plan_run(&e->x, e->entry, args, &res);
   if (args != stack_args) free(args);
-  if (rc != 0) return run_status(ctx, before);
-  return make_buffer(ctx, res, &c->root->shape, result);
+  if (rc != 0) return hli_obs_stopped(e->obs) ? HLO_STOPPED : run_status(ctx, before);
+  return hli_make_buffer(ctx, res, &c->root->shape, result);
 }
 
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,

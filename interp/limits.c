@@ -152,7 +152,10 @@ void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n) {
     x->cur = saved;
     if (rc) return NULL;
   }
-  char *p = aligned_alloc(SCRATCH_HDR, total);
+  /* The value allocator recycles big buffers, so a workspace needed on
+   * every run gets warm pages back instead of faulting in new ones; it
+   * counts nothing (reserved above). */
+  char *p = hli_buffer_alloc(NULL, total);
   if (!p) {
     hli_mem_release(x, total);
     hli_fail(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
@@ -165,8 +168,9 @@ void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n) {
 void hli_scratch_free(HliExec *x, void *p) {
   if (!p) return;
   char *base = (char *)p - SCRATCH_HDR;
-  hli_mem_release(x, *(size_t *)base);
-  free(base);
+  size_t total = *(size_t *)base;
+  hli_mem_release(x, total);
+  hli_buffer_free(NULL, base, total);
 }
 
 int hli_scratch_reserve(HliExec *x, const HloInstr *ins, size_t n) {

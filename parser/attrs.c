@@ -246,7 +246,11 @@ static int at_window(A *a) {
       case 1: d->stride = tmp[i][0];
         if (d->stride < 1) { hlp_error(P, f[k]->off, "window strides must be positive"); return -1; }
         break;
-      case 2: d->pad_lo = tmp[i][0]; d->pad_hi = tmp[i][1]; break;
+      case 2:
+        if (tmp[i][2]) { hlp_error(P, f[k]->off, "window padding is low_high per dimension"); return -1; }
+        d->pad_lo = tmp[i][0];
+        d->pad_hi = tmp[i][1];
+        break;
       case 3: case 4:
         if (tmp[i][0] < 1) { hlp_error(P, f[k]->off, "window dilations must be positive"); return -1; }
         if (k == 3) d->lhs_dilate = tmp[i][0];

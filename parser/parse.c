@@ -132,6 +132,13 @@ HloVal *hlp_val_group(HlpParser *P, HloValKind k, HlxToken open, HlpList *items)
   v->sep = open.ws;
   v->nitems = items->n;
   v->items = (HloVal **)hlp_list_array(P, items);
+  uint32_t stray = hlp_list_stray_comma(items);
+  if (k == HLO_VAL_PAREN && stray) {
+    /* Kept for nested operand lists, where lower.c rejects it. */
+    uint32_t *o = hlp_alloc(P, sizeof *o);
+    *o = stray;
+    v->syn = o;
+  }
   return v;
 }
 
@@ -185,6 +192,16 @@ HloShape *hlp_shape_array(HlpParser *P, HlxToken type, HlpList *dims, HloShape *
     }
     if (d[1] != HLO_DIM_UNBOUNDED && d[0] < 0)
       hlp_error(P, (size_t)d[2], "negative dimension size");
+  }
+  /* Element counts must fit comfortably in int64 for every consumer. */
+  int64_t count = 1;
+  for (i = 0; i < s->rank; i++) {
+    int64_t d = s->dims[i] < 0 ? 0 : s->dims[i];
+    if (d && count > ((int64_t)1 << 62) / d) {
+      hlp_error(P, type.off, "shape has too many elements");
+      break;
+    }
+    count *= d;
   }
   if (!hlc_dtype_is_array(s->dtype)) {
     if (s->rank != 0) hlp_error(P, type.off, "%s shapes take no dimensions", hlc_dtype_name(s->dtype));

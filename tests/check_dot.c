@@ -231,6 +231,13 @@ START_TEST(t_operands_rounded_to_result_type) {
                         (Arr){HLO_BF16, 0, {0}, 0}, NONE, D1(0), NONE, D1(0), false);
   ck_assert_ptr_nonnull(o);
   ck_assert_uint_eq(*(uint16_t *)o->data, 0x0000);
+  /* f64 operands, f32 result: 1 + 1e-10 rounds to 1 in f32 first, so
+   * [1 + 1e-10, -1] . [1, 1] = 0 exactly (not 1e-10). */
+  double e[] = {1 + 1e-10, -1}, f[] = {1, 1};
+  o = run_dot((Arr){HLO_F64, 1, {2}, e}, (Arr){HLO_F64, 1, {2}, f}, (Arr){HLO_F32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(*(float *)o->data == 0.0f);
   /* s8 x s8 -> f32: 2*4 + (-3)*5 = -7 */
   int8_t c[] = {2, -3}, d[] = {4, 5};
   o = run_dot((Arr){HLO_S8, 1, {2}, c}, (Arr){HLO_S8, 1, {2}, d}, (Arr){HLO_F32, 0, {0}, 0},

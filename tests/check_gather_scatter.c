@@ -183,6 +183,37 @@ START_TEST(gather_batching_dims) {
 }
 END_TEST
 
+
+START_TEST(gather_index_vector_dim_first) {
+  /* indices [2,3] with ivd 0: the index vectors are the columns.
+   * operand [4,5] = 10r+c; (0,4), (3,0), (1,2). */
+  HloInstr *p = t_param(SH(HLO_F32, 4, 5), 0);
+  HloInstr *ix = t_param(SH(HLO_S32, 2, 3), 1);
+  HloInstr *g = gather(SH(HLO_F32, 3), p, ix, NOINTS, INTS(0, 1), INTS(0, 1), 0, INTS(1, 1));
+  HliValue *in[] = { iota_value(&p->shape, 5), VAL(ix, int32_t, 0, 3, 1, 4, 0, 2) };
+  HliValue *out = t_run(g, in);
+  EXPECT(out, float, 4, 30, 12);
+  hli_value_unref(NULL, out);
+  t_free(2, in);
+}
+END_TEST
+
+START_TEST(gather_batching_with_windows) {
+  /* operand [2,5,3] = i; per batch b a window of 2 rows x 3 from row
+   * clamp(idx[b], 0, 3): b0 rows 3,4 (4 clamps), b1 rows 1,2. */
+  HloInstr *p = t_param(SH(HLO_F32, 2, 5, 3), 0);
+  HloInstr *ix = t_param(SH(HLO_S64, 2, 1), 1);
+  HloInstr *g = gather(SH(HLO_F32, 2, 2, 3), p, ix, INTS(1, 2), NOINTS, INTS(1), 1, INTS(1, 2, 3));
+  g->gather.operand_batching_dims = INTS(0);
+  g->gather.start_indices_batching_dims = INTS(0);
+  HliValue *in[] = { iota_value(&p->shape, 0), VAL(ix, int64_t, 4, 1) };
+  HliValue *out = t_run(g, in);
+  EXPECT(out, float, 9, 10, 11, 12, 13, 14, 18, 19, 20, 21, 22, 23);
+  hli_value_unref(NULL, out);
+  t_free(2, in);
+}
+END_TEST
+
 START_TEST(gather_refusals) {
   HloInstr *p = t_param(SH(HLO_F32, 3, 10), 0);
   HloInstr *ix = t_param(SH(HLO_S64, 3, 2), 1);
@@ -415,6 +446,68 @@ START_TEST(scatter_empty_and_refusals) {
 }
 END_TEST
 
+START_TEST(scatter_index_vector_dim_first) {
+  /* indices [2,3] with ivd 0: columns (0,1), (2,3), (0,1); scalar adds. */
+  HloInstr *p = t_param(SH(HLO_S32, 3, 4), 0);
+  HloInstr *ix = t_param(SH(HLO_S32, 2, 3), 1);
+  HloInstr *u = t_param(SH(HLO_S32, 3), 2);
+  HloInstr *s = scatter(SH(HLO_S32, 3, 4), p, ix, u, NOINTS, INTS(0, 1), INTS(0, 1), 0, HLO_OP_ADD);
+  HliValue *in[] = { VAL(p, int32_t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                     VAL(ix, int32_t, 0, 2, 0, 1, 3, 1), VAL(u, int32_t, 1, 2, 4) };
+  HliValue *out = t_run(s, in);
+  EXPECT(out, int32_t, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2);
+  hli_value_unref(NULL, out);
+  t_free(3, in);
+}
+END_TEST
+
+START_TEST(scatter_batching_with_windows) {
+  /* operand [2,4,2]; per batch b a 2x2 window at row idx[b]: b0 at row 2
+   * fits; b1 at row 3 would reach row 4 and is skipped. */
+  HloInstr *p = t_param(SH(HLO_F64, 2, 4, 2), 0);
+  HloInstr *ix = t_param(SH(HLO_U32, 2, 1), 1);
+  HloInstr *u = t_param(SH(HLO_F64, 2, 2, 2), 2);
+  HloInstr *s = scatter(SH(HLO_F64, 2, 4, 2), p, ix, u, INTS(1, 2), NOINTS, INTS(1), 1,
+                        HLO_OP_PARAMETER);
+  s->scatter.input_batching_dims = INTS(0);
+  s->scatter.scatter_indices_batching_dims = INTS(0);
+  HliValue *in[] = { t_value(&p->shape, (double[16]){ 0 }), VAL(ix, uint32_t, 2, 3),
+                     VAL(u, double, 1, 2, 3, 4, 5, 6, 7, 8) };
+  HliValue *out = t_run(s, in);
+  EXPECT(out, double, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+  hli_value_unref(NULL, out);
+  t_free(3, in);
+}
+END_TEST
+
+
+/* If the executor runs scatter in place (the result shares the operand's
+ * buffer) and that value is also the updates or the indices, the kernel
+ * must read them as they were before the operand copy. */
+START_TEST(scatter_result_shares_inputs) {
+  HloInstr *p = t_param(SH(HLO_F32, 3), 0);
+  HloInstr *ix = t_param(SH(HLO_S32, 3), 1);
+  HloInstr *u = t_param(SH(HLO_F32, 3), 2);
+  HloInstr *s = scatter(SH(HLO_F32, 3), p, ix, u, NOINTS, INTS(0), INTS(0), 1, HLO_OP_ADD);
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].check(NULL, s), 0);
+  HliValue *in[] = { VAL(p, float, 1, 2, 3), VAL(ix, int32_t, 2, 0, 1), VAL(u, float, 10, 20, 30) };
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].run(NULL, s, in, in[2]), 0);
+  EXPECT(in[2], float, 21, 32, 13);
+  t_free(3, in);
+
+  HloInstr *q = t_param(SH(HLO_S64, 3), 0);
+  HloInstr *v = t_param(SH(HLO_S64, 3), 2);
+  HloInstr *s2 = scatter(SH(HLO_S64, 3), q, q, v, NOINTS, INTS(0), INTS(0), 1, HLO_OP_ADD);
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].check(NULL, s2), 0);
+  HliValue *qv = VAL(q, int64_t, 2, 0, 1);
+  HliValue *in2[] = { qv, qv, VAL(v, int64_t, 10, 20, 30) };
+  ck_assert_int_eq(hli_op_table()[HLO_OP_SCATTER].run(NULL, s2, in2, qv), 0);
+  EXPECT(qv, int64_t, 22, 30, 11);
+  hli_value_unref(NULL, qv);
+  hli_value_unref(NULL, in2[2]);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gather_scatter");
   TCase *tc = tcase_create("gather_scatter");
@@ -427,6 +520,10 @@ static Suite *suite(void) {
   tcase_add_test(tc, gather_offset_dim_first);
   tcase_add_test(tc, gather_index_vector_dim_0);
   tcase_add_test(tc, gather_batching_dims);
+  tcase_add_test(tc, gather_index_vector_dim_first);
+  tcase_add_test(tc, gather_batching_with_windows);
+  tcase_add_test(tc, scatter_index_vector_dim_first);
+  tcase_add_test(tc, scatter_batching_with_windows);
   tcase_add_test(tc, gather_refusals);
   tcase_add_test(tc, scatter_add_repeated_rows);
   tcase_add_test(tc, scatter_skips_out_of_bounds_windows);
@@ -436,6 +533,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, scatter_integer_reducers);
   tcase_add_test(tc, scatter_batching_dims);
   tcase_add_test(tc, scatter_empty_and_refusals);
+  tcase_add_test(tc, scatter_result_shares_inputs);
   suite_add_tcase(s, tc);
   return s;
 }

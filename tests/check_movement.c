@@ -239,6 +239,14 @@ START_TEST(slice_strided) {
   t_free(1, in3);
   s3->slice = slices(2, (HloSliceDim[]){ { 2, 5, 1 }, { 0, 5, 1 } });
   t_refused(s3, "invalid for dimension 0");
+  s3->slice = slices(2, (HloSliceDim[]){ { 1, 4, INT64_MAX }, { 0, 5, INT64_MAX } });
+  s3->shape.dims[0] = 1;   /* huge strides take the first element only */
+  s3->shape.dims[1] = 1;
+  HliValue *in4[] = { t_value(&p2->shape, v) };
+  out = t_run(s3, in4);
+  EXPECT(out, int32_t, 5);
+  hli_value_unref(NULL, out);
+  t_free(1, in4);
 }
 END_TEST
 
@@ -353,6 +361,10 @@ START_TEST(pad_negative_and_interior) {
   t_free(2, in2);
   pd2->padding = pads(2, (HloPadDim[]){ { 1, 0, 1 }, { 0, 0, 0 } });
   t_refused(pd2, "result shape does not match");
+  pd2->padding = pads(2, (HloPadDim[]){ { 0, 0, INT64_MAX }, { 0, 0, 0 } });
+  t_refused(pd2, "padding of dimension 0 beyond 2^62");
+  pd2->padding = pads(2, (HloPadDim[]){ { 0, 0, 0 }, { INT64_C(1) << 62, INT64_C(1) << 62, 0 } });
+  t_refused(pd2, "padding of dimension 1 overflows");
 }
 END_TEST
 

@@ -784,6 +784,8 @@ START_TEST(errors_positions) {
              "unknown layout field");
   expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0:E(x)} parameter(0)\n}\n", 3, 22,
              "bad value for layout field E");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[4294967296,4294967296] parameter(0)\n}\n", 3, 12,
+             "shape has too many elements");
   /* bad layout */
   expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{0,0} parameter(0)\n}\n", 3, 12,
              "layout {...} is not a permutation of the dimensions");

@@ -80,6 +80,7 @@ static void run_glob(const char *pattern, const char *label) {
   }
   globfree(&g);
   printf("%s: %d/%d parse and round-trip\n", label, ok, total);
+  fflush(stdout);
   ck_assert_int_eq(ok, total);
 }
 

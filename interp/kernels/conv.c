@@ -80,6 +80,9 @@ int hlk_conv_check(HliExec *x, const HloInstr *ins) {
       !hlk_operand_convertible(rs->dtype, os->dtype))
     return hli_unsupported(x, ins, "convolution of %s and %s to %s", hlc_dtype_name(ls->dtype),
                            hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
+  if (ins->dim_labels_text && strchr(ins->dim_labels_text, '?'))
+    return hli_unsupported(x, ins, "dim_labels with unused ('?') dimensions: %s",
+                           ins->dim_labels_text);
   const HloConvDims *cd = &ins->conv;
   int nsp = cd->in_spatial.n;
   if (cd->k_spatial.n != nsp || cd->out_spatial.n != nsp)
@@ -243,34 +246,48 @@ DEFINE_REF(u64, uint64_t)
 typedef struct Lower {
   const Geo *g;
   const void *L;          /* lhs in the compute type */
-  void *P;                /* patch chunk [rows][wpos * cin_g] */
-  int64_t row0;           /* first output row of the chunk */
+  void *P;                /* patch chunk, packed (see im2col) */
+  int64_t row0, rows;     /* first output row of the chunk, rows in it */
+  int64_t mr;             /* rows per packed sliver */
   int64_t lfeat0, lbatch0;/* group's first input feature and batch */
   size_t es;
 } Lower;
 
-/* im2col over rows [lo, hi) of the chunk; zeros where the window reads
- * padding or a dilation hole. */
+/* im2col over slivers [lo, hi) of the chunk, written straight in the
+ * GEMM's packed-A layout (MR rows per sliver, k-major: element (row, k) of
+ * sliver s at s*kdim*MR + k*MR + row%MR), so the GEMM skips packing A.
+ * Zeros where the window reads padding or a dilation hole, and in rows past
+ * the chunk's end. */
 #define DEFINE_IM2COL(SUF, T)                                                               \
   static void im2col_##SUF(void *arg, int64_t lo, int64_t hi) {                             \
     const Lower *lw = arg;                                                                  \
     const Geo *g = lw->g;                                                                   \
     const T *L = lw->L;                                                                     \
-    int64_t kdim = g->wpos * g->cin_g, fs = g->istr[g->ifeat];                              \
+    int64_t kdim = g->wpos * g->cin_g, fs = g->istr[g->ifeat], mr = lw->mr;                 \
     int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
-    for (int64_t r = lo; r < hi; r++) {                                                     \
-      int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;                        \
-      unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                       \
-      T *prow = (T *)lw->P + r * kdim;                                                      \
-      const T *lb = L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;               \
-      for (int64_t q = 0; q < g->wpos; q++) {                                               \
-        unflatten(q, g->win, g->nsp, w);                                                    \
-        int64_t koff, loff = window_offsets(g, s, w, &koff);                                \
-        T *dst = prow + q * g->cin_g;                                                       \
-        if (loff < 0) { memset(dst, 0, (size_t)g->cin_g * sizeof(T)); continue; }           \
-        const T *src = lb + loff;                                                           \
-        if (fs == 1) memcpy(dst, src, (size_t)g->cin_g * sizeof(T));                        \
-        else for (int64_t iz = 0; iz < g->cin_g; iz++) dst[iz] = src[iz * fs];              \
+    for (int64_t sl = lo; sl < hi; sl++) {                                                  \
+      T *base = (T *)lw->P + sl * kdim * mr;                                                \
+      for (int64_t lane = 0; lane < mr; lane++) {                                           \
+        int64_t r = sl * mr + lane;                                                         \
+        T *dst = base + lane;                                                               \
+        if (r >= lw->rows) {                                                                \
+          for (int64_t k = 0; k < kdim; k++) dst[k * mr] = 0;                               \
+          continue;                                                                         \
+        }                                                                                   \
+        int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;                      \
+        unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                     \
+        const T *lb = L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;             \
+        for (int64_t q = 0; q < g->wpos; q++) {                                             \
+          unflatten(q, g->win, g->nsp, w);                                                  \
+          int64_t koff, loff = window_offsets(g, s, w, &koff);                              \
+          T *d = dst + q * g->cin_g * mr;                                                   \
+          if (loff < 0) {                                                                   \
+            for (int64_t iz = 0; iz < g->cin_g; iz++) d[iz * mr] = 0;                       \
+            continue;                                                                       \
+          }                                                                                 \
+          const T *src = lb + loff;                                                         \
+          for (int64_t iz = 0; iz < g->cin_g; iz++) d[iz * mr] = src[iz * fs];              \
+        }                                                                                   \
       }                                                                                     \
     }                                                                                       \
   }                                                                                         \
@@ -316,13 +333,16 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
   size_t es = hlk_ctype_size(ct);
   int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
   int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
-  /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2. */
+  /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2,
+   * but with at least two GEMM row blocks per thread to share out. */
   int64_t chunk = ((int64_t)1 << 18) / (kdim > 0 ? kdim : 1);
-  if (chunk < 64) chunk = 64;
+  if (chunk < 512 * (int64_t)hli_num_threads(x)) chunk = 512 * (int64_t)hli_num_threads(x);
   if (chunk > rows_total) chunk = rows_total;
   bool direct = out_rows_direct(g);
+  int64_t mr = ct == HLK_CT_F32 ? hlk_gemm_mr_f32() : hlk_gemm_mr_f64();
+  int64_t slivers = (chunk + mr - 1) / mr;
   void *kmat = malloc((size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
-  void *P = malloc((size_t)(chunk * kdim > 0 ? chunk * kdim : 1) * es);
+  void *P = malloc((size_t)(slivers * mr * kdim > 0 ? slivers * mr * kdim : 1) * es);
   void *C = direct ? NULL : malloc((size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
   int rc = 0;
   if (!kmat || !P || (!direct && !C)) {
@@ -332,15 +352,16 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
   for (int64_t grp = 0; grp < groups && rc == 0; grp++) {
     if (ct == HLK_CT_F32) kmat_f32(g, K, grp, kmat);
     else kmat_f64(g, K, grp, kmat);
-    Lower lw = { .g = g, .L = L, .P = P, .es = es,
+    Lower lw = { .g = g, .L = L, .P = P, .es = es, .mr = mr,
                  .lfeat0 = g->fgc > 1 ? grp * g->cin_g : 0,
                  .lbatch0 = g->bgc > 1 ? grp * (g->n_in / g->bgc) : 0 };
     for (int64_t row0 = 0; row0 < rows_total && rc == 0; row0 += chunk) {
       int64_t rows = rows_total - row0 < chunk ? rows_total - row0 : chunk;
       lw.row0 = row0;
-      hli_parallel_for(x, rows, 16, ct == HLK_CT_F32 ? im2col_f32 : im2col_f64, &lw);
-      HlkGemm gm = { .batch = 1, .m = rows, .n = cg, .k = kdim,
-                     .a = P, .a_rs = kdim, .a_cs = 1,
+      lw.rows = rows;
+      hli_parallel_for(x, (rows + mr - 1) / mr, 4, ct == HLK_CT_F32 ? im2col_f32 : im2col_f64,
+                       &lw);
+      HlkGemm gm = { .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
                      .b = kmat, .b_rs = cg, .b_cs = 1 };
       if (direct) {
         gm.c = (char *)O + (size_t)(row0 * g->cout + grp * cg) * es;

@@ -14,7 +14,10 @@
  * reducer, and variadic scatter, calls the computation per element.
  *
  * One window is a strided copy plan (strided.c): an embedding row gather or
- * a row scatter-add is one memcpy or one vector loop per index. */
+ * a row scatter-add is one memcpy or one vector loop per index; one-index
+ * scalar takes and scalar scatters have their own tight loops. Gather splits
+ * positions over threads; typed scatter with wide windows gives each thread
+ * a range of operand rows (every element still sees its updates in order). */
 #include "interp/kernels/movement.h"
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +64,7 @@ static void cursor_at(const IndexGeom *g, Cursor *c, int64_t pos) {
   }
 }
 
-static void cursor_next(const IndexGeom *g, Cursor *c) {
+static inline void cursor_next(const IndexGeom *g, Cursor *c) {
   for (int k = g->nb - 1; k >= 0; k--) {
     c->ioff += g->istr[k];
     c->xoff += g->xstr[k];
@@ -75,7 +78,7 @@ static void cursor_next(const IndexGeom *g, Cursor *c) {
 /* Operand element offset of the window at cursor c. Gather clamps the
  * start (always true); scatter returns false when the window is out of
  * bounds. start0, if not NULL, gets the window's start in operand dim 0. */
-static bool window_start(const IndexGeom *g, const int64_t *indices, const Cursor *c,
+static inline bool window_start(const IndexGeom *g, const int64_t *indices, const Cursor *c,
                          bool clamp, int64_t *off, int64_t *start0) {
   int64_t o = 0, s0 = 0;
   for (int k = 0; k < g->nvec; k++) {
@@ -123,13 +126,20 @@ static void index_geom(IndexGeom *g, const HloShape *ishape, int64_t ivd, const 
   }
 }
 
-/* Indices as int64 (one pass, so the loops below read one type). */
-static int64_t *load_all_indices(HliExec *x, const HloInstr *ins, const HliValue *v) {
-  /* Counted against --max-memory (limits.c): 8 bytes per index. */
+/* Indices as int64 (one pass, so the loops below read one type); s64
+ * indices are used in place. The copy is counted against --max-memory
+ * (limits.c). Release with free_indices. */
+static const int64_t *load_all_indices(HliExec *x, const HloInstr *ins, const HliValue *v,
+                                       bool in_place) {
+  if (v->dtype == HLO_S64 && in_place) return v->data;
   int64_t *p = hli_scratch_alloc(x, ins, (size_t)v->nelem * sizeof *p);
   if (!p) return NULL;
   hlk_load_indices(v->dtype, v->data, v->nelem, p);
   return p;
+}
+
+static void free_indices(HliExec *x, const HliValue *v, const int64_t *p) {
+  if (p != v->data) hli_scratch_free(x, (void *)p);
 }
 
 static int check_indices(HliExec *x, const HloInstr *ins, const HloShape *s, int64_t ivd) {
@@ -240,8 +250,52 @@ typedef struct GatherJob {
   int64_t es;
 } GatherJob;
 
+/* The common "take": one batch dim, one index per position, no batching
+ * dims. A tight loop per element size for scalar windows. */
+static bool simple_geom(const IndexGeom *g) { return g->nb == 1 && g->nvec == 1 && g->nbat == 0; }
+
+#define TAKE_LOOP(T)                                                                  \
+  do {                                                                                \
+    T *o = (T *)(void *)j->out;                                                       \
+    const T *a = (const T *)(const void *)j->operand;                                 \
+    for (int64_t pos = lo; pos < hi; pos++) {                                         \
+      int64_t s = ix[pos * is];                                                       \
+      s = s < 0 ? 0 : s > top ? top : s;                                              \
+      o[pos * xs] = a[s * os];                                                        \
+    }                                                                                 \
+  } while (0)
+
+static void gather_simple(const GatherJob *j, int64_t lo, int64_t hi) {
+  const IndexGeom *g = j->g;
+  const int64_t *ix = j->indices + 0;
+  int64_t d = g->map[0], top = g->hi[d], os = g->opstr[d], is = g->istr[0], xs = g->xstr[0];
+  if (j->win->rank == 0) {
+    switch (j->es) {
+    case 1: TAKE_LOOP(uint8_t); return;
+    case 2: TAKE_LOOP(uint16_t); return;
+    case 4: TAKE_LOOP(uint32_t); return;
+    case 8: TAKE_LOOP(uint64_t); return;
+    default: break;
+    }
+  }
+  for (int64_t pos = lo; pos < hi; pos++) {
+    int64_t s = ix[pos * is];
+    s = s < 0 ? 0 : s > top ? top : s;
+    char *dst = j->out + pos * xs * j->es;
+    const char *src = j->operand + s * os * j->es;
+    if (j->win->rank == 0)
+      memcpy(dst, src, (size_t)j->es);
+    else
+      hlk_plan_run(j->win, dst, src);
+  }
+}
+
 static void gather_range(void *arg, int64_t lo, int64_t hi) {
   const GatherJob *j = arg;
+  if (simple_geom(j->g)) {
+    gather_simple(j, lo, hi);
+    return;
+  }
   Cursor c;
   cursor_at(j->g, &c, lo);
   for (int64_t pos = lo; pos < hi; pos++) {
@@ -283,12 +337,12 @@ static int gather_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   }
   HlkPlan win;
   hlk_plan_init(&win, nw, wn, wd, ws, es);
-  int64_t *indices = load_all_indices(x, ins, iv);
+  const int64_t *indices = load_all_indices(x, ins, iv, true);
   if (!indices) return -1;
   GatherJob j = { &g, &win, indices, out->data, a->data, (int64_t)es };
   int64_t per = win.bytes > 0 ? win.bytes : 1;
   hli_parallel_for(x, g.npos, per >= 4096 ? 1 : 4096 / per, gather_range, &j);
-  hli_scratch_free(x, indices);
+  free_indices(x, iv, indices);
   return 0;
 }
 
@@ -336,6 +390,7 @@ static int scatter_check(HliExec *x, const HloInstr *ins) {
     return hli_fail(x, ins, "expects 2k+1 operands (k operands, indices, k updates), has %d",
                     (int)ins->nops);
   int k = (ins->nops - 1) / 2;
+  if (k > HLK_MAX_RANK) return hli_unsupported(x, ins, "scatter of %d operands", k);
   const HloScatterDims *sd = &ins->scatter;
   const HloShape *o = &ins->ops[0]->shape, *is = &ins->ops[k]->shape,
                  *u = &ins->ops[k + 1]->shape;
@@ -473,11 +528,32 @@ static void scatter_apply(const ScatterJob *j, const HlkPlan *p, char *d, const 
     hlk_plan_run(p, d, u);
 }
 
+/* Scalar windows at one index per position (scatter-add of scalars,
+ * segment sums): no cursor, no plan; one row-kernel call per element. */
+static void scatter_simple_scalars(const ScatterJob *j) {
+  const IndexGeom *g = &j->s->g;
+  int64_t d = g->map[0], top = g->hi[d], os = g->opstr[d] * j->es, is = g->istr[0],
+          xs = g->xstr[0] * j->es;
+  const int64_t *ix = j->indices;
+  for (int64_t pos = 0; pos < g->npos; pos++) {
+    int64_t s = ix[pos * is];
+    if (s < 0 || s > top) continue;
+    if (j->fn)
+      j->fn(j->out + s * os, j->upd + pos * xs, 1, j->es, j->es);
+    else
+      memcpy(j->out + s * os, j->upd + pos * xs, (size_t)j->es);
+  }
+}
+
 static void scatter_rows(void *arg, int64_t lo, int64_t hi) {
   const ScatterJob *j = arg;
   const ScatterGeom *s = j->s;
   int64_t w0 = s->win0 ? s->wn[0] : 1, e = j->es;
   bool all = lo == 0 && hi == s->n0;
+  if (all && s->welems == 1 && simple_geom(&s->g)) {
+    scatter_simple_scalars(j);
+    return;
+  }
   Cursor c;
   cursor_at(&s->g, &c, 0);
   for (int64_t pos = 0; pos < s->g.npos; pos++, cursor_next(&s->g, &c)) {
@@ -512,13 +588,15 @@ static void scatter_typed(HliExec *x, const ScatterGeom *s, const int64_t *indic
   hlk_plan_init(&j.win, s->nw, s->wn, j.wd, j.wsb, es);
   if (j.win.empty) return;
   if (fn) hlk_plan_untile(&j.win);
-  /* Threads only pay off when there is real work per row range. */
+  /* Every thread scans all the indices, so threads pay off only when a
+   * window is much more work than reading its index: one range per thread. */
+  int nt = hli_num_threads(x);
   int64_t work = s->g.npos * s->welems * (int64_t)es;
-  if (work < (1 << 20) || hli_num_threads(x) <= 1 || s->n0 < 2) {
+  if (nt <= 1 || work < (1 << 20) || s->welems * (int64_t)es < 512 || s->n0 < 2) {
     scatter_rows(&j, 0, s->n0);
     return;
   }
-  int64_t chunk = s->n0 / (4 * (int64_t)hli_num_threads(x));
+  int64_t chunk = (s->n0 + nt - 1) / nt;
   hli_parallel_for(x, s->n0, chunk > 0 ? chunk : 1, scatter_rows, &j);
 }
 
@@ -584,21 +662,48 @@ done:
 static int scatter_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   int k = (ins->nops - 1) / 2;
   HliValue *const *outs = k == 1 ? &out : out->tuple;
-  HliValue *const *upds = in + k + 1;
+  HliValue *upds[HLK_MAX_RANK];
+  /* If the executor let a result share the operand's buffer (in place) and
+   * that value is also an update or the indices, read a private copy. */
+  bool shared = false;
+  for (int i = 0; i < k; i++) {
+    upds[i] = in[k + 1 + i];
+    for (int m = 0; m < k; m++) {
+      if (outs[m]->data == upds[i]->data && outs[m]->nbytes) {
+        upds[i] = hli_value_new(x, upds[i]->shape);
+        if (!upds[i]) {
+          for (int q = 0; q < i; q++)
+            if (upds[q] != in[k + 1 + q]) hli_value_unref(x, upds[q]);
+          return hli_fail(x, ins, "out of memory");
+        }
+        memcpy(upds[i]->data, in[k + 1 + i]->data, upds[i]->nbytes);
+        break;
+      }
+    }
+    shared |= outs[i]->data == in[k]->data;
+  }
   for (int i = 0; i < k; i++) hlk_memcpy_par(x, outs[i]->data, in[i]->data, outs[i]->nbytes);
   ScatterGeom s;
   scatter_geom(&s, ins, k);
-  if (s.g.npos == 0 || s.welems == 0) return 0;
-  int64_t *indices = load_all_indices(x, ins, in[k]);
-  if (!indices) return -1;
   int rc = 0;
+  const int64_t *indices = NULL;
+  if (s.g.npos == 0 || s.welems == 0) goto done;
+  /* s64 indices are read in place unless a result shares their buffer. */
+  indices = load_all_indices(x, ins, in[k], !shared);
+  if (!indices) {
+    rc = -1;
+    goto done;
+  }
   HliBinop op = k == 1 ? hli_match_binop(to_apply(ins)) : HLI_BINOP_NONE;
   HlkRowFn fn = op != HLI_BINOP_NONE ? hlk_combine_fn(op, outs[0]->dtype) : NULL;
   if (op == HLI_BINOP_SELECT_RHS || fn)
     scatter_typed(x, &s, indices, outs[0]->data, upds[0]->data, hlc_dtype_size(outs[0]->dtype), fn);
   else
     rc = scatter_called(x, ins, &s, indices, outs, upds, k);
-  hli_scratch_free(x, indices);
+  free_indices(x, in[k], indices);
+done:
+  for (int i = 0; i < k; i++)
+    if (upds[i] != in[k + 1 + i]) hli_value_unref(x, upds[i]);
   return rc;
 }
 

@@ -10,6 +10,7 @@
  * Not here: the micro-kernels (gemm_ukr.c), dimension numbers (dot.c).
  */
 #include "interp/kernels/gemm.h"
+#include "interp/kernels/vectorize.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ static const HlkUkrTable *ukr(void) {
 }
 
 const char *hlk_gemm_isa(void) { return ukr()->isa; }
+int hlk_gemm_mr_f32(void) { return ukr()->mr_f32; }
+int hlk_gemm_mr_f64(void) { return ukr()->mr_f64; }
 
 bool hlk_gemm_force_isa(const char *name) {
   ukr();
@@ -155,6 +158,9 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
         if (cs == 1 && sizeof(S) == sizeof(T)) {                                             \
           memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
           j = cols;                                                                          \
+        } else if (cs == 1) {                                                                \
+          widen_##NAME(src, dst, cols);                                                      \
+          j = cols;                                                                          \
         } else if (cs == 1 || rs != 1) {                                                     \
           for (; j < cols; j++) dst[j] = LOAD(src[j * cs]);                                 \
         } else {                                                                             \
@@ -173,6 +179,16 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
       }                                                                                      \
     }                                                                                        \
   }
+
+/* Contiguous runs of B widen in vector code (exact: a shift for bf16). */
+HLK_VECTORIZE static void widen_f32_bf16(const uint16_t *restrict s, float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = hlk_bf16_to_f32(s[i]);
+}
+static void widen_f32_f16(const uint16_t *s, float *d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = hlk_f16_to_f32(s[i]);
+}
+#define widen_f32(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(float))
+#define widen_f64(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(double))
 
 #define SAME(v) (v)
 DEFINE_PACK(float, float, f32, SAME)
@@ -228,14 +244,17 @@ static void pack_b_f64_src(int src, const void *b, int64_t off, int64_t rs, int6
       int acc = p0 > 0;                                                                      \
       pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
                          kc, nc, nr, pb);                                                    \
-      pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs, g->a_cs, \
-                         mc, kc, mr, pa);                                                    \
+      if (!g->a_packed)                                                                      \
+        pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs,      \
+                           g->a_cs, mc, kc, mr, pa);                                         \
       for (int64_t jr = 0; jr < nc; jr += nr) {                                              \
         int64_t cols = nc - jr < nr ? nc - jr : nr;                                          \
         const T *bp = pb + (jr / nr) * nr * kc;                                              \
         for (int64_t ir = 0; ir < mc; ir += mr) {                                            \
           int64_t rows = mc - ir < mr ? mc - ir : mr;                                        \
-          const T *ap = pa + (ir / mr) * mr * kc;                                            \
+          const T *ap = g->a_packed                                                          \
+              ? (const T *)g->a + aoff + ((i0 + ir) / mr) * mr * g->k + p0 * mr               \
+              : pa + (ir / mr) * mr * kc;                                                    \
           T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                          \
           if (rows == mr && cols == nr) {                                                    \
             kern(kc, ap, bp, cp, g->ldc, acc);                                               \

@@ -41,6 +41,10 @@ typedef struct HlkGemm {
   /* Element format of A and B for hlk_gemm_f32 (HLK_SRC_*): bf16 and f16
    * operands are widened while packing, so they need no converted copy. */
   uint8_t a_src, b_src;
+  /* A is already packed (a_rs, a_cs unused): ceil(m / MR) slivers one after
+   * another, sliver s holding k steps of MR values (rows s*MR.. , zero past
+   * m), MR = hlk_gemm_mr_f32/f64(). Convolution writes its patches so. */
+  bool a_packed;
 } HlkGemm;
 
 enum { HLK_SRC_NATIVE = 0, HLK_SRC_BF16 = 1, HLK_SRC_F16 = 2 };
@@ -68,6 +72,9 @@ int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
 
 /* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
 const char *hlk_gemm_isa(void);
+/* Register-tile rows of the micro-kernels in use (layout of a_packed). */
+int hlk_gemm_mr_f32(void);
+int hlk_gemm_mr_f64(void);
 /* Tests: force an instruction set ("scalar", "avx2", "avx512"); returns false
  * (and changes nothing) if the CPU lacks it or the name is unknown. */
 bool hlk_gemm_force_isa(const char *name);

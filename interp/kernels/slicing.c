@@ -28,7 +28,7 @@ int hlk_slice_check(HliExec *x, const HloInstr *ins) {
       return hli_fail(x, ins, "slice [%lld:%lld:%lld] invalid for dimension %d of size %lld",
                       (long long)s.start, (long long)s.limit, (long long)s.stride, i,
                       (long long)o->dims[i]);
-    dims[i] = (s.limit - s.start + s.stride - 1) / s.stride;
+    dims[i] = s.limit == s.start ? 0 : (s.limit - s.start - 1) / s.stride + 1;
   }
   return hlk_check_result(x, ins, o->dtype, o->rank, dims);
 }
@@ -41,7 +41,8 @@ int hlk_slice(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *ou
   hlk_byte_strides(out->dims, out->rank, es, ds);
   for (int i = 0; i < a->rank; i++) {
     off += ins->slice[i].start * astr[i];
-    ss[i] = ins->slice[i].stride * astr[i];
+    /* A stride matters only when it is taken (it may be huge otherwise). */
+    ss[i] = out->dims[i] > 1 ? ins->slice[i].stride * astr[i] : 0;
   }
   HlkPlan p;
   hlk_plan_init(&p, out->rank, out->dims, ds, ss, es);
@@ -132,10 +133,16 @@ int hlk_pad_check(HliExec *x, const HloInstr *ins) {
   for (int i = 0; i < o->rank; i++) {
     HloPadDim p = ins->padding[i];
     if (p.interior < 0) return hli_fail(x, ins, "negative interior padding in dimension %d", i);
-    int64_t n = o->dims[i];
-    /* Overflow-safe enough for real shapes: every term is bounded by int64
-     * shapes the parser accepted. */
-    dims[i] = p.lo + p.hi + n + (n > 0 ? (n - 1) * p.interior : 0);
+    /* Keep every intermediate of the run far from int64 overflow. */
+    const int64_t big = INT64_C(1) << 62;
+    if (p.lo < -big || p.lo > big || p.hi < -big || p.hi > big || p.interior > big)
+      return hli_unsupported(x, ins, "padding of dimension %d beyond 2^62", i);
+    int64_t n = o->dims[i], in = 0;
+    /* Attributes come from the text: any int64, so check for overflow. */
+    if ((n > 0 && __builtin_mul_overflow(n - 1, p.interior, &in)) ||
+        __builtin_add_overflow(in, n, &dims[i]) || __builtin_add_overflow(dims[i], p.lo, &dims[i]) ||
+        __builtin_add_overflow(dims[i], p.hi, &dims[i]))
+      return hli_fail(x, ins, "padding of dimension %d overflows", i);
     if (dims[i] < 0)
       return hli_fail(x, ins, "padding makes dimension %d negative (%lld)", i,
                       (long long)dims[i]);
