@@ -4,3 +4,9 @@
 #ifndef CMPLX
 #define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
 #endif
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
+#ifndef CMPLXL
+#define CMPLXL(x, y) __builtin_complex((long double)(x), (long double)(y))
+#endif
