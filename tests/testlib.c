@@ -236,7 +236,7 @@ void tl_refused(const HloInstr *ins, const char *want) {
 /* ---- whole modules through the public API --------------------------------- */
 
 HloCtx *tl_ctx_new(int threads) {
-  HloCtxOptions o = {sizeof o, threads, 0, 0};
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads};
   HloCtx *ctx = NULL;
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
   return ctx;

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "interp/kernels/gemm.h"
+#include "interp/kernels/vectorize.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,9 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
         if (cs == 1 && sizeof(S) == sizeof(T)) {                                             \
           memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
           j = cols;                                                                          \
+        } else if (cs == 1) {                                                                \
+          widen_##NAME(src, dst, cols);                                                      \
+          j = cols;                                                                          \
         } else if (cs == 1 || rs != 1) {                                                     \
           for (; j < cols; j++) dst[j] = LOAD(src[j * cs]);                                 \
         } else {                                                                             \
@@ -180,6 +184,16 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
       }                                                                                      \
     }                                                                                        \
   }
+
+/* Contiguous runs of B widen in vector code (exact: a shift for bf16). */
+HLK_VECTORIZE static void widen_f32_bf16(const uint16_t *restrict s, float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = hlk_bf16_to_f32(s[i]);
+}
+static void widen_f32_f16(const uint16_t *s, float *d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = hlk_f16_to_f32(s[i]);
+}
+#define widen_f32(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(float))
+#define widen_f64(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(double))
 
 #define SAME(v) (v)
 DEFINE_PACK(float, float, f32, SAME)
