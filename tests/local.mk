@@ -7,3 +7,5 @@
 check_LTLIBRARIES += tests/libtestlib.la
 tests_libtestlib_la_SOURCES = tests/testlib.h tests/testlib.c
 tests_libtestlib_la_CFLAGS = $(TEST_CFLAGS)
+
+include tests/golden.mk
