@@ -9,22 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_operand(HliExec *x, const HloInstr *ins, int nops) {
-  if (ins->nops != nops)
-    return hli_fail(x, ins, "expects %d operand%s, has %d", nops, nops == 1 ? "" : "s",
-                    (int)ins->nops);
-  for (int i = 0; i < nops; i++)
-    if (hlk_check_array(x, ins, &ins->ops[i]->shape, "operand") != 0) return -1;
-  return hlk_check_array(x, ins, &ins->shape, "result");
-}
-
 /* ---- broadcast ----------------------------------------------------------- */
 
 /* dimensions[i] is the result dim that operand dim i becomes; the other
  * result dims repeat the operand (source stride 0). An operand dim of size 1
  * may also be stretched (StableHLO broadcast_in_dim allows it). */
 static int broadcast_check(HliExec *x, const HloInstr *ins) {
-  if (check_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape, *r = &ins->shape;
   if (r->dtype != o->dtype)
     return hli_fail(x, ins, "result type %s differs from operand type %s",
@@ -63,7 +54,7 @@ static int broadcast_run(HliExec *x, const HloInstr *ins, HliValue *const *in, H
 /* ---- reshape, copy ------------------------------------------------------- */
 
 static int reshape_check(HliExec *x, const HloInstr *ins) {
-  if (check_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape, *r = &ins->shape;
   if (r->dtype != o->dtype)
     return hli_fail(x, ins, "result type %s differs from operand type %s",
@@ -77,7 +68,7 @@ static int reshape_check(HliExec *x, const HloInstr *ins) {
 /* A copy to another element type converts, as XLA's evaluator does (its
  * CopyDifferentTypes test): the convert kernel does the work. */
 static int copy_check(HliExec *x, const HloInstr *ins) {
-  if (check_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape;
   if (hlk_check_result(x, ins, ins->shape.dtype, o->rank, o->dims) != 0) return -1;
   if (ins->shape.dtype == o->dtype) return 0;
@@ -133,7 +124,7 @@ static int layout_check(HliExec *x, const HloInstr *ins, const HloShape *s, cons
 }
 
 static int bitcast_check(HliExec *x, const HloInstr *ins) {
-  if (check_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape, *r = &ins->shape;
   size_t ob = (size_t)hlp_shape_elements(o) * hlc_dtype_size(o->dtype);
   size_t rb = (size_t)hlp_shape_elements(r) * hlc_dtype_size(r->dtype);
@@ -199,7 +190,7 @@ static int bitcast_run(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
 /* ---- transpose ------------------------------------------------------------ */
 
 static int transpose_check(HliExec *x, const HloInstr *ins) {
-  if (check_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape;
   if (ins->dimensions.n != o->rank)
     return hli_fail(x, ins, "dimensions has %d entries for an operand of rank %d",
@@ -228,7 +219,7 @@ static int transpose_run(HliExec *x, const HloInstr *ins, HliValue *const *in, H
 /* ---- iota ------------------------------------------------------------------- */
 
 static int iota_check(HliExec *x, const HloInstr *ins) {
-  if (check_operand(x, ins, 0) != 0) return -1;
+  if (hlk_check_operands(x, ins, 0) != 0) return -1;
   const HloShape *r = &ins->shape;
   if (r->rank < 1) return hli_fail(x, ins, "iota needs a result of rank at least 1");
   if (ins->iota_dimension < 0 || ins->iota_dimension >= r->rank)

@@ -67,6 +67,8 @@ void hlk_load_indices(HloDtype t, const void *src, int64_t n, int64_t *dst);
 /* Shape checks shared by the kernels' plan-time checks. Each returns 0, or -1
  * with an error naming ins. */
 int hlk_check_array(HliExec *x, const HloInstr *ins, const HloShape *s, const char *what);
+/* ins has exactly nops operands, and they and the result are arrays. */
+int hlk_check_operands(HliExec *x, const HloInstr *ins, int nops);
 int hlk_check_rank(HliExec *x, const HloInstr *ins, const HloShape *s, const char *what);
 /* The result shape of ins must have element type t and dims (rank r). */
 int hlk_check_result(HliExec *x, const HloInstr *ins, HloDtype t, int r, const int64_t *dims);

@@ -6,19 +6,10 @@
 #include "interp/kernels/movement.h"
 #include <string.h>
 
-static int one_operand(HliExec *x, const HloInstr *ins, int nops) {
-  if (ins->nops != nops)
-    return hli_fail(x, ins, "expects %d operand%s, has %d", nops, nops == 1 ? "" : "s",
-                    (int)ins->nops);
-  for (int i = 0; i < nops; i++)
-    if (hlk_check_array(x, ins, &ins->ops[i]->shape, "operand") != 0) return -1;
-  return hlk_check_array(x, ins, &ins->shape, "result");
-}
-
 /* ---- slice ------------------------------------------------------------------ */
 
 int hlk_slice_check(HliExec *x, const HloInstr *ins) {
-  if (one_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape;
   if (!ins->slice && o->rank > 0) return hli_fail(x, ins, "missing slice={...}");
   int64_t dims[HLK_MAX_RANK];
@@ -54,7 +45,7 @@ int hlk_slice(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *ou
 
 int hlk_concatenate_check(HliExec *x, const HloInstr *ins) {
   if (ins->nops < 1) return hli_fail(x, ins, "expects at least one operand");
-  if (one_operand(x, ins, ins->nops) != 0) return -1;
+  if (hlk_check_operands(x, ins, ins->nops) != 0) return -1;
   if (ins->dimensions.n != 1)
     return hli_fail(x, ins, "dimensions must name exactly one dimension");
   const HloShape *o = &ins->ops[0]->shape;
@@ -96,7 +87,7 @@ int hlk_concatenate(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
 /* ---- reverse ---------------------------------------------------------------------- */
 
 int hlk_reverse_check(HliExec *x, const HloInstr *ins) {
-  if (one_operand(x, ins, 1) != 0) return -1;
+  if (hlk_check_operands(x, ins, 1) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape;
   if (hlk_check_dim_list(x, ins, &ins->dimensions, o->rank, false, "dimensions") != 0) return -1;
   return hlk_check_result(x, ins, o->dtype, o->rank, o->dims);
@@ -124,7 +115,7 @@ int hlk_reverse(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
 /* ---- pad ---------------------------------------------------------------------------- */
 
 int hlk_pad_check(HliExec *x, const HloInstr *ins) {
-  if (one_operand(x, ins, 2) != 0) return -1;
+  if (hlk_check_operands(x, ins, 2) != 0) return -1;
   const HloShape *o = &ins->ops[0]->shape, *v = &ins->ops[1]->shape;
   if (v->rank != 0 || v->dtype != o->dtype)
     return hli_fail(x, ins, "the padding value must be a %s scalar", hlc_dtype_name(o->dtype));

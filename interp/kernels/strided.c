@@ -344,6 +344,15 @@ int hlk_check_array(HliExec *x, const HloInstr *ins, const HloShape *s, const ch
   return hlk_check_rank(x, ins, s, what);
 }
 
+int hlk_check_operands(HliExec *x, const HloInstr *ins, int nops) {
+  if (ins->nops != nops)
+    return hli_fail(x, ins, "expects %d operand%s, has %d", nops, nops == 1 ? "" : "s",
+                    (int)ins->nops);
+  for (int i = 0; i < nops; i++)
+    if (hlk_check_array(x, ins, &ins->ops[i]->shape, "operand") != 0) return -1;
+  return hlk_check_array(x, ins, &ins->shape, "result");
+}
+
 int hlk_check_rank(HliExec *x, const HloInstr *ins, const HloShape *s, const char *what) {
   if (s->rank < 0 || s->rank > HLK_MAX_RANK)
     return hli_unsupported(x, ins, "%s has rank %d (at most %d)", what, (int)s->rank,
