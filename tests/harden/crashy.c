@@ -9,6 +9,7 @@
  *                (isolated, the caller's input must stay intact)
  *   twice        out[i] = 2 * in[i] for f32[4] (a well-behaved handler)
  * None of them is ever run in-process by the tests except twice. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hlorun/custom_call_status.h"
@@ -16,7 +17,9 @@
 void crash_segv(void *out, const void **in) {
   (void)out;
   (void)in;
-  volatile int *p = NULL;
+  /* An unmapped address that is not NULL: a real SIGSEGV, which UBSan's
+   * null-pointer check would otherwise turn into an error exit. */
+  volatile int *p = (volatile int *)(uintptr_t)16;
   *p = 42;
 }
 
