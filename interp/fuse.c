@@ -159,6 +159,11 @@ static Kind classify(const HloInstr *ins) {
   return K_NONE;
 }
 
+bool hli_fuse_is_elementwise(const HloInstr *ins) {
+  Kind k = classify(ins);
+  return k == K_UN || k == K_BIN;
+}
+
 /* ---- Compiling a group --------------------------------------------------- */
 
 /* Scratch shared by the groups of one computation (indexed by instruction). */
