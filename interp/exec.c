@@ -27,6 +27,15 @@ void hli_exec_free(HliExec *x) {
   hli_value_cache_free(x);
 }
 
+/* Drop every plan (keeping recycled memory), so the next hli_plan_get
+ * plans again, e.g. after no_fusion changed. */
+static void drop_plans(HliExec *x) {
+  for (int32_t i = 0; i < x->nplans_cap; i++) hli_plan_release(x, x->plans ? x->plans[i] : NULL);
+  free(x->plans);
+  x->plans = NULL;
+  x->nplans = x->nplans_cap = 0;
+}
+
 /* ---- Plan cache -------------------------------------------------------- */
 
 static size_t hash_ptr(const void *p, int32_t cap) {
@@ -91,7 +100,18 @@ static int prepare_rec(HliExec *x, const HloComputation *c, int depth) {
   return 0;
 }
 
-int hli_exec_prepare(HliExec *x, const HloComputation *c) { return prepare_rec(x, c, 0); }
+int hli_exec_prepare(HliExec *x, const HloComputation *c) {
+  if (hli_check_call_graph(x, c) != 0) return -1;   /* limits.c: no recursion */
+  return prepare_rec(x, c, 0);
+}
+
+HliPlan *hli_exec_set_fusion(HliExec *x, const HloComputation *entry, bool fuse) {
+  if (x->no_fusion == !fuse && cache_find(x, entry)) return cache_find(x, entry);
+  x->no_fusion = !fuse;
+  drop_plans(x);
+  if (hli_exec_prepare(x, entry) != 0) return NULL;
+  return hli_plan_get(x, entry);
+}
 
 /* ---- Running ----------------------------------------------------------- */
 
@@ -140,11 +160,17 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   case HLI_STEP_FUSED:
     break;
   }
+  /* Limits (limits.c): the deadline, and the instruction that memory and
+   * time errors name. */
+  if (x->deadline != 0 && hli_check_deadline(x, ins) != 0) return NULL;
+  const HloInstr *outer = x->cur;
+  x->cur = ins;
   int before = errors(x);
   HliValue *out = NULL;
-  for (uint32_t m = x->no_inplace ? 0 : st->reuse; m && !out; m &= m - 1) {
-    /* In place: the operand dies here and nobody else holds it (a tuple, a
-     * view, the caller or a constant would hold another reference). */
+  /* In place: the operand dies here and nobody else holds it (a tuple, a
+   * view, the caller or a constant would hold another reference). Not
+   * while observed: an observer reads the operands after the step. */
+  for (uint32_t m = x->no_inplace || x->obs ? 0 : st->reuse; m && !out; m &= m - 1) {
     HliValue *v = slots[st->ops[__builtin_ctz(m)]];
     if (v->refs == 1 && v->owns_data && !v->base && v->dtype == ins->shape.dtype &&
         v->nelem == hlp_shape_elements(&ins->shape)) {
@@ -156,7 +182,9 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   }
   if (!out) out = hli_value_new(x, &ins->shape);
   if (!out) {
-    hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
+    if (errors(x) == before)
+      hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
+    x->cur = outer;
     return NULL;
   }
   for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
@@ -165,8 +193,10 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   if (rc != 0) {
     hli_value_unref(x, out);
     if (errors(x) == before) hli_fail(x, ins, "the kernel failed");
+    x->cur = outer;
     return NULL;
   }
+  x->cur = outer;
   return out;
 }
 
@@ -196,9 +226,11 @@ static int plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **re
   int rc = 0;
   for (int32_t s = 0; s < p->nsteps; s++) {
     const HliStep *st = &p->steps[s];
+    if (x->obs && hli_observe(x, p, s, slots, in, NULL) != 0) { rc = -1; break; }
     HliValue *v = run_step(x, st, slots, in, args, taken);
     if (!v) { rc = -1; break; }
     slots[st->out] = v;
+    if (x->obs && hli_observe(x, p, s, slots, in, v) != 0) { rc = -1; break; }
     for (int32_t f = 0; f < st->nfree; f++) {
       hli_value_unref(x, slots[st->frees[f]]);
       slots[st->frees[f]] = NULL;

@@ -53,12 +53,6 @@ HliValue *hli_value_view(HliExec *x, HliValue *base, const HloShape *s);
 HliValue *hli_value_tuple(HliExec *x, const HloShape *s, HliValue *const *elems, int32_t n);
 HliValue *hli_value_ref(HliValue *v);
 void hli_value_unref(HliExec *x, HliValue *v);
-/* Scratch memory for a kernel's temporaries: n bytes, 64-byte aligned,
- * counted against the memory limit and recycled like value buffers (a big
- * temporary needed on every run gets warm pages back instead of faulting
- * in new ones). NULL, with an error on x, if refused. x may be NULL. */
-void *hli_scratch_alloc(HliExec *x, size_t n);
-void hli_scratch_free(HliExec *x, void *p, size_t n);
 /* Deep copy of src into dst, same shape (arrays: memcpy). */
 void hli_value_copy_into(HliValue *dst, const HliValue *src);
 /* Element strides of a row-major array: strides[i] = product of dims[i+1..]. */
@@ -146,4 +140,22 @@ struct HlfRegistry *hli_ffi_registry(HliExec *x);
 
 /* The module being run (for names in messages). */
 const HloModule *hli_module(HliExec *x);
+
+/* ---- Limits kernels observe (limits.c) --------------------------------- */
+
+/* Count iteration `iteration` (0-based) of while loop ins: -1 with an error
+ * naming ins when the run's iteration limit or deadline is exceeded. */
+int hli_loop_iteration(HliExec *x, const HloInstr *ins, int64_t iteration);
+/* Scratch memory of a kernel (workspaces, index tables), counted against
+ * the run's memory limit like values: 64-byte aligned, uninitialised; NULL
+ * with an error naming ins when it does not fit or malloc fails. x may be
+ * NULL (no accounting). Call from the kernel's own thread, not from
+ * hli_parallel_for workers. */
+void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n);
+void hli_scratch_free(HliExec *x, void *p);
+/* Count n bytes that hli_parallel_for workers will malloc themselves (per
+ * thread workspaces) against the memory limit, before starting them: -1
+ * with an error naming ins if they do not fit. Undo with unreserve. */
+int hli_scratch_reserve(HliExec *x, const HloInstr *ins, size_t n);
+void hli_scratch_unreserve(HliExec *x, size_t n);
 #endif

@@ -7,6 +7,8 @@ libhlorun_core_la_SOURCES += \
 libhlorun_core_la_SOURCES += \
 	interp/plan.h interp/plan.c interp/exec.c interp/pool.c \
 	interp/fuse.h interp/fuse.c
+# Resource limits and crash-proof (isolated) custom calls.
+libhlorun_core_la_SOURCES += interp/limits.c interp/isolate.h interp/isolate.c
 # Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.
 libhlorun_core_la_SOURCES += \
 	interp/valio.h interp/npy.c interp/literal_io.c

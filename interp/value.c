@@ -243,8 +243,8 @@ static HliValue *value_new(HliExec *x, const HloShape *s, bool zero) {
 
 HliValue *hli_value_new(HliExec *x, const HloShape *s) { return value_new(x, s, false); }
 
-void *hli_scratch_alloc(HliExec *x, size_t n) { return alloc_buffer(x, n, false); }
-void hli_scratch_free(HliExec *x, void *p, size_t n) {
+void *hli_buffer_alloc(HliExec *x, size_t n) { return alloc_buffer(x, n, false); }
+void hli_buffer_free(HliExec *x, void *p, size_t n) {
   if (p) free_buffer(x, p, n);
 }
 HliValue *hli_value_zeros(HliExec *x, const HloShape *s) { return value_new(x, s, true); }

@@ -16,7 +16,7 @@
 static HloCtx *ctx;
 
 static void setup(void) {
-  HloCtxOptions o = {sizeof o, 1, 0, 0};
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1};
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
 }
 

@@ -38,7 +38,7 @@ static char *literal(HloCtx *ctx, const HloBuffer *b) {
 /* Result literal of a parameterless module, with fusion on or off. */
 static char *run_text(const char *text, bool fusion, int threads) {
   HloCtx *ctx = NULL;
-  HloCtxOptions o = {sizeof o, threads, 0, 0};
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads};
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
   if (fusion) unsetenv("HLORUN_FUSION");
   else setenv("HLORUN_FUSION", "0", 1);

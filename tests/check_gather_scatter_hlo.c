@@ -13,7 +13,7 @@
 static HloCtx *ctx;
 
 static void setup(void) {
-  HloCtxOptions o = { sizeof o, 2, 0, 0 };
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = 2};
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
 }
 static void teardown(void) { hlo_ctx_free(ctx); }

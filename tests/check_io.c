@@ -389,8 +389,10 @@ START_TEST(api_buffers_and_compare) {
   char *rep;
   ck_assert_int_eq(hlo_buffer_compare(ctx, bg, bw, NULL, &bad, &rep), HLO_OK);
   ck_assert_int_eq(bad, 1);
-  ck_assert_str_eq(rep, "mismatch: 1 of 3 elements differ; largest absolute error 0.5, largest "
-                        "relative error 0.2\n  at [1]: got 2, want 2.5\n");
+  /* |2 - 2.5| = 0.5 > 1e-4 + 1e-4 * 2.5; relative 0.5 / 2.5 = 0.2; NaN matches NaN. */
+  ck_assert_str_eq(rep, "mismatch: 1 of 3 elements differ (33.3%; f32[3]; rtol=0.0001 atol=0.0001)\n"
+                        "  largest absolute error 0.5 at [1]; largest relative error 0.2 at [1]\n"
+                        "  at [1]  got 2  want 2.5  abs err 0.5  rel err 0.2\n");
   hlo_free(rep);
   HloCompareOptions co = {sizeof co, 0, 0.5, 0};
   ck_assert_int_eq(hlo_buffer_compare(ctx, bg, bw, &co, &bad, &rep), HLO_OK);

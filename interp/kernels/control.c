@@ -203,12 +203,14 @@ static int run_while(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVa
   const HloComputation *cond = called(ins, HLO_CALL_CONDITION), *body = called(ins, HLO_CALL_BODY);
   if (!cond || !body) return hli_fail(x, ins, "missing condition or body");
   HliValue *state = hli_value_ref(in[0]);
-  for (;;) {
+  for (int64_t it = 0;; it++) {
     HliValue *p;
     if (hli_call(x, cond, &state, &p)) { hli_value_unref(x, state); return -1; }
     bool go = *(const uint8_t *)p->data != 0;
     hli_value_unref(x, p);
     if (!go) break;
+    /* --max-iterations and --timeout (limits.c) */
+    if (hli_loop_iteration(x, ins, it)) { hli_value_unref(x, state); return -1; }
     /* The body takes over the state: a value it updates in place
      * (dynamic-update-slice, scatter) is then referenced only there. */
     HliValue *next;
