@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/testlib.h"
 
 /* ---- hand-built IR ---------------------------------------------------------- */
 
@@ -550,10 +551,4 @@ static Suite *core_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(core_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(core_suite()); }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <dlfcn.h>
 #include "ffi/internal.h"
+#include "tests/testlib.h"
 
 #ifndef FFI_TEST_PLUGIN
 #error FFI_TEST_PLUGIN must name the test plugin
@@ -799,10 +800,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "tests/testlib.h"
 
 /* A .npy file with dict text `dict`, padded like numpy (64-byte aligned). */
 static size_t make_npy(unsigned char *out, int version, const char *dict, const void *data,
@@ -454,10 +455,4 @@ static Suite *io_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(io_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(io_suite()); }

@@ -482,5 +482,7 @@ void hli_register_control(HliOpTable t) {
   hlk_register_rng(t);
   hlk_register_fft(t);
   hlk_register_linalg(t);
-  hlk_register_misc(t);
+  hlk_register_batch_norm(t);
+  hlk_register_dynamic_dims(t);
+  hlk_register_no_kernel(t);
 }

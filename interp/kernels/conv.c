@@ -72,14 +72,8 @@ int hlk_conv_check(HliExec *x, const HloInstr *ins) {
   for (int32_t i = 0; i < ins->nattrs; i++)
     if (strcmp(ins->attrs[i].name, "sparsity_config") == 0)
       return hli_unsupported(x, ins, "sparse convolution (sparsity_config)");
+  if (hlk_check_operand_types(x, ins, "convolution") != 0) return -1;
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
-  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
-      !hlc_dtype_is_array(os->dtype))
-    return hli_fail(x, ins, "convolution operands and result must be arrays");
-  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
-      !hlk_operand_convertible(rs->dtype, os->dtype))
-    return hli_unsupported(x, ins, "convolution of %s and %s to %s", hlc_dtype_name(ls->dtype),
-                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
   if (ins->dim_labels_text && strchr(ins->dim_labels_text, '?'))
     return hli_unsupported(x, ins, "dim_labels with unused ('?') dimensions: %s",
                            ins->dim_labels_text);

@@ -69,14 +69,8 @@ int hlk_dot_check(HliExec *x, const HloInstr *ins) {
   for (int32_t i = 0; i < ins->nattrs; i++)
     if (strcmp(ins->attrs[i].name, "sparsity") == 0)
       return hli_unsupported(x, ins, "sparse dot (sparsity attribute)");
+  if (hlk_check_operand_types(x, ins, "dot") != 0) return -1;
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
-  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
-      !hlc_dtype_is_array(os->dtype))
-    return hli_fail(x, ins, "dot operands and result must be arrays");
-  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
-      !hlk_operand_convertible(rs->dtype, os->dtype))
-    return hli_unsupported(x, ins, "dot of %s and %s to %s", hlc_dtype_name(ls->dtype),
-                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
   if (ls->rank > HLK_MAX_RANK || rs->rank > HLK_MAX_RANK)
     return hli_unsupported(x, ins, "dot operand rank above %d", HLK_MAX_RANK);
   const HloDotDims *dn = &ins->dot;

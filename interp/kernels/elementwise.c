@@ -4,7 +4,7 @@
  *   integers wrap; x / 0 = -1 (all bits set, also unsigned), x % 0 = x,
  *   INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0; shifts by >= the width give 0
  *   (arithmetic right: the sign fill); integer power: x^0 = 1, 1^y = 1,
- *   negative exponents give 0 except for bases 1 and -1;
+ *   negative exponents give 0 for every other base (also -1);
  *   maximum/minimum propagate NaN (the first NaN operand wins);
  *   remainder of floats is fmod; sign(NaN) = NaN, sign(+-0) = +-0;
  *   round-nearest-afz is round(), round-nearest-even is nearbyint();
@@ -98,13 +98,14 @@ static inline uint64_t width_mask(int bits) {
   return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
 }
 
-/* Integer power by squaring, wrapping like the type (XLA's rules:
- * x^0 = 1, 1^y = 1, negative y: -1^y = +-1, anything else 0). NEG is the
- * "y < 0" test (constant 0 for unsigned types). */
+/* Integer power by squaring, wrapping like the type (XLA's rules, in both
+ * its evaluator and its CPU emitter: x^0 = 1, 1^y = 1, any other base with a
+ * negative y gives 0, even -1). NEG is the "y < 0" test (constant 0 for
+ * unsigned types). */
 #define IPOW(ID, T, U, W, NEG)                                                  \
   static inline T ipow_##ID(T x, T y) {                                         \
     if (x == 1 || y == 0) return 1;                                             \
-    if (NEG) return x == (T)-1 ? (T)(((U)y & 1) ? x : 1) : (T)0;                \
+    if (NEG) return 0;                                                          \
     W r = 1, b = (W)(U)x;                                                       \
     U e = (U)y;                                                                 \
     while (e) {                                                                 \

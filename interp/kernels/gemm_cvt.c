@@ -7,7 +7,8 @@
  * compute type, and compute type -> result type. Loops are specialised per
  * type pair outside the element loop; only mixed-kind pairs (e.g. an integer
  * operand of a float dot), which are rare, go element by element through a
- * generic number.
+ * generic number. The plan-time check that the operand types convert
+ * (hlk_check_operand_types) is here too, shared by dot and convolution.
  *
  * f16 and bf16 are converted here directly (round to nearest even) because
  * these loops are on the fast path of every bf16 matmul; the one-byte float
@@ -103,6 +104,18 @@ static bool numeric_ok(HloDtype t) {
 bool hlk_operand_convertible(HloDtype from, HloDtype to) {
   if (!numeric_ok(from) || !numeric_ok(to) || hlk_ctype_for(to) == HLK_CT_NONE) return false;
   return !(hlc_dtype_is_complex(from) && !hlc_dtype_is_complex(to));
+}
+
+int hlk_check_operand_types(HliExec *x, const HloInstr *ins, const char *what) {
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
+  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
+      !hlc_dtype_is_array(os->dtype))
+    return hli_fail(x, ins, "%s operands and result must be arrays", what);
+  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
+      !hlk_operand_convertible(rs->dtype, os->dtype))
+    return hli_unsupported(x, ins, "%s of %s and %s to %s", what, hlc_dtype_name(ls->dtype),
+                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
+  return 0;
 }
 
 /* ---- Integers ----------------------------------------------------------- */
