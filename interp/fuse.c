@@ -475,8 +475,8 @@ static void bcast_tile(const Fop *op, const char *b, size_t es, int64_t lo, int6
 
 /* f32 register d holding results of narrow type t: round each through t. */
 static void round_narrow(HloDtype t, float *d, void *tmp, int64_t m) {
-  hlk_f32_to_narrow(t, d, tmp, m);
-  hlk_narrow_to_f32(t, tmp, d, m);
+  (void)tmp;
+  hlk_round_narrow(t, d, m);
 }
 
 static bool subbyte(HloDtype t) { return hlc_dtype_is_int(t) && hlc_dtype_bits(t) < 8; }
