@@ -3,7 +3,8 @@
  * fusion off (HLORUN_FUSION=0), narrow floats rounded after every
  * instruction, broadcast patterns, arrays spanning many tiles and threads,
  * values that escape a chain, the memory a fused chain needs, and in-place
- * updates of dying buffers (elementwise, dynamic-update-slice in a loop). */
+ * updates of dying buffers (elementwise, dynamic-update-slice in a loop),
+ * and a long sum split over threads with one thread's bits. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -203,6 +204,33 @@ START_TEST(fused_chain_allocates_only_its_result) {
 }
 END_TEST
 
+START_TEST(threaded_long_sum_is_exact) {
+  /* A full f32 sum of 1048676 elements is split over threads by blocks:
+   * the same bits as one thread. Ones sum to exactly 1048676; sin(i) gives
+   * rounding in every block, compared between 1 and 2 threads. */
+  static const char *ones =
+      "HloModule t\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY main {\n  c = f32[] constant(1)\n  x = f32[1048676] broadcast(c), dimensions={}\n"
+      "  z = f32[] constant(0)\n"
+      "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add\n}\n";
+  static const char *sines =
+      "HloModule t\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY main {\n  i = s32[1048676] iota(), iota_dimension=0\n"
+      "  f = f32[1048676] convert(i)\n  x = f32[1048676] sine(f)\n"
+      "  z = f32[] constant(0)\n"
+      "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add\n}\n";
+  char *a = run_text(ones, true, 2);
+  ck_assert_str_eq(a, "f32[] 1048676");
+  hlo_free(a);
+  char *one = run_text(sines, true, 1), *two = run_text(sines, true, 2);
+  ck_assert_str_eq(one, two);
+  hlo_free(one);
+  hlo_free(two);
+}
+END_TEST
+
 START_TEST(while_updates_in_place) {
   /* Each iteration writes b[i] = i and b[i+1] = i+1 with two chained
    * dynamic-update-slices, for i = 0..4: b[k] = k for k <= 5, the rest
@@ -270,6 +298,7 @@ int main(void) {
   tcase_add_test(tc, many_tiles_and_threads_match_unfused);
   tcase_add_test(tc, fused_chain_allocates_only_its_result);
   tcase_add_test(tc, while_updates_in_place);
+  tcase_add_test(tc, threaded_long_sum_is_exact);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
