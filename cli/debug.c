@@ -18,6 +18,16 @@
 
 typedef struct OpStat { const char *opcode; int64_t count; uint64_t self_ns; } OpStat;
 
+/* What a call site's dump shares across its executions (a custom call in a
+ * loop body runs many times; its module is built once). */
+typedef struct Site {
+  const HloInstruction *ins;
+  char *text;                 /* module.hlo, or NULL if it could not be built */
+  size_t len;
+  char *explain;              /* --explain-custom-calls of that module, or NULL */
+  bool tuple;                 /* the call's result is a tuple */
+} Site;
+
 struct Debug {
   const Opts *o;
   HloCtx *ctx;
@@ -31,6 +41,8 @@ struct Debug {
   /* --dump-custom-calls */
   int ncalls;                 /* custom calls dumped so far */
   char *call_dir;             /* the dump directory of the running call */
+  Site *sites;
+  int nsites;
   bool dump_failed;           /* warned once */
   /* Progress: a thread redraws the line every 100 ms from what the
    * observer last saw at ENTRY level (nested instructions are not observed
@@ -202,8 +214,9 @@ static int check_nan_event(Debug *d, const HloEvent *e) {
   fprintf(stderr, "  result:    %s\n", text);
   for (int k = 0; k < e->num_operands; k++) {
     describe(e->operands[k], text, sizeof text, true);
-    fprintf(stderr, "  operand %d: %s = %s\n", k,
-            hlo_instruction_name(hlo_instruction_operand(e->instruction, k)), text);
+    const HloInstruction *op = e->fused ? NULL : hlo_instruction_operand(e->instruction, k);
+    fprintf(stderr, "  %s %d: %s = %s\n", op ? "operand" : "input", k,
+            op ? hlo_instruction_name(op) : "?", text);
   }
   return 1;
 }
@@ -224,8 +237,9 @@ static void stats_event(Debug *d, const HloEvent *e) {
   uint64_t self = e->elapsed_ns > inner ? e->elapsed_ns - inner : 0;
   d->child_ns[dep + 1] = 0;
   d->child_ns[dep] += e->elapsed_ns;
+  const char *key = e->fused ? "(fused elementwise)" : e->opcode;
   int i = 0;
-  while (i < d->nops && strcmp(d->ops[i].opcode, e->opcode) != 0) i++;
+  while (i < d->nops && strcmp(d->ops[i].opcode, key) != 0) i++;
   if (i == d->nops) {
     if (d->nops == d->capops) {
       int cap = d->capops ? 2 * d->capops : 32;
@@ -234,7 +248,7 @@ static void stats_event(Debug *d, const HloEvent *e) {
       d->ops = o;
       d->capops = cap;
     }
-    d->ops[d->nops++] = (OpStat){e->opcode, 0, 0};
+    d->ops[d->nops++] = (OpStat){key, 0, 0};
   }
   d->ops[i].count++;
   d->ops[i].self_ns += self;
@@ -332,19 +346,34 @@ static void dump_before(Debug *d, const HloEvent *e) {
     return;
   }
   /* The module around the call, and the text describing it. */
-  HloModule *sub = NULL;
-  char *text = NULL, *explain = NULL;
-  size_t len = 0;
-  if (hlo_module_extract(d->ctx, d->m, e->instruction, &sub) != HLO_OK ||
-      hlo_module_print(d->ctx, sub, &text, &len) != HLO_OK) {
-    dump_warn(d, "cannot build the module around the call");
-  } else {
+  Site *site = NULL;
+  for (int i = 0; i < d->nsites && !site; i++)
+    if (d->sites[i].ins == e->instruction) site = &d->sites[i];
+  if (!site) {
+    Site *ns = realloc(d->sites, (size_t)(d->nsites + 1) * sizeof *ns);
+    if (!ns) { dump_warn(d, "out of memory"); return; }
+    d->sites = ns;
+    site = &d->sites[d->nsites++];
+    *site = (Site){e->instruction, NULL, 0, NULL, false};
+    HloModule *sub = NULL;
+    if (hlo_module_extract(d->ctx, d->m, e->instruction, &sub) != HLO_OK ||
+        hlo_module_print(d->ctx, sub, &site->text, &site->len) != HLO_OK) {
+      site->text = NULL;
+      dump_warn(d, "cannot build the module around the call");
+    } else {
+      site->tuple = hlo_module_is_tuple(sub, -1);
+      if (hlo_module_explain_custom_calls(d->ctx, sub, &site->explain) != HLO_OK) site->explain = NULL;
+      hlo_ctx_clear_diagnostics(d->ctx);
+    }
+    hlo_module_free(sub);
+  }
+  const char *text = site->text, *explain = site->explain;
+  if (text) {
     char *p = xprintf("%s/module.hlo", d->call_dir);
     FILE *f = fopen(p, "w");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) dump_warn(d, "cannot write module.hlo");
+    if (!f || fwrite(text, 1, site->len, f) != site->len || fclose(f) != 0)
+      dump_warn(d, "cannot write module.hlo");
     free(p);
-    if (hlo_module_explain_custom_calls(d->ctx, sub, &explain) != HLO_OK) explain = NULL;
-    hlo_ctx_clear_diagnostics(d->ctx);
   }
   int np = 0;
   char **names = xmalloc((size_t)(e->num_operands + 1) * sizeof *names);
@@ -379,7 +408,7 @@ static void dump_before(Debug *d, const HloEvent *e) {
               names[k] ? names[k] : "(token: made by after-all)");
     }
     fprintf(f, "result: %s (written when the call returns)\n",
-            sub && hlo_module_is_tuple(sub, -1) ? "expected.npz" : "expected.npy");
+            site->tuple ? "expected.npz" : "expected.npy");
     if (explain) fprintf(f, "explain:\n%s", explain);
     fprintf(f, "replay: %s --replay %s\n", prog, d->call_dir);
     if (fclose(f) != 0) dump_warn(d, "cannot write call.txt");
@@ -397,9 +426,6 @@ static void dump_before(Debug *d, const HloEvent *e) {
   free(p);
   for (int k = 0; k < e->num_operands; k++) free(names[k]);
   free(names);
-  hlo_free(text);
-  hlo_free(explain);
-  hlo_module_free(sub);
 }
 
 static void dump_after(Debug *d, const HloEvent *e) {
@@ -472,5 +498,7 @@ void debug_free(Debug *d) {
   free(d->ops);
   free(d->child_ns);
   free(d->call_dir);
+  for (int i = 0; i < d->nsites; i++) { hlo_free(d->sites[i].text); hlo_free(d->sites[i].explain); }
+  free(d->sites);
   free(d);
 }

@@ -439,7 +439,10 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
-  HloRunOptions ro = {sizeof ro, o->random, o->seed, o->max_iterations, o->timeout};
+  /* Tracing and NaN checks must see every instruction's value. */
+  HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
+                      .max_iterations = o->max_iterations, .timeout = o->timeout,
+                      .no_fusion = o->trace || o->check_nan};
   if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
   /* The progress line costs a clock read per instruction: only on a
    * terminal, never while benchmarking or tracing. */

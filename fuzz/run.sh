@@ -31,7 +31,8 @@ fi
 cd "$work/src"
 if [ ! -f Makefile ]; then
   autoreconf -fi >/dev/null 2>&1
-  ./configure CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >/dev/null
+  # clang 14 with glibc lacks CMPLX (fuzz/clang-compat.h).
+  ./configure CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN -include $work/src/fuzz/clang-compat.h" >/dev/null
 fi
 make -j2 libhlorun_core.la >/dev/null
 

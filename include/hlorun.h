@@ -207,6 +207,9 @@ typedef struct HloRunOptions {
   int64_t max_iterations;    /* iterations any one while loop may run */
   double timeout;            /* seconds each hlo_execute may take (checked between
                                 instructions and in while loops) */
+  int no_fusion;             /* nonzero: run every instruction as its own step (no
+                                fusion of elementwise chains), so that an observer
+                                sees each instruction's value; also HLORUN_FUSION=0 */
 } HloRunOptions;
 
 /* Plan the ENTRY computation and everything it calls (kernels are checked
@@ -274,6 +277,10 @@ typedef struct HloEvent {
   const HloValue *result;    /* AFTER only, else NULL */
   uint64_t elapsed_ns;       /* AFTER: wall time of the instruction, including the
                                 computations it ran */
+  int fused;                 /* nonzero: the event stands for a chain of elementwise
+                                instructions hlorun fused, ending at this one; the
+                                operands are the chain's inputs, not the instruction's
+                                own (compile with no_fusion to see every instruction) */
 } HloEvent;
 
 /* Return 0 to go on; anything else stops the run: hlo_execute returns

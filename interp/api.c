@@ -670,7 +670,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   /* Shape-check the whole module before planning: kernels may then trust
    * the declared shapes (their own checks stay as a second line). */
   if (hlp_verify(m, &ctx->diags) != 0) return HLO_PARSE_ERROR;
-  HloRunOptions o = {sizeof o, 0, 0, 0, 0};
+  HloRunOptions o = {.struct_size = sizeof o};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   if (o.max_iterations < 0 || !(o.timeout >= 0))
     return fail(ctx, HLO_INVALID_ARGUMENT, "negative max_iterations or timeout");
@@ -686,6 +686,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.ffi = ctx->ffi;   /* handlers live in the context's registry */
   e->x.random_constants = o.random_constants != 0;
   e->x.random_seed = o.seed;
+  e->x.no_fusion = o.no_fusion != 0;
   e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
   e->x.max_iterations = o.max_iterations;   /* limits (limits.c, isolate.c) */
   e->timeout = e->x.timeout = o.timeout;

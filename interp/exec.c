@@ -27,15 +27,6 @@ void hli_exec_free(HliExec *x) {
   hli_value_cache_free(x);
 }
 
-/* Drop every plan (keeping recycled memory), so the next hli_plan_get
- * plans again, e.g. after no_fusion changed. */
-static void drop_plans(HliExec *x) {
-  for (int32_t i = 0; i < x->nplans_cap; i++) hli_plan_release(x, x->plans ? x->plans[i] : NULL);
-  free(x->plans);
-  x->plans = NULL;
-  x->nplans = x->nplans_cap = 0;
-}
-
 /* ---- Plan cache -------------------------------------------------------- */
 
 static size_t hash_ptr(const void *p, int32_t cap) {
@@ -103,14 +94,6 @@ static int prepare_rec(HliExec *x, const HloComputation *c, int depth) {
 int hli_exec_prepare(HliExec *x, const HloComputation *c) {
   if (hli_check_call_graph(x, c) != 0) return -1;   /* limits.c: no recursion */
   return prepare_rec(x, c, 0);
-}
-
-HliPlan *hli_exec_set_fusion(HliExec *x, const HloComputation *entry, bool fuse) {
-  if (x->no_fusion == !fuse && cache_find(x, entry)) return cache_find(x, entry);
-  x->no_fusion = !fuse;
-  drop_plans(x);
-  if (hli_exec_prepare(x, entry) != 0) return NULL;
-  return hli_plan_get(x, entry);
 }
 
 /* ---- Running ----------------------------------------------------------- */

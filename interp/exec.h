@@ -103,10 +103,6 @@ void hli_exec_free(HliExec *x);
 /* Plan computation c and every computation it calls (recursively), checking
  * every live instruction's kernel. 0 on success, else -1 with errors on x. */
 int hli_exec_prepare(HliExec *x, const HloComputation *c);
-/* Turn hlorun's own fusion of elementwise chains on or off and plan again
- * from entry (observers must see every instruction's value). The new plan
- * of entry, or NULL with an error. */
-HliPlan *hli_exec_set_fusion(HliExec *x, const HloComputation *entry, bool fuse);
 /* The plan of c, building it if needed; NULL with an error on failure. */
 HliPlan *hli_plan_get(HliExec *x, const HloComputation *c);
 /* Run a plan: args are borrowed, *result gets a new reference. */

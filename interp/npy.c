@@ -467,6 +467,10 @@ int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
     if (loff + 30 > len || rd32(u + loff) != 0x04034b50) goto corrupt;
     uint64_t start = loff + 30 + rd16(u + loff + 26) + rd16(u + loff + 28);
     if (start > len || csize > len - start) goto corrupt;
+    /* The declared size is checked before it is allocated: stored members
+     * are exactly their compressed size, and deflate never expands more
+     * than 1032:1, so a small file cannot ask for gigabytes. */
+    if ((method == 0 && usize != csize) || (method == 8 && usize / 1032 > csize + 1)) goto corrupt;
     m[k - 1].data = malloc(usize ? usize : 1);
     if (!m[k - 1].data) goto nomem;
     m[k - 1].len = usize;

@@ -65,6 +65,7 @@ static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, HliValue 
   e.operands = (const HloValue *const *)in;
   e.result = (const HloValue *)result;
   e.elapsed_ns = elapsed;
+  e.fused = st->kind == HLI_STEP_FUSED;
   if (o->fn(&e, o->user) == 0) return 0;
   o->stopped = true;
   return hli_fail(x, ins, "the run was stopped here by an observer");
@@ -127,10 +128,6 @@ HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *us
   e->obs->user = user;
   e->obs->phases = phases;
   e->x.obs = e->obs;
-  /* Fused groups would hide their inner values from the observer. */
-  HliPlan *p = hli_exec_set_fusion(&e->x, e->m->entry, false);
-  if (!p) return HLO_RUNTIME_ERROR;
-  e->entry = p;
   return HLO_OK;
 }
 

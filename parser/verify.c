@@ -4,9 +4,10 @@
  * comparisons, dimension-list checks, called-computation signatures and
  * reducer signatures, and messages.
  *
- * The rules are XLA's (shape inference + HLO verifier): a module XLA accepts
- * must verify clean here, so where XLA is lenient (floating-point precision
- * of most results, unknown custom calls) this is too. Layouts are ignored.
+ * The rules are XLA's (shape inference + HLO verifier with its default
+ * options): a module XLA accepts must verify clean here, so where XLA is
+ * lenient (the result type of dot/convolution, float precision of reduction
+ * accumulators, unknown custom calls) this is too. Layouts are ignored.
  * Parameter numbering and the entry_computation_layout are already checked by
  * the parser (lower.c, attrs.c); they are checked again here so that a module
  * built or edited in memory gets the same guarantees.

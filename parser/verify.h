@@ -58,8 +58,9 @@ bool hlv_compatible(const HloShape *a, const HloShape *b, bool ignore_fp);
 
 /* ---- Checks shared by the families --------------------------------------- */
 
-/* Declared result vs inferred; XLA compares most opcodes ignoring floating-
- * point precision (mixed precision) and a few exactly (ignore_fp false). */
+/* Declared result vs inferred. ignore_fp (XLA's mixed-precision leniency)
+ * only where XLA's own tests rely on it and the kernels convert: the
+ * accumulator type of reductions, copy, map and fusion results. */
 HlvResult hlv_expect(HlvCtx *V, const HloInstr *ins, const HloShape *inferred, bool ignore_fp);
 /* Operand k is an array (not a tuple or token). */
 bool hlv_need_array(HlvCtx *V, const HloInstr *ins, int k);

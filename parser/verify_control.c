@@ -100,7 +100,7 @@ static HlvResult all_reduce(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_reducer(V, ins, "to_apply", hlv_called(ins, HLO_CALL_TO_APPLY), 1, &t, &t, NULL))
     return HLV_ERR;
   if (ins->op == HLO_OP_REDUCE_SCATTER) return HLV_OK;   /* sizes checked by the caller */
-  return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), true);
+  return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
 }
 
 /* all-gather / reduce-scatter: results keep every dimension but the one
@@ -117,7 +117,7 @@ static HlvResult gather_scatter_dim(HlvCtx *V, const HloInstr *ins) {
       return hlv_fail(V, ins, "result %s must have one array per operand", hlv_str(V, r));
     if (!hlv_dims_ok(V, ins, "dimensions", &ins->dimensions, a->rank, false)) return HLV_ERR;
     int64_t d = ins->dimensions.v[0];
-    bool ok = hlv_is_array(o) && o->rank == a->rank && hlv_same_type_fp(o->dtype, a->dtype);
+    bool ok = hlv_is_array(o) && o->rank == a->rank && o->dtype == a->dtype;
     for (int32_t j = 0; ok && j < a->rank; j++) {
       int64_t big = ins->op == HLO_OP_REDUCE_SCATTER ? a->dims[j] : o->dims[j];
       int64_t small = ins->op == HLO_OP_REDUCE_SCATTER ? o->dims[j] : a->dims[j];
@@ -258,7 +258,7 @@ static HlvResult scan(HlvCtx *V, const HloInstr *ins) {
     if (!r) r = o;
     else r->tuple[k] = *o;
   }
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
@@ -272,14 +272,14 @@ HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
   case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: return all_reduce(V, ins);
   case HLO_OP_ALL_GATHER: case HLO_OP_REDUCE_SCATTER: return gather_scatter_dim(V, ins);
   case HLO_OP_COLLECTIVE_BROADCAST:
-    return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), true);
+    return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
   case HLO_OP_COLLECTIVE_PERMUTE:
     if (ins->nops != 1) return HLV_OK;   /* in-place form: (input, output, offsets...) */
-    return hlv_expect(V, ins, &ins->ops[0]->shape, true);
+    return hlv_expect(V, ins, &ins->ops[0]->shape, false);
   case HLO_OP_ALL_TO_ALL:
-    return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), true);
+    return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
   case HLO_OP_RAGGED_ALL_TO_ALL:
-    return hlv_expect(V, ins, &ins->ops[1]->shape, true);
+    return hlv_expect(V, ins, &ins->ops[1]->shape, false);
   case HLO_OP_SCAN: return scan(V, ins);
   case HLO_OP_RNG: return rng(V, ins);
   case HLO_OP_RNG_BIT_GENERATOR: return rng_bit_generator(V, ins);

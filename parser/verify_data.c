@@ -65,14 +65,14 @@ static HlvResult transpose(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_dims_ok(V, ins, "dimensions", &ins->dimensions, a->rank, false)) return HLV_ERR;
   HloShape *r = hlv_array(V, a->dtype, a->rank, NULL);
   for (int32_t i = 0; i < a->rank; i++) r->dims[i] = a->dims[ins->dimensions.v[i]];
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 static HlvResult reverse(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_need_array(V, ins, 0)) return HLV_ERR;
   const HloShape *a = &ins->ops[0]->shape;
   if (!hlv_dims_ok(V, ins, "dimensions", &ins->dimensions, a->rank, false)) return HLV_ERR;
-  return hlv_expect(V, ins, a, true);
+  return hlv_expect(V, ins, a, false);
 }
 
 static HlvResult slice(HlvCtx *V, const HloInstr *ins) {
@@ -89,7 +89,7 @@ static HlvResult slice(HlvCtx *V, const HloInstr *ins) {
     int64_t n = s->limit - s->start;   /* 0 <= n <= dims[i]: no overflow */
     r->dims[i] = n / s->stride + (n % s->stride != 0);
   }
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 /* Start indices of dynamic-(update-)slice: one integer scalar per dimension,
@@ -133,14 +133,14 @@ static HlvResult dynamic_slice(HlvCtx *V, const HloInstr *ins) {
     if (sz->v[i] < 0 || sz->v[i] > a->dims[i])
       return hlv_fail(V, ins, "slice size %lld of dimension %d is out of bounds for %s",
                       (long long)sz->v[i], (int)i, hlv_str(V, a));
-  return hlv_expect(V, ins, hlv_array(V, a->dtype, a->rank, sz->v), true);
+  return hlv_expect(V, ins, hlv_array(V, a->dtype, a->rank, sz->v), false);
 }
 
 static HlvResult dynamic_update_slice(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_need_array(V, ins, 0) || !hlv_need_array(V, ins, 1)) return HLV_ERR;
   const HloShape *a = &ins->ops[0]->shape, *u = &ins->ops[1]->shape;
   if (!start_indices(V, ins, 2, a->rank)) return HLV_ERR;
-  if (u->rank != a->rank || !hlv_same_type_fp(u->dtype, a->dtype))
+  if (u->rank != a->rank || u->dtype != a->dtype)
     return hlv_fail(V, ins, "update %s must have the rank and element type of the operand %s",
                     hlv_str(V, u), hlv_str(V, a));
   for (int32_t i = 0; i < a->rank; i++)
@@ -160,7 +160,7 @@ static HlvResult concatenate(HlvCtx *V, const HloInstr *ins) {
   HloShape *r = hlv_copy(V, a);
   for (int32_t k = 1; k < ins->nops; k++) {
     const HloShape *b = &ins->ops[k]->shape;
-    bool ok = b->rank == a->rank && hlv_same_type_fp(a->dtype, b->dtype);
+    bool ok = b->rank == a->rank && a->dtype == b->dtype;
     for (int32_t i = 0; ok && i < a->rank; i++) ok = i == d || a->dims[i] == b->dims[i];
     if (!ok)
       return hlv_fail(V, ins, "operand %d %s does not match operand 0 %s outside dimension %lld",
@@ -169,13 +169,13 @@ static HlvResult concatenate(HlvCtx *V, const HloInstr *ins) {
       return hlv_fail(V, ins, "the concatenated dimension %lld overflows", (long long)d);
     if (hlc_dtype_bits(b->dtype) > hlc_dtype_bits(r->dtype)) r->dtype = b->dtype;
   }
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 static HlvResult pad(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_need_array(V, ins, 0) || !hlv_need_array(V, ins, 1)) return HLV_ERR;
   const HloShape *a = &ins->ops[0]->shape, *v = &ins->ops[1]->shape;
-  if (v->rank != 0 || !hlv_same_type_fp(a->dtype, v->dtype))
+  if (v->rank != 0 || a->dtype != v->dtype)
     return hlv_fail(V, ins, "padding value %s must be a scalar of the operand's element type %s",
                     hlv_str(V, v), hlc_dtype_name(a->dtype));
   if (!ins->padding) return hlv_fail(V, ins, "missing padding");
@@ -194,7 +194,7 @@ static HlvResult pad(HlvCtx *V, const HloInstr *ins) {
                       (long long)p->lo, (long long)p->hi, (long long)p->interior, (int)i,
                       hlv_str(V, a));
   }
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 static HlvResult iota(HlvCtx *V, const HloInstr *ins) {

@@ -4,9 +4,11 @@
  * is-finite, convert, bitcast-convert (width changes add or drop a minor
  * dimension), stochastic-convert, reduce-precision, and the identity-shaped
  * ops (copy, opt-barrier, domain, add-dependency, after-all, ids).
- * Operand element-type classes follow XLA's shape inference; results are
- * compared ignoring floating-point precision, as XLA's verifier does for
- * mixed-precision modules.
+ * Operand element-type classes follow XLA's shape inference. Element types
+ * must agree exactly, as in XLA's default verifier (mixed precision is off):
+ * the kernels compute in the operands' type and would otherwise write a
+ * wrong answer. Only copy may change the float type (XLA's evaluator test
+ * CopyDifferentTypes).
  */
 #include "parser/verify.h"
 
@@ -64,10 +66,11 @@ static int unary_kinds(HloOpcode op) {
 
 static int binary_kinds(HloOpcode op) {
   switch (op) {
-  case HLO_OP_ADD: case HLO_OP_SUBTRACT: case HLO_OP_MULTIPLY: case HLO_OP_DIVIDE:
-  case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_POWER: case HLO_OP_REMAINDER:
+  case HLO_OP_ADD: case HLO_OP_MULTIPLY: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
   case HLO_OP_COMPARE:
     return K_ANY;
+  case HLO_OP_SUBTRACT: case HLO_OP_DIVIDE: case HLO_OP_POWER: case HLO_OP_REMAINDER:
+    return K_NUM;   /* XLA: "arithmetic type", not pred */
   case HLO_OP_ATAN2:
     return K_FLOAT | K_COMPLEX;
   case HLO_OP_AND: case HLO_OP_OR: case HLO_OP_XOR:
@@ -96,7 +99,7 @@ static HlvResult unary(HlvCtx *V, const HloInstr *ins, int kinds) {
   if (ins->op == HLO_OP_ABS || ins->op == HLO_OP_REAL || ins->op == HLO_OP_IMAG)
     r->dtype = real_of(a->dtype);
   if (ins->op == HLO_OP_IS_FINITE) r->dtype = HLO_PRED;
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 static HlvResult binary(HlvCtx *V, const HloInstr *ins, int kinds) {
@@ -105,18 +108,17 @@ static HlvResult binary(HlvCtx *V, const HloInstr *ins, int kinds) {
   if (!hlv_same_dims(a, b))
     return hlv_fail(V, ins, "operands must have the same dimensions, got %s and %s", hlv_str(V, a),
                     hlv_str(V, b));
-  if (!hlv_same_type_fp(a->dtype, b->dtype))
+  if (a->dtype != b->dtype)
     return hlv_fail(V, ins, "operands must have the same element type, got %s and %s",
                     hlc_dtype_name(a->dtype), hlc_dtype_name(b->dtype));
   HloShape *r = hlv_copy(V, a);
-  if (hlc_dtype_bits(b->dtype) > hlc_dtype_bits(a->dtype)) r->dtype = b->dtype;
   if (ins->op == HLO_OP_COMPARE) r->dtype = HLO_PRED;
   if (ins->op == HLO_OP_COMPLEX) {
     if (a->dtype != HLO_F32 && a->dtype != HLO_F64)
       return hlv_fail(V, ins, "expects f32 or f64 operands, got %s", hlc_dtype_name(a->dtype));
     r->dtype = a->dtype == HLO_F64 ? HLO_C128 : HLO_C64;
   }
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 /* select(pred, on_true, on_false): pred is pred[] or has on_true's dims. */
@@ -126,13 +128,13 @@ static HlvResult select_op(HlvCtx *V, const HloInstr *ins) {
   const HloShape *p = &ins->ops[0]->shape, *t = &ins->ops[1]->shape, *f = &ins->ops[2]->shape;
   if (p->dtype != HLO_PRED)
     return hlv_fail(V, ins, "the selector must be pred, got %s", hlv_str(V, p));
-  if (!hlv_compatible(t, f, true))
+  if (!hlv_compatible(t, f, false))
     return hlv_fail(V, ins, "on_true %s and on_false %s must have the same shape", hlv_str(V, t),
                     hlv_str(V, f));
   if (p->rank != 0 && !hlv_same_dims(p, t))
     return hlv_fail(V, ins, "the selector %s must be a scalar or have the dimensions of %s",
                     hlv_str(V, p), hlv_str(V, t));
-  return hlv_expect(V, ins, t, true);
+  return hlv_expect(V, ins, t, false);
 }
 
 /* clamp(min, x, max): bounds are scalars or have x's shape. */
@@ -146,7 +148,7 @@ static HlvResult clamp_op(HlvCtx *V, const HloInstr *ins) {
       return hlv_fail(V, ins, "%s bound %s must be a scalar or have the shape of the operand %s",
                       k ? "upper" : "lower", hlv_str(V, b), hlv_str(V, x));
   }
-  return hlv_expect(V, ins, x, true);
+  return hlv_expect(V, ins, x, false);
 }
 
 /* Bit width as XLA counts it for bitcast-convert (pred occupies a byte). */
@@ -161,11 +163,16 @@ static HlvResult convert_op(HlvCtx *V, const HloInstr *ins) {
   HloShape *r = hlv_copy(V, a);
   r->dtype = to;
   if (ins->op == HLO_OP_CONVERT) {
+    /* As XLA's shape inference: complex -> real is not defined (use real()). */
     if (hlc_dtype_is_complex(a->dtype) && !hlc_dtype_is_complex(to))
-      return hlv_fail(V, ins, "conversion from complex %s to real %s is not defined",
+      return hlv_fail(V, ins, "conversion from complex %s to real %s is not defined (use real)",
                       hlc_dtype_name(a->dtype), hlc_dtype_name(to));
     return hlv_expect(V, ins, r, false);
   }
+  /* bitcast-convert: XLA refuses conversions between complex and real types. */
+  if (hlc_dtype_is_complex(a->dtype) != hlc_dtype_is_complex(to))
+    return hlv_fail(V, ins, "bitcast-convert between complex and real types (%s to %s) is not "
+                    "allowed", hlc_dtype_name(a->dtype), hlc_dtype_name(to));
   /* bitcast-convert */
   int from = bcast_bits(a->dtype), tob = bcast_bits(to);
   if (from > tob) {
@@ -211,17 +218,18 @@ HlvResult hlv_elementwise(HlvCtx *V, const HloInstr *ins) {
     if (!operand_kind(V, ins, 0, K_FLOAT)) return HLV_ERR;
     if (ins->exponent_bits < 1 || ins->mantissa_bits < 0)
       return hlv_fail(V, ins, "needs exponent_bits >= 1 and mantissa_bits >= 0");
-    return hlv_expect(V, ins, &ins->ops[0]->shape, true);
-  case HLO_OP_COPY:   /* any shape: a tuple copy is a shallow copy */
+    return hlv_expect(V, ins, &ins->ops[0]->shape, false);
+  case HLO_OP_COPY:   /* any shape (a tuple copy is shallow); XLA's evaluator
+                          also copies between float types (CopyDifferentTypes) */
     return hlv_expect(V, ins, &ins->ops[0]->shape, true);
   case HLO_OP_OPT_BARRIER:
     return hlv_expect(V, ins, &ins->ops[0]->shape, false);
   case HLO_OP_DOMAIN:
-    return hlv_expect(V, ins, &ins->ops[0]->shape, true);
+    return hlv_expect(V, ins, &ins->ops[0]->shape, false);
   case HLO_OP_ADD_DEPENDENCY:
     if (ins->ops[1]->shape.dtype != HLO_TOKEN)
       return hlv_fail(V, ins, "operand 1 must be a token, got %s", hlv_str(V, &ins->ops[1]->shape));
-    return hlv_expect(V, ins, &ins->ops[0]->shape, true);
+    return hlv_expect(V, ins, &ins->ops[0]->shape, false);
   case HLO_OP_AFTER_ALL:
     /* Operands are normally tokens, but XLA's evaluator tests join arrays
      * too (tests_AddDependencyOf*): only the result is checked. */

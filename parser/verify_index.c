@@ -126,7 +126,7 @@ static HlvResult gather(HlvCtx *V, const HloInstr *ins) {
       r->dims[i] = e->dims[next_batch++];
     }
   }
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 static HlvResult scatter(HlvCtx *V, const HloInstr *ins) {
@@ -191,10 +191,10 @@ static HlvResult scatter(HlvCtx *V, const HloInstr *ins) {
   }
   if (!hlv_reducer(V, ins, "to_apply", hlv_called(ins, HLO_CALL_TO_APPLY), k, it, ut, NULL))
     return HLV_ERR;
-  if (k == 1) return hlv_expect(V, ins, a, true);
+  if (k == 1) return hlv_expect(V, ins, a, false);
   HloShape *t = hlv_tuple(V, k);
   for (int32_t i = 0; i < k; i++) t->tuple[i] = ins->ops[i]->shape;
-  return hlv_expect(V, ins, t, true);
+  return hlv_expect(V, ins, t, false);
 }
 
 HlvResult hlv_index(HlvCtx *V, const HloInstr *ins) {

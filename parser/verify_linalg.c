@@ -177,7 +177,7 @@ static HlvResult fft(HlvCtx *V, const HloInstr *ins) {
   }
   if (ins->fft_type == HLO_FFT_RFFT) r->dtype = a->dtype == HLO_F64 ? HLO_C128 : HLO_C64;
   if (ins->fft_type == HLO_FFT_IRFFT) r->dtype = a->dtype == HLO_C128 ? HLO_F64 : HLO_F32;
-  return hlv_expect(V, ins, r, true);
+  return hlv_expect(V, ins, r, false);
 }
 
 static bool fc(HloDtype t) { return hlc_dtype_is_float(t) || hlc_dtype_is_complex(t); }
@@ -188,7 +188,7 @@ static HlvResult cholesky(HlvCtx *V, const HloInstr *ins) {
   if (!fc(a->dtype) || a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2])
     return hlv_fail(V, ins, "operand %s must be a (batch of) square floating-point matrices",
                     hlv_str(V, a));
-  return hlv_expect(V, ins, a, true);
+  return hlv_expect(V, ins, a, false);
 }
 
 static HlvResult triangular_solve(HlvCtx *V, const HloInstr *ins) {
@@ -206,7 +206,7 @@ static HlvResult triangular_solve(HlvCtx *V, const HloInstr *ins) {
   if (m != a->dims[n - 1])
     return hlv_fail(V, ins, "a %s does not fit b %s on the %s side", hlv_str(V, a), hlv_str(V, b),
                     ins->left_side ? "left" : "right");
-  return hlv_expect(V, ins, b, true);
+  return hlv_expect(V, ins, b, false);
 }
 
 /* Batch norm: operand rank > feature_index; per-feature operands are
@@ -224,18 +224,18 @@ static HlvResult batch_norm(HlvCtx *V, const HloInstr *ins) {
   HloShape *vec = hlv_array(V, a->dtype, 1, &f);
   int32_t last_vec = ins->op == HLO_OP_BATCH_NORM_GRAD ? 3 : ins->nops - 1;
   for (int32_t i = 1; i <= last_vec; i++)
-    if (!hlv_compatible(&ins->ops[i]->shape, vec, true))
+    if (!hlv_compatible(&ins->ops[i]->shape, vec, false))
       return hlv_fail(V, ins, "operand %d %s must be %s", (int)i, hlv_str(V, &ins->ops[i]->shape),
                       hlv_str(V, vec));
-  if (ins->op == HLO_OP_BATCH_NORM_GRAD && !hlv_compatible(&ins->ops[4]->shape, a, true))
+  if (ins->op == HLO_OP_BATCH_NORM_GRAD && !hlv_compatible(&ins->ops[4]->shape, a, false))
     return hlv_fail(V, ins, "grad_output %s must have the operand's shape %s",
                     hlv_str(V, &ins->ops[4]->shape), hlv_str(V, a));
-  if (ins->op == HLO_OP_BATCH_NORM_INFERENCE) return hlv_expect(V, ins, a, true);
+  if (ins->op == HLO_OP_BATCH_NORM_INFERENCE) return hlv_expect(V, ins, a, false);
   HloShape *t = hlv_tuple(V, 3);
   t->tuple[0] = *a;
   t->tuple[1] = *vec;
   t->tuple[2] = *vec;
-  return hlv_expect(V, ins, t, true);
+  return hlv_expect(V, ins, t, false);
 }
 
 HlvResult hlv_linalg(HlvCtx *V, const HloInstr *ins) {

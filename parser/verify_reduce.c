@@ -118,7 +118,7 @@ static HlvResult select_and_scatter(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_reducer(V, ins, "scatter", hlv_called(ins, HLO_CALL_SCATTER), 1, &init->dtype,
                    &src->dtype, NULL))
     return HLV_ERR;
-  return hlv_expect(V, ins, a, true);
+  return hlv_expect(V, ins, a, false);
 }
 
 static HlvResult sort(HlvCtx *V, const HloInstr *ins) {
@@ -138,10 +138,10 @@ static HlvResult sort(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_signature(V, ins, "comparator", hlv_called(ins, HLO_CALL_TO_APPLY), 2 * ins->nops, ps,
                      hlv_scalar(V, HLO_PRED), true))
     return HLV_ERR;
-  if (ins->nops == 1) return hlv_expect(V, ins, a, true);
+  if (ins->nops == 1) return hlv_expect(V, ins, a, false);
   HloShape *t = hlv_tuple(V, ins->nops);
   for (int32_t i = 0; i < ins->nops; i++) t->tuple[i] = ins->ops[i]->shape;
-  return hlv_expect(V, ins, t, true);
+  return hlv_expect(V, ins, t, false);
 }
 
 static HlvResult map(HlvCtx *V, const HloInstr *ins) {
@@ -167,7 +167,7 @@ static HlvResult map(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_is_scalar(&c->root->shape))
     return hlv_fail(V, ins, "to_apply computation '%s' must return a scalar, returns %s", c->name,
                     hlv_str(V, &c->root->shape));
-  return hlv_expect(V, ins, hlv_array(V, c->root->shape.dtype, a->rank, a->dims), true);
+  return hlv_expect(V, ins, hlv_array(V, c->root->shape.dtype, a->rank, a->dims), false);
 }
 
 static HlvResult topk(HlvCtx *V, const HloInstr *ins) {
@@ -181,7 +181,7 @@ static HlvResult topk(HlvCtx *V, const HloInstr *ins) {
   t->tuple[0] = *hlv_array(V, a->dtype, a->rank, a->dims);
   t->tuple[0].dims[a->rank - 1] = ins->k;
   t->tuple[1] = *hlv_array(V, HLO_S32, a->rank, t->tuple[0].dims);
-  return hlv_expect(V, ins, t, true);
+  return hlv_expect(V, ins, t, false);
 }
 
 HlvResult hlv_reduce(HlvCtx *V, const HloInstr *ins) {

@@ -2,12 +2,14 @@
 # resource limits, files, fuzz regressions.
 check_LTLIBRARIES += tests/libcrashy.la
 tests_libcrashy_la_SOURCES = tests/harden/crashy.c
-tests_libcrashy_la_CFLAGS = $(AM_CFLAGS) -O0
+# Never sanitizer-instrumented: UBSan would catch the NULL store and abort,
+# and the test checks that a real SIGSEGV is reported as one.
+tests_libcrashy_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -O0
 tests_libcrashy_la_LDFLAGS = -module -avoid-version -rpath /nowhere
-TESTS += tests/harden/isolate.sh
-dist_noinst_SCRIPTS += tests/harden/isolate.sh
+TESTS += tests/harden/isolate.sh tests/harden/files.sh
+dist_noinst_SCRIPTS += tests/harden/isolate.sh tests/harden/files.sh
 dist_noinst_DATA += tests/harden/call.hlo tests/harden/call_v2.hlo tests/harden/x.txt \
-	tests/harden/want.txt tests/harden/want_v2.txt
+	tests/harden/want.txt tests/harden/want_v2.txt tests/harden/endless.hlo
 
 # Fuzz regressions: each fuzz target linked with a replay driver instead of
 # libFuzzer, run on the inputs that once failed it.
@@ -25,3 +27,18 @@ tests_fuzz_replay_run_LDADD = libhlorun_core.la
 TESTS += tests/harden/fuzz-regressions.sh
 dist_noinst_SCRIPTS += tests/harden/fuzz-regressions.sh
 EXTRA_DIST += tests/fuzz-regressions
+
+# Limits (iterations, time, recursion, call depth, memory incl. scratch),
+# literal nesting, and saving without partial files, through the public API.
+check_PROGRAMS += tests/check_harden
+TESTS += tests/check_harden
+tests_check_harden_SOURCES = tests/check_harden.c
+tests_check_harden_CFLAGS = $(TEST_CFLAGS)
+tests_check_harden_LDADD = $(TEST_LIBS)
+
+# `make valgrind`: Check suites and command-line runs under valgrind
+# memcheck (slow: not part of `make check`).
+dist_noinst_SCRIPTS += tests/harden/valgrind.sh
+valgrind: $(check_PROGRAMS) $(check_LTLIBRARIES) hlorun
+	srcdir=$(srcdir) $(SHELL) $(srcdir)/tests/harden/valgrind.sh $(VALGRIND_SUITES)
+.PHONY: valgrind

@@ -416,12 +416,30 @@ static void fill_tables(void) {
 
 /* ---- kernels ------------------------------------------------------------ */
 
+/* The result type XLA gives op on operand type t: the operand's, except
+ * is-finite (pred) and abs/real/imag of complex (the part's type). The
+ * kernels write that type, so a module declaring another one (a hand-edited
+ * f32 sqrt "returning" f16) must be refused, not overflow the result. */
+static HloDtype un_result(int op, HloDtype t) {
+  if (op == UN_ISFINITE) return HLO_PRED;
+  if ((op == UN_ABS || op == UN_REAL || op == UN_IMAG) && (t == HLO_C64 || t == HLO_C128))
+    return t == HLO_C64 ? HLO_F32 : HLO_F64;
+  return t;
+}
+
+static int result_type(HliExec *x, const HloInstr *ins, HloDtype want) {
+  if (ins->shape.dtype == want) return 0;
+  return hli_fail(x, ins, "the result type %s does not match the operand: %s gives %s",
+                  hlc_dtype_name(ins->shape.dtype), hlp_opcode_name(ins->op),
+                  hlc_dtype_name(want));
+}
+
 static int check_un(HliExec *x, const HloInstr *ins, int op) {
   HloDtype t = ins->nops == 1 ? ins->ops[0]->shape.dtype : HLO_DTYPE_INVALID;
   if (t < 0 || t >= HLO_NUM_DTYPES || !un_tab[op][t])
     return hli_unsupported(x, ins, "%s of element type %s", hlp_opcode_name(ins->op),
                            hlc_dtype_name(t));
-  return 0;
+  return result_type(x, ins, un_result(op, t));
 }
 
 static int check_bin(HliExec *x, const HloInstr *ins, int op) {
@@ -429,7 +447,7 @@ static int check_bin(HliExec *x, const HloInstr *ins, int op) {
   if (t < 0 || t >= HLO_NUM_DTYPES || !bin_tab[op][t] || ins->ops[1]->shape.dtype != t)
     return hli_unsupported(x, ins, "%s of element type %s", hlp_opcode_name(ins->op),
                            hlc_dtype_name(t));
-  return 0;
+  return result_type(x, ins, t);
 }
 
 static int same_count(HliExec *x, const HloInstr *ins, const HliValue *v, const HliValue *out) {

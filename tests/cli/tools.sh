@@ -148,6 +148,11 @@ has check-nan "$tmp/err" \
   "$tmp/nan.hlo:6: check-nan: q (divide) produced 1 NaN; none of its operands held a NaN or an infinity"
 has check-nan-operand "$tmp/err" "operand 1: y = f32[4]  min=0 max=1 mean=0.75 nan=0 inf=0  {1, 0, 1, 1}"
 [ -s "$tmp/out" ] && fail "check-nan: printed a result"
+# hlorun fuses the elementwise chain divide -> log -> add; tracing turns that
+# off and sees all five instructions.
+run trace-unfused 0 --trace "$tmp/nan.hlo" "$tmp/x.txt" "$tmp/y.txt"
+[ "$(grep -c '^trace:' "$tmp/err")" = 5 ] && echo "ok: trace-unfused" ||
+  { fail "trace-unfused: want 5 lines"; cat "$tmp/err"; }
 # Without NaNs, --check-nan changes nothing.
 run check-nan-clean 0 --check-nan "$d/add.hlo" "$d/a.txt" "$d/b.txt"
 

@@ -313,9 +313,26 @@ def int_to_f32(x):
     return round_int(x, 24, (2 ** 24 - 1) * 2 ** 104)
 
 
+def gen_convert_bf16():
+    """int -> bf16 (round to nearest even).  Values are kept below 2^24 in
+    magnitude, where going through f32 first (as XLA does) is exact."""
+    from gcase import f32_to_bf16_bits
+    for s in TYPES:
+        info = np.iinfo(NPT[s])
+        lo, hi = max(int(info.min), -(1 << 24)), min(int(info.max), 1 << 24)
+        a = sorted(set([0, 1, 255, 257, 259, 511, 513, lo, hi] + [int(v) for v in rng.integers(lo, hi, 24)]))
+        a = [v for v in a if lo <= v <= hi]
+        n = len(a)
+        exp = f32_to_bf16_bits(np.array(a, np.float64).astype(np.float32))
+        emit('int_convert_%s_bf16' % s, 'elementwise:convert', 'eq',
+             'Arg_0 = %s[%d] parameter(0)\nROOT r = bf16[%d] convert(Arg_0)' % (s, n, n),
+             [('%s[%d]' % (s, n), arr(a, s))], ('bf16[%d]' % n, exp), source='numpy (gen_int.py)')
+
+
 if __name__ == '__main__':
     gen_binary()
     gen_unary()
     gen_compare()
     gen_select_clamp()
     gen_convert()
+    gen_convert_bf16()
