@@ -115,8 +115,11 @@ static bool conv_ok(HloDtype f, HloDtype t) {
 
 static Kind classify(const HloInstr *ins) {
   const HloShape *s = &ins->shape;
-  /* Only opcodes that have their kernel: without it the plan must fail. */
-  if (!hlc_dtype_is_array(s->dtype) || ins->ncontrol || !hli_op_table()[ins->op].run)
+  /* Only instructions their own kernel accepts (its plan-time check, run
+   * without an executor so it records nothing): otherwise the plan must
+   * fail exactly as unfused. */
+  const HliOpEntry *e = &hli_op_table()[ins->op];
+  if (!hlc_dtype_is_array(s->dtype) || ins->ncontrol || !e->run || (e->check && e->check(NULL, ins)))
     return K_NONE;
   for (int32_t k = 0; k < ins->nops; k++)
     if (!hlc_dtype_is_array(ins->ops[k]->shape.dtype)) return K_NONE;
