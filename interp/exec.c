@@ -100,11 +100,16 @@ int hli_exec_prepare(HliExec *x, const HloComputation *c) {
 
 static int errors(HliExec *x) { return x->diags ? x->diags->nerrors : 0; }
 
+/* taken: NULL, or (donated arguments) which have been moved into slots. */
 static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliValue **in,
-                          HliValue *const *args) {
+                          HliValue *const *args, bool *taken) {
   const HloInstr *ins = st->ins;
   switch (st->kind) {
   case HLI_STEP_PARAM:
+    if (taken && !taken[st->index]) {   /* donated: move the reference */
+      taken[st->index] = true;
+      return args[st->index];
+    }
     return hli_value_ref(args[st->index]);
   case HLI_STEP_CONST:
     return hli_value_ref(st->constant);
@@ -144,7 +149,21 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   const HloInstr *outer = x->cur;
   x->cur = ins;
   int before = errors(x);
-  HliValue *out = hli_value_new(x, &ins->shape);
+  HliValue *out = NULL;
+  /* In place: the operand dies here and nobody else holds it (a tuple, a
+   * view, the caller or a constant would hold another reference). Not
+   * while observed: an observer reads the operands after the step. */
+  for (uint32_t m = x->no_inplace || x->obs ? 0 : st->reuse; m && !out; m &= m - 1) {
+    HliValue *v = slots[st->ops[__builtin_ctz(m)]];
+    if (v->refs == 1 && v->owns_data && !v->base && v->dtype == ins->shape.dtype &&
+        v->nelem == hlp_shape_elements(&ins->shape)) {
+      out = hli_value_ref(v);
+      out->shape = &ins->shape;
+      out->rank = ins->shape.rank;
+      out->dims = ins->shape.dims;
+    }
+  }
+  if (!out) out = hli_value_new(x, &ins->shape);
   if (!out) {
     if (errors(x) == before)
       hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
@@ -164,12 +183,26 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   return out;
 }
 
-int hli_plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **result) {
+static int plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **result,
+                    bool donate) {
   HliValue **slots = p->slots, **in = p->inbuf;
+  int32_t np = p->comp->nparams;
+  bool taken_local[16] = {false}, *taken = NULL;
+  if (donate) {
+    taken = np <= 16 ? taken_local : calloc((size_t)np, sizeof *taken);
+    if (!taken) {
+      for (int32_t i = 0; i < np; i++) hli_value_unref(x, args[i]);
+      return hli_fail(x, NULL, "out of memory");
+    }
+  }
   bool fresh = p->busy;   /* re-entered (a kernel running this plan again) */
   if (fresh) {
     slots = calloc((size_t)p->nslots + (size_t)p->max_ops + 1, sizeof *slots);
-    if (!slots) return hli_fail(x, NULL, "out of memory");
+    if (!slots) {
+      for (int32_t i = 0; donate && i < np; i++) hli_value_unref(x, args[i]);
+      if (taken && taken != taken_local) free(taken);
+      return hli_fail(x, NULL, "out of memory");
+    }
     in = slots + p->nslots;
   }
   p->busy = true;
@@ -177,7 +210,7 @@ int hli_plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **resul
   for (int32_t s = 0; s < p->nsteps; s++) {
     const HliStep *st = &p->steps[s];
     if (x->obs && hli_observe(x, p, s, slots, in, NULL) != 0) { rc = -1; break; }
-    HliValue *v = run_step(x, st, slots, in, args);
+    HliValue *v = run_step(x, st, slots, in, args, taken);
     if (!v) { rc = -1; break; }
     slots[st->out] = v;
     if (x->obs && hli_observe(x, p, s, slots, in, v) != 0) { rc = -1; break; }
@@ -196,7 +229,16 @@ int hli_plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **resul
   }
   if (fresh) free(slots);
   else p->busy = false;
+  if (donate) {   /* arguments no step took (dead parameters, or a failure) */
+    for (int32_t i = 0; i < np; i++)
+      if (!taken[i]) hli_value_unref(x, args[i]);
+    if (taken != taken_local) free(taken);
+  }
   return rc;
+}
+
+int hli_plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **result) {
+  return plan_run(x, p, args, result, false);
 }
 
 int hli_call(HliExec *x, const HloComputation *c, HliValue *const *args, HliValue **result) {
@@ -205,6 +247,17 @@ int hli_call(HliExec *x, const HloComputation *c, HliValue *const *args, HliValu
   HliPlan *p = hli_plan_get(x, c);
   if (!p) return -1;
   return hli_plan_run(x, p, args, result);
+}
+
+int hli_call_donate(HliExec *x, const HloComputation *c, HliValue *const *args,
+                    HliValue **result) {
+  *result = NULL;
+  HliPlan *p = x && c ? hli_plan_get(x, c) : NULL;
+  if (!p) {
+    for (int32_t i = 0; c && i < c->nparams; i++) hli_value_unref(x, args[i]);
+    return x && c ? -1 : hli_fail(x, NULL, "cannot run a computation without an executor");
+  }
+  return plan_run(x, p, args, result, true);
 }
 
 /* ---- Deterministic pseudo-random values -------------------------------- */

@@ -40,6 +40,8 @@ struct HliExec {
   bool warned_elided;          /* the warning about elided constants was given */
   bool no_fusion;              /* plan every instruction as its own step (tracing
                                   sees each value); also HLORUN_FUSION=0 */
+  bool no_inplace;             /* never let a result take over a dying operand's
+                                  buffer (tracing keeps every value intact) */
 
   /* Recycled memory (value.c): a while body running a million times would
    * otherwise spend most of its time in malloc/free for small values. Only

@@ -115,8 +115,11 @@ static bool conv_ok(HloDtype f, HloDtype t) {
 
 static Kind classify(const HloInstr *ins) {
   const HloShape *s = &ins->shape;
-  /* Only opcodes that have their kernel: without it the plan must fail. */
-  if (!hlc_dtype_is_array(s->dtype) || ins->ncontrol || !hli_op_table()[ins->op].run)
+  /* Only instructions their own kernel accepts (its plan-time check, run
+   * without an executor so it records nothing): otherwise the plan must
+   * fail exactly as unfused. */
+  const HliOpEntry *e = &hli_op_table()[ins->op];
+  if (!hlc_dtype_is_array(s->dtype) || ins->ncontrol || !e->run || (e->check && e->check(NULL, ins)))
     return K_NONE;
   for (int32_t k = 0; k < ins->nops; k++)
     if (!hlc_dtype_is_array(ins->ops[k]->shape.dtype)) return K_NONE;
@@ -157,6 +160,11 @@ static Kind classify(const HloInstr *ins) {
       return K_BIN;
   }
   return K_NONE;
+}
+
+bool hli_fuse_is_elementwise(const HloInstr *ins) {
+  Kind k = classify(ins);
+  return k == K_UN || k == K_BIN;
 }
 
 /* ---- Compiling a group --------------------------------------------------- */
@@ -470,8 +478,8 @@ static void bcast_tile(const Fop *op, const char *b, size_t es, int64_t lo, int6
 
 /* f32 register d holding results of narrow type t: round each through t. */
 static void round_narrow(HloDtype t, float *d, void *tmp, int64_t m) {
-  hlk_f32_to_narrow(t, d, tmp, m);
-  hlk_narrow_to_f32(t, tmp, d, m);
+  (void)tmp;
+  hlk_round_narrow(t, d, m);
 }
 
 static bool subbyte(HloDtype t) { return hlc_dtype_is_int(t) && hlc_dtype_bits(t) < 8; }

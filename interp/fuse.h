@@ -29,6 +29,9 @@ typedef struct HliFusion {
  * Arrays come from A. 0 on success (possibly no groups), -1 out of memory. */
 int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcArena *A,
                   HliFusion *out);
+/* Is ins a unary or binary elementwise op run by the shared array runner
+ * (so its result may overwrite an operand of the same type in place)? */
+bool hli_fuse_is_elementwise(const HloInstr *ins);
 /* The group's inputs: instruction indices (slots), in the order
  * hli_fused_run expects their values. */
 int32_t hli_fused_ninputs(const HliFused *f);

@@ -107,6 +107,12 @@ const HliOpEntry *hli_op_table(void);
  * reference. Used by call, while, conditional, fusion, map, and by kernels
  * that apply a computation they did not recognise. */
 int hli_call(HliExec *x, const HloComputation *c, HliValue *const *args, HliValue **result);
+/* Like hli_call, but the callee takes over the caller's references to args
+ * and releases each argument once it is dead (also on failure), so values
+ * it updates in place (dynamic-update-slice or scatter in a while body)
+ * need no copy. */
+int hli_call_donate(HliExec *x, const HloComputation *c, HliValue *const *args,
+                    HliValue **result);
 
 /* Common scalar reducers recognised in a to_apply computation, so kernels can
  * run typed loops instead of calling the computation per element. */

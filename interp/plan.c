@@ -162,6 +162,38 @@ static int choose_step(HliExec *x, const HloInstr *ins, HliStep *st) {
   return 0;
 }
 
+/* In-place updates: a step may write its result into operand k's buffer
+ * when the operand dies here (the executor also checks at run time that
+ * nothing else references it): dynamic-update-slice and single-operand
+ * scatter into their operand, elementwise ops and fused groups into an
+ * operand of the result's type and size. */
+static void choose_reuse(HliStep *st) {
+  const HloInstr *ins = st->ins;
+  st->reuse = 0;
+  if (st->kind != HLI_STEP_KERNEL && st->kind != HLI_STEP_FUSED) return;
+  if (!hlc_dtype_is_array(ins->shape.dtype)) return;
+  int64_t n = hlp_shape_elements(&ins->shape);
+  int32_t first = 0, last = st->nops - 1;
+  if (st->kind == HLI_STEP_KERNEL) {
+    if (ins->op == HLO_OP_DYNAMIC_UPDATE_SLICE || (ins->op == HLO_OP_SCATTER && ins->nops == 3))
+      last = 0;
+    else if (!hli_fuse_is_elementwise(ins))
+      return;
+  }
+  for (int32_t k = first; k <= last && k < 32; k++) {
+    int32_t slot = st->ops[k];
+    const HloShape *s = &st->ins->parent->instrs[slot]->shape;
+    if (s->dtype != ins->shape.dtype || hlp_shape_elements(s) != n) continue;
+    bool dies = false, again = false;
+    for (int32_t f = 0; f < st->nfree; f++) dies = dies || st->frees[f] == slot;
+    /* An update-in-place kernel must not read the buffer through another operand. */
+    for (int32_t j = 0; j < st->nops; j++)
+      again = again || (j != k && st->ops[j] == slot && st->kind == HLI_STEP_KERNEL &&
+                        !hli_fuse_is_elementwise(ins));
+    if (dies && !again) st->reuse |= (uint32_t)1 << k;
+  }
+}
+
 HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
   HlcArena *A = &x->plan_arena;
   int32_t n = c->ninstrs;
@@ -257,6 +289,8 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
       HliStep *st = &p->steps[last[i]];
       st->frees[st->nfree++] = i;
     }
+
+  for (s = 0; s < nsteps; s++) choose_reuse(&p->steps[s]);
 
   p->slots = hlc_arena_alloc(A, (size_t)n * sizeof *p->slots);
   p->inbuf = hlc_arena_alloc(A, (size_t)(p->max_ops ? p->max_ops : 1) * sizeof *p->inbuf);

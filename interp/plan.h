@@ -38,6 +38,10 @@ typedef struct HliStep {
   int64_t index;         /* PARAM: parameter number; GTE: tuple index */
   HliValue *constant;    /* CONST: owned by the plan (one reference) */
   const HliFused *fused; /* FUSED: the group (plan arena) */
+  uint32_t reuse;        /* KERNEL/FUSED: bit k set: operand k (k < 32) may
+                            give its buffer to the result, as this step is
+                            its last use, if nothing else references it at
+                            run time (in-place update) */
 } HliStep;
 
 struct HliPlan {

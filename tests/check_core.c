@@ -204,6 +204,7 @@ START_TEST(last_use_releases_early) {
   HliExec x;
   hli_exec_init(&x, &b->m, &d);
   x.no_fusion = true;   /* one step per add (fused, only the result is allocated) */
+  x.no_inplace = true;  /* (in place, x2..x4 would overwrite their operand) */
   HliValue *a = hli_value_zeros(NULL, &p->shape), *r;
   ((float *)a->data)[7] = 1.5f;
   ck_assert_int_eq(hli_call(&x, c, &a, &r), 0);

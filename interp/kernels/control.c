@@ -211,9 +211,10 @@ static int run_while(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVa
     if (!go) break;
     /* --max-iterations and --timeout (limits.c) */
     if (hli_loop_iteration(x, ins, it)) { hli_value_unref(x, state); return -1; }
+    /* The body takes over the state: a value it updates in place
+     * (dynamic-update-slice, scatter) is then referenced only there. */
     HliValue *next;
-    if (hli_call(x, body, &state, &next)) { hli_value_unref(x, state); return -1; }
-    hli_value_unref(x, state);
+    if (hli_call_donate(x, body, &state, &next)) return -1;
     state = next;
   }
   return adopt(x, out, state);

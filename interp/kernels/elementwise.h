@@ -80,6 +80,9 @@ bool hlk_is_narrow_float(HloDtype t);
 /* n elements of narrow type t <-> f32. */
 void hlk_narrow_to_f32(HloDtype t, const void *src, float *dst, int64_t n);
 void hlk_f32_to_narrow(HloDtype t, const float *src, void *dst, int64_t n);
+/* d[i] = the f32 value of d[i] rounded to narrow type t (what converting to
+ * t and back gives), in place. */
+void hlk_round_narrow(HloDtype t, float *d, int64_t n);
 
 /* ---- running array functions over values -------------------------------- */
 

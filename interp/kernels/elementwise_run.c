@@ -49,6 +49,32 @@ HLK_VECTORIZE static void f32_to_bf16(const float *restrict s, uint16_t *restric
   }
 }
 
+/* f32 -> bf16 -> f32 in one pass: the f32 value of the rounded bf16. */
+HLK_VECTORIZE static void round_bf16(float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &d[i], 4);
+    uint32_t r = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000u;
+    uint32_t q = (u & 0x80000000u) | 0x7FC00000u;
+    u = (u & 0x7FFFFFFFu) > 0x7F800000u ? q : r;
+    memcpy(&d[i], &u, 4);
+  }
+}
+
+void hlk_round_narrow(HloDtype t, float *d, int64_t n) {
+  if (t == HLO_BF16) {
+    round_bf16(d, n);
+    return;
+  }
+  enum { B = 512 };
+  uint16_t tmp[B];   /* narrow types are at most 2 bytes */
+  for (int64_t i = 0; i < n; i += B) {
+    int64_t m = n - i < B ? n - i : B;
+    hlk_f32_to_narrow(t, d + i, tmp, m);
+    hlk_narrow_to_f32(t, tmp, d + i, m);
+  }
+}
+
 void hlk_narrow_to_f32(HloDtype t, const void *src, float *dst, int64_t n) {
   if (t == HLO_F16) {
     const uint16_t *s = src;

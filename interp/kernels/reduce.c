@@ -148,10 +148,49 @@ static void fold_rows(void *arg, int64_t lo, int64_t hi) {
   free(acc);
 }
 
+/* Partial results of whole blocks of one long run, over threads. */
+typedef struct PartJob {
+  const HlkFold *f;
+  const char *src;      /* the run */
+  char *parts;
+  size_t bbytes;        /* bytes of a block of input */
+} PartJob;
+
+static void parts_chunk(void *arg, int64_t lo, int64_t hi) {
+  const PartJob *j = arg;
+  j->f->blocks(j->parts + (size_t)lo * j->f->part_size, j->src + (size_t)lo * j->bbytes, hi - lo);
+}
+
+/* Few outputs, each folding one long contiguous run (a full sum, say): the
+ * threads share each run's blocks, then the partials fold in order, which is
+ * exactly what run() computes. */
+static int fold_long_runs(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFold *f,
+                          const HliValue *in, const HliValue *init, HliValue *out) {
+  size_t es = hlc_dtype_size(in->dtype);
+  int64_t nb = g->inner / f->block;
+  char *parts = hli_scratch_alloc(x, ins, (size_t)nb * f->part_size);
+  if (!parts) return -1;
+  _Alignas(16) unsigned char acc[16];
+  for (int64_t ok = 0; ok < g->nko; ok++) {
+    const char *src = (const char *)in->data + (size_t)geom_base(g, ok) * es;
+    PartJob j = {f, src, parts, (size_t)f->block * es};
+    hli_parallel_for(x, nb, 64, parts_chunk, &j);
+    f->init(acc, init->data, 1);
+    f->fold_parts(acc, parts, nb);
+    f->run(acc, src + (size_t)(nb * f->block) * es, g->inner - nb * f->block, 1);
+    f->store((char *)out->data + (size_t)ok * es, acc, 1);
+  }
+  hli_scratch_free(x, parts);
+  return 0;
+}
+
 static int run_fold(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFold *f,
                     const HliValue *in, const HliValue *init, HliValue *out) {
   FoldJob j = {g, f, in->data, hlc_dtype_size(in->dtype), init->data, out->data, false};
   if (g->nout == 0) return 0;
+  if (f->blocks && g->inner_red && g->nr == 0 && g->nko < 2 * hli_num_threads(x) &&
+      g->inner >= 64 * f->block && hli_num_threads(x) > 1 && f->acc_size <= 16)
+    return fold_long_runs(x, ins, g, f, in, init, out);
   /* Rows of at least ~32K input elements per task keep scheduling noise low. */
   int64_t per_row = g->nin / (g->nko ? g->nko : 1) + 1;
   int64_t chunk = 32768 / per_row + 1;

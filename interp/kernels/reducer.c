@@ -9,6 +9,7 @@
  * in float and round after every step. Not here: the loops over shapes
  * (each kernel file has its own). */
 #include "interp/kernels/reducer.h"
+#include "interp/kernels/vectorize.h"
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -100,7 +101,7 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
     const A *a = acc;                                                                 \
     for (int64_t i = 0; i < n; i++) d[i] = STORE(a[i]);                               \
   }                                                                                   \
-  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store};
+  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, 0, 0, NULL, NULL};
 
 /* Integers: add and multiply wrap (computed in an unsigned type at least as
  * wide as int, so no promotion to signed int can overflow). */
@@ -172,20 +173,38 @@ static void fold_wadd_f32_init(void *acc, const void *init, int64_t n) {
   double v = *(const float *)init, *a = acc;
   for (int64_t i = 0; i < n; i++) a[i] = v;
 }
+/* The float sum of each of nb whole blocks (lanes in a fixed order). */
+HLK_VECTORIZE static void wadd_f32_blocks(void *parts, const void *src, int64_t nb) {
+  const float *p = src;
+  float *out = parts;
+  for (int64_t b = 0; b < nb; b++, p += WADD_BLOCK) {
+    float l[WADD_LANES] = {0};
+    for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)
+      for (int k = 0; k < WADD_LANES; k++) l[k] += p[j + k];
+    for (int w = WADD_LANES / 2; w > 0; w /= 2)   /* pairwise: lane k += lane k+w */
+      for (int k = 0; k < w; k++) l[k] += l[k + w];
+    out[b] = l[0];
+  }
+}
+static void wadd_f32_fold_parts(void *acc, const void *parts, int64_t nb) {
+  const float *q = parts;
+  double a = *(double *)acc;
+  for (int64_t b = 0; b < nb; b++) a += q[b];
+  *(double *)acc = a;
+}
 static void fold_wadd_f32_run(void *acc, const void *src, int64_t n, int64_t s) {
   const float *p = src;
-  double a = *(double *)acc;
   int64_t i = 0;
   if (s == 1) {
-    for (; i + WADD_BLOCK <= n; i += WADD_BLOCK) {
-      float l[WADD_LANES] = {0};
-      for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)
-        for (int k = 0; k < WADD_LANES; k++) l[k] += p[i + j + k];
-      for (int w = WADD_LANES / 2; w > 0; w /= 2)   /* pairwise: lane k += lane k+w */
-        for (int k = 0; k < w; k++) l[k] += l[k + w];
-      a += l[0];
+    float parts[64];
+    for (; i + WADD_BLOCK <= n;) {
+      int64_t nb = (n - i) / WADD_BLOCK < 64 ? (n - i) / WADD_BLOCK : 64;
+      wadd_f32_blocks(parts, p + i, nb);
+      wadd_f32_fold_parts(acc, parts, nb);
+      i += nb * WADD_BLOCK;
     }
   }
+  double a = *(double *)acc;
   for (; i < n; i++) a += p[i * s];
   *(double *)acc = a;
 }
@@ -200,13 +219,15 @@ static void fold_wadd_f32_store(void *dst, const void *acc, int64_t n) {
   for (int64_t i = 0; i < n; i++) d[i] = (float)a[i];
 }
 static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_wadd_f32_run,
-                                      fold_wadd_f32_vec, fold_wadd_f32_store};
+                                      fold_wadd_f32_vec, fold_wadd_f32_store,
+                                      WADD_BLOCK, sizeof(float), wadd_f32_blocks,
+                                      wadd_f32_fold_parts};
 
 /* f32 maximum / minimum over a contiguous run: eight lanes find the extreme
  * value quickly; when the run holds a NaN, or the extreme is zero (where
  * -0/+0 order matters), the sequential loop gives the exact answer. */
 #define FAST_EXTREME_F32(NAME, CMP, SEQ)                                              \
-  static void NAME(void *acc, const void *src, int64_t n, int64_t s) {                \
+  HLK_VECTORIZE static void NAME(void *acc, const void *src, int64_t n, int64_t s) {                \
     const float *p = src;                                                             \
     float a = *(float *)acc;                                                          \
     if (s == 1 && n >= 32 && a == a) {                                                \
@@ -237,9 +258,9 @@ static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_w
 FAST_EXTREME_F32(fold_max_f32_fast_run, >, fold_max_f32_run)
 FAST_EXTREME_F32(fold_min_f32_fast_run, <, fold_min_f32_run)
 static const HlkFold fold_max_f32_fast = {sizeof(float), fold_max_f32_init, fold_max_f32_fast_run,
-                                          fold_max_f32_vec, fold_max_f32_store};
+                                          fold_max_f32_vec, fold_max_f32_store, 0, 0, NULL, NULL};
 static const HlkFold fold_min_f32_fast = {sizeof(float), fold_min_f32_init, fold_min_f32_fast_run,
-                                          fold_min_f32_vec, fold_min_f32_store};
+                                          fold_min_f32_vec, fold_min_f32_store, 0, 0, NULL, NULL};
 
 /* Complex: add and multiply only (maximum/minimum are not defined). */
 FOLD_DEFINE(fold_add_c64, float complex, float complex, ID, ID, OP_ADD)

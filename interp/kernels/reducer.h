@@ -32,6 +32,15 @@ typedef struct HlkFold {
   void (*vec)(void *acc, const void *src, int64_t n, int64_t s);
   /* dst[i] = acc[i] converted to the element type, for i < n */
   void (*store)(void *dst, const void *acc, int64_t n);
+  /* Optional (NULL): run() on a contiguous run is split into blocks of
+   * `block` elements whose partial results (`part_size` bytes each) are
+   * independent and then folded in order by fold_parts(); blocks() computes
+   * the partials of nb whole blocks. A long single run can then be spread
+   * over threads with exactly run()'s result. */
+  int64_t block;
+  size_t part_size;
+  void (*blocks)(void *parts, const void *src, int64_t nb);
+  void (*fold_parts)(void *acc, const void *parts, int64_t nb);
 } HlkFold;
 
 /* Typed loops for reducer op on element type t, or NULL when there are none
