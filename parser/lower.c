@@ -216,8 +216,24 @@ static const char *fresh_comp_name(HlpParser *P, const char *base) {
   }
 }
 
-static bool is_control_preds(HlpParser *P, const SynAttr *a) {
-  return a->name.len == 21 && memcmp(P->src + a->name.off, "control-predecessors=", 21) == 0;
+static bool attr_is(HlpParser *P, const SynAttr *a, const char *name) {
+  size_t n = strlen(name);
+  return a->name.len == n + 1 && memcmp(P->src + a->name.off, name, n) == 0;
+}
+
+/* Where an attribute of an async sugar line (X-start) goes, as in XLA:
+ * 1 = the async-start only (it names caller instructions, or describes the
+ * start), 2 = both the start and the wrapped X (XLA copies these to the
+ * wrapped instruction), 0 = the wrapped X only (X's own attributes). */
+static int sugar_attr_place(HlpParser *P, const SynAttr *a) {
+  if (attr_is(P, a, "control-predecessors") || attr_is(P, a, "sharding") ||
+      attr_is(P, a, "parameter_replication") || attr_is(P, a, "async_execution_thread"))
+    return 1;
+  if (attr_is(P, a, "metadata") || attr_is(P, a, "backend_config") ||
+      attr_is(P, a, "frontend_attributes") || attr_is(P, a, "statistics") ||
+      attr_is(P, a, "origin"))
+    return 2;
+  return 0;
 }
 
 /* Build the wrapped computation of an async-start sugar form:
@@ -262,13 +278,11 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
     return NULL;
   }
   if (si) {
-    /* The sugar line's attributes belong to the wrapped op, except
-     * control-predecessors, which name instructions of the caller. */
     SynInstr tmp = *si;
     tmp.attrs = (HlpList){0};
     for (HlpNode *n = si->attrs.head; n; n = n->next) {
       SynAttr *a = n->p;
-      if (!is_control_preds(P, a)) hlp_list_push(P, &tmp.attrs, a);
+      if (sugar_attr_place(P, a) != 1) hlp_list_push(P, &tmp.attrs, a);
     }
     if (hlp_lower_attrs(P, inner, &tmp) != 0) return NULL;
   }
@@ -350,12 +364,12 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
     ins->ncalled = 1;
     ins->called = hlp_alloc(P, sizeof *ins->called);
     ins->called[0] = (HloCalled){HLO_CALL_CALLS, w};
-    /* The start keeps only control-predecessors (and gets the shape check
-     * of the explicit form); the rest went to the wrapped op. */
+    /* The start keeps its own and the shared attributes (and gets the
+     * shape check of the explicit form); the rest went to the wrapped op. */
     SynInstr own = {0};
     if (si)
       for (HlpNode *n = si->attrs.head; n; n = n->next)
-        if (is_control_preds(P, n->p)) hlp_list_push(P, &own.attrs, n->p);
+        if (sugar_attr_place(P, n->p) != 0) hlp_list_push(P, &own.attrs, n->p);
     if (hlp_lower_attrs(P, ins, &own) != 0) return NULL;
   } else {
     if (async_kind > 0) {
@@ -364,6 +378,13 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
       if (o->op != HLO_OP_ASYNC_START && o->op != HLO_OP_ASYNC_UPDATE) {
         hlp_error(P, opcode.off, "%.*s expects an async start or update operand", (int)opcode.len,
                   ot);
+        return NULL;
+      }
+      const HloComputation *wc = o->ncalled ? o->called[0].comp : NULL;
+      if (!wc || !wc->root || wc->root->op != (HloOpcode)wrapped) {
+        hlp_error(P, opcode.off, "%.*s: the async operand wraps %s, not %s", (int)opcode.len, ot,
+                  wc && wc->root ? hlp_opcode_name(wc->root->op) : "nothing",
+                  hlp_opcode_name(wrapped));
         return NULL;
       }
       ins->ncalled = o->ncalled;
