@@ -851,11 +851,25 @@ static int at_sharding(A *a) {
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{...}");
   return 0;
 }
+static int64_t leaf_count(const HloShape *s, int depth) {
+  if (s->dtype != HLO_TUPLE) return 1;
+  int64_t n = 0;
+  for (int32_t i = 0; i < s->ntuple && depth < HLX_MAX_DEPTH; i++) n += leaf_count(&s->tuple[i], depth + 1);
+  return n;
+}
+
+/* One bool per leaf buffer of the instruction's shape. */
 static int at_parameter_replication(A *a) {
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{true,false,...}");
   for (int32_t i = 0; i < a->v[0]->nitems; i++)
     if (!val_word(a->v[0]->items[i], "true") && !val_word(a->v[0]->items[i], "false"))
       return bad(a, "{true,false,...}");
+  int64_t leaves = leaf_count(&a->ins->shape, 0);
+  if (leaves != a->v[0]->nitems) {
+    hlp_error(a->P, a->off, "parameter has %lld leaf buffers, but parameter_replication has %d elements",
+              (long long)leaves, (int)a->v[0]->nitems);
+    return -1;
+  }
   return 0;
 }
 static int at_to_apply(A *a) { return comp_attr(a, HLO_CALL_TO_APPLY); }

@@ -51,4 +51,5 @@ EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_op
 	tests/parser/bad-alias-kind.hlo tests/parser/bad-alias-output-index.hlo \
 	tests/parser/bad-alias-twice.hlo tests/parser/bad-async-done-mismatch.hlo \
 	tests/parser/bad-buffer-donor.hlo tests/parser/bad-infeed-not-tuple.hlo \
-	tests/parser/bad-permute-slice-sizes.hlo tests/parser/bad-window-pad-interior.hlo
+	tests/parser/bad-permute-slice-sizes.hlo tests/parser/bad-window-pad-interior.hlo \
+	tests/parser/bad-parameter-replication.hlo tests/parser/inferred_shapes.hlo
