@@ -874,8 +874,26 @@ static int at_parameter_replication(A *a) {
 }
 static int at_to_apply(A *a) { return comp_attr(a, HLO_CALL_TO_APPLY); }
 static int at_calls(A *a) {
+  HloInstr *ins = a->ins;
   if (a->n == 1 && a->v[0]->kind == HLO_VAL_BRACE) return comp_list_attr(a, HLO_CALL_CALLS);
-  return comp_attr(a, HLO_CALL_CALLS);
+  if (comp_attr(a, HLO_CALL_CALLS)) return -1;
+  HloComputation *c = ins->called[ins->ncalled - 1].comp;
+  if (ins->op == HLO_OP_ASYNC_START) {
+    /* One async-start per wrapped computation (XLA's rule). */
+    for (HlpNode *n = a->P->async_comps.head; n; n = n->next)
+      if (n->p == c) {
+        hlp_error(a->P, a->off, "computation %s is called by more than one async op", c->name);
+        return -1;
+      }
+    hlp_list_push(a->P, &a->P->async_comps, c);
+  } else if ((ins->op == HLO_OP_ASYNC_UPDATE || ins->op == HLO_OP_ASYNC_DONE) && ins->nops == 1 &&
+             ins->ops[0]->ncalled && ins->ops[0]->called[0].comp != c) {
+    /* Inherited from the async-start: a written one must be the same. */
+    hlp_error(a->P, a->off, "%s calls %s, but its async operand calls %s", hlp_opcode_name(ins->op),
+              c->name, ins->ops[0]->called[0].comp->name);
+    return -1;
+  }
+  return 0;
 }
 static int at_condition(A *a) { return comp_attr(a, HLO_CALL_CONDITION); }
 static int at_body(A *a) { return comp_attr(a, HLO_CALL_BODY); }

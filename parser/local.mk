@@ -52,4 +52,6 @@ EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_op
 	tests/parser/bad-alias-twice.hlo tests/parser/bad-async-done-mismatch.hlo \
 	tests/parser/bad-buffer-donor.hlo tests/parser/bad-infeed-not-tuple.hlo \
 	tests/parser/bad-permute-slice-sizes.hlo tests/parser/bad-window-pad-interior.hlo \
-	tests/parser/bad-parameter-replication.hlo tests/parser/inferred_shapes.hlo
+	tests/parser/bad-parameter-replication.hlo tests/parser/inferred_shapes.hlo \
+	tests/parser/sparse_layouts.hlo tests/parser/bad-dense-physical-shape.hlo \
+	tests/parser/bad-async-shared-computation.hlo
