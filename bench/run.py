@@ -5,8 +5,19 @@ machine's measured memory bandwidth, the fraction of it that memory-bound
 workloads reach, and the GFLOP/s of the dot and convolution workloads.
 
 Usage: bench/run.py HLORUN [--runs N] [--dir BENCH_DIR] [--only NAME]
-numpy is Debian's python3-numpy (run with /usr/bin/python3). Times are
-medians of N runs after one warm-up, execution only on both sides.
+numpy is Debian's python3-numpy (run with /usr/bin/python3), with the BLAS
+the libblas.so.3 alternative points to (install libopenblas0-pthread for a
+fair matmul baseline; the script names the one in use). Times are medians of
+N runs after one warm-up, execution only on both sides.
+
+Targets (one PASS/MISS line each at the end):
+  ratio       every workload at least as fast as numpy (ratio <= 1)
+  bandwidth   memory-bound workloads within 1.5x of the time the copy
+              bandwidth allows for the bytes an ideal implementation must
+              read and write (each input once, each output once)
+  gflops      dot and convolution workloads at >= 70% of numpy's matmul
+              GFLOP/s (c_matmul's numpy figure)
+  while       the scalar while loop under 100 ns per instruction
 """
 import argparse
 import os
@@ -121,7 +132,10 @@ def np_attention():
     return f
 
 
-# name: (numpy builder, GFLOP or None, bytes moved by an ideal implementation or None)
+# name: (numpy builder, GFLOP or None, bytes an ideal implementation must read
+# and write, or None). Bytes: a/j read x and write the result (16M elements
+# each); b reads x once and writes the result once (a row fits in cache);
+# f reads both inputs once (the outputs are tiny).
 WORKLOADS = {
     "a_elementwise": (lambda: np_elementwise(np.float32), None, 2 * 4 * 16777216),
     "b_softmax": (np_softmax, None, 2 * 4 * 4096 * 1024),
@@ -145,6 +159,17 @@ def bandwidth_gbs():
     return 2 * a.nbytes / (best / 1e3) / 1e9
 
 
+def blas_in_use():
+    """The BLAS library numpy's process has mapped (by file name)."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    except OSError:
+        return "unknown"
+    names = sorted({os.path.realpath(p) for p in libs})
+    return ", ".join(names) if names else "none mapped"
+
+
 def hlorun_ms(hlorun, path, runs, env):
     p = subprocess.run([hlorun, "--random", "--bench", str(runs), path],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
@@ -165,8 +190,13 @@ def main():
     env = dict(os.environ)
     bw = bandwidth_gbs()
     print(f"machine: {os.cpu_count()} cores, copy bandwidth {bw:.1f} GB/s (numpy, 512 MiB)")
+    print(f"numpy {np.__version__}, BLAS: {blas_in_use()}")
     print(f"{'workload':<20} {'hlorun ms':>10} {'numpy ms':>10} {'ratio':>7}  notes")
     worse = 0
+    misses = {"ratio": [], "bandwidth": [], "gflops": [], "while": []}
+    checked = {k: 0 for k in misses}
+    gemm_rates = {}
+    np_matmul_gflops = None
     for name, (builder, gflop, nbytes) in WORKLOADS.items():
         if args.only and args.only not in name:
             continue
@@ -174,21 +204,57 @@ def main():
         ms, err = hlorun_ms(args.hlorun, path, args.runs, env)
         np_ms = median_time(builder(), args.runs)
         notes = []
+        if name == "c_matmul" and gflop:
+            np_matmul_gflops = gflop / (np_ms / 1e3)
+        checked["ratio"] += 1
         if ms is None:
             print(f"{name:<20} {'FAILED':>10} {np_ms:>10.2f} {'-':>7}  {err}")
             worse += 1
+            misses["ratio"].append(name)
             continue
         ratio = ms / np_ms
-        worse += ratio > 1.0
+        if ratio > 1.0:
+            worse += 1
+            misses["ratio"].append(name)
         if gflop:
-            notes.append(f"hlorun {gflop / (ms / 1e3):.1f} GFLOP/s, numpy {gflop / (np_ms / 1e3):.1f}")
+            rate = gflop / (ms / 1e3)
+            gemm_rates[name] = rate
+            notes.append(f"hlorun {rate:.1f} GFLOP/s, numpy {gflop / (np_ms / 1e3):.1f}")
         if nbytes:
             gbs = nbytes / (ms / 1e3) / 1e9
-            notes.append(f"{gbs:.1f} GB/s = {gbs / bw:.0%} of copy bandwidth")
+            ideal_ms = nbytes / (bw * 1e9) * 1e3
+            notes.append(f"{gbs:.1f} GB/s = {gbs / bw:.0%} of copy bandwidth "
+                         f"({ms / ideal_ms:.2f}x the bandwidth limit)")
+            checked["bandwidth"] += 1
+            if ms > 1.5 * ideal_ms:
+                misses["bandwidth"].append(f"{name} {ms / ideal_ms:.2f}x")
         if name == "g_while_loop":
-            notes.append(f"{ms * 1e6 / (100000 * 13):.0f} ns per instruction")
+            ns = ms * 1e6 / (100000 * 13)
+            notes.append(f"{ns:.0f} ns per instruction")
+            checked["while"] += 1
+            if ns >= 100:
+                misses["while"].append(f"{ns:.0f} ns")
         print(f"{name:<20} {ms:>10.2f} {np_ms:>10.2f} {ratio:>7.2f}  {'; '.join(notes)}")
     print(f"{worse} workloads slower than numpy (ratio > 1)")
+    if np_matmul_gflops is not None:
+        for name, rate in gemm_rates.items():
+            checked["gflops"] += 1
+            if rate < 0.7 * np_matmul_gflops:
+                misses["gflops"].append(f"{name} {rate / np_matmul_gflops:.0%}")
+    labels = {
+        "ratio": "every workload at least as fast as numpy",
+        "bandwidth": "memory-bound workloads within 1.5x of the bandwidth limit",
+        "gflops": "dot/convolution >= 70% of numpy's matmul GFLOP/s"
+                  + (f" ({np_matmul_gflops:.1f})" if np_matmul_gflops else ""),
+        "while": "scalar while loop under 100 ns per instruction",
+    }
+    for key, label in labels.items():
+        if not checked[key]:
+            print(f"target {key:<9} -     {label}: not measured")
+            continue
+        verdict = "PASS" if not misses[key] else "MISS"
+        extra = f" (missed: {', '.join(misses[key])})" if misses[key] else ""
+        print(f"target {key:<9} {verdict}  {label}{extra}")
     return 0
 
 

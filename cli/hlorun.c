@@ -1,45 +1,27 @@
 /* hlorun.c: the hlorun command (spec/cli.md). Parses options, reads the
  * module and inputs, runs, writes or compares the result, and maps failures
  * to exit codes (0 ok, 1 golden mismatch, 2 error). Uses only the public
- * API (hlorun.h); all interpretation happens in the library. */
-#include "hlorun.h"
+ * API (hlorun.h); all interpretation happens in the library. The debugging
+ * tools that watch a run are in debug.c, golden case directories in
+ * casedir.c, the directory mode (--suite) in suite.c. */
+#include "cli.h"
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdbool.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_ERROR = 2 };
-
-typedef struct Binding { const char *target, *lib, *symbol; } Binding;
-
-typedef struct Opts {
-  const char *module;
-  const char **inputs;
-  int ninputs;
-  const char *output;
-  const char *expect;
-  double rtol, atol;
-  bool random;
-  uint64_t seed;
-  long bench;                /* 0 = no benchmark */
-  int threads;
-  uint64_t max_memory;
-  bool print, explain;
-  Binding *bind;
-  int nbind;
-  const char **plugins;      /* LIB.so[:FUNCTION] as given */
-  int nplugins;
-} Opts;
-
-static const char *prog = "hlorun";
+const char *prog = "hlorun";
 
 static void usage(FILE *f) {
   fprintf(f,
     "Usage: %s [OPTIONS] MODULE.hlo [INPUT ...]\n"
+    "       %s --suite [OPTIONS] DIR...\n"
+    "       %s --replay DIR [OPTIONS]\n"
     "Run an XLA HLO text module on the CPU and print its result as an HLO literal.\n"
     "\n"
     "MODULE.hlo is an HLO text module ('-' reads standard input). INPUT number i feeds\n"
@@ -77,11 +59,64 @@ static void usage(FILE *f) {
     "                           load a plugin that registers custom-call handlers\n"
     "      --explain-custom-calls\n"
     "                           list the module's custom calls and how each would run\n"
+    "      --ffi-members[=TARGET]\n"
+    "                           pass custom calls of TARGET (default: every target)\n"
+    "                           their instruction's members as the typed-FFI attribute\n"
+    "                           'hlorun.instruction' (repeatable)\n"
+    "      --isolate-custom-calls\n"
+    "                           run each custom call in a worker process: a handler\n"
+    "                           that crashes, exits or hangs fails the run (exit 2)\n"
+    "                           and its inputs are saved in hlorun-crash-TARGET-PID/\n"
+    "      --custom-call-timeout SECONDS\n"
+    "                           time limit of one isolated custom call (default 60)\n"
+    "      --crash-dir DIR      where isolated crashes save their inputs (default .)\n"
+    "      --max-iterations N   fail a while loop that runs more than N iterations\n"
+    "      --timeout SECONDS    fail a run that takes longer than SECONDS (suites:\n"
+    "                           kill a case after SECONDS, default 600)\n"
+    "\n"
+    "Debugging:\n"
+    "      --trace[=FILTER]     print every instruction as it runs: name, opcode, line,\n"
+    "                           shape, min/max/mean, NaN and Inf counts, first elements\n"
+    "                           (standard error). FILTER: comma-separated patterns\n"
+    "                           matched against the name or opcode, as substrings, or\n"
+    "                           as globs when they hold * ? or [\n"
+    "      --check-nan          stop at the first instruction whose result holds a NaN\n"
+    "                           or infinity that none of its operands held; report it\n"
+    "                           with its line and operand summaries (exit 2)\n"
+    "      --stats              print per-opcode counts and times, wall time and peak\n"
+    "                           memory at the end (standard error)\n"
+    "      --dump-custom-calls DIR\n"
+    "                           write each custom call executed to DIR/call-NNNN/:\n"
+    "                           module.hlo (the call alone), in*.npy operands,\n"
+    "                           expected.npy result, call.txt, args (its bindings)\n"
+    "      --replay DIR         run a case directory (a dump, or a suite case) alone:\n"
+    "                           DIR/module.hlo on DIR/in*, compared with DIR/expected.*\n"
+    "      --only-instruction NAME\n"
+    "                           run only instruction NAME of MODULE; the INPUTs feed\n"
+    "                           its operands (with --print: show that module)\n"
+    "      --progress, --no-progress\n"
+    "                           progress line on standard error (default: when it is\n"
+    "                           a terminal)\n"
+    "\n"
+    "Golden suites:\n"
+    "  hlorun --suite [OPTIONS] DIR...\n"
+    "                           run every case under DIR (a directory holding\n"
+    "                           module.hlo or case.hlo, in0.npy|.npz|.txt ...,\n"
+    "                           expected.npy|.npz|.txt, optional tolerance, case.json\n"
+    "                           or meta.json, args); one line per failing case, then\n"
+    "                           'N passed, N failed'\n"
+    "  -j, --jobs N             cases run at once (default: the number of cores)\n"
+    "      --record             rewrite the golden file of every case whose output\n"
+    "                           differs (or has none), and name the files rewritten\n"
+    "      --junit FILE         also write a JUnit XML report to FILE\n"
+    "  -v, --verbose            show each failing case's full report\n"
+    "\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
-    "Exit status: 0 success, 1 result differs from --expect, 2 any error.\n",
-    prog);
+    "Exit status: 0 success, 1 result differs from --expect (a suite: a case failed),\n"
+    "2 any error (including --check-nan finding a NaN).\n",
+    prog, prog, prog);
 }
 
 static int die_usage(const char *fmt, const char *arg) {
@@ -127,8 +162,41 @@ static bool parse_double(const char *s, double *out) {
 
 enum {
   OPT_RANDOM = 256, OPT_EXPECT, OPT_RTOL, OPT_ATOL, OPT_BENCH, OPT_THREADS, OPT_MAXMEM,
-  OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN
+  OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN, OPT_MEMBERS, OPT_TRACE, OPT_CHECK_NAN,
+  OPT_STATS, OPT_DUMP_CC, OPT_REPLAY, OPT_ONLY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SUITE,
+  OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT,
+  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER
 };
+
+/* Remember an option for the cases of a suite, as written. */
+static void pass_on(Opts *o, const char *name, const char *value) {
+  o->pass[o->npass++] = value ? xprintf("--%s=%s", name, value) : xprintf("--%s", name);
+}
+
+/* Reliability options (limits, isolation): 1 if c was one of them (0 ok,
+ * else the exit code in *rc), 0 if not. */
+static int parse_reliability(int c, const char *arg, Opts *o, int *rc) {
+  uint64_t u;
+  *rc = EXIT_OK;
+  switch (c) {
+  case OPT_ISOLATE: o->isolate = true; return 1;
+  case OPT_CC_TIMEOUT:
+    if (!parse_double(arg, &o->cc_timeout) || o->cc_timeout <= 0)
+      *rc = die_usage("--custom-call-timeout: bad time '%s' (seconds, > 0)", arg);
+    return 1;
+  case OPT_CRASH_DIR: o->crash_dir = arg; return 1;
+  case OPT_MAX_ITER:
+    if (!parse_u64(arg, &u, false) || u < 1 || u > INT64_MAX)
+      *rc = die_usage("--max-iterations: bad count '%s' (a positive integer)", arg);
+    o->max_iterations = (int64_t)u;
+    return 1;
+  case OPT_TIMEOUT:
+    if (!parse_double(arg, &o->timeout) || o->timeout <= 0)
+      *rc = die_usage("--timeout: bad time '%s' (seconds, > 0)", arg);
+    return 1;
+  default: return 0;
+  }
+}
 
 static int parse_args(int argc, char **argv, Opts *o) {
   static const struct option longs[] = {
@@ -144,20 +212,52 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"custom-call", required_argument, NULL, OPT_CUSTOM},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"explain-custom-calls", no_argument, NULL, OPT_EXPLAIN},
+    {"ffi-members", optional_argument, NULL, OPT_MEMBERS},
+    {"trace", optional_argument, NULL, OPT_TRACE},
+    {"check-nan", no_argument, NULL, OPT_CHECK_NAN},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"dump-custom-calls", required_argument, NULL, OPT_DUMP_CC},
+    {"replay", required_argument, NULL, OPT_REPLAY},
+    {"only-instruction", required_argument, NULL, OPT_ONLY},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"suite", no_argument, NULL, OPT_SUITE},
+    {"jobs", required_argument, NULL, 'j'},
+    {"record", no_argument, NULL, OPT_RECORD},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"isolate-custom-calls", no_argument, NULL, OPT_ISOLATE},
+    {"custom-call-timeout", required_argument, NULL, OPT_CC_TIMEOUT},
+    {"crash-dir", required_argument, NULL, OPT_CRASH_DIR},
+    {"max-iterations", required_argument, NULL, OPT_MAX_ITER},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
   };
   o->rtol = o->atol = -1;
+  o->progress = -1;
   o->bind = calloc((size_t)argc, sizeof *o->bind);
   o->plugins = calloc((size_t)argc, sizeof *o->plugins);
-  if (!o->bind || !o->plugins) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  o->members = calloc((size_t)argc, sizeof *o->members);
+  o->pass = calloc((size_t)argc, sizeof *o->pass);
+  if (!o->bind || !o->plugins || !o->members || !o->pass) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return EXIT_ERROR;
+  }
   int c;
   uint64_t u;
-  while ((c = getopt_long(argc, argv, "o:hV", longs, NULL)) != -1) {
+  optind = 0;   /* glibc: start afresh (--replay parses a second command line) */
+  while ((c = getopt_long(argc, argv, "o:j:vhV", longs, NULL)) != -1) {
+    int rrc;
+    if (parse_reliability(c, optarg, o, &rrc)) {
+      if (rrc != EXIT_OK) return rrc;
+      continue;
+    }
     switch (c) {
     case 'o': o->output = optarg; break;
     case OPT_RANDOM:
+      pass_on(o, "random", optarg);
       o->random = true;
       if (optarg && !parse_u64(optarg, &o->seed, false))
         return die_usage("--random: bad seed '%s' (a non-negative integer)", optarg);
@@ -178,14 +278,17 @@ static int parse_args(int argc, char **argv, Opts *o) {
       if (!parse_u64(optarg, &u, false) || u < 1 || u > 4096)
         return die_usage("--threads: bad thread count '%s' (1 to 4096)", optarg);
       o->threads = (int)u;
+      pass_on(o, "threads", optarg);
       break;
     case OPT_MAXMEM:
       if (!parse_u64(optarg, &o->max_memory, true) || o->max_memory == 0)
         return die_usage("--max-memory: bad size '%s' (bytes, or with K, M, G)", optarg);
+      pass_on(o, "max-memory", optarg);
       break;
     case OPT_PRINT: o->print = true; break;
     case OPT_EXPLAIN: o->explain = true; break;
     case OPT_CUSTOM: {
+      pass_on(o, "custom-call", optarg);
       char *eq = strchr(optarg, '=');
       if (!eq || eq == optarg || !eq[1])
         return die_usage("--custom-call: expected TARGET=LIB.so[:SYMBOL], got '%s'", optarg);
@@ -197,7 +300,31 @@ static int parse_args(int argc, char **argv, Opts *o) {
       if (colon && colon[1] && !strchr(colon, '/')) { *colon = 0; b->symbol = colon + 1; }
       break;
     }
-    case OPT_PLUGIN: o->plugins[o->nplugins++] = optarg; break;
+    case OPT_PLUGIN:
+      pass_on(o, "plugin", optarg);
+      o->plugins[o->nplugins++] = optarg;
+      break;
+    case OPT_MEMBERS:
+      pass_on(o, "ffi-members", optarg);
+      o->members[o->nmembers++] = optarg ? optarg : "";
+      break;
+    case OPT_TRACE: o->trace = true; o->trace_filter = optarg; break;
+    case OPT_CHECK_NAN: o->check_nan = true; break;
+    case OPT_STATS: o->stats = true; break;
+    case OPT_DUMP_CC: o->dump_dir = optarg; break;
+    case OPT_REPLAY: o->replay = optarg; break;
+    case OPT_ONLY: o->only = optarg; break;
+    case OPT_PROGRESS: o->progress = 1; break;
+    case OPT_NO_PROGRESS: o->progress = 0; break;
+    case OPT_SUITE: o->suite = true; break;
+    case OPT_RECORD: o->record = true; break;
+    case OPT_JUNIT: o->junit = optarg; break;
+    case 'v': o->verbose = true; break;
+    case 'j':
+      if (!parse_u64(optarg, &u, false) || u < 1 || u > 4096)
+        return die_usage("--jobs: bad job count '%s' (1 to 4096)", optarg);
+      o->jobs = (int)u;
+      break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case 'V':
       printf("hlorun %s\n", hlo_version());
@@ -207,7 +334,12 @@ static int parse_args(int argc, char **argv, Opts *o) {
       return EXIT_ERROR;
     }
   }
-  if (optind >= argc) return die_usage("%s", "missing MODULE.hlo");
+  if (o->suite) {
+    o->inputs = (const char **)argv + optind;   /* the directories */
+    o->ninputs = argc - optind;
+    return EXIT_OK;
+  }
+  if (optind >= argc) return o->replay ? EXIT_OK : die_usage("%s", "missing MODULE.hlo");
   o->module = argv[optind++];
   o->inputs = (const char **)argv + optind;
   o->ninputs = argc - optind;
@@ -230,12 +362,30 @@ static int fail_with(HloCtx *ctx, const char *fallback) {
   return EXIT_ERROR;
 }
 
-static bool has_suffix(const char *s, const char *suf) {
+bool has_suffix(const char *s, const char *suf) {
   size_t n = strlen(s), k = strlen(suf);
   return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
-static double now_ms(void) {
+void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) { fprintf(stderr, "%s: out of memory\n", prog); exit(EXIT_ERROR); }
+  return p;
+}
+
+char *xprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -284,13 +434,35 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   HloExecutable *exe = NULL;
   HloBuffer *res = NULL, *want = NULL;
   double *times = NULL;
+  Debug *dbg = NULL;
   int rc = EXIT_ERROR;
   if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
-  HloRunOptions ro = {sizeof ro, o->random, o->seed};
+  /* Tracing and NaN checks must see every instruction's value. */
+  HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
+                      .max_iterations = o->max_iterations, .timeout = o->timeout,
+                      .no_fusion = o->trace || o->check_nan};
   if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
-  if (hlo_execute(exe, in, np, &res) != HLO_OK) { rc = fail_with(ctx, "the run failed"); goto out; }
+  /* The progress line costs a clock read per instruction: only on a
+   * terminal, never while benchmarking or tracing. */
+  bool progress = o->progress > 0 || (o->progress < 0 && isatty(2) && !o->bench && !o->trace);
+  dbg = debug_new(o, ctx, m, progress);
+  if (debug_attach(dbg, exe) != HLO_OK) { rc = fail_with(ctx, "cannot observe the run"); goto out; }
+  double t_run = now_ms();
+  HloStatus st = hlo_execute(exe, in, np, &res);
+  double wall = now_ms() - t_run;
+  if (st == HLO_STOPPED && debug_stopped(dbg)) {
+    debug_after_run(dbg, exe, wall);
+    hlo_ctx_clear_diagnostics(ctx);   /* "stopped by an observer": the report said it */
+    rc = EXIT_ERROR;
+    goto out;
+  }
+  if (st != HLO_OK) {
+    debug_after_run(dbg, exe, wall);
+    rc = fail_with(ctx, "the run failed");
+    goto out;
+  }
   if (o->bench > 0) {
     times = malloc((size_t)o->bench * sizeof *times);
     if (!times) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
@@ -307,10 +479,11 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
                               : (times[o->bench / 2 - 1] + times[o->bench / 2]) / 2;
     fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, o->bench);
   }
+  debug_after_run(dbg, exe, wall);
   flush_diags(ctx);   /* warnings */
   if (o->output) {
     if (hlo_buffer_save(ctx, res, o->output) != HLO_OK) { rc = fail_with(ctx, o->output); goto out; }
-  } else if (!o->expect && o->bench == 0) {
+  } else if ((!o->expect || o->replay) && o->bench == 0) {
     char *text;
     size_t len;
     if (hlo_buffer_to_literal(ctx, res, &text, &len) != HLO_OK) { rc = fail_with(ctx, "printing"); goto out; }
@@ -336,6 +509,7 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
     hlo_free(report);
   }
 out:
+  debug_free(dbg);
   free(times);
   hlo_buffer_free(want);
   hlo_buffer_free(res);
@@ -345,13 +519,85 @@ out:
   return rc;
 }
 
+static void opts_free(Opts *o) {
+  free(o->bind);
+  free(o->plugins);
+  free(o->members);
+  for (int i = 0; i < o->npass; i++) free(o->pass[i]);
+  free(o->pass);
+  memset(o, 0, sizeof *o);
+}
+
+/* Options that make no sense with --suite (each case is a run of its own). */
+static int suite_conflicts(const Opts *o) {
+  const char *bad = o->output ? "-o" : o->expect ? "--expect" : o->trace ? "--trace"
+                  : o->check_nan ? "--check-nan" : o->stats ? "--stats"
+                  : o->dump_dir ? "--dump-custom-calls" : o->replay ? "--replay"
+                  : o->only ? "--only-instruction" : o->print ? "--print"
+                  : o->explain ? "--explain-custom-calls" : o->bench ? "--bench" : NULL;
+  if (bad) return die_usage("%s cannot be used with --suite (run one case alone with --replay DIR)", bad);
+  if (o->ninputs == 0) return die_usage("%s", "--suite needs at least one DIR");
+  return EXIT_OK;
+}
+
+/* --replay DIR: the command line that runs the case alone: the case's own
+ * options (its args file, tolerance, golden file) first, so that options
+ * given on the command line win, then the module and its inputs. */
+static char **replay_argv(int argc, char **argv, const Case *c, int *nout, char **owned) {
+  char **v = xmalloc((size_t)(argc + c->nargs + c->ninputs + 8) * sizeof *v);
+  int n = 0;
+  v[n++] = argv[0];
+  for (int i = 0; i < c->nargs; i++) v[n++] = c->args[i];
+  if (c->rtol >= 0) v[n++] = owned[0] = xprintf("--rtol=%.17g", c->rtol);
+  if (c->atol >= 0) v[n++] = owned[1] = xprintf("--atol=%.17g", c->atol);
+  if (c->expected) v[n++] = owned[2] = xprintf("--expect=%s", c->expected);
+  for (int i = 1; i < argc; i++) v[n++] = argv[i];
+  v[n++] = "--";
+  v[n++] = c->module;
+  for (int i = 0; i < c->ninputs; i++) v[n++] = c->inputs[i];
+  v[n] = NULL;
+  *nout = n;
+  return v;
+}
+
+static bool is_directory(const char *p) {
+  struct stat st;
+  return strcmp(p, "-") != 0 && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv) {
   Opts o = {0};
-  int rc = parse_args(argc, argv, &o);
-  if (rc != EXIT_OK) { free(o.bind); free(o.plugins); return rc; }
-  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0};
+  Case rc_case = {0};
+  char **rargv = NULL, *owned[3] = {NULL, NULL, NULL};
+  int rargc = 0;
   HloCtx *ctx = NULL;
-  HloModule *m = NULL;
+  HloModule *m = NULL, *whole = NULL;
+  int rc = parse_args(argc, argv, &o);
+  if (rc != EXIT_OK) goto out;
+  /* A directory where MODULE.hlo goes: the suite of cases under it. */
+  if (!o.suite && !o.replay && o.module && is_directory(o.module)) {
+    o.suite = true;
+    o.inputs--;
+    o.ninputs++;
+  }
+  if (!o.suite && (o.record || o.junit || o.jobs)) {
+    rc = die_usage("%s", "--record, --junit and --jobs go with --suite DIR...");
+    goto out;
+  }
+  if (o.suite) {
+    if ((rc = suite_conflicts(&o)) == EXIT_OK)
+      rc = suite_run(&o, argv[0], (char *const *)o.inputs, o.ninputs);
+    goto out;
+  }
+  if (o.replay) {
+    if (o.module) { rc = die_usage("--replay %s takes no MODULE or INPUT", o.replay); goto out; }
+    if (case_load(o.replay, &rc_case) != 0) { rc = EXIT_ERROR; goto out; }
+    rargv = replay_argv(argc, argv, &rc_case, &rargc, owned);
+    opts_free(&o);
+    if ((rc = parse_args(rargc, rargv, &o)) != EXIT_OK) goto out;
+  }
+  HloCtxOptions co = {sizeof co, o.threads, o.max_memory, 0,
+                     o.isolate, o.cc_timeout, o.crash_dir};
   if (hlo_ctx_new(&co, &ctx) != HLO_OK) {
     fprintf(stderr, "%s: error: cannot create the interpreter context\n", prog);
     rc = EXIT_ERROR;
@@ -372,7 +618,26 @@ int main(int argc, char **argv) {
       goto out;
     }
   }
+  for (int i = 0; i < o.nmembers; i++)
+    if (hlo_ctx_set_instruction_members(ctx, *o.members[i] ? o.members[i] : NULL, 1) != HLO_OK) {
+      rc = fail_with(ctx, "--ffi-members");
+      goto out;
+    }
   if (hlo_module_load(ctx, o.module, &m) != HLO_OK) { rc = fail_with(ctx, "cannot read the module"); goto out; }
+  if (o.only) {
+    const HloInstruction *ins = hlo_module_find_instruction(m, o.only);
+    if (!ins) {
+      fprintf(stderr, "%s: error: %s has no instruction named '%s'\n", prog, o.module, o.only);
+      rc = EXIT_ERROR;
+      goto out;
+    }
+    whole = m;
+    m = NULL;
+    if (hlo_module_extract(ctx, whole, ins, &m) != HLO_OK) {
+      rc = fail_with(ctx, "cannot run the instruction alone");
+      goto out;
+    }
+  }
   if (o.print) {
     if (hlo_module_verify(ctx, m) != HLO_OK) { rc = fail_with(ctx, "the module does not verify"); goto out; }
     char *text;
@@ -397,8 +662,11 @@ int main(int argc, char **argv) {
   flush_diags(ctx);
 out:
   hlo_module_free(m);
+  hlo_module_free(whole);
   hlo_ctx_free(ctx);
-  free(o.bind);
-  free(o.plugins);
+  opts_free(&o);
+  for (int i = 0; i < 3; i++) free(owned[i]);
+  free(rargv);
+  case_free(&rc_case);
   return rc;
 }

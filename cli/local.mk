@@ -1,9 +1,14 @@
 # cli/: the hlorun command. It uses only the public API, so it links with the
 # installed library's interface (libhlorun.la re-exports hlo_* only).
 bin_PROGRAMS += hlorun
-hlorun_SOURCES = cli/hlorun.c
+hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c
 hlorun_LDADD = libhlorun.la
 dist_man_MANS += doc/hlorun.1
+
+# Library side of the debugging tools (public API in include/hlorun.h):
+# observing runs (trace, check-nan, stats, dumps) and running one
+# instruction alone.
+libhlorun_core_la_SOURCES += interp/observe.c interp/extract.c
 
 # End-to-end tests of the command (tests/cli/run.sh runs ./hlorun on the
 # small modules and literal files beside it).
@@ -11,3 +16,21 @@ TESTS += tests/cli/run.sh
 dist_noinst_SCRIPTS += tests/cli/run.sh
 dist_noinst_DATA += tests/cli/add.hlo tests/cli/pair.hlo tests/cli/bad.hlo \
 	tests/cli/a.txt tests/cli/b.txt tests/cli/b_s32.txt tests/cli/sum.txt tests/cli/sum_off.txt
+
+# The golden-suite and debugging tools (tests/cli/tools.sh): the sample
+# suite samples/suite must pass, the deliberately broken cases of
+# tests/suite-broken must fail with the expected report.
+TESTS += tests/cli/tools.sh
+dist_noinst_SCRIPTS += tests/cli/tools.sh
+SUITE_CASES = samples/suite/predict samples/suite/softplus_npy samples/suite/clamp_s32 \
+	samples/suite/while_tuple samples/suite/topk_custom_call \
+	tests/suite-broken/off_by_one tests/suite-broken/unbound_target
+EXTRA_DIST += $(SUITE_CASES) samples/suite/README.md
+
+# Check suite of the library side: value summaries, the run observer,
+# extracting one instruction.
+check_PROGRAMS += tests/check_tools
+TESTS += tests/check_tools
+tests_check_tools_SOURCES = tests/check_tools.c
+tests_check_tools_CFLAGS = $(TEST_CFLAGS)
+tests_check_tools_LDADD = $(TEST_LIBS)

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* ---- Errors -------------------------------------------------------------- */
 
@@ -112,8 +115,8 @@ static XLA_FFI_Error *handler_register(XLA_FFI_Handler_Register_Args *a) {
   NEED(a, XLA_FFI_Handler_Register_Args_STRUCT_SIZE, "XLA_FFI_Handler_Register");
   if (!registering)
     return hlf_error(XLA_FFI_Error_Code_FAILED_PRECONDITION,
-                     "XLA_FFI_Handler_Register: hlorun accepts registrations only from a "
-                     "plugin's registration function (--plugin)");
+                     "XLA_FFI_Handler_Register: hlorun accepts registrations only while a "
+                     "library loads or from a plugin's registration function (--plugin)");
   if (!a->name.ptr || a->name.len == 0)
     return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "XLA_FFI_Handler_Register: empty name");
   if (!host_platform(a->platform)) return NULL;   /* e.g. a CUDA variant: not ours */
@@ -125,6 +128,7 @@ static XLA_FFI_Error *handler_register(XLA_FFI_Handler_Register_Args *a) {
   int rc = hlf_register_bundle(registering, a->name.ptr, a->name.len, &a->bundle, a->traits,
                                HLF_SRC_PLUGIN, origin ? origin : "plugin");
   free(origin);
+  if (!rc) __atomic_add_fetch(&registering->nregistered, 1, __ATOMIC_RELAXED);
   return rc ? hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "out of memory") : NULL;
 }
 
@@ -235,6 +239,35 @@ static XLA_FFI_Error *type_register(XLA_FFI_Type_Register_Args *a) {
     else
       memcpy(&deleter, first, sizeof deleter);
   }
+  return register_type(a->name, a->type_id, deleter);
+}
+
+/* A plugin's registration function runs before any of its handlers has told
+ * its API version, and 0.1's TypeId_Register {name, type_id} and 0.2/0.3's
+ * Type_Register {name, type_id, type_info} have the same struct_size (40):
+ * a 0.1 caller leaves stack garbage where type_info would be. So the table
+ * given to registration functions reads that word without trusting it:
+ * through the kernel (process_vm_readv fails cleanly on unmapped memory), and
+ * only a versioned TypeInfo {24, ext, deleter} whose deleter lies in a loaded
+ * object is taken. Anything else registers the type without a deleter (a
+ * 0.1 state brings its own deleter through State_Set; the worst case is a
+ * state not freed at exit, never a wild call). */
+static bool probe_read(void *dst, const void *src, size_t n) {
+  struct iovec local = {dst, n}, remote = {(void *)src, n};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
+static XLA_FFI_Error *type_register_any(XLA_FFI_Type_Register_Args *a) {
+  NEED(a, XLA_FFI_Type_Register_Args_STRUCT_SIZE, "XLA_FFI_Type_Register");
+  void (*deleter)(void *) = NULL;
+  const XLA_FFI_TypeInfo *ti = NULL;
+  XLA_FFI_TypeInfo info;
+  Dl_info where;
+  if (probe_read(&ti, (const char *)a + offsetof(XLA_FFI_Type_Register_Args, type_info),
+                 sizeof ti) &&
+      ti && probe_read(&info, ti, sizeof info) && info.struct_size == XLA_FFI_TypeInfo_STRUCT_SIZE &&
+      info.deleter && dladdr(*(void **)&info.deleter, &where))
+    deleter = info.deleter;
   return register_type(a->name, a->type_id, deleter);
 }
 
@@ -527,6 +560,26 @@ static const XLA_FFI_Api api_v2 = TABLE(2, type_register, state_set_v2, state_ge
 static const XLA_FFI_Api api_v3 = TABLE(3, type_register, state_set_v3, state_get_v3,
                                         pool_num_threads, future_create, future_set_available);
 
+/* For registration functions (version not yet known): 0.3 except for the
+ * Type_Register that tolerates a 0.1 caller. */
+static const XLA_FFI_Api api_register = TABLE(3, type_register_any, state_set_v3, state_get_v3,
+                                              pool_num_threads, future_create,
+                                              future_set_available);
+
 const XLA_FFI_Api *hlf_api(int minor) {
-  return minor == 1 ? &api_v1 : minor == 2 ? &api_v2 : &api_v3;
+  return minor == 1 ? &api_v1 : minor == 2 ? &api_v2 : minor == 3 ? &api_v3 : &api_register;
 }
+
+/* XLA's process-wide entry point, C++ `const XLA_FFI_Api*
+ * xla::ffi::GetXlaFfiApi()` (declared by XLA's ffi.h since 0.2, defined by
+ * XLA itself). Libraries that register handlers and types while they load
+ * (XLA_FFI_REGISTER_HANDLER / XLA_FFI_REGISTER_TYPE with GetXlaFfiApi()) need
+ * the symbol to exist, or dlopen fails. A function taking nothing and
+ * returning a pointer has the same ABI in C and C++, so defining it here under
+ * its mangled name is exact. Its callers are built with 0.2+ headers: they
+ * get the 0.3 table (0.2 layouts are read by size there). The C symbol
+ * XLA_FFI_GetApi of c_api.h is deliberately not defined: 0.1 callers would
+ * pass a TypeId_Register layout that the 0.3 table cannot tell from its own,
+ * so a missing symbol (a clear dlopen error) is safer than a misread. */
+const XLA_FFI_Api *hlf_xla_get_ffi_api(void) __asm__("_ZN3xla3ffi12GetXlaFfiApiEv");
+const XLA_FFI_Api *hlf_xla_get_ffi_api(void) { return &api_v3; }

@@ -93,6 +93,12 @@ int hlf_check(HlfRegistry *r, const HloModule *m, const HloInstr *ins, char **er
 int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
              int32_t nargs, const HlfBuf *rets, int32_t nrets, char **err);
 
+/* In a child process made by fork() (isolated custom calls): forget the
+ * thread pool, whose threads live only in the parent (a new one starts on
+ * first use), and reset the registry's lock, which another thread of the
+ * parent may have held at the fork. */
+void hlf_registry_after_fork(HlfRegistry *r);
+
 /* Forget the call sites of module m (their states are deleted). Call before
  * freeing a module that ran with this registry. */
 void hlf_release_module(HlfRegistry *r, const HloModule *m);

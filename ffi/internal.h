@@ -152,6 +152,7 @@ struct HlfRegistry {
   HlfPool *pool;
   int64_t run_id;
   struct { int64_t type_id; void *data; } *user; int nuser;
+  int nregistered;           /* handlers registered through the API so far */
 };
 
 /* The execution context a handler sees (opaque to it). */
@@ -176,8 +177,11 @@ bool hlf_members_wanted(HlfRegistry *r, const char *target);
 void hlf_register_builtins(HlfRegistry *r);
 bool hlf_is_builtin_target(const char *name);
 
-/* API tables by generation (api.c): minor 1, 2 or 3. */
+/* API tables by generation (api.c): minor 1, 2 or 3; 0 gives the table for
+ * registration functions, whose callers' version is not known yet. */
 const XLA_FFI_Api *hlf_api(int minor);
+/* xla::ffi::GetXlaFfiApi() under its C++ name (api.c): the 0.3 table. */
+const XLA_FFI_Api *hlf_xla_get_ffi_api(void) __asm__("_ZN3xla3ffi12GetXlaFfiApiEv");
 /* The registry a plugin's registration function registers into (set by
  * hlf_load_plugin around the call; thread-local). */
 void hlf_set_registering(HlfRegistry *r);

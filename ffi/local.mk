@@ -34,3 +34,25 @@ tests_check_ffi_LDADD = $(TEST_LIBS)
 tests_check_ffi_attrs_SOURCES = tests/check_ffi_attrs.c
 tests_check_ffi_attrs_CFLAGS = $(TEST_CFLAGS)
 tests_check_ffi_attrs_LDADD = $(TEST_LIBS)
+
+# Handlers written with XLA's own FFI headers and the modules that run them
+# (samples/xla-ffi/run.sh XLA_INCLUDE; not part of make check: XLA's headers
+# are not shipped).
+EXTRA_DIST += \
+	samples/xla-ffi/affine.expected samples/xla-ffi/affine.hlo samples/xla- \
+	ffi/affine_badattr.hlo samples/xla-ffi/affine_missing.hlo samples/xla-ffi/affine_s32.hlo \
+	samples/xla-ffi/async.expected samples/xla-ffi/async.hlo samples/xla-ffi/async_fail.hlo \
+	samples/xla-ffi/attrs.expected samples/xla-ffi/attrs.hlo samples/xla- \
+	ffi/attrs_quoted.hlo samples/xla-ffi/counter.expected samples/xla-ffi/counter.hlo \
+	samples/xla-ffi/dict.expected samples/xla-ffi/dict.hlo samples/xla-ffi/fail.expected \
+	samples/xla-ffi/fail.hlo samples/xla-ffi/handlers.cc samples/xla-ffi/legacy.cc \
+	samples/xla-ffi/lg1.expected samples/xla-ffi/lg1.hlo samples/xla-ffi/lg2.expected \
+	samples/xla-ffi/lg2.hlo samples/xla-ffi/lg3.expected samples/xla-ffi/lg3.hlo \
+	samples/xla-ffi/lg3_empty.hlo samples/xla-ffi/minmax.expected samples/xla-ffi/minmax.hlo \
+	samples/xla-ffi/pool.expected samples/xla-ffi/pool.hlo samples/xla-ffi/pos4.txt \
+	samples/xla-ffi/remaining.expected samples/xla-ffi/remaining.hlo samples/xla-ffi/run.sh \
+	samples/xla-ffi/runinfo.expected samples/xla-ffi/runinfo.hlo samples/xla-ffi/s4.expected \
+	samples/xla-ffi/s4.hlo samples/xla-ffi/s4i.txt samples/xla-ffi/scratch.expected \
+	samples/xla-ffi/scratch.hlo samples/xla-ffi/static_reg.cc samples/xla-ffi/token.expected \
+	samples/xla-ffi/token.hlo samples/xla-ffi/types.expected samples/xla-ffi/types.hlo \
+	samples/xla-ffi/x4.txt samples/xla-ffi/xs.expected samples/xla-ffi/xs.hlo

@@ -66,6 +66,11 @@ void hlf_registry_free(HlfRegistry *r) {
   free(r);
 }
 
+void hlf_registry_after_fork(HlfRegistry *r) {
+  pthread_mutex_init(&r->mu, NULL);
+  r->pool = NULL;   /* the parent's; leaked in the child on purpose */
+}
+
 void hlf_set_num_threads(HlfRegistry *r, int n) {
   pthread_mutex_lock(&r->mu);
   r->nthreads = n < 1 ? 1 : n;
@@ -144,7 +149,11 @@ static void *open_lib(HlfRegistry *r, const char *path, HlcDiags *d) {
   char *local = NULL;
   if (!strchr(path, '/') && access(path, F_OK) == 0) local = hlf_strdup_printf("./%s", path);
   dlerror();
+  /* Static initialisers may register handlers while the library loads
+   * (XLA_FFI_REGISTER_HANDLER with xla::ffi::GetXlaFfiApi()). */
+  hlf_set_registering(r);
   void *h = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL);
+  hlf_set_registering(NULL);
   free(local);
   if (!h) {
     const char *e = dlerror();
@@ -200,18 +209,23 @@ typedef XLA_FFI_Error *HlfPluginInit(const XLA_FFI_Api *api);
 
 int hlf_load_plugin(HlfRegistry *r, const char *lib_path, const char *function, HlcDiags *d) {
   const char *fn = function && *function ? function : HLF_PLUGIN_DEFAULT_FUNCTION;
+  int before = __atomic_load_n(&r->nregistered, __ATOMIC_RELAXED);
   void *h = open_lib(r, lib_path, d);
   if (!h) return -1;
+  bool at_load = __atomic_load_n(&r->nregistered, __ATOMIC_RELAXED) > before;
   dlerror();
   HlfPluginInit *init;
   *(void **)&init = dlsym(h, fn);
+  if (!init && at_load && !(function && *function))
+    return 0;   /* registered its handlers while loading (XLA_FFI_REGISTER_HANDLER) */
   if (!init) {
-    hlc_diag(d, HLC_ERROR, "--plugin %s: no registration function '%s' (give another with "
-             "--plugin %s:FUNCTION)", lib_path, fn, lib_path);
+    hlc_diag(d, HLC_ERROR, "--plugin %s: no registration function '%s' and no handler "
+             "registered while loading (give the function with --plugin %s:FUNCTION)",
+             lib_path, fn, lib_path);
     return -1;
   }
   hlf_set_registering(r);
-  XLA_FFI_Error *e = init(hlf_api(XLA_FFI_API_MINOR));
+  XLA_FFI_Error *e = init(hlf_api(0));
   hlf_set_registering(NULL);
   if (e) {
     hlc_diag(d, HLC_ERROR, "--plugin %s: %s failed: %s", lib_path, fn, e->message);

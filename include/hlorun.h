@@ -32,7 +32,8 @@ typedef enum HloStatus {
   HLO_IO_ERROR = 5,         /* a file could not be read or written, or is malformed */
   HLO_TYPE_MISMATCH = 6,    /* an input's element type or shape does not fit */
   HLO_UNSUPPORTED = 7,      /* an opcode, attribute or type hlorun cannot run */
-  HLO_RUNTIME_ERROR = 8     /* an instruction failed while running */
+  HLO_RUNTIME_ERROR = 8,    /* an instruction failed while running */
+  HLO_STOPPED = 9           /* an observer (hlo_executable_set_observer) stopped the run */
 } HloStatus;
 
 /* Element types, numbered like xla::PrimitiveType (and XLA_FFI_DataType). */
@@ -66,6 +67,14 @@ typedef struct HloCtxOptions {
                                 (75% of physical memory, at most 16 GiB... see
                                 hlo_default_max_memory) */
   int max_errors;            /* errors recorded per call before giving up; 0 = 20 */
+  /* Crash-proof custom calls (zero keeps the defaults). */
+  int isolate_custom_calls;  /* nonzero: run each custom call in a child process over
+                                shared memory, so a handler that crashes, aborts, exits
+                                or hangs fails the run with an error instead of taking
+                                the process down; its inputs are saved for replay */
+  double custom_call_timeout;/* seconds one isolated custom call may take; 0 = 60 */
+  const char *crash_dir;     /* directory where an isolated crash saves its inputs
+                                (hlorun-crash-TARGET-PID/); NULL = the current one */
 } HloCtxOptions;
 
 /* The memory limit used when max_memory is 0. */
@@ -87,6 +96,10 @@ HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *
                                    const char *symbol);
 /* Load a plugin library and call its registration function (NULL = default). */
 HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function);
+/* Opt custom-call target (NULL = every target) in (on != 0) or out of
+ * receiving the instruction's own members (window, dim_labels, layouts, ...)
+ * as the extra typed-FFI attribute "hlorun.instruction" (doc/custom-calls.md). */
+HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int on);
 
 /* ---- Modules -------------------------------------------------------------- */
 
@@ -107,6 +120,31 @@ HloStatus hlo_module_param_shape(HloCtx *ctx, const HloModule *m, int index, cha
 int hlo_module_is_tuple(const HloModule *m, int index);
 /* How each custom-call target of the module would be run (free with hlo_free). */
 HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text);
+/* Check every custom call of m against the context's bindings: its target
+ * has a handler and its backend_config decodes. Errors point at the exact
+ * position (FILE:LINE:COL and a caret). hlo_compile does this too. */
+HloStatus hlo_module_check_custom_calls(HloCtx *ctx, const HloModule *m);
+
+/* Instructions, for the debugging tools: a borrowed handle into a module
+ * (valid while the module lives). */
+typedef struct HloInstruction HloInstruction;
+/* The instruction called name: the first in ENTRY, else the first in text
+ * order of the other computations; NULL if there is none. */
+const HloInstruction *hlo_module_find_instruction(const HloModule *m, const char *name);
+const char *hlo_instruction_name(const HloInstruction *i);
+const char *hlo_instruction_opcode(const HloInstruction *i);      /* "add", "custom-call" */
+const char *hlo_instruction_computation(const HloInstruction *i); /* its computation's name */
+int hlo_instruction_line(const HloInstruction *i);                /* 1-based; 0 unknown */
+int hlo_instruction_num_operands(const HloInstruction *i);
+const HloInstruction *hlo_instruction_operand(const HloInstruction *i, int k);
+/* Custom calls: the target; else NULL. */
+const char *hlo_instruction_custom_call_target(const HloInstruction *i);
+/* A module that runs instruction i of m alone: its ENTRY takes i's operands
+ * as parameters, in order (token operands are made with after-all instead
+ * and take no parameter), and returns i's result; the computations i calls
+ * come along. Constants and parameters cannot be extracted. */
+HloStatus hlo_module_extract(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
+                             HloModule **out);
 
 /* ---- Buffers (host values) ---------------------------------------------- */
 
@@ -164,6 +202,14 @@ typedef struct HloRunOptions {
   size_t struct_size;        /* sizeof(HloRunOptions) */
   int random_constants;      /* nonzero: elided constants {...} get pseudo-random values */
   uint64_t seed;             /* for those values and for rng instructions */
+  /* Limits (zero = none). Exceeding one fails the run with an error naming
+   * the instruction (HLO_RUNTIME_ERROR). */
+  int64_t max_iterations;    /* iterations any one while loop may run */
+  double timeout;            /* seconds each hlo_execute may take (checked between
+                                instructions and in while loops) */
+  int no_fusion;             /* nonzero: run every instruction as its own step (no
+                                fusion of elementwise chains), so that an observer
+                                sees each instruction's value; also HLORUN_FUSION=0 */
 } HloRunOptions;
 
 /* Plan the ENTRY computation and everything it calls (kernels are checked
@@ -175,6 +221,82 @@ HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuff
 void hlo_executable_free(HloExecutable *e);
 /* Peak bytes of live values during the runs so far. */
 uint64_t hlo_executable_peak_memory(const HloExecutable *e);
+/* ---- Observing a run (tracing, NaN checks, profiles, dumps) -------------- */
+
+/* A borrowed view of a value as the executor holds it (valid during the
+ * observer call only): an array (dense, row-major, elements in XLA's memory
+ * form), a tuple or a token. */
+typedef struct HloValue HloValue;
+HloElementType hlo_value_type(const HloValue *v);    /* HLO_TYPE_TUPLE, HLO_TYPE_TOKEN */
+int hlo_value_rank(const HloValue *v);
+const int64_t *hlo_value_dims(const HloValue *v);
+int64_t hlo_value_num_elements(const HloValue *v);
+const void *hlo_value_data(const HloValue *v);
+int hlo_value_tuple_size(const HloValue *v);
+const HloValue *hlo_value_tuple_element(const HloValue *v, int i);
+/* The shape as text without layout ("f32[2,3]", "(f32[], s32[2])") into
+ * buf (NUL-terminated, truncated to cap); returns the full length. */
+size_t hlo_value_shape_text(const HloValue *v, char *buf, size_t cap);
+/* A new buffer holding the value (free it), e.g. to hlo_buffer_save it. */
+HloStatus hlo_value_to_buffer(HloCtx *ctx, const HloValue *v, HloBuffer **out);
+
+/* Statistics over every element of every array leaf. Complex numbers count
+ * their real and imaginary parts as two elements; pred is 0 or 1. */
+typedef struct HloValueSummary {
+  size_t struct_size;        /* sizeof(HloValueSummary) */
+  int64_t num_elements;      /* elements counted */
+  int64_t num_nan, num_inf;  /* NaNs, infinities (either sign) */
+  double min, max, mean;     /* over the finite elements; NaN when there are none */
+} HloValueSummary;
+void hlo_value_summarize(const HloValue *v, HloValueSummary *s);
+/* The first max_elements elements (leaves depth-first) the way XLA prints
+ * them, separated by ", ", with ", ..." when there are more; into buf
+ * (NUL-terminated, truncated to cap). Returns the full length. */
+size_t hlo_value_format_elements(const HloValue *v, int max_elements, char *buf, size_t cap);
+
+typedef enum HloObservePhase {
+  HLO_OBSERVE_BEFORE = 1,    /* the instruction is about to run (operands ready) */
+  HLO_OBSERVE_AFTER = 2      /* it ran: result and elapsed time are set */
+} HloObservePhase;
+
+/* One instruction of a run, as an observer sees it. Strings and values are
+ * borrowed for the duration of the call. */
+typedef struct HloEvent {
+  size_t struct_size;        /* sizeof(HloEvent) of the library */
+  HloObservePhase phase;
+  const HloInstruction *instruction;
+  const char *name;          /* "add.3" */
+  const char *opcode;        /* "add" */
+  const char *computation;   /* the computation it belongs to */
+  int line;                  /* 1-based source line; 0 unknown */
+  int depth;                 /* 0: ENTRY; 1: a computation an ENTRY instruction runs; ... */
+  const HloInstruction *caller;  /* the instruction running this computation (depth > 0) */
+  int step, num_steps;       /* its position among the instructions its computation runs */
+  int num_operands;
+  const HloValue *const *operands;
+  const HloValue *result;    /* AFTER only, else NULL */
+  uint64_t elapsed_ns;       /* AFTER: wall time of the instruction, including the
+                                computations it ran */
+  int fused;                 /* nonzero: the event stands for a chain of elementwise
+                                instructions hlorun fused, ending at this one; the
+                                operands are the chain's inputs, not the instruction's
+                                own (compile with no_fusion to see every instruction) */
+} HloEvent;
+
+/* Return 0 to go on; anything else stops the run: hlo_execute returns
+ * HLO_STOPPED (an error naming the instruction is recorded). */
+typedef int (*HloObserver)(const HloEvent *e, void *user);
+/* Call fn for every instruction e runs, in every computation (loop bodies,
+ * branches, reducers applied per element...), at the phases asked for
+ * (HLO_OBSERVE_BEFORE | HLO_OBSERVE_AFTER); fn NULL removes the observer.
+ * Runs are slower while observed. */
+HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *user,
+                                      unsigned phases);
+/* Observe only instructions at depth <= max_depth (-1: all, the default);
+ * deeper ones then cost almost nothing (e.g. a progress display watching
+ * ENTRY only). After hlo_executable_set_observer. */
+HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth);
+
 /* hlo_compile + hlo_execute + hlo_executable_free. */
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
                   HloBuffer **result);

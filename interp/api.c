@@ -8,6 +8,7 @@
 #include "interp/api.h"
 #include "interp/plan.h"
 #include "interp/valio.h"
+#include "interp/isolate.h"
 #include "parser/parser.h"
 #include "ffi/ffi.h"
 #include "common/numeric.h"
@@ -36,12 +37,12 @@ uint64_t hlo_default_max_memory(void) {
 HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
   if (!out) return HLO_INVALID_ARGUMENT;
   *out = NULL;
-  HloCtxOptions o = {sizeof o, 0, 0, 0};
+  HloCtxOptions o = {sizeof o, 0, 0, 0, 0, 0, NULL};
   if (opts) {
     size_t n = opts->struct_size < sizeof o ? opts->struct_size : sizeof o;
     memcpy(&o, opts, n);
   }
-  if (o.threads < 0) return HLO_INVALID_ARGUMENT;
+  if (o.threads < 0 || !(o.custom_call_timeout >= 0)) return HLO_INVALID_ARGUMENT;
   HloCtx *c = calloc(1, sizeof *c);
   if (!c) return HLO_NOMEM;
   c->threads = o.threads ? o.threads : hli_cpu_count();
@@ -50,6 +51,9 @@ HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
   c->ffi = hlf_registry_new();
   if (!c->ffi) { free(c); return HLO_NOMEM; }
   hlf_set_num_threads(c->ffi, c->threads);
+  c->isolate = o.isolate_custom_calls != 0;
+  c->cc_timeout = o.custom_call_timeout > 0 ? o.custom_call_timeout : 60;
+  if (o.crash_dir && !(c->crash_dir = strdup(o.crash_dir))) { hlo_ctx_free(c); return HLO_NOMEM; }
   *out = c;
   return HLO_OK;
 }
@@ -60,6 +64,7 @@ void hlo_ctx_free(HloCtx *ctx) {
   hli_pool_free(ctx->pool);
   hlc_diags_clear(&ctx->diags);
   free(ctx->diag_text);
+  free(ctx->crash_dir);
   free(ctx);
 }
 
@@ -90,15 +95,52 @@ HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...) {
 }
 
 
+/* Loading a library runs its constructors, and a plugin's registration
+ * function is plugin code: with isolation on, both are first tried in a
+ * worker process (isolate.c), so a library that crashes there is reported
+ * instead of taking the process down. */
+typedef struct LoadJob {
+  HloCtx *ctx;
+  const char *target, *lib, *symbol;   /* target NULL: a --plugin */
+} LoadJob;
+
+static int load_in_child(void *arg) {
+  LoadJob *j = arg;
+  HlcDiags d = {0};
+  hlf_registry_after_fork(j->ctx->ffi);
+  return j->target ? hlf_bind(j->ctx->ffi, j->target, j->lib, j->symbol, &d)
+                   : hlf_load_plugin(j->ctx->ffi, j->lib, j->symbol, &d);
+}
+
+static HloStatus probe_load(HloCtx *ctx, const char *target, const char *lib, const char *symbol) {
+  if (!ctx->isolate) return HLO_OK;
+  LoadJob j = {ctx, target, lib, symbol};
+  char *why = NULL;
+  if (hli_isolated_probe(load_in_child, &j, ctx->cc_timeout, &why) >= 0) return HLO_OK;
+  HloStatus st = fail(ctx, HLO_IO_ERROR, "%s %s: loading the library %s in an isolated worker "
+                      "process", target ? "--custom-call" : "--plugin", target ? target : lib,
+                      why ? why : "failed");
+  free(why);
+  return st;
+}
+
 HloStatus hlo_ctx_bind_custom_call(HloCtx *ctx, const char *target, const char *lib,
                                    const char *symbol) {
   if (!ctx || !target || !lib) return HLO_INVALID_ARGUMENT;
+  if (probe_load(ctx, target, lib, symbol) != HLO_OK) return HLO_IO_ERROR;
   return hlf_bind(ctx->ffi, target, lib, symbol, &ctx->diags) ? HLO_IO_ERROR : HLO_OK;
 }
 
 HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function) {
   if (!ctx || !lib) return HLO_INVALID_ARGUMENT;
+  if (probe_load(ctx, NULL, lib, function) != HLO_OK) return HLO_IO_ERROR;
   return hlf_load_plugin(ctx->ffi, lib, function, &ctx->diags) ? HLO_IO_ERROR : HLO_OK;
+}
+
+HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int on) {
+  if (!ctx) return HLO_INVALID_ARGUMENT;
+  return hlf_set_members_opt_in(ctx->ffi, target, on != 0) ? fail(ctx, HLO_NOMEM, "out of memory")
+                                                           : HLO_OK;
 }
 
 /* ---- Files ------------------------------------------------------------------ */
@@ -240,6 +282,11 @@ int hlo_module_is_tuple(const HloModule *m, int index) {
   return s && s->dtype == HLO_TUPLE;
 }
 
+HloStatus hlo_module_check_custom_calls(HloCtx *ctx, const HloModule *m) {
+  if (!ctx || !m) return HLO_INVALID_ARGUMENT;
+  return hlf_check_module(ctx->ffi, m, &ctx->diags) == 0 ? HLO_OK : HLO_ERROR;
+}
+
 HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text) {
   if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
   *text = hlf_explain(ctx->ffi, m, &ctx->diags);
@@ -266,7 +313,7 @@ static HliValue *rehome(HliValue *v, const HloShape *s) {
 }
 
 /* Wrap v (consumes the reference) in a buffer with its own copy of shape s. */
-static HloStatus make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer **out) {
+HloStatus hli_make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer **out) {
   *out = NULL;
   HloBuffer *b = calloc(1, sizeof *b);
   if (!b) { hli_value_unref(NULL, v); return fail(ctx, HLO_NOMEM, "out of memory"); }
@@ -303,7 +350,7 @@ HloStatus hlo_buffer_new_array(HloCtx *ctx, HloElementType type, const int64_t *
   HliValue *v = hli_value_zeros(NULL, &s);
   if (!v) return fail(ctx, HLO_NOMEM, "out of memory");
   if (data && v->nbytes) memcpy(v->data, data, v->nbytes);
-  return make_buffer(ctx, v, &s, out);
+  return hli_make_buffer(ctx, v, &s, out);
 }
 
 HloStatus hlo_buffer_new_tuple(HloCtx *ctx, HloBuffer *const *elems, int n, HloBuffer **out) {
@@ -320,7 +367,7 @@ HloStatus hlo_buffer_new_tuple(HloCtx *ctx, HloBuffer *const *elems, int n, HloB
   HloShape s = {.dtype = HLO_TUPLE, .ntuple = n, .tuple = ts};
   HliValue *t = hli_value_tuple(NULL, &s, vs, n);
   free(vs);
-  HloStatus st = t ? make_buffer(ctx, t, &s, out) : fail(ctx, HLO_NOMEM, "out of memory");
+  HloStatus st = t ? hli_make_buffer(ctx, t, &s, out) : fail(ctx, HLO_NOMEM, "out of memory");
   free(ts);
   return st;
 }
@@ -339,7 +386,7 @@ HloStatus hlo_buffer_tuple_element(HloCtx *ctx, const HloBuffer *b, int i, HloBu
   if (!b || !out || b->v->dtype != HLO_TUPLE || i < 0 || i >= b->v->ntuple)
     return fail(ctx, HLO_INVALID_ARGUMENT, "no tuple element %d", i);
   HliValue *e = hli_value_ref(b->v->tuple[i]);
-  return make_buffer(ctx, e, e->shape, out);
+  return hli_make_buffer(ctx, e, e->shape, out);
 }
 
 HloStatus hlo_buffer_shape_text(HloCtx *ctx, const HloBuffer *b, char **text) {
@@ -507,7 +554,7 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   HliValue *v;
   st = decode_value(ctx, data, len, want, what, &v);
   free(data);
-  return st == HLO_OK ? make_buffer(ctx, v, want, out) : st;
+  return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
 }
 
 HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
@@ -544,7 +591,7 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
                 what, first + i);
     else if (hli_npy_read(mm->data, mm->len, want, what, &ctx->diags, &v) != 0)
       st = read_status(ctx, before);
-    if (st == HLO_OK) st = make_buffer(ctx, v, want, &out[i]);
+    if (st == HLO_OK) st = hli_make_buffer(ctx, v, want, &out[i]);
     if (st != HLO_OK) {
       for (int32_t k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
       hli_npz_members_free(mem, nm);
@@ -566,7 +613,26 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   HliValue *v;
   st = decode_value(ctx, data, len, like->v->shape, path, &v);
   free(data);
-  return st == HLO_OK ? make_buffer(ctx, v, like->v->shape, out) : st;
+  return st == HLO_OK ? hli_make_buffer(ctx, v, like->v->shape, out) : st;
+}
+
+/* Bytes of the array leaves of s (saturating). */
+static uint64_t shape_bytes(const HloShape *s) {
+  if (s->dtype == HLO_TUPLE) {
+    uint64_t t = 0;
+    for (int32_t i = 0; i < s->ntuple; i++) {
+      uint64_t b = shape_bytes(&s->tuple[i]);
+      t = b > UINT64_MAX - t ? UINT64_MAX : t + b;
+    }
+    return t;
+  }
+  if (!hlc_dtype_is_array(s->dtype)) return 0;
+  uint64_t n = hlc_dtype_size(s->dtype);
+  for (int32_t i = 0; i < s->rank; i++) {
+    uint64_t d = s->dims[i] < 0 ? 0 : (uint64_t)s->dims[i];
+    n = d && n > UINT64_MAX / d ? UINT64_MAX : n * d;
+  }
+  return n;
 }
 
 HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,
@@ -574,10 +640,15 @@ HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t 
   if (!ctx || !m || !out) return HLO_INVALID_ARGUMENT;
   const HloShape *s = param_shape(m, index);
   if (!s || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
+  uint64_t bytes = shape_bytes(s);
+  if (ctx->max_memory && bytes > ctx->max_memory)
+    return fail(ctx, HLO_NOMEM, "parameter %d (%s) needs %llu bytes, more than the memory limit "
+                "of %llu bytes", index, m->entry->params[index]->name,
+                (unsigned long long)bytes, (unsigned long long)ctx->max_memory);
   HliValue *v = hli_value_new(NULL, s);
   if (!v) return fail(ctx, HLO_NOMEM, "out of memory for parameter %d", index);
   hli_fill_random(v, seed * 0x2545f4914f6cdd1dull + (uint64_t)index * 0x9e3779b97f4a7c15ull + 1);
-  return make_buffer(ctx, v, s, out);
+  return hli_make_buffer(ctx, v, s, out);
 }
 
 /* ---- Running ------------------------------------------------------------------ */
@@ -596,8 +667,13 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
                       HloExecutable **out) {
   if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
   *out = NULL;
-  HloRunOptions o = {sizeof o, 0, 0};
+  /* Shape-check the whole module before planning: kernels may then trust
+   * the declared shapes (their own checks stay as a second line). */
+  if (hlp_verify(m, &ctx->diags) != 0) return HLO_PARSE_ERROR;
+  HloRunOptions o = {.struct_size = sizeof o};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+  if (o.max_iterations < 0 || !(o.timeout >= 0))
+    return fail(ctx, HLO_INVALID_ARGUMENT, "negative max_iterations or timeout");
   HloExecutable *e = calloc(1, sizeof *e);
   if (!e) return fail(ctx, HLO_NOMEM, "out of memory");
   e->ctx = ctx;
@@ -610,8 +686,20 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.ffi = ctx->ffi;   /* handlers live in the context's registry */
   e->x.random_constants = o.random_constants != 0;
   e->x.random_seed = o.seed;
+  e->x.no_fusion = o.no_fusion != 0;
   e->x.rng_state ^= o.seed * 0x9e3779b97f4a7c15ull;
+  e->x.max_iterations = o.max_iterations;   /* limits (limits.c, isolate.c) */
+  e->timeout = e->x.timeout = o.timeout;
+  e->x.isolate = ctx->isolate;
+  e->x.cc_timeout = ctx->cc_timeout;
+  e->x.crash_dir = ctx->crash_dir;
   int before = ctx->diags.n;
+  /* Custom calls first: their errors point into backend_config (a caret at
+   * the bad attribute), which the plan-time check cannot do. */
+  if (hlf_check_module(ctx->ffi, m, &ctx->diags) != 0) {
+    hlo_executable_free(e);
+    return HLO_ERROR;
+  }
   if (hli_exec_prepare(&e->x, m->entry) != 0 || !(e->entry = hli_plan_get(&e->x, m->entry))) {
     HloStatus st = run_status(ctx, before);
     hlo_executable_free(e);
@@ -627,6 +715,7 @@ void hlo_executable_free(HloExecutable *e) {
    * may reuse the same addresses). */
   if (e->ctx && e->ctx->ffi) hlf_release_module(e->ctx->ffi, e->m);
   hli_exec_free(&e->x);
+  hli_obs_free(e->obs);
   free(e);
 }
 
@@ -661,10 +750,13 @@ HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuff
   }
   int before = ctx->diags.n;
   HliValue *res;
+  hli_obs_reset(e->obs);
+  e->x.deadline = e->timeout > 0 ? hli_now() + e->timeout : 0;
+  e->x.cur = NULL;
   int rc = hli_plan_run(&e->x, e->entry, args, &res);
   if (args != stack_args) free(args);
-  if (rc != 0) return run_status(ctx, before);
-  return make_buffer(ctx, res, &c->root->shape, result);
+  if (rc != 0) return hli_obs_stopped(e->obs) ? HLO_STOPPED : run_status(ctx, before);
+  return hli_make_buffer(ctx, res, &c->root->shape, result);
 }
 
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,

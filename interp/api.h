@@ -12,6 +12,9 @@ struct HloCtx {
   char *diag_text;          /* owned: rendered diags (hlo_ctx_diagnostics) */
   HliPool *pool;            /* owned: started on first compile when threads > 1 */
   struct HlfRegistry *ffi;  /* owned: custom-call bindings, or NULL */
+  bool isolate;             /* custom calls run in child processes (isolate.c) */
+  double cc_timeout;        /* seconds per isolated custom call */
+  char *crash_dir;          /* owned: where isolated crashes save inputs, or NULL */
 };
 
 struct HloBuffer {
@@ -24,7 +27,18 @@ struct HloExecutable {
   const HloModule *m;       /* borrowed */
   HliExec x;                /* owned: plans */
   HliPlan *entry;           /* the ENTRY plan (in x) */
+  HliObs *obs;              /* owned: the observer (observe.c), or NULL */
+  double timeout;           /* seconds per hlo_execute, 0 = none */
 };
+
+/* Wrap v (consumes the reference) in a new buffer with its own copy of s. */
+HloStatus hli_make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer **out);
+
+/* Observers (observe.c): forget the state of an earlier run; did the
+ * observer stop the last run? free (NULL is fine). */
+void hli_obs_reset(HliObs *o);
+bool hli_obs_stopped(const HliObs *o);
+void hli_obs_free(HliObs *o);
 
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)

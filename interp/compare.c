@@ -3,12 +3,18 @@
  * An element passes when |got - want| <= atol + rtol * |want|; NaN matches
  * NaN, infinities must be equal, +0 equals -0; complex numbers compare part
  * by part; integers, pred and other bit patterns compare exactly. The report
- * counts failing elements, gives the largest absolute and relative error and
- * lists the first few failures with their indices and both values. */
+ * is meant to be read at a glance:
+ *   mismatch: 2 of 6 elements differ (33.3%; f32[2,3]; rtol=0.0001 atol=0.0001)
+ *    largest absolute error 1 at [0,2]; largest relative error 0.5 at [0,2]
+ *     at [0,2]  got 3  want 2  abs err 1  rel err 0.5
+ *     at [1,0]  got 5  want 4  abs err 1  rel err 0.25
+ * (largest errors among the differing elements; tuple leaves are written
+ * {leaf}[index]; the first max_report differences are listed, aligned). */
 #include "interp/api.h"
 #include "interp/valio.h"
 #include "common/numeric.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +35,20 @@ void hlo_default_tolerance(HloElementType t, double *rtol, double *atol) {
   if (atol) *atol = a;
 }
 
+/* One reported difference. */
+typedef struct Diff {
+  int32_t leaf;
+  char where[160];           /* "[1,2]" (tuples: "{leaf}[1,2]") */
+  char got[64], want[64];
+  double abs_err, rel_err;   /* NaN when not meaningful (NaN/inf involved) */
+} Diff;
+
 typedef struct Stats {
   int64_t bad, total;
-  double max_abs, max_rel;
+  double max_abs, max_rel;   /* over the differing elements */
+  char max_abs_at[160], max_rel_at[160];
   int reported, max_report;
-  HliBuf *rep;
+  Diff *diffs;               /* max_report entries */
 } Stats;
 
 static double load_part(HloDtype t, const void *p, int part) {
@@ -45,32 +60,53 @@ static double load_part(HloDtype t, const void *p, int part) {
   return hlc_float_bits_to_f64(t, bits);
 }
 
-static bool close_enough(double g, double w, double rtol, double atol, Stats *s) {
+static bool close_enough(double g, double w, double rtol, double atol) {
   if (isnan(w) || isnan(g)) return isnan(w) && isnan(g);
   if (isinf(w) || isinf(g)) return g == w;
-  double d = fabs(g - w);
-  if (d > s->max_abs) s->max_abs = d;
-  if (w != 0 && d / fabs(w) > s->max_rel) s->max_rel = d / fabs(w);
-  return d <= atol + rtol * fabs(w);
+  return fabs(g - w) <= atol + rtol * fabs(w);
 }
 
-static void report(Stats *s, const HliValue *v, int32_t leaf, int32_t nleaves, int64_t i,
-                   const void *g, const void *w) {
-  if (s->reported >= s->max_report) return;
-  s->reported++;
-  int64_t idx[64], st[64];
-  hli_strides(v->dims, v->rank, st);
+/* Error of one element pair (parts of complex numbers: the larger). */
+static void errors_of(double g, double w, double *abs_err, double *rel_err) {
+  double d = fabs(g - w);
+  if (!isfinite(d)) { *abs_err = *rel_err = NAN; return; }
+  *abs_err = d;
+  *rel_err = w != 0 ? d / fabs(w) : NAN;
+}
+
+static void index_text(const HliValue *v, int32_t leaf, int32_t nleaves, int64_t i, char *buf,
+                       size_t cap) {
+  int64_t st[64];
+  int32_t r = v->rank < 64 ? v->rank : 64;
+  hli_strides(v->dims, r, st);
+  size_t n = 0;
+  if (nleaves > 1) n += (size_t)snprintf(buf + n, cap - n, "{%d}", (int)leaf);
+  n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "[");
   int64_t rem = i;
-  for (int32_t k = 0; k < v->rank && k < 64; k++) { idx[k] = rem / st[k]; rem %= st[k]; }
-  hli_buf_puts(s->rep, "  at ");
-  if (nleaves > 1) hli_buf_printf(s->rep, "leaf %d ", (int)leaf);
-  hli_buf_put(s->rep, "[", 1);
-  for (int32_t k = 0; k < v->rank && k < 64; k++)
-    hli_buf_printf(s->rep, "%s%lld", k ? "," : "", (long long)idx[k]);
-  char a[128], b[128];
-  hlc_format_element(v->dtype, g, a, sizeof a);
-  hlc_format_element(v->dtype, w, b, sizeof b);
-  hli_buf_printf(s->rep, "]: got %s, want %s\n", a, b);
+  for (int32_t k = 0; k < r && n < cap; k++) {
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", k ? "," : "", (long long)(rem / st[k]));
+    rem %= st[k];
+  }
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+static void note_bad(Stats *s, const HliValue *v, int32_t leaf, int32_t nleaves, int64_t i,
+                     const void *g, const void *w, double abs_err, double rel_err) {
+  s->bad++;
+  bool want_at = s->reported < s->max_report || (!isnan(abs_err) && abs_err > s->max_abs) ||
+                 (!isnan(rel_err) && rel_err > s->max_rel);
+  char at[160] = "";
+  if (want_at) index_text(v, leaf, nleaves, i, at, sizeof at);
+  if (!isnan(abs_err) && abs_err > s->max_abs) { s->max_abs = abs_err; strcpy(s->max_abs_at, at); }
+  if (!isnan(rel_err) && rel_err > s->max_rel) { s->max_rel = rel_err; strcpy(s->max_rel_at, at); }
+  if (s->reported >= s->max_report) return;
+  Diff *d = &s->diffs[s->reported++];
+  d->leaf = leaf;
+  strcpy(d->where, at);
+  hlc_format_element(v->dtype, g, d->got, sizeof d->got);
+  hlc_format_element(v->dtype, w, d->want, sizeof d->want);
+  d->abs_err = abs_err;
+  d->rel_err = rel_err;
 }
 
 static void compare_leaf(const HliValue *g, const HliValue *w, double rtol, double atol,
@@ -82,25 +118,69 @@ static void compare_leaf(const HliValue *g, const HliValue *w, double rtol, doub
   s->total += w->nelem;
   for (int64_t i = 0; i < w->nelem; i++) {
     const void *ge = gp + (size_t)i * es, *we = wp + (size_t)i * es;
-    bool ok;
-    if (cx)
-      ok = close_enough(load_part(t, ge, 0), load_part(t, we, 0), rtol, atol, s) &
-           close_enough(load_part(t, ge, 1), load_part(t, we, 1), rtol, atol, s);
-    else if (fl)
-      ok = close_enough(load_part(t, ge, 0), load_part(t, we, 0), rtol, atol, s);
-    else
-      ok = memcmp(ge, we, es) == 0;
-    if (!ok) {
-      s->bad++;
-      if (!fl && !cx) {
-        double d = fabs((double)hlc_load_i64(t, ge) - (double)hlc_load_i64(t, we));
-        if (d > s->max_abs) s->max_abs = d;
-        double wv = fabs((double)hlc_load_i64(t, we));
-        if (wv != 0 && d / wv > s->max_rel) s->max_rel = d / wv;
+    if (fl || cx) {
+      double g0 = load_part(t, ge, 0), w0 = load_part(t, we, 0);
+      bool ok = close_enough(g0, w0, rtol, atol);
+      double g1 = 0, w1 = 0;
+      if (cx) {
+        g1 = load_part(t, ge, 1);
+        w1 = load_part(t, we, 1);
+        ok &= close_enough(g1, w1, rtol, atol);
       }
-      report(s, w, leaf, nleaves, i, ge, we);
+      if (ok) continue;
+      double a0, r0, a1 = 0, r1 = 0;
+      errors_of(g0, w0, &a0, &r0);
+      if (cx) {
+        errors_of(g1, w1, &a1, &r1);
+        if (isnan(a0) || a1 > a0) a0 = a1;
+        if (isnan(r0) || r1 > r0) r0 = r1;
+      }
+      note_bad(s, w, leaf, nleaves, i, ge, we, a0, r0);
+    } else if (memcmp(ge, we, es) != 0) {
+      double gv = (double)hlc_load_i64(t, ge), wv = (double)hlc_load_i64(t, we);
+      double d = fabs(gv - wv);
+      note_bad(s, w, leaf, nleaves, i, ge, we, d, wv != 0 ? d / fabs(wv) : NAN);
     }
   }
+}
+
+static int width_of(const char *s) { return (int)strlen(s); }
+
+/* "mismatch: K of N elements (P%) differ (SHAPE; TOLERANCE)", the largest
+ * errors and where, then one aligned line per reported difference. */
+static void write_report(HliBuf *rep, const Stats *s, const HliValue *want, const char *tol) {
+  HliBuf shape = {0};
+  hli_shape_text(want->shape, &shape);
+  hli_buf_printf(rep, "mismatch: %lld of %lld elements differ (%.3g%%; %s; %s)\n", (long long)s->bad,
+                 (long long)s->total, s->total ? 100.0 * (double)s->bad / (double)s->total : 0.0,
+                 shape.data ? shape.data : "?", tol);
+  hli_buf_free(&shape);
+  if (s->max_abs_at[0] || s->max_rel_at[0]) {
+    hli_buf_puts(rep, " ");
+    if (s->max_abs_at[0])
+      hli_buf_printf(rep, " largest absolute error %g at %s", s->max_abs, s->max_abs_at);
+    if (s->max_rel_at[0])
+      hli_buf_printf(rep, "%s largest relative error %.3g at %s", s->max_abs_at[0] ? ";" : "",
+                     s->max_rel, s->max_rel_at);
+    hli_buf_puts(rep, "\n");
+  }
+  int ww = 0, wg = 0, wv = 0;
+  for (int i = 0; i < s->reported; i++) {
+    const Diff *d = &s->diffs[i];
+    if (width_of(d->where) > ww) ww = width_of(d->where);
+    if (width_of(d->got) > wg) wg = width_of(d->got);
+    if (width_of(d->want) > wv) wv = width_of(d->want);
+  }
+  for (int i = 0; i < s->reported; i++) {
+    const Diff *d = &s->diffs[i];
+    hli_buf_printf(rep, "  at %-*s  got %-*s  want %-*s", ww, d->where, wg, d->got, wv, d->want);
+    if (!isnan(d->abs_err)) hli_buf_printf(rep, "  abs err %g", d->abs_err);
+    if (!isnan(d->rel_err)) hli_buf_printf(rep, "  rel err %.3g", d->rel_err);
+    while (rep->len && rep->data[rep->len - 1] == ' ') rep->len--;
+    hli_buf_puts(rep, "\n");
+  }
+  if (s->bad > s->reported)
+    hli_buf_printf(rep, "  ... and %lld more\n", (long long)(s->bad - s->reported));
 }
 
 HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer *want,
@@ -125,28 +205,41 @@ HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer 
   }
   int32_t ng, nw;
   HliValue **gl = hli_value_leaves(got->v, &ng), **wl = hli_value_leaves(want->v, &nw);
-  if (!gl || !wl) { free(gl); free(wl); return hli_api_fail(ctx, HLO_NOMEM, "out of memory"); }
-  Stats s = {0, 0, 0, 0, 0, o.max_report > 0 ? o.max_report : 5, &body};
+  int max_report = o.max_report > 0 ? o.max_report : 5;
+  Diff *diffs = calloc((size_t)max_report, sizeof *diffs);
+  if (!gl || !wl || !diffs) {
+    free(gl); free(wl); free(diffs);
+    return hli_api_fail(ctx, HLO_NOMEM, "out of memory");
+  }
+  Stats s = {0};
+  s.max_report = max_report;
+  s.diffs = diffs;
+  /* The tolerance in words: one for all leaves, else "per-type tolerances". */
+  char tol[128] = "", one[128];
+  bool mixed = false;
   for (int32_t i = 0; i < nw; i++) {
     double rt, at;
     hlo_default_tolerance((HloElementType)hlc_dtype_xla_code(wl[i]->dtype), &rt, &at);
-    if (o.rtol >= 0) rt = o.rtol;
-    if (o.atol >= 0) at = o.atol;
+    bool inexact = hlc_dtype_is_float(wl[i]->dtype) || hlc_dtype_is_complex(wl[i]->dtype);
+    if (inexact && o.rtol >= 0) rt = o.rtol;
+    if (inexact && o.atol >= 0) at = o.atol;
+    if (inexact && (rt > 0 || at > 0)) snprintf(one, sizeof one, "rtol=%g atol=%g", rt, at);
+    else snprintf(one, sizeof one, "exact");
+    if (i == 0) strcpy(tol, one);
+    else if (strcmp(tol, one) != 0) mixed = true;
     compare_leaf(gl[i], wl[i], rt, at, i, nw, &s);
   }
+  if (mixed) strcpy(tol, "per-type tolerances");
   free(gl);
   free(wl);
   *mismatches = s.bad;
   if (s.bad && report_text) {
-    hli_buf_printf(&rep, "mismatch: %lld of %lld elements differ; largest absolute error %g, "
-                   "largest relative error %g\n", (long long)s.bad, (long long)s.total,
-                   s.max_abs, s.max_rel);
-    if (body.data) hli_buf_puts(&rep, body.data);
-    if (s.bad > s.reported) hli_buf_printf(&rep, "  ... and %lld more\n", (long long)(s.bad - s.reported));
+    write_report(&rep, &s, want->v, tol);
     *report_text = rep.data;
   } else {
     hli_buf_free(&rep);
   }
   hli_buf_free(&body);
+  free(diffs);
   return HLO_OK;
 }

@@ -6,6 +6,7 @@
  * makes unbound targets and malformed backend_configs fail before any work.
  * Not here: handlers, attributes, the XLA FFI ABI (all in ffi/). */
 #include "interp/interp.h"
+#include "interp/isolate.h"
 #include "ffi/ffi.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,10 +43,33 @@ static void flatten(const HliValue *v, HlfBuf *out, int32_t *n) {
   b->dims = v->dims;
 }
 
+typedef struct CheckJob { HlfRegistry *r; const HloModule *m; const HloInstr *ins; } CheckJob;
+
+static int check_in_child(void *arg) {
+  CheckJob *j = arg;
+  char *err = NULL;
+  hlf_registry_after_fork(j->r);
+  return hlf_check(j->r, j->m, j->ins, &err);
+}
+
 static int cc_check(HliExec *x, const HloInstr *ins) {
   HlfRegistry *r = registry(x);
   if (!r) return hli_fail(x, ins, "out of memory");
   char *err = NULL;
+  if (hli_isolating(x)) {
+    /* The check asks a typed handler its metadata: plugin code, so it is
+     * first tried in a worker process (isolate.c). */
+    CheckJob j = {r, hli_module(x), ins};
+    char *why = NULL;
+    if (hli_isolated_probe(check_in_child, &j, 60, &why) < 0) {
+      int rc = hli_fail(x, ins, "the handler of custom-call target \"%s\" %s in its isolated "
+                        "worker process while answering the metadata query",
+                        ins->custom_call_target ? ins->custom_call_target : "",
+                        why ? why : "failed");
+      free(why);
+      return rc;
+    }
+  }
   if (hlf_check(r, hli_module(x), ins, &err) == 0) return 0;
   int rc = hli_fail(x, ins, "%s", err ? err : "out of memory");
   free(err);
@@ -63,6 +87,11 @@ static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue
   for (int32_t i = 0; i < ins->nops; i++) flatten(in[i], bufs, &k);
   flatten(out, bufs, &k);
   if (x) hlf_set_num_threads(r, hli_num_threads(x));
+  if (hli_isolating(x)) {   /* in a worker process (isolate.c) */
+    int irc = hli_isolated_call(x, r, ins, in, bufs, nargs, nrets);
+    free(bufs);
+    return irc;
+  }
   char *err = NULL;
   int rc = hlf_call(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets, &err);
   free(bufs);

@@ -91,7 +91,10 @@ static int prepare_rec(HliExec *x, const HloComputation *c, int depth) {
   return 0;
 }
 
-int hli_exec_prepare(HliExec *x, const HloComputation *c) { return prepare_rec(x, c, 0); }
+int hli_exec_prepare(HliExec *x, const HloComputation *c) {
+  if (hli_check_call_graph(x, c) != 0) return -1;   /* limits.c: no recursion */
+  return prepare_rec(x, c, 0);
+}
 
 /* ---- Running ----------------------------------------------------------- */
 
@@ -132,20 +135,32 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
     return v;
   }
   case HLI_STEP_KERNEL:
+  case HLI_STEP_FUSED:
     break;
   }
+  /* Limits (limits.c): the deadline, and the instruction that memory and
+   * time errors name. */
+  if (x->deadline != 0 && hli_check_deadline(x, ins) != 0) return NULL;
+  const HloInstr *outer = x->cur;
+  x->cur = ins;
   int before = errors(x);
   HliValue *out = hli_value_new(x, &ins->shape);
   if (!out) {
-    hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
+    if (errors(x) == before)
+      hli_fail(x, ins, "cannot allocate the result (%s)", hlc_dtype_name(ins->shape.dtype));
+    x->cur = outer;
     return NULL;
   }
   for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
-  if (st->run(x, ins, in, out) != 0) {
+  int rc = st->kind == HLI_STEP_FUSED ? hli_fused_run(x, st->fused, in, out)
+                                      : st->run(x, ins, in, out);
+  if (rc != 0) {
     hli_value_unref(x, out);
     if (errors(x) == before) hli_fail(x, ins, "the kernel failed");
+    x->cur = outer;
     return NULL;
   }
+  x->cur = outer;
   return out;
 }
 
@@ -161,9 +176,11 @@ int hli_plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **resul
   int rc = 0;
   for (int32_t s = 0; s < p->nsteps; s++) {
     const HliStep *st = &p->steps[s];
+    if (x->obs && hli_observe(x, p, s, slots, in, NULL) != 0) { rc = -1; break; }
     HliValue *v = run_step(x, st, slots, in, args);
     if (!v) { rc = -1; break; }
     slots[st->out] = v;
+    if (x->obs && hli_observe(x, p, s, slots, in, v) != 0) { rc = -1; break; }
     for (int32_t f = 0; f < st->nfree; f++) {
       hli_value_unref(x, slots[st->frees[f]]);
       slots[st->frees[f]] = NULL;

@@ -13,7 +13,9 @@
 typedef struct HliPlan HliPlan;
 /* Buffer size classes recycled by the executor: 64, 128, ..., 4096 bytes. */
 enum { HLI_BUF_CLASSES = 7, HLI_BUF_MAX_CACHED = 4096 };
+
 typedef struct HliPool HliPool;
+typedef struct HliObs HliObs;
 
 struct HliExec {
   const HloModule *module;     /* borrowed */
@@ -36,6 +38,8 @@ struct HliExec {
                                   pseudo-random values instead of an error */
   uint64_t random_seed;        /* seed for those values */
   bool warned_elided;          /* the warning about elided constants was given */
+  bool no_fusion;              /* plan every instruction as its own step (tracing
+                                  sees each value); also HLORUN_FUSION=0 */
 
   /* Recycled memory (value.c): a while body running a million times would
    * otherwise spend most of its time in malloc/free for small values. Only
@@ -44,7 +48,47 @@ struct HliExec {
   int32_t nfree_values;
   void *free_bufs[HLI_BUF_CLASSES];     /* owned: lists of small buffers, by size class */
   int32_t nfree_bufs[HLI_BUF_CLASSES];
+
+  /* Observation for the debugging tools (observe.c): when non-NULL, the run
+   * loop calls hli_observe before and after every step of every plan. NULL
+   * costs one branch per step. */
+  struct HliObs *obs;          /* borrowed (the executable owns it), or NULL */
+  /* Limits and isolation (limits.c, isolate.c). */
+  const HloInstr *cur;         /* borrowed: innermost instruction running, for
+                                  messages (memory and time limits) */
+  int64_t max_iterations;      /* per while loop; 0 = unlimited */
+  double deadline;             /* CLOCK_MONOTONIC seconds; 0 = none */
+  double timeout;              /* the limit the deadline came from, for messages */
+  bool isolate;                /* custom calls run in child processes */
+  double cc_timeout;           /* seconds per isolated custom call */
+  const char *crash_dir;       /* borrowed: where isolated crashes save inputs */
 };
+
+/* The observation hook (observe.c). result NULL: step s of p is about to
+ * run; else it just ran and produced result. Operand values are gathered
+ * from slots into in (p's operand buffer). 0 to go on; -1 stops the run
+ * (an error naming the instruction is recorded). */
+int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots, HliValue **in,
+                HliValue *result);
+
+
+/* ---- Limits (limits.c) ---- */
+
+/* Monotonic clock in seconds. */
+double hli_now(void);
+/* Reject computations that call themselves (directly or through others)
+ * and call chains deeper than HLI_MAX_CALL_DEPTH, before anything runs:
+ * either would exhaust the stack. 0, or -1 with an error on x. */
+enum { HLI_MAX_CALL_DEPTH = 256 };
+int hli_check_call_graph(HliExec *x, const HloComputation *entry);
+/* The run's deadline passed? -1 with an error naming ins, else 0. */
+int hli_check_deadline(HliExec *x, const HloInstr *ins);
+
+/* The recycling buffer allocator behind values (value.c), for workspaces
+ * that account for themselves: n bytes, 64-byte aligned; x may be NULL (no
+ * accounting). Free with the same n. */
+void *hli_buffer_alloc(HliExec *x, size_t n);
+void hli_buffer_free(HliExec *x, void *p, size_t n);
 
 /* Release the recycled memory (hli_exec_free does it). */
 void hli_value_cache_free(HliExec *x);

@@ -134,4 +134,22 @@ struct HlfRegistry *hli_ffi_registry(HliExec *x);
 
 /* The module being run (for names in messages). */
 const HloModule *hli_module(HliExec *x);
+
+/* ---- Limits kernels observe (limits.c) --------------------------------- */
+
+/* Count iteration `iteration` (0-based) of while loop ins: -1 with an error
+ * naming ins when the run's iteration limit or deadline is exceeded. */
+int hli_loop_iteration(HliExec *x, const HloInstr *ins, int64_t iteration);
+/* Scratch memory of a kernel (workspaces, index tables), counted against
+ * the run's memory limit like values: 64-byte aligned, uninitialised; NULL
+ * with an error naming ins when it does not fit or malloc fails. x may be
+ * NULL (no accounting). Call from the kernel's own thread, not from
+ * hli_parallel_for workers. */
+void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n);
+void hli_scratch_free(HliExec *x, void *p);
+/* Count n bytes that hli_parallel_for workers will malloc themselves (per
+ * thread workspaces) against the memory limit, before starting them: -1
+ * with an error naming ins if they do not fit. Undo with unreserve. */
+int hli_scratch_reserve(HliExec *x, const HloInstr *ins, size_t n);
+void hli_scratch_unreserve(HliExec *x, size_t n);
 #endif

@@ -105,7 +105,12 @@ typedef struct Rd {
   HlcDiags *d;
   HlcArena *arena;
   bool failed;
+  int depth;                 /* tuple nesting: bounded, the reader recurses */
 } Rd;
+
+/* Deeper tuple nesting than any real value has; the bound keeps hostile
+ * input from exhausting the stack. */
+enum { RD_MAX_DEPTH = 64 };
 
 static void rd_error(Rd *r, const char *msg, const char *at) {
   if (r->failed) return;
@@ -159,10 +164,14 @@ static bool read_array_shape(Rd *r, HloShape *sh) {
   skip_ws(r);
   while (r->p < r->end && *r->p != ']') {
     if (r->end - r->p >= 2 && r->p[0] == '<' && r->p[1] == '=') r->p += 2;
-    char *e;
-    errno = 0;
-    long long v = strtoll(r->p, &e, 10);
-    if (e == r->p || v < 0 || errno || rank >= 64) { rd_error(r, "bad dimension", r->p); return false; }
+    /* Digits by hand: the text is not NUL-terminated, so no strtoll. */
+    const char *e = r->p;
+    int64_t v = 0;
+    while (e < r->end && *e >= '0' && *e <= '9' && v <= (INT64_MAX - 9) / 10) v = v * 10 + (*e++ - '0');
+    if (e == r->p || (e < r->end && *e >= '0' && *e <= '9') || rank >= 64) {
+      rd_error(r, "bad dimension", r->p);
+      return false;
+    }
     dims[rank++] = v;
     r->p = e;
     skip_ws(r);
@@ -329,9 +338,21 @@ static HloShape *read_shape(Rd *r) {
 }
 
 static HliValue *read_literal(Rd *r, const HloShape *want);
+static HliValue *read_tuple_elems(Rd *r, const HloShape *want, const char *start);
 
 static HliValue *read_tuple(Rd *r, const HloShape *want) {
   const char *start = r->p;
+  if (r->depth >= RD_MAX_DEPTH) {
+    rd_error(r, "tuples nested more than 64 deep", r->p);
+    return NULL;
+  }
+  r->depth++;
+  HliValue *t = read_tuple_elems(r, want, start);
+  r->depth--;
+  return t;
+}
+
+static HliValue *read_tuple_elems(Rd *r, const HloShape *want, const char *start) {
   r->p++;   /* '(' */
   HliValue *elems[1024];
   int32_t n = 0;
@@ -396,6 +417,17 @@ static HliValue *read_literal(Rd *r, const HloShape *want) {
     }
     sh = (HloShape *)want;
   }
+  /* Every element takes at least one byte of text: refuse a declared size
+   * the text cannot hold before allocating it (f32[999999999] {1}). */
+  if (hlc_dtype_is_array(sh->dtype)) {
+    int64_t n = 1;
+    for (int32_t i = 0; i < sh->rank; i++)
+      n = sh->dims[i] && n > INT64_MAX / sh->dims[i] ? INT64_MAX : n * sh->dims[i];
+    if (n > r->end - r->p) {
+      rd_error(r, "the literal declares more elements than its text holds", start);
+      return NULL;
+    }
+  }
   HliValue *v = hli_value_new(NULL, sh);
   if (!v) { rd_error(r, "out of memory", r->p); return NULL; }
   if (!hlc_dtype_is_array(sh->dtype)) return v;
@@ -409,7 +441,7 @@ int hli_literal_read(const char *text, size_t len, const HloShape *want, HlcAren
                      const char *what, HlcDiags *d, HliValue **out) {
   HlcArena local;
   hlc_arena_init(&local);
-  Rd r = {text, text, text + len, what ? what : "<literal>", d, arena ? arena : &local, false};
+  Rd r = {text, text, text + len, what ? what : "<literal>", d, arena ? arena : &local, false, 0};
   if (!arena && !want) {
     hlc_arena_free(&local);
     hlc_diag(d, HLC_ERROR, "%s: internal: no shape and no arena", r.what);

@@ -5,7 +5,10 @@ libhlorun_core_la_SOURCES += \
 
 # Executor core: plans, the run loop, the thread pool.
 libhlorun_core_la_SOURCES += \
-	interp/plan.h interp/plan.c interp/exec.c interp/pool.c
+	interp/plan.h interp/plan.c interp/exec.c interp/pool.c \
+	interp/fuse.h interp/fuse.c
+# Resource limits and crash-proof (isolated) custom calls.
+libhlorun_core_la_SOURCES += interp/limits.c interp/isolate.h interp/isolate.c
 # Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.
 libhlorun_core_la_SOURCES += \
 	interp/valio.h interp/npy.c interp/literal_io.c
@@ -31,3 +34,10 @@ tests_check_core_LDADD = $(TEST_LIBS)
 tests_check_io_SOURCES = tests/check_io.c
 tests_check_io_CFLAGS = $(TEST_CFLAGS)
 tests_check_io_LDADD = $(TEST_LIBS)
+
+# Fused evaluation of elementwise chains (fuse.c).
+check_PROGRAMS += tests/check_fuse
+TESTS += tests/check_fuse
+tests_check_fuse_SOURCES = tests/check_fuse.c
+tests_check_fuse_CFLAGS = $(TEST_CFLAGS)
+tests_check_fuse_LDADD = $(TEST_LIBS)

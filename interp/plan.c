@@ -6,6 +6,8 @@
  * the executor does itself without copying: parameters, constants, tuples,
  * get-tuple-element, views for reshape/bitcast), run every kernel's plan-time
  * check, and compute each value's last use so it is released right after.
+ * Chains of elementwise instructions become one fused step (fuse.c): their
+ * inner values get no step and no slot value.
  * Running plans is exec.c's job. */
 #include "interp/plan.h"
 #include <string.h>
@@ -197,8 +199,16 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
         live[ins->control_preds[k]->index] = true;
   }
 
+  /* Fused groups: members inside a group are not steps of their own. */
+  HliFusion fu;
+  if (hli_fuse_plan(x, c, live, A, &fu) != 0) goto nomem;
+  bool *step = hlc_arena_alloc(A, (size_t)n);
+  if (!step) goto nomem;
   int32_t nsteps = 0;
-  for (int32_t i = 0; i < n; i++) nsteps += live[i];
+  for (int32_t i = 0; i < n; i++) {
+    step[i] = live[i] && !fu.internal[i];
+    nsteps += step[i];
+  }
   p->steps = hlc_arena_alloc(A, (size_t)nsteps * sizeof *p->steps);
   if (!p->steps) goto nomem;
 
@@ -206,23 +216,30 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
   for (int32_t i = 0; i < n; i++) last[i] = -1;
   int32_t s = 0;
   for (int32_t i = 0; i < n; i++) {
-    if (!live[i]) continue;
+    if (!step[i]) continue;
     const HloInstr *ins = c->instrs[i];
     HliStep *st = &p->steps[s];
+    const HliFused *f = fu.group[i];
     st->ins = ins;
     st->out = i;
-    st->nops = ins->nops;
-    st->ops = hlc_arena_alloc(A, (size_t)(ins->nops ? ins->nops : 1) * sizeof *st->ops);
+    st->nops = f ? hli_fused_ninputs(f) : ins->nops;
+    st->ops = hlc_arena_alloc(A, (size_t)(st->nops ? st->nops : 1) * sizeof *st->ops);
     if (!st->ops) goto nomem;
-    for (int32_t k = 0; k < ins->nops; k++) {
-      st->ops[k] = ins->ops[k]->index;
+    for (int32_t k = 0; k < st->nops; k++) {
+      st->ops[k] = f ? hli_fused_inputs(f)[k] : ins->ops[k]->index;
       last[st->ops[k]] = s;
     }
     last[i] = last[i] > s ? last[i] : s;   /* produced here: at least this step */
     p->nsteps = ++s;                       /* steps so far own their constants */
-    if (choose_step(x, ins, st) != 0) { hli_plan_release(x, p); return NULL; }
-    /* Kernel and tuple steps gather their operands into inbuf. */
-    if (ins->nops > p->max_ops) p->max_ops = ins->nops;
+    if (f) {
+      st->kind = HLI_STEP_FUSED;
+      st->fused = f;
+    } else if (choose_step(x, ins, st) != 0) {
+      hli_plan_release(x, p);
+      return NULL;
+    }
+    /* Kernel, fused and tuple steps gather their operands into inbuf. */
+    if (st->nops > p->max_ops) p->max_ops = st->nops;
   }
   last[p->root] = nsteps;   /* the result outlives the run */
 
@@ -230,13 +247,13 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
   int32_t *nfree = hlc_arena_alloc(A, (size_t)(nsteps ? nsteps : 1) * sizeof *nfree);
   if (!nfree) goto nomem_release;
   for (int32_t i = 0; i < n; i++)
-    if (live[i] && last[i] < nsteps) nfree[last[i]]++;
+    if (step[i] && last[i] < nsteps) nfree[last[i]]++;
   for (s = 0; s < nsteps; s++) {
     p->steps[s].frees = hlc_arena_alloc(A, (size_t)(nfree[s] ? nfree[s] : 1) * sizeof(int32_t));
     if (!p->steps[s].frees) goto nomem_release;
   }
   for (int32_t i = 0; i < n; i++)
-    if (live[i] && last[i] < nsteps) {
+    if (step[i] && last[i] < nsteps) {
       HliStep *st = &p->steps[last[i]];
       st->frees[st->nfree++] = i;
     }

@@ -8,6 +8,7 @@
 #ifndef HLORUN_INTERP_PLAN_H
 #define HLORUN_INTERP_PLAN_H
 #include "interp/exec.h"
+#include "interp/fuse.h"
 
 typedef enum HliStepKind {
   HLI_STEP_KERNEL,   /* out = new value of ins->shape; kernel fills it */
@@ -19,7 +20,10 @@ typedef enum HliStepKind {
                         the same type, optimization-barrier, add-dependency) */
   HLI_STEP_VIEW,     /* view of operand 0's buffer with ins->shape (reshape,
                         bitcast between default layouts) */
-  HLI_STEP_TOKEN     /* a new token (after-all without a kernel) */
+  HLI_STEP_TOKEN,    /* a new token (after-all without a kernel) */
+  HLI_STEP_FUSED     /* out = new value of ins->shape, computed by a fused
+                        group of elementwise instructions ending at ins
+                        (fuse.h); ops are the group's inputs */
 } HliStepKind;
 
 typedef struct HliStep {
@@ -33,6 +37,7 @@ typedef struct HliStep {
   int32_t *frees;        /* arena: slots released after this step */
   int64_t index;         /* PARAM: parameter number; GTE: tuple index */
   HliValue *constant;    /* CONST: owned by the plan (one reference) */
+  const HliFused *fused; /* FUSED: the group (plan arena) */
 } HliStep;
 
 struct HliPlan {

@@ -56,7 +56,7 @@ int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...) {
 int hli_mem_reserve(HliExec *x, size_t n) {
   if (!x) return 0;
   if (x->mem_limit && x->mem_used + n > x->mem_limit) {
-    hli_fail(x, NULL, "memory limit of %zu bytes exceeded (%zu in use, %zu more requested)",
+    hli_fail(x, x->cur, "memory limit of %zu bytes exceeded (%zu in use, %zu more requested)",
              x->mem_limit, x->mem_used, n);
     return -1;
   }

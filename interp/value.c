@@ -5,10 +5,18 @@
  * Value headers carry room for a short tuple's element array, and with an
  * executor, headers and small buffers are recycled through per-executor free
  * lists instead of going back to malloc: interpreting a loop body creates
- * and drops a handful of scalars per instruction. */
+ * and drops a handful of scalars per instruction. Large buffers are kept
+ * too, process-wide (a few, up to a byte budget), and handed out again for
+ * requests of nearly the same size, whoever frees them (results leave the
+ * executor and come back freed without one): a fresh 64 MiB buffer costs
+ * 16K page faults, more than an elementwise pass over it. Buffers of 4 MiB
+ * and more are 2 MiB aligned and advised as huge pages (as numpy does).
+ * The cache holds at most 1 GiB, and no more than a run's memory limit. */
 #include "interp/exec.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { VALUE_ALIGN = 64, INLINE_TUPLE = 4, MAX_FREE_VALUES = 1024, MAX_FREE_BUFS = 256 };
 
@@ -69,10 +77,83 @@ static int buf_class(size_t n) {
   return c;
 }
 
+enum { HUGE_MIN = 4 << 20, HUGE_ALIGN = 2 << 20 };
+
+/* Capacity actually allocated for a request of n > HLI_BUF_MAX_CACHED bytes. */
+static size_t big_capacity(size_t n) {
+  size_t a = n >= HUGE_MIN ? HUGE_ALIGN : VALUE_ALIGN;
+  return (n + a - 1) & ~(a - 1);
+}
+
+static void *big_alloc(size_t cap) {
+  if (cap < HUGE_MIN) return aligned_alloc(VALUE_ALIGN, cap);
+  void *p = aligned_alloc(HUGE_ALIGN, cap);
+#ifdef MADV_HUGEPAGE
+  if (p) (void)madvise(p, cap, MADV_HUGEPAGE);   /* advice only: failure is fine */
+#endif
+  return p;
+}
+
+/* The large-buffer cache: oldest first. */
+enum { BIG_CACHED = 16 };
+#define BIG_CACHE_BYTES ((size_t)1 << 30)
+static struct { void *p; size_t cap; } big[BIG_CACHED];
+static int32_t nbig;
+static size_t big_bytes;
+static pthread_mutex_t big_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void big_remove(int32_t i) {
+  big_bytes -= big[i].cap;
+  memmove(&big[i], &big[i + 1], (size_t)(nbig - i - 1) * sizeof big[0]);
+  nbig--;
+}
+
+/* A cached large buffer of capacity in [cap, cap + cap/8], or NULL. */
+static void *big_take(size_t cap) {
+  pthread_mutex_lock(&big_mu);
+  int32_t best = -1;
+  for (int32_t i = 0; i < nbig; i++)
+    if (big[i].cap >= cap && big[i].cap - cap <= cap / 8 &&
+        (best < 0 || big[i].cap < big[best].cap))
+      best = i;
+  void *p = NULL;
+  if (best >= 0) {
+    p = big[best].p;
+    big_remove(best);
+  }
+  pthread_mutex_unlock(&big_mu);
+  return p;
+}
+
+/* Keep a large buffer for reuse (evicting the oldest), or free it; the
+ * cache then holds at most budget bytes. */
+static void big_put(void *p, size_t cap, size_t budget) {
+  if (cap > budget) { free(p); return; }
+  pthread_mutex_lock(&big_mu);
+  while (nbig > 0 && (nbig == BIG_CACHED || big_bytes + cap > budget)) {
+    free(big[0].p);
+    big_remove(0);
+  }
+  big[nbig].p = p;
+  big[nbig].cap = cap;
+  nbig++;
+  big_bytes += cap;
+  pthread_mutex_unlock(&big_mu);
+}
+
+/* At exit, so leak checkers see nothing held. */
+__attribute__((destructor)) static void big_release_all(void) {
+  pthread_mutex_lock(&big_mu);
+  while (nbig > 0) {
+    free(big[0].p);
+    big_remove(0);
+  }
+  pthread_mutex_unlock(&big_mu);
+}
+
 static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
   if (x && hli_mem_reserve(x, n) != 0) return NULL;
-  size_t sz = (n + VALUE_ALIGN - 1) & ~(size_t)(VALUE_ALIGN - 1);
-  if (sz == 0) sz = VALUE_ALIGN;
+  size_t sz;
   void *p = NULL;
   if (n <= HLI_BUF_MAX_CACHED) {
     /* Small buffers always take their whole size class, whoever allocates
@@ -85,8 +166,12 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
       x->nfree_bufs[c]--;
       p = l;
     }
+    if (!p) p = aligned_alloc(VALUE_ALIGN, sz);
+  } else {
+    sz = big_capacity(n);
+    p = big_take(sz);
+    if (!p) p = big_alloc(sz);
   }
-  if (!p) p = aligned_alloc(VALUE_ALIGN, sz);
   if (!p) {
     if (x) {
       hli_mem_release(x, n);
@@ -99,18 +184,25 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
 }
 
 static void free_buffer(HliExec *x, void *p, size_t n) {
+  if (n > HLI_BUF_MAX_CACHED) {
+    size_t budget = BIG_CACHE_BYTES;
+    if (x) {
+      hli_mem_release(x, n);
+      if (x->mem_limit && x->mem_limit < budget) budget = x->mem_limit;
+    }
+    big_put(p, big_capacity(n), budget);
+    return;
+  }
   if (x) {
     hli_mem_release(x, n);
     /* Small buffers were allocated at their class size (alloc_buffer). */
-    if (n <= HLI_BUF_MAX_CACHED) {
-      int c = buf_class(n);
-      if (x->nfree_bufs[c] < MAX_FREE_BUFS) {
-        FreeLink *l = p;
-        l->next = x->free_bufs[c];
-        x->free_bufs[c] = l;
-        x->nfree_bufs[c]++;
-        return;
-      }
+    int c = buf_class(n);
+    if (x->nfree_bufs[c] < MAX_FREE_BUFS) {
+      FreeLink *l = p;
+      l->next = x->free_bufs[c];
+      x->free_bufs[c] = l;
+      x->nfree_bufs[c]++;
+      return;
     }
   }
   free(p);
@@ -150,6 +242,11 @@ static HliValue *value_new(HliExec *x, const HloShape *s, bool zero) {
 }
 
 HliValue *hli_value_new(HliExec *x, const HloShape *s) { return value_new(x, s, false); }
+
+void *hli_buffer_alloc(HliExec *x, size_t n) { return alloc_buffer(x, n, false); }
+void hli_buffer_free(HliExec *x, void *p, size_t n) {
+  if (p) free_buffer(x, p, n);
+}
 HliValue *hli_value_zeros(HliExec *x, const HloShape *s) { return value_new(x, s, true); }
 
 HliValue *hli_value_view(HliExec *x, HliValue *base, const HloShape *s) {
@@ -181,10 +278,7 @@ HliValue *hli_value_ref(HliValue *v) {
 void hli_value_unref(HliExec *x, HliValue *v) {
   if (!v || --v->refs > 0) return;
   for (int32_t i = 0; i < v->ntuple; i++) hli_value_unref(x, v->tuple[i]);
-  if (v->owns_data) {
-    if (x) free_buffer(x, v->data, v->nbytes);
-    else free(v->data);
-  }
+  if (v->owns_data) free_buffer(x, v->data, v->nbytes);
   hli_value_unref(x, v->base);
   shell_free(x, v);
 }

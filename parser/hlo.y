@@ -221,7 +221,12 @@ lints(R) ::= lints(L) COMMA INT(T). { R = L; hlp_list_push(P, &R, hlp_val_tok(P,
 
 items(R) ::= . { memset(&R, 0, sizeof R); }
 items(R) ::= items(L) item(V). { R = L; hlp_items_push(P, &R, V); }
-items(R) ::= items(L) COMMA. { R = L; R.comma = true; }
+items(R) ::= items(L) COMMA(C). {
+  R = L;
+  if ((R.comma || R.n == 0) && !R.stray_comma) R.stray_comma = C.off + 1;
+  R.comma = true;
+  R.comma_off = C.off;
+}
 
 item(R) ::= tokitem(T). { R = hlp_val_tok(P, T); }
 item(R) ::= LBRACE(O) items(I) RBRACE. { R = hlp_val_group(P, HLO_VAL_BRACE, O, &I); }

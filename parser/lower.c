@@ -125,7 +125,7 @@ static int split_operands(HlpParser *P, HloVal **items, int32_t n, Group **out) 
 
 static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t name_off,
                              HloShape *shape, HlxToken opcode, HloVal **ops, int32_t nops,
-                             uint32_t ops_off);
+                             uint32_t ops_off, uint32_t stray_comma);
 
 static bool is_name_tok(const HloVal *v) {
   return v->kind == HLO_VAL_TOKEN && (v->tok == TK_NAME || v->tok == TK_IDENT);
@@ -162,7 +162,7 @@ static HloInstr *lower_operand(Ctx *C, Group g) {
     HlxToken op = {TK_IDENT, v->off, (uint32_t)v->len, false};
     HloVal *paren = g.v[i + 1];
     def = lower_instr(C, NULL, hlp_strndup(P, buf, strlen(buf)), v->off, shape, op, paren->items,
-                      paren->nitems, paren->off);
+                      paren->nitems, paren->off, paren->syn ? *(const uint32_t *)paren->syn : 0);
     C->depth--;
     return def;
   }
@@ -292,7 +292,7 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
 
 static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t name_off,
                              HloShape *shape, HlxToken opcode, HloVal **items, int32_t nitems,
-                             uint32_t ops_off) {
+                             uint32_t ops_off, uint32_t stray_comma) {
   HlpParser *P = C->P;
   if (map_get(&C->instrs, name, strlen(name))) {
     hlp_error(P, name_off, "instruction '%s' is defined twice", name);
@@ -312,6 +312,13 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
                                                                 : HLO_OP_ASYNC_DONE;
   }
   ins->op = (HloOpcode)op;
+
+  /* Operand lists separate operands by single commas (XLA rejects `add(x,,y)`);
+   * constant bodies are literals, where commas are free. */
+  if (op != HLO_OP_CONSTANT && stray_comma) {
+    hlp_error(P, stray_comma - 1, "unexpected ',' in the operand list");
+    return NULL;
+  }
 
   /* Operands (parameter and constant have their own operand syntax). */
   if (op == HLO_OP_PARAMETER) {
@@ -797,7 +804,8 @@ static HloComputation *lower_body(Ctx *ctx, SynComp *c, const char *name) {
     size_t nl;
     const char *s = bare(P->src + si->name.off, si->name.len, &nl);
     HloInstr *ins = lower_instr(Cp, si, hlp_strndup(P, s, nl), si->name.off, si->shape, si->opcode,
-                                (HloVal **)hlp_list_array(P, &si->ops), si->ops.n, si->lparen);
+                                (HloVal **)hlp_list_array(P, &si->ops), si->ops.n, si->lparen,
+                                hlp_list_stray_comma(&si->ops));
     if (!ins) return NULL;
     if (si->root) {
       if (root) {

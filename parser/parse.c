@@ -132,6 +132,13 @@ HloVal *hlp_val_group(HlpParser *P, HloValKind k, HlxToken open, HlpList *items)
   v->sep = open.ws;
   v->nitems = items->n;
   v->items = (HloVal **)hlp_list_array(P, items);
+  uint32_t stray = hlp_list_stray_comma(items);
+  if (k == HLO_VAL_PAREN && stray) {
+    /* Kept for nested operand lists, where lower.c rejects it. */
+    uint32_t *o = hlp_alloc(P, sizeof *o);
+    *o = stray;
+    v->syn = o;
+  }
   return v;
 }
 

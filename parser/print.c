@@ -117,6 +117,9 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth);
  * follows, as XLA writes dimensions={1,0} and replica_groups={{0,1},{2,3}}
  * but slice={[0:2], [1:3]} and branch_computations={%a, %b}. */
 static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth) {
+  /* A leading comma is kept: it is what makes "]{,1}" a group rather than
+   * a layout when read back. */
+  if (n && v[0]->sep == 2) hlp_buf_puts(b, ",");
   for (int32_t i = 0; i < n; i++) {
     if (i && v[i]->sep == 2) {
       bool tight = v[i]->kind == HLO_VAL_BRACE ||
@@ -155,7 +158,11 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth) {
     break;
   case HLO_VAL_SHAPE: print_shape(b, v->shape, 2); break;
   case HLO_VAL_COMP:
+    /* An inline body is lowered only where a known attribute takes a
+     * computation; elsewhere (an unknown attribute, ignored) it prints as
+     * an empty group, which parses back (printing nothing did not). */
     if (v->comp) { hlp_buf_puts(b, "%"); hlp_buf_puts(b, v->comp->name); }
+    else hlp_buf_puts(b, "{}");
     break;
   }
 }

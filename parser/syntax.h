@@ -54,7 +54,18 @@ typedef struct HlpList {
   HlpNode *head, *tail;
   int32_t n;
   bool comma;        /* a ',' was seen since the last item (item lists) */
+  uint32_t comma_off;   /* offset of that ',' */
+  uint32_t stray_comma; /* 1 + offset of the first ',' not between two items
+                           (leading, doubled or trailing), 0 if none; operand
+                           lists reject it, literal bodies tolerate it */
 } HlpList;
+
+/* 1 + offset of the first misplaced ',' of an item list (leading, doubled or
+ * trailing), 0 if the commas only separate items. */
+static inline uint32_t hlp_list_stray_comma(const HlpList *l) {
+  if (l->stray_comma) return l->stray_comma;
+  return l->comma ? l->comma_off + 1 : 0;
+}
 
 /* ---- Syntax tree ---------------------------------------------------------- */
 

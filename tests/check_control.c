@@ -10,39 +10,17 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hlorun.h"
+#include "tests/testlib.h"
 #include "interp/interp.h"
 
 static HloCtx *ctx;
 
-static void setup(void) {
-  HloCtxOptions o = {sizeof o, 1, 0, 0};
-  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
-}
-
+static void setup(void) { ctx = tl_ctx_new(1); }
 static void teardown(void) { hlo_ctx_free(ctx); }
-
-/* Run text on inputs; the result's literal text (free it), or NULL with
- * *status set. */
-static char *run(const char *text, HloBuffer *const *in, int n, HloStatus *status) {
-  HloModule *m = NULL;
-  HloBuffer *r = NULL;
-  char *lit = NULL;
-  HloStatus st = hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m);
-  if (st == HLO_OK) st = hlo_run(ctx, m, in, n, &r);
-  if (st == HLO_OK) {
-    size_t len;
-    st = hlo_buffer_to_literal(ctx, r, &lit, &len);
-  }
-  hlo_buffer_free(r);
-  hlo_module_free(m);
-  if (status) *status = st;
-  return lit;
-}
 
 static void expect(const char *text, const char *want) {
   HloStatus st;
-  char *got = run(text, NULL, 0, &st);
+  char *got = tl_run_literal(ctx, text, NULL, 0, &st);
   ck_assert_msg(st == HLO_OK, "status %d: %s", st, hlo_ctx_diagnostics(ctx));
   ck_assert_str_eq(got, want);
   hlo_free(got);
@@ -50,7 +28,7 @@ static void expect(const char *text, const char *want) {
 
 static void expect_error(const char *text, const char *fragment) {
   HloStatus st;
-  char *got = run(text, NULL, 0, &st);
+  char *got = tl_run_literal(ctx, text, NULL, 0, &st);
   ck_assert_msg(st != HLO_OK, "expected an error, got %s", got ? got : "?");
   ck_assert_msg(strstr(hlo_ctx_diagnostics(ctx), fragment), "diagnostics: %s\nwant: %s",
                 hlo_ctx_diagnostics(ctx), fragment);
@@ -497,10 +475,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(suite()); }

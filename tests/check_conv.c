@@ -8,7 +8,8 @@
  * runs through the GEMM lowering and the reference loop, in f32, s32 and
  * bf16 -> f32. A few 1-D cases are worked by hand.
  */
-#include "tests/dotconv_util.h"
+#include "tests/testlib.h"
+#include "interp/kernels/gemm.h"
 #include <stdlib.h>
 
 typedef struct ConvCase {
@@ -57,18 +58,19 @@ static void parse_labels(const char *t, HloConvDims *cd) {
     else { if (*p == 'b') cd->out_batch = pos; else cd->out_feature = pos; }
     pos++;
   }
-  cd->in_spatial = dc_list(nsp, sp[0]);
-  cd->k_spatial = dc_list(nsp, sp[1]);
-  cd->out_spatial = dc_list(nsp, sp[2]);
+  cd->in_spatial = tl_ints(nsp, sp[0]);
+  cd->k_spatial = tl_ints(nsp, sp[1]);
+  cd->out_spatial = tl_ints(nsp, sp[2]);
 }
 
 static HloInstr *make_conv(const ConvCase *c, HloDtype lt, HloDtype ot) {
-  HloInstr *ins = dc_instr(HLO_OP_CONVOLUTION, dc_shape(ot, c->rank, c->os),
-                           dc_shape(lt, c->rank, c->ls), dc_shape(lt, c->rank, c->rs));
+  HloInstr *ins = tl_instr(HLO_OP_CONVOLUTION, tl_shape(ot, c->rank, c->os), 2,
+                           tl_param(0, tl_shape(lt, c->rank, c->ls)),
+                           tl_param(1, tl_shape(lt, c->rank, c->rs)));
   parse_labels(c->labels, &ins->conv);
   ins->window.present = true;
   ins->window.rank = c->nwin;
-  ins->window.dims = hlc_arena_alloc(&dc_arena, 4 * sizeof(HloWindowDim));
+  ins->window.dims = hlc_arena_alloc(&tl_arena, 4 * sizeof(HloWindowDim));
   for (int i = 0; i < c->nwin; i++) {
     const int64_t *w = c->win[i];
     ins->window.dims[i] = (HloWindowDim){ .size = w[0], .stride = w[1], .pad_lo = w[2],
@@ -82,7 +84,7 @@ static HloInstr *make_conv(const ConvCase *c, HloDtype lt, HloDtype ot) {
 
 /* Operand values of the formulas above, stored as dtype t. */
 static HliValue *formula_value(const HloShape *s, int a, int b, int m) {
-  HliValue *v = dc_value(s, NULL);
+  HliValue *v = tl_kept(s, NULL);
   for (int64_t i = 0; i < v->nelem; i++) {
     int x = (int)((i * a + b) % m) - m / 2;
     if (s->dtype == HLO_F32) ((float *)v->data)[i] = (float)x;
@@ -97,7 +99,7 @@ static void run_case(const ConvCase *c, HloDtype lt, HloDtype ot, bool ref) {
   ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s: %s", c->name, hli_last_error());
   HliValue *in[2] = { formula_value(&ins->ops[0]->shape, 7, 3, 11),
                       formula_value(&ins->ops[1]->shape, 3, 1, 7) };
-  HliValue *out = dc_value(&ins->shape, NULL);
+  HliValue *out = tl_kept(&ins->shape, NULL);
   if (out->nbytes) memset(out->data, 0x5a, out->nbytes);
   ck_assert_msg(hlk_conv_run(NULL, ins, in, out, ref) == 0, "%s: %s", c->name, hli_last_error());
   ck_assert_int_eq(out->nelem, c->nout);
@@ -111,7 +113,7 @@ static void run_case(const ConvCase *c, HloDtype lt, HloDtype ot, bool ref) {
 
 START_TEST(t_table) {
   const ConvCase *c = &cases[_i];
-  dc_begin();
+  tl_begin();
   /* The GEMM lowering under every micro-kernel the CPU can run. */
   const char *isa = hlk_gemm_isa();
   static const char *const isas[] = {"scalar", "avx2", "avx512"};
@@ -121,7 +123,7 @@ START_TEST(t_table) {
   run_case(c, HLO_F32, HLO_F32, true);
   run_case(c, HLO_S32, HLO_S32, false);
   run_case(c, HLO_BF16, HLO_F32, false);
-  dc_end();
+  tl_end();
 }
 END_TEST
 
@@ -134,15 +136,15 @@ static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t l
   for (int ref = 0; ref < 2; ref++) {
     HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
     ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
-    HliValue *in[2] = { dc_value(&ins->ops[0]->shape, x), dc_value(&ins->ops[1]->shape, k) };
-    HliValue *out = dc_value(&ins->shape, NULL);
+    HliValue *in[2] = { tl_kept(&ins->ops[0]->shape, x), tl_kept(&ins->ops[1]->shape, k) };
+    HliValue *out = tl_kept(&ins->shape, NULL);
     ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, ref), 0);
-    dc_check_f32(out, want, nout, 0);
+    tl_expect_f32_near(out, want, nout, 0);
   }
 }
 
 START_TEST(t_hand_1d) {
-  dc_begin();
+  tl_begin();
   /* valid: x[i] - x[i+2] */
   hand(3, 1, 0, 0, 1, 1, 0, 3, (float[]){-2, -2, -2});
   /* pad 1_1: [0,1,2,3,4,5,0] */
@@ -157,12 +159,12 @@ START_TEST(t_hand_1d) {
   hand(3, 1, -1, 0, 1, 1, 0, 2, (float[]){-2, -2});
   /* reversal: kernel [-1,0,1] */
   hand(3, 1, 0, 0, 1, 1, 1, 3, (float[]){2, 2, 2});
-  dc_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(t_inf_kernel_skips_padding) {
-  dc_begin();
+  tl_begin();
   /* x = [1, 2], kernel [inf, 1], pad 1_0: the first window covers the pad
    * and x0, and XLA skips the pad (no 0 * inf): [1*1, 1*inf + 2*1] = [1, inf] */
   ConvCase c = { "inf", "bf0_oi0->bf0", 3, {1, 1, 2}, {1, 1, 2}, {1, 1, 2}, 1,
@@ -170,17 +172,17 @@ START_TEST(t_inf_kernel_skips_padding) {
   float x[] = {1, 2}, k[] = {INFINITY, 1};
   HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
   ck_assert_int_eq(hlk_conv_check(NULL, ins), 0);
-  HliValue *in[2] = { dc_value(&ins->ops[0]->shape, x), dc_value(&ins->ops[1]->shape, k) };
-  HliValue *out = dc_value(&ins->shape, NULL);
+  HliValue *in[2] = { tl_kept(&ins->ops[0]->shape, x), tl_kept(&ins->ops[1]->shape, k) };
+  HliValue *out = tl_kept(&ins->shape, NULL);
   ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, false), 0);
   ck_assert(((float *)out->data)[0] == 1.0f);
   ck_assert(isinf(((float *)out->data)[1]) && ((float *)out->data)[1] > 0);
-  dc_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(t_check_errors) {
-  dc_begin();
+  tl_begin();
   ConvCase c = cases[0];
   c.os[2] = 5;   /* the window gives 4 */
   HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
@@ -200,7 +202,7 @@ START_TEST(t_check_errors) {
   ins = make_conv(&c, HLO_C64, HLO_F32);
   ck_assert_int_ne(hlk_conv_check(NULL, ins), 0);
   ck_assert_ptr_nonnull(strstr(hli_last_error(), "not supported: convolution of c64"));
-  dc_end();
+  tl_end();
 }
 END_TEST
 
@@ -212,9 +214,5 @@ int main(void) {
   tcase_add_test(tc, t_inf_kernel_skips_padding);
   tcase_add_test(tc, t_check_errors);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf != 0;
+  return tl_main(s);
 }

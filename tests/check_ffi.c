@@ -11,6 +11,7 @@
 #include <string.h>
 #include <dlfcn.h>
 #include "ffi/internal.h"
+#include "tests/testlib.h"
 
 #ifndef FFI_TEST_PLUGIN
 #error FFI_TEST_PLUGIN must name the test plugin
@@ -231,6 +232,64 @@ START_TEST(test_bind_errors) {
   ck_assert(strstr(d.v[0].message, "bad_init failed: this plugin refuses to register"));
   hlc_diags_clear(&d);
   hlf_registry_free(r);
+}
+END_TEST
+
+/* A library that registers handlers while it loads (XLA_FFI_REGISTER_HANDLER
+ * with xla::ffi::GetXlaFfiApi()) loads, and its handlers are bound. */
+START_TEST(test_register_at_load) {
+  HlfRegistry *r = reg_with("unused", "fails");
+  HloInstr ins = cc("at_load", HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
+  float y;
+  HlfBuf b = buf(HLO_F32, &y, 0, NULL);
+  char *e = run(r, &ins, NULL, 0, &b, 1);
+  ck_assert_str_eq(e, "handler of custom-call target \"at_load\" failed: boom: the input is not "
+                      "what I wanted");
+  free(e);
+  const XLA_FFI_Api *api = hlf_xla_get_ffi_api();
+  ck_assert_int_eq(api->api_version.major_version, 0);
+  ck_assert_int_eq(api->api_version.minor_version, 3);
+  hlf_registry_free(r);
+}
+END_TEST
+
+/* The table a registration function gets must take both type registration
+ * layouts, which share struct_size 40: 0.1's {name, type_id} (whatever lies
+ * after it is the caller's stack) and 0.2/0.3's {name, type_id, type_info}. */
+static int typeinfo_deleted;
+static void typeinfo_delete(void *p) { free(p); typeinfo_deleted++; }
+static void not_a_deleter(void) {}
+
+START_TEST(test_register_type_either_layout) {
+  const XLA_FFI_Api *api = hlf_api(0);
+  struct {
+    size_t struct_size; void *ext; XLA_FFI_ByteSpan name; XLA_FFI_TypeId *type_id;
+    const void *after;   /* a 0.1 caller's garbage, or 0.3's type_info */
+  } a;
+  static const char junk[64] = {1, 2, 3};
+  void (*code)(void) = not_a_deleter;
+  const void *garbage[] = {(const void *)16, (const void *)(uintptr_t)0x7ffffffff000ull, junk,
+                           NULL};
+  memcpy(&garbage[3], &code, sizeof code);   /* points into code, as seen on a real stack */
+  char name[32];
+  for (size_t i = 0; i < sizeof garbage / sizeof *garbage; i++) {
+    XLA_FFI_TypeId id = {0};
+    snprintf(name, sizeof name, "regtest.v01.%zu", i);
+    a = (typeof(a)){40, NULL, {name, strlen(name)}, &id, garbage[i]};
+    ck_assert_ptr_null(api->XLA_FFI_Type_Register((XLA_FFI_Type_Register_Args *)&a));
+    ck_assert_int_gt(id.type_id, 0);
+    ck_assert_int_eq(hlf_type_id(name), id.type_id);
+    HlfState st = {true, id.type_id, malloc(4), free};   /* its own deleter (0.1 style) */
+    hlf_state_clear(&st);
+  }
+  XLA_FFI_TypeInfo info = {XLA_FFI_TypeInfo_STRUCT_SIZE, NULL, typeinfo_delete};
+  XLA_FFI_TypeId id = {0};
+  a = (typeof(a)){40, NULL, {"regtest.v03", 11}, &id, &info};
+  ck_assert_ptr_null(api->XLA_FFI_Type_Register((XLA_FFI_Type_Register_Args *)&a));
+  ck_assert_int_gt(id.type_id, 0);
+  HlfState st = {true, id.type_id, malloc(4), NULL};   /* deleted by the type's deleter */
+  hlf_state_clear(&st);
+  ck_assert_int_eq(typeinfo_deleted, 1);
 }
 END_TEST
 
@@ -722,6 +781,8 @@ static Suite *suite(void) {
   tcase_add_test(t, test_builtin_topk);
   tcase_add_test(t, test_unbound);
   tcase_add_test(t, test_bind_errors);
+  tcase_add_test(t, test_register_at_load);
+  tcase_add_test(t, test_register_type_either_layout);
   tcase_add_test(t, test_handler_error);
   tcase_add_test(t, test_version_rejected);
   tcase_add_test(t, test_v01_15slot);
@@ -739,10 +800,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ffi/internal.h"
+#include "tests/testlib.h"
 
 static HlcArena arena;
 static void setup(void) { hlc_arena_init(&arena); }
@@ -306,10 +307,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/kernels/control.h"
+#include "tests/testlib.h"
 
 typedef double complex cplx;
 
@@ -99,38 +100,19 @@ END_TEST
 
 /* ---- the fft opcode -------------------------------------------------------- */
 
-typedef struct Op {
-  int64_t idims[4], odims[4], len[3];
-  HloShape is, os;
-  HloInstr param, ins;
-  HloInstr *ops[1];
-  HliValue *in, *out;
-} Op;
+typedef struct Op { HliValue *in, *out; } Op;
 
 static int op_run(Op *o, HloFftType ty, HloDtype it, int32_t rank, const int64_t *idims,
                   HloDtype ot, const int64_t *odims, int32_t nlen, const int64_t *len,
                   const void *data) {
-  memset(o, 0, sizeof *o);
-  memcpy(o->idims, idims, (size_t)rank * 8);
-  memcpy(o->odims, odims, (size_t)rank * 8);
-  memcpy(o->len, len, (size_t)nlen * 8);
-  o->is = (HloShape){.dtype = it, .rank = rank, .dims = o->idims};
-  o->os = (HloShape){.dtype = ot, .rank = rank, .dims = o->odims};
-  o->param.op = HLO_OP_PARAMETER;
-  o->param.shape = o->is;
-  o->ops[0] = &o->param;
-  o->ins.op = HLO_OP_FFT;
-  o->ins.name = "fft";
-  o->ins.shape = o->os;
-  o->ins.nops = 1;
-  o->ins.ops = o->ops;
-  o->ins.fft_type = ty;
-  o->ins.fft_length = (HloI64s){nlen, o->len};
-  o->in = hli_value_new(NULL, &o->is);
-  memcpy(o->in->data, data, o->in->nbytes);
-  o->out = hli_value_new(NULL, &o->os);
+  HloInstr *ins = tl_instr(HLO_OP_FFT, tl_shape(ot, rank, odims), 1,
+                           tl_param(0, tl_shape(it, rank, idims)));
+  ins->fft_type = ty;
+  ins->fft_length = tl_ints(nlen, len);
+  o->in = tl_value(&ins->ops[0]->shape, data);
+  o->out = tl_value(&ins->shape, NULL);
   memset(o->out->data, 0x7f, o->out->nbytes);
-  return hli_op_table()[HLO_OP_FFT].run(NULL, &o->ins, &o->in, o->out);
+  return hli_op_table()[HLO_OP_FFT].run(NULL, ins, &o->in, o->out);
 }
 
 static void op_free(Op *o) {
@@ -237,6 +219,7 @@ static Suite *suite(void) {
   tcase_add_test(t, dft_against_direct);
   suite_add_tcase(s, t);
   t = tcase_create("opcode");
+  tcase_add_checked_fixture(t, tl_begin, tl_end);
   tcase_add_test(t, op_fft_c64);
   tcase_add_test(t, op_rfft_9);
   tcase_add_test(t, op_rfft_irfft_round_trip);
@@ -247,10 +230,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(suite()); }

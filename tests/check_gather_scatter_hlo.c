@@ -8,27 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hlorun.h"
+#include "tests/testlib.h"
 
 static HloCtx *ctx;
 
-static void setup(void) {
-  HloCtxOptions o = { sizeof o, 2, 0, 0 };
-  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
-}
+static void setup(void) { ctx = tl_ctx_new(2); }
 static void teardown(void) { hlo_ctx_free(ctx); }
-
-/* Parse and run text on the given inputs; the result. */
-static HloBuffer *run(const char *text, HloBuffer *const *in, int n) {
-  HloModule *m = NULL;
-  ck_assert_msg(hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m) == HLO_OK, "%s",
-                hlo_ctx_diagnostics(ctx));
-  HloBuffer *r = NULL;
-  HloStatus st = hlo_run(ctx, m, in, n, &r);
-  ck_assert_msg(st == HLO_OK, "run failed: %s", hlo_ctx_diagnostics(ctx));
-  hlo_module_free(m);
-  return r;
-}
 
 /* Element i of a tuple result. */
 static HloBuffer *elem(HloBuffer *t, int i) {
@@ -37,7 +22,7 @@ static HloBuffer *elem(HloBuffer *t, int i) {
   return e;
 }
 
-#define EXPECT(b, T, ...)                                                             \
+#define EXPECT_BUF(b, T, ...)                                                         \
   do {                                                                                \
     const T want_[] = { __VA_ARGS__ };                                                \
     size_t n_ = sizeof want_ / sizeof want_[0];                                       \
@@ -51,7 +36,7 @@ static HloBuffer *elem(HloBuffer *t, int i) {
  * updates in row-major order of the scatter dims. At index 1, old 20:
  * 1 - 20 = -19, then 2 - (-19) = 21 (the other order would give 19). */
 START_TEST(scatter_non_commutative_order) {
-  HloBuffer *r = run(
+  HloBuffer *r = tl_run_ok(ctx, 
       "HloModule t\n"
       "rsub {\n  p0 = f32[] parameter(0)\n  p1 = f32[] parameter(1)\n"
       "  ROOT r = f32[] subtract(p1, p0)\n}\n"
@@ -60,7 +45,7 @@ START_TEST(scatter_non_commutative_order) {
       "  ROOT s = f32[3] scatter(op, idx, upd), update_window_dims={}, inserted_window_dims={0},"
       " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=rsub\n}\n",
       NULL, 0);
-  EXPECT(r, float, -6, 21, 30);
+  EXPECT_BUF(r, float, -6, 21, 30);
   hlo_buffer_free(r);
 }
 END_TEST
@@ -68,7 +53,7 @@ END_TEST
 /* Two operands of different types combined by one computation returning a
  * tuple; index 3 twice, index 9 out of bounds (skipped). */
 START_TEST(scatter_variadic) {
-  HloBuffer *r = run(
+  HloBuffer *r = tl_run_ok(ctx, 
       "HloModule t\n"
       "comb {\n  a0 = f32[] parameter(0)\n  a1 = s32[] parameter(1)\n  u0 = f32[] parameter(2)\n"
       "  u1 = s32[] parameter(3)\n  s = f32[] add(a0, u0)\n  m = s32[] maximum(a1, u1)\n"
@@ -82,8 +67,8 @@ START_TEST(scatter_variadic) {
       NULL, 0);
   ck_assert_int_eq(hlo_buffer_tuple_size(r), 2);
   HloBuffer *a = elem(r, 0), *b = elem(r, 1);
-  EXPECT(a, float, 1, 2, 3, 34);
-  EXPECT(b, int32_t, 5, 6, 7, 9);
+  EXPECT_BUF(a, float, 1, 2, 3, 34);
+  EXPECT_BUF(b, int32_t, 5, 6, 7, 9);
   hlo_buffer_free(a);
   hlo_buffer_free(b);
   hlo_buffer_free(r);
@@ -94,7 +79,7 @@ END_TEST
  * within 4 bits (7 + 1 = -8, -8 + -1 = 7). Windows of 2 along dim 1 of a
  * [2,3] operand; window (1, 2) would reach column 3 and is skipped. */
 START_TEST(scatter_s4_windows) {
-  HloBuffer *r = run(
+  HloBuffer *r = tl_run_ok(ctx, 
       "HloModule t\n"
       "add4 {\n  p0 = s4[] parameter(0)\n  p1 = s4[] parameter(1)\n  ROOT r = s4[] add(p0, p1)\n}\n"
       "ENTRY e {\n  op = s4[2,3] constant({{7, -8, 1}, {0, 0, 0}})\n"
@@ -103,7 +88,7 @@ START_TEST(scatter_s4_windows) {
       "  ROOT s = s4[2,3] scatter(op, idx, upd), update_window_dims={1}, inserted_window_dims={0},"
       " scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add4\n}\n",
       NULL, 0);
-  EXPECT(r, int8_t, -8, 7, 1, 0, 0, 0);
+  EXPECT_BUF(r, int8_t, -8, 7, 1, 0, 0, 0);
   hlo_buffer_free(r);
 }
 END_TEST
@@ -112,13 +97,13 @@ END_TEST
  * lies in memory as 1,4,2,5,3,6. The copy changes the layout, the values
  * stay. */
 START_TEST(bitcast_layouts) {
-  HloBuffer *r = run(
+  HloBuffer *r = tl_run_ok(ctx, 
       "HloModule t\n"
       "ENTRY e {\n  c = f32[2,3]{1,0} constant({{1, 2, 3}, {4, 5, 6}})\n"
       "  t = f32[2,3]{0,1} copy(c)\n"
       "  ROOT b = f32[6]{0} bitcast(t)\n}\n",
       NULL, 0);
-  EXPECT(r, float, 1, 4, 2, 5, 3, 6);
+  EXPECT_BUF(r, float, 1, 4, 2, 5, 3, 6);
   hlo_buffer_free(r);
 }
 END_TEST
@@ -126,7 +111,7 @@ END_TEST
 /* Gather through the parser: rows of a table by s64 indices (one clamped),
  * then dynamic-update-slice and pad on the result. */
 START_TEST(gather_pipeline) {
-  HloBuffer *r = run(
+  HloBuffer *r = tl_run_ok(ctx, 
       "HloModule t\n"
       "ENTRY e {\n  tab = s32[4,2] constant({{0, 1}, {10, 11}, {20, 21}, {30, 31}})\n"
       "  idx = s64[3] constant({2, 7, 0})\n"
@@ -138,7 +123,7 @@ START_TEST(gather_pipeline) {
       "  ROOT p = s32[3,3] pad(d, pv), padding=0_0x1_0\n}\n",
       NULL, 0);
   /* g = [[20,21],[30,31],[0,1]]; update at (clamp 5 -> 2, 0); pad a column. */
-  EXPECT(r, int32_t, 9, 20, 21, 9, 30, 31, 9, -1, 1);
+  EXPECT_BUF(r, int32_t, 9, 20, 21, 9, 30, 31, 9, -1, 1);
   hlo_buffer_free(r);
 }
 END_TEST
@@ -156,7 +141,7 @@ START_TEST(threaded_transpose_and_gather) {
                    HLO_OK);
   ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, (int64_t[]){ R }, 1, ix, &in[1]),
                    HLO_OK);
-  HloBuffer *r = run(
+  HloBuffer *r = tl_run_ok(ctx, 
       "HloModule t\n"
       "ENTRY e {\n  a = f32[300,1000] parameter(0)\n  i = s32[300] parameter(1)\n"
       "  t = f32[1000,300] transpose(a), dimensions={1,0}\n"
@@ -213,7 +198,7 @@ START_TEST(threaded_scatter_windows) {
                      HLO_OK);
     ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){ N, W, C }, 3, u,
                                           &in[1]), HLO_OK);
-    HloBuffer *r = run(text, in, 2);
+    HloBuffer *r = tl_run_ok(ctx, text, in, 2);
     memset(want, 0, sizeof(float) * R * C);
     for (int p = 0; p < N; p++) {
       if (ix[p] < 0 || ix[p] > R - W) continue;
@@ -255,10 +240,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "tests/testlib.h"
 
 /* A .npy file with dict text `dict`, padded like numpy (64-byte aligned). */
 static size_t make_npy(unsigned char *out, int version, const char *dict, const void *data,
@@ -389,8 +390,10 @@ START_TEST(api_buffers_and_compare) {
   char *rep;
   ck_assert_int_eq(hlo_buffer_compare(ctx, bg, bw, NULL, &bad, &rep), HLO_OK);
   ck_assert_int_eq(bad, 1);
-  ck_assert_str_eq(rep, "mismatch: 1 of 3 elements differ; largest absolute error 0.5, largest "
-                        "relative error 0.2\n  at [1]: got 2, want 2.5\n");
+  /* |2 - 2.5| = 0.5 > 1e-4 + 1e-4 * 2.5; relative 0.5 / 2.5 = 0.2; NaN matches NaN. */
+  ck_assert_str_eq(rep, "mismatch: 1 of 3 elements differ (33.3%; f32[3]; rtol=0.0001 atol=0.0001)\n"
+                        "  largest absolute error 0.5 at [1]; largest relative error 0.2 at [1]\n"
+                        "  at [1]  got 2  want 2.5  abs err 0.5  rel err 0.2\n");
   hlo_free(rep);
   HloCompareOptions co = {sizeof co, 0, 0.5, 0};
   ck_assert_int_eq(hlo_buffer_compare(ctx, bg, bw, &co, &bad, &rep), HLO_OK);
@@ -452,10 +455,4 @@ static Suite *io_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(io_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(io_suite()); }

@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/kernels/control.h"
+#include "tests/testlib.h"
 
 typedef double complex cplx;
 
 /* One-operand or two-operand instruction with array shapes. */
 typedef struct Op {
-  int64_t d[2][4], od[4];
-  HloShape s[2], os;
-  HloInstr p[2], ins;
-  HloInstr *ops[2];
+  HloInstr *ins;
   HliValue *in[2], *out;
 } Op;
 
@@ -23,27 +21,14 @@ static void op_init(Op *o, HloOpcode op, HloDtype t, int nops, int32_t rank, con
   memset(o, 0, sizeof *o);
   const int64_t *dd[2] = {d0, d1};
   const void *xx[2] = {x0, x1};
-  for (int i = 0; i < nops; i++) {
-    memcpy(o->d[i], dd[i], (size_t)rank * 8);
-    o->s[i] = (HloShape){.dtype = t, .rank = rank, .dims = o->d[i]};
-    o->p[i].op = HLO_OP_PARAMETER;
-    o->p[i].shape = o->s[i];
-    o->ops[i] = &o->p[i];
-    o->in[i] = hli_value_new(NULL, &o->s[i]);
-    memcpy(o->in[i]->data, xx[i], o->in[i]->nbytes);
-  }
-  memcpy(o->od, dd[nops - 1], (size_t)rank * 8);
-  o->os = (HloShape){.dtype = t, .rank = rank, .dims = o->od};
-  o->ins.op = op;
-  o->ins.name = "op";
-  o->ins.shape = o->os;
-  o->ins.nops = nops;
-  o->ins.ops = o->ops;
-  o->out = hli_value_new(NULL, &o->os);
+  HloInstr *p[2] = {NULL, NULL};
+  for (int i = 0; i < nops; i++) p[i] = tl_param(i, tl_shape(t, rank, dd[i]));
+  o->ins = tl_instr(op, tl_shape(t, rank, dd[nops - 1]), nops, p[0], p[1]);
+  for (int i = 0; i < nops; i++) o->in[i] = tl_value(&p[i]->shape, xx[i]);
+  o->out = tl_value(&o->ins->shape, NULL);
 }
 
-static int op_run(Op *o) { return hli_op_table()[o->ins.op].run(NULL, &o->ins, o->in, o->out); }
-
+static int op_run(Op *o) { return hli_op_table()[o->ins->op].run(NULL, o->ins, o->in, o->out); }
 static void op_free(Op *o) {
   for (int i = 0; i < 2; i++) hli_value_unref(NULL, o->in[i]);
   hli_value_unref(NULL, o->out);
@@ -65,13 +50,13 @@ START_TEST(cholesky_2x2_lower_upper) {
   const double lo_in[4] = {4, 99, 2, 3}, up_in[4] = {4, 2, 99, 3};
   Op o;
   op_init(&o, HLO_OP_CHOLESKY, HLO_F64, 1, 2, d, NULL, lo_in, NULL);
-  o.ins.lower = true;
+  o.ins->lower = true;
   ck_assert_int_eq(op_run(&o), 0);
   const double l[4] = {2, 0, 1, sqrt(2.0)};
   expect_f64(&o, l, 4, 1e-15);
   op_free(&o);
   op_init(&o, HLO_OP_CHOLESKY, HLO_F64, 1, 2, d, NULL, up_in, NULL);
-  o.ins.lower = false;
+  o.ins->lower = false;
   ck_assert_int_eq(op_run(&o), 0);
   const double u[4] = {2, 1, 0, sqrt(2.0)};
   expect_f64(&o, u, 4, 1e-15);
@@ -87,7 +72,7 @@ START_TEST(cholesky_3x3_batched_f32) {
                        9, 0, 0, 0, 16, 0, 0, 0, 1};
   Op o;
   op_init(&o, HLO_OP_CHOLESKY, HLO_F32, 1, 3, d, NULL, a, NULL);
-  o.ins.lower = true;
+  o.ins->lower = true;
   ck_assert_int_eq(op_run(&o), 0);
   const float want[18] = {5, 0, 0, 3, 3, 0, -1, 1, 3,
                           3, 0, 0, 0, 4, 0, 0, 0, 1};
@@ -104,7 +89,7 @@ START_TEST(cholesky_not_spd_gives_nan) {
   const double a[8] = {1, 2, 2, 1, 4, 0, 0, 9};
   Op o;
   op_init(&o, HLO_OP_CHOLESKY, HLO_F64, 1, 3, d, NULL, a, NULL);
-  o.ins.lower = true;
+  o.ins->lower = true;
   ck_assert_int_eq(op_run(&o), 0);
   const double *y = o.out->data;
   for (int i = 0; i < 4; i++) ck_assert(isnan(y[i]));
@@ -120,7 +105,7 @@ START_TEST(cholesky_complex_hermitian) {
   const double a[8] = {4, 0, 0, -2, 0, 2, 2, 0};
   Op o;
   op_init(&o, HLO_OP_CHOLESKY, HLO_C128, 1, 2, d, NULL, a, NULL);
-  o.ins.lower = true;
+  o.ins->lower = true;
   ck_assert_int_eq(op_run(&o), 0);
   const double want[8] = {2, 0, 0, 0, 0, 1, 1, 0};
   expect_f64(&o, want, 8, 1e-15);
@@ -133,10 +118,10 @@ END_TEST
 static void trsm(Op *o, HloDtype t, int32_t rank, const int64_t *ad, const int64_t *bd,
                  const void *a, const void *b, bool left, bool lower, bool unit, HloTransposeA tr) {
   op_init(o, HLO_OP_TRIANGULAR_SOLVE, t, 2, rank, ad, bd, a, b);
-  o->ins.left_side = left;
-  o->ins.lower = lower;
-  o->ins.unit_diagonal = unit;
-  o->ins.transpose_a = tr;
+  o->ins->left_side = left;
+  o->ins->lower = lower;
+  o->ins->unit_diagonal = unit;
+  o->ins->transpose_a = tr;
   ck_assert_int_eq(op_run(o), 0);
 }
 
@@ -224,12 +209,14 @@ END_TEST
 static Suite *suite(void) {
   Suite *s = suite_create("linalg");
   TCase *t = tcase_create("cholesky");
+  tcase_add_checked_fixture(t, tl_begin, tl_end);
   tcase_add_test(t, cholesky_2x2_lower_upper);
   tcase_add_test(t, cholesky_3x3_batched_f32);
   tcase_add_test(t, cholesky_not_spd_gives_nan);
   tcase_add_test(t, cholesky_complex_hermitian);
   suite_add_tcase(s, t);
   t = tcase_create("triangular-solve");
+  tcase_add_checked_fixture(t, tl_begin, tl_end);
   tcase_add_test(t, trsm_left_lower_notrans_trans);
   tcase_add_test(t, trsm_right_side);
   tcase_add_test(t, trsm_unit_diagonal_batched);
@@ -239,10 +226,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(suite()); }

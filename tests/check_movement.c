@@ -3,32 +3,32 @@
  * reverse, pad, iota. Expected values are worked out by hand from XLA's
  * operation semantics, or computed in the test from the definition (e.g.
  * transpose: out[a][b][c] == in[b][c][a]). */
-#include "check_movement_util.h"
+#include "tests/testlib.h"
 #include <complex.h>
 #include <math.h>
 
 /* ---- broadcast --------------------------------------------------------- */
 
 START_TEST(broadcast_middle_dim) {
-  HloInstr *p = t_param(SH(HLO_S32, 3), 0);
-  HloInstr *b = t_instr(HLO_OP_BROADCAST, SH(HLO_S32, 2, 3, 2), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_S32, 3));
+  HloInstr *b = tl_instr(HLO_OP_BROADCAST, SH(HLO_S32, 2, 3, 2), 1, p);
   b->dimensions = INTS(1);
   HliValue *in[] = { VAL(p, int32_t, 1, 2, 3) };
-  HliValue *out = t_run(b, in);
+  HliValue *out = tl_run(b, in);
   EXPECT(out, int32_t, 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3);
-  t_free(1, in);
+  tl_free(1, in);
   hli_value_unref(NULL, out);
 }
 END_TEST
 
 START_TEST(broadcast_outer_and_inner) {
-  HloInstr *p = t_param(SH(HLO_S32, 2, 3), 0);
-  HloInstr *b = t_instr(HLO_OP_BROADCAST, SH(HLO_S32, 2, 4, 3), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_S32, 2, 3));
+  HloInstr *b = tl_instr(HLO_OP_BROADCAST, SH(HLO_S32, 2, 4, 3), 1, p);
   b->dimensions = INTS(0, 2);
   HliValue *in[] = { VAL(p, int32_t, 1, 2, 3, 4, 5, 6) };
-  HliValue *out = t_run(b, in);
+  HliValue *out = tl_run(b, in);
   EXPECT(out, int32_t, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6, 4, 5, 6, 4, 5, 6);
-  t_free(1, in);
+  tl_free(1, in);
   hli_value_unref(NULL, out);
 }
 END_TEST
@@ -37,99 +37,99 @@ START_TEST(broadcast_scalar_each_size) {
   /* A scalar fills the result; once per element size 1, 2, 4, 8, 16. */
   HloDtype types[] = { HLO_U8, HLO_BF16, HLO_F32, HLO_S64, HLO_C128 };
   for (int t = 0; t < 5; t++) {
-    HloInstr *p = t_param(SCALAR(types[t]), 0);
-    HloInstr *b = t_instr(HLO_OP_BROADCAST, SH(types[t], 3, 7), 1, p);
+    HloInstr *p = tl_param(0, SCALAR(types[t]));
+    HloInstr *b = tl_instr(HLO_OP_BROADCAST, SH(types[t], 3, 7), 1, p);
     unsigned char v[16];
     for (int i = 0; i < 16; i++) v[i] = (unsigned char)(0x11 * (i + 1));
-    HliValue *in[] = { t_value(&p->shape, v) };
-    HliValue *out = t_run(b, in);
+    HliValue *in[] = { tl_value(&p->shape, v) };
+    HliValue *out = tl_run(b, in);
     size_t es = hlc_dtype_size(types[t]);
     ck_assert_int_eq(out->nelem, 21);
     for (int k = 0; k < 21; k++)
       ck_assert(memcmp((char *)out->data + k * es, v, es) == 0);
-    t_free(1, in);
+    tl_free(1, in);
     hli_value_unref(NULL, out);
   }
 }
 END_TEST
 
 START_TEST(broadcast_refuses_mismatch) {
-  HloInstr *p = t_param(SH(HLO_S32, 3), 0);
-  HloInstr *b = t_instr(HLO_OP_BROADCAST, SH(HLO_S32, 2, 4), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_S32, 3));
+  HloInstr *b = tl_instr(HLO_OP_BROADCAST, SH(HLO_S32, 2, 4), 1, p);
   b->dimensions = INTS(1);
-  t_refused(b, "does not match result dimension 1");
+  tl_refused(b, "does not match result dimension 1");
   b->dimensions = INTS(2);
-  t_refused(b, "out of range");
+  tl_refused(b, "out of range");
 }
 END_TEST
 
 /* ---- reshape, copy, bitcast ------------------------------------------------ */
 
 START_TEST(reshape_and_copy) {
-  HloInstr *p = t_param(SH(HLO_S16, 2, 3), 0);
-  HloInstr *r = t_instr(HLO_OP_RESHAPE, SH(HLO_S16, 3, 1, 2), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_S16, 2, 3));
+  HloInstr *r = tl_instr(HLO_OP_RESHAPE, SH(HLO_S16, 3, 1, 2), 1, p);
   HliValue *in[] = { VAL(p, int16_t, 1, 2, 3, 4, 5, 6) };
-  HliValue *out = t_run(r, in);
+  HliValue *out = tl_run(r, in);
   EXPECT(out, int16_t, 1, 2, 3, 4, 5, 6);
   hli_value_unref(NULL, out);
-  HloInstr *c = t_instr(HLO_OP_COPY, SH(HLO_S16, 2, 3), 1, p);
+  HloInstr *c = tl_instr(HLO_OP_COPY, SH(HLO_S16, 2, 3), 1, p);
   c->shape.minor_to_major[0] = 0;   /* a layout-changing copy keeps logical values */
   c->shape.minor_to_major[1] = 1;
-  out = t_run(c, in);
+  out = tl_run(c, in);
   EXPECT(out, int16_t, 1, 2, 3, 4, 5, 6);
   hli_value_unref(NULL, out);
   /* A copy to another element type converts (XLA evaluator CopyDifferentTypes). */
-  HloInstr *cf = t_instr(HLO_OP_COPY, SH(HLO_F32, 2, 3), 1, p);
-  out = t_run(cf, in);
+  HloInstr *cf = tl_instr(HLO_OP_COPY, SH(HLO_F32, 2, 3), 1, p);
+  out = tl_run(cf, in);
   EXPECT(out, float, 1, 2, 3, 4, 5, 6);
   hli_value_unref(NULL, out);
-  t_free(1, in);
-  HloInstr *cbad = t_instr(HLO_OP_COPY, SH(HLO_F32, 3, 2), 1, p);
-  t_refused(cbad, "result shape does not match");
-  HloInstr *bad = t_instr(HLO_OP_RESHAPE, SH(HLO_S16, 5), 1, p);
-  t_refused(bad, "result has 5 elements, operand 6");
+  tl_free(1, in);
+  HloInstr *cbad = tl_instr(HLO_OP_COPY, SH(HLO_F32, 3, 2), 1, p);
+  tl_refused(cbad, "result shape does not match");
+  HloInstr *bad = tl_instr(HLO_OP_RESHAPE, SH(HLO_S16, 5), 1, p);
+  tl_refused(bad, "result has 5 elements, operand 6");
 }
 END_TEST
 
 START_TEST(bitcast_column_major_operand) {
   /* f32[2,3]{0,1} holds [[1,2,3],[4,5,6]] in memory column-major: 1,4,2,5,3,6. */
-  HloInstr *p = t_param(SH(HLO_F32, 2, 3), 0);
+  HloInstr *p = tl_param(0, SH(HLO_F32, 2, 3));
   p->shape.minor_to_major[0] = 0;
   p->shape.minor_to_major[1] = 1;
-  HloInstr *b = t_instr(HLO_OP_BITCAST, SH(HLO_F32, 6), 1, p);
+  HloInstr *b = tl_instr(HLO_OP_BITCAST, SH(HLO_F32, 6), 1, p);
   HliValue *in[] = { VAL(p, float, 1, 2, 3, 4, 5, 6) };
-  HliValue *out = t_run(b, in);
+  HliValue *out = tl_run(b, in);
   EXPECT(out, float, 1, 4, 2, 5, 3, 6);
   hli_value_unref(NULL, out);
   /* ... and read back as f32[3,2]{0,1}: element (i,j) is memory[j*3+i]. */
-  HloInstr *b2 = t_instr(HLO_OP_BITCAST, SH(HLO_F32, 3, 2), 1, p);
+  HloInstr *b2 = tl_instr(HLO_OP_BITCAST, SH(HLO_F32, 3, 2), 1, p);
   b2->shape.minor_to_major[0] = 0;
   b2->shape.minor_to_major[1] = 1;
-  out = t_run(b2, in);
+  out = tl_run(b2, in);
   EXPECT(out, float, 1, 5, 4, 3, 2, 6);
   hli_value_unref(NULL, out);
-  t_free(1, in);
+  tl_free(1, in);
 }
 END_TEST
 
 START_TEST(bitcast_column_major_result) {
   /* f32[6]{0} memory 1..6 read as f32[2,3]{0,1}: (i,j) = memory[j*2+i]. */
-  HloInstr *p = t_param(SH(HLO_F32, 6), 0);
-  HloInstr *b = t_instr(HLO_OP_BITCAST, SH(HLO_F32, 2, 3), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_F32, 6));
+  HloInstr *b = tl_instr(HLO_OP_BITCAST, SH(HLO_F32, 2, 3), 1, p);
   b->shape.minor_to_major[0] = 0;
   b->shape.minor_to_major[1] = 1;
   HliValue *in[] = { VAL(p, float, 1, 2, 3, 4, 5, 6) };
-  HliValue *out = t_run(b, in);
+  HliValue *out = tl_run(b, in);
   EXPECT(out, float, 1, 3, 5, 2, 4, 6);
   hli_value_unref(NULL, out);
   /* Default layouts on both sides: the bytes, reinterpreted (here as s32). */
-  HloInstr *b3 = t_instr(HLO_OP_BITCAST, SH(HLO_S32, 3, 2), 1, p);
-  out = t_run(b3, in);
+  HloInstr *b3 = tl_instr(HLO_OP_BITCAST, SH(HLO_S32, 3, 2), 1, p);
+  out = tl_run(b3, in);
   ck_assert(memcmp(out->data, in[0]->data, 24) == 0);
   hli_value_unref(NULL, out);
-  t_free(1, in);
-  HloInstr *bad = t_instr(HLO_OP_BITCAST, SH(HLO_F32, 5), 1, p);
-  t_refused(bad, "result has 20 bytes, operand 24");
+  tl_free(1, in);
+  HloInstr *bad = tl_instr(HLO_OP_BITCAST, SH(HLO_F32, 5), 1, p);
+  tl_refused(bad, "result has 20 bytes, operand 24");
 }
 END_TEST
 
@@ -138,15 +138,15 @@ END_TEST
 START_TEST(transpose_3d_permutations) {
   int64_t perms[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
   int64_t dims[3] = { 2, 3, 4 };
-  HloInstr *p = t_param(SH(HLO_S32, 2, 3, 4), 0);
+  HloInstr *p = tl_param(0, SH(HLO_S32, 2, 3, 4));
   int32_t v[24];
   for (int i = 0; i < 24; i++) v[i] = i;
-  HliValue *in[] = { t_value(&p->shape, v) };
+  HliValue *in[] = { tl_value(&p->shape, v) };
   for (int t = 0; t < 6; t++) {
     const int64_t *pm = perms[t];
-    HloInstr *tr = t_instr(HLO_OP_TRANSPOSE, SH(HLO_S32, dims[pm[0]], dims[pm[1]], dims[pm[2]]), 1, p);
-    tr->dimensions = t_ints(3, pm);
-    HliValue *out = t_run(tr, in);
+    HloInstr *tr = tl_instr(HLO_OP_TRANSPOSE, SH(HLO_S32, dims[pm[0]], dims[pm[1]], dims[pm[2]]), 1, p);
+    tr->dimensions = tl_ints(3, pm);
+    HliValue *out = tl_run(tr, in);
     const int32_t *o = out->data;
     int64_t od[3] = { dims[pm[0]], dims[pm[1]], dims[pm[2]] };
     for (int a = 0; a < od[0]; a++)
@@ -160,7 +160,7 @@ START_TEST(transpose_3d_permutations) {
         }
     hli_value_unref(NULL, out);
   }
-  t_free(1, in);
+  tl_free(1, in);
 }
 END_TEST
 
@@ -170,255 +170,255 @@ START_TEST(transpose_blocked_each_size) {
   int64_t R = 67, C = 45;
   for (int t = 0; t < 5; t++) {
     size_t es = hlc_dtype_size(types[t]);
-    HloInstr *p = t_param(SH(types[t], R, C), 0);
-    HloInstr *tr = t_instr(HLO_OP_TRANSPOSE, SH(types[t], C, R), 1, p);
+    HloInstr *p = tl_param(0, SH(types[t], R, C));
+    HloInstr *tr = tl_instr(HLO_OP_TRANSPOSE, SH(types[t], C, R), 1, p);
     tr->dimensions = INTS(1, 0);
     unsigned char *v = malloc((size_t)(R * C) * es);
     for (int64_t i = 0; i < R * C * (int64_t)es; i++) v[i] = (unsigned char)(i * 7 + i / 251);
-    HliValue *in[] = { t_value(&p->shape, v) };
-    HliValue *out = t_run(tr, in);
+    HliValue *in[] = { tl_value(&p->shape, v) };
+    HliValue *out = tl_run(tr, in);
     for (int64_t i = 0; i < C; i++)
       for (int64_t j = 0; j < R; j++)
         ck_assert(memcmp((char *)out->data + (i * R + j) * (int64_t)es, v + (j * C + i) * (int64_t)es, es) == 0);
     hli_value_unref(NULL, out);
-    t_free(1, in);
+    tl_free(1, in);
     free(v);
   }
 }
 END_TEST
 
 START_TEST(transpose_size_zero_and_refusal) {
-  HloInstr *p = t_param(SH(HLO_F32, 0, 3), 0);
-  HloInstr *tr = t_instr(HLO_OP_TRANSPOSE, SH(HLO_F32, 3, 0), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_F32, 0, 3));
+  HloInstr *tr = tl_instr(HLO_OP_TRANSPOSE, SH(HLO_F32, 3, 0), 1, p);
   tr->dimensions = INTS(1, 0);
-  HliValue *in[] = { t_value(&p->shape, NULL) };
-  HliValue *out = t_run(tr, in);
+  HliValue *in[] = { tl_value(&p->shape, NULL) };
+  HliValue *out = tl_run(tr, in);
   ck_assert_int_eq(out->nelem, 0);
   hli_value_unref(NULL, out);
-  t_free(1, in);
+  tl_free(1, in);
   tr->dimensions = INTS(1, 1);
-  t_refused(tr, "repeated");
+  tl_refused(tr, "repeated");
   tr->dimensions = INTS(0, 1);
-  t_refused(tr, "result shape does not match");
+  tl_refused(tr, "result shape does not match");
 }
 END_TEST
 
 /* ---- slice ------------------------------------------------------------------ */
 
 static HloSliceDim *slices(int n, const HloSliceDim *s) {
-  return hlc_arena_memdup(&T_arena, s, sizeof *s * (size_t)n);
+  return hlc_arena_memdup(&tl_arena, s, sizeof *s * (size_t)n);
 }
 
 START_TEST(slice_strided) {
-  HloInstr *p = t_param(SH(HLO_S32, 10), 0);
-  HloInstr *s = t_instr(HLO_OP_SLICE, SH(HLO_S32, 3), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_S32, 10));
+  HloInstr *s = tl_instr(HLO_OP_SLICE, SH(HLO_S32, 3), 1, p);
   s->slice = slices(1, (HloSliceDim[]){ { 1, 8, 3 } });
   HliValue *in[] = { VAL(p, int32_t, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9) };
-  HliValue *out = t_run(s, in);
+  HliValue *out = tl_run(s, in);
   EXPECT(out, int32_t, 1, 4, 7);
   hli_value_unref(NULL, out);
-  t_free(1, in);
+  tl_free(1, in);
 
-  HloInstr *p2 = t_param(SH(HLO_S32, 4, 5), 0);
-  HloInstr *s2 = t_instr(HLO_OP_SLICE, SH(HLO_S32, 2, 3), 1, p2);
+  HloInstr *p2 = tl_param(0, SH(HLO_S32, 4, 5));
+  HloInstr *s2 = tl_instr(HLO_OP_SLICE, SH(HLO_S32, 2, 3), 1, p2);
   s2->slice = slices(2, (HloSliceDim[]){ { 1, 4, 2 }, { 0, 5, 2 } });
   int32_t v[20];
   for (int i = 0; i < 20; i++) v[i] = i;
-  HliValue *in2[] = { t_value(&p2->shape, v) };
-  out = t_run(s2, in2);
+  HliValue *in2[] = { tl_value(&p2->shape, v) };
+  out = tl_run(s2, in2);
   EXPECT(out, int32_t, 5, 7, 9, 15, 17, 19);
   hli_value_unref(NULL, out);
-  t_free(1, in2);
+  tl_free(1, in2);
 
-  HloInstr *s3 = t_instr(HLO_OP_SLICE, SH(HLO_S32, 0, 5), 1, p2);  /* empty */
+  HloInstr *s3 = tl_instr(HLO_OP_SLICE, SH(HLO_S32, 0, 5), 1, p2);  /* empty */
   s3->slice = slices(2, (HloSliceDim[]){ { 2, 2, 1 }, { 0, 5, 1 } });
-  HliValue *in3[] = { t_value(&p2->shape, v) };
-  out = t_run(s3, in3);
+  HliValue *in3[] = { tl_value(&p2->shape, v) };
+  out = tl_run(s3, in3);
   ck_assert_int_eq(out->nelem, 0);
   hli_value_unref(NULL, out);
-  t_free(1, in3);
+  tl_free(1, in3);
   s3->slice = slices(2, (HloSliceDim[]){ { 2, 5, 1 }, { 0, 5, 1 } });
-  t_refused(s3, "invalid for dimension 0");
+  tl_refused(s3, "invalid for dimension 0");
   s3->slice = slices(2, (HloSliceDim[]){ { 1, 4, INT64_MAX }, { 0, 5, INT64_MAX } });
   s3->shape.dims[0] = 1;   /* huge strides take the first element only */
   s3->shape.dims[1] = 1;
-  HliValue *in4[] = { t_value(&p2->shape, v) };
-  out = t_run(s3, in4);
+  HliValue *in4[] = { tl_value(&p2->shape, v) };
+  out = tl_run(s3, in4);
   EXPECT(out, int32_t, 5);
   hli_value_unref(NULL, out);
-  t_free(1, in4);
+  tl_free(1, in4);
 }
 END_TEST
 
 /* ---- concatenate -------------------------------------------------------------- */
 
 START_TEST(concatenate_each_dim) {
-  HloInstr *a = t_param(SH(HLO_F64, 2, 2), 0);
-  HloInstr *b = t_param(SH(HLO_F64, 2, 1), 1);
-  HloInstr *e = t_param(SH(HLO_F64, 2, 0), 2);
-  HloInstr *c = t_instr(HLO_OP_CONCATENATE, SH(HLO_F64, 2, 3), 3, a, e, b);
+  HloInstr *a = tl_param(0, SH(HLO_F64, 2, 2));
+  HloInstr *b = tl_param(1, SH(HLO_F64, 2, 1));
+  HloInstr *e = tl_param(2, SH(HLO_F64, 2, 0));
+  HloInstr *c = tl_instr(HLO_OP_CONCATENATE, SH(HLO_F64, 2, 3), 3, a, e, b);
   c->dimensions = INTS(1);
-  HliValue *in[] = { VAL(a, double, 1, 2, 3, 4), t_value(&e->shape, NULL), VAL(b, double, 5, 6) };
-  HliValue *out = t_run(c, in);
+  HliValue *in[] = { VAL(a, double, 1, 2, 3, 4), tl_value(&e->shape, NULL), VAL(b, double, 5, 6) };
+  HliValue *out = tl_run(c, in);
   EXPECT(out, double, 1, 2, 5, 3, 4, 6);
   hli_value_unref(NULL, out);
 
-  HloInstr *d = t_param(SH(HLO_F64, 1, 2), 3);
-  HloInstr *c0 = t_instr(HLO_OP_CONCATENATE, SH(HLO_F64, 5, 2), 3, a, d, a);
+  HloInstr *d = tl_param(3, SH(HLO_F64, 1, 2));
+  HloInstr *c0 = tl_instr(HLO_OP_CONCATENATE, SH(HLO_F64, 5, 2), 3, a, d, a);
   c0->dimensions = INTS(0);
   HliValue *in0[] = { in[0], VAL(d, double, 7, 8), in[0] };
-  out = t_run(c0, in0);
+  out = tl_run(c0, in0);
   EXPECT(out, double, 1, 2, 3, 4, 7, 8, 1, 2, 3, 4);
   hli_value_unref(NULL, out);
   hli_value_unref(NULL, in0[1]);
-  t_free(3, in);
+  tl_free(3, in);
   c0->dimensions = INTS(1);
-  t_refused(c0, "differs in dimension 0");
+  tl_refused(c0, "differs in dimension 0");
 }
 END_TEST
 
 /* ---- reverse ------------------------------------------------------------------- */
 
 START_TEST(reverse_dims) {
-  HloInstr *p = t_param(SH(HLO_S8, 2, 3), 0);
-  HloInstr *r = t_instr(HLO_OP_REVERSE, SH(HLO_S8, 2, 3), 1, p);
+  HloInstr *p = tl_param(0, SH(HLO_S8, 2, 3));
+  HloInstr *r = tl_instr(HLO_OP_REVERSE, SH(HLO_S8, 2, 3), 1, p);
   HliValue *in[] = { VAL(p, int8_t, 0, 1, 2, 3, 4, 5) };
   r->dimensions = INTS(0, 1);
-  HliValue *out = t_run(r, in);
+  HliValue *out = tl_run(r, in);
   EXPECT(out, int8_t, 5, 4, 3, 2, 1, 0);
   hli_value_unref(NULL, out);
   r->dimensions = INTS(1);
-  out = t_run(r, in);
+  out = tl_run(r, in);
   EXPECT(out, int8_t, 2, 1, 0, 5, 4, 3);
   hli_value_unref(NULL, out);
   r->dimensions = NOINTS;
-  out = t_run(r, in);
+  out = tl_run(r, in);
   EXPECT(out, int8_t, 0, 1, 2, 3, 4, 5);
   hli_value_unref(NULL, out);
-  t_free(1, in);
+  tl_free(1, in);
 
   /* 3-D, reversing dims 0 and 2 of [2,2,3]: out[a][b][c] = in[1-a][b][2-c]. */
-  HloInstr *p3 = t_param(SH(HLO_C64, 2, 2, 3), 0);
-  HloInstr *r3 = t_instr(HLO_OP_REVERSE, SH(HLO_C64, 2, 2, 3), 1, p3);
+  HloInstr *p3 = tl_param(0, SH(HLO_C64, 2, 2, 3));
+  HloInstr *r3 = tl_instr(HLO_OP_REVERSE, SH(HLO_C64, 2, 2, 3), 1, p3);
   r3->dimensions = INTS(2, 0);
   float complex v[12];
   for (int i = 0; i < 12; i++) v[i] = (float)i + (float)(100 + i) * I;
-  HliValue *in3[] = { t_value(&p3->shape, v) };
-  out = t_run(r3, in3);
+  HliValue *in3[] = { tl_value(&p3->shape, v) };
+  out = tl_run(r3, in3);
   const float complex *o = out->data;
   for (int a = 0; a < 2; a++)
     for (int b = 0; b < 2; b++)
       for (int c = 0; c < 3; c++)
         ck_assert(o[(a * 2 + b) * 3 + c] == v[((1 - a) * 2 + b) * 3 + (2 - c)]);
   hli_value_unref(NULL, out);
-  t_free(1, in3);
+  tl_free(1, in3);
 }
 END_TEST
 
 /* ---- pad ---------------------------------------------------------------------------- */
 
 static HloPadDim *pads(int n, const HloPadDim *p) {
-  return hlc_arena_memdup(&T_arena, p, sizeof *p * (size_t)n);
+  return hlc_arena_memdup(&tl_arena, p, sizeof *p * (size_t)n);
 }
 
 START_TEST(pad_negative_and_interior) {
   /* [1,2,3] interior 1 -> 1 0 2 0 3; lo -1 drops the 1; hi 2 appends 0 0. */
-  HloInstr *p = t_param(SH(HLO_S32, 3), 0);
-  HloInstr *z = t_param(SCALAR(HLO_S32), 1);
-  HloInstr *pd = t_instr(HLO_OP_PAD, SH(HLO_S32, 6), 2, p, z);
+  HloInstr *p = tl_param(0, SH(HLO_S32, 3));
+  HloInstr *z = tl_param(1, SCALAR(HLO_S32));
+  HloInstr *pd = tl_instr(HLO_OP_PAD, SH(HLO_S32, 6), 2, p, z);
   pd->padding = pads(1, (HloPadDim[]){ { -1, 2, 1 } });
   HliValue *in[] = { VAL(p, int32_t, 1, 2, 3), VAL(z, int32_t, 0) };
-  HliValue *out = t_run(pd, in);
+  HliValue *out = tl_run(pd, in);
   EXPECT(out, int32_t, 0, 2, 0, 3, 0, 0);
   hli_value_unref(NULL, out);
 
   /* Everything cut off: lo -5 on 3 elements, hi 3 -> one pad element. */
-  HloInstr *pc = t_instr(HLO_OP_PAD, SH(HLO_S32, 1), 2, p, z);
+  HloInstr *pc = tl_instr(HLO_OP_PAD, SH(HLO_S32, 1), 2, p, z);
   pc->padding = pads(1, (HloPadDim[]){ { -5, 3, 0 } });
   HliValue *nine[] = { in[0], VAL(z, int32_t, 9) };
-  out = t_run(pc, nine);
+  out = tl_run(pc, nine);
   EXPECT(out, int32_t, 9);
   hli_value_unref(NULL, out);
   hli_value_unref(NULL, nine[1]);
 
   /* hi cuts into the interior padding: 1 0 2 0 3 with hi -2 -> 1 0 2. */
-  HloInstr *ph = t_instr(HLO_OP_PAD, SH(HLO_S32, 3), 2, p, z);
+  HloInstr *ph = tl_instr(HLO_OP_PAD, SH(HLO_S32, 3), 2, p, z);
   ph->padding = pads(1, (HloPadDim[]){ { 0, -2, 1 } });
-  out = t_run(ph, in);
+  out = tl_run(ph, in);
   EXPECT(out, int32_t, 1, 0, 2);
   hli_value_unref(NULL, out);
-  t_free(2, in);
+  tl_free(2, in);
 
   /* 2-D: rows lo 1 interior 1, cols hi -1: [[1,2],[3,4]] -> [[9],[1],[9],[3]]. */
-  HloInstr *p2 = t_param(SH(HLO_F32, 2, 2), 0);
-  HloInstr *z2 = t_param(SCALAR(HLO_F32), 1);
-  HloInstr *pd2 = t_instr(HLO_OP_PAD, SH(HLO_F32, 4, 1), 2, p2, z2);
+  HloInstr *p2 = tl_param(0, SH(HLO_F32, 2, 2));
+  HloInstr *z2 = tl_param(1, SCALAR(HLO_F32));
+  HloInstr *pd2 = tl_instr(HLO_OP_PAD, SH(HLO_F32, 4, 1), 2, p2, z2);
   pd2->padding = pads(2, (HloPadDim[]){ { 1, 0, 1 }, { 0, -1, 0 } });
   HliValue *in2[] = { VAL(p2, float, 1, 2, 3, 4), VAL(z2, float, 9) };
-  out = t_run(pd2, in2);
+  out = tl_run(pd2, in2);
   EXPECT(out, float, 9, 1, 9, 3);
   hli_value_unref(NULL, out);
-  t_free(2, in2);
+  tl_free(2, in2);
   pd2->padding = pads(2, (HloPadDim[]){ { 1, 0, 1 }, { 0, 0, 0 } });
-  t_refused(pd2, "result shape does not match");
+  tl_refused(pd2, "result shape does not match");
   pd2->padding = pads(2, (HloPadDim[]){ { 0, 0, INT64_MAX }, { 0, 0, 0 } });
-  t_refused(pd2, "padding of dimension 0 beyond 2^62");
+  tl_refused(pd2, "padding of dimension 0 beyond 2^62");
   pd2->padding = pads(2, (HloPadDim[]){ { 0, 0, 0 }, { INT64_C(1) << 62, INT64_C(1) << 62, 0 } });
-  t_refused(pd2, "padding of dimension 1 overflows");
+  tl_refused(pd2, "padding of dimension 1 overflows");
 }
 END_TEST
 
 /* ---- iota ------------------------------------------------------------------------------ */
 
 START_TEST(iota_types) {
-  HloInstr *i1 = t_instr(HLO_OP_IOTA, SH(HLO_S32, 2, 3), 0);
+  HloInstr *i1 = tl_instr(HLO_OP_IOTA, SH(HLO_S32, 2, 3), 0);
   i1->iota_dimension = 1;
-  HliValue *out = t_run(i1, NULL);
+  HliValue *out = tl_run(i1, NULL);
   EXPECT(out, int32_t, 0, 1, 2, 0, 1, 2);
   hli_value_unref(NULL, out);
 
-  HloInstr *i2 = t_instr(HLO_OP_IOTA, SH(HLO_F32, 3, 2), 0);
+  HloInstr *i2 = tl_instr(HLO_OP_IOTA, SH(HLO_F32, 3, 2), 0);
   i2->iota_dimension = 0;
-  out = t_run(i2, NULL);
+  out = tl_run(i2, NULL);
   EXPECT(out, float, 0, 0, 1, 1, 2, 2);
   hli_value_unref(NULL, out);
 
-  HloInstr *i3 = t_instr(HLO_OP_IOTA, SH(HLO_BF16, 4), 0);
-  out = t_run(i3, NULL);
+  HloInstr *i3 = tl_instr(HLO_OP_IOTA, SH(HLO_BF16, 4), 0);
+  out = tl_run(i3, NULL);
   EXPECT(out, uint16_t, 0x0000, 0x3f80, 0x4000, 0x4040);   /* 0, 1, 2, 3 */
   hli_value_unref(NULL, out);
 
-  HloInstr *i4 = t_instr(HLO_OP_IOTA, SH(HLO_F16, 3), 0);
-  out = t_run(i4, NULL);
+  HloInstr *i4 = tl_instr(HLO_OP_IOTA, SH(HLO_F16, 3), 0);
+  out = tl_run(i4, NULL);
   EXPECT(out, uint16_t, 0x0000, 0x3c00, 0x4000);
   hli_value_unref(NULL, out);
 
-  HloInstr *i5 = t_instr(HLO_OP_IOTA, SH(HLO_PRED, 3), 0);
-  out = t_run(i5, NULL);
+  HloInstr *i5 = tl_instr(HLO_OP_IOTA, SH(HLO_PRED, 3), 0);
+  out = tl_run(i5, NULL);
   EXPECT(out, uint8_t, 0, 1, 1);
   hli_value_unref(NULL, out);
 
-  HloInstr *i6 = t_instr(HLO_OP_IOTA, SH(HLO_U8, 2, 300), 0);
+  HloInstr *i6 = tl_instr(HLO_OP_IOTA, SH(HLO_U8, 2, 300), 0);
   i6->iota_dimension = 1;
-  out = t_run(i6, NULL);
+  out = tl_run(i6, NULL);
   ck_assert_int_eq(((uint8_t *)out->data)[300 + 257], 1);   /* 257 wraps to 1 */
   ck_assert_int_eq(((uint8_t *)out->data)[255], 255);
   hli_value_unref(NULL, out);
 
-  HloInstr *i7 = t_instr(HLO_OP_IOTA, SH(HLO_C64, 2), 0);
-  out = t_run(i7, NULL);
+  HloInstr *i7 = tl_instr(HLO_OP_IOTA, SH(HLO_C64, 2), 0);
+  out = tl_run(i7, NULL);
   EXPECT(out, float complex, 0, 1);
   hli_value_unref(NULL, out);
 
   i6->iota_dimension = 2;
-  t_refused(i6, "iota_dimension=2 out of range");
+  tl_refused(i6, "iota_dimension=2 out of range");
 }
 END_TEST
 
 static Suite *suite(void) {
   Suite *s = suite_create("movement");
   TCase *tc = tcase_create("movement");
-  tcase_add_checked_fixture(tc, t_setup, t_teardown);
+  tcase_add_checked_fixture(tc, tl_begin, tl_end);
   tcase_add_test(tc, broadcast_middle_dim);
   tcase_add_test(tc, broadcast_outer_and_inner);
   tcase_add_test(tc, broadcast_scalar_each_size);
@@ -438,10 +438,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/numeric.h"
+#include "tests/testlib.h"
 
 static uint64_t enc(HloDtype t, double v) { return hlc_float_bits_from_f64(t, v); }
 static double dec(HloDtype t, uint64_t b) { return hlc_float_bits_to_f64(t, b); }
@@ -285,10 +286,4 @@ static Suite *numeric_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(numeric_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(numeric_suite()); }

@@ -13,6 +13,7 @@
 #include "parser/parser.h"
 #include "parser/syntax.h"
 #include "hlo.h"
+#include "tests/testlib.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -988,9 +989,5 @@ int main(void) {
     for (int i = 0; groups[g].tests[i]; i++) tcase_add_test(tc, groups[g].tests[i]);
     suite_add_tcase(s, tc);
   }
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf ? 1 : 0;
+  return tl_main(s);
 }

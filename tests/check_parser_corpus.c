@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parser/parser.h"
+#include "tests/testlib.h"
 
 #ifndef HLP_SRCDIR
 #define HLP_SRCDIR "."
@@ -149,9 +150,5 @@ int main(void) {
   tcase_add_test(tc, own);
   tcase_add_test(tc, bad);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf ? 1 : 0;
+  return tl_main(s);
 }

@@ -1,16 +1,17 @@
 /* check_reduce.c: reduce, reduce-window and select-and-scatter kernels on
  * hand-built instructions. Expected values are worked out by hand in the
  * comments from XLA's documented semantics. */
-#include "reduce_ir.h"
+#include "tests/testlib.h"
+#include "interp/kernels/reducer.h"
 #include <stdlib.h>
 
 /* A[i][j][k] = 12i + 4j + k over f32[2,3,4]. */
 static HliValue *iota234(HloShape *s) {
   static const int64_t d[3] = {2, 3, 4};
-  *s = ir_shape(HLO_F32, 3, d);
+  *s = tl_shape(HLO_F32, 3, d);
   float v[24];
   for (int i = 0; i < 24; i++) v[i] = (float)i;
-  return vf32(s, v);
+  return tl_value(s, v);
 }
 
 /* reduce(A, init) over dims with to_apply = op; result shape built from the kept dims. */
@@ -23,14 +24,14 @@ static HliValue *reduce1(HliValue *a, const HloShape *as, int32_t nd, const int6
     for (int32_t j = 0; j < nd; j++) r = r || dims[j] == d;
     if (!r) od[orank++] = as->dims[d];
   }
-  HloShape is = ir_scalar(as->dtype);
-  HloInstr *ins = ir_instr(HLO_OP_REDUCE, ir_shape(as->dtype, orank, od), 2, ir_param(0, *as),
-                           ir_param(1, is));
-  ir_dims(ins, nd, dims);
-  ir_call(ins, HLO_CALL_TO_APPLY, ir_binop(op, as->dtype));
-  HliValue *iv = val(&is, init);
+  HloShape is = SCALAR(as->dtype);
+  HloInstr *ins = tl_instr(HLO_OP_REDUCE, tl_shape(as->dtype, orank, od), 2, tl_param(0, *as),
+                           tl_param(1, is));
+  tl_dims(ins, nd, dims);
+  tl_call(ins, HLO_CALL_TO_APPLY, tl_binop(op, as->dtype));
+  HliValue *iv = tl_value(&is, init);
   HliValue *in[2] = {a, iv};
-  HliValue *out = run(ins, in);
+  HliValue *out = tl_try_run(ins, in);
   hli_value_unref(NULL, iv);
   return out;
 }
@@ -46,7 +47,7 @@ static void expect_f32(HliValue *out, const float *want, int64_t n) {
 }
 
 START_TEST(reduce_sum_every_dim_subset) {
-  ir_begin();
+  tl_begin();
   HloShape s;
   HliValue *a = iota234(&s);
   float z = 0, hundred = 100;
@@ -74,16 +75,16 @@ START_TEST(reduce_sum_every_dim_subset) {
   /* {0,1,2}: 0 + 1 + ... + 23 = 276, plus init 100 */
   expect_f32(reduce1(a, &s, 3, (int64_t[]){0, 1, 2}, HLO_OP_ADD, &hundred), (float[]){376}, 1);
   hli_value_unref(NULL, a);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_max_min_mul_int) {
-  ir_begin();
+  tl_begin();
   static const int64_t d[2] = {2, 3};
-  HloShape s = ir_shape(HLO_S32, 2, d);
+  HloShape s = tl_shape(HLO_S32, 2, d);
   int32_t v[6] = {3, -7, 5, 9, 2, -1};
-  HliValue *a = val(&s, v);
+  HliValue *a = tl_value(&s, v);
   int32_t lo = INT32_MIN, hi = INT32_MAX, one = 1;
   HliValue *o = reduce1(a, &s, 1, (int64_t[]){1}, HLO_OP_MAXIMUM, &lo);
   ck_assert_int_eq(((int32_t *)o->data)[0], 5);
@@ -100,25 +101,25 @@ START_TEST(reduce_max_min_mul_int) {
   hli_value_unref(NULL, o);
   hli_value_unref(NULL, a);
   /* u8 add wraps: 200 + 100 = 44 (mod 256) */
-  HloShape s8 = ir_shape(HLO_U8, 1, (int64_t[]){2});
+  HloShape s8 = tl_shape(HLO_U8, 1, (int64_t[]){2});
   uint8_t b[2] = {200, 100}, z = 0;
-  a = val(&s8, b);
+  a = tl_value(&s8, b);
   o = reduce1(a, &s8, 1, (int64_t[]){0}, HLO_OP_ADD, &z);
   ck_assert_int_eq(((uint8_t *)o->data)[0], 44);
   hli_value_unref(NULL, o);
   hli_value_unref(NULL, a);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_float_max_nan_and_zero) {
-  ir_begin();
+  tl_begin();
   /* a long row so the lane loop runs; the NaN must win */
-  HloShape s = ir_shape(HLO_F32, 1, (int64_t[]){100});
+  HloShape s = tl_shape(HLO_F32, 1, (int64_t[]){100});
   float v[100];
   for (int i = 0; i < 100; i++) v[i] = (float)(i % 17);
   v[40] = NAN;
-  HliValue *a = vf32(&s, v);
+  HliValue *a = tl_value(&s, v);
   float ninf = -INFINITY;
   HliValue *o = reduce1(a, &s, 1, (int64_t[]){0}, HLO_OP_MAXIMUM, &ninf);
   ck_assert(isnan(((float *)o->data)[0]));
@@ -128,25 +129,25 @@ START_TEST(reduce_float_max_nan_and_zero) {
   for (int i = 0; i < 100; i++) v[i] = -1.0f - (float)i;
   v[10] = -0.0f;
   v[20] = 0.0f;
-  a = vf32(&s, v);
+  a = tl_value(&s, v);
   o = reduce1(a, &s, 1, (int64_t[]){0}, HLO_OP_MAXIMUM, &ninf);
   ck_assert(((float *)o->data)[0] == 0 && signbit(((float *)o->data)[0]));
   hli_value_unref(NULL, o);
   /* 16 rows of 100: the big maximum is exact */
   hli_value_unref(NULL, a);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_empty_dims) {
-  ir_begin();
+  tl_begin();
   float seven = 7;
-  HloShape s = ir_shape(HLO_F32, 2, (int64_t[]){2, 0});
-  HliValue *a = val(&s, NULL);
+  HloShape s = tl_shape(HLO_F32, 2, (int64_t[]){2, 0});
+  HliValue *a = tl_value(&s, NULL);
   expect_f32(reduce1(a, &s, 1, (int64_t[]){1}, HLO_OP_ADD, &seven), (float[]){7, 7}, 2);
   hli_value_unref(NULL, a);
-  HloShape t = ir_shape(HLO_F32, 2, (int64_t[]){0, 3});
-  a = val(&t, NULL);
+  HloShape t = tl_shape(HLO_F32, 2, (int64_t[]){0, 3});
+  a = tl_value(&t, NULL);
   expect_f32(reduce1(a, &t, 1, (int64_t[]){0}, HLO_OP_MAXIMUM, &seven), (float[]){7, 7, 7}, 3);
   /* nothing kept of an empty array: empty result */
   HliValue *o = reduce1(a, &t, 1, (int64_t[]){1}, HLO_OP_ADD, &seven);
@@ -154,55 +155,55 @@ START_TEST(reduce_empty_dims) {
   ck_assert_int_eq(o->nelem, 0);
   hli_value_unref(NULL, o);
   hli_value_unref(NULL, a);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_f16_bf16) {
-  ir_begin();
+  tl_begin();
   /* f16: 1 + 2^-11 + 2^-11: a sum held in double and rounded once is
    * 1 + 2^-10 (exactly representable) */
-  HloShape s = ir_shape(HLO_F16, 1, (int64_t[]){3});
+  HloShape s = tl_shape(HLO_F16, 1, (int64_t[]){3});
   uint16_t h[3] = {0x3c00, 0x1000, 0x1000}, z = 0;  /* 1, 2^-11, 2^-11 */
-  HliValue *a = val(&s, h);
+  HliValue *a = tl_value(&s, h);
   HliValue *o = reduce1(a, &s, 1, (int64_t[]){0}, HLO_OP_ADD, &z);
   ck_assert_uint_eq(((uint16_t *)o->data)[0], 0x3c01);
   hli_value_unref(NULL, o);
   hli_value_unref(NULL, a);
   /* bf16 max of {1, -2, 3.5} = 3.5 (0x4060) */
-  HloShape b = ir_shape(HLO_BF16, 1, (int64_t[]){3});
+  HloShape b = tl_shape(HLO_BF16, 1, (int64_t[]){3});
   uint16_t bv[3] = {0x3f80, 0xc000, 0x4060}, ninf = 0xff80;
-  a = val(&b, bv);
+  a = tl_value(&b, bv);
   o = reduce1(a, &b, 1, (int64_t[]){0}, HLO_OP_MAXIMUM, &ninf);
   ck_assert_uint_eq(((uint16_t *)o->data)[0], 0x4060);
   hli_value_unref(NULL, o);
   hli_value_unref(NULL, a);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 /* JAX's argmax/argmin reducer over (f32 value, s32 index). */
 static HloComputation *argred(HloDtype vt, HloCmpDir dir, HloCmpDir idir) {
-  HloShape v = ir_scalar(vt), ix = ir_scalar(HLO_S32);
-  HloInstr *p[4] = {ir_param(0, v), ir_param(1, ix), ir_param(2, v), ir_param(3, ix)};
-  HloInstr *gt = ir_cmp(dir, HLO_CMPT_DEFAULT, p[0], p[2]);
-  HloInstr *ne = ir_cmp(HLO_CMP_NE, HLO_CMPT_DEFAULT, p[0], p[0]);
-  HloInstr *pick = ir_instr(HLO_OP_OR, ir_scalar(HLO_PRED), 2, gt, ne);
-  HloInstr *eq = ir_cmp(HLO_CMP_EQ, HLO_CMPT_DEFAULT, p[0], p[2]);
-  HloInstr *lt = ir_cmp(idir, HLO_CMPT_SIGNED, p[1], p[3]);
-  HloInstr *tie = ir_instr(HLO_OP_AND, ir_scalar(HLO_PRED), 2, eq, lt);
-  HloInstr *ipick = ir_instr(HLO_OP_OR, ir_scalar(HLO_PRED), 2, pick, tie);
-  HloInstr *sv = ir_instr(HLO_OP_SELECT, v, 3, pick, p[0], p[2]);
-  HloInstr *si = ir_instr(HLO_OP_SELECT, ix, 3, ipick, p[1], p[3]);
+  HloShape v = SCALAR(vt), ix = SCALAR(HLO_S32);
+  HloInstr *p[4] = {tl_param(0, v), tl_param(1, ix), tl_param(2, v), tl_param(3, ix)};
+  HloInstr *gt = tl_cmp(dir, HLO_CMPT_DEFAULT, p[0], p[2]);
+  HloInstr *ne = tl_cmp(HLO_CMP_NE, HLO_CMPT_DEFAULT, p[0], p[0]);
+  HloInstr *pick = tl_instr(HLO_OP_OR, SCALAR(HLO_PRED), 2, gt, ne);
+  HloInstr *eq = tl_cmp(HLO_CMP_EQ, HLO_CMPT_DEFAULT, p[0], p[2]);
+  HloInstr *lt = tl_cmp(idir, HLO_CMPT_SIGNED, p[1], p[3]);
+  HloInstr *tie = tl_instr(HLO_OP_AND, SCALAR(HLO_PRED), 2, eq, lt);
+  HloInstr *ipick = tl_instr(HLO_OP_OR, SCALAR(HLO_PRED), 2, pick, tie);
+  HloInstr *sv = tl_instr(HLO_OP_SELECT, v, 3, pick, p[0], p[2]);
+  HloInstr *si = tl_instr(HLO_OP_SELECT, ix, 3, ipick, p[1], p[3]);
   HloShape ts[2] = {v, ix};
-  return ir_comp(4, p, ir_instr(HLO_OP_TUPLE, ir_tuple(2, ts), 2, sv, si));
+  return tl_comp(4, p, tl_instr(HLO_OP_TUPLE, tl_tuple(2, ts), 2, sv, si));
 }
 
 /* argmax over dim of f32 values vs (their iota indices). */
 static void run_arg(HloComputation *c, const HloShape *s, const float *v, int64_t dim,
                     float *ov, int32_t *oi) {
   int64_t n = s->dims[dim], total = hlp_shape_elements(s);
-  HloShape is = ir_shape(HLO_S32, s->rank, s->dims);
+  HloShape is = tl_shape(HLO_S32, s->rank, s->dims);
   int32_t *ix = malloc(sizeof(int32_t) * (size_t)total);
   int64_t stride = 1;
   for (int32_t d = (int32_t)dim + 1; d < s->rank; d++) stride *= s->dims[d];
@@ -211,16 +212,16 @@ static void run_arg(HloComputation *c, const HloShape *s, const float *v, int64_
   int32_t orank = 0;
   for (int32_t d = 0; d < s->rank; d++)
     if (d != dim) od[orank++] = s->dims[d];
-  HloShape os[2] = {ir_shape(HLO_F32, orank, od), ir_shape(HLO_S32, orank, od)};
-  HloInstr *ins = ir_instr(HLO_OP_REDUCE, ir_tuple(2, os), 4, ir_param(0, *s), ir_param(1, is),
-                           ir_param(2, ir_scalar(HLO_F32)), ir_param(3, ir_scalar(HLO_S32)));
-  ir_dims(ins, 1, &dim);
-  ir_call(ins, HLO_CALL_TO_APPLY, c);
-  HloShape f = ir_scalar(HLO_F32), i32 = ir_scalar(HLO_S32);
+  HloShape os[2] = {tl_shape(HLO_F32, orank, od), tl_shape(HLO_S32, orank, od)};
+  HloInstr *ins = tl_instr(HLO_OP_REDUCE, tl_tuple(2, os), 4, tl_param(0, *s), tl_param(1, is),
+                           tl_param(2, SCALAR(HLO_F32)), tl_param(3, SCALAR(HLO_S32)));
+  tl_dims(ins, 1, &dim);
+  tl_call(ins, HLO_CALL_TO_APPLY, c);
+  HloShape f = SCALAR(HLO_F32), i32 = SCALAR(HLO_S32);
   float ninf = c->root->ops[0]->ops[0]->ops[0]->cmp_dir == HLO_CMP_GT ? -INFINITY : INFINITY;
   int32_t zero = 0;
-  HliValue *in[4] = {vf32(s, v), val(&is, ix), val(&f, &ninf), val(&i32, &zero)};
-  HliValue *out = run(ins, in);
+  HliValue *in[4] = {tl_value(s, v), tl_value(&is, ix), tl_value(&f, &ninf), tl_value(&i32, &zero)};
+  HliValue *out = tl_try_run(ins, in);
   ck_assert_ptr_nonnull(out);
   memcpy(ov, out->tuple[0]->data, out->tuple[0]->nbytes);
   memcpy(oi, out->tuple[1]->data, out->tuple[1]->nbytes);
@@ -230,7 +231,7 @@ static void run_arg(HloComputation *c, const HloShape *s, const float *v, int64_
 }
 
 START_TEST(reduce_argmax_ties_nan) {
-  ir_begin();
+  tl_begin();
   HloComputation *amax = argred(HLO_F32, HLO_CMP_GT, HLO_CMP_LT);
   HloComputation *amin = argred(HLO_F32, HLO_CMP_LT, HLO_CMP_LT);
   HlkArgReducer ar;
@@ -241,7 +242,7 @@ START_TEST(reduce_argmax_ties_nan) {
 
   float ov[4];
   int32_t oi[4];
-  HloShape s5 = ir_shape(HLO_F32, 1, (int64_t[]){5});
+  HloShape s5 = tl_shape(HLO_F32, 1, (int64_t[]){5});
   /* ties: the smaller index wins */
   run_arg(amax, &s5, (float[]){1, 5, 3, 5, 2}, 0, ov, oi);
   ck_assert(ov[0] == 5 && oi[0] == 1);
@@ -251,7 +252,7 @@ START_TEST(reduce_argmax_ties_nan) {
   run_arg(amax, &s5, (float[]){1, NAN, 3, NAN, 7}, 0, ov, oi);
   ck_assert(isnan(ov[0]) && oi[0] == 1);
   /* 2-D: rows (inner reduction) and columns (outer reduction) */
-  HloShape s23 = ir_shape(HLO_F32, 2, (int64_t[]){2, 3});
+  HloShape s23 = tl_shape(HLO_F32, 2, (int64_t[]){2, 3});
   const float m[6] = {1, 7, 7, 4, 4, 0};
   run_arg(amax, &s23, m, 1, ov, oi);
   ck_assert(ov[0] == 7 && oi[0] == 1 && ov[1] == 4 && oi[1] == 0);
@@ -259,56 +260,56 @@ START_TEST(reduce_argmax_ties_nan) {
   ck_assert(ov[0] == 4 && oi[0] == 1 && ov[1] == 7 && oi[1] == 0 && ov[2] == 7 && oi[2] == 0);
   run_arg(amin, &s23, m, 0, ov, oi);
   ck_assert(ov[0] == 1 && oi[0] == 0 && ov[1] == 4 && oi[1] == 1 && ov[2] == 0 && oi[2] == 1);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_variadic_independent) {
-  ir_begin();
+  tl_begin();
   /* tuple(max(p0, p2), min(p1, p3)) over f32 and s32 columns */
-  HloShape f = ir_scalar(HLO_F32), i = ir_scalar(HLO_S32);
-  HloInstr *p[4] = {ir_param(0, f), ir_param(1, i), ir_param(2, f), ir_param(3, i)};
+  HloShape f = SCALAR(HLO_F32), i = SCALAR(HLO_S32);
+  HloInstr *p[4] = {tl_param(0, f), tl_param(1, i), tl_param(2, f), tl_param(3, i)};
   HloShape ts[2] = {f, i};
-  HloInstr *root = ir_instr(HLO_OP_TUPLE, ir_tuple(2, ts), 2,
-                            ir_instr(HLO_OP_MAXIMUM, f, 2, p[0], p[2]),
-                            ir_instr(HLO_OP_MINIMUM, i, 2, p[1], p[3]));
-  HloComputation *c = ir_comp(4, p, root);
-  HloShape s = ir_shape(HLO_F32, 2, (int64_t[]){3, 2}), si = ir_shape(HLO_S32, 2, (int64_t[]){3, 2});
-  HloShape os[2] = {ir_shape(HLO_F32, 1, (int64_t[]){2}), ir_shape(HLO_S32, 1, (int64_t[]){2})};
-  HloInstr *ins = ir_instr(HLO_OP_REDUCE, ir_tuple(2, os), 4, ir_param(0, s), ir_param(1, si),
-                           ir_param(2, f), ir_param(3, i));
-  ir_dims(ins, 1, (int64_t[]){0});
-  ir_call(ins, HLO_CALL_TO_APPLY, c);
+  HloInstr *root = tl_instr(HLO_OP_TUPLE, tl_tuple(2, ts), 2,
+                            tl_instr(HLO_OP_MAXIMUM, f, 2, p[0], p[2]),
+                            tl_instr(HLO_OP_MINIMUM, i, 2, p[1], p[3]));
+  HloComputation *c = tl_comp(4, p, root);
+  HloShape s = tl_shape(HLO_F32, 2, (int64_t[]){3, 2}), si = tl_shape(HLO_S32, 2, (int64_t[]){3, 2});
+  HloShape os[2] = {tl_shape(HLO_F32, 1, (int64_t[]){2}), tl_shape(HLO_S32, 1, (int64_t[]){2})};
+  HloInstr *ins = tl_instr(HLO_OP_REDUCE, tl_tuple(2, os), 4, tl_param(0, s), tl_param(1, si),
+                           tl_param(2, f), tl_param(3, i));
+  tl_dims(ins, 1, (int64_t[]){0});
+  tl_call(ins, HLO_CALL_TO_APPLY, c);
   float three = 3;
   int32_t zero = 0;
-  HliValue *in[4] = {vf32(&s, (float[]){1, 8, 2, -1, 0, 2}), val(&si, (int32_t[]){5, -3, 4, 6, 9, 1}),
-                     val(&f, &three), val(&i, &zero)};
-  HliValue *out = run(ins, in);
+  HliValue *in[4] = {tl_value(&s, (float[]){1, 8, 2, -1, 0, 2}), tl_value(&si, (int32_t[]){5, -3, 4, 6, 9, 1}),
+                     tl_value(&f, &three), tl_value(&i, &zero)};
+  HliValue *out = tl_try_run(ins, in);
   ck_assert_ptr_nonnull(out);
   /* max(3, 1, 2, 0) = 3, max(3, 8, -1, 2) = 8; min(0, 5, 4, 9) = 0, min(0, -3, 6, 1) = -3 */
   ck_assert(((float *)out->tuple[0]->data)[0] == 3 && ((float *)out->tuple[0]->data)[1] == 8);
   ck_assert(((int32_t *)out->tuple[1]->data)[0] == 0 && ((int32_t *)out->tuple[1]->data)[1] == -3);
   hli_value_unref(NULL, out);
   for (int k = 0; k < 4; k++) hli_value_unref(NULL, in[k]);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_rejects_bad_shapes) {
-  ir_begin();
-  HloShape s = ir_shape(HLO_F32, 1, (int64_t[]){4});
-  HloInstr *ins = ir_instr(HLO_OP_REDUCE, ir_scalar(HLO_F32), 2, ir_param(0, s),
-                           ir_param(1, ir_scalar(HLO_S32)));   /* init type differs */
-  ir_dims(ins, 1, (int64_t[]){0});
-  ir_call(ins, HLO_CALL_TO_APPLY, ir_binop(HLO_OP_ADD, HLO_F32));
+  tl_begin();
+  HloShape s = tl_shape(HLO_F32, 1, (int64_t[]){4});
+  HloInstr *ins = tl_instr(HLO_OP_REDUCE, SCALAR(HLO_F32), 2, tl_param(0, s),
+                           tl_param(1, SCALAR(HLO_S32)));   /* init type differs */
+  tl_dims(ins, 1, (int64_t[]){0});
+  tl_call(ins, HLO_CALL_TO_APPLY, tl_binop(HLO_OP_ADD, HLO_F32));
   ck_assert_int_ne(hlk_reduce_check(NULL, ins), 0);
   ck_assert_ptr_nonnull(strstr(hli_last_error(), "init value 0 must be a f32 scalar"));
-  ins->ops[1] = ir_param(1, ir_scalar(HLO_F32));
-  ir_dims(ins, 1, (int64_t[]){1});   /* out of range */
+  ins->ops[1] = tl_param(1, SCALAR(HLO_F32));
+  tl_dims(ins, 1, (int64_t[]){1});   /* out of range */
   ck_assert_int_ne(hlk_reduce_check(NULL, ins), 0);
-  ir_dims(ins, 1, (int64_t[]){0});
+  tl_dims(ins, 1, (int64_t[]){0});
   ck_assert_int_eq(hlk_reduce_check(NULL, ins), 0);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
@@ -316,21 +317,21 @@ END_TEST
 
 static HliValue *rwin(const HloShape *s, const float *v, HloOpcode op, float init,
                       int32_t rank, const int64_t (*w)[6], const int64_t *odims) {
-  HloShape f = ir_scalar(HLO_F32);
-  HloInstr *ins = ir_instr(HLO_OP_REDUCE_WINDOW, ir_shape(HLO_F32, rank, odims), 2,
-                           ir_param(0, *s), ir_param(1, f));
-  ir_window(ins, rank, w);
-  ir_call(ins, HLO_CALL_TO_APPLY, ir_binop(op, HLO_F32));
-  HliValue *in[2] = {vf32(s, v), vf32(&f, &init)};
-  HliValue *out = run(ins, in);
+  HloShape f = SCALAR(HLO_F32);
+  HloInstr *ins = tl_instr(HLO_OP_REDUCE_WINDOW, tl_shape(HLO_F32, rank, odims), 2,
+                           tl_param(0, *s), tl_param(1, f));
+  tl_window(ins, rank, w);
+  tl_call(ins, HLO_CALL_TO_APPLY, tl_binop(op, HLO_F32));
+  HliValue *in[2] = {tl_value(s, v), tl_value(&f, &init)};
+  HliValue *out = tl_try_run(ins, in);
   hli_value_unref(NULL, in[0]);
   hli_value_unref(NULL, in[1]);
   return out;
 }
 
 START_TEST(reduce_window_1d) {
-  ir_begin();
-  HloShape s5 = ir_shape(HLO_F32, 1, (int64_t[]){5});
+  tl_begin();
+  HloShape s5 = tl_shape(HLO_F32, 1, (int64_t[]){5});
   const float x[5] = {1, 3, 2, 5, 4};
   /* max-pool size 2 stride 2 pad 0_1: [1,3] [2,5] [4,pad] */
   expect_f32(rwin(&s5, x, HLO_OP_MAXIMUM, -INFINITY, 1, (const int64_t[][6]){{2, 2, 0, 1, 1, 1}},
@@ -341,7 +342,7 @@ START_TEST(reduce_window_1d) {
                   (const int64_t[][6]){{2, 1, 0, 0, 1, 2}}, (int64_t[]){3}),
              (float[]){4, 6, 8}, 3);
   /* base dilation 2 of [1,2,3] = 1 _ 2 _ 3; windows of 3: 1+2, 2, 2+3 */
-  HloShape s3 = ir_shape(HLO_F32, 1, (int64_t[]){3});
+  HloShape s3 = tl_shape(HLO_F32, 1, (int64_t[]){3});
   expect_f32(rwin(&s3, (float[]){1, 2, 3}, HLO_OP_ADD, 0, 1,
                   (const int64_t[][6]){{3, 1, 0, 0, 2, 1}}, (int64_t[]){3}),
              (float[]){3, 2, 5}, 3);
@@ -349,13 +350,13 @@ START_TEST(reduce_window_1d) {
   expect_f32(rwin(&s3, (float[]){1, 2, 3}, HLO_OP_ADD, 10, 1,
                   (const int64_t[][6]){{3, 3, 2, 2, 1, 1}}, (int64_t[]){2}),
              (float[]){11, 15}, 2);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
 START_TEST(reduce_window_2d) {
-  ir_begin();
-  HloShape s = ir_shape(HLO_F32, 2, (int64_t[]){3, 3});
+  tl_begin();
+  HloShape s = tl_shape(HLO_F32, 2, (int64_t[]){3, 3});
   const float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   /* 2x2 sums, stride 1 (avg-pool numerators) */
   expect_f32(rwin(&s, x, HLO_OP_ADD, 0, 2, (const int64_t[][6]){{2, 1, 0, 0, 1, 1}, {2, 1, 0, 0, 1, 1}},
@@ -369,7 +370,7 @@ START_TEST(reduce_window_2d) {
   expect_f32(rwin(&s, x, HLO_OP_MAXIMUM, -INFINITY, 2,
                   (const int64_t[][6]){{3, 1, 1, 1, 1, 1}, {1, 2, 0, 0, 1, 1}}, (int64_t[]){3, 2}),
              (float[]){4, 6, 7, 9, 7, 9}, 6);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
@@ -377,24 +378,24 @@ END_TEST
 
 static HliValue *sas(const HloShape *s, const float *op, const HloShape *ss, const float *src,
                      HloCmpDir dir, int32_t rank, const int64_t (*w)[6]) {
-  HloShape f = ir_scalar(HLO_F32);
-  HloInstr *ins = ir_instr(HLO_OP_SELECT_AND_SCATTER, *s, 3, ir_param(0, *s), ir_param(1, *ss),
-                           ir_param(2, f));
-  ir_window(ins, rank, w);
-  ir_call(ins, HLO_CALL_SELECT, ir_cmp_comp(HLO_F32, 2, dir, HLO_CMPT_FLOAT));
-  ir_call(ins, HLO_CALL_SCATTER, ir_binop(HLO_OP_ADD, HLO_F32));
+  HloShape f = SCALAR(HLO_F32);
+  HloInstr *ins = tl_instr(HLO_OP_SELECT_AND_SCATTER, *s, 3, tl_param(0, *s), tl_param(1, *ss),
+                           tl_param(2, f));
+  tl_window(ins, rank, w);
+  tl_call(ins, HLO_CALL_SELECT, tl_cmp_comp(HLO_F32, 2, dir, HLO_CMPT_FLOAT));
+  tl_call(ins, HLO_CALL_SCATTER, tl_binop(HLO_OP_ADD, HLO_F32));
   float zero = 0;
-  HliValue *in[3] = {vf32(s, op), vf32(ss, src), vf32(&f, &zero)};
-  HliValue *out = run(ins, in);
+  HliValue *in[3] = {tl_value(s, op), tl_value(ss, src), tl_value(&f, &zero)};
+  HliValue *out = tl_try_run(ins, in);
   for (int k = 0; k < 3; k++) hli_value_unref(NULL, in[k]);
   return out;
 }
 
 START_TEST(select_and_scatter_maxpool_grad) {
-  ir_begin();
+  tl_begin();
   /* overlapping windows of 3, stride 1 over [1,5,2,5,3]: the maxima are at
    * 1, 1 (GE keeps the first of the tied 5s), 3 */
-  HloShape s = ir_shape(HLO_F32, 1, (int64_t[]){5}), ss = ir_shape(HLO_F32, 1, (int64_t[]){3});
+  HloShape s = tl_shape(HLO_F32, 1, (int64_t[]){5}), ss = tl_shape(HLO_F32, 1, (int64_t[]){3});
   expect_f32(sas(&s, (float[]){1, 5, 2, 5, 3}, &ss, (float[]){10, 20, 30}, HLO_CMP_GE, 1,
                  (const int64_t[][6]){{3, 1, 0, 0, 1, 1}}),
              (float[]){0, 30, 0, 30, 0}, 5);
@@ -407,7 +408,7 @@ START_TEST(select_and_scatter_maxpool_grad) {
                  (const int64_t[][6]){{3, 1, 0, 0, 1, 1}}),
              (float[]){10, 0, 50, 0, 0}, 5);
   /* 2-D 2x2 stride 2 on 4x4 with padding 1_1 on both dims: windows start at -1, 1, 3 */
-  HloShape s4 = ir_shape(HLO_F32, 2, (int64_t[]){4, 4}), s3 = ir_shape(HLO_F32, 2, (int64_t[]){3, 3});
+  HloShape s4 = tl_shape(HLO_F32, 2, (int64_t[]){4, 4}), s3 = tl_shape(HLO_F32, 2, (int64_t[]){3, 3});
   float op[16];
   for (int i = 0; i < 16; i++) op[i] = (float)(i + 1);
   /* window (r, c) covers rows 2r-1..2r, cols 2c-1..2c; its max is at the
@@ -420,7 +421,7 @@ START_TEST(select_and_scatter_maxpool_grad) {
   expect_f32(sas(&s4, op, &s3, src, HLO_CMP_GE, 2,
                  (const int64_t[][6]){{2, 2, 1, 1, 1, 1}, {2, 2, 1, 1, 1, 1}}),
              want, 16);
-  ir_end();
+  tl_end();
 }
 END_TEST
 
@@ -446,10 +447,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

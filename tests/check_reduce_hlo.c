@@ -7,25 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hlorun.h"
+#include "tests/testlib.h"
 
 /* Runs a module without parameters; returns its result as literal text. */
 static char *run_text(const char *text) {
-  HloCtx *ctx = NULL;
-  HloModule *m = NULL;
-  HloBuffer *r = NULL;
-  char *lit = NULL;
-  size_t len = 0;
-  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
-  HloStatus st = hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m);
-  if (st == HLO_OK) st = hlo_run(ctx, m, NULL, 0, &r);
-  if (st == HLO_OK) st = hlo_buffer_to_literal(ctx, r, &lit, &len);
+  HloCtx *ctx = tl_ctx_new(0);
+  HloStatus st;
+  char *lit = tl_run_literal(ctx, text, NULL, 0, &st);
   if (st != HLO_OK) {
     const char *d = hlo_ctx_diagnostics(ctx);
     lit = strdup(d ? d : "error");
   }
-  hlo_buffer_free(r);
-  hlo_module_free(m);
   hlo_ctx_free(ctx);
   return lit;
 }
@@ -179,10 +171,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+int main(void) { return tl_main(suite()); }

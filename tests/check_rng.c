@@ -9,62 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp/kernels/control.h"
+#include "tests/testlib.h"
 
-/* ---- tiny IR builders ---------------------------------------------------- */
+/* ---- rng-bit-generator by hand ------------------------------------------- */
 
-static HloShape arr(HloDtype t, int32_t rank, const int64_t *dims) {
-  HloShape s;
-  memset(&s, 0, sizeof s);
-  s.dtype = t;
-  s.rank = rank;
-  s.dims = (int64_t *)dims;
-  return s;
-}
-
-static HloShape tup(HloShape *elems, int32_t n) {
-  HloShape s;
-  memset(&s, 0, sizeof s);
-  s.dtype = HLO_TUPLE;
-  s.ntuple = n;
-  s.tuple = elems;
-  return s;
-}
-
-typedef struct Gen {
-  int64_t sdim[1], bdims[4];
-  HloShape state, bits, parts[2], result;
-  HloInstr param, ins;
-  HloInstr *ops[1];
-  HliValue *in, *out;
-} Gen;
+typedef struct Gen { HliValue *in, *out; } Gen;
 
 /* rng-bit-generator with a u64[nstate] state and bits of type t, dims bd. */
 static void gen_run(Gen *g, HloRngAlg alg, const uint64_t *state, int32_t nstate, HloDtype t,
                     int32_t brank, const int64_t *bd, int expect_rc) {
-  memset(g, 0, sizeof *g);
-  g->sdim[0] = nstate;
-  if (brank) memcpy(g->bdims, bd, (size_t)brank * sizeof *bd);
-  g->state = arr(HLO_U64, 1, g->sdim);
-  g->bits = arr(t, brank, g->bdims);
-  g->parts[0] = g->state;
-  g->parts[1] = g->bits;
-  g->result = tup(g->parts, 2);
-  g->param.op = HLO_OP_PARAMETER;
-  g->param.shape = g->state;
-  g->param.name = "state";
-  g->ops[0] = &g->param;
-  g->ins.op = HLO_OP_RNG_BIT_GENERATOR;
-  g->ins.name = "rbg";
-  g->ins.shape = g->result;
-  g->ins.nops = 1;
-  g->ins.ops = g->ops;
-  g->ins.rng_algorithm = alg;
-  g->in = hli_value_new(NULL, &g->state);
-  memcpy(g->in->data, state, (size_t)nstate * 8);
-  g->out = hli_value_new(NULL, &g->result);
+  HloShape parts[2] = {tl_shape(HLO_U64, 1, (int64_t[]){nstate}), tl_shape(t, brank, bd)};
+  HloInstr *ins = tl_instr(HLO_OP_RNG_BIT_GENERATOR, tl_tuple(2, parts), 1,
+                           tl_param(0, parts[0]));
+  ins->rng_algorithm = alg;
+  g->in = tl_value(&ins->ops[0]->shape, state);
+  g->out = tl_value(&ins->shape, NULL);
   const HliOpEntry *e = &hli_op_table()[HLO_OP_RNG_BIT_GENERATOR];
   ck_assert_ptr_nonnull(e->run);
-  int rc = e->run(NULL, &g->ins, &g->in, g->out);
+  int rc = e->run(NULL, ins, &g->in, g->out);
   ck_assert_int_eq(rc, expect_rc);
 }
 
@@ -257,6 +219,7 @@ static Suite *suite(void) {
   tcase_add_test(t, philox_kat);
   suite_add_tcase(s, t);
   t = tcase_create("rng-bit-generator");
+  tcase_add_checked_fixture(t, tl_begin, tl_end);
   tcase_add_test(t, threefry_u64_scalar_conformance);
   tcase_add_test(t, threefry_u32_odd_vector);
   tcase_add_test(t, threefry_u32_matrix_split);
@@ -268,10 +231,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return tl_main(suite()); }

@@ -293,3 +293,14 @@ XLA_FFI_Error *hlorun_ffi_plugin_init(const XLA_FFI_Api *api) {
 XLA_FFI_Error *bad_init(const XLA_FFI_Api *api) {
   return make_error(api, "this plugin refuses to register");
 }
+
+/* Registration while the library loads, as XLA_FFI_REGISTER_HANDLER does in a
+ * static initialiser with `xla::ffi::GetXlaFfiApi()`: that C++ function is
+ * declared here under its mangled name, which the host must export (or the
+ * library does not load at all). */
+const XLA_FFI_Api *ffitest_xla_api(void) __asm__("_ZN3xla3ffi12GetXlaFfiApiEv");
+__attribute__((constructor)) static void register_at_load(void) {
+  const XLA_FFI_Api *api = ffitest_xla_api();
+  XLA_FFI_Error *e = reg(api, "at_load", "Host", (XLA_FFI_Handler_Bundle){0, 0, 0, fails});
+  if (e) destroy_error(api, e);   /* outside hlorun's loading: refused, ignored */
+}

@@ -1,1 +1,11 @@
 # tests/: Check suites are added by each area's fragment; shared harness here.
+#
+# testlib: the helpers every Check suite shares (hand-built IR and values, one
+# kernel run without an executor, modules through the public API, main()).
+# A convenience library built only by `make check`; TEST_LIBS links it into
+# every suite.
+check_LTLIBRARIES += tests/libtestlib.la
+tests_libtestlib_la_SOURCES = tests/testlib.h tests/testlib.c
+tests_libtestlib_la_CFLAGS = $(TEST_CFLAGS)
+
+include tests/golden.mk

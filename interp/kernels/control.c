@@ -203,12 +203,14 @@ static int run_while(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVa
   const HloComputation *cond = called(ins, HLO_CALL_CONDITION), *body = called(ins, HLO_CALL_BODY);
   if (!cond || !body) return hli_fail(x, ins, "missing condition or body");
   HliValue *state = hli_value_ref(in[0]);
-  for (;;) {
+  for (int64_t it = 0;; it++) {
     HliValue *p;
     if (hli_call(x, cond, &state, &p)) { hli_value_unref(x, state); return -1; }
     bool go = *(const uint8_t *)p->data != 0;
     hli_value_unref(x, p);
     if (!go) break;
+    /* --max-iterations and --timeout (limits.c) */
+    if (hli_loop_iteration(x, ins, it)) { hli_value_unref(x, state); return -1; }
     HliValue *next;
     if (hli_call(x, body, &state, &next)) { hli_value_unref(x, state); return -1; }
     hli_value_unref(x, state);
@@ -479,5 +481,7 @@ void hli_register_control(HliOpTable t) {
   hlk_register_rng(t);
   hlk_register_fft(t);
   hlk_register_linalg(t);
-  hlk_register_misc(t);
+  hlk_register_batch_norm(t);
+  hlk_register_dynamic_dims(t);
+  hlk_register_no_kernel(t);
 }

@@ -1,7 +1,8 @@
 /* control.h: private interface between the files of the control area
- * (control.c, collectives.c, rng.c, fft.c, linalg.c, misc.c). Not a
- * contract for other areas: hli_register_control in interp.h is the only
- * entry point the executor sees.
+ * (control.c, collectives.c, rng.c, fft.c, linalg.c, batch_norm.c,
+ * dynamic_dims.c, no_kernel.c). Not a contract for other areas:
+ * hli_register_control in interp.h is the only entry point the executor
+ * sees.
  *
  * Each file registers its opcodes through one hlk_register_* function; the
  * lower-level helpers below are exposed so the Check suites can test the
@@ -18,7 +19,9 @@ void hlk_register_collectives(HliOpTable t);  /* collectives.c */
 void hlk_register_rng(HliOpTable t);          /* rng.c */
 void hlk_register_fft(HliOpTable t);          /* fft.c */
 void hlk_register_linalg(HliOpTable t);       /* linalg.c */
-void hlk_register_misc(HliOpTable t);         /* misc.c */
+void hlk_register_batch_norm(HliOpTable t);   /* batch_norm.c */
+void hlk_register_dynamic_dims(HliOpTable t); /* dynamic_dims.c */
+void hlk_register_no_kernel(HliOpTable t);    /* no_kernel.c: last, fills the gaps */
 
 /* ---- rng.c ------------------------------------------------------------- */
 

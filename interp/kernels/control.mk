@@ -4,7 +4,8 @@
 libhlorun_core_la_SOURCES += \
 	interp/kernels/control.h interp/kernels/control.c \
 	interp/kernels/collectives.c interp/kernels/rng.c interp/kernels/fft.c \
-	interp/kernels/linalg.c interp/kernels/misc.c
+	interp/kernels/linalg.c interp/kernels/batch_norm.c \
+	interp/kernels/dynamic_dims.c interp/kernels/no_kernel.c
 
 check_PROGRAMS += tests/check_control tests/check_rng tests/check_fft tests/check_linalg
 TESTS += tests/check_control tests/check_rng tests/check_fft tests/check_linalg

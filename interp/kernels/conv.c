@@ -72,14 +72,8 @@ int hlk_conv_check(HliExec *x, const HloInstr *ins) {
   for (int32_t i = 0; i < ins->nattrs; i++)
     if (strcmp(ins->attrs[i].name, "sparsity_config") == 0)
       return hli_unsupported(x, ins, "sparse convolution (sparsity_config)");
+  if (hlk_check_operand_types(x, ins, "convolution") != 0) return -1;
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
-  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
-      !hlc_dtype_is_array(os->dtype))
-    return hli_fail(x, ins, "convolution operands and result must be arrays");
-  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
-      !hlk_operand_convertible(rs->dtype, os->dtype))
-    return hli_unsupported(x, ins, "convolution of %s and %s to %s", hlc_dtype_name(ls->dtype),
-                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
   if (ins->dim_labels_text && strchr(ins->dim_labels_text, '?'))
     return hli_unsupported(x, ins, "dim_labels with unused ('?') dimensions: %s",
                            ins->dim_labels_text);
@@ -404,14 +398,15 @@ static bool all_finite(HlkCType ct, const void *k, int64_t n) {
 
 /* v converted to the compute type of `to`, or v's own data when it already
  * is (f32/f64 operands of an f32/f64 result). *owned gets scratch to free. */
-static const void *as_ctype(const HliValue *v, HloDtype to, void **owned) {
+static const void *as_ctype(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
+                            void **owned) {
   HlkCType ct = hlk_ctype_for(to);
   *owned = NULL;
   if ((ct == HLK_CT_F32 && v->dtype == HLO_F32 && to == HLO_F32) ||
       (ct == HLK_CT_F64 && v->dtype == HLO_F64))
     return v->data;
   size_t n = (size_t)v->nelem;
-  *owned = malloc((n ? n : 1) * hlk_ctype_size(ct));
+  *owned = hli_scratch_alloc(x, ins, n * hlk_ctype_size(ct));   /* counted (limits.c) */
   if (*owned) hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, *owned);
   return *owned;
 }
@@ -424,14 +419,16 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   Geo g;
   if (geo_init(&g, ins, in[0], in[1], out) != 0)
     return hli_fail(x, ins, "out of memory planning the convolution");
-  void *lown, *kown, *oown = NULL;
-  const void *L = as_ctype(in[0], to, &lown), *K = as_ctype(in[1], to, &kown);
+  void *lown = NULL, *kown = NULL, *oown = NULL;
+  const void *L = as_ctype(x, ins, in[0], to, &lown), *K = L ? as_ctype(x, ins, in[1], to, &kown) : NULL;
   bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
                 (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128);
-  void *O = direct ? out->data : (oown = malloc((size_t)out->nelem * hlk_ctype_size(ct)));
+  void *O = direct ? out->data
+         : L && K ? (oown = hli_scratch_alloc(x, ins, (size_t)out->nelem * hlk_ctype_size(ct)))
+                  : NULL;
   int rc = 0;
   if (!L || !K || !O) {
-    rc = hli_fail(x, ins, "out of memory for convolution operands");
+    rc = -1;   /* hli_scratch_alloc said why */
   } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
              all_finite(ct, K, in[1]->nelem)) {
     rc = lower_gemm(x, ins, &g, ct, L, K, O);
@@ -445,9 +442,9 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
     }
   }
   if (rc == 0 && !direct) hlk_store_ctype(to, O, out->nelem, out->data);
-  free(oown);
-  free(lown);
-  free(kown);
+  hli_scratch_free(x, oown);
+  hli_scratch_free(x, lown);
+  hli_scratch_free(x, kown);
   geo_free(&g);
   return rc;
 }

@@ -181,15 +181,14 @@ typedef struct ConvJob {
 
 static bool is_intlike(HloDtype t) { return t == HLO_PRED || hlc_dtype_is_int(t); }
 
-static void conv_chunk(void *arg, int64_t lo, int64_t hi) {
-  const ConvJob *j = arg;
-  HloDtype f = j->from, t = j->to;
-  for (int64_t i = lo; i < hi; i += BLK) {
-    int64_t m = hi - i < BLK ? hi - i : BLK;
-    const char *s = j->src + i * j->ss;
-    char *d = j->dst + i * j->ds;
+void hlk_convert_loop(HloDtype f, HloDtype t, const void *src, void *dst, int64_t n) {
+  size_t ss = hlc_dtype_size(f), ds = hlc_dtype_size(t);
+  for (int64_t i = 0; i < n; i += BLK) {
+    int64_t m = n - i < BLK ? n - i : BLK;
+    const char *s = (const char *)src + i * ss;
+    char *d = (char *)dst + i * ds;
     if (f == t) {
-      memcpy(d, s, (size_t)m * j->ss);
+      memcpy(d, s, (size_t)m * ss);
     } else if (f == HLO_F32 && hlk_is_narrow_float(t)) {
       hlk_f32_to_narrow(t, (const float *)s, d, m);
     } else if (hlk_is_narrow_float(f) && t == HLO_F32) {
@@ -214,6 +213,11 @@ static void conv_chunk(void *arg, int64_t lo, int64_t hi) {
       enc_from_float(t, buf, d, m);
     }
   }
+}
+
+static void conv_chunk(void *arg, int64_t lo, int64_t hi) {
+  const ConvJob *j = arg;
+  hlk_convert_loop(j->from, j->to, j->src + lo * j->ss, j->dst + lo * j->ds, hi - lo);
 }
 
 static bool convertible(HloDtype t) { return t >= 0 && hlc_dtype_is_array(t); }

@@ -2,7 +2,10 @@
  * dispatcher and OpenBLAS's core type: HLORUN_ISA=scalar|avx2|avx512 forces a
  * path (an unknown or unavailable name falls back to the automatic choice
  * with a warning on stderr), otherwise CPUID decides (AVX-512F, else AVX2 +
- * FMA, else the scalar reference). Not here: the tables themselves (vmath.c). */
+ * FMA, else the scalar reference). Without HLO_HAVE_X86_ISAS (configure: not
+ * x86-64) the scalar table is the only one built. Not here: the tables
+ * themselves (vmath.c). */
+#include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 extern const HlkVmath hlk_vmath_scalar, hlk_vmath_avx2, hlk_vmath_avx512;
 
 static bool cpu_has(int isa) {
+#if HLO_HAVE_X86_ISAS
   __builtin_cpu_init();
   switch (isa) {
   case HLK_ISA_SCALAR: return true;
@@ -19,14 +23,19 @@ static bool cpu_has(int isa) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   default: return false;
   }
+#else
+  return isa == HLK_ISA_SCALAR;
+#endif
 }
 
 const HlkVmath *hlk_vmath_for_isa(int isa) {
   if (isa < 0 || isa >= HLK_NUM_ISAS || !cpu_has(isa)) return NULL;
   static const HlkVmath *const tables[HLK_NUM_ISAS] = {
     [HLK_ISA_SCALAR] = &hlk_vmath_scalar,
+#if HLO_HAVE_X86_ISAS
     [HLK_ISA_AVX2] = &hlk_vmath_avx2,
     [HLK_ISA_AVX512] = &hlk_vmath_avx512,
+#endif
   };
   return tables[isa];
 }

@@ -69,14 +69,8 @@ int hlk_dot_check(HliExec *x, const HloInstr *ins) {
   for (int32_t i = 0; i < ins->nattrs; i++)
     if (strcmp(ins->attrs[i].name, "sparsity") == 0)
       return hli_unsupported(x, ins, "sparse dot (sparsity attribute)");
+  if (hlk_check_operand_types(x, ins, "dot") != 0) return -1;
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
-  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
-      !hlc_dtype_is_array(os->dtype))
-    return hli_fail(x, ins, "dot operands and result must be arrays");
-  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
-      !hlk_operand_convertible(rs->dtype, os->dtype))
-    return hli_unsupported(x, ins, "dot of %s and %s to %s", hlc_dtype_name(ls->dtype),
-                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
   if (ls->rank > HLK_MAX_RANK || rs->rank > HLK_MAX_RANK)
     return hli_unsupported(x, ins, "dot operand rank above %d", HLK_MAX_RANK);
   const HloDotDims *dn = &ins->dot;
@@ -177,11 +171,11 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
   }
   if (in_place && flat) { out->p = v->data; return 0; }
   size_t n = (size_t)v->nelem;
-  void *conv = malloc(n ? n * es : 1);
+  void *conv = hli_scratch_alloc(x, ins, n * es);   /* counted against --max-memory */
   if (!conv) {
     free(out->boff);
     out->boff = NULL;
-    return hli_fail(x, ins, "out of memory converting a dot operand");
+    return -1;
   }
   hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
   out->src = HLK_SRC_NATIVE;
@@ -190,10 +184,10 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
   for (int i = 0; i < nb; i++) perm[k++] = (int)bd[i];
   for (int i = 0; i < nr; i++) perm[k++] = (int)rd[i];
   for (int i = 0; i < nc; i++) perm[k++] = (int)cd[i];
-  void *dense = malloc(n ? n * es : 1);
-  if (!dense) { free(conv); return hli_fail(x, ins, "out of memory permuting a dot operand"); }
+  void *dense = hli_scratch_alloc(x, ins, n * es);
+  if (!dense) { hli_scratch_free(x, conv); free(out->boff); out->boff = NULL; return -1; }
   hlk_permute_copy(conv, v->dims, v->rank, perm, es, dense);
-  free(conv);
+  hli_scratch_free(x, conv);
   int64_t rows = extent(v->dims, rd, nr), cols = extent(v->dims, cd, nc);
   out->p = out->owned = dense;
   out->cs = 1;
@@ -257,17 +251,17 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
     return -1;
   if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, gemm,
                 &b)) {
-    free(a.owned);
+    hli_scratch_free(x, a.owned);
     free(a.boff);
     return -1;
   }
   /* Results already in the compute type are written in place. */
   bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
                 (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128);
-  void *c = direct ? out->data : malloc((size_t)out->nelem * hlk_ctype_size(ct));
+  void *c = direct ? out->data : hli_scratch_alloc(x, ins, (size_t)out->nelem * hlk_ctype_size(ct));
   int rc = 0;
   if (!c) {
-    rc = hli_fail(x, ins, "out of memory for the dot result");
+    rc = -1;   /* hli_scratch_alloc said why */
   } else if (gemm) {
     HlkGemm g = { .batch = nb, .m = m, .n = n, .k = k,
                   .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
@@ -287,10 +281,10 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   }
   if (c && !direct) {
     if (rc == 0) hlk_store_ctype(to, c, out->nelem, out->data);
-    free(c);
+    hli_scratch_free(x, c);
   }
-  free(a.owned);
-  free(b.owned);
+  hli_scratch_free(x, a.owned);
+  hli_scratch_free(x, b.owned);
   free(a.boff);
   free(b.boff);
   return rc;

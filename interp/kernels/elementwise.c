@@ -4,7 +4,7 @@
  *   integers wrap; x / 0 = -1 (all bits set, also unsigned), x % 0 = x,
  *   INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0; shifts by >= the width give 0
  *   (arithmetic right: the sign fill); integer power: x^0 = 1, 1^y = 1,
- *   negative exponents give 0 except for bases 1 and -1;
+ *   negative exponents give 0 for every other base (also -1);
  *   maximum/minimum propagate NaN (the first NaN operand wins);
  *   remainder of floats is fmod; sign(NaN) = NaN, sign(+-0) = +-0;
  *   round-nearest-afz is round(), round-nearest-even is nearbyint();
@@ -55,8 +55,8 @@ static HlkBinFn bin_tab[NUM_BIN][HLO_NUM_DTYPES];
 
 /* ---- loop templates ----------------------------------------------------- */
 
-#define UN_LOOP(name, T, OT, EXPR)                                              \
-  static void name(const void *a_, void *o_, int64_t n, int bits) {             \
+#define UN_LOOP_A(ATTR, name, T, OT, EXPR)                                      \
+  ATTR static void name(const void *a_, void *o_, int64_t n, int bits) {             \
     const T *restrict a = a_;                                                   \
     OT *restrict o = o_;                                                        \
     (void)bits;                                                                 \
@@ -66,8 +66,8 @@ static HlkBinFn bin_tab[NUM_BIN][HLO_NUM_DTYPES];
       o[i] = (EXPR);                                                            \
     }                                                                           \
   }
-#define BIN_LOOP(name, T, EXPR)                                                 \
-  static void name(const void *a_, const void *b_, void *o_, int64_t n, int bits) { \
+#define BIN_LOOP_A(ATTR, name, T, EXPR)                                         \
+  ATTR static void name(const void *a_, const void *b_, void *o_, int64_t n, int bits) { \
     const T *restrict a = a_;                                                   \
     const T *restrict b = b_;                                                   \
     T *restrict o = o_;                                                         \
@@ -77,6 +77,13 @@ static HlkBinFn bin_tab[NUM_BIN][HLO_NUM_DTYPES];
       o[i] = (EXPR);                                                            \
     }                                                                           \
   }
+
+/* Real and integer loops are vectorized; complex ones call libm per element
+ * and stay plain. */
+#define UN_LOOP(name, T, OT, EXPR) UN_LOOP_A(HLK_VECTORIZE, name, T, OT, EXPR)
+#define BIN_LOOP(name, T, EXPR) BIN_LOOP_A(HLK_VECTORIZE, name, T, EXPR)
+#define UN_LOOP_PLAIN(name, T, OT, EXPR) UN_LOOP_A(, name, T, OT, EXPR)
+#define BIN_LOOP_PLAIN(name, T, EXPR) BIN_LOOP_A(, name, T, EXPR)
 
 /* Integer types: X(ID, T, unsigned T, wide unsigned for * and -) */
 #define SINT_TYPES(X)                                                           \
@@ -91,13 +98,14 @@ static inline uint64_t width_mask(int bits) {
   return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
 }
 
-/* Integer power by squaring, wrapping like the type (XLA's rules:
- * x^0 = 1, 1^y = 1, negative y: -1^y = +-1, anything else 0). NEG is the
- * "y < 0" test (constant 0 for unsigned types). */
+/* Integer power by squaring, wrapping like the type (XLA's rules, in both
+ * its evaluator and its CPU emitter: x^0 = 1, 1^y = 1, any other base with a
+ * negative y gives 0, even -1). NEG is the "y < 0" test (constant 0 for
+ * unsigned types). */
 #define IPOW(ID, T, U, W, NEG)                                                  \
   static inline T ipow_##ID(T x, T y) {                                         \
     if (x == 1 || y == 0) return 1;                                             \
-    if (NEG) return x == (T)-1 ? (T)(((U)y & 1) ? x : 1) : (T)0;                \
+    if (NEG) return 0;                                                          \
     W r = 1, b = (W)(U)x;                                                       \
     U e = (U)y;                                                                 \
     while (e) {                                                                 \
@@ -249,35 +257,35 @@ VM_UNARY_OPS(VM_THUNK)
 #define COMPLEX_TYPES(X) X(C64, float complex, float, f) X(C128, double complex, double, )
 
 #define COMPLEX_OPS(ID, T, R, SFX)                                              \
-  BIN_LOOP(add_##ID, T, x + y)                                                  \
-  BIN_LOOP(sub_##ID, T, x - y)                                                  \
-  BIN_LOOP(mul_##ID, T, x * y)                                                  \
-  BIN_LOOP(div_##ID, T, x / y)                                                  \
-  BIN_LOOP(pow_##ID, T, (x == 0 && y == 0) ? (T)1 : cpow##SFX(x, y))            \
-  UN_LOOP(neg_##ID, T, T, -x)                                                   \
-  UN_LOOP(abs_##ID, T, R, cabs##SFX(x))                                         \
-  UN_LOOP(real_##ID, T, R, creal##SFX(x))                                       \
-  UN_LOOP(imag_##ID, T, R, cimag##SFX(x))                                       \
-  UN_LOOP(sign_##ID, T, T, cabs##SFX(x) == 0 ? (T)0 : x / cabs##SFX(x))         \
-  UN_LOOP(sqrt_##ID, T, T, csqrt##SFX(x))                                       \
-  UN_LOOP(rsqrt_##ID, T, T, (R)1 / csqrt##SFX(x))                               \
-  UN_LOOP(cbrt_##ID, T, T, cpow##SFX(x, (T)((R)1 / (R)3)))                      \
-  UN_LOOP(exp_##ID, T, T, cexp##SFX(x))                                         \
-  UN_LOOP(expm1_##ID, T, T, cexp##SFX(x) - (R)1)                                \
-  UN_LOOP(log_##ID, T, T, clog##SFX(x))                                         \
-  UN_LOOP(log1p_##ID, T, T, clog##SFX(x + (R)1))                                \
-  UN_LOOP(logistic_##ID, T, T, (R)1 / ((R)1 + cexp##SFX(-x)))                   \
-  UN_LOOP(sin_##ID, T, T, csin##SFX(x))                                         \
-  UN_LOOP(cos_##ID, T, T, ccos##SFX(x))                                         \
-  UN_LOOP(tan_##ID, T, T, ctan##SFX(x))                                         \
-  UN_LOOP(tanh_##ID, T, T, ctanh##SFX(x))                                       \
-  UN_LOOP(acos_##ID, T, T, cacos##SFX(x))                                       \
-  UN_LOOP(acosh_##ID, T, T, cacosh##SFX(x))                                     \
-  UN_LOOP(asin_##ID, T, T, casin##SFX(x))                                       \
-  UN_LOOP(asinh_##ID, T, T, casinh##SFX(x))                                     \
-  UN_LOOP(atanh_##ID, T, T, catanh##SFX(x))                                     \
-  UN_LOOP(cosh_##ID, T, T, ccosh##SFX(x))                                       \
-  UN_LOOP(sinh_##ID, T, T, csinh##SFX(x))
+  BIN_LOOP_PLAIN(add_##ID, T, x + y)                                                  \
+  BIN_LOOP_PLAIN(sub_##ID, T, x - y)                                                  \
+  BIN_LOOP_PLAIN(mul_##ID, T, x * y)                                                  \
+  BIN_LOOP_PLAIN(div_##ID, T, x / y)                                                  \
+  BIN_LOOP_PLAIN(pow_##ID, T, (x == 0 && y == 0) ? (T)1 : cpow##SFX(x, y))            \
+  UN_LOOP_PLAIN(neg_##ID, T, T, -x)                                                   \
+  UN_LOOP_PLAIN(abs_##ID, T, R, cabs##SFX(x))                                         \
+  UN_LOOP_PLAIN(real_##ID, T, R, creal##SFX(x))                                       \
+  UN_LOOP_PLAIN(imag_##ID, T, R, cimag##SFX(x))                                       \
+  UN_LOOP_PLAIN(sign_##ID, T, T, cabs##SFX(x) == 0 ? (T)0 : x / cabs##SFX(x))         \
+  UN_LOOP_PLAIN(sqrt_##ID, T, T, csqrt##SFX(x))                                       \
+  UN_LOOP_PLAIN(rsqrt_##ID, T, T, (R)1 / csqrt##SFX(x))                               \
+  UN_LOOP_PLAIN(cbrt_##ID, T, T, cpow##SFX(x, (T)((R)1 / (R)3)))                      \
+  UN_LOOP_PLAIN(exp_##ID, T, T, cexp##SFX(x))                                         \
+  UN_LOOP_PLAIN(expm1_##ID, T, T, cexp##SFX(x) - (R)1)                                \
+  UN_LOOP_PLAIN(log_##ID, T, T, clog##SFX(x))                                         \
+  UN_LOOP_PLAIN(log1p_##ID, T, T, clog##SFX(x + (R)1))                                \
+  UN_LOOP_PLAIN(logistic_##ID, T, T, (R)1 / ((R)1 + cexp##SFX(-x)))                   \
+  UN_LOOP_PLAIN(sin_##ID, T, T, csin##SFX(x))                                         \
+  UN_LOOP_PLAIN(cos_##ID, T, T, ccos##SFX(x))                                         \
+  UN_LOOP_PLAIN(tan_##ID, T, T, ctan##SFX(x))                                         \
+  UN_LOOP_PLAIN(tanh_##ID, T, T, ctanh##SFX(x))                                       \
+  UN_LOOP_PLAIN(acos_##ID, T, T, cacos##SFX(x))                                       \
+  UN_LOOP_PLAIN(acosh_##ID, T, T, cacosh##SFX(x))                                     \
+  UN_LOOP_PLAIN(asin_##ID, T, T, casin##SFX(x))                                       \
+  UN_LOOP_PLAIN(asinh_##ID, T, T, casinh##SFX(x))                                     \
+  UN_LOOP_PLAIN(atanh_##ID, T, T, catanh##SFX(x))                                     \
+  UN_LOOP_PLAIN(cosh_##ID, T, T, ccosh##SFX(x))                                       \
+  UN_LOOP_PLAIN(sinh_##ID, T, T, csinh##SFX(x))
 COMPLEX_TYPES(COMPLEX_OPS)
 
 /* complex(re, im): f32 -> c64, f64 -> c128. */
@@ -472,6 +480,34 @@ static int k_complex(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVa
   HlkBinFn fn = in[0]->dtype == HLO_F32 ? complex_C64 : complex_C128;
   fn(in[0]->data, in[1]->data, out->data, out->nelem, 0);
   return 0;
+}
+
+/* Opcode -> table row, for fused evaluation. */
+static int unary_row(HloOpcode op) {
+  switch (op) {
+#define X(id, opc) case HLO_OP_##opc: return UN_##id;
+    UNARY_OPS(X)
+#undef X
+  default: return -1;
+  }
+}
+static int binary_row(HloOpcode op) {
+  switch (op) {
+#define X(id, opc) case HLO_OP_##opc: return BIN_##id;
+    BINARY_OPS(X)
+#undef X
+  default: return -1;
+  }
+}
+
+HlkUnFn hlk_unary_loop(HloOpcode op, HloDtype t) {
+  int r = unary_row(op);
+  return r < 0 || t < 0 || t >= HLO_NUM_DTYPES ? NULL : un_tab[r][t];
+}
+
+HlkBinFn hlk_binary_loop(HloOpcode op, HloDtype t) {
+  int r = binary_row(op);
+  return r < 0 || t < 0 || t >= HLO_NUM_DTYPES ? NULL : bin_tab[r][t];
 }
 
 void hli_register_elementwise(HliOpTable t) {

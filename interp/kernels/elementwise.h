@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "common/dtype.h"
 #include "interp/interp.h"
+#include "interp/kernels/vectorize.h"
 
 typedef void (*HlkUnFn)(const void *a, void *o, int64_t n, int bits);
 typedef void (*HlkBinFn)(const void *a, const void *b, void *o, int64_t n, int bits);
@@ -94,6 +95,22 @@ void hlk_run_binary(HliExec *x, HlkBinFn fn, HloDtype t, const HliValue *a, cons
                     HliValue *out);
 /* Wrap sub-byte integers (s1, s2, s4, u1, u2, u4) in place to their width. */
 void hlk_wrap_subbyte(HloDtype t, void *data, int64_t n);
+
+/* ---- loops for fused evaluation (interp/fuse.c) ------------------------- */
+
+/* The array loop an elementwise opcode runs for operand type t, exactly as
+ * its kernel does (narrow floats: the f32 loop, sub-byte ints: the 8-bit
+ * one), or NULL if op is not such an opcode or t is unsupported. */
+HlkUnFn hlk_unary_loop(HloOpcode op, HloDtype t);
+HlkBinFn hlk_binary_loop(HloOpcode op, HloDtype t);
+/* compare's loop for this instruction's direction and type, or NULL. */
+HlkBinFn hlk_compare_loop(const HloInstr *ins, HloDtype t);
+/* o[i] = p[i] ? a[i] : b[i] on elements of esize bytes (1, 2, 4, 8, 16). */
+void hlk_select_loop(size_t esize, const uint8_t *p, const void *a, const void *b, void *o,
+                     int64_t n);
+/* convert's element conversion of n elements from -> to (any pair convert
+ * accepts), as the convert kernel does it. */
+void hlk_convert_loop(HloDtype from, HloDtype to, const void *src, void *dst, int64_t n);
 
 /* Registrars of the other elementwise files (called by hli_register_elementwise). */
 void hlk_register_compare(HliOpTable t);

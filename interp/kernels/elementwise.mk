@@ -9,12 +9,16 @@ libhlorun_core_la_SOURCES += \
 # target flags and table name (simd.h); the copy above, without flags, is
 # the scalar reference. dispatch.c picks one at run time, so the library
 # still runs on CPUs without AVX2.
+# Only x86-64 compilers take these flags (configure: HLO_X86_64); elsewhere
+# dispatch.c has the scalar table only.
+if HLO_X86_64
 noinst_LTLIBRARIES += libhlk_vmath_avx2.la libhlk_vmath_avx512.la
 libhlk_vmath_avx2_la_SOURCES = interp/kernels/vmath.c
 libhlk_vmath_avx2_la_CFLAGS = $(AM_CFLAGS) -mavx2 -mfma -DHLK_BUILD_AVX2
 libhlk_vmath_avx512_la_SOURCES = interp/kernels/vmath.c
 libhlk_vmath_avx512_la_CFLAGS = $(AM_CFLAGS) -mavx512f -mavx512dq -mfma -DHLK_BUILD_AVX512
 libhlorun_core_la_LIBADD += libhlk_vmath_avx2.la libhlk_vmath_avx512.la
+endif
 
 check_PROGRAMS += tests/check_numeric
 TESTS += tests/check_numeric

@@ -18,7 +18,7 @@ enum { D_EQ, D_NE, D_LT, D_LE, D_GT, D_GE, NUM_DIR };
 static HlkBinFn cmp_tab[2][NUM_DIR][HLO_NUM_DTYPES];   /* [totalorder][dir][dtype] */
 
 #define CMP_LOOP(name, T, KEY, OP)                                              \
-  static void name(const void *a_, const void *b_, void *o_, int64_t n, int bits) { \
+  HLK_VECTORIZE static void name(const void *a_, const void *b_, void *o_, int64_t n, int bits) { \
     const T *restrict a = a_;                                                   \
     const T *restrict b = b_;                                                   \
     uint8_t *restrict o = o_;                                                   \
@@ -103,6 +103,8 @@ static HlkBinFn cmp_fn(const HloInstr *ins, HloDtype t) {
   return cmp_tab[tot][dir_index(ins->cmp_dir)][t];
 }
 
+HlkBinFn hlk_compare_loop(const HloInstr *ins, HloDtype t) { return cmp_fn(ins, t); }
+
 static int check_compare(HliExec *x, const HloInstr *ins) {
   HloDtype t = ins->nops == 2 ? ins->ops[0]->shape.dtype : HLO_DTYPE_INVALID;
   if (!cmp_fn(ins, t) || ins->ops[1]->shape.dtype != t || ins->shape.dtype != HLO_PRED)
@@ -131,7 +133,7 @@ typedef struct SelJob {
 } SelJob;
 
 #define SEL_LOOP(name, T)                                                       \
-  static void name(const uint8_t *restrict p, const T *restrict a, const T *restrict b, \
+  HLK_VECTORIZE static void name(const uint8_t *restrict p, const T *restrict a, const T *restrict b, \
                    T *restrict o, int64_t n) {                                  \
     for (int64_t i = 0; i < n; i++) o[i] = p[i] ? a[i] : b[i];                  \
   }
@@ -141,19 +143,21 @@ SEL_LOOP(sel32, uint32_t)
 SEL_LOOP(sel64, uint64_t)
 SEL_LOOP(sel128, Pair128)
 
-static void sel_chunk(void *arg, int64_t lo, int64_t hi) {
-  const SelJob *j = arg;
-  const uint8_t *p = j->p + lo;
-  const void *a = j->a + lo * j->size, *b = j->b + lo * j->size;
-  void *o = j->o + lo * j->size;
-  int64_t n = hi - lo;
-  switch (j->size) {   /* once per chunk, not per element */
+void hlk_select_loop(size_t esize, const uint8_t *p, const void *a, const void *b, void *o,
+                     int64_t n) {
+  switch (esize) {   /* once per call, not per element */
   case 1: sel8(p, a, b, o, n); break;
   case 2: sel16(p, a, b, o, n); break;
   case 4: sel32(p, a, b, o, n); break;
   case 8: sel64(p, a, b, o, n); break;
   default: sel128(p, a, b, o, n); break;
   }
+}
+
+static void sel_chunk(void *arg, int64_t lo, int64_t hi) {
+  const SelJob *j = arg;
+  hlk_select_loop(j->size, j->p + lo, j->a + lo * j->size, j->b + lo * j->size,
+                  j->o + lo * j->size, hi - lo);
 }
 
 static int check_select(HliExec *x, const HloInstr *ins) {

@@ -28,13 +28,33 @@ static void build_f8_tables(void) {
   }
 }
 
+/* bf16 is the top half of an f32: widening is a shift (every bit pattern,
+ * NaN payloads included, as hlc_bf16_to_f32). */
+HLK_VECTORIZE static void bf16_to_f32(const uint16_t *restrict s, float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u = (uint32_t)s[i] << 16;
+    memcpy(&d[i], &u, 4);
+  }
+}
+
+/* Round to nearest even (the same rule as hlc_f32_to_bf16); NaN becomes the
+ * quiet NaN with its sign. */
+HLK_VECTORIZE static void f32_to_bf16(const float *restrict s, uint16_t *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &s[i], 4);
+    uint32_t r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
+    uint32_t q = ((u >> 16) & 0x8000) | 0x7FC0;
+    d[i] = (uint16_t)((u & 0x7FFFFFFFu) > 0x7F800000u ? q : r);
+  }
+}
+
 void hlk_narrow_to_f32(HloDtype t, const void *src, float *dst, int64_t n) {
   if (t == HLO_F16) {
     const uint16_t *s = src;
     for (int64_t i = 0; i < n; i++) dst[i] = hlc_f16_to_f32(s[i]);
   } else if (t == HLO_BF16) {
-    const uint16_t *s = src;
-    for (int64_t i = 0; i < n; i++) dst[i] = hlc_bf16_to_f32(s[i]);
+    bf16_to_f32(src, dst, n);
   } else {
     pthread_once(&f8_once, build_f8_tables);
     const uint8_t *s = src;
@@ -48,16 +68,7 @@ void hlk_f32_to_narrow(HloDtype t, const float *src, void *dst, int64_t n) {
     uint16_t *d = dst;
     for (int64_t i = 0; i < n; i++) d[i] = hlc_f32_to_f16(src[i]);
   } else if (t == HLO_BF16) {
-    /* Inline round-to-nearest-even (the same rule as hlc_f32_to_bf16) so
-     * the loop vectorizes; NaN becomes the quiet NaN with its sign. */
-    uint16_t *d = dst;
-    for (int64_t i = 0; i < n; i++) {
-      uint32_t u;
-      memcpy(&u, &src[i], 4);
-      uint32_t r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
-      uint32_t q = ((u >> 16) & 0x8000) | 0x7FC0;
-      d[i] = (uint16_t)((u & 0x7FFFFFFFu) > 0x7F800000u ? q : r);
-    }
+    f32_to_bf16(src, dst, n);
   } else {
     uint8_t *d = dst;
     for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)hlc_float_bits_from_f32(t, src[i]);

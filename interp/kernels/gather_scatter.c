@@ -127,21 +127,19 @@ static void index_geom(IndexGeom *g, const HloShape *ishape, int64_t ivd, const 
 }
 
 /* Indices as int64 (one pass, so the loops below read one type); s64
- * indices are used in place. Release with free_indices. */
+ * indices are used in place. The copy is counted against --max-memory
+ * (limits.c). Release with free_indices. */
 static const int64_t *load_all_indices(HliExec *x, const HloInstr *ins, const HliValue *v,
                                        bool in_place) {
   if (v->dtype == HLO_S64 && in_place) return v->data;
-  int64_t *p = malloc((size_t)(v->nelem ? v->nelem : 1) * sizeof *p);
-  if (!p) {
-    hli_fail(x, ins, "out of memory reading %lld indices", (long long)v->nelem);
-    return NULL;
-  }
+  int64_t *p = hli_scratch_alloc(x, ins, (size_t)v->nelem * sizeof *p);
+  if (!p) return NULL;
   hlk_load_indices(v->dtype, v->data, v->nelem, p);
   return p;
 }
 
-static void free_indices(const HliValue *v, const int64_t *p) {
-  if (p != v->data) free((void *)p);
+static void free_indices(HliExec *x, const HliValue *v, const int64_t *p) {
+  if (p != v->data) hli_scratch_free(x, (void *)p);
 }
 
 static int check_indices(HliExec *x, const HloInstr *ins, const HloShape *s, int64_t ivd) {
@@ -344,7 +342,7 @@ static int gather_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   GatherJob j = { &g, &win, indices, out->data, a->data, (int64_t)es };
   int64_t per = win.bytes > 0 ? win.bytes : 1;
   hli_parallel_for(x, g.npos, per >= 4096 ? 1 : 4096 / per, gather_range, &j);
-  free_indices(iv, indices);
+  free_indices(x, iv, indices);
   return 0;
 }
 
@@ -702,7 +700,7 @@ static int scatter_run(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
     scatter_typed(x, &s, indices, outs[0]->data, upds[0]->data, hlc_dtype_size(outs[0]->dtype), fn);
   else
     rc = scatter_called(x, ins, &s, indices, outs, upds, k);
-  free_indices(in[k], indices);
+  free_indices(x, in[k], indices);
 done:
   for (int i = 0; i < k; i++)
     if (upds[i] != in[k + 1 + i]) hli_value_unref(x, upds[i]);

@@ -7,7 +7,7 @@ libhlorun_core_la_SOURCES += \
 
 check_PROGRAMS += tests/check_gather_scatter
 TESTS += tests/check_gather_scatter
-tests_check_gather_scatter_SOURCES = tests/check_gather_scatter.c tests/check_movement_util.h
+tests_check_gather_scatter_SOURCES = tests/check_gather_scatter.c
 tests_check_gather_scatter_CFLAGS = $(TEST_CFLAGS)
 tests_check_gather_scatter_LDADD = $(TEST_LIBS)
 

@@ -9,7 +9,9 @@
  * batch element and packs its own panels, so tasks never synchronise.
  * Not here: the micro-kernels (gemm_ukr.c), dimension numbers (dot.c).
  */
+#include "config.h"
 #include "interp/kernels/gemm.h"
+#include "interp/kernels/vectorize.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +21,10 @@
 static const HlkUkrTable *active;
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 
+/* Without HLO_HAVE_X86_ISAS (configure: not x86-64) only the scalar
+ * micro-kernels are built. */
 static bool cpu_has(const char *isa) {
-#if defined(__x86_64__) || defined(__i386__)
+#if HLO_HAVE_X86_ISAS
   __builtin_cpu_init();
   if (strcmp(isa, "avx512") == 0) return __builtin_cpu_supports("avx512f");
   if (strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -29,8 +33,10 @@ static bool cpu_has(const char *isa) {
 }
 
 static const HlkUkrTable *table_named(const char *name) {
+#if HLO_HAVE_X86_ISAS
   if (strcmp(name, "avx512") == 0) return &hlk_ukr_avx512;
   if (strcmp(name, "avx2") == 0) return &hlk_ukr_avx2;
+#endif
   if (strcmp(name, "scalar") == 0) return &hlk_ukr_scalar;
   return NULL;
 }
@@ -40,8 +46,8 @@ static void choose_isa(void) {
    * cannot run falls back to the automatic choice. */
   const char *env = getenv("HLORUN_ISA");
   if (env && table_named(env) && cpu_has(env)) { active = table_named(env); return; }
-  if (cpu_has("avx512")) active = &hlk_ukr_avx512;
-  else if (cpu_has("avx2")) active = &hlk_ukr_avx2;
+  if (cpu_has("avx512")) active = table_named("avx512");
+  else if (cpu_has("avx2")) active = table_named("avx2");
   else active = &hlk_ukr_scalar;
 }
 
@@ -157,6 +163,9 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
         if (cs == 1 && sizeof(S) == sizeof(T)) {                                             \
           memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
           j = cols;                                                                          \
+        } else if (cs == 1) {                                                                \
+          widen_##NAME(src, dst, cols);                                                      \
+          j = cols;                                                                          \
         } else if (cs == 1 || rs != 1) {                                                     \
           for (; j < cols; j++) dst[j] = LOAD(src[j * cs]);                                 \
         } else {                                                                             \
@@ -175,6 +184,16 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
       }                                                                                      \
     }                                                                                        \
   }
+
+/* Contiguous runs of B widen in vector code (exact: a shift for bf16). */
+HLK_VECTORIZE static void widen_f32_bf16(const uint16_t *restrict s, float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = hlk_bf16_to_f32(s[i]);
+}
+static void widen_f32_f16(const uint16_t *s, float *d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = hlk_f16_to_f32(s[i]);
+}
+#define widen_f32(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(float))
+#define widen_f64(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(double))
 
 #define SAME(v) (v)
 DEFINE_PACK(float, float, f32, SAME)

@@ -119,6 +119,10 @@ size_t hlk_ctype_size(HlkCType c);
  * each operand to the result type first; we support every conversion
  * between the numeric kinds except complex -> real. */
 bool hlk_operand_convertible(HloDtype from, HloDtype to);
+/* Plan-time type check shared by dot and convolution: both operands and the
+ * result are arrays, and each operand converts to the result type. 0, or -1
+ * with an error naming what ("dot", "convolution") and the types. */
+int hlk_check_operand_types(HliExec *x, const HloInstr *ins, const char *what);
 
 /* Convert n operand elements into compute-type elements, going through the
  * result type `to` (so an f32 operand of a bf16 dot is rounded to bf16

@@ -7,7 +7,8 @@
  * compute type, and compute type -> result type. Loops are specialised per
  * type pair outside the element loop; only mixed-kind pairs (e.g. an integer
  * operand of a float dot), which are rare, go element by element through a
- * generic number.
+ * generic number. The plan-time check that the operand types convert
+ * (hlk_check_operand_types) is here too, shared by dot and convolution.
  *
  * f16 and bf16 are converted here directly (round to nearest even) because
  * these loops are on the fast path of every bf16 matmul; the one-byte float
@@ -16,6 +17,7 @@
  */
 #include "interp/kernels/gemm.h"
 #include "common/numeric.h"
+#include "interp/kernels/vectorize.h"
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -102,6 +104,18 @@ static bool numeric_ok(HloDtype t) {
 bool hlk_operand_convertible(HloDtype from, HloDtype to) {
   if (!numeric_ok(from) || !numeric_ok(to) || hlk_ctype_for(to) == HLK_CT_NONE) return false;
   return !(hlc_dtype_is_complex(from) && !hlc_dtype_is_complex(to));
+}
+
+int hlk_check_operand_types(HliExec *x, const HloInstr *ins, const char *what) {
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
+  if (!hlc_dtype_is_array(ls->dtype) || !hlc_dtype_is_array(rs->dtype) ||
+      !hlc_dtype_is_array(os->dtype))
+    return hli_fail(x, ins, "%s operands and result must be arrays", what);
+  if (!hlk_operand_convertible(ls->dtype, os->dtype) ||
+      !hlk_operand_convertible(rs->dtype, os->dtype))
+    return hli_unsupported(x, ins, "%s of %s and %s to %s", what, hlc_dtype_name(ls->dtype),
+                           hlc_dtype_name(rs->dtype), hlc_dtype_name(os->dtype));
+  return 0;
 }
 
 /* ---- Integers ----------------------------------------------------------- */
@@ -228,6 +242,14 @@ static void num_to_ctype(Num v, HloDtype to, void *dst) {
 
 /* ---- Bulk conversions --------------------------------------------------- */
 
+/* The hot bf16 loops of every bf16 matmul, vectorized (exact bit recipes). */
+HLK_VECTORIZE static void bf16_to_f32_loop(const uint16_t *restrict s, float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]);
+}
+HLK_VECTORIZE static void f32_to_bf16_loop(const float *restrict s, uint16_t *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = f32_to_bf16(s[i]);
+}
+
 void hlk_load_ctype(HloDtype from, HloDtype to, const void *src, int64_t n, void *dst) {
   HlkCType ct = hlk_ctype_for(to);
   /* Fast pairs: the operand is already the result type, or widening to the
@@ -242,7 +264,7 @@ void hlk_load_ctype(HloDtype from, HloDtype to, const void *src, int64_t n, void
     if (from == HLO_BF16) {
       const uint16_t *s = src;
       if (wide) for (int64_t i = 0; i < n; i++) dd[i] = bf16_to_f32(s[i]);
-      else for (int64_t i = 0; i < n; i++) d[i] = bf16_to_f32(s[i]);
+      else bf16_to_f32_loop(s, d, n);
     } else if (from == HLO_F16) {
       const uint16_t *s = src;
       if (wide) for (int64_t i = 0; i < n; i++) dd[i] = f16_to_f32(s[i]);
@@ -302,12 +324,9 @@ void hlk_store_ctype(HloDtype to, const void *src, int64_t n, void *dst) {
   case HLO_F64: memcpy(dst, src, (size_t)n * 8); return;
   case HLO_C64: memcpy(dst, src, (size_t)n * 8); return;
   case HLO_C128: memcpy(dst, src, (size_t)n * 16); return;
-  case HLO_BF16: {
-    const float *s = src;
-    uint16_t *d = dst;
-    for (int64_t i = 0; i < n; i++) d[i] = f32_to_bf16(s[i]);
+  case HLO_BF16:
+    f32_to_bf16_loop(src, dst, n);
     return;
-  }
   case HLO_F16: {
     const float *s = src;
     uint16_t *d = dst;

@@ -184,15 +184,15 @@ static int bitcast_run(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
   const char *phys = in[0]->data;
   char *tmp = NULL;
   if (!oid) {
-    tmp = aligned_alloc(64, (out->nbytes + 63) & ~(size_t)63);
-    if (!tmp) return hli_fail(x, ins, "out of memory (%zu bytes)", out->nbytes);
+    tmp = hli_scratch_alloc(x, ins, out->nbytes);   /* counted against --max-memory */
+    if (!tmp) return -1;
     physical_plan(&p, os->dims, os->rank, operm, hlc_dtype_size(os->dtype), true);
     hlk_plan_run_par(x, &p, tmp, in[0]->data);
     phys = tmp;
   }
   physical_plan(&p, rs->dims, rs->rank, rperm, hlc_dtype_size(rs->dtype), false);
   hlk_plan_run_par(x, &p, out->data, phys);
-  free(tmp);
+  hli_scratch_free(x, tmp);
   return 0;
 }
 

@@ -7,6 +7,6 @@ libhlorun_core_la_SOURCES += \
 
 check_PROGRAMS += tests/check_movement
 TESTS += tests/check_movement
-tests_check_movement_SOURCES = tests/check_movement.c tests/check_movement_util.h
+tests_check_movement_SOURCES = tests/check_movement.c
 tests_check_movement_CFLAGS = $(TEST_CFLAGS)
 tests_check_movement_LDADD = $(TEST_LIBS)

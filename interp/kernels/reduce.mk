@@ -7,10 +7,10 @@ libhlorun_core_la_SOURCES += \
 
 check_PROGRAMS += tests/check_reduce tests/check_sort tests/check_reduce_hlo
 TESTS += tests/check_reduce tests/check_sort tests/check_reduce_hlo
-tests_check_reduce_SOURCES = tests/check_reduce.c tests/reduce_ir.h
+tests_check_reduce_SOURCES = tests/check_reduce.c
 tests_check_reduce_CFLAGS = $(TEST_CFLAGS)
 tests_check_reduce_LDADD = $(TEST_LIBS)
-tests_check_sort_SOURCES = tests/check_sort.c tests/reduce_ir.h
+tests_check_sort_SOURCES = tests/check_sort.c
 tests_check_sort_CFLAGS = $(TEST_CFLAGS)
 tests_check_sort_LDADD = $(TEST_LIBS)
 tests_check_reduce_hlo_SOURCES = tests/check_reduce_hlo.c

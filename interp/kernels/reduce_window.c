@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXR = 64 };
+enum { MAXR = HLK_WINDOW_MAX_RANK };
 
 typedef struct WGeom {
   int32_t rank;
@@ -50,21 +50,6 @@ static int64_t window_offset(const WGeom *g, int32_t nd, const int64_t *o, const
   return off;
 }
 
-/* Advance a row-major odometer over dims [0, nd) of sizes lim; false at the end. */
-static bool odo_next(int64_t *idx, const int64_t *lim, int32_t nd) {
-  for (int32_t d = nd - 1; d >= 0; d--) {
-    if (++idx[d] < lim[d]) return true;
-    idx[d] = 0;
-  }
-  return false;
-}
-
-static bool odo_empty(const int64_t *lim, int32_t nd) {
-  for (int32_t d = 0; d < nd; d++)
-    if (lim[d] <= 0) return true;
-  return false;
-}
-
 /* ---- Typed path: one output row (last dim) at a time ------------------ */
 
 typedef struct WJob {
@@ -91,7 +76,7 @@ static void window_rows(void *arg, int64_t lo, int64_t hi) {
     for (int32_t d = L - 1; d >= 0; d--) { o[d] = t % g->out[d]; t /= g->out[d]; }
     f->init(acc, j->init, on);
     memset(w, 0, sizeof(int64_t) * (size_t)r);
-    if (!odo_empty(g->size, L)) do {
+    if (!hlk_odo_empty(g->size, L)) do {
       int64_t off = window_offset(g, L, o, w);
       if (off < 0) continue;
       for (int64_t wl = 0; wl < g->size[L]; wl++) {
@@ -112,7 +97,7 @@ static void window_rows(void *arg, int64_t lo, int64_t hi) {
           }
         }
       }
-    } while (odo_next(w, g->size, L));
+    } while (hlk_odo_next(w, g->size, L));
     f->store(j->out + (size_t)(row * on) * j->es, acc, on);
   }
   free(acc);
@@ -138,16 +123,16 @@ static int window_generic(HliExec *x, const HloInstr *ins, const WGeom *g, int32
   for (int64_t e = 0; e < nout && rc == 0; e++) {
     for (int32_t i = 0; i < k; i++) memcpy(accp[i], in[k + i]->data, es[i]);
     memset(w, 0, sizeof w);
-    if (!odo_empty(g->size, g->rank)) do {
+    if (!hlk_odo_empty(g->size, g->rank)) do {
       int64_t off = window_offset(g, g->rank, o, w);
       if (off < 0) continue;
       for (int32_t i = 0; i < k; i++)
         memcpy(hlk_scall_arg(&sc, k + i), (const char *)in[i]->data + (size_t)off * es[i], es[i]);
       rc = hlk_scall_run(&sc, accp);
-    } while (rc == 0 && odo_next(w, g->size, g->rank));
+    } while (rc == 0 && hlk_odo_next(w, g->size, g->rank));
     for (int32_t i = 0; i < k && rc == 0; i++)
       memcpy((char *)outs[i]->data + (size_t)e * es[i], accp[i], es[i]);
-    odo_next(o, g->out, g->rank);
+    hlk_odo_next(o, g->out, g->rank);
   }
   hlk_scall_free(&sc);
   return rc;

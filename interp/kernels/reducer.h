@@ -124,6 +124,28 @@ static inline float hlk_bf16_to_f32(uint16_t b) {
   return x.f;
 }
 
+/* ---- Window iteration (reduce-window, select-and-scatter) ------------- */
+
+/* Rank limit of the windowed kernels (their index arrays are this long). */
+enum { HLK_WINDOW_MAX_RANK = 64 };
+
+/* Advance a row-major odometer over dims [0, nd) of sizes lim; false at the
+ * end (idx is back at all zeros). */
+static inline bool hlk_odo_next(int64_t *idx, const int64_t *lim, int32_t nd) {
+  for (int32_t d = nd - 1; d >= 0; d--) {
+    if (++idx[d] < lim[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+/* Does the odometer over dims [0, nd) of sizes lim have no positions? */
+static inline bool hlk_odo_empty(const int64_t *lim, int32_t nd) {
+  for (int32_t d = 0; d < nd; d++)
+    if (lim[d] <= 0) return true;
+  return false;
+}
+
 /* ---- Kernels of this area (registered by hli_register_reduce) -------- */
 int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
 int hlk_reduce_check(HliExec *x, const HloInstr *ins);

@@ -14,7 +14,7 @@
 #include "interp/kernels/reducer.h"
 #include <string.h>
 
-enum { MAXR = 64 };
+enum { MAXR = HLK_WINDOW_MAX_RANK };
 
 typedef struct SGeom {
   int32_t rank;
@@ -22,20 +22,6 @@ typedef struct SGeom {
   int64_t src[MAXR];
   int64_t size[MAXR], stride[MAXR], pad[MAXR];
 } SGeom;
-
-static bool odo_next(int64_t *idx, const int64_t *lim, int32_t nd) {
-  for (int32_t d = nd - 1; d >= 0; d--) {
-    if (++idx[d] < lim[d]) return true;
-    idx[d] = 0;
-  }
-  return false;
-}
-
-static bool odo_empty(const int64_t *lim, int32_t nd) {
-  for (int32_t d = 0; d < nd; d++)
-    if (lim[d] <= 0) return true;
-  return false;
-}
 
 /* Operand offset of window position w for source index s, or -1 in padding. */
 static int64_t sg_offset(const SGeom *g, const int64_t *s, const int64_t *w) {
@@ -62,7 +48,7 @@ static int64_t sg_offset(const SGeom *g, const int64_t *s, const int64_t *w) {
     int64_t s[MAXR] = {0}, w[MAXR];                                                   \
     size_t es = sizeof(S);                                                            \
     _Alignas(16) unsigned char acc[16];                                               \
-    if (odo_empty(g->src, g->rank)) return;                                           \
+    if (hlk_odo_empty(g->src, g->rank)) return;                                       \
     do {                                                                              \
       int64_t best = -1;                                                              \
       C bv = 0;                                                                       \
@@ -73,14 +59,14 @@ static int64_t sg_offset(const SGeom *g, const int64_t *s, const int64_t *w) {
         C cv = LOAD(op[off]);                                                         \
         if (best < 0) { best = off; bv = cv; }                                        \
         if (!KEEP(dir, bv, cv)) { best = off; bv = cv; }                              \
-      } while (odo_next(w, g->size, g->rank));                                        \
+      } while (hlk_odo_next(w, g->size, g->rank));                                    \
       if (best >= 0) {                                                                \
         f->init(acc, res + (size_t)best * es, 1);                                     \
         f->run(acc, src, 1, 1);                                                       \
         f->store(res + (size_t)best * es, acc, 1);                                    \
       }                                                                               \
       src += es;                                                                      \
-    } while (odo_next(s, g->src, g->rank));                                           \
+    } while (hlk_odo_next(s, g->src, g->rank));                                       \
   }
 
 #define ID(x) (x)
@@ -132,7 +118,7 @@ static int sas_generic(HliExec *x, const HloInstr *ins, const SGeom *g, HloDtype
   size_t es = hlc_dtype_size(t);
   int64_t s[MAXR] = {0}, w[MAXR];
   int rc = 0;
-  if (!odo_empty(g->src, g->rank)) do {
+  if (!hlk_odo_empty(g->src, g->rank)) do {
     int64_t best = -1;
     memset(w, 0, sizeof(int64_t) * (size_t)g->rank);
     do {
@@ -144,7 +130,7 @@ static int sas_generic(HliExec *x, const HloInstr *ins, const SGeom *g, HloDtype
       int keep = hlk_scall_pred(&sel);
       if (keep < 0) { rc = -1; break; }
       if (!keep) best = off;
-    } while (odo_next(w, g->size, g->rank));
+    } while (hlk_odo_next(w, g->size, g->rank));
     if (rc == 0 && best >= 0) {
       void *r[1] = {res + (size_t)best * es};
       memcpy(hlk_scall_arg(&sca, 0), src, es);
@@ -152,7 +138,7 @@ static int sas_generic(HliExec *x, const HloInstr *ins, const SGeom *g, HloDtype
       rc = hlk_scall_run(&sca, r);
     }
     src += es;
-  } while (rc == 0 && odo_next(s, g->src, g->rank));
+  } while (rc == 0 && hlk_odo_next(s, g->src, g->rank));
   hlk_scall_free(&sel);
   hlk_scall_free(&sca);
   return rc;

@@ -333,7 +333,13 @@ int hlk_sort(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out
   if (hlk_match_comparator(hlk_called(ins, HLO_CALL_TO_APPLY), k, &cmp) &&
       key_mode(in[0]->dtype, cmp.type, cmp.kind, &m)) {
     SortJob j = {&g, k, in, outs, in[0]->dtype, m, cmp.descending, false};
+    /* Each thread sorting rows holds two key tables of a row (sort_rows):
+     * count them against --max-memory (limits.c) before they exist. */
+    int64_t par = g.rows < hli_num_threads(x) ? g.rows : hli_num_threads(x);
+    size_t work = (size_t)par * (size_t)g.n * 2 * (sizeof(KeyIdx) + sizeof(int64_t));
+    if (hli_scratch_reserve(x, ins, work)) return -1;
     hli_parallel_for(x, g.rows, 65536 / (g.n + 1) + 1, sort_rows, &j);
+    hli_scratch_unreserve(x, work);
     return j.oom ? hli_fail(x, ins, "out of memory") : 0;
   }
   return sort_generic(x, ins, &g, k, in, outs);

@@ -39,7 +39,7 @@ expect_run missing-file 2 - "cannot open" "$d/add.hlo" "$d/a.txt" "$tmp/nope.npy
 expect_run expect-match 0 - - --expect "$d/sum.txt" "$d/add.hlo" "$d/a.txt" "$d/b.txt"
 expect_run expect-mismatch 1 - "1 of 2 elements differ" \
   --expect "$d/sum_off.txt" "$d/add.hlo" "$d/a.txt" "$d/b.txt"
-grep -q "at \[1\]: got 22, want 23" "$tmp/err" || fail "expect-mismatch: no index report"
+grep -q "at \[1\]  got 22  want 23" "$tmp/err" || fail "expect-mismatch: no index report"
 expect_run expect-atol 0 - - --expect "$d/sum_off.txt" --atol 1 "$d/add.hlo" "$d/a.txt" "$d/b.txt"
 expect_run parse-error 2 - "bad.hlo:5:" "$d/bad.hlo" "$d/a.txt"
 expect_run bad-option 2 - "Try" --bench zero "$d/add.hlo"

@@ -1,0 +1,340 @@
+/* casedir.c: the layout of a golden case directory, as --suite and
+ * --replay read it, and finding cases under folders.
+ *
+ * A case is a directory holding
+ *   module.hlo (or case.hlo)      the module
+ *   in0.npy|.npz|.txt, in1...     one input per ENTRY parameter, numbered
+ *                                 from 0 without gaps (optional)
+ *   expected.npy|.npz|.txt        the golden result
+ *   tolerance                     optional: "rtol=R atol=A" (either; # comments)
+ *   case.json or meta.json        optional: {"compare": "eq"|"close",
+ *                                 "rtol": R, "atol": A, "tolerance": {"rtol":
+ *                                 R, "atol": A}}; "eq" means exact
+ *   args                          optional: extra hlorun options, one per line
+ * This is the layout of ../shared/conformance/cases, ../shared/evalcases/cases
+ * and of the directories --dump-custom-calls writes.
+ *
+ * Not here: running cases (suite.c), reading values (the library). */
+#include "cli.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool is_file(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* "dir/name", or NULL if that file does not exist (the path is freed). */
+static char *file_in(const char *dir, const char *name) {
+  char *p = xprintf("%s/%s", dir, name);
+  if (is_file(p)) return p;
+  free(p);
+  return NULL;
+}
+
+/* dir/BASE.npy, .npz or .txt: the first that exists. */
+static char *value_file(const char *dir, const char *base) {
+  static const char *const ext[] = {"npy", "npz", "txt"};
+  for (int i = 0; i < 3; i++) {
+    char *name = xprintf("%s.%s", base, ext[i]);
+    char *p = file_in(dir, name);
+    free(name);
+    if (p) return p;
+  }
+  return NULL;
+}
+
+bool case_is_dir(const char *dir) {
+  char *p = file_in(dir, "module.hlo");
+  if (!p) p = file_in(dir, "case.hlo");
+  free(p);
+  return p != NULL;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *b = xmalloc(cap);
+  size_t r;
+  while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+    n += r;
+    if (n + 1 == cap) {
+      cap *= 2;
+      char *nb = realloc(b, cap);
+      if (!nb) { free(b); fclose(f); return NULL; }
+      b = nb;
+    }
+  }
+  fclose(f);
+  b[n] = 0;
+  if (len) *len = n;
+  return b;
+}
+
+/* ---- A JSON subset reader: enough to find keys of objects ---- */
+
+static const char *ws(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  return p;
+}
+
+/* Skip one JSON value; NULL if malformed. */
+static const char *skip_value(const char *p, int depth) {
+  p = ws(p);
+  if (depth > 64) return NULL;
+  if (*p == '"') {
+    for (p++; *p && *p != '"'; p++)
+      if (*p == '\\' && p[1]) p++;
+    return *p == '"' ? p + 1 : NULL;
+  }
+  if (*p == '{' || *p == '[') {
+    char close = *p == '{' ? '}' : ']';
+    p = ws(p + 1);
+    if (*p == close) return p + 1;
+    for (;;) {
+      if (close == '}') {
+        if (!(p = skip_value(p, depth + 1))) return NULL;   /* the key */
+        p = ws(p);
+        if (*p++ != ':') return NULL;
+      }
+      if (!(p = skip_value(p, depth + 1))) return NULL;
+      p = ws(p);
+      if (*p == ',') { p++; continue; }
+      return *p == close ? p + 1 : NULL;
+    }
+  }
+  const char *s = p;
+  while (*p && !strchr(",}] \t\r\n", *p)) p++;
+  return p > s ? p : NULL;
+}
+
+/* The value of key in the object at obj; NULL if absent or malformed. */
+static const char *json_get(const char *obj, const char *key) {
+  const char *p = ws(obj);
+  if (*p != '{') return NULL;
+  p = ws(p + 1);
+  size_t kl = strlen(key);
+  while (*p == '"') {
+    const char *k = p + 1;
+    const char *e = skip_value(p, 0);
+    if (!e) return NULL;
+    bool match = (size_t)(e - 1 - k) == kl && strncmp(k, key, kl) == 0;
+    p = ws(e);
+    if (*p++ != ':') return NULL;
+    p = ws(p);
+    if (match) return p;
+    if (!(p = skip_value(p, 0))) return NULL;
+    p = ws(p);
+    if (*p != ',') return NULL;
+    p = ws(p + 1);
+  }
+  return NULL;
+}
+
+static bool json_number(const char *v, double *out) {
+  if (!v) return false;
+  char *e;
+  double d = strtod(v, &e);
+  if (e == v || !(d >= 0)) return false;
+  *out = d;
+  return true;
+}
+
+static int read_json(const char *path, Case *c) {
+  char *t = slurp(path, NULL);
+  if (!t) { fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno)); return -1; }
+  if (!skip_value(t, 0) || *ws(t) != '{') {
+    fprintf(stderr, "%s: %s: not a JSON object\n", prog, path);
+    free(t);
+    return -1;
+  }
+  const char *cmp = json_get(t, "compare");
+  if (cmp && strncmp(cmp, "\"eq\"", 4) == 0) c->rtol = c->atol = 0;
+  const char *tol = json_get(t, "tolerance");
+  if (tol && *tol == '{') {
+    json_number(json_get(tol, "rtol"), &c->rtol);
+    json_number(json_get(tol, "atol"), &c->atol);
+  }
+  json_number(json_get(t, "rtol"), &c->rtol);
+  json_number(json_get(t, "atol"), &c->atol);
+  free(t);
+  return 0;
+}
+
+/* "rtol=R atol=A", whitespace separated, '#' to the end of a line. */
+static int read_tolerance(const char *path, Case *c) {
+  char *t = slurp(path, NULL);
+  if (!t) { fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno)); return -1; }
+  int rc = 0;
+  for (char *p = t; *p && rc == 0;) {
+    if (*p == '#') { while (*p && *p != '\n') p++; continue; }
+    if (strchr(" \t\r\n", *p)) { p++; continue; }
+    char *w = p;
+    while (*p && !strchr(" \t\r\n#", *p)) p++;
+    char save = *p;
+    *p = 0;
+    double *dst = strncmp(w, "rtol=", 5) == 0 ? &c->rtol : strncmp(w, "atol=", 5) == 0 ? &c->atol : NULL;
+    char *e = NULL;
+    double v = dst ? strtod(w + 5, &e) : -1;
+    if (!dst || e == w + 5 || *e || !(v >= 0)) {
+      fprintf(stderr, "%s: %s: expected rtol=R or atol=A, got '%s'\n", prog, path, w);
+      rc = -1;
+    } else {
+      *dst = v;
+    }
+    *p = save;
+  }
+  free(t);
+  return rc;
+}
+
+static int read_args(const char *path, Case *c) {
+  char *t = slurp(path, NULL);
+  if (!t) { fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno)); return -1; }
+  for (char *line = t; *line;) {
+    char *nl = strchr(line, '\n');
+    char *next = nl ? nl + 1 : line + strlen(line);
+    if (nl) *nl = 0;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = 0;
+    while (*line == ' ' || *line == '\t') line++;
+    if (*line && *line != '#') {
+      c->args = realloc(c->args, (size_t)(c->nargs + 1) * sizeof *c->args);
+      if (!c->args) { fprintf(stderr, "%s: out of memory\n", prog); exit(EXIT_ERROR); }
+      c->args[c->nargs++] = xprintf("%s", line);
+    }
+    line = next;
+  }
+  free(t);
+  return 0;
+}
+
+int case_load(const char *dir, Case *c) {
+  memset(c, 0, sizeof *c);
+  c->rtol = c->atol = -1;
+  c->dir = xprintf("%s", dir);
+  c->module = file_in(dir, "module.hlo");
+  if (!c->module) c->module = file_in(dir, "case.hlo");
+  if (!c->module) {
+    fprintf(stderr, "%s: %s: not a case directory (no module.hlo or case.hlo)\n", prog, dir);
+    return -1;
+  }
+  for (int i = 0;; i++) {
+    char *base = xprintf("in%d", i);
+    char *p = value_file(dir, base);
+    free(base);
+    if (!p) break;
+    c->inputs = realloc(c->inputs, (size_t)(i + 1) * sizeof *c->inputs);
+    if (!c->inputs) { fprintf(stderr, "%s: out of memory\n", prog); exit(EXIT_ERROR); }
+    c->inputs[c->ninputs++] = p;
+  }
+  c->expected = value_file(dir, "expected");
+  char *p;
+  int rc = 0;
+  if ((p = file_in(dir, "meta.json"))) { rc |= read_json(p, c); free(p); }
+  if ((p = file_in(dir, "case.json"))) { rc |= read_json(p, c); free(p); }
+  if ((p = file_in(dir, "tolerance"))) { rc |= read_tolerance(p, c); free(p); }
+  if ((p = file_in(dir, "args"))) { rc |= read_args(p, c); free(p); }
+  return rc ? -1 : 0;
+}
+
+void case_free(Case *c) {
+  free(c->dir);
+  free(c->module);
+  for (int i = 0; i < c->ninputs; i++) free(c->inputs[i]);
+  free(c->inputs);
+  free(c->expected);
+  for (int i = 0; i < c->nargs; i++) free(c->args[i]);
+  free(c->args);
+  memset(c, 0, sizeof *c);
+}
+
+/* ---- Finding cases ---- */
+
+typedef struct Paths { char **v; int n, cap; } Paths;
+
+static void paths_add(Paths *p, char *s) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 64;
+    p->v = realloc(p->v, (size_t)p->cap * sizeof *p->v);
+    if (!p->v) { fprintf(stderr, "%s: out of memory\n", prog); exit(EXIT_ERROR); }
+  }
+  p->v[p->n++] = s;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void find_rec(const char *dir, int depth, Paths *out) {
+  if (case_is_dir(dir)) { paths_add(out, xprintf("%s", dir)); return; }
+  if (depth > 8) return;
+  DIR *d = opendir(dir);
+  if (!d) return;
+  Paths sub = {0};
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char *p = xprintf("%s/%s", dir, e->d_name);
+    if (is_dir(p)) paths_add(&sub, p);
+    else free(p);
+  }
+  closedir(d);
+  if (sub.n) qsort(sub.v, (size_t)sub.n, sizeof *sub.v, cmp_str);
+  for (int i = 0; i < sub.n; i++) {
+    find_rec(sub.v[i], depth + 1, out);
+    free(sub.v[i]);
+  }
+  free(sub.v);
+}
+
+Case *case_find_all(char *const *dirs, int ndirs, int *n) {
+  *n = 0;
+  Paths all = {0};
+  for (int i = 0; i < ndirs; i++) {
+    char *d = xprintf("%s", dirs[i]);
+    size_t l = strlen(d);
+    while (l > 1 && d[l - 1] == '/') d[--l] = 0;
+    if (!is_dir(d)) {
+      fprintf(stderr, "%s: %s: not a directory\n", prog, d);
+      free(d);
+      goto fail;
+    }
+    int before = all.n;
+    find_rec(d, 0, &all);
+    if (all.n == before) {
+      fprintf(stderr, "%s: %s: no cases (directories holding module.hlo or case.hlo)\n", prog, d);
+      free(d);
+      goto fail;
+    }
+    free(d);
+  }
+  Case *cs = calloc((size_t)(all.n ? all.n : 1), sizeof *cs);
+  if (!cs) { fprintf(stderr, "%s: out of memory\n", prog); exit(EXIT_ERROR); }
+  int bad = 0;
+  for (int i = 0; i < all.n; i++) {
+    if (case_load(all.v[i], &cs[i]) != 0) bad++;
+    free(all.v[i]);
+  }
+  free(all.v);
+  if (bad) {
+    for (int i = 0; i < all.n; i++) case_free(&cs[i]);
+    free(cs);
+    return NULL;
+  }
+  *n = all.n;
+  return cs;
+fail:
+  for (int i = 0; i < all.n; i++) free(all.v[i]);
+  free(all.v);
+  return NULL;
+}

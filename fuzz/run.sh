@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# fuzz/run.sh TARGET SECONDS [LIBFUZZER-OPTIONS...]
+#   TARGET: parse | values | attrs | run | all (all: SECONDS each, one after
+#   the other: the machine is shared).
+# Builds hlorun's core library with clang, libFuzzer, ASan and UBSan in a
+# private copy of the sources (so an in-tree gcc build is left alone), links
+# fuzz/fuzz_TARGET.c against it and fuzzes for SECONDS, starting from the
+# seed corpus fuzz/corpus/TARGET. New corpus entries and crashing inputs go
+# to $FUZZ_DIR (default ${TMPDIR:-/tmp}/hlorun-fuzz): keep a crash as a
+# regression test by copying it to tests/fuzz-regressions/TARGET/.
+# Needs clang and its fuzzer runtime (Debian: clang, libclang-rt-14-dev; see
+# fuzz/packages.txt). Not part of `make check`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+target=${1:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer options]}
+secs=${2:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer options]}
+shift 2
+work=${FUZZ_DIR:-${TMPDIR:-/tmp}/hlorun-fuzz}
+CC=${FUZZ_CC:-clang}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+mkdir -p "$work/src"
+
+# A copy of the sources (tracked files in a git checkout, else everything but
+# build products); unchanged files keep their times, so rebuilds are small.
+if git -C "$here" rev-parse --git-dir >/dev/null 2>&1; then
+  (cd "$here" && git ls-files -z | xargs -0 tar -cf - --) | tar -xf - -C "$work/src"
+else
+  (cd "$here" && tar -cf - --exclude=./fuzz-build --exclude='*.o' --exclude='*.lo' .) |
+    tar -xf - -C "$work/src"
+fi
+cd "$work/src"
+if [ ! -f Makefile ]; then
+  autoreconf -fi >/dev/null 2>&1
+  ./configure CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >/dev/null
+fi
+make -j2 libhlorun_core.la >/dev/null
+
+build() {
+  local t=$1; shift
+  "$CC" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer $SAN -I. -Iinclude -Iparser \
+    "fuzz/fuzz_$t.c" .libs/libhlorun_core.a -lsleef -lz -lm -ldl -pthread -o "$work/fuzz_$t"
+}
+
+run() {
+  local t=$1; shift
+  build "$t"
+  mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
+  local dict=()
+  [ -f "$here/fuzz/$t.dict" ] && dict=(-dict="$here/fuzz/$t.dict")
+  echo "== fuzz_$t for ${secs}s (corpus $work/corpus/$t, crashes in $work/artifacts/$t)"
+  "$work/fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 \
+    -max_len=16384 -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/" "${dict[@]}" \
+    "$@" "$work/corpus/$t" "$here/fuzz/corpus/$t"
+}
+
+case "$target" in
+  all) for t in parse values attrs run; do run "$t" "$@" || true; done ;;
+  parse|values|attrs|run) run "$target" "$@" ;;
+  *) echo "fuzz/run.sh: unknown target '$target' (parse, values, attrs, run, all)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,209 @@
+/* extract.c: a module that runs one instruction alone (hlo_module_extract),
+ * for reproducing a failure without the rest of the model: hlorun
+ * --only-instruction, and the module.hlo of each --dump-custom-calls
+ * directory.
+ *
+ * Works on the module's canonical text (hlp_print): every computation is
+ * kept except ENTRY, which is replaced by one whose parameters are the
+ * instruction's operands (tokens come from after-all) and whose ROOT is the
+ * instruction, printed exactly as in the canonical text with its operand
+ * list renamed and control-predecessors dropped. The header loses
+ * entry_computation_layout (the new ENTRY has another signature). The text
+ * is parsed again, so the result is checked like any module.
+ *
+ * Not here: running it (the caller does), choosing the instruction. */
+#include "interp/api.h"
+#include "interp/valio.h"
+#include "parser/parser.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Start of the line "  [ROOT ]%name = " inside [b, e), pointing after
+ * " = "; NULL if absent. */
+static const char *find_instr(const char *b, const char *e, const char *name, const char **line) {
+  size_t nl = strlen(name);
+  for (const char *p = b; p && p < e; p = memchr(p, '\n', (size_t)(e - p))) {
+    if (*p == '\n') p++;
+    const char *q = p;
+    if (strncmp(q, "  ROOT %", 8) == 0) q += 8;
+    else if (strncmp(q, "  %", 3) == 0) q += 3;
+    else continue;
+    if ((size_t)(e - q) > nl + 3 && strncmp(q, name, nl) == 0 && strncmp(q + nl, " = ", 3) == 0) {
+      if (line) *line = p;
+      return q + nl + 3;
+    }
+  }
+  return NULL;
+}
+
+/* The block of computation c: from its header line to the "}" line
+ * (exclusive of the blank line after it). */
+static bool find_block(const char *text, const HloComputation *c, const char **b, const char **e) {
+  size_t nl = strlen(c->name);
+  for (const char *p = text; p; p = strchr(p, '\n')) {
+    if (*p == '\n') p++;
+    const char *q = p;
+    if (c->is_entry) {
+      if (strncmp(q, "ENTRY %", 7) != 0) continue;
+      q += 7;
+    } else {
+      if (*q != '%') continue;
+      q++;
+    }
+    if (strncmp(q, c->name, nl) != 0 || (q[nl] != ' ' && q[nl] != '\n')) continue;
+    const char *end = strstr(q, "\n}");
+    if (!end) return false;
+    *b = p;
+    *e = end + 2;
+    return true;
+  }
+  return false;
+}
+
+/* Shape text of an instruction line (after " = "), up to " OPCODE(". */
+static bool shape_span(const char *after_eq, const char *end, const HloInstr *ins,
+                       const char **s, size_t *n) {
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s(", hlp_opcode_name(ins->op));
+  const char *p = strstr(after_eq, pat);
+  if (!p || p >= end) return false;
+  *s = after_eq;
+  *n = (size_t)(p - after_eq);
+  return true;
+}
+
+/* End of the instruction starting at p: the next instruction line or the
+ * closing brace of the computation. */
+static const char *instr_end(const char *p, const char *block_end) {
+  const char *best = block_end - 2;   /* the "\n}" */
+  const char *cands[2] = {strstr(p, "\n  %"), strstr(p, "\n  ROOT %")};
+  for (int i = 0; i < 2; i++)
+    if (cands[i] && cands[i] < best) best = cands[i];
+  return best;
+}
+
+/* Drop ", control-predecessors={...}" (its names do not exist alone). */
+static void drop_control(HliBuf *b, const char *s, size_t n) {
+  static const char key[] = ", control-predecessors={";
+  const char *k = memmem(s, n, key, sizeof key - 1);
+  if (!k) { hli_buf_put(b, s, n); return; }
+  const char *q = k + sizeof key - 1;
+  int depth = 1;
+  while (q < s + n && depth > 0) {
+    if (*q == '{') depth++;
+    else if (*q == '}') depth--;
+    q++;
+  }
+  hli_buf_put(b, s, (size_t)(k - s));
+  hli_buf_put(b, q, (size_t)(s + n - q));
+}
+
+/* The header line without entry_computation_layout={...}. */
+static void put_header(HliBuf *b, const char *text) {
+  const char *nl = strchr(text, '\n');
+  size_t n = nl ? (size_t)(nl - text) : strlen(text);
+  static const char key[] = ", entry_computation_layout={";
+  const char *k = memmem(text, n, key, sizeof key - 1);
+  if (!k) { hli_buf_put(b, text, n); return; }
+  const char *q = k + sizeof key - 1;
+  int depth = 1;
+  while (q < text + n && depth > 0) {
+    if (*q == '{') depth++;
+    else if (*q == '}') depth--;
+    q++;
+  }
+  hli_buf_put(b, text, (size_t)(k - text));
+  hli_buf_put(b, q, (size_t)(text + n - q));
+}
+
+/* The text of a module running ins alone, or NULL with *why set. */
+static char *extract_text(const HloModule *m, const HloInstr *ins, const char **why) {
+  *why = "out of memory";
+  if (ins->op == HLO_OP_PARAMETER || ins->op == HLO_OP_CONSTANT) {
+    *why = "a parameter or constant has no operands: there is nothing to run alone";
+    return NULL;
+  }
+  char *text = hlp_print(m, NULL);
+  if (!text) return NULL;
+  HliBuf b = {0};
+  char *out = NULL;
+  const char *eb, *ee, *cb, *ce, *line;
+  *why = "cannot find the instruction in the module's canonical text";
+  if (!find_block(text, m->entry, &eb, &ee) || !find_block(text, ins->parent, &cb, &ce)) goto done;
+  const char *after = find_instr(cb, ce, ins->name, &line);
+  if (!after) goto done;
+  const char *iend = instr_end(after, ce);
+  const char *shape;
+  size_t shape_n;
+  if (!shape_span(after, iend, ins, &shape, &shape_n)) goto done;
+  const char *ops = shape + shape_n + 1 + strlen(hlp_opcode_name(ins->op));   /* at "(" */
+  HliBuf want = {0};
+  hli_buf_puts(&want, "(");
+  for (int32_t k = 0; k < ins->nops; k++) hli_buf_printf(&want, "%s%%%s", k ? ", " : "", ins->ops[k]->name);
+  hli_buf_puts(&want, ")");
+  bool ok = want.data && (size_t)(iend - ops) >= want.len && memcmp(ops, want.data, want.len) == 0;
+  const char *rest = ops + (want.data ? want.len : 0);
+  hli_buf_free(&want);
+  if (!ok) goto done;
+
+  /* Header, then every computation but ENTRY. */
+  put_header(&b, text);
+  const char *body = strchr(text, '\n');
+  body = body ? body + 1 : text + strlen(text);
+  hli_buf_put(&b, "\n", 1);
+  hli_buf_put(&b, body, (size_t)(eb - body));
+  const char *after_entry = ee;
+  while (*after_entry == '\n') after_entry++;
+  hli_buf_puts(&b, after_entry);
+  while (b.len >= 2 && b.data[b.len - 1] == '\n' && b.data[b.len - 2] == '\n') b.len--;
+
+  /* The new ENTRY: operands as parameters (tokens from after-all). */
+  const char *pfx = strncmp(ins->name, "operand.", 8) == 0 ? "op." : "operand.";
+  hli_buf_printf(&b, "\nENTRY %%%s {\n", m->entry->name);
+  int32_t np = 0;
+  for (int32_t k = 0; k < ins->nops; k++) {
+    const HloInstr *op = ins->ops[k];
+    const char *oa, *os;
+    size_t on;
+    if (op->shape.dtype == HLO_TOKEN) {
+      hli_buf_printf(&b, "  %%%s%d = token[] after-all()\n", pfx, (int)k);
+      continue;
+    }
+    *why = "cannot find an operand in the module's canonical text";
+    if (!(oa = find_instr(cb, ce, op->name, NULL)) || !shape_span(oa, ce, op, &os, &on)) goto done;
+    hli_buf_printf(&b, "  %%%s%d = %.*s parameter(%d)\n", pfx, (int)k, (int)on, os, (int)np++);
+  }
+  hli_buf_printf(&b, "  ROOT %%%s = %.*s %s(", ins->name, (int)shape_n, shape,
+                 hlp_opcode_name(ins->op));
+  for (int32_t k = 0; k < ins->nops; k++) hli_buf_printf(&b, "%s%%%s%d", k ? ", " : "", pfx, (int)k);
+  hli_buf_puts(&b, ")");
+  drop_control(&b, rest, (size_t)(iend - rest));
+  hli_buf_puts(&b, "\n}\n");
+  if (!b.failed) { out = b.data; b.data = NULL; }
+  else *why = "out of memory";
+done:
+  hli_buf_free(&b);
+  free(text);
+  return out;
+}
+
+HloStatus hlo_module_extract(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
+                             HloModule **out) {
+  if (!ctx || !m || !i || !out) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  const HloInstr *ins = (const HloInstr *)i;
+  const char *why;
+  char *text = extract_text(m, ins, &why);
+  if (!text)
+    return hli_api_fail(ctx, ins->op == HLO_OP_PARAMETER || ins->op == HLO_OP_CONSTANT
+                                 ? HLO_INVALID_ARGUMENT : HLO_ERROR,
+                        "%s:%d: cannot extract %s (%s): %s", m->filename ? m->filename : "<input>",
+                        ins->line, ins->name, hlp_opcode_name(ins->op), why);
+  char fname[512];
+  snprintf(fname, sizeof fname, "%s (extracted from %s)", ins->name,
+           m->filename ? m->filename : "<input>");
+  HloStatus st = hlo_module_parse(ctx, text, strlen(text), fname, out);
+  free(text);
+  return st;
+}

@@ -1,0 +1,577 @@
+/* fuse.c: finds fused groups of elementwise instructions when a computation
+ * is planned, compiles each into a small tile program, and runs it (see
+ * fuse.h for what a group is).
+ *
+ * Finding groups: instructions are visited from last to first; an
+ * elementwise instruction not yet in a group roots a new one, which then
+ * takes in, walking down, every operand whose users are all in the group
+ * (text order is dependency order, so by the time an instruction is
+ * reached every user has been decided). Broadcasts of the supported
+ * patterns are copied into every group that uses them: they cost nothing to
+ * redo per tile, and a broadcast whose every use was taken into groups is
+ * never materialised.
+ *
+ * Running a group: its output is cut into tiles of TILE elements; for each
+ * tile the program's operations run in order on registers of TILE elements
+ * (inputs that need no decoding are read in place). Narrow floats live in
+ * registers as f32 and are rounded through their type after every
+ * operation, exactly as each kernel rounds its own result. Tiles are split
+ * over the thread pool; scalar broadcasts are filled once per chunk.
+ * Not here: the loops themselves (kernels/elementwise*.c, convert.c). */
+#include "interp/fuse.h"
+#include "interp/kernels/elementwise.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  TILE = 2048,          /* elements per tile: a dozen f32 registers stay in L1/L2 */
+  MIN_CHUNK = 16384,    /* elements per parallel chunk, at least */
+  STACK_SCRATCH = 16384 /* registers of small tiles live on the stack */
+};
+
+/* What an instruction is to fusion. */
+typedef enum Kind { K_NONE, K_UN, K_BIN, K_CMP, K_SEL, K_CONV, K_BCAST } Kind;
+
+/* Tile operations. */
+typedef enum FopKind {
+  FOP_UN,      /* dst = un(src0) */
+  FOP_BIN,     /* dst = bin(src0, src1) (compare too) */
+  FOP_SEL,     /* dst = src0 ? src1 : src2 */
+  FOP_CONV,    /* dst = convert(src0) */
+  FOP_LOAD,    /* dst = narrow input decoded to f32 */
+  FOP_BCAST    /* dst = broadcast input (decoded if narrow) */
+} FopKind;
+
+/* Operand references: >= 0 a register, < 0 input -(r + 1) read in place. */
+enum { REG_OUT = -1 };   /* as a destination: the group's output */
+
+typedef struct Fop {
+  FopKind kind;
+  HloDtype t, ot;       /* operand and result element types, as the kernel has them */
+  int32_t dst;          /* register, or REG_OUT */
+  int32_t src[3];
+  int32_t nsrc;
+  HlkUnFn un;
+  HlkBinFn bin;
+  int bits;             /* the loops' width argument */
+  int32_t input;        /* LOAD, BCAST: input number */
+  int64_t inner, nb;    /* BCAST: tile element at flat index i = b[(i / inner) % nb] */
+} Fop;
+
+struct HliFused {
+  const HloInstr *root;
+  int32_t ninputs;
+  int32_t *inputs;      /* slots of the input values */
+  int32_t nops;
+  Fop *ops;             /* per tile, in order */
+  int32_t npro;
+  Fop *pro;             /* once per chunk: scalar broadcasts */
+  int32_t nregs;
+  size_t reg_es;        /* bytes per element of a register (the widest value) */
+};
+
+int32_t hli_fused_ninputs(const HliFused *f) { return f->ninputs; }
+const int32_t *hli_fused_inputs(const HliFused *f) { return f->inputs; }
+
+/* ---- Classification ------------------------------------------------------ */
+
+static bool same_dims(const HloShape *a, const HloShape *b) {
+  if (a->rank != b->rank) return false;
+  for (int32_t i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* Register representation: narrow floats as f32, everything else as is. */
+static size_t reg_size(HloDtype t) { return hlk_is_narrow_float(t) ? 4 : hlc_dtype_size(t); }
+
+/* Broadcasts whose operand dims are consecutive result dims in order
+ * (scalars, rows, columns, ...): result element i = operand[(i / inner) % nb]. */
+static bool bcast_pattern(const HloInstr *ins, int64_t *inner, int64_t *nb) {
+  if (ins->nops != 1) return false;
+  const HloShape *s = &ins->shape, *o = &ins->ops[0]->shape;
+  if (o->dtype != s->dtype || ins->dimensions.n != o->rank) return false;
+  int64_t p = o->rank ? ins->dimensions.v[0] : s->rank, b = 1, in = 1;
+  for (int32_t k = 0; k < o->rank; k++) {
+    int64_t d = ins->dimensions.v[k];
+    if (d != p + k || d >= s->rank || o->dims[k] != s->dims[d]) return false;
+    b *= o->dims[k];
+  }
+  for (int64_t d = p + o->rank; d < s->rank; d++) in *= s->dims[d];
+  if (inner) *inner = in ? in : 1;
+  if (nb) *nb = b ? b : 1;
+  return true;
+}
+
+/* Converts fused: between non-narrow types (convert's own loop), and
+ * narrow <-> f32 (the exact widening, and the one rounding). */
+static bool conv_ok(HloDtype f, HloDtype t) {
+  if (!hlc_dtype_is_array(f) || !hlc_dtype_is_array(t)) return false;
+  bool nf = hlk_is_narrow_float(f), nt = hlk_is_narrow_float(t);
+  if (!nf && !nt) return true;
+  return (nf && t == HLO_F32) || (f == HLO_F32 && nt);
+}
+
+static Kind classify(const HloInstr *ins) {
+  const HloShape *s = &ins->shape;
+  /* Only opcodes that have their kernel: without it the plan must fail. */
+  if (!hlc_dtype_is_array(s->dtype) || ins->ncontrol || !hli_op_table()[ins->op].run)
+    return K_NONE;
+  for (int32_t k = 0; k < ins->nops; k++)
+    if (!hlc_dtype_is_array(ins->ops[k]->shape.dtype)) return K_NONE;
+  switch (ins->op) {
+  case HLO_OP_BROADCAST:
+    return bcast_pattern(ins, NULL, NULL) ? K_BCAST : K_NONE;
+  case HLO_OP_COMPARE: {
+    if (ins->nops != 2) return K_NONE;
+    HloDtype t = ins->ops[0]->shape.dtype;
+    if (s->dtype != HLO_PRED || ins->ops[1]->shape.dtype != t || !hlk_compare_loop(ins, t) ||
+        !same_dims(&ins->ops[0]->shape, s) || !same_dims(&ins->ops[1]->shape, s))
+      return K_NONE;
+    return K_CMP;
+  }
+  case HLO_OP_SELECT:
+    /* Narrow floats would pass NaN payloads through f32: left unfused. */
+    if (ins->nops != 3 || ins->ops[0]->shape.dtype != HLO_PRED || hlk_is_narrow_float(s->dtype))
+      return K_NONE;
+    for (int32_t k = 0; k < 3; k++)
+      if (!same_dims(&ins->ops[k]->shape, s) || (k > 0 && ins->ops[k]->shape.dtype != s->dtype))
+        return K_NONE;
+    return K_SEL;
+  case HLO_OP_CONVERT:
+    if (ins->nops != 1 || !same_dims(&ins->ops[0]->shape, s) ||
+        !conv_ok(ins->ops[0]->shape.dtype, s->dtype))
+      return K_NONE;
+    return K_CONV;
+  default:
+    break;
+  }
+  if (ins->nops == 1) {
+    HloDtype t = ins->ops[0]->shape.dtype;
+    if (hlk_unary_loop(ins->op, t) && same_dims(&ins->ops[0]->shape, s)) return K_UN;
+  } else if (ins->nops == 2) {
+    HloDtype t = ins->ops[0]->shape.dtype;
+    if (hlk_binary_loop(ins->op, t) && ins->ops[1]->shape.dtype == t && s->dtype == t &&
+        same_dims(&ins->ops[0]->shape, s) && same_dims(&ins->ops[1]->shape, s))
+      return K_BIN;
+  }
+  return K_NONE;
+}
+
+/* ---- Compiling a group --------------------------------------------------- */
+
+/* Scratch shared by the groups of one computation (indexed by instruction). */
+typedef struct Ctx {
+  const HloComputation *c;
+  HlcArena *A;
+  Kind *kind;
+  int32_t *uses;        /* users among live instructions (+1 for the root) */
+  int32_t *gcount;      /* uses by members of the group being built */
+  int32_t *mark;        /* group root that took this instruction (not broadcasts) */
+  int32_t *ing;         /* root of the latest group this was a member of */
+  int32_t *ref;         /* value reference of a member / input, while compiling */
+  int32_t *absorbed;    /* broadcasts: uses taken into groups */
+} Ctx;
+
+typedef struct Builder {
+  Fop *ops;             /* values are numbered by the op that makes them */
+  int32_t nops;
+  int32_t *inputs;
+  int32_t ninputs;
+  int32_t *load_of;     /* per input: op decoding it (narrow), or -1 */
+} Builder;
+
+static int32_t input_of(Builder *b, int32_t slot) {
+  for (int32_t k = 0; k < b->ninputs; k++)
+    if (b->inputs[k] == slot) return k;
+  b->inputs[b->ninputs] = slot;
+  b->load_of[b->ninputs] = -1;
+  return b->ninputs++;
+}
+
+/* Reference for operand o of a member (before register allocation: values
+ * are op numbers). */
+static int32_t operand_ref(Ctx *cx, Builder *b, int32_t root, const HloInstr *o) {
+  if (cx->ing[o->index] == root) return cx->ref[o->index];
+  int32_t k = input_of(b, o->index);
+  if (!hlk_is_narrow_float(o->shape.dtype)) return -(k + 1);
+  if (b->load_of[k] < 0) {
+    Fop *op = &b->ops[b->nops];
+    memset(op, 0, sizeof *op);
+    op->kind = FOP_LOAD;
+    op->t = op->ot = o->shape.dtype;
+    op->input = k;
+    b->load_of[k] = b->nops++;
+  }
+  return b->load_of[k];
+}
+
+static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) {
+  int32_t src[3];
+  Kind k = cx->kind[ins->index];
+  if (k == K_BCAST) {
+    int32_t in = input_of(b, ins->ops[0]->index);
+    Fop *op = &b->ops[b->nops];
+    memset(op, 0, sizeof *op);
+    op->kind = FOP_BCAST;
+    op->t = op->ot = ins->shape.dtype;
+    op->input = in;
+    bcast_pattern(ins, &op->inner, &op->nb);
+    cx->ref[ins->index] = b->nops++;
+    return;
+  }
+  for (int32_t i = 0; i < ins->nops; i++) src[i] = operand_ref(cx, b, root, ins->ops[i]);
+  Fop *op = &b->ops[b->nops];
+  memset(op, 0, sizeof *op);
+  op->t = ins->ops[0]->shape.dtype;
+  op->ot = ins->shape.dtype;
+  op->nsrc = ins->nops;
+  memcpy(op->src, src, sizeof(int32_t) * (size_t)ins->nops);
+  op->bits = hlk_is_narrow_float(op->t) ? 32 : hlc_dtype_bits(op->t);
+  switch (k) {
+  case K_UN: op->kind = FOP_UN; op->un = hlk_unary_loop(ins->op, op->t); break;
+  case K_BIN: op->kind = FOP_BIN; op->bin = hlk_binary_loop(ins->op, op->t); break;
+  case K_CMP: op->kind = FOP_BIN; op->bin = hlk_compare_loop(ins, op->t); break;
+  case K_SEL: op->kind = FOP_SEL; op->t = op->ot; break;
+  default: op->kind = FOP_CONV; break;
+  }
+  cx->ref[ins->index] = b->nops++;
+}
+
+/* Registers: each value gets one from its op until its last use; scalar
+ * broadcasts move to the once-per-chunk prologue with registers of their
+ * own. The output op writes the result. */
+static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) {
+  HlcArena *A = cx->A;
+  int32_t cap = 2 * nm + 8;   /* members + decoding loads (at most one per operand) */
+  for (int32_t i = 0; i < nm; i++) cap += cx->c->instrs[mem[i]]->nops;
+  Builder b = {0};
+  b.ops = calloc((size_t)cap, sizeof *b.ops);
+  b.inputs = calloc((size_t)cap, sizeof *b.inputs);
+  b.load_of = calloc((size_t)cap, sizeof *b.load_of);
+  int32_t *last = calloc((size_t)cap, sizeof *last), *reg = calloc((size_t)cap, sizeof *reg);
+  int32_t *freel = calloc((size_t)cap, sizeof *freel);
+  HliFused *f = NULL;
+  if (!b.ops || !b.inputs || !b.load_of || !last || !reg || !freel) goto out;
+  for (int32_t i = 0; i < nm; i++) emit_member(cx, &b, root, cx->c->instrs[mem[i]]);
+  int32_t out_op = cx->ref[root];
+
+  /* Last use of every value; which values go to the prologue. */
+  for (int32_t v = 0; v < b.nops; v++) last[v] = v;
+  for (int32_t p = 0; p < b.nops; p++)
+    for (int32_t s = 0; s < b.ops[p].nsrc; s++)
+      if (b.ops[p].src[s] >= 0) last[b.ops[p].src[s]] = p;
+
+  f = hlc_arena_alloc(A, sizeof *f);
+  if (!f) goto out;
+  memset(f, 0, sizeof *f);
+  f->root = cx->c->instrs[root];
+  f->ninputs = b.ninputs;
+  f->inputs = hlc_arena_alloc(A, sizeof(int32_t) * (size_t)(b.ninputs ? b.ninputs : 1));
+  f->ops = hlc_arena_alloc(A, sizeof(Fop) * (size_t)b.nops);
+  f->pro = hlc_arena_alloc(A, sizeof(Fop) * (size_t)b.nops);
+  if (!f->inputs || !f->ops || !f->pro) { f = NULL; goto out; }
+  memcpy(f->inputs, b.inputs, sizeof(int32_t) * (size_t)b.ninputs);
+  f->reg_es = 1;
+  int32_t nfree = 0;
+  for (int32_t v = 0; v < b.nops; v++) {
+    Fop *op = &b.ops[v];
+    if (op->kind == FOP_BCAST && op->nb == 1) {
+      reg[v] = f->nregs++;
+      op->dst = reg[v];
+      f->pro[f->npro++] = *op;
+      size_t es = reg_size(op->ot);
+      if (es > f->reg_es) f->reg_es = es;
+    }
+  }
+  for (int32_t p = 0; p < b.nops; p++) {
+    Fop *op = &b.ops[p];
+    if (op->kind == FOP_BCAST && op->nb == 1) continue;
+    int32_t sv[3];
+    memcpy(sv, op->src, sizeof sv);
+    for (int32_t k = 0; k < op->nsrc; k++)
+      if (sv[k] >= 0) op->src[k] = reg[sv[k]];
+    if (p == out_op) {
+      op->dst = REG_OUT;
+    } else {
+      reg[p] = nfree ? freel[--nfree] : f->nregs++;
+      op->dst = reg[p];
+      size_t es = reg_size(op->ot);
+      if (es > f->reg_es) f->reg_es = es;
+    }
+    /* Operands used for the last time free their registers after dst was
+     * taken, so an op never writes a register it reads; prologue registers
+     * are never freed. */
+    for (int32_t k = 0; k < op->nsrc; k++) {
+      int32_t v = sv[k];
+      if (v < 0 || last[v] != p || (b.ops[v].kind == FOP_BCAST && b.ops[v].nb == 1)) continue;
+      bool dup = false;
+      for (int32_t q = 0; q < k; q++) dup = dup || sv[q] == v;
+      if (!dup) freel[nfree++] = reg[v];
+    }
+    f->ops[f->nops++] = *op;
+  }
+out:
+  free(b.ops);
+  free(b.inputs);
+  free(b.load_of);
+  free(last);
+  free(reg);
+  free(freel);
+  return f;
+}
+
+/* ---- Finding groups ---------------------------------------------------- */
+
+static bool computes(Kind k) { return k != K_NONE && k != K_BCAST; }
+
+int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcArena *A,
+                  HliFusion *out) {
+  int32_t n = c->ninstrs;
+  out->group = hlc_arena_alloc(A, sizeof(HliFused *) * (size_t)n);
+  out->internal = hlc_arena_alloc(A, (size_t)n);
+  if (!out->group || !out->internal) return -1;
+  memset(out->group, 0, sizeof(HliFused *) * (size_t)n);
+  memset(out->internal, 0, (size_t)n);
+  if (x && x->no_fusion) return 0;
+  const char *env = getenv("HLORUN_FUSION");
+  if (env && strcmp(env, "0") == 0) return 0;
+
+  Ctx cx = {c, A, calloc((size_t)n, sizeof(Kind)), calloc((size_t)n, sizeof(int32_t)),
+            calloc((size_t)n, sizeof(int32_t)), malloc((size_t)n * sizeof(int32_t)),
+            malloc((size_t)n * sizeof(int32_t)), calloc((size_t)n, sizeof(int32_t)),
+            calloc((size_t)n, sizeof(int32_t))};
+  int32_t *mem = malloc((size_t)n * sizeof(int32_t));
+  int32_t *touched = malloc((size_t)n * sizeof(int32_t));
+  int rc = -1;
+  if (!cx.kind || !cx.uses || !cx.gcount || !cx.mark || !cx.ing || !cx.ref || !cx.absorbed ||
+      !mem || !touched)
+    goto done;
+  for (int32_t i = 0; i < n; i++) {
+    cx.mark[i] = cx.ing[i] = -1;
+    if (!live[i]) continue;
+    const HloInstr *ins = c->instrs[i];
+    cx.kind[i] = classify(ins);
+    for (int32_t k = 0; k < ins->nops; k++) cx.uses[ins->ops[k]->index]++;
+  }
+  cx.uses[c->root->index]++;   /* the result leaves the computation */
+
+  for (int32_t i = n - 1; i >= 0; i--) {
+    if (!live[i] || !computes(cx.kind[i]) || cx.mark[i] >= 0) continue;
+    const HloShape *rs = &c->instrs[i]->shape;
+    int32_t nm = 0, nt = 0, lowest = i;
+    /* Members are collected from the root down. */
+    for (int32_t j = i; j >= 0 && j >= lowest; j--) {
+      bool take = j == i;
+      if (!take && cx.gcount[j] > 0 && live[j] && same_dims(&c->instrs[j]->shape, rs))
+        take = cx.kind[j] == K_BCAST ||
+               (computes(cx.kind[j]) && cx.mark[j] < 0 && cx.gcount[j] == cx.uses[j]);
+      if (!take) continue;
+      mem[nm++] = j;
+      cx.ing[j] = i;
+      if (cx.kind[j] == K_BCAST) continue;   /* its operand is an input */
+      cx.mark[j] = i;
+      const HloInstr *ins = c->instrs[j];
+      for (int32_t k = 0; k < ins->nops; k++) {
+        int32_t o = ins->ops[k]->index;
+        if (cx.gcount[o]++ == 0) touched[nt++] = o;
+        if (o < lowest) lowest = o;
+      }
+    }
+    HliFused *f = NULL;
+    if (nm >= 2) {
+      for (int32_t a = 0, z = nm - 1; a < z; a++, z--) {   /* dependency order */
+        int32_t t = mem[a];
+        mem[a] = mem[z];
+        mem[z] = t;
+      }
+      if (!(f = compile(&cx, i, mem, nm))) goto done;
+      out->group[i] = f;
+      for (int32_t m = 0; m < nm; m++) {
+        int32_t j = mem[m];
+        if (cx.kind[j] == K_BCAST) cx.absorbed[j] += cx.gcount[j];
+        else if (j != i) out->internal[j] = true;
+      }
+    } else {
+      cx.mark[i] = -1;
+    }
+    for (int32_t t = 0; t < nt; t++) cx.gcount[touched[t]] = 0;
+  }
+  /* A broadcast whose every use runs inside groups needs no step. */
+  for (int32_t j = 0; j < n; j++)
+    if (live[j] && cx.kind[j] == K_BCAST && cx.uses[j] > 0 && cx.absorbed[j] == cx.uses[j])
+      out->internal[j] = true;
+  rc = 0;
+done:
+  free(cx.kind);
+  free(cx.uses);
+  free(cx.gcount);
+  free(cx.mark);
+  free(cx.ing);
+  free(cx.ref);
+  free(cx.absorbed);
+  free(mem);
+  free(touched);
+  return rc;
+}
+
+/* ---- Running ------------------------------------------------------------- */
+
+typedef struct Job {
+  const HliFused *f;
+  const char *const *in;   /* input data */
+  const size_t *ies;       /* input element sizes */
+  char *out;
+  size_t oes;
+  bool oom;
+} Job;
+
+/* n copies of the element at src (es bytes). */
+static void fill(char *dst, const char *src, int64_t n, size_t es) {
+  switch (es) {   /* once per run of equal elements */
+#define F(T)                                                                  \
+  {                                                                           \
+    T v;                                                                      \
+    memcpy(&v, src, sizeof v);                                                \
+    T *d = (T *)(void *)dst;                                                  \
+    for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
+    break;                                                                    \
+  }
+  case 1: F(uint8_t)
+  case 2: F(uint16_t)
+  case 4: F(uint32_t)
+  case 8: F(uint64_t)
+#undef F
+  default:
+    for (int64_t i = 0; i < n; i++) memcpy(dst + (size_t)i * es, src, es);
+  }
+}
+
+/* Elements [lo, lo + m) of the broadcast b (raw element bytes es). */
+static void bcast_tile(const Fop *op, const char *b, size_t es, int64_t lo, int64_t m, char *dst) {
+  int64_t inner = op->inner, nb = op->nb;
+  int64_t idx = (lo / inner) % nb, r = lo % inner;
+  for (int64_t i = 0; i < m;) {
+    if (inner == 1) {   /* the operand repeats: contiguous runs of it */
+      int64_t len = nb - idx < m - i ? nb - idx : m - i;
+      memcpy(dst + (size_t)i * es, b + (size_t)idx * es, (size_t)len * es);
+      i += len;
+      idx = (idx + len) % nb;
+      continue;
+    }
+    int64_t run = inner - r < m - i ? inner - r : m - i;
+    fill(dst + (size_t)i * es, b + (size_t)idx * es, run, es);
+    i += run;
+    r = 0;
+    idx = idx + 1 == nb ? 0 : idx + 1;
+  }
+}
+
+/* f32 register d holding results of narrow type t: round each through t. */
+static void round_narrow(HloDtype t, float *d, void *tmp, int64_t m) {
+  hlk_f32_to_narrow(t, d, tmp, m);
+  hlk_narrow_to_f32(t, tmp, d, m);
+}
+
+static bool subbyte(HloDtype t) { return hlc_dtype_is_int(t) && hlc_dtype_bits(t) < 8; }
+
+static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, char *scr_b,
+                   int64_t lo, int64_t m) {
+  const void *s[3] = {NULL, NULL, NULL};
+  for (int32_t k = 0; k < op->nsrc; k++) {
+    int32_t r = op->src[k];
+    s[k] = r >= 0 ? (const void *)regs[r] : (const void *)(j->in[-r - 1] + lo * (int64_t)j->ies[-r - 1]);
+  }
+  bool to_out = op->dst == REG_OUT;
+  char *d = to_out ? j->out + lo * (int64_t)j->oes : regs[op->dst];
+  bool narrow = hlk_is_narrow_float(op->ot);
+  switch (op->kind) {
+  case FOP_UN:
+  case FOP_BIN: {
+    /* Narrow results: the f32 loop, then one rounding (into the output, or
+     * in the register); as the kernels' runner does. */
+    char *w = narrow && to_out ? scr_b : d;
+    if (op->kind == FOP_UN) op->un(s[0], w, m, op->bits);
+    else op->bin(s[0], s[1], w, m, op->bits);
+    if (narrow && to_out) hlk_f32_to_narrow(op->ot, (const float *)w, d, m);
+    else if (narrow) round_narrow(op->ot, (float *)d, scr_a, m);
+    else if (subbyte(op->ot)) hlk_wrap_subbyte(op->ot, d, m);
+    break;
+  }
+  case FOP_SEL:
+    hlk_select_loop(hlc_dtype_size(op->ot), s[0], s[1], s[2], d, m);
+    break;
+  case FOP_CONV:
+    if (hlk_is_narrow_float(op->t)) {          /* narrow -> f32: already exact */
+      memcpy(d, s[0], (size_t)m * 4);
+    } else if (narrow) {                       /* f32 -> narrow: one rounding */
+      if (to_out) {
+        hlk_f32_to_narrow(op->ot, s[0], d, m);
+      } else {
+        memcpy(d, s[0], (size_t)m * 4);
+        round_narrow(op->ot, (float *)d, scr_a, m);
+      }
+    } else {
+      hlk_convert_loop(op->t, op->ot, s[0], d, m);
+    }
+    break;
+  case FOP_LOAD:
+    hlk_narrow_to_f32(op->t, j->in[op->input] + lo * (int64_t)j->ies[op->input], (float *)d, m);
+    break;
+  case FOP_BCAST: {
+    size_t es = j->ies[op->input];
+    if (narrow) {
+      bcast_tile(op, j->in[op->input], es, lo, m, scr_a);
+      hlk_narrow_to_f32(op->ot, scr_a, (float *)d, m);
+    } else {
+      bcast_tile(op, j->in[op->input], es, lo, m, d);
+    }
+    break;
+  }
+  }
+}
+
+static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
+  Job *j = arg;
+  const HliFused *f = j->f;
+  int64_t tile = hi - lo < TILE ? hi - lo : TILE;
+  size_t rb = ((size_t)tile * (f->reg_es > 4 ? f->reg_es : 4) + 63) & ~(size_t)63;
+  size_t need = rb * ((size_t)f->nregs + 2);
+  _Alignas(64) char stack[STACK_SCRATCH];
+  char *mem = need <= sizeof stack ? stack : aligned_alloc(64, need);
+  if (!mem) { j->oom = true; return; }
+  char *regs_local[64];
+  char **regs = f->nregs <= 64 ? regs_local : malloc(sizeof(char *) * (size_t)f->nregs);
+  if (!regs) { j->oom = true; if (mem != stack) free(mem); return; }
+  for (int32_t r = 0; r < f->nregs; r++) regs[r] = mem + rb * (size_t)r;
+  char *scr_a = mem + rb * (size_t)f->nregs, *scr_b = scr_a + rb;
+  for (int32_t p = 0; p < f->npro; p++) run_op(j, &f->pro[p], regs, scr_a, scr_b, 0, tile);
+  for (int64_t t = lo; t < hi; t += tile) {
+    int64_t m = hi - t < tile ? hi - t : tile;
+    for (int32_t p = 0; p < f->nops; p++) run_op(j, &f->ops[p], regs, scr_a, scr_b, t, m);
+  }
+  if (regs != regs_local) free(regs);
+  if (mem != stack) free(mem);
+}
+
+int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *out) {
+  const char *data_local[16];
+  size_t es_local[16];
+  const char **data = f->ninputs <= 16 ? data_local : malloc(sizeof(char *) * (size_t)f->ninputs);
+  size_t *ies = f->ninputs <= 16 ? es_local : malloc(sizeof(size_t) * (size_t)f->ninputs);
+  if (!data || !ies) {
+    if (data != data_local) free(data);
+    if (ies != es_local) free(ies);
+    return hli_fail(x, f->root, "out of memory");
+  }
+  for (int32_t k = 0; k < f->ninputs; k++) {
+    data[k] = in[k]->data;
+    ies[k] = hlc_dtype_size(in[k]->dtype);
+  }
+  Job j = {f, data, ies, out->data, hlc_dtype_size(out->dtype), false};
+  hli_parallel_for(x, out->nelem, MIN_CHUNK, fused_chunk, &j);
+  if (data != data_local) free(data);
+  if (ies != es_local) free(ies);
+  return j.oom ? hli_fail(x, f->root, "out of memory") : 0;
+}
