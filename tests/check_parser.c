@@ -510,8 +510,8 @@ START_TEST(async_sugar) {
   ck_assert_int_eq(m->ncomps, 2);
   ck_assert_ptr_eq(m->comps[0], w);
   hlp_module_free(m);
-  /* Attributes of the sugar line go to the wrapped op; control-predecessors
-   * stay on the start. */
+  /* The wrapped op's attributes go to it; control-predecessors stay on the
+   * start. */
   m = parse_ok("HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[4] negate(x)\n"
                "  s = ((f32[4]), f32[2], u32[]) slice-start(x), slice={[0:2]}, "
                "control-predecessors={y}\n  ROOT d = f32[2] slice-done(s)\n}\n");
@@ -541,6 +541,21 @@ START_TEST(async_sugar) {
                "wrapped_negate.1 {\n  ROOT p = f32[] parameter(0)\n}\n"
                "wrapped_negate.2 {\n  ROOT p = f32[] parameter(0)\n}\n");
   ck_assert_str_eq(find(m, "s")->called[0].comp->name, "wrapped_negate.3");
+  hlp_module_free(m);
+  /* As XLA: async_execution_thread and sharding stay on the start, metadata
+   * and backend_config go to both, the wrapped op's own attributes to it. */
+  m = parse_ok("HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n"
+               "  s = ((f32[4]), f32[4], u32[]) custom-call-start(x), custom_call_target=\"k\", "
+               "async_execution_thread=\"side\", sharding={replicated}, metadata={op_name=\"a\"}, "
+               "backend_config=\"cfg\"\n  ROOT d = f32[4] custom-call-done(s)\n}\n");
+  s = find(m, "s");
+  w = s->called[0].comp;
+  ck_assert_str_eq(s->async_execution_thread, "side");
+  ck_assert_str_eq(s->backend_config, "cfg");
+  ck_assert_str_eq(w->root->backend_config, "cfg");
+  ck_assert_str_eq(w->root->custom_call_target, "k");
+  ck_assert_int_eq(s->nattrs, 4);   /* thread, sharding, metadata, backend_config */
+  ck_assert_int_eq(w->root->nattrs, 3); /* target, metadata, backend_config */
   hlp_module_free(m);
 }
 END_TEST
