@@ -202,6 +202,19 @@ static int split_x(A *a, const HloVal *v, bool pad, int64_t (*out)[3], int max) 
   return k;
 }
 
+/* Every x-separated item of a padding token has exactly `parts` numbers. */
+static bool pad_parts(const char *s, int parts) {
+  int n = 1;
+  for (;; s++) {
+    if (*s == '_') n++;
+    else if (*s == 'x' || !*s) {
+      if (n != parts) return false;
+      if (!*s) return true;
+      n = 1;
+    }
+  }
+}
+
 static int at_window(A *a) {
   HlpParser *P = a->P;
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{size=... stride=... pad=...}");
@@ -247,7 +260,10 @@ static int at_window(A *a) {
         if (d->stride < 1) { hlp_error(P, f[k]->off, "window strides must be positive"); return -1; }
         break;
       case 2:
-        if (tmp[i][2]) { hlp_error(P, f[k]->off, "window padding is low_high per dimension"); return -1; }
+        if (!pad_parts(f[k]->text, 2)) {
+          hlp_error(P, f[k]->off, "window padding is low_high per dimension");
+          return -1;
+        }
         d->pad_lo = tmp[i][0];
         d->pad_hi = tmp[i][1];
         break;
@@ -410,7 +426,14 @@ static int at_start_indices_batching_dims(A *a) {
 }
 static int at_slice_sizes(A *a) {
   if (a->ins->op == HLO_OP_GATHER) return get_ints(a, &a->ins->gather.slice_sizes);
-  return at_generic_brace(a);   /* collective-permute: list of lists */
+  /* collective-permute(-start) in-place form: one list per source-target pair */
+  if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{{a,b,...},...}");
+  for (int32_t i = 0; i < a->v[0]->nitems; i++) {
+    HloI64s l;
+    if (!val_ints(a->P, a->v[0]->items[i], &l) || (i && a->v[0]->items[i]->sep != 2))
+      return bad(a, "{{a,b,...},...}");
+  }
+  return 0;
 }
 static int at_index_vector_dim(A *a) {
   int64_t v;
@@ -648,13 +671,122 @@ static int at_operand_layout_constraints(A *a) {
     }
   return 0;
 }
-static int at_literal(A *a) {
+/* A literal that carries its shape: "SHAPE BODY", or a tuple written as
+ * "( SHAPE BODY, SHAPE BODY, ... )" (how XLA prints tuple literals). */
+static HloLiteral *shaped_literal(HlpParser *P, HloVal **v, int32_t n, uint32_t off) {
+  if (n == 1 && v[0]->kind == HLO_VAL_PAREN) {
+    HloVal *t = v[0];
+    int32_t ne = t->nitems ? 1 : 0;
+    for (int32_t i = 1; i < t->nitems; i++) ne += t->items[i]->sep == 2;
+    HloLiteral *lit = hlp_alloc(P, sizeof *lit);
+    HloShape *s = hlp_alloc(P, sizeof *s);
+    s->dtype = HLO_TUPLE;
+    s->ntuple = lit->ntuple = ne;
+    s->tuple = hlp_alloc(P, (size_t)(ne ? ne : 1) * sizeof *s->tuple);
+    lit->tuple = hlp_alloc(P, (size_t)(ne ? ne : 1) * sizeof *lit->tuple);
+    lit->shape = s;
+    for (int32_t e = 0, i = 0; e < ne; e++) {
+      int32_t j = i + 1;
+      while (j < t->nitems && t->items[j]->sep != 2) j++;
+      HloLiteral *el = shaped_literal(P, t->items + i, j - i, t->items[i]->off);
+      if (!el) return NULL;
+      s->tuple[e] = *el->shape;
+      lit->tuple[e] = *el;
+      lit->tuple[e].shape = &s->tuple[e];
+      i = j;
+    }
+    return lit;
+  }
   int32_t i = 0;
-  HloShape *s = hlp_shape_from_items(a->P, a->v, a->n, &i);
-  if (!s) return -1;
-  a->ins->literal = hlp_literal(a->P, s, a->v + i, a->n - i, a->off);
+  HloShape *s = hlp_shape_from_items(P, v, n, &i);
+  return s ? hlp_literal(P, s, v + i, n - i, off) : NULL;
+}
+
+static int at_literal(A *a) {
+  a->ins->literal = shaped_literal(a->P, a->v, a->n, a->off);
   return a->ins->literal ? 0 : -1;
 }
+/* A shape index {a,b,...} (empty = the whole value) that names a subshape
+ * of s (NULL: not checked). */
+static bool shape_index(HlpParser *P, const HloVal *v, const HloShape *s, HloI64s *out) {
+  HloI64s ix;
+  if (!val_ints(P, v, &ix)) return false;
+  if (out) *out = ix;
+  for (int32_t i = 0; s && i < ix.n; i++) {
+    if (s->dtype != HLO_TUPLE || ix.v[i] < 0 || ix.v[i] >= s->ntuple) return false;
+    s = &s->tuple[ix.v[i]];
+  }
+  return true;
+}
+
+static int cmp_index(const void *x, const void *y) {
+  const HloI64s *a = x, *b = y;
+  for (int32_t i = 0; i < a->n && i < b->n; i++)
+    if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
+  return (a->n > b->n) - (a->n < b->n);
+}
+
+/* Aliasing lists (spec 3.1 and 6):
+ *   { {out_index}: (number, {index}[, may-alias|must-alias]), ... }
+ * with_kind: the optional third field is allowed (input_output_alias).
+ * out: the shape output indices must name (NULL: not checked). An output
+ * index may be aliased once only. */
+static int aliasing(A *a, bool with_kind, const HloShape *out) {
+  const char *what = with_kind ? "{ {out}: (param, {index}[, may-alias]), ... }"
+                               : "{ {out}: (operand, {index}), ... }";
+  if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, what);
+  HloVal **v = a->v[0]->items;
+  int32_t n = a->v[0]->nitems;
+  HloI64s *idx = hlp_alloc(a->P, (size_t)(n / 3 + 1) * sizeof *idx);
+  for (int32_t i = 0; i < n; i += 3) {
+    if (i + 2 >= n || (i && v[i]->sep != 2) || v[i]->kind != HLO_VAL_BRACE ||
+        !is_tok(v[i + 1], TK_COLON) || v[i + 1]->sep == 2 || v[i + 2]->kind != HLO_VAL_PAREN ||
+        v[i + 2]->sep == 2) {
+      hlp_error(a->P, v[i < n ? i : n - 1]->off, "attribute %s expects %s", a->attr->name, what);
+      return -1;
+    }
+    if (!shape_index(a->P, v[i], out, &idx[i / 3])) {
+      hlp_error(a->P, v[i]->off, "%s: output index is not a valid index of the result shape",
+                a->attr->name);
+      return -1;
+    }
+    HloVal *p = v[i + 2];
+    int64_t num;
+    bool ok = (p->nitems == 2 || (with_kind && p->nitems == 3)) && val_int(p->items[0], &num) &&
+              num >= 0 && p->items[1]->sep == 2 && shape_index(a->P, p->items[1], NULL, NULL);
+    if (ok && p->nitems == 3)
+      ok = p->items[2]->sep == 2 &&
+           (val_word(p->items[2], "may-alias") || val_word(p->items[2], "must-alias"));
+    if (!ok) {
+      hlp_error(a->P, p->off, "attribute %s expects %s", a->attr->name, what);
+      return -1;
+    }
+  }
+  /* Sorted, equal output indices are neighbours. */
+  qsort(idx, (size_t)(n / 3), sizeof *idx, cmp_index);
+  for (int32_t k = 1; k < n / 3; k++)
+    if (cmp_index(&idx[k - 1], &idx[k]) == 0) {
+      hlp_error(a->P, a->off, "%s: an output index is aliased twice", a->attr->name);
+      return -1;
+    }
+  return 0;
+}
+static int at_output_to_operand_aliasing(A *a) { return aliasing(a, false, &a->ins->shape); }
+
+/* buffer_donor={ (param, {index}), ... } */
+static int at_buffer_donor(A *a) {
+  if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{ (param, {index}), ... }");
+  for (int32_t i = 0; i < a->v[0]->nitems; i++) {
+    HloVal *p = a->v[0]->items[i];
+    int64_t num;
+    if ((i && p->sep != 2) || p->kind != HLO_VAL_PAREN || p->nitems != 2 ||
+        !val_int(p->items[0], &num) || num < 0 || p->items[1]->sep != 2 ||
+        !shape_index(a->P, p->items[1], NULL, NULL))
+      return bad(a, "{ (param, {index}), ... }");
+  }
+  return 0;
+}
+
 static int at_async_execution_thread(A *a) { return get_string(a, &a->ins->async_execution_thread); }
 
 static int at_control_predecessors(A *a) {
@@ -719,17 +851,49 @@ static int at_sharding(A *a) {
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{...}");
   return 0;
 }
+static int64_t leaf_count(const HloShape *s, int depth) {
+  if (s->dtype != HLO_TUPLE) return 1;
+  int64_t n = 0;
+  for (int32_t i = 0; i < s->ntuple && depth < HLX_MAX_DEPTH; i++) n += leaf_count(&s->tuple[i], depth + 1);
+  return n;
+}
+
+/* One bool per leaf buffer of the instruction's shape. */
 static int at_parameter_replication(A *a) {
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{true,false,...}");
   for (int32_t i = 0; i < a->v[0]->nitems; i++)
     if (!val_word(a->v[0]->items[i], "true") && !val_word(a->v[0]->items[i], "false"))
       return bad(a, "{true,false,...}");
+  int64_t leaves = leaf_count(&a->ins->shape, 0);
+  if (leaves != a->v[0]->nitems) {
+    hlp_error(a->P, a->off, "parameter has %lld leaf buffers, but parameter_replication has %d elements",
+              (long long)leaves, (int)a->v[0]->nitems);
+    return -1;
+  }
   return 0;
 }
 static int at_to_apply(A *a) { return comp_attr(a, HLO_CALL_TO_APPLY); }
 static int at_calls(A *a) {
+  HloInstr *ins = a->ins;
   if (a->n == 1 && a->v[0]->kind == HLO_VAL_BRACE) return comp_list_attr(a, HLO_CALL_CALLS);
-  return comp_attr(a, HLO_CALL_CALLS);
+  if (comp_attr(a, HLO_CALL_CALLS)) return -1;
+  HloComputation *c = ins->called[ins->ncalled - 1].comp;
+  if (ins->op == HLO_OP_ASYNC_START) {
+    /* One async-start per wrapped computation (XLA's rule). */
+    for (HlpNode *n = a->P->async_comps.head; n; n = n->next)
+      if (n->p == c) {
+        hlp_error(a->P, a->off, "computation %s is called by more than one async op", c->name);
+        return -1;
+      }
+    hlp_list_push(a->P, &a->P->async_comps, c);
+  } else if ((ins->op == HLO_OP_ASYNC_UPDATE || ins->op == HLO_OP_ASYNC_DONE) && ins->nops == 1 &&
+             ins->ops[0]->ncalled && ins->ops[0]->called[0].comp != c) {
+    /* Inherited from the async-start: a written one must be the same. */
+    hlp_error(a->P, a->off, "%s calls %s, but its async operand calls %s", hlp_opcode_name(ins->op),
+              c->name, ins->ops[0]->called[0].comp->name);
+    return -1;
+  }
+  return 0;
 }
 static int at_condition(A *a) { return comp_attr(a, HLO_CALL_CONDITION); }
 static int at_body(A *a) { return comp_attr(a, HLO_CALL_BODY); }
@@ -757,7 +921,7 @@ enum {
   S_CALLS, S_TO_APPLY, S_WHILE, S_COND, S_SAS, S_CC, S_FFT, S_RNG, S_RNGSTATE, S_SORT, S_TOPK,
   S_REDPREC, S_BN, S_TRI, S_TRICHOL, S_SCAN, S_CHANNEL, S_GROUPS, S_GLOBAL, S_CONSTRAIN,
   S_ALLREDUCE, S_PERMUTE, S_SENDRECV, S_ALIASING, S_RESHAPE, S_COPYSTART, S_INFEED, S_OUTFEED,
-  S_CALL, S_ASYNC, S_DOMAIN
+  S_CALL, S_ASYNC, S_DOMAIN, S_SLICE_SIZES
 };
 
 static bool in_set(int set, HloOpcode op) {
@@ -796,6 +960,7 @@ static bool in_set(int set, HloOpcode op) {
   case S_CONV: return op == HLO_OP_CONVOLUTION;
   case S_CONVCC: return op == HLO_OP_CONVOLUTION || op == HLO_OP_CUSTOM_CALL;
   case S_GATHER: return op == HLO_OP_GATHER;
+  case S_SLICE_SIZES: return op == HLO_OP_GATHER || in_set(S_PERMUTE, op);
   case S_SCATTER: return op == HLO_OP_SCATTER;
   case S_GS: return op == HLO_OP_GATHER || op == HLO_OP_SCATTER;
   case S_COMPARE: return op == HLO_OP_COMPARE;
@@ -900,7 +1065,7 @@ static const AttrDef attr_defs[] = {
   {"start_index_map", at_start_index_map, S_GATHER, R_YES},
   {"operand_batching_dims", at_operand_batching_dims, S_GATHER, R_NO},
   {"start_indices_batching_dims", at_start_indices_batching_dims, S_GATHER, R_NO},
-  {"slice_sizes", at_slice_sizes, S_GATHER, R_GATHER_ONLY},
+  {"slice_sizes", at_slice_sizes, S_SLICE_SIZES, R_GATHER_ONLY},
   {"index_vector_dim", at_index_vector_dim, S_GS, R_YES},
   {"indices_are_sorted", at_indices_are_sorted, S_GS, R_NO},
   {"update_window_dims", at_update_window_dims, S_SCATTER, R_YES},
@@ -951,7 +1116,7 @@ static const AttrDef attr_defs[] = {
   {"api_version", at_api_version, S_CC, R_NO},
   {"custom_call_has_side_effect", at_has_side_effect, S_CC, R_NO},
   {"operand_layout_constraints", at_operand_layout_constraints, S_CC, R_NO},
-  {"output_to_operand_aliasing", at_generic_brace, S_ALIASING, R_NO},
+  {"output_to_operand_aliasing", at_output_to_operand_aliasing, S_ALIASING, R_NO},
   {"schedule", at_schedule, S_CC, R_NO},
   {"custom_call_schedule", at_schedule, S_CC, R_NO},
   {"padding_type", at_padding_type, S_CC, R_NO},
@@ -989,18 +1154,28 @@ static bool required_here(const AttrDef *d, const HloInstr *ins) {
   return true;
 }
 
+static bool async_shape(const HloShape *s) {
+  return s->dtype == HLO_TUPLE && s->ntuple >= 2 && s->tuple[0].dtype == HLO_TUPLE;
+}
+
 /* Operand counts of the variadic opcodes that depend on shapes. */
 static bool check_operand_count(HlpParser *P, const HloInstr *ins) {
   int32_t n = ins->nops, want = -1;
   const char *what = NULL;
   switch (ins->op) {
+  /* Besides one scalar start index per dimension, XLA still accepts the old
+   * form with a single rank-1 index vector. */
   case HLO_OP_DYNAMIC_SLICE:
+    if (n < 1) { want = 1; what = "at least the operand"; break; }
+    if (n == 2 && ins->ops[1]->shape.dtype != HLO_TUPLE && ins->ops[1]->shape.rank == 1) break;
     if (n >= 1 && ins->ops[0]->shape.dtype != HLO_TUPLE && n != 1 + ins->ops[0]->shape.rank) {
       want = 1 + ins->ops[0]->shape.rank;
       what = "operand + one start index per dimension";
     }
     break;
   case HLO_OP_DYNAMIC_UPDATE_SLICE:
+    if (n < 2) { want = 2; what = "at least the operand and the update"; break; }
+    if (n == 3 && ins->ops[2]->shape.dtype != HLO_TUPLE && ins->ops[2]->shape.rank == 1) break;
     if (n >= 1 && ins->ops[0]->shape.dtype != HLO_TUPLE && n != 2 + ins->ops[0]->shape.rank) {
       want = 2 + ins->ops[0]->shape.rank;
       what = "operand, update + one start index per dimension";
@@ -1013,7 +1188,13 @@ static bool check_operand_count(HlpParser *P, const HloInstr *ins) {
     if (n != 2) { want = 2; what = "two distribution parameters"; }
     break;
   case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_START:
-    if (n != 1 && n != 4) { want = 1; what = "1 operand (or 4 for the in-place form)"; }
+    /* Any number of operands (combined permutes); with slice_sizes it is the
+     * in-place form: input, output, input offsets, output offsets. */
+    for (int32_t i = 0; i < ins->nattrs; i++)
+      if (strcmp(ins->attrs[i].name, "slice_sizes") == 0 && n != 4) {
+        want = 4;
+        what = "input, output and two offsets with slice_sizes";
+      }
     break;
   case HLO_OP_ASYNC_START:
     if (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple < 2 ||
@@ -1022,6 +1203,20 @@ static bool check_operand_count(HlpParser *P, const HloInstr *ins) {
       return false;
     }
     break;
+  case HLO_OP_ASYNC_UPDATE: case HLO_OP_ASYNC_DONE: {
+    const HloInstr *o = n == 1 ? ins->ops[0] : NULL;
+    if (!o || (o->op != HLO_OP_ASYNC_START && o->op != HLO_OP_ASYNC_UPDATE) ||
+        !async_shape(&o->shape)) {
+      hlp_error(P, ins->off, "%s expects one operand, the previous async op, shaped "
+                "((operands...), results, state...)", hlp_opcode_name(ins->op));
+      return false;
+    }
+    if (ins->op == HLO_OP_ASYNC_UPDATE && !async_shape(&ins->shape)) {
+      hlp_error(P, ins->off, "async-update shape must be ((operands...), results, state...)");
+      return false;
+    }
+    break;
+  }
   default:
     break;
   }
@@ -1098,6 +1293,12 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
     }
     break;
   }
+  case HLO_OP_INFEED:
+    if (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple == 0) {
+      hlp_error(P, ins->off, "infeed must have a non-empty tuple shape");
+      return -1;
+    }
+    break;
   case HLO_OP_FUSION:
     if (!ins->ncalled) { hlp_error(P, ins->off, "fusion %s is missing attribute calls", ins->name); return -1; }
     break;
@@ -1176,6 +1377,8 @@ int hlp_lower_module_attrs(HlpParser *P) {
     }
     if (strcmp(nm, "is_scheduled") == 0) rc = get_bool(&a, &m->is_scheduled);
     else if (strcmp(nm, "alias_passthrough_params") == 0) rc = at_bool_only(&a);
+    else if (strcmp(nm, "input_output_alias") == 0) rc = aliasing(&a, true, &m->entry->root->shape);
+    else if (strcmp(nm, "buffer_donor") == 0) rc = at_buffer_donor(&a);
     else if (strcmp(nm, "replica_count") == 0) {
       rc = get_int(&a, &m->replica_count);
       if (!rc && m->replica_count < 1) rc = bad(&a, "a positive integer");
@@ -1202,11 +1405,11 @@ int hlp_lower_module_attrs(HlpParser *P) {
           bool ok = ps->ntuple == e->nparams && hlp_shape_compatible(rs, &e->root->shape);
           for (int32_t q = 0; ok && q < e->nparams; q++)
             ok = hlp_shape_compatible(&ps->tuple[q], &e->params[q]->shape);
-          if (!ok) {
-            hlp_error(P, a.off, "entry_computation_layout does not match the entry computation '%s'",
-                      e->name);
-            return -1;
-          }
+          /* XLA's parser takes the layout as given (its verifier compares
+           * it with the entry computation): a warning, not an error. */
+          if (!ok)
+            hlp_warning(P, a.off, "entry_computation_layout does not match the entry computation '%s'",
+                        e->name);
         }
       }
     } else if (at->nvalues != 1) rc = bad(&a, "one value");

@@ -51,7 +51,15 @@ tests_check_parser_corpus_LDADD = $(TEST_LIBS)
 # Realistic test modules (listed one by one: automake has no wildcards).
 EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_optimizations.hlo \
 	tests/parser/jax_before_optimizations.hlo tests/parser/hand_written.hlo \
-	tests/parser/attributes_zoo.hlo
+	tests/parser/attributes_zoo.hlo tests/parser/legacy_operand_forms.hlo \
+	tests/parser/async_sugar_attributes.hlo tests/parser/literal_and_aliasing.hlo \
+	tests/parser/bad-alias-kind.hlo tests/parser/bad-alias-output-index.hlo \
+	tests/parser/bad-alias-twice.hlo tests/parser/bad-async-done-mismatch.hlo \
+	tests/parser/bad-buffer-donor.hlo tests/parser/bad-infeed-not-tuple.hlo \
+	tests/parser/bad-permute-slice-sizes.hlo tests/parser/bad-window-pad-interior.hlo \
+	tests/parser/bad-parameter-replication.hlo tests/parser/inferred_shapes.hlo \
+	tests/parser/sparse_layouts.hlo tests/parser/bad-dense-physical-shape.hlo \
+	tests/parser/bad-async-shared-computation.hlo
 
 # Verifier tests: the corpora verify clean, and one broken module per check in
 # tests/verify/ fails with the exact positioned message of its .err file.

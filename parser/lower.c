@@ -216,8 +216,24 @@ static const char *fresh_comp_name(HlpParser *P, const char *base) {
   }
 }
 
-static bool is_control_preds(HlpParser *P, const SynAttr *a) {
-  return a->name.len == 21 && memcmp(P->src + a->name.off, "control-predecessors=", 21) == 0;
+static bool attr_is(HlpParser *P, const SynAttr *a, const char *name) {
+  size_t n = strlen(name);
+  return a->name.len == n + 1 && memcmp(P->src + a->name.off, name, n) == 0;
+}
+
+/* Where an attribute of an async sugar line (X-start) goes, as in XLA:
+ * 1 = the async-start only (it names caller instructions, or describes the
+ * start), 2 = both the start and the wrapped X (XLA copies these to the
+ * wrapped instruction), 0 = the wrapped X only (X's own attributes). */
+static int sugar_attr_place(HlpParser *P, const SynAttr *a) {
+  if (attr_is(P, a, "control-predecessors") || attr_is(P, a, "sharding") ||
+      attr_is(P, a, "parameter_replication") || attr_is(P, a, "async_execution_thread"))
+    return 1;
+  if (attr_is(P, a, "metadata") || attr_is(P, a, "backend_config") ||
+      attr_is(P, a, "frontend_attributes") || attr_is(P, a, "statistics") ||
+      attr_is(P, a, "origin"))
+    return 2;
+  return 0;
 }
 
 /* Build the wrapped computation of an async-start sugar form:
@@ -262,13 +278,11 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
     return NULL;
   }
   if (si) {
-    /* The sugar line's attributes belong to the wrapped op, except
-     * control-predecessors, which name instructions of the caller. */
     SynInstr tmp = *si;
     tmp.attrs = (HlpList){0};
     for (HlpNode *n = si->attrs.head; n; n = n->next) {
       SynAttr *a = n->p;
-      if (!is_control_preds(P, a)) hlp_list_push(P, &tmp.attrs, a);
+      if (sugar_attr_place(P, a) != 1) hlp_list_push(P, &tmp.attrs, a);
     }
     if (hlp_lower_attrs(P, inner, &tmp) != 0) return NULL;
   }
@@ -357,12 +371,12 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
     ins->ncalled = 1;
     ins->called = hlp_alloc(P, sizeof *ins->called);
     ins->called[0] = (HloCalled){HLO_CALL_CALLS, w};
-    /* The start keeps only control-predecessors (and gets the shape check
-     * of the explicit form); the rest went to the wrapped op. */
+    /* The start keeps its own and the shared attributes (and gets the
+     * shape check of the explicit form); the rest went to the wrapped op. */
     SynInstr own = {0};
     if (si)
       for (HlpNode *n = si->attrs.head; n; n = n->next)
-        if (is_control_preds(P, n->p)) hlp_list_push(P, &own.attrs, n->p);
+        if (sugar_attr_place(P, n->p) != 0) hlp_list_push(P, &own.attrs, n->p);
     if (hlp_lower_attrs(P, ins, &own) != 0) return NULL;
   } else {
     if (async_kind > 0) {
@@ -371,6 +385,13 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
       if (o->op != HLO_OP_ASYNC_START && o->op != HLO_OP_ASYNC_UPDATE) {
         hlp_error(P, opcode.off, "%.*s expects an async start or update operand", (int)opcode.len,
                   ot);
+        return NULL;
+      }
+      const HloComputation *wc = o->ncalled ? o->called[0].comp : NULL;
+      if (!wc || !wc->root || wc->root->op != (HloOpcode)wrapped) {
+        hlp_error(P, opcode.off, "%.*s: the async operand wraps %s, not %s", (int)opcode.len, ot,
+                  wc && wc->root ? hlp_opcode_name(wc->root->op) : "nothing",
+                  hlp_opcode_name(wrapped));
         return NULL;
       }
       ins->ncalled = o->ncalled;
@@ -431,6 +452,257 @@ static bool is_elementwise_binary(HloOpcode op) {
   }
 }
 
+/* An array result built from an operand's element type and a dims list. */
+static HloShape *dims_shape(HlpParser *P, HloDtype t, const int64_t *d, int32_t n) {
+  if (n < 0 || n > HLX_MAX_DEPTH) return NULL;
+  return hlp_shape_make(P, t, n, d);
+}
+
+static bool is_array(const HloShape *s) { return s->dtype != HLO_TUPLE && hlc_dtype_is_array(s->dtype); }
+
+static bool has_dim(const HloI64s *l, int64_t d) {
+  for (int32_t i = 0; i < l->n; i++)
+    if (l->v[i] == d) return true;
+  return false;
+}
+
+/* Result shapes XLA's parser infers with its shape inference when the text
+ * omits them (the opcodes marked shape-optional in opcodes.def, beyond the
+ * elementwise ones). Returns NULL when the operands do not allow it; the
+ * caller reports the error. Only the shape is inferred: the verifier checks
+ * the operands further. */
+static HloShape *infer_structured(HlpParser *P, HloInstr *ins) {
+  HloInstr **o = ins->ops;
+  int32_t n = ins->nops;
+  int64_t d[HLX_MAX_DEPTH];
+  int32_t k = 0;
+  switch (ins->op) {
+  case HLO_OP_DOT: {
+    /* batch dims, then lhs free dims, then rhs free dims */
+    const HloShape *l = &o[0]->shape, *r = &o[1]->shape;
+    const HloDotDims *dd = &ins->dot;
+    if (!is_array(l) || !is_array(r) || dd->lhs_batch.n != dd->rhs_batch.n) return NULL;
+    for (int32_t i = 0; i < dd->lhs_batch.n; i++) {
+      int64_t b = dd->lhs_batch.v[i];
+      if (b < 0 || b >= l->rank) return NULL;
+      d[k++] = l->dims[b];
+    }
+    for (int32_t i = 0; i < l->rank; i++)
+      if (!has_dim(&dd->lhs_batch, i) && !has_dim(&dd->lhs_contracting, i)) d[k++] = l->dims[i];
+    for (int32_t i = 0; i < r->rank && k < HLX_MAX_DEPTH; i++)
+      if (!has_dim(&dd->rhs_batch, i) && !has_dim(&dd->rhs_contracting, i)) d[k++] = r->dims[i];
+    /* the higher-precision element type of the two */
+    HloDtype t = hlc_dtype_bits(r->dtype) > hlc_dtype_bits(l->dtype) ? r->dtype : l->dtype;
+    return dims_shape(P, t, d, k);
+  }
+  case HLO_OP_CONDITIONAL:
+    for (int32_t i = 0; i < ins->ncalled; i++)
+      if (ins->called[i].comp->root) return hlp_shape_copy(P, &ins->called[i].comp->root->shape);
+    return NULL;
+  case HLO_OP_BROADCAST: {
+    /* As XLA's parser: dimensions are taken as sizes prepended to the
+     * operand's dims (for the usual scalar operand with {}: a scalar). */
+    const HloShape *a = &o[0]->shape;
+    if (!is_array(a) || ins->dimensions.n + a->rank > HLX_MAX_DEPTH) return NULL;
+    for (int32_t i = 0; i < ins->dimensions.n; i++) d[k++] = ins->dimensions.v[i];
+    for (int32_t i = 0; i < a->rank; i++) d[k++] = a->dims[i];
+    return dims_shape(P, a->dtype, d, k);
+  }
+  case HLO_OP_CONCATENATE: {
+    const HloShape *a = &o[0]->shape;
+    int64_t cd = ins->dimensions.n == 1 ? ins->dimensions.v[0] : -1;
+    if (!is_array(a) || cd < 0 || cd >= a->rank) return NULL;
+    memcpy(d, a->dims, (size_t)a->rank * sizeof *d);
+    for (int32_t i = 1; i < n; i++) {
+      if (!is_array(&o[i]->shape) || o[i]->shape.rank != a->rank) return NULL;
+      d[cd] += o[i]->shape.dims[cd];
+    }
+    return dims_shape(P, a->dtype, d, a->rank);
+  }
+  case HLO_OP_PAD: {
+    const HloShape *a = &o[0]->shape;
+    if (!is_array(a) || !ins->padding) return NULL;
+    for (int32_t i = 0; i < a->rank; i++) {
+      const HloPadDim *pd = &ins->padding[i];
+      int64_t x = a->dims[i];
+      d[i] = pd->lo + pd->hi + x + (x > 0 ? (x - 1) * pd->interior : 0);
+      if (d[i] < 0) return NULL;
+    }
+    return dims_shape(P, a->dtype, d, a->rank);
+  }
+  case HLO_OP_REDUCE: {
+    /* k inputs reduced over dimensions: one array, or a tuple of k */
+    int32_t m = n / 2;
+    if (m < 1) return NULL;
+    HloShape *t = hlp_alloc(P, sizeof *t);
+    t->dtype = HLO_TUPLE;
+    t->ntuple = m;
+    t->tuple = hlp_alloc(P, (size_t)m * sizeof *t->tuple);
+    for (int32_t j = 0; j < m; j++) {
+      const HloShape *a = &o[j]->shape;
+      if (!is_array(a) || !is_array(&o[m + j]->shape)) return NULL;
+      k = 0;
+      for (int32_t i = 0; i < a->rank; i++)
+        if (!has_dim(&ins->dimensions, i)) d[k++] = a->dims[i];
+      HloShape *e = dims_shape(P, o[m + j]->shape.dtype, d, k);
+      if (!e) return NULL;
+      t->tuple[j] = *e;
+    }
+    return m == 1 ? &t->tuple[0] : t;
+  }
+  case HLO_OP_MAP: case HLO_OP_SORT: {
+    /* map: operand dims with the computation's result type; sort: the
+     * operand, or a tuple of all operands */
+    const HloShape *a = &o[0]->shape;
+    if (n < 1 || !is_array(a)) return NULL;
+    if (ins->op == HLO_OP_MAP) {
+      const HloComputation *c = ins->ncalled ? ins->called[0].comp : NULL;
+      if (!c || !c->root || !is_array(&c->root->shape)) return NULL;
+      return dims_shape(P, c->root->shape.dtype, a->dims, a->rank);
+    }
+    if (n == 1) return hlp_shape_copy(P, a);
+    HloShape *t = hlp_alloc(P, sizeof *t);
+    t->dtype = HLO_TUPLE;
+    t->ntuple = n;
+    t->tuple = hlp_alloc(P, (size_t)n * sizeof *t->tuple);
+    for (int32_t i = 0; i < n; i++) t->tuple[i] = o[i]->shape;
+    return t;
+  }
+  case HLO_OP_SCATTER: {
+    int32_t m = (n - 1) / 2;
+    if (m == 1) return hlp_shape_copy(P, &o[0]->shape);
+    HloShape *t = hlp_alloc(P, sizeof *t);
+    t->dtype = HLO_TUPLE;
+    t->ntuple = m;
+    t->tuple = hlp_alloc(P, (size_t)(m ? m : 1) * sizeof *t->tuple);
+    for (int32_t i = 0; i < m; i++) t->tuple[i] = o[i]->shape;
+    return m ? t : NULL;
+  }
+  case HLO_OP_FFT: {
+    const HloShape *a = &o[0]->shape;
+    int32_t fl = ins->fft_length.n;
+    if (!is_array(a) || fl < 1 || fl > a->rank) return NULL;
+    memcpy(d, a->dims, (size_t)a->rank * sizeof *d);
+    HloDtype t = a->dtype;
+    if (ins->fft_type == HLO_FFT_RFFT) {
+      d[a->rank - 1] = ins->fft_length.v[fl - 1] / 2 + 1;
+      t = a->dtype == HLO_F64 ? HLO_C128 : HLO_C64;
+    } else if (ins->fft_type == HLO_FFT_IRFFT) {
+      d[a->rank - 1] = ins->fft_length.v[fl - 1];
+      t = a->dtype == HLO_C128 ? HLO_F64 : HLO_F32;
+    }
+    return dims_shape(P, t, d, a->rank);
+  }
+  case HLO_OP_CONVOLUTION: {
+    const HloShape *l = &o[0]->shape, *r = &o[1]->shape;
+    const HloConvDims *c = &ins->conv;
+    int32_t ns = c->in_spatial.n;
+    if (!is_array(l) || !is_array(r) || ns + 2 != l->rank || ns + 2 != r->rank ||
+        (ins->window.present && ins->window.rank != ns) || c->out_spatial.n != ns)
+      return NULL;
+    for (int32_t i = 0; i < l->rank; i++) d[i] = -1;
+    int64_t batch = l->dims[c->in_batch] / (ins->batch_group_count ? ins->batch_group_count : 1);
+    d[c->out_batch] = batch;
+    d[c->out_feature] = r->dims[c->k_out_feature];
+    for (int32_t i = 0; i < ns; i++) {
+      int64_t in = l->dims[c->in_spatial.v[i]], ks = r->dims[c->k_spatial.v[i]];
+      int64_t lo = 0, hi = 0, st = 1, ld = 1, rd = 1;
+      if (ins->window.present) {
+        const HloWindowDim *w = &ins->window.dims[i];
+        lo = w->pad_lo; hi = w->pad_hi; st = w->stride; ld = w->lhs_dilate; rd = w->rhs_dilate;
+      }
+      int64_t din = in > 0 ? (in - 1) * ld + 1 : 0, dk = ks > 0 ? (ks - 1) * rd + 1 : 0;
+      int64_t span = din + lo + hi - dk;
+      d[c->out_spatial.v[i]] = span < 0 ? 0 : span / st + 1;
+    }
+    for (int32_t i = 0; i < l->rank; i++)
+      if (d[i] < 0) return NULL;
+    HloDtype t = hlc_dtype_bits(r->dtype) > hlc_dtype_bits(l->dtype) ? r->dtype : l->dtype;
+    return dims_shape(P, t, d, l->rank);
+  }
+  case HLO_OP_REDUCE_WINDOW: {
+    int32_t m = n / 2;
+    const HloWindow *w = &ins->window;
+    if (m < 1) return NULL;
+    HloShape *t = hlp_alloc(P, sizeof *t);
+    t->dtype = HLO_TUPLE;
+    t->ntuple = m;
+    t->tuple = hlp_alloc(P, (size_t)m * sizeof *t->tuple);
+    for (int32_t j = 0; j < m; j++) {
+      const HloShape *a = &o[j]->shape;
+      if (!is_array(a) || (w->present && w->rank != a->rank) || !is_array(&o[m + j]->shape))
+        return NULL;
+      for (int32_t i = 0; i < a->rank; i++) {
+        d[i] = a->dims[i];
+        if (w->present && w->rank) {
+          const HloWindowDim *wd = &w->dims[i];
+          int64_t din = d[i] > 0 ? (d[i] - 1) * wd->lhs_dilate + 1 : 0;
+          int64_t dk = wd->size > 0 ? (wd->size - 1) * wd->rhs_dilate + 1 : 0;
+          int64_t span = din + wd->pad_lo + wd->pad_hi - dk;
+          d[i] = span < 0 ? 0 : span / wd->stride + 1;
+        }
+      }
+      HloShape *e = dims_shape(P, o[m + j]->shape.dtype, d, a->rank);
+      if (!e) return NULL;
+      t->tuple[j] = *e;
+    }
+    return m == 1 ? &t->tuple[0] : t;
+  }
+  case HLO_OP_SELECT_AND_SCATTER: case HLO_OP_TRIANGULAR_SOLVE:
+    /* the operand's (select-and-scatter) or b's (triangular-solve) shape */
+    return hlp_shape_copy(P, &o[ins->op == HLO_OP_TRIANGULAR_SOLVE ? 1 : 0]->shape);
+  case HLO_OP_SET_DIMENSION_SIZE: case HLO_OP_BATCH_NORM_INFERENCE:
+    return hlp_shape_copy(P, &o[0]->shape);
+  case HLO_OP_BATCH_NORM_TRAINING: case HLO_OP_BATCH_NORM_GRAD: {
+    /* (operand-shaped, feature vector, feature vector) */
+    const HloShape *a = &o[0]->shape;
+    if (!is_array(a) || ins->feature_index < 0 || ins->feature_index >= a->rank) return NULL;
+    HloShape *t = hlp_alloc(P, sizeof *t);
+    t->dtype = HLO_TUPLE;
+    t->ntuple = 3;
+    t->tuple = hlp_alloc(P, 3 * sizeof *t->tuple);
+    t->tuple[0] = *a;
+    d[0] = a->dims[ins->feature_index];
+    t->tuple[1] = t->tuple[2] = *dims_shape(P, a->dtype, d, 1);
+    return t;
+  }
+  case HLO_OP_TOPK: {
+    const HloShape *a = &o[0]->shape;
+    if (!is_array(a) || a->rank < 1) return NULL;
+    memcpy(d, a->dims, (size_t)a->rank * sizeof *d);
+    d[a->rank - 1] = ins->k;
+    HloShape *t = hlp_alloc(P, sizeof *t);
+    t->dtype = HLO_TUPLE;
+    t->ntuple = 2;
+    t->tuple = hlp_alloc(P, 2 * sizeof *t->tuple);
+    t->tuple[0] = *dims_shape(P, a->dtype, d, a->rank);
+    t->tuple[1] = *dims_shape(P, HLO_S32, d, a->rank);
+    return t;
+  }
+  case HLO_OP_GATHER: {
+    /* batch dims of the indices in order, with offset dims (the uncollapsed
+     * slice sizes) placed at offset_dims */
+    const HloShape *a = &o[0]->shape, *ix = &o[1]->shape;
+    const HloGatherDims *g = &ins->gather;
+    if (!is_array(a) || !is_array(ix) || g->slice_sizes.n != a->rank) return NULL;
+    int64_t bd[HLX_MAX_DEPTH], od[HLX_MAX_DEPTH];
+    int32_t nb = 0, no = 0;
+    for (int32_t i = 0; i < ix->rank; i++)
+      if (i != g->index_vector_dim) bd[nb++] = ix->dims[i];
+    for (int32_t i = 0; i < a->rank; i++)
+      if (!has_dim(&g->collapsed_slice_dims, i) && !has_dim(&g->operand_batching_dims, i))
+        od[no++] = g->slice_sizes.v[i];
+    int32_t rank = nb + no, bi = 0, oi = 0;
+    if (no != g->offset_dims.n || rank > HLX_MAX_DEPTH) return NULL;
+    for (int32_t i = 0; i < rank; i++) d[i] = has_dim(&g->offset_dims, i) ? od[oi++] : bd[bi++];
+    if (oi != no || bi != nb) return NULL;
+    return dims_shape(P, a->dtype, d, rank);
+  }
+  default:
+    return NULL;
+  }
+}
+
 static HloShape *infer_shape(Ctx *C, HloInstr *ins, uint32_t off) {
   HlpParser *P = C->P;
   HloOpcode op = ins->op;
@@ -476,11 +748,6 @@ static HloShape *infer_shape(Ctx *C, HloInstr *ins, uint32_t off) {
     s = hlp_shape_copy(P, &ins->ops[0]->shape);
   } else if (op == HLO_OP_CALL && ins->ncalled && ins->called[0].comp->root) {
     s = hlp_shape_copy(P, &ins->called[0].comp->root->shape);
-  } else if (op == HLO_OP_BROADCAST && ins->ops[0]->shape.rank == 0 &&
-             ins->ops[0]->shape.dtype != HLO_TUPLE) {
-    /* Only a scalar broadcast without dims would be inferable, and even that
-     * needs the output dims: not inferable. */
-    s = NULL;
   } else if (op == HLO_OP_TRANSPOSE && ins->has_dimensions &&
              ins->dimensions.n == ins->ops[0]->shape.rank) {
     const HloShape *a = &ins->ops[0]->shape;
@@ -494,11 +761,15 @@ static HloShape *infer_shape(Ctx *C, HloInstr *ins, uint32_t off) {
     if (okp) s = hlp_shape_make(P, a->dtype, a->rank, d);
   } else if (op == HLO_OP_REVERSE) {
     s = hlp_shape_copy(P, &ins->ops[0]->shape);
+  } else {
+    s = infer_structured(P, ins);
   }
   if (!s) {
     hlp_error(P, off, "cannot infer the shape of %s, write it", hlp_opcode_name(op));
     return NULL;
   }
+  /* Inferred arrays get the default layout; tuples keep their elements'
+   * (built with default layouts, or operand shapes as XLA's tuple shapes). */
   if (s->dtype != HLO_TUPLE && hlc_dtype_is_array(s->dtype)) {
     s->minor_to_major = NULL;
     s->layout_tail = NULL;

@@ -247,9 +247,31 @@ HloShape *hlp_shape_tuple(HlpParser *P, HlpList *elems) {
 
 /* Layout fields after ':' (spec 2.1), each optional, in this order:
  * D(..) T(..)(..).. L(n) #(type) *(type) E(n) S(n) SC(..).. P(shape) M(n). */
+/* D(...): dim level types D C S H, each optionally followed by + and ~.
+ * Sets *sparse when some level is not D (dense). */
+static bool dim_levels_ok(const HloVal *g, bool *sparse) {
+  int32_t i = 0;
+  while (i < g->nitems) {
+    const HloVal *t = g->items[i];
+    if (t->kind != HLO_VAL_TOKEN || t->tok != TK_IDENT || t->len != 1 || !strchr("DCSH", t->text[0]) ||
+        (i && t->sep != 2))
+      return false;
+    *sparse |= t->text[0] != 'D';
+    i++;
+    if (i < g->nitems && g->items[i]->kind == HLO_VAL_TOKEN && g->items[i]->tok == TK_PLUS &&
+        g->items[i]->sep == 0)
+      i++;
+    if (i < g->nitems && g->items[i]->kind == HLO_VAL_TOKEN && g->items[i]->tok == TK_TILDE &&
+        g->items[i]->sep == 0)
+      i++;
+  }
+  return g->nitems > 0;
+}
+
 static bool layout_tail_ok(HlpParser *P, HloVal **v, int32_t n) {
   static const char *const order[] = {"D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"};
   int last = -1;
+  bool sparse = false;
   for (int32_t i = 0; i < n;) {
     HloVal *f = v[i];
     const char *name = f->kind == HLO_VAL_TOKEN ? f->text : "";
@@ -277,6 +299,12 @@ static bool layout_tail_ok(HlpParser *P, HloVal **v, int32_t n) {
              hlc_dtype_from_name(g->items[0]->text, g->items[0]->len) != HLO_DTYPE_INVALID;
       else if (k == 8)                            /* P: a shape */
         ok = g->nitems == 1 && g->items[0]->kind == HLO_VAL_SHAPE;
+      else if (k == 0)
+        ok = dim_levels_ok(g, &sparse);
+      if (ok && k == 8 && !sparse) {
+        hlp_error(P, f->off, "layout has a physical shape P(...), but is not for a sparse array");
+        return false;
+      }
       if (!ok) {
         hlp_error(P, g->off, "bad value for layout field %s", name);
         return false;

@@ -125,6 +125,7 @@ typedef struct HlpParser {
   void *comps_map;     /* lower.c: computations by name */
   void *ctx;           /* lower.c: the computation being lowered */
   HlpList warned;      /* unknown attribute names already warned about */
+  HlpList async_comps; /* HloComputation* wrapped by an async-start so far */
   uint32_t *line_starts; /* owned (malloc): offsets of line starts, built lazily */
   size_t nlines;
 } HlpParser;

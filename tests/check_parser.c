@@ -474,6 +474,19 @@ START_TEST(module_attrs) {
   ck_assert_str_eq(m->name, "module_main");
   ck_assert_int_eq(m->replica_count, 1);
   hlp_module_free(m);
+  /* A layout that does not match the entry: XLA's parser keeps it (its
+   * verifier compares), so this is a warning at the layout. */
+  static const char *mism = "HloModule m, entry_computation_layout={(f32[3]{0})->f32[3]{0}}\n"
+                            "ENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n";
+  HlcDiags d = {0};
+  m = hlp_parse(mism, strlen(mism), "t.hlo", &d);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_int_eq(d.n, 1);
+  ck_assert_int_eq(d.v[0].sev, HLC_WARNING);
+  ck_assert_int_eq(d.v[0].col, 39);
+  ck_assert_str_eq(d.v[0].message, "entry_computation_layout does not match the entry computation 'e'");
+  hlp_module_free(m);
+  hlc_diags_clear(&d);
 }
 END_TEST
 
@@ -497,8 +510,8 @@ START_TEST(async_sugar) {
   ck_assert_int_eq(m->ncomps, 2);
   ck_assert_ptr_eq(m->comps[0], w);
   hlp_module_free(m);
-  /* Attributes of the sugar line go to the wrapped op; control-predecessors
-   * stay on the start. */
+  /* The wrapped op's attributes go to it; control-predecessors stay on the
+   * start. */
   m = parse_ok("HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[4] negate(x)\n"
                "  s = ((f32[4]), f32[2], u32[]) slice-start(x), slice={[0:2]}, "
                "control-predecessors={y}\n  ROOT d = f32[2] slice-done(s)\n}\n");
@@ -528,6 +541,21 @@ START_TEST(async_sugar) {
                "wrapped_negate.1 {\n  ROOT p = f32[] parameter(0)\n}\n"
                "wrapped_negate.2 {\n  ROOT p = f32[] parameter(0)\n}\n");
   ck_assert_str_eq(find(m, "s")->called[0].comp->name, "wrapped_negate.3");
+  hlp_module_free(m);
+  /* As XLA: async_execution_thread and sharding stay on the start, metadata
+   * and backend_config go to both, the wrapped op's own attributes to it. */
+  m = parse_ok("HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n"
+               "  s = ((f32[4]), f32[4], u32[]) custom-call-start(x), custom_call_target=\"k\", "
+               "async_execution_thread=\"side\", sharding={replicated}, metadata={op_name=\"a\"}, "
+               "backend_config=\"cfg\"\n  ROOT d = f32[4] custom-call-done(s)\n}\n");
+  s = find(m, "s");
+  w = s->called[0].comp;
+  ck_assert_str_eq(s->async_execution_thread, "side");
+  ck_assert_str_eq(s->backend_config, "cfg");
+  ck_assert_str_eq(w->root->backend_config, "cfg");
+  ck_assert_str_eq(w->root->custom_call_target, "k");
+  ck_assert_int_eq(s->nattrs, 4);   /* thread, sharding, metadata, backend_config */
+  ck_assert_int_eq(w->root->nattrs, 3); /* target, metadata, backend_config */
   hlp_module_free(m);
 }
 END_TEST
@@ -567,6 +595,65 @@ START_TEST(shape_inference) {
   ck_assert_int_eq(find(m, "tr")->shape.dims[0], 3);
   ck_assert_int_eq(find(m, "tr")->shape.dims[1], 2);
   ck_assert_int_eq(find(m, "n")->shape.minor_to_major[0], 1);
+  hlp_module_free(m);
+}
+END_TEST
+
+static void expect_dims(HloModule *m, const char *name, HloDtype t, int rank, const int64_t *dims) {
+  const HloShape *s = &find(m, name)->shape;
+  ck_assert_int_eq(s->dtype, t);
+  ck_assert_int_eq(s->rank, rank);
+  for (int i = 0; i < rank; i++) ck_assert_int_eq(s->dims[i], dims[i]);
+}
+
+/* Result shapes XLA's parser infers for structured ops, worked out by hand
+ * from the operation semantics. */
+START_TEST(shape_inference_structured) {
+  HloModule *m = parse_ok(
+      "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nn1 {\n  v = f32[2,3] parameter(0)\n  ROOT n = negate(v)\n}\n"
+      "ENTRY e {\n"
+      "  x = f32[2,3] parameter(0)\n  y = f32[3,5] parameter(1)\n  b = bf16[4,2,3] parameter(2)\n"
+      "  z = f32[] constant(0)\n  i = s32[] parameter(3)\n  im = s32[4,1] parameter(4)\n"
+      "  img = f32[1,6,6,2] parameter(5)\n  ker = f32[3,3,2,4] parameter(6)\n"
+      "  d = dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  bd = dot(b, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+      "rhs_contracting_dims={2}\n"
+      "  bs = broadcast(z), dimensions={}\n"
+      "  cat = concatenate(x, x, x), dimensions={0}\n"
+      "  pd = pad(x, z), padding=1_2_1x0_-1\n"
+      "  r = reduce(x, z), dimensions={1}, to_apply=add\n"
+      "  r2 = reduce(x, x, z, z), dimensions={0}, to_apply=add\n"
+      "  rw = reduce-window(y, z), window={size=2x3 stride=1x2 pad=0_0x1_1}, to_apply=add\n"
+      "  cv = convolution(img, ker), window={size=3x3 stride=2x1 pad=1_1x0_0}, dim_labels=b01f_01io->b01f\n"
+      "  g = gather(y, im), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+      "index_vector_dim=1, slice_sizes={1,5}\n"
+      "  tk = topk(y), k=2\n"
+      "  bn = batch-norm-training(img, z, z), epsilon=0.001, feature_index=3\n"
+      "  cplx = c64[2,3] parameter(7)\n"
+      "  rf = fft(y), fft_type=RFFT, fft_length={5}\n"
+      "  irf = fft(cplx), fft_type=IRFFT, fft_length={4}\n"
+      "  ROOT c = conditional(i, x, x), branch_computations={n1, n1}\n}\n");
+  expect_dims(m, "d", HLO_F32, 2, (int64_t[]){2, 5});
+  expect_dims(m, "bd", HLO_BF16, 3, (int64_t[]){4, 2, 2});
+  expect_dims(m, "bs", HLO_F32, 0, NULL);
+  expect_dims(m, "cat", HLO_F32, 2, (int64_t[]){6, 3});
+  /* 1 + 2 + 2 + (2-1)*1 = 6 rows; 0 - 1 + 3 = 2 columns */
+  expect_dims(m, "pd", HLO_F32, 2, (int64_t[]){6, 2});
+  expect_dims(m, "r", HLO_F32, 1, (int64_t[]){2});
+  ck_assert_int_eq(find(m, "r2")->shape.ntuple, 2);
+  ck_assert_int_eq(find(m, "r2")->shape.tuple[1].dims[0], 3);
+  /* rows (3-2)/1+1 = 2; columns (5+2-3)/2+1 = 3 */
+  expect_dims(m, "rw", HLO_F32, 2, (int64_t[]){2, 3});
+  /* rows (6+2-3)/2+1 = 3; columns (6-3)/1+1 = 4; 4 output features */
+  expect_dims(m, "cv", HLO_F32, 4, (int64_t[]){1, 3, 4, 4});
+  expect_dims(m, "g", HLO_F32, 2, (int64_t[]){4, 5});
+  ck_assert_int_eq(find(m, "tk")->shape.tuple[0].dims[1], 2);
+  ck_assert_int_eq(find(m, "tk")->shape.tuple[1].dtype, HLO_S32);
+  ck_assert_int_eq(find(m, "bn")->shape.tuple[1].dims[0], 2);
+  expect_dims(m, "rf", HLO_C64, 2, (int64_t[]){3, 3});
+  expect_dims(m, "irf", HLO_F32, 2, (int64_t[]){2, 4});
+  expect_dims(m, "c", HLO_F32, 2, (int64_t[]){2, 3});
   hlp_module_free(m);
 }
 END_TEST
@@ -902,7 +989,7 @@ int main(void) {
   Suite *s = suite_create("parser");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"lexer", {lex_names_and_context, lex_numbers, lex_layout_brace_and_raw, lex_comments_strings}},
-    {"shapes", {shapes, shape_inference}},
+    {"shapes", {shapes, shape_inference, shape_inference_structured}},
     {"attributes", {attrs_window_conv, attrs_pad_slice_misc, attrs_gather_scatter_dot,
                     attrs_collectives, attrs_custom_call, attrs_control_flow, attrs_unknown_warns,
                     module_attrs, async_sugar, nested_and_inline}},

@@ -2,8 +2,9 @@
  * cases, evaluator cases, benchmarks) and of tests/parser/ (*.hlo) parses, and
  * its canonical print is a fixed point: print(parse(print(parse(x)))) ==
  * print(parse(x)). Corpora that are not present are skipped.
- * Prints the pass counts. Files named tests/parser/bad-NAME.hlo are skipped
- * here (check_parser.c tests them for their errors).
+ * Prints the pass counts. Files named tests/parser/bad-NAME.hlo are invalid
+ * modules: their first line is "// expect: LINE:COL: MESSAGE", the first
+ * error the parse must report (and it must fail, never crash).
  */
 #include <check.h>
 #include <glob.h>
@@ -85,6 +86,51 @@ static void run_glob(const char *pattern, const char *label) {
   ck_assert_int_eq(ok, total);
 }
 
+/* Returns 0 if the invalid module fails with exactly the expected error. */
+static int expect_failure(const char *path) {
+  size_t len;
+  char *text = slurp(path, &len);
+  if (!text) { printf("%s: cannot read\n", path); return 1; }
+  int line = 0, col = 0, used = 0;
+  char want[512] = "";
+  if (sscanf(text, "// expect: %d:%d: %n", &line, &col, &used) != 2 || !used) {
+    printf("%s: no '// expect: LINE:COL: MESSAGE' first line\n", path);
+    free(text);
+    return 1;
+  }
+  const char *m = text + used, *eol = memchr(m, '\n', len - (size_t)used);
+  snprintf(want, sizeof want, "%.*s", (int)(eol ? eol - m : (long)(len - (size_t)used)), m);
+  HlcDiags d = {0};
+  HloModule *mod = hlp_parse(text, len, path, &d);
+  free(text);
+  int rc = 1, k = 0;
+  while (k < d.n && d.v[k].sev != HLC_ERROR) k++;
+  if (mod) printf("%s: parsed, but should fail with: %s\n", path, want);
+  else if (k == d.n) printf("%s: failed without an error message\n", path);
+  else if (d.v[k].line != line || d.v[k].col != col || strcmp(d.v[k].message, want) != 0)
+    printf("%s: want %d:%d: %s\n  got %d:%d: %s\n", path, line, col, want, d.v[k].line,
+           d.v[k].col, d.v[k].message);
+  else rc = 0;
+  hlp_module_free(mod);
+  hlc_diags_clear(&d);
+  return rc;
+}
+
+START_TEST(bad) {
+  char pat[4096];
+  snprintf(pat, sizeof pat, "%s/tests/parser/bad-*.hlo", HLP_SRCDIR);
+  glob_t g;
+  if (glob(pat, 0, NULL, &g) != 0) { printf("bad: none found\n"); return; }
+  int ok = 0;
+  for (size_t i = 0; i < g.gl_pathc; i++) ok += expect_failure(g.gl_pathv[i]) == 0;
+  printf("tests/parser/bad-*: %d/%d fail as expected\n", ok, (int)g.gl_pathc);
+  fflush(stdout);
+  int total = (int)g.gl_pathc;
+  globfree(&g);
+  ck_assert_int_eq(ok, total);
+}
+END_TEST
+
 START_TEST(conformance) { run_glob("../shared/conformance/cases/*/case.hlo", "conformance"); }
 END_TEST
 START_TEST(evalcases) { run_glob("../shared/evalcases/cases/*/case.hlo", "evalcases"); }
@@ -102,6 +148,7 @@ int main(void) {
   tcase_add_test(tc, evalcases);
   tcase_add_test(tc, bench);
   tcase_add_test(tc, own);
+  tcase_add_test(tc, bad);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }
