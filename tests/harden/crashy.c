@@ -19,7 +19,8 @@ void crash_segv(void *out, const void **in) {
   (void)in;
   /* An unmapped address that is not NULL: a real SIGSEGV, which UBSan's
    * null-pointer check would otherwise turn into an error exit. */
-  volatile int *p = (volatile int *)(uintptr_t)16;
+  volatile uintptr_t addr = 16;
+  volatile int *p = (volatile int *)addr;
   *p = 42;
 }
 
