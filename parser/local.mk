@@ -50,6 +50,7 @@ tests_check_parser_corpus_CFLAGS = $(TEST_CFLAGS) -DHLP_SRCDIR='"$(abs_srcdir)"'
 tests_check_parser_corpus_LDADD = $(TEST_LIBS)
 # Realistic test modules (listed one by one: automake has no wildcards).
 EXTRA_DIST += tests/parser/cpu_after_optimizations.hlo tests/parser/gpu_after_optimizations.hlo \
+	tests/parser/all_to_all_tuple_form.hlo \
 	tests/parser/jax_before_optimizations.hlo tests/parser/hand_written.hlo \
 	tests/parser/attributes_zoo.hlo tests/parser/legacy_operand_forms.hlo \
 	tests/parser/async_sugar_attributes.hlo tests/parser/literal_and_aliasing.hlo \

@@ -276,8 +276,15 @@ HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
   case HLO_OP_COLLECTIVE_PERMUTE:
     if (ins->nops != 1) return HLV_OK;   /* in-place form: (input, output, offsets...) */
     return hlv_expect(V, ins, &ins->ops[0]->shape, false);
-  case HLO_OP_ALL_TO_ALL:
-    return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
+  case HLO_OP_ALL_TO_ALL: {
+    /* With dimensions={d}: the array form (one operand, same shape). Without:
+     * the tuple form, one tuple element per operand, even for one operand. */
+    if (ins->has_dimensions || ins->nops != 1)
+      return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
+    HloShape *t = hlv_tuple(V, 1);
+    t->tuple[0] = ins->ops[0]->shape;
+    return hlv_expect(V, ins, t, false);
+  }
   case HLO_OP_RAGGED_ALL_TO_ALL:
     return hlv_expect(V, ins, &ins->ops[1]->shape, false);
   case HLO_OP_SCAN: return scan(V, ins);
