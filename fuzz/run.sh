@@ -23,7 +23,9 @@ mkdir -p "$work/src"
 # A copy of the sources (tracked files in a git checkout, else everything but
 # build products); unchanged files keep their times, so rebuilds are small.
 if git -C "$here" rev-parse --git-dir >/dev/null 2>&1; then
-  (cd "$here" && git ls-files -z | xargs -0 tar -cf - --) | tar -xf - -C "$work/src"
+  # One tar reading the names from stdin: xargs would split a long list
+  # into several archives, and the reader stops after the first.
+  (cd "$here" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/src"
 else
   (cd "$here" && tar -cf - --exclude=./fuzz-build --exclude='*.o' --exclude='*.lo' .) |
     tar -xf - -C "$work/src"
