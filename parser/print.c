@@ -121,7 +121,15 @@ static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth) {
    * a layout when read back. */
   if (n && v[0]->sep == 2) hlp_buf_puts(b, ",");
   for (int32_t i = 0; i < n; i++) {
-    if (i && v[i]->sep == 2) {
+    bool eq = v[i]->kind == HLO_VAL_TOKEN && v[i]->len == 1 && v[i]->text[0] == '=';
+    char last = b->n ? b->p[b->n - 1] : 0;
+    bool word = (last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z') ||
+                (last >= '0' && last <= '9') || last == '_' || last == '.' || last == '-';
+    if (i && eq && v[i]->sep != 2 && word) {
+      /* A word then a separate '=': written "w=" it would read back as an
+       * attribute name, "w =" as an instruction definition. */
+      hlp_buf_puts(b, "/**/");
+    } else if (i && v[i]->sep == 2) {
       bool tight = v[i]->kind == HLO_VAL_BRACE ||
                    (v[i]->kind == HLO_VAL_TOKEN && v[i]->tok != TK_NAME && v[i]->tok != TK_IDENT);
       hlp_buf_puts(b, tight ? "," : ", ");
