@@ -259,14 +259,19 @@ int hli_npy_read(const void *data, size_t len, const HloShape *want, const char 
              hlc_dtype_name(want->dtype), exp);
     return -1;
   }
-  HliValue *v = hli_value_new(NULL, want);
-  if (!v) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
-  if (len - info.data_off < v->nbytes) {
+  /* Check the data is all there before allocating: the header alone must
+   * not make us allocate (a few bytes could declare terabytes). */
+  size_t es = hlc_dtype_size(want->dtype), need = es;
+  for (int32_t i = 0; i < want->rank; i++)
+    if (want->dims[i] && __builtin_mul_overflow(need, (size_t)want->dims[i], &need)) need = SIZE_MAX;
+  if (hlp_shape_elements(want) == 0) need = 0;
+  if (len - info.data_off < need) {
     hlc_diag(d, HLC_ERROR, "%s: truncated data: %zu bytes, %zu expected", what,
-             len - info.data_off, v->nbytes);
-    hli_value_unref(NULL, v);
+             len - info.data_off, need);
     return -1;
   }
+  HliValue *v = hli_value_new(NULL, want);
+  if (!v) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
   const char *src = (const char *)data + info.data_off;
   if (info.fortran && v->rank > 1) from_fortran(v, src);
   else if (v->nbytes) memcpy(v->data, src, v->nbytes);
