@@ -261,10 +261,14 @@ int hli_npy_read(const void *data, size_t len, const HloShape *want, const char 
   }
   /* Check the data is all there before allocating: the header alone must
    * not make us allocate (a few bytes could declare terabytes). */
-  size_t es = hlc_dtype_size(want->dtype), need = es;
-  for (int32_t i = 0; i < want->rank; i++)
-    if (want->dims[i] && __builtin_mul_overflow(need, (size_t)want->dims[i], &need)) need = SIZE_MAX;
-  if (hlp_shape_elements(want) == 0) need = 0;
+  size_t need = hlc_dtype_size(want->dtype);
+  bool empty = false, huge = false;
+  for (int32_t i = 0; i < want->rank; i++) {
+    if (want->dims[i] == 0) empty = true;
+    else if (huge || __builtin_mul_overflow(need, (size_t)want->dims[i], &need)) huge = true;
+  }
+  if (empty) need = 0;
+  else if (huge) need = SIZE_MAX;
   if (len - info.data_off < need) {
     hlc_diag(d, HLC_ERROR, "%s: truncated data: %zu bytes, %zu expected", what,
              len - info.data_off, need);
