@@ -479,6 +479,11 @@ int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
     /* The declared size is checked before it is allocated: stored members
      * are exactly their compressed size, and deflate never expands more
      * than 1032:1, so a small file cannot ask for gigabytes. */
+    if (method != 0 && method != 8) {
+      hlc_diag(d, HLC_ERROR, "%s: member %s uses zip compression method %u (only stored and "
+               "deflated are supported)", what, m[k - 1].name, method);
+      goto fail;
+    }
     if ((method == 0 && usize != csize) || (method == 8 && usize / 1032 > csize + 1)) goto corrupt;
     m[k - 1].data = malloc(usize ? usize : 1);
     if (!m[k - 1].data) goto nomem;
@@ -491,10 +496,6 @@ int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
         hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m[k - 1].name);
         goto fail;
       }
-    } else {
-      hlc_diag(d, HLC_ERROR, "%s: member %s uses zip compression method %u (only stored and "
-               "deflated are supported)", what, m[k - 1].name, method);
-      goto fail;
     }
   }
   *members = m;
