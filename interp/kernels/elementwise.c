@@ -304,7 +304,8 @@ COMPLEX_TYPES(MAKE_COMPLEX)
 /* ---- tables ------------------------------------------------------------- */
 
 static void fill_tables(void) {
-#define SET_INT(ID, T, U, W)                                                    \
+/* The arithmetic every integer and float type has. */
+#define SET_ARITH(ID)                                                           \
   bin_tab[BIN_ADD][HLO_##ID] = add_##ID;                                        \
   bin_tab[BIN_SUB][HLO_##ID] = sub_##ID;                                        \
   bin_tab[BIN_MUL][HLO_##ID] = mul_##ID;                                        \
@@ -312,7 +313,9 @@ static void fill_tables(void) {
   bin_tab[BIN_REM][HLO_##ID] = rem_##ID;                                        \
   bin_tab[BIN_MAX][HLO_##ID] = max_##ID;                                        \
   bin_tab[BIN_MIN][HLO_##ID] = min_##ID;                                        \
-  bin_tab[BIN_POW][HLO_##ID] = pow_##ID;                                        \
+  bin_tab[BIN_POW][HLO_##ID] = pow_##ID;
+#define SET_INT(ID, T, U, W)                                                    \
+  SET_ARITH(ID)                                                                 \
   bin_tab[BIN_AND][HLO_##ID] = and_##ID;                                        \
   bin_tab[BIN_OR][HLO_##ID] = or_##ID;                                          \
   bin_tab[BIN_XOR][HLO_##ID] = xor_##ID;                                        \
@@ -329,14 +332,7 @@ static void fill_tables(void) {
 #undef SET_INT
 
 #define SET_FLOAT(ID, T, SFX, UT, BT)                                           \
-  bin_tab[BIN_ADD][HLO_##ID] = add_##ID;                                        \
-  bin_tab[BIN_SUB][HLO_##ID] = sub_##ID;                                        \
-  bin_tab[BIN_MUL][HLO_##ID] = mul_##ID;                                        \
-  bin_tab[BIN_DIV][HLO_##ID] = div_##ID;                                        \
-  bin_tab[BIN_REM][HLO_##ID] = rem_##ID;                                        \
-  bin_tab[BIN_MAX][HLO_##ID] = max_##ID;                                        \
-  bin_tab[BIN_MIN][HLO_##ID] = min_##ID;                                        \
-  bin_tab[BIN_POW][HLO_##ID] = pow_##ID;                                        \
+  SET_ARITH(ID)                                                                 \
   bin_tab[BIN_ATAN2][HLO_##ID] = atan2_##ID;                                    \
   un_tab[UN_ABS][HLO_##ID] = abs_##ID;                                          \
   un_tab[UN_NEG][HLO_##ID] = neg_##ID;                                          \
@@ -350,6 +346,7 @@ static void fill_tables(void) {
   un_tab[UN_IMAG][HLO_##ID] = imag_##ID;
   FLOAT_TYPES(SET_FLOAT)
 #undef SET_FLOAT
+#undef SET_ARITH
 #define SET_VM(UID, VMID)                                                       \
   un_tab[UN_##UID][HLO_F32] = vm_##UID##_F32;                                   \
   un_tab[UN_##UID][HLO_F64] = vm_##UID##_F64;
