@@ -11,15 +11,27 @@
  * redo per tile, and a broadcast whose every use was taken into groups is
  * never materialised.
  *
- * Running a group: its output is cut into tiles of TILE elements; for each
- * tile the program's operations run in order on registers of TILE elements
- * (inputs that need no decoding are read in place). Narrow floats live in
+ * Row groups: a reduce over the trailing dimensions (a row reduction, with
+ * a typed reducer) joins a group when its result is broadcast back along
+ * those rows inside the group (softmax, layer norms), or when it is the
+ * group's root. Such a group has a full shape F = [rows..., row...] and runs
+ * in tiles of whole rows: its values live either in the full space (a tile
+ * of k rows) or in the row space (k elements, one per row), so a row is
+ * read from memory once and its reductions and broadcasts happen in cache.
+ * A row reduction folds each row with the reduce kernel's own fold loops
+ * (one init, one run over the row), so its bits are the unfused kernel's.
+ *
+ * Running a group: its output is cut into tiles of TILE elements (or of
+ * whole rows); for each tile the program's operations run in order on
+ * registers of a tile (inputs that need no decoding are read in place). Narrow floats live in
  * registers as f32 and are rounded through their type after every
  * operation, exactly as each kernel rounds its own result. Tiles are split
  * over the thread pool; scalar broadcasts are filled once per chunk.
  * Not here: the loops themselves (kernels/elementwise*.c, convert.c). */
 #include "interp/fuse.h"
 #include "interp/kernels/elementwise.h"
+#include "interp/kernels/reducer.h"
+#include "interp/kernels/vectorize.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +39,16 @@
 enum {
   TILE = 2048,          /* elements per tile: a dozen f32 registers stay in L1/L2 */
   MIN_CHUNK = 16384,    /* elements per parallel chunk, at least */
-  STACK_SCRATCH = 16384 /* registers of small tiles live on the stack */
+  STACK_SCRATCH = 65536,/* registers of small groups live on the (8 MB) stack */
+  MAX_ROW = 16384       /* row groups: longest row (elements) kept in a tile */
 };
 
 /* What an instruction is to fusion. */
-typedef enum Kind { K_NONE, K_UN, K_BIN, K_CMP, K_SEL, K_CONV, K_BCAST } Kind;
+typedef enum Kind { K_NONE, K_UN, K_BIN, K_CMP, K_SEL, K_CONV, K_BCAST, K_RRED } Kind;
+
+/* Where a value of a group lives: a tile of the full shape, one element per
+ * row of the tile (row groups), or fixed (a scalar read whole). */
+typedef enum Space { SP_FULL, SP_ROWS, SP_FIXED } Space;
 
 /* Tile operations. */
 typedef enum FopKind {
@@ -40,7 +57,9 @@ typedef enum FopKind {
   FOP_SEL,     /* dst = src0 ? src1 : src2 */
   FOP_CONV,    /* dst = convert(src0) */
   FOP_LOAD,    /* dst = narrow input decoded to f32 */
-  FOP_BCAST    /* dst = broadcast input (decoded if narrow) */
+  FOP_BCAST,   /* dst = broadcast input (decoded if narrow) */
+  FOP_RRED,    /* dst (row space) = fold of each row of src0, from init input */
+  FOP_RBCAST   /* dst = src0 (row space) repeated along each row */
 } FopKind;
 
 /* Operand references: >= 0 a register, < 0 input -(r + 1) read in place. */
@@ -55,8 +74,10 @@ typedef struct Fop {
   HlkUnFn un;
   HlkBinFn bin;
   int bits;             /* the loops' width argument */
-  int32_t input;        /* LOAD, BCAST: input number */
+  int32_t input;        /* LOAD, BCAST: input number; RRED: the init value's */
   int64_t inner, nb;    /* BCAST: tile element at flat index i = b[(i / inner) % nb] */
+  Space sp;             /* where dst lives (and the op iterates) */
+  const HlkFold *fold;  /* RRED */
 } Fop;
 
 struct HliFused {
@@ -69,6 +90,9 @@ struct HliFused {
   Fop *pro;             /* once per chunk: scalar broadcasts */
   int32_t nregs;
   size_t reg_es;        /* bytes per element of a register (the widest value) */
+  Space *in_sp;         /* per input: where it is read */
+  int64_t row_len;      /* row groups: elements per row (0: element tiles) */
+  int64_t nrows;        /* row groups: rows of the full shape */
 };
 
 int32_t hli_fused_ninputs(const HliFused *f) { return f->ninputs; }
@@ -113,6 +137,34 @@ static bool conv_ok(HloDtype f, HloDtype t) {
   return (nf && t == HLO_F32) || (f == HLO_F32 && nt);
 }
 
+/* A reduce whose dimensions are the operand's last ones, {p, ..., rank-1}
+ * with 1 <= p < rank: the number of kept (row) dimensions p, else -1. */
+static int32_t row_reduce_split(const HloInstr *ins) {
+  const HloShape *o = &ins->ops[0]->shape;
+  int32_t nd = ins->dimensions.n, p = o->rank - nd;
+  if (nd < 1 || p < 1) return -1;
+  bool seen[64] = {false};
+  if (o->rank > 64) return -1;
+  for (int32_t k = 0; k < nd; k++) {
+    int64_t d = ins->dimensions.v[k];
+    if (d < p || d >= o->rank || seen[d]) return -1;
+    seen[d] = true;
+  }
+  return p;
+}
+
+/* The typed fold of a single-input reduce over rows, or NULL. Narrow floats
+ * are excluded: registers hold them as f32, the folds read them raw. */
+static const HlkFold *row_fold(const HloInstr *ins) {
+  if (ins->nops != 2 || row_reduce_split(ins) < 0) return NULL;
+  HloDtype t = ins->ops[0]->shape.dtype;
+  if (ins->shape.dtype != t || hlk_is_narrow_float(t) || ins->ops[1]->shape.dtype != t) return NULL;
+  const HloComputation *comp = hlk_called(ins, HLO_CALL_TO_APPLY);
+  if (!comp) return NULL;
+  HliBinop op = hlk_match_reducer(comp);
+  return op == HLI_BINOP_NONE ? NULL : hlk_fold(op, t, true);
+}
+
 static Kind classify(const HloInstr *ins) {
   const HloShape *s = &ins->shape;
   /* Only instructions their own kernel accepts (its plan-time check, run
@@ -126,6 +178,8 @@ static Kind classify(const HloInstr *ins) {
   switch (ins->op) {
   case HLO_OP_BROADCAST:
     return bcast_pattern(ins, NULL, NULL) ? K_BCAST : K_NONE;
+  case HLO_OP_REDUCE:
+    return row_fold(ins) ? K_RRED : K_NONE;
   case HLO_OP_COMPARE: {
     if (ins->nops != 2) return K_NONE;
     HloDtype t = ins->ops[0]->shape.dtype;
@@ -180,7 +234,46 @@ typedef struct Ctx {
   int32_t *ing;         /* root of the latest group this was a member of */
   int32_t *ref;         /* value reference of a member / input, while compiling */
   int32_t *absorbed;    /* broadcasts: uses taken into groups */
+  /* The group being built: its full shape, and for row groups the number of
+   * leading (row) dimensions, or -1 while it has none. */
+  const HloShape *F;
+  int32_t p;
 } Ctx;
+
+/* Where a value of shape s lives in the group being built, or -1 if it
+ * cannot be a member. */
+static int space_of(const Ctx *cx, const HloShape *s) {
+  if (same_dims(s, cx->F)) return SP_FULL;
+  if (cx->p < 0 || s->rank != cx->p) return -1;
+  for (int32_t d = 0; d < cx->p; d++)
+    if (s->dims[d] != cx->F->dims[d]) return -1;
+  return SP_ROWS;
+}
+
+/* Elements of a row when the first q dims of the full shape F are rows, or
+ * 0 when such rows are not tiled (too long, empty, or no rows at all). */
+static int64_t row_len_of(const HloShape *F, int32_t q) {
+  if (q < 1 || q >= F->rank) return 0;
+  int64_t L = 1, R = 1;
+  for (int32_t d = 0; d < F->rank; d++) {
+    if (d < q) R *= F->dims[d];
+    else L *= F->dims[d];
+  }
+  return L >= 1 && R >= 1 && L <= MAX_ROW ? L : 0;
+}
+
+/* Broadcast ins of the full shape that repeats a row-space value along the
+ * rows (dimensions={0..q-1}): q, or -1. */
+static int32_t row_bcast_split(const Ctx *cx, const HloInstr *ins) {
+  const HloShape *o = &ins->ops[0]->shape;
+  int32_t q = o->rank;
+  if (ins->op != HLO_OP_BROADCAST || !same_dims(&ins->shape, cx->F) || ins->dimensions.n != q ||
+      !row_len_of(cx->F, q) || (cx->p >= 0 && cx->p != q))
+    return -1;
+  for (int32_t d = 0; d < q; d++)
+    if (ins->dimensions.v[d] != d || o->dims[d] != cx->F->dims[d]) return -1;
+  return q;
+}
 
 typedef struct Builder {
   Fop *ops;             /* values are numbered by the op that makes them */
@@ -210,6 +303,7 @@ static int32_t operand_ref(Ctx *cx, Builder *b, int32_t root, const HloInstr *o)
     op->kind = FOP_LOAD;
     op->t = op->ot = o->shape.dtype;
     op->input = k;
+    op->sp = (Space)space_of(cx, &o->shape);
     b->load_of[k] = b->nops++;
   }
   return b->load_of[k];
@@ -218,6 +312,18 @@ static int32_t operand_ref(Ctx *cx, Builder *b, int32_t root, const HloInstr *o)
 static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) {
   int32_t src[3];
   Kind k = cx->kind[ins->index];
+  Space sp = (Space)space_of(cx, &ins->shape);
+  if (k == K_BCAST && cx->ing[ins->ops[0]->index] == root) {   /* row value along rows */
+    Fop *op = &b->ops[b->nops];
+    memset(op, 0, sizeof *op);
+    op->kind = FOP_RBCAST;
+    op->t = op->ot = ins->shape.dtype;
+    op->src[0] = cx->ref[ins->ops[0]->index];
+    op->nsrc = 1;
+    op->sp = SP_FULL;
+    cx->ref[ins->index] = b->nops++;
+    return;
+  }
   if (k == K_BCAST) {
     int32_t in = input_of(b, ins->ops[0]->index);
     Fop *op = &b->ops[b->nops];
@@ -225,7 +331,23 @@ static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) 
     op->kind = FOP_BCAST;
     op->t = op->ot = ins->shape.dtype;
     op->input = in;
+    op->sp = sp;
     bcast_pattern(ins, &op->inner, &op->nb);
+    cx->ref[ins->index] = b->nops++;
+    return;
+  }
+  if (k == K_RRED) {
+    int32_t s0 = operand_ref(cx, b, root, ins->ops[0]);
+    int32_t init = input_of(b, ins->ops[1]->index);   /* a scalar: never a member */
+    Fop *op = &b->ops[b->nops];
+    memset(op, 0, sizeof *op);
+    op->kind = FOP_RRED;
+    op->t = op->ot = ins->shape.dtype;
+    op->src[0] = s0;
+    op->nsrc = 1;
+    op->input = init;
+    op->sp = SP_ROWS;
+    op->fold = row_fold(ins);
     cx->ref[ins->index] = b->nops++;
     return;
   }
@@ -237,6 +359,7 @@ static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) 
   op->nsrc = ins->nops;
   memcpy(op->src, src, sizeof(int32_t) * (size_t)ins->nops);
   op->bits = hlk_is_narrow_float(op->t) ? 32 : hlc_dtype_bits(op->t);
+  op->sp = sp;
   switch (k) {
   case K_UN: op->kind = FOP_UN; op->un = hlk_unary_loop(ins->op, op->t); break;
   case K_BIN: op->kind = FOP_BIN; op->bin = hlk_binary_loop(ins->op, op->t); break;
@@ -281,6 +404,18 @@ static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) 
   f->pro = hlc_arena_alloc(A, sizeof(Fop) * (size_t)b.nops);
   if (!f->inputs || !f->ops || !f->pro) { f = NULL; goto out; }
   memcpy(f->inputs, b.inputs, sizeof(int32_t) * (size_t)b.ninputs);
+  f->in_sp = hlc_arena_alloc(A, sizeof(Space) * (size_t)(b.ninputs ? b.ninputs : 1));
+  if (!f->in_sp) { f = NULL; goto out; }
+  bool rows = false;
+  for (int32_t v = 0; v < b.nops; v++) rows = rows || b.ops[v].sp == SP_ROWS;
+  for (int32_t k = 0; k < b.ninputs; k++) {
+    int sp = space_of(cx, &cx->c->instrs[b.inputs[k]]->shape);
+    f->in_sp[k] = sp < 0 || (sp == SP_ROWS && !rows) ? SP_FIXED : (Space)sp;
+  }
+  if (rows) {
+    f->row_len = row_len_of(cx->F, cx->p);
+    f->nrows = hlp_shape_elements(cx->F) / f->row_len;
+  }
   f->reg_es = 1;
   int32_t nfree = 0;
   for (int32_t v = 0; v < b.nops; v++) {
@@ -349,7 +484,7 @@ int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcAren
   Ctx cx = {c, A, calloc((size_t)n, sizeof(Kind)), calloc((size_t)n, sizeof(int32_t)),
             calloc((size_t)n, sizeof(int32_t)), malloc((size_t)n * sizeof(int32_t)),
             malloc((size_t)n * sizeof(int32_t)), calloc((size_t)n, sizeof(int32_t)),
-            calloc((size_t)n, sizeof(int32_t))};
+            calloc((size_t)n, sizeof(int32_t)), NULL, -1};
   int32_t *mem = malloc((size_t)n * sizeof(int32_t));
   int32_t *touched = malloc((size_t)n * sizeof(int32_t));
   int rc = -1;
@@ -367,20 +502,41 @@ int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcAren
 
   for (int32_t i = n - 1; i >= 0; i--) {
     if (!live[i] || !computes(cx.kind[i]) || cx.mark[i] >= 0) continue;
-    const HloShape *rs = &c->instrs[i]->shape;
+    const HloInstr *root = c->instrs[i];
+    cx.F = &root->shape;
+    cx.p = -1;
+    if (cx.kind[i] == K_RRED) {   /* a row reduction roots a row group */
+      cx.F = &root->ops[0]->shape;
+      cx.p = row_reduce_split(root);
+      if (!row_len_of(cx.F, cx.p)) continue;
+    }
     int32_t nm = 0, nt = 0, lowest = i;
-    /* Members are collected from the root down. */
+    /* Members are collected from the root down. A broadcast is copied into
+     * the group (its operand an input), except one that repeats a row value
+     * the group can compute: then it takes that value in as a member. */
     for (int32_t j = i; j >= 0 && j >= lowest; j--) {
-      bool take = j == i;
-      if (!take && cx.gcount[j] > 0 && live[j] && same_dims(&c->instrs[j]->shape, rs))
-        take = cx.kind[j] == K_BCAST ||
-               (computes(cx.kind[j]) && cx.mark[j] < 0 && cx.gcount[j] == cx.uses[j]);
+      bool take = j == i, row_bcast = false;
+      const HloInstr *ins = c->instrs[j];
+      if (!take && cx.gcount[j] > 0 && live[j] && space_of(&cx, &ins->shape) >= 0) {
+        bool whole = cx.mark[j] < 0 && cx.gcount[j] == cx.uses[j];
+        if (cx.kind[j] == K_BCAST) {
+          int32_t q = whole ? row_bcast_split(&cx, ins) : -1;
+          Kind ok = cx.kind[ins->ops[0]->index];
+          row_bcast = q >= 0 && computes(ok) && cx.mark[ins->ops[0]->index] < 0;
+          if (row_bcast) cx.p = q;
+          take = true;
+        } else if (cx.kind[j] == K_RRED) {
+          take = whole && space_of(&cx, &ins->shape) == SP_ROWS && row_reduce_split(ins) == cx.p &&
+                 same_dims(&ins->ops[0]->shape, cx.F);
+        } else {
+          take = computes(cx.kind[j]) && whole;
+        }
+      }
       if (!take) continue;
       mem[nm++] = j;
       cx.ing[j] = i;
-      if (cx.kind[j] == K_BCAST) continue;   /* its operand is an input */
+      if (cx.kind[j] == K_BCAST && !row_bcast) continue;   /* its operand is an input */
       cx.mark[j] = i;
-      const HloInstr *ins = c->instrs[j];
       for (int32_t k = 0; k < ins->nops; k++) {
         int32_t o = ins->ops[k]->index;
         if (cx.gcount[o]++ == 0) touched[nt++] = o;
@@ -436,7 +592,7 @@ typedef struct Job {
 } Job;
 
 /* n copies of the element at src (es bytes). */
-static void fill(char *dst, const char *src, int64_t n, size_t es) {
+HLK_VECTORIZE static void fill(char *dst, const char *src, int64_t n, size_t es) {
   switch (es) {   /* once per run of equal elements */
 #define F(T)                                                                  \
   {                                                                           \
@@ -484,20 +640,39 @@ static void round_narrow(HloDtype t, float *d, void *tmp, int64_t m) {
 
 static bool subbyte(HloDtype t) { return hlc_dtype_is_int(t) && hlc_dtype_bits(t) < 8; }
 
+/* One tile: where it starts and how many elements it has, per space (row
+ * space: its rows; fixed: the whole scalar). */
+typedef struct Tile { int64_t lo[3], m[3]; } Tile;
+
+/* A row-space register value (dst) = the fold of each of the tile's rows in
+ * src, as the reduce kernel folds a row (init, one run, store). */
+static void row_reduce(const Fop *op, const char *src, const char *init, int64_t L, int64_t rows,
+                       char *dst) {
+  size_t es = hlc_dtype_size(op->t);
+  _Alignas(16) unsigned char acc[16];
+  for (int64_t r = 0; r < rows; r++) {
+    op->fold->init(acc, init, 1);
+    op->fold->run(acc, src + (size_t)(r * L) * es, L, 1);
+    op->fold->store(dst + (size_t)r * es, acc, 1);
+  }
+}
+
 static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, char *scr_b,
-                   int64_t lo, int64_t m) {
+                   const Tile *t) {
+  const HliFused *f = j->f;
+  int64_t lo = t->lo[op->sp], m = t->m[op->sp];
   const void *s[3] = {NULL, NULL, NULL};
   for (int32_t k = 0; k < op->nsrc; k++) {
-    int32_t r = op->src[k];
-    s[k] = r >= 0 ? (const void *)regs[r] : (const void *)(j->in[-r - 1] + lo * (int64_t)j->ies[-r - 1]);
+    int32_t r = op->src[k], in = -r - 1;
+    s[k] = r >= 0 ? (const void *)regs[r]
+                  : (const void *)(j->in[in] + t->lo[f->in_sp[in]] * (int64_t)j->ies[in]);
   }
   bool to_out = op->dst == REG_OUT;
   char *d = to_out ? j->out + lo * (int64_t)j->oes : regs[op->dst];
   bool narrow = hlk_is_narrow_float(op->ot);
   switch (op->kind) {
   case FOP_UN:
-  case FOP_BIN: {
-    /* Narrow results: the f32 loop, then one rounding (into the output, or
+  case FOP_BIN: {    /* Narrow results: the f32 loop, then one rounding (into the output, or
      * in the register); as the kernels' runner does. */
     char *w = narrow && to_out ? scr_b : d;
     if (op->kind == FOP_UN) op->un(s[0], w, m, op->bits);
@@ -527,6 +702,15 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, 
   case FOP_LOAD:
     hlk_narrow_to_f32(op->t, j->in[op->input] + lo * (int64_t)j->ies[op->input], (float *)d, m);
     break;
+  case FOP_RRED:
+    row_reduce(op, s[0], j->in[op->input], f->row_len, t->m[SP_ROWS], d);
+    break;
+  case FOP_RBCAST: {
+    size_t es = reg_size(op->ot);
+    for (int64_t r = 0; r < t->m[SP_ROWS]; r++)
+      fill(d + (size_t)(r * f->row_len) * es, (const char *)s[0] + (size_t)r * es, f->row_len, es);
+    break;
+  }
   case FOP_BCAST: {
     size_t es = j->ies[op->input];
     if (narrow) {
@@ -540,12 +724,24 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, 
   }
 }
 
+/* Bytes of registers and scratch a chunk needs for tiles of `tile` elements. */
+static size_t chunk_bytes(const HliFused *f, int64_t tile, size_t *rb) {
+  *rb = ((size_t)tile * (f->reg_es > 4 ? f->reg_es : 4) + 63) & ~(size_t)63;
+  return *rb * ((size_t)f->nregs + 2);
+}
+
+/* Elements of a full tile: TILE, or for row groups whole rows (at least one). */
+static int64_t tile_rows(const HliFused *f) {
+  return f->row_len > TILE ? 1 : TILE / f->row_len;
+}
+
+/* [lo, hi): elements, or rows for row groups. */
 static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
   Job *j = arg;
   const HliFused *f = j->f;
-  int64_t tile = hi - lo < TILE ? hi - lo : TILE;
-  size_t rb = ((size_t)tile * (f->reg_es > 4 ? f->reg_es : 4) + 63) & ~(size_t)63;
-  size_t need = rb * ((size_t)f->nregs + 2);
+  int64_t L = f->row_len, step = L ? tile_rows(f) : TILE;
+  if (hi - lo < step) step = hi - lo;
+  size_t rb, need = chunk_bytes(f, L ? step * L : step, &rb);
   _Alignas(64) char stack[STACK_SCRATCH];
   char *mem = need <= sizeof stack ? stack : aligned_alloc(64, need);
   if (!mem) { j->oom = true; return; }
@@ -554,10 +750,13 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
   if (!regs) { j->oom = true; if (mem != stack) free(mem); return; }
   for (int32_t r = 0; r < f->nregs; r++) regs[r] = mem + rb * (size_t)r;
   char *scr_a = mem + rb * (size_t)f->nregs, *scr_b = scr_a + rb;
-  for (int32_t p = 0; p < f->npro; p++) run_op(j, &f->pro[p], regs, scr_a, scr_b, 0, tile);
-  for (int64_t t = lo; t < hi; t += tile) {
-    int64_t m = hi - t < tile ? hi - t : tile;
-    for (int32_t p = 0; p < f->nops; p++) run_op(j, &f->ops[p], regs, scr_a, scr_b, t, m);
+  Tile t = {{0, 0, 0}, {L ? step * L : step, step, 1}};
+  for (int32_t p = 0; p < f->npro; p++) run_op(j, &f->pro[p], regs, scr_a, scr_b, &t);
+  for (int64_t at = lo; at < hi; at += step) {
+    int64_t m = hi - at < step ? hi - at : step;
+    if (L) t = (Tile){{at * L, at, 0}, {m * L, m, 1}};
+    else t = (Tile){{at, at, 0}, {m, m, 1}};
+    for (int32_t p = 0; p < f->nops; p++) run_op(j, &f->ops[p], regs, scr_a, scr_b, &t);
   }
   if (regs != regs_local) free(regs);
   if (mem != stack) free(mem);
@@ -578,7 +777,22 @@ int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *
     ies[k] = hlc_dtype_size(in[k]->dtype);
   }
   Job j = {f, data, ies, out->data, hlc_dtype_size(out->dtype), false};
-  hli_parallel_for(x, out->nelem, MIN_CHUNK, fused_chunk, &j);
+  /* Chunks larger than the stack scratch allocate their registers: count
+   * them against the memory limit, one set per thread. */
+  int64_t n = f->row_len ? f->nrows : out->nelem;
+  int64_t min_chunk = f->row_len ? MIN_CHUNK / f->row_len + 1 : MIN_CHUNK;
+  int64_t step = f->row_len ? tile_rows(f) : TILE, workers = n / min_chunk;
+  if (step > n) step = n;
+  if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
+  size_t rb, need = chunk_bytes(f, f->row_len ? step * f->row_len : step, &rb);
+  size_t reserve = need > STACK_SCRATCH ? need * (size_t)(workers > 1 ? workers : 1) : 0;
+  if (reserve && hli_scratch_reserve(x, f->root, reserve) != 0) {
+    if (data != data_local) free(data);
+    if (ies != es_local) free(ies);
+    return -1;
+  }
+  hli_parallel_for(x, n, min_chunk, fused_chunk, &j);
+  if (reserve) hli_scratch_unreserve(x, reserve);
   if (data != data_local) free(data);
   if (ies != es_local) free(ies);
   return j.oom ? hli_fail(x, f->root, "out of memory") : 0;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hlorun.h"
@@ -231,6 +232,225 @@ START_TEST(threaded_long_sum_is_exact) {
 }
 END_TEST
 
+/* ---- Row groups: reductions over rows fused with their broadcasts ---- */
+
+static const char *const ADD_MAX =
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+    "max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n";
+
+START_TEST(row_group_normalises_rows) {
+  /* Rows {1,2,5} and {4,4,0}: minus the row max {5,4} gives {-4,-3,0} and
+   * {0,0,-4}; squared {16,9,0} and {0,0,16}; row sums 25 and 16; divided:
+   * {0.64, 0.36, 0} and {0, 0, 1}. */
+  char m[2048];
+  snprintf(m, sizeof m,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  x = f32[2,3] constant({{1, 2, 5}, {4, 4, 0}})\n"
+           "  ninf = f32[] constant(-inf)\n"
+           "  mx = f32[2] reduce(x, ninf), dimensions={1}, to_apply=max\n"
+           "  mxb = f32[2,3] broadcast(mx), dimensions={0}\n"
+           "  d = f32[2,3] subtract(x, mxb)\n  sq = f32[2,3] multiply(d, d)\n"
+           "  z = f32[] constant(0)\n"
+           "  s = f32[2] reduce(sq, z), dimensions={1}, to_apply=add\n"
+           "  sb = f32[2,3] broadcast(s), dimensions={0}\n"
+           "  ROOT r = f32[2,3] divide(sq, sb)\n}\n", ADD_MAX);
+  expect(m, "f32[2,3] {{0.64, 0.36, 0}, {0, 0, 1}}");
+}
+END_TEST
+
+/* Rows of n elements, x[r][c] = ((c + r) mod 7) - 3, over R rows with two
+ * row dims (R = r1 * r2); `body` says what is computed from x. */
+static const char *rows_module(int64_t r1, int64_t r2, int64_t n, const char *body) {
+  static char buf[4096];
+  snprintf(buf, sizeof buf,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  ic = s32[%lld,%lld,%lld] iota(), iota_dimension=2\n"
+           "  ia = s32[%lld,%lld,%lld] iota(), iota_dimension=0\n"
+           "  ib = s32[%lld,%lld,%lld] iota(), iota_dimension=1\n"
+           "  k2 = s32[] constant(%lld)\n  k2b = s32[%lld,%lld,%lld] broadcast(k2), dimensions={}\n"
+           "  ia2 = s32[%lld,%lld,%lld] multiply(ia, k2b)\n  ir = s32[%lld,%lld,%lld] add(ia2, ib)\n"
+           "  sum = s32[%lld,%lld,%lld] add(ic, ir)\n"
+           "  seven = s32[] constant(7)\n  sevb = s32[%lld,%lld,%lld] broadcast(seven), dimensions={}\n"
+           "  mod = s32[%lld,%lld,%lld] remainder(sum, sevb)\n"
+           "  three = s32[] constant(3)\n  thrb = s32[%lld,%lld,%lld] broadcast(three), dimensions={}\n"
+           "  xi = s32[%lld,%lld,%lld] subtract(mod, thrb)\n"
+           "  x = f32[%lld,%lld,%lld] convert(xi)\n%s}\n",
+           ADD_MAX,
+#define D (long long)r1, (long long)r2, (long long)n
+           D, D, D, (long long)r2, D, D, D, D, D, D, D, D, D,
+#undef D
+           body);
+  return buf;
+}
+
+START_TEST(row_reduce_root_sums_rows) {
+  /* Sum over each row of x squared, fused with the chain computing it (the
+   * reduce is the group's root). By hand: one period of 7 squares to
+   * 9+4+1+0+1+4+9 = 28; a row of 3000 = 428 periods and 4 more elements,
+   * which start at phase (r mod 7). Rows are longer than a tile. */
+  char body[1024];
+  snprintf(body, sizeof body,
+           "  sq = f32[3,5,3000] multiply(x, x)\n  z = f32[] constant(0)\n"
+           "  ROOT s = f32[3,5] reduce(sq, z), dimensions={2}, to_apply=add\n");
+  const char *m = rows_module(3, 5, 3000, body);
+  char want[512] = "f32[3,5] {";
+  for (int a = 0; a < 3; a++) {
+    strcat(want, a ? ", {" : "{");
+    for (int b = 0; b < 5; b++) {
+      int r = a * 5 + b, tail = 0;
+      for (int c = 0; c < 4; c++) {
+        int v = (3000 - 4 + c + r) % 7 - 3;
+        tail += v * v;
+      }
+      char e[32];
+      snprintf(e, sizeof e, "%s%d", b ? ", " : "", 428 * 28 + tail);
+      strcat(want, e);
+    }
+    strcat(want, "}");
+  }
+  strcat(want, "}");
+  expect(m, want);
+  char *two = run_text(m, true, 2);
+  ck_assert_str_eq(two, want);
+  hlo_free(two);
+}
+END_TEST
+
+START_TEST(row_group_softmax_matches_unfused_bits) {
+  /* Softmax over rows, for short rows (many rows per tile) and long ones
+   * (one row per tile), on one and two threads: the same bits as the
+   * unfused kernels, and every row sums to about 1. */
+  static const int64_t shapes[][3] = {{4, 33, 100}, {2, 3, 5000}, {1, 7, 16384}, {2, 2, 20000}};
+  for (int k = 0; k < 4; k++) {
+    char body[1024];
+    const int64_t *d = shapes[k];
+    snprintf(body, sizeof body,
+             "  ninf = f32[] constant(-inf)\n"
+             "  mx = f32[%lld,%lld] reduce(x, ninf), dimensions={2}, to_apply=max\n"
+             "  mxb = f32[%lld,%lld,%lld] broadcast(mx), dimensions={0,1}\n"
+             "  sh = f32[%lld,%lld,%lld] subtract(x, mxb)\n  e = f32[%lld,%lld,%lld] exponential(sh)\n"
+             "  z = f32[] constant(0)\n"
+             "  s = f32[%lld,%lld] reduce(e, z), dimensions={2}, to_apply=add\n"
+             "  sb = f32[%lld,%lld,%lld] broadcast(s), dimensions={0,1}\n"
+             "  ROOT r = f32[%lld,%lld,%lld] divide(e, sb)\n",
+             (long long)d[0], (long long)d[1], (long long)d[0], (long long)d[1], (long long)d[2],
+             (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[0], (long long)d[1],
+             (long long)d[2], (long long)d[0], (long long)d[1], (long long)d[0], (long long)d[1],
+             (long long)d[2], (long long)d[0], (long long)d[1], (long long)d[2]);
+    const char *m = rows_module(d[0], d[1], d[2], body);
+    char *one = run_text(m, true, 1), *two = run_text(m, true, 2), *plain = run_text(m, false, 1);
+    ck_assert_msg(strcmp(one, plain) == 0, "shape %d: fused differs from unfused", k);
+    ck_assert_msg(strcmp(two, plain) == 0, "shape %d: two threads differ", k);
+    /* Row 0 starts at phase 0: element 0 is exp(-3 - 3) / sum over the
+     * row of exp(x - 3), worked out here in double. */
+    double sum = 0;
+    for (int64_t c = 0; c < d[2]; c++) sum += exp((double)(c % 7 - 3) - 3.0);
+    const char *p = strchr(one, '{');
+    while (p && *p == '{') p++;
+    ck_assert_ptr_nonnull(p);
+    double got = strtod(p, NULL), want = exp(-6.0) / sum;
+    ck_assert_msg(fabs(got - want) <= 1e-5 * want, "shape %d: element 0 is %g, not %g", k, got, want);
+    hlo_free(one);
+    hlo_free(two);
+    hlo_free(plain);
+  }
+}
+END_TEST
+
+START_TEST(row_value_used_outside_stays_correct) {
+  /* The row sums also leave the computation: the reduce runs on its own
+   * and the division reads its result. Rows {1,3}, {2,2}: sums {4,4}. */
+  char m[2048];
+  snprintf(m, sizeof m,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  x = f32[2,2] constant({{1, 3}, {2, 2}})\n  z = f32[] constant(0)\n"
+           "  s = f32[2] reduce(x, z), dimensions={1}, to_apply=add\n"
+           "  sb = f32[2,2] broadcast(s), dimensions={0}\n"
+           "  q = f32[2,2] divide(x, sb)\n"
+           "  ROOT t = (f32[2], f32[2,2]) tuple(s, q)\n}\n", ADD_MAX);
+  expect(m, "(f32[2] {4, 4}, f32[2,2] {{0.25, 0.75}, {0.5, 0.5}})");
+}
+END_TEST
+
+START_TEST(row_group_in_row_space_and_bf16) {
+  /* Work on the row values inside the group: 1/sum broadcast back (rows
+   * {1,3}, {2,6}: sums 4 and 8, so x * (1/sum) = {0.25, 0.75}, {0.25,
+   * 0.75}). Narrow types are not row-fused but give the same answer. */
+  static const char *const types[] = {"f32", "bf16"};
+  for (int k = 0; k < 2; k++) {
+    const char *t = types[k];
+    char m[2048];
+    snprintf(m, sizeof m,
+             "HloModule t\n"
+             "add {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT s = %s[] add(a, b)\n}\n"
+             "ENTRY main {\n"
+             "  x = %s[2,2] constant({{1, 3}, {2, 6}})\n  z = %s[] constant(0)\n"
+             "  s = %s[2] reduce(x, z), dimensions={1}, to_apply=add\n"
+             "  one = %s[] constant(1)\n  oneb = %s[2] broadcast(one), dimensions={}\n"
+             "  inv = %s[2] divide(oneb, s)\n"
+             "  ib = %s[2,2] broadcast(inv), dimensions={0}\n"
+             "  ROOT q = %s[2,2] multiply(x, ib)\n}\n",
+             t, t, t, t, t, t, t, t, t, t, t);
+    char want[128];
+    snprintf(want, sizeof want, "%s[2,2] {{0.25, 0.75}, {0.25, 0.75}}", t);
+    expect(m, want);
+  }
+}
+END_TEST
+
+START_TEST(row_group_registers_count_against_memory_limit) {
+  /* Rows of 16384 f32 make tiles of 64 KiB per register: two registers and
+   * two scratch tiles are 256 KiB for the one thread (above the 64 KiB a
+   * group may keep on the stack). With a limit of
+   * 300000 bytes the 128 KiB input and the 128 KiB result fit, but not the
+   * registers too; the error names the group (its root r). */
+  char m[1024];
+  snprintf(m, sizeof m,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  x = f32[2,16384] parameter(0)\n  z = f32[] constant(0)\n"
+           "  s = f32[2] reduce(x, z), dimensions={1}, to_apply=add\n"
+           "  sb = f32[2,16384] broadcast(s), dimensions={0}\n"
+           "  ROOT r = f32[2,16384] divide(x, sb)\n}\n", ADD_MAX);
+  HloCtx *ctx = NULL;
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 300000};
+  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
+  HloModule *mod = NULL;
+  HloExecutable *e = NULL;
+  HloBuffer *r = NULL;
+  ck_assert_int_eq(hlo_module_parse(ctx, m, strlen(m), "t.hlo", &mod), HLO_OK);
+  ck_assert_int_eq(hlo_compile(ctx, mod, NULL, &e), HLO_OK);
+  static float ones[2 * 16384];
+  for (int i = 0; i < 2 * 16384; i++) ones[i] = 1.0f;
+  int64_t dims[2] = {2, 16384};
+  HloBuffer *in = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, dims, 2, ones, &in), HLO_OK);
+  ck_assert_int_ne(hlo_execute(e, &in, 1, &r), HLO_OK);
+  const char *diag = hlo_ctx_diagnostics(ctx);
+  ck_assert_msg(strstr(diag, "memory limit") && strstr(diag, "in r "), "%s", diag);
+  hlo_executable_free(e);
+  hlo_module_free(mod);
+  hlo_buffer_free(in);
+  hlo_ctx_free(ctx);
+  /* Without the limit, every element is 1/16384. */
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, dims, 2, ones, &in), HLO_OK);
+  uint64_t peak = 0;
+  r = run(ctx, m, &in, 1, &peak);
+  ck_assert_float_eq(((const float *)hlo_buffer_data(r))[16384 + 77], 1.0f / 16384);
+  /* Fused: the result and one thread's tiles (s and sb in registers, two
+   * scratch tiles: 4 x 64 KiB), nothing else; unfused would hold the
+   * broadcast sb (128 KiB) and s instead of the tiles. */
+  ck_assert_uint_eq(peak, 131072 + 4 * 65536);
+  hlo_buffer_free(r);
+  hlo_buffer_free(in);
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(while_updates_in_place) {
   /* Each iteration writes b[i] = i and b[i+1] = i+1 with two chained
    * dynamic-update-slices, for i = 0..4: b[k] = k for k <= 5, the rest
@@ -299,6 +519,12 @@ int main(void) {
   tcase_add_test(tc, fused_chain_allocates_only_its_result);
   tcase_add_test(tc, while_updates_in_place);
   tcase_add_test(tc, threaded_long_sum_is_exact);
+  tcase_add_test(tc, row_group_normalises_rows);
+  tcase_add_test(tc, row_reduce_root_sums_rows);
+  tcase_add_test(tc, row_group_softmax_matches_unfused_bits);
+  tcase_add_test(tc, row_value_used_outside_stays_correct);
+  tcase_add_test(tc, row_group_in_row_space_and_bf16);
+  tcase_add_test(tc, row_group_registers_count_against_memory_limit);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
