@@ -398,6 +398,10 @@ HloStatus hlo_buffer_shape_text(HloCtx *ctx, const HloBuffer *b, char **text) {
   return HLO_OK;
 }
 
+static const char *const too_large_msg =
+    "the value has no elements but more than a million empty rows: too large to print as "
+    "literal text (write it to .npy or .npz)";
+
 HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format, char **data,
                             size_t *len) {
   if (!ctx || !b || !format || !data || !len) return HLO_INVALID_ARGUMENT;
@@ -416,6 +420,8 @@ HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format,
     rc = hli_npz_write(leaves, n, &out, &ctx->diags);
     free(leaves);
   } else if (strcmp(format, "txt") == 0) {
+    if (hli_literal_too_large(b->v))
+      return fail(ctx, HLO_INVALID_ARGUMENT, "%s", too_large_msg);
     rc = hli_literal_write(b->v, &out);
     hli_buf_put(&out, "\n", 1);
     if (out.failed) rc = -1;
@@ -436,6 +442,7 @@ HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format,
 HloStatus hlo_buffer_to_literal(HloCtx *ctx, const HloBuffer *b, char **text, size_t *len) {
   if (!ctx || !b || !text) return HLO_INVALID_ARGUMENT;
   HliBuf out = {0};
+  if (hli_literal_too_large(b->v)) return fail(ctx, HLO_INVALID_ARGUMENT, "%s", too_large_msg);
   if (hli_literal_write(b->v, &out) != 0 || !out.data) {
     hli_buf_free(&out);
     return fail(ctx, HLO_NOMEM, "out of memory");

@@ -79,7 +79,25 @@ static void write_elems(const HliValue *v, HliBuf *b, int32_t dim, int64_t *off)
   hli_buf_put(b, "}", 1);
 }
 
+enum { MAX_EMPTY_GROUPS = 1 << 20 };
+
+bool hli_literal_too_large(const HliValue *v) {
+  if (v->dtype == HLO_TUPLE) {
+    for (int32_t i = 0; i < v->ntuple; i++)
+      if (hli_literal_too_large(v->tuple[i])) return true;
+    return false;
+  }
+  if (!hlc_dtype_is_array(v->dtype) || v->nelem != 0) return false;
+  int64_t groups = 1;
+  for (int32_t d = 0; d < v->rank && v->dims[d] != 0; d++) {
+    if (v->dims[d] > MAX_EMPTY_GROUPS / groups) return true;
+    groups *= v->dims[d];
+  }
+  return false;
+}
+
 int hli_literal_write(const HliValue *v, HliBuf *b) {
+  if (hli_literal_too_large(v)) return -1;
   if (v->dtype == HLO_TUPLE) {
     hli_buf_put(b, "(", 1);
     for (int32_t i = 0; i < v->ntuple; i++) {

@@ -68,8 +68,14 @@ const HloShape **hli_shape_leaves(const HloShape *s, int32_t *n);
  * ignored) and the value uses want; else the shape is built in arena. */
 int hli_literal_read(const char *text, size_t len, const HloShape *want, HlcArena *arena,
                      const char *what, HlcDiags *d, HliValue **out);
-/* Append the literal text of v the way XLA prints it, no trailing newline. */
+/* Append the literal text of v the way XLA prints it, no trailing newline.
+ * -1 (nothing appended) when hli_literal_too_large(v). */
 int hli_literal_write(const HliValue *v, HliBuf *b);
+/* An array with no elements prints one "{}" per index of its dimensions
+ * before the first zero one: for [1e6,1e6,0] that is 10^12 of them, text
+ * out of all proportion to the value. True when v (or a tuple member) would
+ * print more than a million of them. */
+bool hli_literal_too_large(const HliValue *v);
 
 /* Text of a shape without layout: "f32[2,3]", "(f32[], s32[2])". */
 void hli_shape_text(const HloShape *s, HliBuf *b);

@@ -314,6 +314,30 @@ static void round_trip(const char *text) {
   hlc_arena_free(&a);
 }
 
+START_TEST(empty_array_literal_size_is_bounded) {
+  /* f32[2,0] prints one {} per row; f32[3000000,3000000,0] would print
+   * 9e12 of them (found by fuzz_values through a .npy header): refused. */
+  round_trip("f32[2,0] {{}, {}}");
+  int64_t dims[3] = {3000000, 3000000, 0};
+  HloShape s = {.dtype = HLO_F32, .rank = 3, .dims = dims};
+  HliValue *v = hli_value_new(NULL, &s);
+  ck_assert_ptr_nonnull(v);
+  ck_assert(hli_literal_too_large(v));
+  HliBuf b = {0};
+  ck_assert_int_eq(hli_literal_write(v, &b), -1);
+  ck_assert_uint_eq(b.len, 0);
+  hli_buf_free(&b);
+  hli_value_unref(NULL, v);
+  dims[0] = 1024, dims[1] = 1024;   /* exactly a million: still printed */
+  v = hli_value_new(NULL, &s);
+  ck_assert(!hli_literal_too_large(v));
+  ck_assert_int_eq(hli_literal_write(v, &b), 0);
+  ck_assert_uint_eq(b.len, strlen("f32[1024,1024,0] ") + 2 + 1023 * 2 + 1024 * (2 + 1023 * 2 + 1024 * 2));
+  hli_buf_free(&b);
+  hli_value_unref(NULL, v);
+}
+END_TEST
+
 START_TEST(literal_round_trips) {
   round_trip("f32[2,2] {{1, 2}, {3, 4}}");
   round_trip("f32[] 1.5");
@@ -447,6 +471,7 @@ static Suite *io_suite(void) {
   suite_add_tcase(s, t);
   t = tcase_create("literal");
   tcase_add_test(t, literal_round_trips);
+  tcase_add_test(t, empty_array_literal_size_is_bounded);
   tcase_add_test(t, literal_layouts_comments_and_want);
   suite_add_tcase(s, t);
   t = tcase_create("api");
