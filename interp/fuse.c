@@ -32,6 +32,10 @@
 #include "interp/kernels/elementwise.h"
 #include "interp/kernels/reducer.h"
 #include "interp/kernels/vectorize.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +44,8 @@ enum {
   TILE = 2048,          /* elements per tile: a dozen f32 registers stay in L1/L2 */
   MIN_CHUNK = 16384,    /* elements per parallel chunk, at least */
   STACK_SCRATCH = 65536,/* registers of small groups live on the (8 MB) stack */
-  MAX_ROW = 16384       /* row groups: longest row (elements) kept in a tile */
+  MAX_ROW = 16384,      /* row groups: longest row (elements) kept in a tile */
+  STREAM_MIN = 8 << 20  /* results this large are streamed past the cache */
 };
 
 /* What an instruction is to fusion. */
@@ -588,8 +593,43 @@ typedef struct Job {
   const size_t *ies;       /* input element sizes */
   char *out;
   size_t oes;
+  bool stream;             /* the output is written with non-temporal stores */
   bool oom;
 } Job;
+
+/* Scratch of a chunk besides its registers: two tiles for conversions, and
+ * the staging tile of a streamed output. */
+typedef struct Scratch { char *a, *b, *out; } Scratch;
+
+/* n bytes from src (a tile in cache) to dst with non-temporal stores where
+ * the CPU has them: a large result written once then need not be read into
+ * the cache first, which halves the traffic of writing it. The caller ends
+ * with stream_fence(). */
+static void stream_out(char *dst, const char *src, size_t n) {
+#if defined(__SSE2__)
+  size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+  if (head > n) head = n;
+  memcpy(dst, src, head);
+  dst += head, src += head, n -= head;
+  for (; n >= 64; n -= 64, dst += 64, src += 64) {
+    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)src);
+    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
+    __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(src + 32));
+    __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
+    _mm_stream_si128((__m128i *)(void *)dst, v0);
+    _mm_stream_si128((__m128i *)(void *)(dst + 16), v1);
+    _mm_stream_si128((__m128i *)(void *)(dst + 32), v2);
+    _mm_stream_si128((__m128i *)(void *)(dst + 48), v3);
+  }
+#endif
+  memcpy(dst, src, n);
+}
+
+static void stream_fence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();   /* non-temporal stores are weakly ordered */
+#endif
+}
 
 /* n copies of the element at src (es bytes). */
 HLK_VECTORIZE static void fill(char *dst, const char *src, int64_t n, size_t es) {
@@ -657,8 +697,9 @@ static void row_reduce(const Fop *op, const char *src, const char *init, int64_t
   }
 }
 
-static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, char *scr_b,
+static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch *sc,
                    const Tile *t) {
+  char *scr_a = sc->a, *scr_b = sc->b;
   const HliFused *f = j->f;
   int64_t lo = t->lo[op->sp], m = t->m[op->sp];
   const void *s[3] = {NULL, NULL, NULL};
@@ -668,7 +709,7 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, 
                   : (const void *)(j->in[in] + t->lo[f->in_sp[in]] * (int64_t)j->ies[in]);
   }
   bool to_out = op->dst == REG_OUT;
-  char *d = to_out ? j->out + lo * (int64_t)j->oes : regs[op->dst];
+  char *d = to_out ? (j->stream ? sc->out : j->out + lo * (int64_t)j->oes) : regs[op->dst];
   bool narrow = hlk_is_narrow_float(op->ot);
   switch (op->kind) {
   case FOP_UN:
@@ -722,17 +763,32 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, char *scr_a, 
     break;
   }
   }
+  if (to_out && j->stream) stream_out(j->out + lo * (int64_t)j->oes, d, (size_t)m * j->oes);
 }
 
 /* Bytes of registers and scratch a chunk needs for tiles of `tile` elements. */
-static size_t chunk_bytes(const HliFused *f, int64_t tile, size_t *rb) {
+static size_t chunk_bytes(const HliFused *f, int64_t tile, bool stream, size_t *rb) {
   *rb = ((size_t)tile * (f->reg_es > 4 ? f->reg_es : 4) + 63) & ~(size_t)63;
-  return *rb * ((size_t)f->nregs + 2);
+  return *rb * ((size_t)f->nregs + 2 + stream);
 }
 
 /* Elements of a full tile: TILE, or for row groups whole rows (at least one). */
 static int64_t tile_rows(const HliFused *f) {
   return f->row_len > TILE ? 1 : TILE / f->row_len;
+}
+
+/* Ask for the inputs the tile after t reads in place while t runs: a row
+ * group's first pass over a tile (a row maximum, say) would otherwise stall
+ * on memory. */
+static void prefetch_next(const Job *j, const Tile *t) {
+  const HliFused *f = j->f;
+  for (int32_t k = 0; k < f->ninputs; k++) {
+    Space sp = f->in_sp[k];
+    if (sp == SP_FIXED) continue;
+    size_t es = j->ies[k], n = (size_t)t->m[sp] * es;
+    const char *p = j->in[k] + (size_t)(t->lo[sp] + t->m[sp]) * es;
+    for (size_t b = 0; b < n; b += 64) __builtin_prefetch(p + b, 0, 0);
+  }
 }
 
 /* [lo, hi): elements, or rows for row groups. */
@@ -741,7 +797,7 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
   const HliFused *f = j->f;
   int64_t L = f->row_len, step = L ? tile_rows(f) : TILE;
   if (hi - lo < step) step = hi - lo;
-  size_t rb, need = chunk_bytes(f, L ? step * L : step, &rb);
+  size_t rb, need = chunk_bytes(f, L ? step * L : step, j->stream, &rb);
   _Alignas(64) char stack[STACK_SCRATCH];
   char *mem = need <= sizeof stack ? stack : aligned_alloc(64, need);
   if (!mem) { j->oom = true; return; }
@@ -749,15 +805,18 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
   char **regs = f->nregs <= 64 ? regs_local : malloc(sizeof(char *) * (size_t)f->nregs);
   if (!regs) { j->oom = true; if (mem != stack) free(mem); return; }
   for (int32_t r = 0; r < f->nregs; r++) regs[r] = mem + rb * (size_t)r;
-  char *scr_a = mem + rb * (size_t)f->nregs, *scr_b = scr_a + rb;
+  char *scr = mem + rb * (size_t)f->nregs;
+  Scratch sc = {scr, scr + rb, j->stream ? scr + 2 * rb : NULL};
   Tile t = {{0, 0, 0}, {L ? step * L : step, step, 1}};
-  for (int32_t p = 0; p < f->npro; p++) run_op(j, &f->pro[p], regs, scr_a, scr_b, &t);
+  for (int32_t p = 0; p < f->npro; p++) run_op(j, &f->pro[p], regs, &sc, &t);
   for (int64_t at = lo; at < hi; at += step) {
     int64_t m = hi - at < step ? hi - at : step;
     if (L) t = (Tile){{at * L, at, 0}, {m * L, m, 1}};
     else t = (Tile){{at, at, 0}, {m, m, 1}};
-    for (int32_t p = 0; p < f->nops; p++) run_op(j, &f->ops[p], regs, scr_a, scr_b, &t);
+    prefetch_next(j, &t);
+    for (int32_t p = 0; p < f->nops; p++) run_op(j, &f->ops[p], regs, &sc, &t);
   }
+  if (j->stream) stream_fence();
   if (regs != regs_local) free(regs);
   if (mem != stack) free(mem);
 }
@@ -776,7 +835,9 @@ int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *
     data[k] = in[k]->data;
     ies[k] = hlc_dtype_size(in[k]->dtype);
   }
-  Job j = {f, data, ies, out->data, hlc_dtype_size(out->dtype), false};
+  Job j = {f, data, ies, out->data, hlc_dtype_size(out->dtype), false, false};
+  const char *env = getenv("HLORUN_STREAM");
+  j.stream = (size_t)out->nelem * j.oes >= STREAM_MIN && !(env && strcmp(env, "0") == 0);
   /* Chunks larger than the stack scratch allocate their registers: count
    * them against the memory limit, one set per thread. */
   int64_t n = f->row_len ? f->nrows : out->nelem;
@@ -784,7 +845,7 @@ int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *
   int64_t step = f->row_len ? tile_rows(f) : TILE, workers = n / min_chunk;
   if (step > n) step = n;
   if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
-  size_t rb, need = chunk_bytes(f, f->row_len ? step * f->row_len : step, &rb);
+  size_t rb, need = chunk_bytes(f, f->row_len ? step * f->row_len : step, j.stream, &rb);
   size_t reserve = need > STACK_SCRATCH ? need * (size_t)(workers > 1 ? workers : 1) : 0;
   if (reserve && hli_scratch_reserve(x, f->root, reserve) != 0) {
     if (data != data_local) free(data);

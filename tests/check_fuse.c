@@ -4,7 +4,9 @@
  * instruction, broadcast patterns, arrays spanning many tiles and threads,
  * values that escape a chain, the memory a fused chain needs, and in-place
  * updates of dying buffers (elementwise, dynamic-update-slice in a loop),
- * and a long sum split over threads with one thread's bits. */
+ * a long sum split over threads with one thread's bits, large results
+ * written with streaming stores, and row groups (reductions over rows
+ * fused with the chains around them). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -451,6 +453,34 @@ START_TEST(row_group_registers_count_against_memory_limit) {
 }
 END_TEST
 
+START_TEST(large_result_is_streamed_exactly) {
+  /* A result of 2100003 f32 (8.4 MB, above the streaming size) over two
+   * threads, with a tail that is not a whole tile or vector: every element
+   * is 2i + 1, with streamed stores and without. */
+  static const char *text =
+      "HloModule t\n"
+      "ENTRY main {\n"
+      "  i = s32[2100003] iota(), iota_dimension=0\n  x = f32[2100003] convert(i)\n"
+      "  c = f32[] constant(2)\n  cb = f32[2100003] broadcast(c), dimensions={}\n"
+      "  o = f32[] constant(1)\n  ob = f32[2100003] broadcast(o), dimensions={}\n"
+      "  y = f32[2100003] multiply(x, cb)\n  ROOT r = f32[2100003] add(y, ob)\n}\n";
+  for (int k = 0; k < 2; k++) {
+    if (k) setenv("HLORUN_STREAM", "0", 1);
+    HloCtx *ctx = NULL;
+    HloCtxOptions o = {.struct_size = sizeof o, .threads = 2};
+    ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
+    HloBuffer *r = run(ctx, text, NULL, 0, NULL);
+    const float *v = hlo_buffer_data(r);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < 2100003; i++) bad += v[i] != (float)(2 * i + 1);
+    ck_assert_int_eq(bad, 0);
+    hlo_buffer_free(r);
+    hlo_ctx_free(ctx);
+    unsetenv("HLORUN_STREAM");
+  }
+}
+END_TEST
+
 START_TEST(while_updates_in_place) {
   /* Each iteration writes b[i] = i and b[i+1] = i+1 with two chained
    * dynamic-update-slices, for i = 0..4: b[k] = k for k <= 5, the rest
@@ -519,6 +549,7 @@ int main(void) {
   tcase_add_test(tc, fused_chain_allocates_only_its_result);
   tcase_add_test(tc, while_updates_in_place);
   tcase_add_test(tc, threaded_long_sum_is_exact);
+  tcase_add_test(tc, large_result_is_streamed_exactly);
   tcase_add_test(tc, row_group_normalises_rows);
   tcase_add_test(tc, row_reduce_root_sums_rows);
   tcase_add_test(tc, row_group_softmax_matches_unfused_bits);
