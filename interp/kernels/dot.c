@@ -8,8 +8,11 @@
  * free). Operands are converted to the result type and then to the compute
  * type (hlk_ctype_for). Float compute types go to the blocked GEMM, reading
  * the operands in place through strides when each group collapses to one
- * stride, else from a permuted copy; integer, pred and complex dots run an
- * exact reference loop.
+ * stride, else from a permuted copy. Integer and pred dots go to the integer
+ * GEMM, in 32-bit lanes when the result has at most 32 bits (its low bits
+ * are all the store keeps; hlk_int_lanes), else in 64-bit lanes; wrapping
+ * multiply-add gives the same bits in any order. Complex dots run an exact
+ * reference loop (also kept for every type as the tests' cross-check).
  *
  * ragged-dot is rewritten onto the same dot (see below). Not here:
  * scaled-dot (no kernel: reported at plan time).
@@ -144,12 +147,13 @@ static int64_t *batch_offsets(const int64_t *dims, const int64_t *strides, const
 /* Build the view of operand v whose dims play roles (batch, rowdims,
  * coldims). The data is used in place when the operand already holds the
  * compute type and each group collapses to a single stride; otherwise it is
- * converted and, if needed, permuted into a dense [B][rows][cols] copy. */
+ * converted and, if needed, permuted into a dense [B][rows][cols] copy.
+ * lanes32: an integer dot in 32-bit lanes (hlk_load_u32). */
 static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
                      const int64_t *bd, int nb, const int64_t *rd, int nr, const int64_t *cd,
-                     int nc, bool for_gemm, View *out) {
+                     int nc, bool for_gemm, bool lanes32, View *out) {
   HlkCType ct = hlk_ctype_for(to);
-  size_t es = hlk_ctype_size(ct);
+  size_t es = lanes32 ? 4 : hlk_ctype_size(ct);
   int64_t strides[HLK_MAX_RANK];
   hli_strides(v->dims, v->rank, strides);
   /* bf16/f16 operands widen exactly to f32 (when the result type keeps
@@ -157,8 +161,14 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
   bool narrow = for_gemm && ct == HLK_CT_F32 && (v->dtype == HLO_BF16 || v->dtype == HLO_F16) &&
                 (to == v->dtype || to == HLO_F32);
   out->src = narrow ? (v->dtype == HLO_BF16 ? HLK_SRC_BF16 : HLK_SRC_F16) : HLK_SRC_NATIVE;
+  /* Integer operands already of the lane width are their own lanes (modulo
+   * 2^32 is all a result of at most 32 bits needs: hlk_load_u32). */
+  bool same_int = ct == HLK_CT_I64 && to != HLO_PRED &&
+                  (lanes32 ? v->dtype == HLO_S32 || v->dtype == HLO_U32
+                           : (v->dtype == HLO_S64 || v->dtype == HLO_U64) &&
+                             hlc_dtype_bits(to) == 64);
   bool in_place = (ct == HLK_CT_F32 && v->dtype == HLO_F32 && (to == HLO_F32)) ||
-                  (ct == HLK_CT_F64 && v->dtype == HLO_F64) || narrow;
+                  (ct == HLK_CT_F64 && v->dtype == HLO_F64) || narrow || same_int;
   /* Rows and columns must each flatten to one stride; batch dims that do
    * not (attention's {0,2}, say) get an offset table instead of a copy. */
   bool flat = hlk_collapse_dims(v->dims, strides, rd, nr, &out->rs) &&
@@ -177,7 +187,8 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
     out->boff = NULL;
     return -1;
   }
-  hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
+  if (lanes32) hlk_load_u32(v->dtype, to, v->data, (int64_t)n, conv);
+  else hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
   out->src = HLK_SRC_NATIVE;
   if (flat) { out->p = out->owned = conv; return 0; }
   int perm[HLK_MAX_RANK], k = 0;
@@ -245,20 +256,24 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   HloDtype to = out->dtype;
   HlkCType ct = hlk_ctype_for(to);
   View a, b;
-  bool gemm = (ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref;
+  bool gemm = (ct == HLK_CT_F32 || ct == HLK_CT_F64 || ct == HLK_CT_I64) && !force_ref;
+  bool lanes32 = gemm && ct == HLK_CT_I64 && hlk_int_lanes(to, k) == 32;
   if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, gemm,
-                &a))
+                lanes32, &a))
     return -1;
   if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, gemm,
-                &b)) {
+                lanes32, &b)) {
     hli_scratch_free(x, a.owned);
     free(a.boff);
     return -1;
   }
   /* Results already in the compute type are written in place. */
   bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
-                (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128);
-  void *c = direct ? out->data : hli_scratch_alloc(x, ins, (size_t)out->nelem * hlk_ctype_size(ct));
+                (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128) ||
+                (lanes32 && (to == HLO_S32 || to == HLO_U32)) ||
+                (!lanes32 && (to == HLO_S64 || to == HLO_U64));
+  size_t ces = lanes32 ? 4 : hlk_ctype_size(ct);
+  void *c = direct ? out->data : hli_scratch_alloc(x, ins, (size_t)out->nelem * ces);
   int rc = 0;
   if (!c) {
     rc = -1;   /* hli_scratch_alloc said why */
@@ -268,7 +283,9 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
                   .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff,
                   .a_src = a.src, .b_src = b.src };
-    rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g) : hlk_gemm_f64(x, &g);
+    rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g)
+       : ct == HLK_CT_F64 ? hlk_gemm_f64(x, &g)
+       : lanes32 ? hlk_gemm_u32(x, &g) : hlk_gemm_u64(x, &g);
     if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {
     switch (ct) {
@@ -280,7 +297,8 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
     }
   }
   if (c && !direct) {
-    if (rc == 0) hlk_store_ctype(to, c, out->nelem, out->data);
+    if (rc == 0 && lanes32) hlk_store_u32(to, c, out->nelem, out->data);
+    else if (rc == 0) hlk_store_ctype(to, c, out->nelem, out->data);
     hli_scratch_free(x, c);
   }
   hli_scratch_free(x, a.owned);

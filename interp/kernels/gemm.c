@@ -26,7 +26,8 @@ static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static bool cpu_has(const char *isa) {
 #if HLO_HAVE_X86_ISAS
   __builtin_cpu_init();
-  if (strcmp(isa, "avx512") == 0) return __builtin_cpu_supports("avx512f");
+  if (strcmp(isa, "avx512") == 0)   /* DQ: the u64 kernel's vpmullq (dot.mk) */
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   if (strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return strcmp(isa, "scalar") == 0;
@@ -59,6 +60,8 @@ static const HlkUkrTable *ukr(void) {
 const char *hlk_gemm_isa(void) { return ukr()->isa; }
 int hlk_gemm_mr_f32(void) { return ukr()->mr_f32; }
 int hlk_gemm_mr_f64(void) { return ukr()->mr_f64; }
+int hlk_gemm_mr_u32(void) { return ukr()->mr_u32; }
+int hlk_gemm_mr_u64(void) { return ukr()->mr_u64; }
 
 bool hlk_gemm_force_isa(const char *name) {
   ukr();
@@ -134,7 +137,7 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   pl->ntiles = ceil_div(g->n, pl->nc);
 }
 
-/* ---- The typed driver, stamped for f32 and f64 ------------------------- */
+/* ---- The typed driver, stamped for f32, f64, u32 and u64 --------------- */
 
 /* Packing: rows [i0, i0+mc) x shared [p0, p0+kc) of A into MR-row slivers
  * (zero-padded past the last row), and shared x columns of B into NR-column
@@ -194,12 +197,16 @@ static void widen_f32_f16(const uint16_t *s, float *d, int64_t n) {
 }
 #define widen_f32(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(float))
 #define widen_f64(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(double))
+#define widen_u32(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(uint32_t))
+#define widen_u64(s, d, n) memcpy(d, s, (size_t)(n) * sizeof(uint64_t))
 
 #define SAME(v) (v)
 DEFINE_PACK(float, float, f32, SAME)
 DEFINE_PACK(float, uint16_t, f32_bf16, hlk_bf16_to_f32)
 DEFINE_PACK(float, uint16_t, f32_f16, hlk_f16_to_f32)
 DEFINE_PACK(double, double, f64, SAME)
+DEFINE_PACK(uint32_t, uint32_t, u32, SAME)
+DEFINE_PACK(uint64_t, uint64_t, u64, SAME)
 
 /* Pack from a source of format src at element offset off. */
 static void pack_a_f32_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
@@ -214,17 +221,21 @@ static void pack_b_f32_src(int src, const void *b, int64_t off, int64_t rs, int6
   else if (src == HLK_SRC_F16) pack_b_f32_f16((const uint16_t *)b + off, rs, cs, kc, nc, nr, dst);
   else pack_b_f32((const float *)b + off, rs, cs, kc, nc, nr, dst);
 }
-/* f64 operands are always native. */
-static void pack_a_f64_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
-                           int64_t mc, int64_t kc, int mr, double *dst) {
-  (void)src;
-  pack_a_f64((const double *)a + off, rs, cs, mc, kc, mr, dst);
-}
-static void pack_b_f64_src(int src, const void *b, int64_t off, int64_t rs, int64_t cs,
-                           int64_t kc, int64_t nc, int nr, double *dst) {
-  (void)src;
-  pack_b_f64((const double *)b + off, rs, cs, kc, nc, nr, dst);
-}
+/* f64 and integer operands are always native. */
+#define DEFINE_NATIVE_SRC(T, SUF)                                                            \
+  static void pack_a_##SUF##_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs, \
+                                 int64_t mc, int64_t kc, int mr, T *dst) {                   \
+    (void)src;                                                                               \
+    pack_a_##SUF((const T *)a + off, rs, cs, mc, kc, mr, dst);                               \
+  }                                                                                          \
+  static void pack_b_##SUF##_src(int src, const void *b, int64_t off, int64_t rs, int64_t cs, \
+                                 int64_t kc, int64_t nc, int nr, T *dst) {                   \
+    (void)src;                                                                               \
+    pack_b_##SUF((const T *)b + off, rs, cs, kc, nc, nr, dst);                               \
+  }
+DEFINE_NATIVE_SRC(double, f64)
+DEFINE_NATIVE_SRC(uint32_t, u32)
+DEFINE_NATIVE_SRC(uint64_t, u64)
 
 /* For each sliver pair of the packed blocks run the micro-kernel, straight
  * into C for full tiles, through a scratch tile at the edges. */
@@ -297,5 +308,9 @@ static void pack_b_f64_src(int src, const void *b, int64_t off, int64_t rs, int6
 
 typedef HlkUkrF32 HlkUkrf32Fn;
 typedef HlkUkrF64 HlkUkrf64Fn;
+typedef HlkUkrU32 HlkUkru32Fn;
+typedef HlkUkrU64 HlkUkru64Fn;
 DEFINE_GEMM(float, f32)
 DEFINE_GEMM(double, f64)
+DEFINE_GEMM(uint32_t, u32)
+DEFINE_GEMM(uint64_t, u64)

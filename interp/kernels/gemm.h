@@ -10,8 +10,13 @@
  * scalar|avx2|avx512 forces a choice. Tiles of C are spread over the
  * executor's threads.
  *
- * Not here: dimension-number handling (dot.c), patches (conv.c), integer and
- * complex products (those run the exact reference loops of dot.c/conv.c).
+ * Integer products run on the same driver in 32-bit or 64-bit unsigned
+ * lanes (hlk_gemm_u32/u64): multiply-add modulo 2^w is associative and
+ * commutative, so any blocking gives bit-identical results, and a result
+ * type of at most 32 bits only needs the low 32 bits of every product.
+ *
+ * Not here: dimension-number handling (dot.c), patches (conv.c), complex
+ * products (those run the exact reference loops of dot.c/conv.c).
  */
 #ifndef HLORUN_INTERP_KERNELS_GEMM_H
 #define HLORUN_INTERP_KERNELS_GEMM_H
@@ -69,12 +74,17 @@ static inline float hlk_f16_to_f32(uint16_t h) {
  * recorded on x). */
 int hlk_gemm_f32(HliExec *x, const HlkGemm *g);
 int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
+/* Integer products modulo 2^32 and 2^64 (a_src/b_src must be native). */
+int hlk_gemm_u32(HliExec *x, const HlkGemm *g);
+int hlk_gemm_u64(HliExec *x, const HlkGemm *g);
 
 /* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
 const char *hlk_gemm_isa(void);
 /* Register-tile rows of the micro-kernels in use (layout of a_packed). */
 int hlk_gemm_mr_f32(void);
 int hlk_gemm_mr_f64(void);
+int hlk_gemm_mr_u32(void);
+int hlk_gemm_mr_u64(void);
 /* Tests: force an instruction set ("scalar", "avx2", "avx512"); returns false
  * (and changes nothing) if the CPU lacks it or the name is unknown. */
 bool hlk_gemm_force_isa(const char *name);
@@ -88,6 +98,10 @@ typedef void (*HlkUkrF32)(int64_t kc, const float *ap, const float *bp, float *c
                           int accumulate);
 typedef void (*HlkUkrF64)(int64_t kc, const double *ap, const double *bp, double *c,
                           int64_t ldc, int accumulate);
+typedef void (*HlkUkrU32)(int64_t kc, const uint32_t *ap, const uint32_t *bp, uint32_t *c,
+                          int64_t ldc, int accumulate);
+typedef void (*HlkUkrU64)(int64_t kc, const uint64_t *ap, const uint64_t *bp, uint64_t *c,
+                          int64_t ldc, int accumulate);
 
 typedef struct HlkUkrTable {
   const char *isa;
@@ -95,6 +109,10 @@ typedef struct HlkUkrTable {
   HlkUkrF32 f32;
   int mr_f64, nr_f64;
   HlkUkrF64 f64;
+  int mr_u32, nr_u32;
+  HlkUkrU32 u32;
+  int mr_u64, nr_u64;
+  HlkUkrU64 u64;
 } HlkUkrTable;
 
 extern const HlkUkrTable hlk_ukr_scalar;
@@ -130,6 +148,19 @@ int hlk_check_operand_types(HliExec *x, const HloInstr *ins, const char *what);
 void hlk_load_ctype(HloDtype from, HloDtype to, const void *src, int64_t n, void *dst);
 /* Store n compute-type values into elements of dtype `to` (rounding once). */
 void hlk_store_ctype(HloDtype to, const void *src, int64_t n, void *dst);
+
+/* Integer results of at most 32 bits (and pred) computed in 32-bit lanes.
+ * hlk_int_lanes gives the lane width (32 or 64) for an HLK_CT_I64 result
+ * type and a contraction length k (pred needs the count of true products,
+ * which must not wrap to zero: 64 bits when k >= 2^32). */
+int hlk_int_lanes(HloDtype to, int64_t k);
+/* n operand elements of dtype `from` as 32-bit lanes of a result of dtype
+ * `to`: the value modulo 2^32 (for `to` of 32 bits or fewer, what the
+ * product needs; the store truncates further), or 0/1 for a pred result. */
+void hlk_load_u32(HloDtype from, HloDtype to, const void *src, int64_t n, uint32_t *dst);
+/* Store n 32-bit lanes into elements of dtype `to` (truncated, or != 0 for
+ * pred). */
+void hlk_store_u32(HloDtype to, const uint32_t *src, int64_t n, void *dst);
 
 
 /* ---- Kernels (dot.c, conv.c) ------------------------------------------- */

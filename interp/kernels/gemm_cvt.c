@@ -344,6 +344,75 @@ void hlk_store_ctype(HloDtype to, const void *src, int64_t n, void *dst) {
   store_ints(to, src, n, dst);
 }
 
+/* ---- 32-bit integer lanes ----------------------------------------------- */
+
+int hlk_int_lanes(HloDtype to, int64_t k) {
+  if (to == HLO_PRED) return k < ((int64_t)1 << 32) ? 32 : 64;
+  return hlc_dtype_bits(to) <= 32 ? 32 : 64;
+}
+
+/* Sign- or zero-extension to 32 bits, vectorized per source width. */
+#define DEFINE_EXTEND(NAME, ST)                                                          \
+  HLK_VECTORIZE static void NAME(const ST *restrict s, uint32_t *restrict d, int64_t n) { \
+    for (int64_t i = 0; i < n; i++) d[i] = (uint32_t)s[i];                               \
+  }
+DEFINE_EXTEND(extend_s8, int8_t)
+DEFINE_EXTEND(extend_u8, uint8_t)
+DEFINE_EXTEND(extend_s16, int16_t)
+DEFINE_EXTEND(extend_u16, uint16_t)
+DEFINE_EXTEND(extend_64, uint64_t)   /* truncation */
+
+void hlk_load_u32(HloDtype from, HloDtype to, const void *src, int64_t n, uint32_t *dst) {
+  /* Whole-byte integer operands of a non-pred result: the operand's own
+   * value modulo 2^32. XLA converts it to the result type first, but that
+   * conversion keeps the value modulo 2^bits(to), and so do the products
+   * and sums the final store truncates to bits(to). */
+  if (to != HLO_PRED && hlc_dtype_is_int(from) && hlc_dtype_bits(from) == 8 * (int)hlc_dtype_size(from)) {
+    bool sgn = hlc_dtype_kind(from) == HLO_KIND_SINT;
+    switch (hlc_dtype_size(from)) {
+    case 1: if (sgn) extend_s8(src, dst, n); else extend_u8(src, dst, n); return;
+    case 2: if (sgn) extend_s16(src, dst, n); else extend_u16(src, dst, n); return;
+    case 4: memcpy(dst, src, (size_t)n * 4); return;
+    default: extend_64(src, dst, n); return;
+    }
+  }
+  /* Sub-byte integers, pred results and other kinds: the exact int64
+   * conversion, a chunk at a time, keeping the low 32 bits. */
+  int64_t buf[512];
+  size_t fs = hlc_dtype_size(from);
+  for (int64_t i = 0; i < n; i += 512) {
+    int64_t m = n - i < 512 ? n - i : 512;
+    hlk_load_ctype(from, to, (const char *)src + (size_t)i * fs, m, buf);
+    for (int64_t j = 0; j < m; j++) dst[i + j] = (uint32_t)buf[j];
+  }
+}
+
+#define DEFINE_NARROW(NAME, UT)                                                           \
+  HLK_VECTORIZE static void NAME(const uint32_t *restrict s, UT *restrict d, int64_t n, \
+                                 int bits, bool sgn) {                                    \
+    uint32_t mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1u;                         \
+    int up = 32 - bits;                                                                   \
+    for (int64_t i = 0; i < n; i++)                                                       \
+      d[i] = (UT)(sgn ? (uint32_t)((int32_t)(s[i] << up) >> up) : s[i] & mask);           \
+  }
+DEFINE_NARROW(narrow_u8, uint8_t)
+DEFINE_NARROW(narrow_u16, uint16_t)
+
+void hlk_store_u32(HloDtype to, const uint32_t *src, int64_t n, void *dst) {
+  if (to == HLO_PRED) {
+    uint8_t *d = dst;
+    for (int64_t i = 0; i < n; i++) d[i] = src[i] != 0;
+    return;
+  }
+  int bits = hlc_dtype_bits(to);
+  bool sgn = hlc_dtype_kind(to) == HLO_KIND_SINT;
+  switch (hlc_dtype_size(to)) {
+  case 1: narrow_u8(src, dst, n, bits, sgn); return;
+  case 2: narrow_u16(src, dst, n, bits, sgn); return;
+  default: memcpy(dst, src, (size_t)n * 4); return;
+  }
+}
+
 /* ---- Layout helpers ----------------------------------------------------- */
 
 void hlk_permute_copy(const void *src, const int64_t *dims, int rank, const int *perm,

@@ -8,6 +8,9 @@
  *   scalar  (16-byte vectors) f32 4x8,   f64 4x4
  *   avx2    (32-byte, FMA)    f32 6x16,  f64 6x8
  *   avx512  (64-byte)         f32 12x32, f64 12x16
+ * and the same for the integer kernels (unsigned 32- and 64-bit lanes,
+ * wrapping), whose multiply is a separate instruction from the add so they
+ * need a register more: u32 and u64 use MR_U32 / MR_U64 rows.
  * Not here: packing, blocking, edges (gemm.c).
  */
 #include "interp/kernels/gemm.h"
@@ -16,18 +19,24 @@
 #define VBYTES 64
 #define MR_F32 12
 #define MR_F64 12
+#define MR_U32 12
+#define MR_U64 12
 #define ISA_NAME "avx512"
 #define TABLE hlk_ukr_avx512
 #elif HLK_UKR_ISA == 1
 #define VBYTES 32
 #define MR_F32 6
 #define MR_F64 6
+#define MR_U32 6
+#define MR_U64 4
 #define ISA_NAME "avx2"
 #define TABLE hlk_ukr_avx2
 #else
 #define VBYTES 16
 #define MR_F32 4
 #define MR_F64 4
+#define MR_U32 4
+#define MR_U64 4
 #define ISA_NAME "scalar"
 #define TABLE hlk_ukr_scalar
 #endif
@@ -69,9 +78,13 @@
 
 DEFINE_UKR(float, f32, MR_F32)
 DEFINE_UKR(double, f64, MR_F64)
+DEFINE_UKR(uint32_t, u32, MR_U32)
+DEFINE_UKR(uint64_t, u64, MR_U64)
 
 const HlkUkrTable TABLE = {
   .isa = ISA_NAME,
   .mr_f32 = MR_F32, .nr_f32 = NV * f32_VL, .f32 = ukr_f32,
   .mr_f64 = MR_F64, .nr_f64 = NV * f64_VL, .f64 = ukr_f64,
+  .mr_u32 = MR_U32, .nr_u32 = NV * u32_VL, .u32 = ukr_u32,
+  .mr_u64 = MR_U64, .nr_u64 = NV * u64_VL, .u64 = ukr_u64,
 };
