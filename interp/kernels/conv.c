@@ -11,10 +11,14 @@
  *   pos = s * stride - pad_lo + w * rhs_dilate, which must be a multiple of
  *         lhs_dilate and, divided by it, inside the input; w' = w, or
  *         size-1-w where the window is reversed.
- * Float compute types lower each group onto the GEMM: rows are output
- * positions (b, s...), the shared dimension is (w, iz), columns are the
- * group's output features; the patch matrix is built in chunks of rows
- * (im2col). Everything else runs the exact reference loop.
+ * Float and integer compute types lower each group onto the GEMM: rows are
+ * output positions (b, s...), the shared dimension is (w, iz), columns are
+ * the group's output features; the patch matrix is built in chunks of rows
+ * (im2col). Integers (and pred) run in 32-bit lanes when the result has at
+ * most 32 bits, else 64-bit (as dot: hlk_int_lanes); padding and dilation
+ * holes become zero products, exact for integers. Complex convolutions, and
+ * float ones whose kernel holds an infinity or NaN, run the exact reference
+ * loop.
  */
 #include "interp/kernels/gemm.h"
 #include <complex.h>
@@ -312,6 +316,38 @@ typedef struct Lower {
   }
 DEFINE_IM2COL(f32, float)
 DEFINE_IM2COL(f64, double)
+DEFINE_IM2COL(u32, uint32_t)
+DEFINE_IM2COL(u64, uint64_t)
+
+/* The element kind the GEMM runs in, with its stamped helpers. */
+typedef struct Kind {
+  size_t es;
+  int64_t mr;
+  void (*im2col)(void *arg, int64_t lo, int64_t hi);
+  void (*kmat)(const Geo *g, const void *K, int64_t grp, void *dst);
+  void (*scatter)(const Geo *g, const void *C, int64_t row0, int64_t rows, int64_t o0,
+                  int64_t cg, void *O);
+  int (*gemm)(HliExec *x, const HlkGemm *g);
+} Kind;
+
+/* Typed helpers behind the untyped pointers of Kind. */
+#define DEFINE_KIND(SUF, T)                                                                 \
+  static void kmat_any_##SUF(const Geo *g, const void *K, int64_t grp, void *dst) {        \
+    kmat_##SUF(g, K, grp, dst);                                                             \
+  }                                                                                         \
+  static void scatter_any_##SUF(const Geo *g, const void *C, int64_t row0, int64_t rows,   \
+                                int64_t o0, int64_t cg, void *O) {                          \
+    scatter_##SUF(g, C, row0, rows, o0, cg, O);                                             \
+  }                                                                                         \
+  static Kind kind_##SUF(void) {                                                            \
+    return (Kind){ .es = sizeof(T), .mr = hlk_gemm_mr_##SUF(), .im2col = im2col_##SUF,     \
+                   .kmat = kmat_any_##SUF, .scatter = scatter_any_##SUF,                    \
+                   .gemm = hlk_gemm_##SUF };                                                \
+  }
+DEFINE_KIND(f32, float)
+DEFINE_KIND(f64, double)
+DEFINE_KIND(u32, uint32_t)
+DEFINE_KIND(u64, uint64_t)
 
 /* The output rows (b, s...) are consecutive with the feature innermost:
  * GEMM results go straight into the output. */
@@ -322,9 +358,9 @@ static bool out_rows_direct(const Geo *g) {
   return true;
 }
 
-static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct, const void *L,
-                      const void *K, void *O) {
-  size_t es = hlk_ctype_size(ct);
+static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
+                      const void *L, const void *K, void *O) {
+  size_t es = kd->es;
   int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
   int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
   /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2,
@@ -333,19 +369,20 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
   if (chunk < 512 * (int64_t)hli_num_threads(x)) chunk = 512 * (int64_t)hli_num_threads(x);
   if (chunk > rows_total) chunk = rows_total;
   bool direct = out_rows_direct(g);
-  int64_t mr = ct == HLK_CT_F32 ? hlk_gemm_mr_f32() : hlk_gemm_mr_f64();
+  int64_t mr = kd->mr;
   int64_t slivers = (chunk + mr - 1) / mr;
-  void *kmat = malloc((size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
-  void *P = malloc((size_t)(slivers * mr * kdim > 0 ? slivers * mr * kdim : 1) * es);
-  void *C = direct ? NULL : malloc((size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
+  /* Counted against --max-memory; hli_scratch_alloc reports failures. */
+  void *kmat = hli_scratch_alloc(x, ins, (size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
+  void *P = kmat ? hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kdim > 0 ? slivers * mr * kdim : 1) * es)
+                 : NULL;
+  void *C = direct || !P ? NULL : hli_scratch_alloc(x, ins, (size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
   int rc = 0;
   if (!kmat || !P || (!direct && !C)) {
-    rc = hli_fail(x, ins, "out of memory for convolution patches");
+    rc = -1;
     goto done;
   }
   for (int64_t grp = 0; grp < groups && rc == 0; grp++) {
-    if (ct == HLK_CT_F32) kmat_f32(g, K, grp, kmat);
-    else kmat_f64(g, K, grp, kmat);
+    kd->kmat(g, K, grp, kmat);
     Lower lw = { .g = g, .L = L, .P = P, .es = es, .mr = mr,
                  .lfeat0 = g->fgc > 1 ? grp * g->cin_g : 0,
                  .lbatch0 = g->bgc > 1 ? grp * (g->n_in / g->bgc) : 0 };
@@ -353,8 +390,7 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
       int64_t rows = rows_total - row0 < chunk ? rows_total - row0 : chunk;
       lw.row0 = row0;
       lw.rows = rows;
-      hli_parallel_for(x, (rows + mr - 1) / mr, 4, ct == HLK_CT_F32 ? im2col_f32 : im2col_f64,
-                       &lw);
+      hli_parallel_for(x, (rows + mr - 1) / mr, 4, kd->im2col, &lw);
       HlkGemm gm = { .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
                      .b = kmat, .b_rs = cg, .b_cs = 1 };
       if (direct) {
@@ -364,17 +400,14 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
         gm.c = C;
         gm.ldc = cg;
       }
-      rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &gm) : hlk_gemm_f64(x, &gm);
-      if (rc == 0 && !direct) {
-        if (ct == HLK_CT_F32) scatter_f32(g, C, row0, rows, grp * cg, cg, O);
-        else scatter_f64(g, C, row0, rows, grp * cg, cg, O);
-      }
+      rc = kd->gemm(x, &gm);
+      if (rc == 0 && !direct) kd->scatter(g, C, row0, rows, grp * cg, cg, O);
     }
   }
 done:
-  free(kmat);
-  free(P);
-  free(C);
+  hli_scratch_free(x, kmat);
+  hli_scratch_free(x, P);
+  hli_scratch_free(x, C);
   return rc;
 }
 
@@ -396,18 +429,26 @@ static bool all_finite(HlkCType ct, const void *k, int64_t n) {
 
 /* ---- The kernel --------------------------------------------------------- */
 
-/* v converted to the compute type of `to`, or v's own data when it already
- * is (f32/f64 operands of an f32/f64 result). *owned gets scratch to free. */
+/* v converted to the compute type of `to` (32-bit integer lanes if
+ * lanes32), or v's own data when it already is (f32/f64 operands of an
+ * f32/f64 result, s32/u32 operands in 32-bit lanes, s64/u64 operands of a
+ * 64-bit integer result). *owned gets scratch to free. */
 static const void *as_ctype(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
-                            void **owned) {
+                            bool lanes32, void **owned) {
   HlkCType ct = hlk_ctype_for(to);
   *owned = NULL;
+  bool same_int = ct == HLK_CT_I64 && to != HLO_PRED &&
+                  (lanes32 ? v->dtype == HLO_S32 || v->dtype == HLO_U32
+                           : (v->dtype == HLO_S64 || v->dtype == HLO_U64) &&
+                             hlc_dtype_bits(to) == 64);
   if ((ct == HLK_CT_F32 && v->dtype == HLO_F32 && to == HLO_F32) ||
-      (ct == HLK_CT_F64 && v->dtype == HLO_F64))
+      (ct == HLK_CT_F64 && v->dtype == HLO_F64) || same_int)
     return v->data;
   size_t n = (size_t)v->nelem;
-  *owned = hli_scratch_alloc(x, ins, n * hlk_ctype_size(ct));   /* counted (limits.c) */
-  if (*owned) hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, *owned);
+  *owned = hli_scratch_alloc(x, ins, n * (lanes32 ? 4 : hlk_ctype_size(ct)));   /* counted */
+  if (!*owned) return NULL;
+  if (lanes32) hlk_load_u32(v->dtype, to, v->data, (int64_t)n, *owned);
+  else hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, *owned);
   return *owned;
 }
 
@@ -420,18 +461,25 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   if (geo_init(&g, ins, in[0], in[1], out) != 0)
     return hli_fail(x, ins, "out of memory planning the convolution");
   void *lown = NULL, *kown = NULL, *oown = NULL;
-  const void *L = as_ctype(x, ins, in[0], to, &lown), *K = L ? as_ctype(x, ins, in[1], to, &kown) : NULL;
+  bool ints = ct == HLK_CT_I64 && !force_ref;
+  bool lanes32 = ints && hlk_int_lanes(to, g.wpos * g.cin_g) == 32;
+  const void *L = as_ctype(x, ins, in[0], to, lanes32, &lown);
+  const void *K = L ? as_ctype(x, ins, in[1], to, lanes32, &kown) : NULL;
   bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
-                (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128);
+                (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128) ||
+                (lanes32 && (to == HLO_S32 || to == HLO_U32)) ||
+                (!lanes32 && (to == HLO_S64 || to == HLO_U64));
+  size_t oes = lanes32 ? 4 : hlk_ctype_size(ct);
   void *O = direct ? out->data
-         : L && K ? (oown = hli_scratch_alloc(x, ins, (size_t)out->nelem * hlk_ctype_size(ct)))
-                  : NULL;
+         : L && K ? (oown = hli_scratch_alloc(x, ins, (size_t)out->nelem * oes)) : NULL;
   int rc = 0;
   if (!L || !K || !O) {
     rc = -1;   /* hli_scratch_alloc said why */
-  } else if ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
-             all_finite(ct, K, in[1]->nelem)) {
-    rc = lower_gemm(x, ins, &g, ct, L, K, O);
+  } else if (ints || ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
+                      all_finite(ct, K, in[1]->nelem))) {
+    Kind kd = ct == HLK_CT_F32 ? kind_f32() : ct == HLK_CT_F64 ? kind_f64()
+            : lanes32 ? kind_u32() : kind_u64();
+    rc = lower_gemm(x, ins, &g, &kd, L, K, O);
   } else {
     switch (ct) {
     case HLK_CT_F32: ref_f32(&g, L, K, O); break;
@@ -441,7 +489,10 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
     default: ref_u64(&g, L, K, O); break;
     }
   }
-  if (rc == 0 && !direct) hlk_store_ctype(to, O, out->nelem, out->data);
+  if (rc == 0 && !direct) {
+    if (lanes32) hlk_store_u32(to, O, out->nelem, out->data);
+    else hlk_store_ctype(to, O, out->nelem, out->data);
+  }
   hli_scratch_free(x, oown);
   hli_scratch_free(x, lown);
   hli_scratch_free(x, kown);
