@@ -495,6 +495,271 @@ START_TEST(t_gemm_vs_reference) {
 }
 END_TEST
 
+/* ---- Integer dots on the integer GEMM ----------------------------------- */
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 11;
+}
+
+/* Element i of an integer result, as its typed value. */
+static int64_t read_int(const HliValue *v, int64_t i) {
+  switch (v->dtype) {
+  case HLO_S8: case HLO_S4: return ((const int8_t *)v->data)[i];
+  case HLO_U8: case HLO_PRED: case HLO_U4: return ((const uint8_t *)v->data)[i];
+  case HLO_S16: return ((const int16_t *)v->data)[i];
+  case HLO_U16: return ((const uint16_t *)v->data)[i];
+  case HLO_S32: return ((const int32_t *)v->data)[i];
+  case HLO_U32: return ((const uint32_t *)v->data)[i];
+  default: return ((const int64_t *)v->data)[i];
+  }
+}
+
+/* A sum modulo 2^64 as the typed value XLA keeps: the low bits, sign
+ * extended for signed types. */
+static int64_t keep(HloDtype t, uint64_t v) {
+  switch (t) {
+  case HLO_S8: return (int8_t)(uint8_t)v;
+  case HLO_U8: return (uint8_t)v;
+  case HLO_S16: return (int16_t)(uint16_t)v;
+  case HLO_U16: return (uint16_t)v;
+  case HLO_S32: return (int32_t)(uint32_t)v;
+  case HLO_U32: return (uint32_t)v;
+  case HLO_S4: return ((int64_t)(v << 60)) >> 60;
+  case HLO_U4: return (int64_t)(v & 15);
+  default: return (int64_t)v;
+  }
+}
+
+/* An independent triple loop: C[bi][i][j] = sum_p A * B over int64 values
+ * (already those of the result type), where A(bi, i, p) is
+ * a[bi*as[0] + i*as[1] + p*as[2]] and B(bi, p, j) is b[bi*bs[0] + p*bs[1] +
+ * j*bs[2]]; the sum wraps modulo 2^64 (unsigned arithmetic). */
+static void expect_loop(const int64_t *a, const int64_t as[3], const int64_t *b,
+                        const int64_t bs[3], int64_t nb, int64_t m, int64_t n, int64_t k,
+                        uint64_t *want) {
+  for (int64_t bi = 0; bi < nb; bi++)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        uint64_t acc = 0;
+        for (int64_t p = 0; p < k; p++)
+          acc += (uint64_t)a[bi * as[0] + i * as[1] + p * as[2]] *
+                 (uint64_t)b[bi * bs[0] + p * bs[1] + j * bs[2]];
+        want[(bi * m + i) * n + j] = acc;
+      }
+}
+
+static void expect_ints(const HliValue *o, const uint64_t *want, const char *what) {
+  ck_assert_ptr_nonnull(o);
+  for (int64_t i = 0; i < o->nelem; i++) {
+    int64_t w = o->dtype == HLO_PRED ? want[i] != 0 : keep(o->dtype, want[i]);
+    ck_assert_msg(read_int(o, i) == w, "%s (%s): element %lld is %lld, want %lld", what,
+                  hlk_gemm_isa(), (long long)i, (long long)read_int(o, i), (long long)w);
+  }
+}
+
+/* n values in [lo, lo + span) stored as dtype t in buf, their values in v. */
+static void fill_ints(HloDtype t, int64_t n, int64_t lo, uint64_t span, uint64_t *seed, void *buf,
+                      int64_t *v) {
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = lcg(seed);
+    int64_t x = span ? lo + (int64_t)(r % span) : (int64_t)(r ^ (lcg(seed) << 53));
+    switch (hlc_dtype_size(t)) {
+    case 1: ((uint8_t *)buf)[i] = (uint8_t)x; x = t == HLO_S8 ? (int64_t)(int8_t)x : t == HLO_U8 ? (int64_t)(uint8_t)x : x; break;
+    case 2: ((uint16_t *)buf)[i] = (uint16_t)x; x = t == HLO_S16 ? (int64_t)(int16_t)x : (int64_t)(uint16_t)x; break;
+    case 4: ((uint32_t *)buf)[i] = (uint32_t)x; x = t == HLO_S32 ? (int64_t)(int32_t)x : (int64_t)(uint32_t)x; break;
+    default: ((uint64_t *)buf)[i] = (uint64_t)x; break;
+    }
+    v[i] = x;
+  }
+}
+
+/* The integer cases under one instruction set. */
+static void int_cases(const char *isa) {
+  if (!hlk_gemm_force_isa(isa)) return;
+  tl_begin();
+  enum { M = 37, K = 300, N = 45, B = 3 };   /* no multiple of any tile or block */
+  static int64_t av[B * M * K], bv[B * K * N];
+  static uint64_t want[B * M * N];
+  static uint64_t abuf[B * M * K], bbuf[B * K * N];   /* storage, big enough for s64 */
+  uint64_t seed = 11;
+
+  /* s8 x s8 -> s32, plain layout; K = 300 spans two shared-dim blocks. */
+  fill_ints(HLO_S8, M * K, -128, 256, &seed, abuf, av);
+  fill_ints(HLO_S8, K * N, -128, 256, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
+                      (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "s8 x s8 -> s32");
+  /* The same operands into s16 and s8 results wrap modulo 2^16 / 2^8. */
+  expect_ints(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
+                      (Arr){HLO_S16, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "s8 x s8 -> s16");
+  expect_ints(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
+                      (Arr){HLO_S8, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "s8 x s8 -> s8");
+
+  /* s32 with full-range values: every sum wraps past 2^31 many times.
+   * Transposed lhs (contracting dim 0) and rhs (contracting dim 1). */
+  fill_ints(HLO_S32, K * M, 0, 0, &seed, abuf, av);
+  fill_ints(HLO_S32, N * K, 0, 0, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){0, 1, M}, bv, (int64_t[]){0, 1, K}, 1, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_S32, 2, {K, M}, abuf}, (Arr){HLO_S32, 2, {N, K}, bbuf},
+                      (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(0), NONE, D1(1), false),
+              want, "s32 transposed, wrapping");
+  /* s32 operands of an s8 result: XLA converts them to s8 first. */
+  for (int i = 0; i < K * M; i++) av[i] = (int8_t)(uint8_t)av[i];
+  for (int i = 0; i < N * K; i++) bv[i] = (int8_t)(uint8_t)bv[i];
+  expect_loop(av, (int64_t[]){0, 1, M}, bv, (int64_t[]){0, 1, K}, 1, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_S32, 2, {K, M}, abuf}, (Arr){HLO_S32, 2, {N, K}, bbuf},
+                      (Arr){HLO_S8, 2, {M, N}, 0}, NONE, D1(0), NONE, D1(1), false),
+              want, "s32 operands, s8 result");
+
+  /* u8 x u8 -> u8 and -> u32, with batch dims first on lhs and in the
+   * middle of rhs (B, M, K) x (K, B, N). */
+  fill_ints(HLO_U8, B * M * K, 0, 256, &seed, abuf, av);
+  fill_ints(HLO_U8, K * B * N, 0, 256, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){M * K, K, 1}, bv, (int64_t[]){N, B * N, 1}, B, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_U8, 3, {B, M, K}, abuf}, (Arr){HLO_U8, 3, {K, B, N}, bbuf},
+                      (Arr){HLO_U8, 3, {B, M, N}, 0}, D1(0), D1(2), D1(1), D1(0), false),
+              want, "u8 batched -> u8");
+  expect_ints(run_dot((Arr){HLO_U8, 3, {B, M, K}, abuf}, (Arr){HLO_U8, 3, {K, B, N}, bbuf},
+                      (Arr){HLO_U32, 3, {B, M, N}, 0}, D1(0), D1(2), D1(1), D1(0), false),
+              want, "u8 batched -> u32");
+
+  /* s64 with full 64-bit values, batch last on both: (M, K, B) x (K, N, B). */
+  fill_ints(HLO_S64, M * K * B, 0, 0, &seed, abuf, av);
+  fill_ints(HLO_S64, K * N * B, 0, 0, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){1, K * B, B}, bv, (int64_t[]){1, N * B, B}, B, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_S64, 3, {M, K, B}, abuf}, (Arr){HLO_S64, 3, {K, N, B}, bbuf},
+                      (Arr){HLO_S64, 3, {B, M, N}, 0}, D1(2), D1(1), D1(2), D1(0), false),
+              want, "s64 wrapping, batch last");
+  /* s16 operands of a u64 result (sign-extended, then wrapping). */
+  fill_ints(HLO_S16, M * K, -32768, 65536, &seed, abuf, av);
+  fill_ints(HLO_S16, K * N, -32768, 65536, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
+                      (Arr){HLO_U64, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "s16 -> u64");
+
+  /* s4 (one per byte) -> s4 and pred x pred -> pred (sparse trues, so some
+   * results are false). */
+  fill_ints(HLO_S8, M * K, -8, 16, &seed, abuf, av);
+  fill_ints(HLO_S8, K * N, -8, 16, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_S4, 2, {M, K}, abuf}, (Arr){HLO_S4, 2, {K, N}, bbuf},
+                      (Arr){HLO_S4, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "s4");
+  for (int i = 0; i < M * K; i++) ((uint8_t *)abuf)[i] = (uint8_t)(av[i] = lcg(&seed) % 97 == 0);
+  for (int i = 0; i < K * N; i++) ((uint8_t *)bbuf)[i] = (uint8_t)(bv[i] = lcg(&seed) % 89 == 0);
+  expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
+  int trues = 0;
+  for (int i = 0; i < M * N; i++) trues += want[i] != 0;
+  ck_assert(trues > 0 && trues < M * N);   /* both outcomes occur */
+  expect_ints(run_dot((Arr){HLO_PRED, 2, {M, K}, abuf}, (Arr){HLO_PRED, 2, {K, N}, bbuf},
+                      (Arr){HLO_PRED, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "pred");
+  tl_end();
+}
+
+START_TEST(t_int_gemm) {
+  const char *isa = hlk_gemm_isa();
+  int_cases("scalar");
+  int_cases("avx2");
+  int_cases("avx512");
+  ck_assert(hlk_gemm_force_isa(isa));
+}
+END_TEST
+
+START_TEST(t_int_hand) {
+  tl_begin();
+  /* s32: 2^30*1 three times = 3*2^30, past 2^31: 3*2^30 - 2^32 = -2^30;
+   * second row 2^31-1 twice times 2 = 2^33 - 4 = -4 mod 2^32. */
+  int32_t a[] = {1 << 30, 1 << 30, 1 << 30, INT32_MAX, INT32_MAX, 0};
+  int32_t b[] = {1, 1, 1, 2, 2, 7};   /* [3, 2]: column 0 = 1, 1, 2; column 1 = 1, 2, 7 */
+  HliValue *o = run_dot((Arr){HLO_S32, 2, {2, 3}, a}, (Arr){HLO_S32, 2, {3, 2}, b},
+                        (Arr){HLO_S32, 2, {2, 2}, 0}, NONE, D1(1), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  /* row 0: 2^30*(1+1+2) = 2^32 = 0; 2^30*(1+2+7) = 10*2^30 = 2^33+2^31 -> -2^31
+   * row 1: (2^31-1)*(1+1) = 2^32-2 -> -2; (2^31-1)*(1+2) = 3*2^31-3 -> 2^31-3 */
+  int32_t want[] = {0, INT32_MIN, -2, INT32_MAX - 2};
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(((int32_t *)o->data)[i], want[i]);
+  /* f32 operands of an s32 result convert (truncating) first: 2.7 -> 2,
+   * -1.5 -> -1: 2*3 + (-1)*4 = 2 */
+  float fa[] = {2.7f, -1.5f}, fb[] = {3.2f, 4.9f};
+  o = run_dot((Arr){HLO_F32, 1, {2}, fa}, (Arr){HLO_F32, 1, {2}, fb}, (Arr){HLO_S32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int32_t *)o->data, 2);
+  /* u16 result of s8 operands: (-1)*1 + (-1)*1 = -2 = 65534 */
+  int8_t c[] = {-1, -1}, d[] = {1, 1};
+  o = run_dot((Arr){HLO_S8, 1, {2}, c}, (Arr){HLO_S8, 1, {2}, d}, (Arr){HLO_U16, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(uint16_t *)o->data, 65534);
+  /* pred operands of an s32 result count the true pairs: [1,1,0,1].[1,1,1,1] = 3 */
+  uint8_t p[] = {1, 1, 0, 1}, q[] = {1, 1, 1, 1};
+  o = run_dot((Arr){HLO_PRED, 1, {4}, p}, (Arr){HLO_PRED, 1, {4}, q}, (Arr){HLO_S32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int32_t *)o->data, 3);
+  tl_end();
+}
+END_TEST
+
+/* The same s32 and s8 dots on 1, 2 and 3 threads give the same bits, and
+ * the bits of the independent loop. */
+START_TEST(t_int_threads) {
+  tl_begin();
+  enum { M = 301, K = 77, N = 259 };
+  static int32_t a[M * K], b[K * N];
+  static int64_t av[M * K], bv[K * N];
+  static uint64_t want[M * N];
+  uint64_t seed = 5;
+  fill_ints(HLO_S32, M * K, 0, 0, &seed, a, av);
+  fill_ints(HLO_S32, K * N, 0, 0, &seed, b, bv);
+  expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
+  const char *text =
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a = s32[301,77] parameter(0)\n"
+      "  b = s32[77,259] parameter(1)\n"
+      "  d = s32[301,259] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  a8 = s8[301,77] convert(a)\n"
+      "  b8 = s8[77,259] convert(b)\n"
+      "  d8 = s32[301,259] dot(a8, b8), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  ROOT t = (s32[301,259], s32[301,259]) tuple(d, d8)\n"
+      "}\n";
+  static uint64_t want8[M * N];
+  static int64_t a8[M * K], b8[K * N];
+  for (int i = 0; i < M * K; i++) a8[i] = (int8_t)(uint8_t)av[i];
+  for (int i = 0; i < K * N; i++) b8[i] = (int8_t)(uint8_t)bv[i];
+  expect_loop(a8, (int64_t[]){0, K, 1}, b8, (int64_t[]){0, N, 1}, 1, M, N, K, want8);
+  for (int threads = 1; threads <= 3; threads++) {
+    HloCtx *ctx = tl_ctx_new(threads);
+    HloBuffer *in[2];
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, (int64_t[]){M, K}, 2, a, &in[0]), HLO_OK);
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, (int64_t[]){K, N}, 2, b, &in[1]), HLO_OK);
+    HloBuffer *r = tl_run_ok(ctx, text, in, 2);
+    for (int e = 0; e < 2; e++) {
+      HloBuffer *d = NULL;
+      ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, e, &d), HLO_OK);
+      const int32_t *got = hlo_buffer_data(d);
+      const uint64_t *w = e == 0 ? want : want8;
+      for (int i = 0; i < M * N; i++)
+        ck_assert_msg(got[i] == (int32_t)(uint32_t)w[i], "%d threads, result %d, element %d",
+                      threads, e, i);
+      hlo_buffer_free(d);
+    }
+    hlo_buffer_free(r);
+    hlo_buffer_free(in[0]);
+    hlo_buffer_free(in[1]);
+    hlo_ctx_free(ctx);
+  }
+  tl_end();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("dot");
   TCase *tc = tcase_create("dimension numbers");
@@ -518,6 +783,9 @@ int main(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("gemm");
   tcase_add_test(tc, t_gemm_vs_reference);
+  tcase_add_test(tc, t_int_gemm);
+  tcase_add_test(tc, t_int_hand);
+  tcase_add_test(tc, t_int_threads);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return tl_main(s);
