@@ -747,8 +747,8 @@ START_TEST(t_int_threads) {
       const int32_t *got = hlo_buffer_data(d);
       const uint64_t *w = e == 0 ? want : want8;
       for (int i = 0; i < M * N; i++)
-        ck_assert_msg(got[i] == (int32_t)(uint32_t)w[i], "%d threads, result %d, element %d",
-                      threads, e, i);
+        ck_assert_msg(got[i] == (int32_t)(uint32_t)w[i], "%d threads, result %d, element %d: %d, want %d",
+                      threads, e, i, got[i], (int32_t)(uint32_t)w[i]);
       hlo_buffer_free(d);
     }
     hlo_buffer_free(r);
