@@ -6,7 +6,10 @@
  * generator kept out of the tree). Operand values follow fixed formulas:
  * lhs[i] = (7i+3) mod 11 - 5, rhs[i] = (3i+1) mod 7 - 3 (row-major). Each case
  * runs through the GEMM lowering and the reference loop, in f32, s32 and
- * bf16 -> f32. A few 1-D cases are worked by hand.
+ * bf16 -> f32. A few 1-D cases are worked by hand. Integer convolutions
+ * with padding, stride and feature groups are checked against a direct loop
+ * over the definition (in int64, truncated), a different program from the
+ * kernel's im2col + GEMM.
  */
 #include "tests/testlib.h"
 #include "interp/kernels/gemm.h"
@@ -118,11 +121,162 @@ START_TEST(t_table) {
   const char *isa = hlk_gemm_isa();
   static const char *const isas[] = {"scalar", "avx2", "avx512"};
   for (int i = 0; i < 3; i++)
-    if (hlk_gemm_force_isa(isas[i])) run_case(c, HLO_F32, HLO_F32, false);
+    if (hlk_gemm_force_isa(isas[i])) {
+      run_case(c, HLO_F32, HLO_F32, false);
+      run_case(c, HLO_S32, HLO_S32, false);   /* the integer GEMM (32-bit lanes) */
+    }
   ck_assert(hlk_gemm_force_isa(isa));
+  run_case(c, HLO_S32, HLO_S32, true);
   run_case(c, HLO_F32, HLO_F32, true);
   run_case(c, HLO_S32, HLO_S32, false);
   run_case(c, HLO_BF16, HLO_F32, false);
+  tl_end();
+}
+END_TEST
+
+/* ---- Integer convolutions ------------------------------------------------ */
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 11;
+}
+
+/* The integer case: NHWC input [N][H][W][C] (b01f), kernel [3][3][C/G][O]
+ * (01io), feature_group_count G = 2, window 3x3 with stride 2x1 and
+ * padding 1_1 x 2_0: output [N][4][6][O]. */
+enum { IN = 2, IH = 7, IW = 6, IC = 4, IG = 2, IO = 6, OH = 4, OW = 6 };
+static const ConvCase int_case = {
+  "int", "b01f_01io->b01f", 4, {IN, IH, IW, IC}, {3, 3, IC / IG, IO}, {IN, OH, OW, IO}, 2,
+  {{3, 2, 1, 1, 1, 1, 0}, {3, 1, 2, 0, 1, 1, 0}}, IG, 1, IN * OH * OW * IO, NULL };
+
+/* An independent direct loop over the definition, summing modulo 2^64. */
+static void int_expect(const int64_t *x, const int64_t *k, uint64_t *want) {
+  int cg_in = IC / IG, cg_out = IO / IG;
+  for (int b = 0; b < IN; b++)
+    for (int y = 0; y < OH; y++)
+      for (int xx = 0; xx < OW; xx++)
+        for (int o = 0; o < IO; o++) {
+          uint64_t acc = 0;
+          int g = o / cg_out;
+          for (int ky = 0; ky < 3; ky++)
+            for (int kx = 0; kx < 3; kx++) {
+              int iy = y * 2 - 1 + ky, ix = xx - 2 + kx;
+              if (iy < 0 || iy >= IH || ix < 0 || ix >= IW) continue;
+              for (int iz = 0; iz < cg_in; iz++)
+                acc += (uint64_t)x[((b * IH + iy) * IW + ix) * IC + g * cg_in + iz] *
+                       (uint64_t)k[((ky * 3 + kx) * cg_in + iz) * IO + o];
+            }
+          want[((b * OH + y) * OW + xx) * IO + o] = acc;
+        }
+}
+
+/* n values of dtype t: small ones, or full-range (bits random) if full. */
+static void int_fill(HloDtype t, int64_t n, bool full, uint64_t *seed, void *buf, int64_t *v) {
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = lcg(seed) ^ (lcg(seed) << 40);
+    switch (t) {
+    case HLO_S8: v[i] = full ? (int8_t)(uint8_t)r : (int64_t)(r % 256) - 128; ((int8_t *)buf)[i] = (int8_t)v[i]; break;
+    case HLO_U8: v[i] = (uint8_t)r; ((uint8_t *)buf)[i] = (uint8_t)v[i]; break;
+    case HLO_S32: v[i] = (int32_t)(uint32_t)r; ((int32_t *)buf)[i] = (int32_t)v[i]; break;
+    default: v[i] = (int64_t)r; ((int64_t *)buf)[i] = v[i]; break;
+    }
+  }
+}
+
+static int64_t int_read(HloDtype t, const void *p, int64_t i) {
+  switch (t) {
+  case HLO_S8: return ((const int8_t *)p)[i];
+  case HLO_U8: return ((const uint8_t *)p)[i];
+  case HLO_S32: return ((const int32_t *)p)[i];
+  case HLO_U32: return ((const uint32_t *)p)[i];
+  default: return ((const int64_t *)p)[i];
+  }
+}
+
+static int64_t int_keep(HloDtype t, uint64_t v) {
+  switch (t) {
+  case HLO_S8: return (int8_t)(uint8_t)v;
+  case HLO_U8: return (uint8_t)v;
+  case HLO_S32: return (int32_t)(uint32_t)v;
+  case HLO_U32: return (uint32_t)v;
+  default: return (int64_t)v;
+  }
+}
+
+/* Operands of dtype lt into a result of dtype ot, under every instruction
+ * set and the reference loop. */
+static void int_run(HloDtype lt, HloDtype ot, bool full, uint64_t seed) {
+  static int64_t xv[IN * IH * IW * IC], kv[9 * (IC / IG) * IO];
+  static uint64_t xb[IN * IH * IW * IC], kb[9 * (IC / IG) * IO], want[IN * OH * OW * IO];
+  int_fill(lt, IN * IH * IW * IC, full, &seed, xb, xv);
+  int_fill(lt, 9 * (IC / IG) * IO, full, &seed, kb, kv);
+  int_expect(xv, kv, want);
+  const char *isa = hlk_gemm_isa();
+  static const char *const isas[] = {"scalar", "avx2", "avx512", NULL};
+  for (int i = 0; i < 4; i++) {
+    if (isas[i] && !hlk_gemm_force_isa(isas[i])) continue;
+    HloInstr *ins = make_conv(&int_case, lt, ot);
+    ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
+    HliValue *in[2] = { tl_kept(&ins->ops[0]->shape, xb), tl_kept(&ins->ops[1]->shape, kb) };
+    HliValue *out = tl_kept(&ins->shape, NULL);
+    memset(out->data, 0x5a, out->nbytes);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, isas[i] == NULL), 0);
+    for (int64_t e = 0; e < out->nelem; e++)
+      ck_assert_msg(int_read(ot, out->data, e) == int_keep(ot, want[e]),
+                    "%s -> %s (%s): element %lld is %lld, want %lld", hlc_dtype_name(lt),
+                    hlc_dtype_name(ot), isas[i] ? isas[i] : "reference", (long long)e,
+                    (long long)int_read(ot, out->data, e), (long long)int_keep(ot, want[e]));
+  }
+  ck_assert(hlk_gemm_force_isa(isa));
+}
+
+START_TEST(t_int_grouped_padded) {
+  tl_begin();
+  int_run(HLO_S8, HLO_S32, false, 1);    /* quantized: s8 x s8 -> s32 */
+  int_run(HLO_S8, HLO_S8, false, 2);     /* wraps modulo 2^8 */
+  int_run(HLO_U8, HLO_U8, false, 3);
+  int_run(HLO_S32, HLO_S32, true, 4);    /* full-range: sums wrap past 2^31 */
+  int_run(HLO_S64, HLO_S64, true, 5);    /* full-range 64-bit */
+  tl_end();
+}
+END_TEST
+
+/* The same s8 -> s32 convolution through a module on 1, 2 and 3 threads:
+ * the bits of the independent loop every time. */
+START_TEST(t_int_threads) {
+  tl_begin();
+  static int64_t xv[IN * IH * IW * IC], kv[9 * (IC / IG) * IO];
+  static int8_t xb[IN * IH * IW * IC], kb[9 * (IC / IG) * IO];
+  static uint64_t want[IN * OH * OW * IO];
+  uint64_t seed = 9;
+  int_fill(HLO_S8, IN * IH * IW * IC, false, &seed, xb, xv);
+  int_fill(HLO_S8, 9 * (IC / IG) * IO, false, &seed, kb, kv);
+  int_expect(xv, kv, want);
+  const char *text =
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  x = s8[2,7,6,4] parameter(0)\n"
+      "  k = s8[3,3,2,6] parameter(1)\n"
+      "  ROOT c = s32[2,4,6,6] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x2_0}, "
+      "dim_labels=b01f_01io->b01f, feature_group_count=2\n"
+      "}\n";
+  for (int threads = 1; threads <= 3; threads++) {
+    HloCtx *ctx = tl_ctx_new(threads);
+    HloBuffer *in[2];
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S8, (int64_t[]){IN, IH, IW, IC}, 4, xb,
+                                          &in[0]), HLO_OK);
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S8, (int64_t[]){3, 3, IC / IG, IO}, 4,
+                                          kb, &in[1]), HLO_OK);
+    HloBuffer *r = tl_run_ok(ctx, text, in, 2);
+    const int32_t *got = hlo_buffer_data(r);
+    for (int i = 0; i < IN * OH * OW * IO; i++)
+      ck_assert_msg(got[i] == (int32_t)(uint32_t)want[i], "%d threads, element %d: %d, want %d",
+                    threads, i, got[i], (int32_t)(uint32_t)want[i]);
+    hlo_buffer_free(r);
+    hlo_buffer_free(in[0]);
+    hlo_buffer_free(in[1]);
+    hlo_ctx_free(ctx);
+  }
   tl_end();
 }
 END_TEST
@@ -213,6 +367,8 @@ int main(void) {
   tcase_add_test(tc, t_hand_1d);
   tcase_add_test(tc, t_inf_kernel_skips_padding);
   tcase_add_test(tc, t_check_errors);
+  tcase_add_test(tc, t_int_grouped_padded);
+  tcase_add_test(tc, t_int_threads);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }
