@@ -578,13 +578,15 @@ static void fill_ints(HloDtype t, int64_t n, int64_t lo, uint64_t span, uint64_t
 static void int_cases(const char *isa) {
   if (!hlk_gemm_force_isa(isa)) return;
   tl_begin();
-  enum { M = 37, K = 300, N = 45, B = 3 };   /* no multiple of any tile or block */
+  /* No multiple of any tile or block; K odd and above one shared-dim block
+   * (the pair kernel pads the last pair of the last block). */
+  enum { M = 37, K = 301, N = 45, B = 3 };
   static int64_t av[B * M * K], bv[B * K * N];
   static uint64_t want[B * M * N];
   static uint64_t abuf[B * M * K], bbuf[B * K * N];   /* storage, big enough for s64 */
   uint64_t seed = 11;
 
-  /* s8 x s8 -> s32, plain layout; K = 300 spans two shared-dim blocks. */
+  /* s8 x s8 -> s32, plain layout (the 16-bit pair kernel). */
   fill_ints(HLO_S8, M * K, -128, 256, &seed, abuf, av);
   fill_ints(HLO_S8, K * N, -128, 256, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
@@ -641,6 +643,17 @@ static void int_cases(const char *isa) {
   expect_ints(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
                       (Arr){HLO_U64, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
               want, "s16 -> u64");
+  /* s16 -> s32 (pair kernel; products up to 2^30 wrap when summed) and
+   * u16 -> u32 (32-bit lanes: u16 values do not fit int16), rhs transposed. */
+  expect_ints(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
+                      (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+              want, "s16 -> s32");
+  fill_ints(HLO_U16, M * K, 0, 65536, &seed, abuf, av);
+  fill_ints(HLO_U16, N * K, 0, 65536, &seed, bbuf, bv);
+  expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, 1, K}, 1, M, N, K, want);
+  expect_ints(run_dot((Arr){HLO_U16, 2, {M, K}, abuf}, (Arr){HLO_U16, 2, {N, K}, bbuf},
+                      (Arr){HLO_U32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(1), false),
+              want, "u16 -> u32");
 
   /* s4 (one per byte) -> s4 and pred x pred -> pred (sparse trues, so some
    * results are false). */
@@ -697,6 +710,21 @@ START_TEST(t_int_hand) {
               NONE, D1(0), NONE, D1(0), false);
   ck_assert_ptr_nonnull(o);
   ck_assert_int_eq(*(uint16_t *)o->data, 65534);
+  /* s16 extremes: 4 * (-32768)^2 = 4 * 2^30 = 2^32 = 0 mod 2^32 (each pair
+   * sum 2^31 is pmaddwd's own overflow case) */
+  int16_t e[] = {-32768, -32768, -32768, -32768};
+  int16_t f[] = {-32768, -32768, -32768, -32768};
+  o = run_dot((Arr){HLO_S16, 1, {4}, e}, (Arr){HLO_S16, 1, {4}, f}, (Arr){HLO_S32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(*(int32_t *)o->data, 0);
+  int16_t g[] = {-32768, -32768, 32767};
+  o = run_dot((Arr){HLO_S16, 1, {3}, e}, (Arr){HLO_S16, 1, {3}, g}, (Arr){HLO_S32, 0, {0}, 0},
+              NONE, D1(0), NONE, D1(0), false);
+  ck_assert_ptr_nonnull(o);
+  /* 2^30 + 2^30 - 32768*32767 = 2^31 - (2^30 - 2^15) = 2^30 + 2^15, though
+   * the first pair's sum 2^31 overflows int32 on the way */
+  ck_assert_int_eq(*(int32_t *)o->data, 1073774592);
   /* pred operands of an s32 result count the true pairs: [1,1,0,1].[1,1,1,1] = 3 */
   uint8_t p[] = {1, 1, 0, 1}, q[] = {1, 1, 1, 1};
   o = run_dot((Arr){HLO_PRED, 1, {4}, p}, (Arr){HLO_PRED, 1, {4}, q}, (Arr){HLO_S32, 0, {0}, 0},

@@ -148,12 +148,14 @@ static int64_t *batch_offsets(const int64_t *dims, const int64_t *strides, const
  * coldims). The data is used in place when the operand already holds the
  * compute type and each group collapses to a single stride; otherwise it is
  * converted and, if needed, permuted into a dense [B][rows][cols] copy.
- * lanes32: an integer dot in 32-bit lanes (hlk_load_u32). */
+ * lanes: 0 for the compute type, else an integer dot in 32-bit lanes
+ * (32: hlk_load_u32) or as int16 values for the pair kernel (16:
+ * hlk_load_i16). */
 static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
                      const int64_t *bd, int nb, const int64_t *rd, int nr, const int64_t *cd,
-                     int nc, bool for_gemm, bool lanes32, View *out) {
+                     int nc, bool for_gemm, int lanes, View *out) {
   HlkCType ct = hlk_ctype_for(to);
-  size_t es = lanes32 ? 4 : hlk_ctype_size(ct);
+  size_t es = lanes ? (size_t)lanes / 8 : hlk_ctype_size(ct);
   int64_t strides[HLK_MAX_RANK];
   hli_strides(v->dims, v->rank, strides);
   /* bf16/f16 operands widen exactly to f32 (when the result type keeps
@@ -164,9 +166,9 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
   /* Integer operands already of the lane width are their own lanes (modulo
    * 2^32 is all a result of at most 32 bits needs: hlk_load_u32). */
   bool same_int = ct == HLK_CT_I64 && to != HLO_PRED &&
-                  (lanes32 ? v->dtype == HLO_S32 || v->dtype == HLO_U32
-                           : (v->dtype == HLO_S64 || v->dtype == HLO_U64) &&
-                             hlc_dtype_bits(to) == 64);
+                  (lanes == 16 ? v->dtype == HLO_S16
+                   : lanes == 32 ? v->dtype == HLO_S32 || v->dtype == HLO_U32
+                   : (v->dtype == HLO_S64 || v->dtype == HLO_U64) && hlc_dtype_bits(to) == 64);
   bool in_place = (ct == HLK_CT_F32 && v->dtype == HLO_F32 && (to == HLO_F32)) ||
                   (ct == HLK_CT_F64 && v->dtype == HLO_F64) || narrow || same_int;
   /* Rows and columns must each flatten to one stride; batch dims that do
@@ -187,7 +189,8 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
     out->boff = NULL;
     return -1;
   }
-  if (lanes32) hlk_load_u32(v->dtype, to, v->data, (int64_t)n, conv);
+  if (lanes == 16) hlk_load_i16(v->dtype, to, v->data, (int64_t)n, conv);
+  else if (lanes == 32) hlk_load_u32(v->dtype, to, v->data, (int64_t)n, conv);
   else hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, conv);
   out->src = HLK_SRC_NATIVE;
   if (flat) { out->p = out->owned = conv; return 0; }
@@ -258,11 +261,15 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   View a, b;
   bool gemm = (ct == HLK_CT_F32 || ct == HLK_CT_F64 || ct == HLK_CT_I64) && !force_ref;
   bool lanes32 = gemm && ct == HLK_CT_I64 && hlk_int_lanes(to, k) == 32;
+  /* Operands that fit in int16 take the pair kernel (twice the products
+   * per instruction); the result is still 32-bit lanes. */
+  int lanes = !lanes32 ? 0
+            : hlk_fits_i16(lv->dtype, to) && hlk_fits_i16(rv->dtype, to) ? 16 : 32;
   if (make_view(x, ins, lv, to, l.batch, l.nbatch, l.free, l.nfree, l.contract, l.ncontract, gemm,
-                lanes32, &a))
+                lanes, &a))
     return -1;
   if (make_view(x, ins, rv, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free, r.nfree, gemm,
-                lanes32, &b)) {
+                lanes, &b)) {
     hli_scratch_free(x, a.owned);
     free(a.boff);
     return -1;
@@ -285,6 +292,7 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
                   .a_src = a.src, .b_src = b.src };
     rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g)
        : ct == HLK_CT_F64 ? hlk_gemm_f64(x, &g)
+       : lanes == 16 ? hlk_gemm_i16(x, &g)
        : lanes32 ? hlk_gemm_u32(x, &g) : hlk_gemm_u64(x, &g);
     if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {

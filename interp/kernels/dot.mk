@@ -5,8 +5,8 @@
 # library because automake gives per-object flags only per target. The
 # driver (gemm.c) picks one at run time, so the baseline build still runs on
 # any x86-64, and on other CPUs only the scalar build exists. The AVX-512
-# build also uses AVX512DQ (vpmullq, the 64-bit integer multiply); gemm.c
-# requires both before choosing it.
+# build also uses AVX512DQ (vpmullq, the 64-bit integer multiply) and
+# AVX512BW (vpmaddwd); gemm.c requires all three before choosing it.
 libhlorun_core_la_SOURCES += \
 	interp/kernels/dot.c interp/kernels/conv.c \
 	interp/kernels/gemm.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c
@@ -22,7 +22,7 @@ noinst_LTLIBRARIES += libhlk_gemm_avx2.la libhlk_gemm_avx512.la
 libhlk_gemm_avx2_la_SOURCES = interp/kernels/gemm_ukr.c
 libhlk_gemm_avx2_la_CFLAGS = $(AM_CFLAGS) -DHLK_UKR_ISA=1 -mavx2 -mfma
 libhlk_gemm_avx512_la_SOURCES = interp/kernels/gemm_ukr.c
-libhlk_gemm_avx512_la_CFLAGS = $(AM_CFLAGS) -DHLK_UKR_ISA=2 -mavx512f -mavx512dq -mavx2 -mfma
+libhlk_gemm_avx512_la_CFLAGS = $(AM_CFLAGS) -DHLK_UKR_ISA=2 -mavx512f -mavx512dq -mavx512bw -mavx2 -mfma
 libhlorun_core_la_LIBADD += libhlk_gemm_avx2.la libhlk_gemm_avx512.la
 endif
 

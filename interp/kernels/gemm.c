@@ -26,8 +26,9 @@ static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static bool cpu_has(const char *isa) {
 #if HLO_HAVE_X86_ISAS
   __builtin_cpu_init();
-  if (strcmp(isa, "avx512") == 0)   /* DQ: the u64 kernel's vpmullq (dot.mk) */
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  if (strcmp(isa, "avx512") == 0)   /* DQ, BW: vpmullq, vpmaddwd (dot.mk) */
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512bw");
   if (strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
   return strcmp(isa, "scalar") == 0;
@@ -62,6 +63,7 @@ int hlk_gemm_mr_f32(void) { return ukr()->mr_f32; }
 int hlk_gemm_mr_f64(void) { return ukr()->mr_f64; }
 int hlk_gemm_mr_u32(void) { return ukr()->mr_u32; }
 int hlk_gemm_mr_u64(void) { return ukr()->mr_u64; }
+int hlk_gemm_mr_i16(void) { return ukr()->mr_i16; }
 
 bool hlk_gemm_force_isa(const char *name) {
   ukr();
@@ -113,7 +115,8 @@ static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 /* Choose tile sizes: KC and MC from the cache budget of the element size,
  * then enough tiles that every thread gets work (tiles are split evenly so
  * the last is not a sliver). */
-static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize, int threads) {
+static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize, int kp,
+                        int threads) {
   pl->g = g;
   pl->mr = mr;
   pl->nr = nr;
@@ -122,6 +125,9 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   int64_t mc_max = esize == 4 ? 264 : 168;
   int64_t nc_max = 2048;
   pl->kc = g->k < kc_max ? (g->k > 0 ? g->k : 1) : ceil_div(g->k, ceil_div(g->k, kc_max));
+  /* Blocks of the pair kernel start on even steps (the pairs of a packed A
+   * never straddle two blocks). */
+  if (pl->kc < g->k) pl->kc = round_up(pl->kc, kp);
   pl->mtiles = ceil_div(g->m, mc_max);
   pl->ntiles = ceil_div(g->n, nc_max);
   /* More tiles when there are fewer than two per thread (threads > 1). */
@@ -208,6 +214,59 @@ DEFINE_PACK(double, double, f64, SAME)
 DEFINE_PACK(uint32_t, uint32_t, u32, SAME)
 DEFINE_PACK(uint64_t, uint64_t, u64, SAME)
 
+/* The pair kernel's packing (hlk_gemm_i16): int16 values, two shared-dim
+ * steps to a 32-bit word (step 2q low, 2q+1 high, zero past kc). */
+static inline uint32_t pair(int16_t lo, int16_t hi) {
+  return (uint32_t)(uint16_t)lo | (uint32_t)(uint16_t)hi << 16;
+}
+HLK_VECTORIZE static void interleave_i16(const int16_t *restrict r0, const int16_t *restrict r1,
+                                         int64_t n, uint32_t *restrict d) {
+  for (int64_t j = 0; j < n; j++) d[j] = pair(r0[j], r1[j]);
+}
+static void pack_a_i16(const int16_t *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, int mr,
+                       uint32_t *dst) {
+  for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+    int64_t rows = mc - i0 < mr ? mc - i0 : mr;
+    for (int64_t p = 0; p < kc; p += 2) {
+      const int16_t *src = a + i0 * rs + p * cs;
+      int64_t i = 0;
+      if (p + 1 < kc) for (; i < rows; i++) dst[i] = pair(src[i * rs], src[i * rs + cs]);
+      else for (; i < rows; i++) dst[i] = pair(src[i * rs], 0);
+      for (; i < mr; i++) dst[i] = 0;
+      dst += mr;
+    }
+  }
+}
+static void pack_b_i16(const int16_t *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, int nr,
+                       uint32_t *dst) {
+  static const int16_t zeros[64];
+  for (int64_t j0 = 0; j0 < nc; j0 += nr) {
+    int64_t cols = nc - j0 < nr ? nc - j0 : nr;
+    for (int64_t p = 0; p < kc; p += 2) {
+      const int16_t *r0 = b + p * rs + j0 * cs, *r1 = p + 1 < kc ? r0 + rs : NULL;
+      int64_t j = 0;
+      if (cs == 1) {
+        interleave_i16(r0, r1 ? r1 : zeros, cols, dst);   /* cols <= nr <= 64 */
+        j = cols;
+      } else {
+        for (; j < cols; j++) dst[j] = pair(r0[j * cs], r1 ? r1[j * cs] : 0);
+      }
+      for (; j < nr; j++) dst[j] = 0;
+      dst += nr;
+    }
+  }
+}
+static void pack_a_i16_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
+                           int64_t mc, int64_t kc, int mr, uint32_t *dst) {
+  (void)src;
+  pack_a_i16((const int16_t *)a + off, rs, cs, mc, kc, mr, dst);
+}
+static void pack_b_i16_src(int src, const void *b, int64_t off, int64_t rs, int64_t cs,
+                           int64_t kc, int64_t nc, int nr, uint32_t *dst) {
+  (void)src;
+  pack_b_i16((const int16_t *)b + off, rs, cs, kc, nc, nr, dst);
+}
+
 /* Pack from a source of format src at element offset off. */
 static void pack_a_f32_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
                            int64_t mc, int64_t kc, int mr, float *dst) {
@@ -238,8 +297,10 @@ DEFINE_NATIVE_SRC(uint32_t, u32)
 DEFINE_NATIVE_SRC(uint64_t, u64)
 
 /* For each sliver pair of the packed blocks run the micro-kernel, straight
- * into C for full tiles, through a scratch tile at the edges. */
-#define DEFINE_GEMM(T, SUF)                                                                  \
+ * into C for full tiles, through a scratch tile at the edges. T is the type
+ * of C and of the packed panels; KP shared-dim steps share one packed value
+ * (2 for the pair kernel, whose pre-packed A is in int16 units). */
+#define DEFINE_GEMM(T, SUF, KP)                                                              \
   static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ti, T *pa, \
                          T *pb) {                                                            \
     const HlkGemm *g = pl->g;                                                                \
@@ -255,8 +316,10 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
       return;                                                                                \
     }                                                                                        \
     T edge[16 * 64] __attribute__((aligned(64)));                                            \
+    int64_t kpt = (g->k + KP - 1) / KP;   /* packed steps of all of k */                    \
     for (int64_t p0 = 0; p0 < g->k; p0 += pl->kc) {                                          \
       int64_t kc = g->k - p0 < pl->kc ? g->k - p0 : pl->kc;                                  \
+      int64_t kcp = (kc + KP - 1) / KP;                                                      \
       int acc = p0 > 0;                                                                      \
       pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
                          kc, nc, nr, pb);                                                    \
@@ -265,18 +328,19 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
                            g->a_cs, mc, kc, mr, pa);                                         \
       for (int64_t jr = 0; jr < nc; jr += nr) {                                              \
         int64_t cols = nc - jr < nr ? nc - jr : nr;                                          \
-        const T *bp = pb + (jr / nr) * nr * kc;                                              \
+        const T *bp = pb + (jr / nr) * nr * kcp;                                             \
         for (int64_t ir = 0; ir < mc; ir += mr) {                                            \
           int64_t rows = mc - ir < mr ? mc - ir : mr;                                        \
           const T *ap = g->a_packed                                                          \
-              ? (const T *)g->a + aoff + ((i0 + ir) / mr) * mr * g->k + p0 * mr               \
-              : pa + (ir / mr) * mr * kc;                                                    \
+              ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +                  \
+                    ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                              \
+              : pa + (ir / mr) * mr * kcp;                                                   \
           T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                          \
           if (rows == mr && cols == nr) {                                                    \
-            kern(kc, ap, bp, cp, g->ldc, acc);                                               \
+            kern(kcp, ap, bp, cp, g->ldc, acc);                                              \
             continue;                                                                        \
           }                                                                                  \
-          kern(kc, ap, bp, edge, nr, 0);                                                     \
+          kern(kcp, ap, bp, edge, nr, 0);                                                    \
           for (int64_t i = 0; i < rows; i++)                                                 \
             for (int64_t j = 0; j < cols; j++)                                               \
               cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j]; \
@@ -300,7 +364,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     if (g->batch <= 0 || g->m <= 0 || g->n <= 0) return 0;                                  \
     const HlkUkrTable *u = ukr();                                                            \
     Plan pl;                                                                                 \
-    plan_blocks(&pl, g, u->mr_##SUF, u->nr_##SUF, sizeof(T), hli_num_threads(x));            \
+    plan_blocks(&pl, g, u->mr_##SUF, u->nr_##SUF, sizeof(T), KP, hli_num_threads(x));        \
     hli_parallel_for(x, g->batch * pl.mtiles * pl.ntiles, 1, tasks_##SUF, &pl);              \
     if (pl.failed) return hli_fail(x, NULL, "out of memory for matrix-multiply panels");    \
     return 0;                                                                                \
@@ -310,7 +374,9 @@ typedef HlkUkrF32 HlkUkrf32Fn;
 typedef HlkUkrF64 HlkUkrf64Fn;
 typedef HlkUkrU32 HlkUkru32Fn;
 typedef HlkUkrU64 HlkUkru64Fn;
-DEFINE_GEMM(float, f32)
-DEFINE_GEMM(double, f64)
-DEFINE_GEMM(uint32_t, u32)
-DEFINE_GEMM(uint64_t, u64)
+typedef HlkUkrU32 HlkUkri16Fn;
+DEFINE_GEMM(float, f32, 1)
+DEFINE_GEMM(double, f64, 1)
+DEFINE_GEMM(uint32_t, u32, 1)
+DEFINE_GEMM(uint64_t, u64, 1)
+DEFINE_GEMM(uint32_t, i16, 2)

@@ -77,6 +77,12 @@ int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
 /* Integer products modulo 2^32 and 2^64 (a_src/b_src must be native). */
 int hlk_gemm_u32(HliExec *x, const HlkGemm *g);
 int hlk_gemm_u64(HliExec *x, const HlkGemm *g);
+/* The same modulo 2^32 for operands whose values fit in int16 (a and b are
+ * int16_t, C is uint32_t), two shared-dim steps per 32-bit multiply-add
+ * (pmaddwd). A packed (a_packed) holds per sliver ceil(k/2) pair steps of
+ * MR pairs: element (row, p) at sliver*KP*MR*2 + (p/2)*MR*2 + (row%MR)*2 +
+ * p%2 int16s, KP = ceil(k/2), zero past k. */
+int hlk_gemm_i16(HliExec *x, const HlkGemm *g);
 
 /* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
 const char *hlk_gemm_isa(void);
@@ -85,6 +91,7 @@ int hlk_gemm_mr_f32(void);
 int hlk_gemm_mr_f64(void);
 int hlk_gemm_mr_u32(void);
 int hlk_gemm_mr_u64(void);
+int hlk_gemm_mr_i16(void);
 /* Tests: force an instruction set ("scalar", "avx2", "avx512"); returns false
  * (and changes nothing) if the CPU lacks it or the name is unknown. */
 bool hlk_gemm_force_isa(const char *name);
@@ -113,6 +120,8 @@ typedef struct HlkUkrTable {
   HlkUkrU32 u32;
   int mr_u64, nr_u64;
   HlkUkrU64 u64;
+  int mr_i16, nr_i16;   /* kc counts pair steps; see hlk_gemm_i16 */
+  HlkUkrU32 i16;
 } HlkUkrTable;
 
 extern const HlkUkrTable hlk_ukr_scalar;
@@ -158,6 +167,13 @@ int hlk_int_lanes(HloDtype to, int64_t k);
  * `to`: the value modulo 2^32 (for `to` of 32 bits or fewer, what the
  * product needs; the store truncates further), or 0/1 for a pred result. */
 void hlk_load_u32(HloDtype from, HloDtype to, const void *src, int64_t n, uint32_t *dst);
+/* Can operands of dtype `from` feed a result of dtype `to` as int16 values
+ * (hlk_gemm_i16)? Integers of at most 8 bits and s16, pred, and any integer
+ * or pred operand of a pred result (0/1); `to` must use 32-bit lanes. */
+bool hlk_fits_i16(HloDtype from, HloDtype to);
+/* n operand elements as int16 values (only where hlk_fits_i16): the value,
+ * or 0/1 for a pred result. */
+void hlk_load_i16(HloDtype from, HloDtype to, const void *src, int64_t n, int16_t *dst);
 /* Store n 32-bit lanes into elements of dtype `to` (truncated, or != 0 for
  * pred). */
 void hlk_store_u32(HloDtype to, const uint32_t *src, int64_t n, void *dst);

@@ -387,6 +387,34 @@ void hlk_load_u32(HloDtype from, HloDtype to, const void *src, int64_t n, uint32
   }
 }
 
+bool hlk_fits_i16(HloDtype from, HloDtype to) {
+  if (hlk_int_lanes(to, 0) != 32 || hlk_ctype_for(to) != HLK_CT_I64) return false;
+  if (to == HLO_PRED) return true;   /* 0/1 */
+  if (from == HLO_PRED || from == HLO_S16) return true;
+  return hlc_dtype_is_int(from) && hlc_dtype_bits(from) <= 8;
+}
+
+HLK_VECTORIZE static void s8_to_i16(const int8_t *restrict s, int16_t *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = s[i];
+}
+HLK_VECTORIZE static void u8_to_i16(const uint8_t *restrict s, int16_t *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = s[i];
+}
+
+void hlk_load_i16(HloDtype from, HloDtype to, const void *src, int64_t n, int16_t *dst) {
+  if (to != HLO_PRED && from == HLO_S8) { s8_to_i16(src, dst, n); return; }
+  if (to != HLO_PRED && from == HLO_U8) { u8_to_i16(src, dst, n); return; }
+  if (to != HLO_PRED && from == HLO_S16) { memcpy(dst, src, (size_t)n * 2); return; }
+  /* Sub-byte operands and pred results: the 32-bit lanes' value, which is
+   * the operand's (at most 8 bits) or 0/1. */
+  uint32_t buf[512];
+  for (int64_t i = 0; i < n; i += 512) {
+    int64_t m = n - i < 512 ? n - i : 512;
+    hlk_load_u32(from, to, (const char *)src + (size_t)i * hlc_dtype_size(from), m, buf);
+    for (int64_t j = 0; j < m; j++) dst[i + j] = (int16_t)buf[j];
+  }
+}
+
 #define DEFINE_NARROW(NAME, UT)                                                           \
   HLK_VECTORIZE static void NAME(const uint32_t *restrict s, UT *restrict d, int64_t n, \
                                  int bits, bool sgn) {                                    \

@@ -81,10 +81,63 @@ DEFINE_UKR(double, f64, MR_F64)
 DEFINE_UKR(uint32_t, u32, MR_U32)
 DEFINE_UKR(uint64_t, u64, MR_U64)
 
+/* The 16-bit pair kernel: products of integers that fit in int16 (s8, u8,
+ * s16, sub-byte, pred operands of a result of at most 32 bits), two shared-
+ * dim steps per 32-bit lane: A holds, per pair step, one 32-bit word per row
+ * (lo = step 2q, hi = step 2q+1), B one word per column; each lane adds
+ * lo_a*lo_b + hi_a*hi_b to its 32-bit sum. On x86 that is one pmaddwd (the
+ * pair sum wraps modulo 2^32 like everything else), elsewhere two
+ * multiplies of sign-extended halves. */
+typedef uint32_t i16_v __attribute__((vector_size(VBYTES)));
+typedef uint32_t i16_vu __attribute__((vector_size(VBYTES), aligned(4)));
+enum { i16_VL = VBYTES / 4 };
+#if HLK_UKR_ISA == 2
+#include <immintrin.h>
+#define MADD(a, b) ((i16_v)_mm512_madd_epi16((__m512i)(a), (__m512i)(b)))
+#elif HLK_UKR_ISA == 1
+#include <immintrin.h>
+#define MADD(a, b) ((i16_v)_mm256_madd_epi16((__m256i)(a), (__m256i)(b)))
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#define MADD(a, b) ((i16_v)_mm_madd_epi16((__m128i)(a), (__m128i)(b)))
+#else
+static inline i16_v madd_generic(i16_v a, i16_v b) {
+  typedef int32_t s_v __attribute__((vector_size(VBYTES)));
+  i16_v alo = (i16_v)(((s_v)(a << 16)) >> 16), ahi = (i16_v)(((s_v)a) >> 16);
+  i16_v blo = (i16_v)(((s_v)(b << 16)) >> 16), bhi = (i16_v)(((s_v)b) >> 16);
+  return alo * blo + ahi * bhi;
+}
+#define MADD(a, b) madd_generic(a, b)
+#endif
+
+static void ukr_i16(int64_t kp, const uint32_t *ap, const uint32_t *bp, uint32_t *c,
+                    int64_t ldc, int accumulate) {
+  i16_v acc[MR_U32][NV];
+  _Pragma("GCC unroll 16") for (int i = 0; i < MR_U32; i++)
+    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (i16_v){0};
+  for (int64_t p = 0; p < kp; p++) {
+    i16_v b[NV];
+    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) b[j] = *(const i16_v *)(bp + j * i16_VL);
+    _Pragma("GCC unroll 16") for (int i = 0; i < MR_U32; i++) {
+      i16_v a = (i16_v){0} + ap[i];
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += MADD(a, b[j]);
+    }
+    ap += MR_U32;
+    bp += NV * i16_VL;
+  }
+  _Pragma("GCC unroll 16") for (int i = 0; i < MR_U32; i++)
+    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {
+      i16_vu *cp = (i16_vu *)(c + i * ldc + j * i16_VL);
+      if (accumulate) *cp += acc[i][j];
+      else *cp = acc[i][j];
+    }
+}
+
 const HlkUkrTable TABLE = {
   .isa = ISA_NAME,
   .mr_f32 = MR_F32, .nr_f32 = NV * f32_VL, .f32 = ukr_f32,
   .mr_f64 = MR_F64, .nr_f64 = NV * f64_VL, .f64 = ukr_f64,
   .mr_u32 = MR_U32, .nr_u32 = NV * u32_VL, .u32 = ukr_u32,
   .mr_u64 = MR_U64, .nr_u64 = NV * u64_VL, .u64 = ukr_u64,
+  .mr_i16 = MR_U32, .nr_i16 = NV * i16_VL, .i16 = ukr_i16,
 };
