@@ -5,8 +5,8 @@
  * and reversing the kernel, then a strided valid correlation per group;
  * generator kept out of the tree). Operand values follow fixed formulas:
  * lhs[i] = (7i+3) mod 11 - 5, rhs[i] = (3i+1) mod 7 - 3 (row-major). Each case
- * runs through the GEMM lowering and the reference loop, in f32, s32 and
- * bf16 -> f32. A few 1-D cases are worked by hand. Integer convolutions
+ * runs through the GEMM lowering and the reference loop, in f32, s32,
+ * s8 -> s32 and bf16 -> f32. A few 1-D cases are worked by hand. Integer convolutions
  * with padding, stride and feature groups are checked against a direct loop
  * over the definition (in int64, truncated), a different program from the
  * kernel's im2col + GEMM.
@@ -92,6 +92,7 @@ static HliValue *formula_value(const HloShape *s, int a, int b, int m) {
     int x = (int)((i * a + b) % m) - m / 2;
     if (s->dtype == HLO_F32) ((float *)v->data)[i] = (float)x;
     else if (s->dtype == HLO_S32) ((int32_t *)v->data)[i] = x;
+    else if (s->dtype == HLO_S8) ((int8_t *)v->data)[i] = (int8_t)x;
     else { float f = (float)x; uint32_t u; memcpy(&u, &f, 4); ((uint16_t *)v->data)[i] = (uint16_t)(u >> 16); }
   }
   return v;
@@ -124,6 +125,7 @@ START_TEST(t_table) {
     if (hlk_gemm_force_isa(isas[i])) {
       run_case(c, HLO_F32, HLO_F32, false);
       run_case(c, HLO_S32, HLO_S32, false);   /* the integer GEMM (32-bit lanes) */
+      run_case(c, HLO_S8, HLO_S32, false);    /* the int16-pair kernel (odd k too) */
     }
   ck_assert(hlk_gemm_force_isa(isa));
   run_case(c, HLO_S32, HLO_S32, true);

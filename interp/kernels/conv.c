@@ -252,45 +252,57 @@ typedef struct Lower {
 } Lower;
 
 /* im2col over slivers [lo, hi) of the chunk, written straight in the
- * GEMM's packed-A layout (MR rows per sliver, k-major: element (row, k) of
- * sliver s at s*kdim*MR + k*MR + row%MR), so the GEMM skips packing A.
- * Zeros where the window reads padding or a dilation hole, and in rows past
- * the chunk's end. */
-#define DEFINE_IM2COL(SUF, T)                                                               \
+ * GEMM's packed-A layout: MR rows per sliver, k-major, KP consecutive k
+ * values of a row together (KP = 2 for the int16-pair kernel, else 1):
+ * element (row, k) of sliver s at s*KD*MR + (k/KP)*MR*KP + (row%MR)*KP +
+ * k%KP, KD = kdim rounded up to KP. So the GEMM skips packing A. Zeros
+ * where the window reads padding or a dilation hole, in rows past the
+ * chunk's end, and in the pad step past kdim. */
+#define DEFINE_IM2COL(SUF, T, KP)                                                           \
   static void im2col_##SUF(void *arg, int64_t lo, int64_t hi) {                             \
     const Lower *lw = arg;                                                                  \
     const Geo *g = lw->g;                                                                   \
     const T *L = lw->L;                                                                     \
     int64_t kdim = g->wpos * g->cin_g, fs = g->istr[g->ifeat], mr = lw->mr;                 \
+    int64_t kd = (kdim + KP - 1) / KP * KP;                                                 \
     int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
     for (int64_t sl = lo; sl < hi; sl++) {                                                  \
-      T *base = (T *)lw->P + sl * kdim * mr;                                                \
+      T *base = (T *)lw->P + sl * kd * mr;                                                  \
       for (int64_t lane = 0; lane < mr; lane++) {                                           \
         int64_t r = sl * mr + lane;                                                         \
-        T *dst = base + lane;                                                               \
+        T *dst = base + lane * KP;                                                          \
         if (r >= lw->rows) {                                                                \
-          for (int64_t k = 0; k < kdim; k++) dst[k * mr] = 0;                               \
+          for (int64_t k = 0; k < kd; k++) dst[k / KP * mr * KP + k % KP] = 0;              \
           continue;                                                                         \
         }                                                                                   \
+        if (kd > kdim) dst[kdim / KP * mr * KP + kdim % KP] = 0;                            \
         int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;                      \
         unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                     \
         const T *lb = L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;             \
+        /* Whole groups of KP steps per window position (always when KP = 1):   \
+         * KP contiguous slots, then the next group mr*KP further. */           \
+        bool whole = g->cin_g % KP == 0;                                                    \
         for (int64_t q = 0; q < g->wpos; q++) {                                             \
           unflatten(q, g->win, g->nsp, w);                                                  \
-          int64_t koff, loff = window_offsets(g, s, w, &koff);                              \
-          T *d = dst + q * g->cin_g * mr;                                                   \
-          if (loff < 0) {                                                                   \
-            for (int64_t iz = 0; iz < g->cin_g; iz++) d[iz * mr] = 0;                       \
+          int64_t koff, loff = window_offsets(g, s, w, &koff), k0 = q * g->cin_g;           \
+          const T *src = loff < 0 ? NULL : lb + loff - k0 * fs;                             \
+          if (whole) {                                                                      \
+            T *d = dst + k0 * mr;                                                           \
+            const T *sp = src ? src + k0 * fs : NULL;                                       \
+            for (int64_t t = 0; t < g->cin_g / KP; t++, d += mr * KP)                       \
+              for (int j = 0; j < KP; j++) d[j] = sp ? sp[(t * KP + j) * fs] : 0;           \
             continue;                                                                       \
           }                                                                                 \
-          const T *src = lb + loff;                                                         \
-          for (int64_t iz = 0; iz < g->cin_g; iz++) d[iz * mr] = src[iz * fs];              \
+          for (int64_t k = k0; k < k0 + g->cin_g; k++)                                      \
+            dst[k / KP * mr * KP + k % KP] = src ? src[k * fs] : 0;                         \
         }                                                                                   \
       }                                                                                     \
     }                                                                                       \
   }                                                                                         \
   /* Kernel matrix of group grp: [(w, iz)][n] for the group's output features. */          \
-  static void kmat_##SUF(const Geo *g, const T *K, int64_t grp, T *dst) {                   \
+  static void kmat_##SUF(const Geo *g, const void *Kv, int64_t grp, void *dv) {             \
+    const T *K = Kv;                                                                        \
+    T *dst = dv;                                                                            \
     int64_t w[HLK_MAX_RANK], cg = g->cout / (g->fgc * g->bgc);                              \
     for (int64_t q = 0; q < g->wpos; q++) {                                                 \
       unflatten(q, g->win, g->nsp, w);                                                      \
@@ -301,10 +313,13 @@ typedef struct Lower {
         for (int64_t n = 0; n < cg; n++)                                                    \
           *dst++ = K[koff + iz * g->kstr[g->kin] + (grp * cg + n) * g->kstr[g->kout]];      \
     }                                                                                       \
-  }                                                                                         \
-  /* Scatter a [rows][cg] result chunk into the compute-type output. */                     \
-  static void scatter_##SUF(const Geo *g, const T *C, int64_t row0, int64_t rows,           \
-                            int64_t o0, int64_t cg, T *O) {                                 \
+  }
+/* Scatter a [rows][cg] result chunk into the compute-type output. */
+#define DEFINE_SCATTER(SUF, T)                                                              \
+  static void scatter_##SUF(const Geo *g, const void *Cv, int64_t row0, int64_t rows,       \
+                            int64_t o0, int64_t cg, void *Ov) {                             \
+    const T *C = Cv;                                                                        \
+    T *O = Ov;                                                                              \
     int64_t s[HLK_MAX_RANK];                                                                \
     for (int64_t r = 0; r < rows; r++) {                                                    \
       int64_t row = row0 + r, b = g->srows ? row / g->srows : 0;                            \
@@ -314,15 +329,22 @@ typedef struct Lower {
       for (int64_t n = 0; n < cg; n++) O[off + n * g->ostr[g->ofeat]] = C[r * cg + n];      \
     }                                                                                       \
   }
-DEFINE_IM2COL(f32, float)
-DEFINE_IM2COL(f64, double)
-DEFINE_IM2COL(u32, uint32_t)
-DEFINE_IM2COL(u64, uint64_t)
+DEFINE_IM2COL(f32, float, 1)
+DEFINE_IM2COL(f64, double, 1)
+DEFINE_IM2COL(u32, uint32_t, 1)
+DEFINE_IM2COL(u64, uint64_t, 1)
+DEFINE_IM2COL(i16, int16_t, 2)
+DEFINE_SCATTER(f32, float)
+DEFINE_SCATTER(f64, double)
+DEFINE_SCATTER(u32, uint32_t)
+DEFINE_SCATTER(u64, uint64_t)
 
-/* The element kind the GEMM runs in, with its stamped helpers. */
+/* The element kind the GEMM runs in, with its stamped helpers: es is the
+ * size of the operand elements (patches, kernel matrix), ces of the
+ * results, kp the shared-dim steps per packed value. */
 typedef struct Kind {
-  size_t es;
-  int64_t mr;
+  size_t es, ces;
+  int64_t mr, kp;
   void (*im2col)(void *arg, int64_t lo, int64_t hi);
   void (*kmat)(const Geo *g, const void *K, int64_t grp, void *dst);
   void (*scatter)(const Geo *g, const void *C, int64_t row0, int64_t rows, int64_t o0,
@@ -330,24 +352,10 @@ typedef struct Kind {
   int (*gemm)(HliExec *x, const HlkGemm *g);
 } Kind;
 
-/* Typed helpers behind the untyped pointers of Kind. */
-#define DEFINE_KIND(SUF, T)                                                                 \
-  static void kmat_any_##SUF(const Geo *g, const void *K, int64_t grp, void *dst) {        \
-    kmat_##SUF(g, K, grp, dst);                                                             \
-  }                                                                                         \
-  static void scatter_any_##SUF(const Geo *g, const void *C, int64_t row0, int64_t rows,   \
-                                int64_t o0, int64_t cg, void *O) {                          \
-    scatter_##SUF(g, C, row0, rows, o0, cg, O);                                             \
-  }                                                                                         \
-  static Kind kind_##SUF(void) {                                                            \
-    return (Kind){ .es = sizeof(T), .mr = hlk_gemm_mr_##SUF(), .im2col = im2col_##SUF,     \
-                   .kmat = kmat_any_##SUF, .scatter = scatter_any_##SUF,                    \
-                   .gemm = hlk_gemm_##SUF };                                                \
-  }
-DEFINE_KIND(f32, float)
-DEFINE_KIND(f64, double)
-DEFINE_KIND(u32, uint32_t)
-DEFINE_KIND(u64, uint64_t)
+#define KIND(SUF, T, CSUF, CT, KP)                                                          \
+  (Kind){ .es = sizeof(T), .ces = sizeof(CT), .mr = hlk_gemm_mr_##SUF(), .kp = KP,          \
+          .im2col = im2col_##SUF, .kmat = kmat_##SUF, .scatter = scatter_##CSUF,            \
+          .gemm = hlk_gemm_##SUF }
 
 /* The output rows (b, s...) are consecutive with the feature innermost:
  * GEMM results go straight into the output. */
@@ -360,9 +368,10 @@ static bool out_rows_direct(const Geo *g) {
 
 static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
                       const void *L, const void *K, void *O) {
-  size_t es = kd->es;
+  size_t es = kd->es, ces = kd->ces;
   int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
   int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
+  int64_t kpad = (kdim + kd->kp - 1) / kd->kp * kd->kp;   /* kdim with the pad step */
   /* Chunk of rows so that a patch chunk (about 1 MB of f32) stays near L2,
    * but with at least two GEMM row blocks per thread to share out. */
   int64_t chunk = ((int64_t)1 << 18) / (kdim > 0 ? kdim : 1);
@@ -373,9 +382,9 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
   int64_t slivers = (chunk + mr - 1) / mr;
   /* Counted against --max-memory; hli_scratch_alloc reports failures. */
   void *kmat = hli_scratch_alloc(x, ins, (size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
-  void *P = kmat ? hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kdim > 0 ? slivers * mr * kdim : 1) * es)
+  void *P = kmat ? hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kpad > 0 ? slivers * mr * kpad : 1) * es)
                  : NULL;
-  void *C = direct || !P ? NULL : hli_scratch_alloc(x, ins, (size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
+  void *C = direct || !P ? NULL : hli_scratch_alloc(x, ins, (size_t)(chunk * cg > 0 ? chunk * cg : 1) * ces);
   int rc = 0;
   if (!kmat || !P || (!direct && !C)) {
     rc = -1;
@@ -394,7 +403,7 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
       HlkGemm gm = { .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
                      .b = kmat, .b_rs = cg, .b_cs = 1 };
       if (direct) {
-        gm.c = (char *)O + (size_t)(row0 * g->cout + grp * cg) * es;
+        gm.c = (char *)O + (size_t)(row0 * g->cout + grp * cg) * ces;
         gm.ldc = g->cout;
       } else {
         gm.c = C;
@@ -429,25 +438,26 @@ static bool all_finite(HlkCType ct, const void *k, int64_t n) {
 
 /* ---- The kernel --------------------------------------------------------- */
 
-/* v converted to the compute type of `to` (32-bit integer lanes if
- * lanes32), or v's own data when it already is (f32/f64 operands of an
+/* v converted to the compute type of `to` (integer lanes: 32 for 32-bit,
+ * 16 for int16 values of the pair kernel), or v's own data when it already is (f32/f64 operands of an
  * f32/f64 result, s32/u32 operands in 32-bit lanes, s64/u64 operands of a
  * 64-bit integer result). *owned gets scratch to free. */
 static const void *as_ctype(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtype to,
-                            bool lanes32, void **owned) {
+                            int lanes, void **owned) {
   HlkCType ct = hlk_ctype_for(to);
   *owned = NULL;
   bool same_int = ct == HLK_CT_I64 && to != HLO_PRED &&
-                  (lanes32 ? v->dtype == HLO_S32 || v->dtype == HLO_U32
-                           : (v->dtype == HLO_S64 || v->dtype == HLO_U64) &&
-                             hlc_dtype_bits(to) == 64);
+                  (lanes == 16 ? v->dtype == HLO_S16
+                   : lanes == 32 ? v->dtype == HLO_S32 || v->dtype == HLO_U32
+                   : (v->dtype == HLO_S64 || v->dtype == HLO_U64) && hlc_dtype_bits(to) == 64);
   if ((ct == HLK_CT_F32 && v->dtype == HLO_F32 && to == HLO_F32) ||
       (ct == HLK_CT_F64 && v->dtype == HLO_F64) || same_int)
     return v->data;
   size_t n = (size_t)v->nelem;
-  *owned = hli_scratch_alloc(x, ins, n * (lanes32 ? 4 : hlk_ctype_size(ct)));   /* counted */
-  if (!*owned) return NULL;
-  if (lanes32) hlk_load_u32(v->dtype, to, v->data, (int64_t)n, *owned);
+  *owned = hli_scratch_alloc(x, ins, n * (lanes ? (size_t)lanes / 8 : hlk_ctype_size(ct)));
+  if (!*owned) return NULL;   /* counted against --max-memory, which said why */
+  if (lanes == 16) hlk_load_i16(v->dtype, to, v->data, (int64_t)n, *owned);
+  else if (lanes == 32) hlk_load_u32(v->dtype, to, v->data, (int64_t)n, *owned);
   else hlk_load_ctype(v->dtype, to, v->data, (int64_t)n, *owned);
   return *owned;
 }
@@ -463,8 +473,11 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   void *lown = NULL, *kown = NULL, *oown = NULL;
   bool ints = ct == HLK_CT_I64 && !force_ref;
   bool lanes32 = ints && hlk_int_lanes(to, g.wpos * g.cin_g) == 32;
-  const void *L = as_ctype(x, ins, in[0], to, lanes32, &lown);
-  const void *K = L ? as_ctype(x, ins, in[1], to, lanes32, &kown) : NULL;
+  /* Operands that fit in int16 take the pair kernel (as in dot). */
+  int lanes = !lanes32 ? 0
+            : hlk_fits_i16(in[0]->dtype, to) && hlk_fits_i16(in[1]->dtype, to) ? 16 : 32;
+  const void *L = as_ctype(x, ins, in[0], to, lanes, &lown);
+  const void *K = L ? as_ctype(x, ins, in[1], to, lanes, &kown) : NULL;
   bool direct = (ct == HLK_CT_F32 && to == HLO_F32) || (ct == HLK_CT_F64 && to == HLO_F64) ||
                 (ct == HLK_CT_C64 && to == HLO_C64) || (ct == HLK_CT_C128 && to == HLO_C128) ||
                 (lanes32 && (to == HLO_S32 || to == HLO_U32)) ||
@@ -477,8 +490,10 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
     rc = -1;   /* hli_scratch_alloc said why */
   } else if (ints || ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
                       all_finite(ct, K, in[1]->nelem))) {
-    Kind kd = ct == HLK_CT_F32 ? kind_f32() : ct == HLK_CT_F64 ? kind_f64()
-            : lanes32 ? kind_u32() : kind_u64();
+    Kind kd = ct == HLK_CT_F32 ? KIND(f32, float, f32, float, 1)
+            : ct == HLK_CT_F64 ? KIND(f64, double, f64, double, 1)
+            : lanes == 16 ? KIND(i16, int16_t, u32, uint32_t, 2)
+            : lanes32 ? KIND(u32, uint32_t, u32, uint32_t, 1) : KIND(u64, uint64_t, u64, uint64_t, 1);
     rc = lower_gemm(x, ins, &g, &kd, L, K, O);
   } else {
     switch (ct) {
