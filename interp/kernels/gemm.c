@@ -7,6 +7,9 @@
  * KC x NR stays in L1), MC rows of A per block (MC x KC in L2), up to NC
  * columns of B per tile. Each parallel task owns one MC x NC tile of one
  * batch element and packs its own panels, so tasks never synchronise.
+ * Stamped for f32, f64, u32, u64 and the int16-pair kernel (i16: two
+ * shared-dim steps per packed 32-bit word, so its blocks start on even
+ * steps).
  * Not here: the micro-kernels (gemm_ukr.c), dimension numbers (dot.c).
  */
 #include "config.h"

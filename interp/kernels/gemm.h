@@ -11,9 +11,11 @@
  * executor's threads.
  *
  * Integer products run on the same driver in 32-bit or 64-bit unsigned
- * lanes (hlk_gemm_u32/u64): multiply-add modulo 2^w is associative and
- * commutative, so any blocking gives bit-identical results, and a result
- * type of at most 32 bits only needs the low 32 bits of every product.
+ * lanes (hlk_gemm_u32/u64), or as int16 pairs into 32-bit lanes when the
+ * operands fit (hlk_gemm_i16, pmaddwd): multiply-add modulo 2^w is
+ * associative and commutative, so any blocking gives bit-identical results,
+ * and a result type of at most 32 bits only needs the low 32 bits of every
+ * product.
  *
  * Not here: dimension-number handling (dot.c), patches (conv.c), complex
  * products (those run the exact reference loops of dot.c/conv.c).
@@ -132,8 +134,9 @@ extern const HlkUkrTable hlk_ukr_avx512;
 
 /* The type products are accumulated in, chosen from the result type the way
  * XLA's evaluator does: narrow floats accumulate in f32, integers wrap in
- * their own width (computed here in 64 bits and truncated), pred is OR of
- * ANDs. */
+ * their own width (HLK_CT_I64: 64 bits truncated by the store; the GEMM
+ * paths use 32-bit lanes when the result is that narrow, hlk_int_lanes),
+ * pred is OR of ANDs (a count of true products, != 0). */
 typedef enum HlkCType {
   HLK_CT_F32, HLK_CT_F64, HLK_CT_C64, HLK_CT_C128, HLK_CT_I64, HLK_CT_PRED,
   HLK_CT_NONE
