@@ -49,6 +49,13 @@ int hlf_load_plugin(HlfRegistry *r, const char *lib_path, const char *function, 
  * of memory. */
 int hlf_set_members_opt_in(HlfRegistry *r, const char *target_or_null, bool on);
 
+/* Which stages of a typed FFI bundle run. By default hlorun follows
+ * XLA:CPU: instantiate once per call site, then execute on every run;
+ * prepare and initialize are never called. With all_stages, every run calls
+ * prepare and initialize (when the bundle has them) before execute, as
+ * XLA:GPU does. */
+void hlf_set_all_stages(HlfRegistry *r, bool all_stages);
+
 /* Text for --explain-custom-calls: every custom call of m with its target,
  * api_version, shapes, decoded attributes and binding (malloc'd; NULL when
  * out of memory). Malformed backend_configs are also reported in d with
