@@ -41,3 +41,6 @@ TESTS += tests/check_fuse
 tests_check_fuse_SOURCES = tests/check_fuse.c
 tests_check_fuse_CFLAGS = $(TEST_CFLAGS)
 tests_check_fuse_LDADD = $(TEST_LIBS)
+# Fusion never changes a result: random row-reduction modules, fused vs not.
+TESTS += tests/fusion-diff.sh
+EXTRA_DIST += tests/fusion-diff.sh tests/fusion_diff.py
