@@ -1,7 +1,7 @@
 /* check_harden.c: resource limits through the public API: iterations per
  * while loop, the run's time limit, recursion and call depth rejected at
  * plan time, the memory limit (values and kernel scratch: dot, reduce, fft,
- * cholesky, topk) with errors naming
+ * cholesky, topk, the TopK custom call, batch norm) with errors naming
  * the instruction, nesting in literal inputs, and that saving a result
  * never leaves a partial file. Expected texts are the documented messages;
  * values are worked out by hand. */
@@ -395,6 +395,43 @@ START_TEST(linalg_topk_scratch_counts) {
 }
 END_TEST
 
+START_TEST(builtin_topk_and_batch_norm_scratch_count) {
+  /* The built-in TopK custom call of f32[2,100]: results 24 bytes each;
+   * the handler's keys (int64) and two index arrays (int32) of one row of
+   * 100: 100*16 = 1600 bytes. */
+  const char *tk = "HloModule t\nENTRY main {\n  x = f32[2,100] parameter(0)\n"
+                   "  ROOT t = (f32[2,3], s32[2,3]) custom-call(x), custom_call_target=\"TopK\"\n}\n";
+  int64_t td[2] = {2, 100};
+  HloBuffer *in[5] = {NULL}, *res = NULL;
+  char d[4096];
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, td, 2, NULL, &in[0]), HLO_OK);
+  ck_assert_int_eq(run_limited(1647, "t.hlo", tk, in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "t.hlo:4:8: error: in t (custom-call): memory limit of 1647 bytes "
+                       "exceeded (48 in use, 1600 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(1648, "t.hlo", tk, in, 1, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  hlo_buffer_free(in[0]);
+  /* batch-norm-inference of f32[2,3] (feature 1): result 24 bytes; the
+   * work block holds two double copies of the operand (2*6*8) and four
+   * per-feature double arrays (4*3*8): 192 bytes, a 256-byte block. */
+  const char *bn = "HloModule b\nENTRY main {\n  x = f32[2,3] parameter(0)\n"
+                   "  s = f32[3] parameter(1)\n  o = f32[3] parameter(2)\n"
+                   "  m = f32[3] parameter(3)\n  v = f32[3] parameter(4)\n"
+                   "  ROOT y = f32[2,3] batch-norm-inference(x, s, o, m, v), epsilon=0.001, "
+                   "feature_index=1\n}\n";
+  int64_t xd[2] = {2, 3}, fd = 3;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, xd, 2, NULL, &in[0]), HLO_OK);
+  for (int i = 1; i < 5; i++)
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, &fd, 1, NULL, &in[i]), HLO_OK);
+  ck_assert_int_eq(run_limited(279, "b.hlo", bn, in, 5, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "b.hlo:8:8: error: in y (batch-norm-inference): memory limit of 279 "
+                       "bytes exceeded (24 in use, 256 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(280, "b.hlo", bn, in, 5, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  for (int i = 0; i < 5; i++) hlo_buffer_free(in[i]);
+}
+END_TEST
+
 START_TEST(literal_nesting_bounded) {
   /* 100 nested tuples around a scalar: more than the reader's 64 levels. */
   char text[1024];
@@ -493,6 +530,7 @@ int main(void) {
   tcase_add_test(lim, fft_scratch_counts);
   tcase_add_test(lim, fft_bluestein_scratch_counts);
   tcase_add_test(lim, linalg_topk_scratch_counts);
+  tcase_add_test(lim, builtin_topk_and_batch_norm_scratch_count);
   tcase_add_test(lim, literal_nesting_bounded);
   suite_add_tcase(s, lim);
   TCase *files = tcase_create("files");
