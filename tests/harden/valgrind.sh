@@ -8,6 +8,7 @@
 #
 # Usage: tests/harden/valgrind.sh PROGRAM...   (make passes $(check_PROGRAMS))
 #   VALGRIND_ONLY="check_core check_io"  run only these programs (basenames)
+#                                         or runs (names as printed)
 #   VALGRIND_PARTS="programs samples cli" run only these parts (default all)
 # Run from the build directory. Logs: tests/harden/vg/NAME.log.
 #
@@ -90,8 +91,7 @@ if want samples; then
       ffi_window_sum) bind="--custom-call window_sum=$libs/libwindow_sum.so:sample_window_sum" ;;
       ffi_repeat_v3) bind="--custom-call repeat=$libs/librepeat_v3.so:sample_repeat_v3" ;;
       ffi_counter) bind="--plugin $libs/libcounter_plugin.so" ;;
-      ffi_*) bind= ;;
-      *) bind= ;;
+      *) bind= ;;   # ffi_builtins and the plain modules need no binding
     esac
     exp=
     for e in "$S/$mod.expected.txt" "$S/$mod.expected"; do [ -f "$e" ] && { exp="--expect $e"; break; }; done
