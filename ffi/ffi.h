@@ -100,6 +100,13 @@ int hlf_check(HlfRegistry *r, const HloModule *m, const HloInstr *ins, char **er
 int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
              int32_t nargs, const HlfBuf *rets, int32_t nrets, char **err);
 
+/* Bytes of working memory the built-in handler bound to ins's target
+ * allocates while it runs (TopK), so the executor can count them against
+ * its memory limit before calling; 0 for any other target (a user's
+ * handler allocates what it likes). args: as for hlf_call. */
+size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *args,
+                           int32_t nargs);
+
 /* In a child process made by fork() (isolated custom calls): forget the
  * thread pool, whose threads live only in the parent (a new one starts on
  * first use), and reset the registry's lock, which another thread of the

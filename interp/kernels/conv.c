@@ -335,12 +335,14 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
   bool direct = out_rows_direct(g);
   int64_t mr = ct == HLK_CT_F32 ? hlk_gemm_mr_f32() : hlk_gemm_mr_f64();
   int64_t slivers = (chunk + mr - 1) / mr;
-  void *kmat = malloc((size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
-  void *P = malloc((size_t)(slivers * mr * kdim > 0 ? slivers * mr * kdim : 1) * es);
-  void *C = direct ? NULL : malloc((size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
+  /* Counted against --max-memory (hli_scratch_alloc reports a failure). */
+  void *kmat = hli_scratch_alloc(x, ins, (size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
+  void *P = kmat ? hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kdim > 0 ? slivers * mr * kdim : 1) * es)
+                 : NULL;
+  void *C = direct || !P ? NULL : hli_scratch_alloc(x, ins, (size_t)(chunk * cg > 0 ? chunk * cg : 1) * es);
   int rc = 0;
   if (!kmat || !P || (!direct && !C)) {
-    rc = hli_fail(x, ins, "out of memory for convolution patches");
+    rc = -1;
     goto done;
   }
   for (int64_t grp = 0; grp < groups && rc == 0; grp++) {
@@ -372,9 +374,9 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, HlkCType ct
     }
   }
 done:
-  free(kmat);
-  free(P);
-  free(C);
+  hli_scratch_free(x, kmat);
+  hli_scratch_free(x, P);
+  hli_scratch_free(x, C);
   return rc;
 }
 
