@@ -37,6 +37,7 @@ typedef struct Opts {
   int nplugins;
   const char **members;       /* --ffi-members targets; "" = every target */
   int nmembers;
+  bool all_stages;            /* --ffi-all-stages */
   /* Options a suite passes on to every case, as written ("--plugin=x.so"). */
   char **pass;
   int npass;

@@ -332,6 +332,7 @@ static void write_args(Debug *d, FILE *f) {
   }
   for (int i = 0; i < o->nmembers; i++)
     fprintf(f, "%s%s\n", *o->members[i] ? "--ffi-members=" : "--ffi-members", o->members[i]);
+  if (o->all_stages) fprintf(f, "--ffi-all-stages\n");
 }
 
 static void dump_before(Debug *d, const HloEvent *e) {

@@ -63,6 +63,9 @@ static void usage(FILE *f) {
     "                           pass custom calls of TARGET (default: every target)\n"
     "                           their instruction's members as the typed-FFI attribute\n"
     "                           'hlorun.instruction' (repeatable)\n"
+    "      --ffi-all-stages     run typed FFI bundles' prepare and initialize stages\n"
+    "                           before every execute, as XLA:GPU does (default: as\n"
+    "                           XLA:CPU, instantiate once per call site, then execute)\n"
     "      --isolate-custom-calls\n"
     "                           run each custom call in a worker process: a handler\n"
     "                           that crashes, exits or hangs fails the run (exit 2)\n"
@@ -165,7 +168,7 @@ enum {
   OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN, OPT_MEMBERS, OPT_TRACE, OPT_CHECK_NAN,
   OPT_STATS, OPT_DUMP_CC, OPT_REPLAY, OPT_ONLY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SUITE,
   OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT,
-  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER
+  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -213,6 +216,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"explain-custom-calls", no_argument, NULL, OPT_EXPLAIN},
     {"ffi-members", optional_argument, NULL, OPT_MEMBERS},
+    {"ffi-all-stages", no_argument, NULL, OPT_ALL_STAGES},
     {"trace", optional_argument, NULL, OPT_TRACE},
     {"check-nan", no_argument, NULL, OPT_CHECK_NAN},
     {"stats", no_argument, NULL, OPT_STATS},
@@ -303,6 +307,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
     case OPT_PLUGIN:
       pass_on(o, "plugin", optarg);
       o->plugins[o->nplugins++] = optarg;
+      break;
+    case OPT_ALL_STAGES:
+      pass_on(o, "ffi-all-stages", NULL);
+      o->all_stages = true;
       break;
     case OPT_MEMBERS:
       pass_on(o, "ffi-members", optarg);
@@ -623,6 +631,7 @@ int main(int argc, char **argv) {
       rc = fail_with(ctx, "--ffi-members");
       goto out;
     }
+  if (o.all_stages) hlo_ctx_set_ffi_all_stages(ctx, 1);
   if (hlo_module_load(ctx, o.module, &m) != HLO_OK) { rc = fail_with(ctx, "cannot read the module"); goto out; }
   if (o.only) {
     const HloInstruction *ins = hlo_module_find_instruction(m, o.only);

@@ -129,6 +129,12 @@ static void sort_desc(int32_t *idx, int32_t *tmp, const int64_t *key, int64_t n)
   }
 }
 
+/* TopK's working memory while it runs: the keys (int64) and two index
+ * arrays (int32) of one row. */
+static size_t topk_scratch(int64_t n) {
+  return (size_t)(n ? n : 1) * (sizeof(int64_t) + 2 * sizeof(int32_t));
+}
+
 static XLA_FFI_Error *topk(XLA_FFI_CallFrame *f) {
   if (hlorun_ffi_metadata(f, 0)) return NULL;
   if (f->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
@@ -163,13 +169,11 @@ static XLA_FFI_Error *topk(XLA_FFI_CallFrame *f) {
   int64_t rows = n ? hlorun_ffi_elements(x) / n : 0;
   if (n == 0) rows = hlorun_ffi_elements(v) / (k ? k : 1);
   size_t es = ffi_elem_size(x->dtype);
-  int64_t *key = malloc((size_t)(n ? n : 1) * sizeof *key);
-  int32_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
-  int32_t *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-  if (!key || !idx || !tmp) {
-    free(key); free(idx); free(tmp);
-    return fail(f, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "TopK: out of memory");
-  }
+  /* One block of topk_scratch(n) bytes: the executor counted it against
+   * its memory limit (hlf_builtin_scratch) before the call. */
+  int64_t *key = malloc(topk_scratch(n));
+  if (!key) return fail(f, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "TopK: out of memory");
+  int32_t *idx = (int32_t *)(key + (n ? n : 1)), *tmp = idx + (n ? n : 1);
   for (int64_t r = 0; r < rows && k > 0; r++) {
     const char *row = (const char *)x->data + (size_t)(r * n) * es;
     kf(row, n, key);
@@ -183,9 +187,16 @@ static XLA_FFI_Error *topk(XLA_FFI_CallFrame *f) {
     }
   }
   free(key);
-  free(idx);
-  free(tmp);
   return NULL;
+}
+
+size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *args,
+                           int32_t nargs) {
+  const char *name = ins->custom_call_target;
+  if (!name || strcmp(name, "TopK") != 0 || nargs != 1 || args[0].rank < 1) return 0;
+  HlfTarget *t = hlf_find_target(r, name);
+  if (!t || t->source != HLF_SRC_BUILTIN) return 0;   /* a user's handler replaced it */
+  return topk_scratch(args[0].dims[args[0].rank - 1]);
 }
 
 static const char *const identity_targets[] = {

@@ -49,6 +49,13 @@ int hlf_load_plugin(HlfRegistry *r, const char *lib_path, const char *function, 
  * of memory. */
 int hlf_set_members_opt_in(HlfRegistry *r, const char *target_or_null, bool on);
 
+/* Which stages of a typed FFI bundle run. By default hlorun follows
+ * XLA:CPU: instantiate once per call site, then execute on every run;
+ * prepare and initialize are never called. With all_stages, every run calls
+ * prepare and initialize (when the bundle has them) before execute, as
+ * XLA:GPU does. */
+void hlf_set_all_stages(HlfRegistry *r, bool all_stages);
+
 /* Text for --explain-custom-calls: every custom call of m with its target,
  * api_version, shapes, decoded attributes and binding (malloc'd; NULL when
  * out of memory). Malformed backend_configs are also reported in d with
@@ -92,6 +99,13 @@ int hlf_check(HlfRegistry *r, const HloModule *m, const HloInstr *ins, char **er
  * with *err set to a malloc'd message (the handler's message verbatim). */
 int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
              int32_t nargs, const HlfBuf *rets, int32_t nrets, char **err);
+
+/* Bytes of working memory the built-in handler bound to ins's target
+ * allocates while it runs (TopK), so the executor can count them against
+ * its memory limit before calling; 0 for any other target (a user's
+ * handler allocates what it likes). args: as for hlf_call. */
+size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *args,
+                           int32_t nargs);
 
 /* In a child process made by fork() (isolated custom calls): forget the
  * thread pool, whose threads live only in the parent (a new one starts on

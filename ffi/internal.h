@@ -148,6 +148,7 @@ struct HlfRegistry {
   void **libs; int nlibs, caplibs;       /* dlopen handles, closed at free */
   struct HlfMembersOpt *members;         /* per-target opt-ins */
   int members_all;                       /* -1 unset, 0 off, 1 on */
+  bool all_stages;                       /* prepare/initialize run too (hlf_set_all_stages) */
   int nthreads;
   HlfPool *pool;
   int64_t run_id;

@@ -10,8 +10,9 @@
  * Call sites (one per custom-call instruction of a module) hold the decoded
  * attributes and the per-stage states. For a typed FFI handler, the first
  * execution of a site runs its instantiate stage (no buffers, attributes
- * only); every execution then runs prepare, initialize (when the bundle has
- * them) and execute with the buffers. Prepare/initialize/execute states live
+ * only); every execution then runs execute with the buffers, as XLA:CPU
+ * does, or with hlf_set_all_stages prepare, initialize (when the bundle has
+ * them) and execute, as XLA:GPU does. Prepare/initialize/execute states live
  * for one execution; the instantiate state lives with the site.
  *
  * Each handler's API version is asked once (metadata query) before its first
@@ -258,6 +259,12 @@ int hlf_set_members_opt_in(HlfRegistry *r, const char *target, bool on) {
   return rc;
 }
 
+void hlf_set_all_stages(HlfRegistry *r, bool all_stages) {
+  pthread_mutex_lock(&r->mu);
+  r->all_stages = all_stages;
+  pthread_mutex_unlock(&r->mu);
+}
+
 bool hlf_members_wanted(HlfRegistry *r, const char *target) {
   pthread_mutex_lock(&r->mu);
   bool on = r->members_all == 1;
@@ -485,7 +492,11 @@ int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfB
     if (e) { *err = handler_failed(t, ctx.stage, e); return -1; }
     s->instantiated = true;
   }
-  XLA_FFI_Handler *stages[3] = {t->bundle.prepare, t->bundle.initialize, t->bundle.execute};
+  pthread_mutex_lock(&r->mu);
+  bool all = r->all_stages;
+  pthread_mutex_unlock(&r->mu);
+  XLA_FFI_Handler *stages[3] = {all ? t->bundle.prepare : NULL, all ? t->bundle.initialize : NULL,
+                                t->bundle.execute};
   for (int i = 0; i < 3 && !e; i++) {
     if (!stages[i]) continue;
     ctx.stage = (XLA_FFI_ExecutionStage)(XLA_FFI_ExecutionStage_PREPARE + i);

@@ -100,6 +100,10 @@ HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function
  * receiving the instruction's own members (window, dim_labels, layouts, ...)
  * as the extra typed-FFI attribute "hlorun.instruction" (doc/custom-calls.md). */
 HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int on);
+/* Typed FFI bundles: by default, as on XLA:CPU, instantiate runs once per
+ * call site and execute on every run. all != 0 also runs prepare and
+ * initialize before every execute, as XLA:GPU does. */
+HloStatus hlo_ctx_set_ffi_all_stages(HloCtx *ctx, int all);
 
 /* ---- Modules -------------------------------------------------------------- */
 

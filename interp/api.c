@@ -143,6 +143,12 @@ HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int o
                                                            : HLO_OK;
 }
 
+HloStatus hlo_ctx_set_ffi_all_stages(HloCtx *ctx, int all) {
+  if (!ctx) return HLO_INVALID_ARGUMENT;
+  hlf_set_all_stages(ctx->ffi, all != 0);
+  return HLO_OK;
+}
+
 /* ---- Files ------------------------------------------------------------------ */
 
 static HloStatus read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {

@@ -87,14 +87,22 @@ static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue
   for (int32_t i = 0; i < ins->nops; i++) flatten(in[i], bufs, &k);
   flatten(out, bufs, &k);
   if (x) hlf_set_num_threads(r, hli_num_threads(x));
+  /* A built-in handler's working memory counts against --max-memory. */
+  size_t work = hlf_builtin_scratch(r, ins, bufs, nargs);
+  if (hli_scratch_reserve(x, ins, work)) {
+    free(bufs);
+    return -1;
+  }
   if (hli_isolating(x)) {   /* in a worker process (isolate.c) */
     int irc = hli_isolated_call(x, r, ins, in, bufs, nargs, nrets);
     free(bufs);
+    hli_scratch_unreserve(x, work);
     return irc;
   }
   char *err = NULL;
   int rc = hlf_call(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets, &err);
   free(bufs);
+  hli_scratch_unreserve(x, work);
   if (rc) {
     rc = hli_fail(x, ins, "%s", err ? err : "out of memory");
     free(err);

@@ -46,6 +46,18 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+/* Under valgrind, the parent's view of the shared mapping does not see the
+ * child's writes (memcheck tracks each process alone): the parent copied
+ * possibly-undefined result bytes in, so it marks what the child wrote as
+ * defined. Without valgrind's header the request is a no-op. */
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#endif
+#endif
+#ifndef VALGRIND_MAKE_MEM_DEFINED
+#define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)(p), (void)(n))
+#endif
 
 bool hli_isolating(HliExec *x) { return x && x->isolate; }
 
@@ -366,6 +378,7 @@ static void call_body(void *arg, Shared *sh) {
   char *err = NULL;
   int rc = hlf_call(j->r, j->m, j->ins, j->args, j->nargs, j->rets, j->nrets, &err);
   if (rc) snprintf(sh->msg, sizeof sh->msg, "%s", err ? err : "out of memory");
+  free(err);
   sh->state = rc ? 2 : 1;
 }
 
@@ -418,7 +431,9 @@ int hli_isolated_call(HliExec *x, HlfRegistry *r, const HloInstr *ins, HliValue 
   if (!e.fork_failed && !e.timed_out && sh->state == 1) {
     for (int32_t i = 0; i < nrets; i++) {
       size_t n = leaf_bytes(&rets[i]);
-      if (n) memcpy(bufs[nargs + i].data, rets[i].data, n);
+      if (!n) continue;
+      (void)VALGRIND_MAKE_MEM_DEFINED(rets[i].data, n);   /* the child wrote them */
+      memcpy(bufs[nargs + i].data, rets[i].data, n);
     }
   } else if (!e.fork_failed && !e.timed_out && sh->state == 2) {
     sh->msg[MSG_MAX - 1] = 0;

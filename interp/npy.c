@@ -171,9 +171,11 @@ int hli_npy_info(const void *data, size_t len, const char *what, HlcDiags *d, Hl
     while (p < end && (*p == ' ' || *p == ',')) p++;
     if (p >= end) { hlc_diag(d, HLC_ERROR, "%s: bad .npy shape", what); return -1; }
     if (*p == ')') break;
-    char *e;
-    long long v = strtoll(p, &e, 10);
-    if (e == p || v < 0 || info->rank >= 32) {
+    /* Digits by hand: the header is not NUL-terminated, so no strtoll. */
+    const char *e = p;
+    int64_t v = 0;
+    while (e < end && *e >= '0' && *e <= '9' && v <= (INT64_MAX - 9) / 10) v = v * 10 + (*e++ - '0');
+    if (e == p || (e < end && *e >= '0' && *e <= '9') || info->rank >= 32) {
       hlc_diag(d, HLC_ERROR, "%s: bad .npy shape", what);
       return -1;
     }

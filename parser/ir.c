@@ -19,8 +19,13 @@ int hlp_opcode_from_name(const char *s, size_t n) {
 }
 
 int64_t hlp_shape_elements(const HloShape *s) {
+  /* Saturates at INT64_MAX: a shape read from a file may declare dims whose
+   * product overflows before a later zero dim makes it empty. */
+  for (int32_t i = 0; i < s->rank; i++)
+    if (s->dims[i] <= 0) return 0;
   int64_t n = 1;
-  for (int32_t i = 0; i < s->rank; i++) n *= s->dims[i];
+  for (int32_t i = 0; i < s->rank; i++)
+    n = n > INT64_MAX / s->dims[i] ? INT64_MAX : n * s->dims[i];
   return n;
 }
 

@@ -62,7 +62,7 @@ bool hlp_shape_equal(const HloShape *a, const HloShape *b);
 typedef struct HloLiteral HloLiteral;
 struct HloLiteral {
   const HloShape *shape;    /* borrowed */
-  void *data;               /* arrays: hlp_shape_elements * dtype size bytes */
+  void *data;               /* arrays: hlp_shape_elements * dtype size bytes; NULL if elided */
   size_t nbytes;
   bool elided;              /* written {...}: the values are unknown */
   int32_t ntuple;

@@ -175,7 +175,10 @@ static int fill(Lit *L, const HloVal *v, int32_t level, int64_t *index) {
       hlp_error(P, v->off, "too many levels of braces for a rank-%d literal", (int)s->rank);
       return -1;
     }
-    return elem(L, v, L->data + (size_t)L->next++ * L->esize);
+    unsigned char scratch[16];   /* a dry run (no data yet) parses into this */
+    void *dst = L->data ? (void *)(L->data + (size_t)L->next * L->esize) : scratch;
+    L->next++;
+    return elem(L, v, dst);
   }
   if (v->kind != HLO_VAL_BRACE) {
     hlp_error(P, v->off, "expected '{' for dimension %d of the literal", (int)level);
@@ -206,6 +209,8 @@ static bool is_elided(const HloVal *v) {
   return v->kind == HLO_VAL_BRACE && v->nitems == 1 && is_tok(v->items[0], TK_ELLIPSIS);
 }
 
+enum { DRY_RUN_BYTES = 1 << 20 };
+
 static HloLiteral *array_literal(HlpParser *P, const HloShape *shape, const HloVal *v) {
   HloLiteral *lit = hlp_alloc(P, sizeof *lit);
   lit->shape = shape;
@@ -228,18 +233,22 @@ static HloLiteral *array_literal(HlpParser *P, const HloShape *shape, const HloV
   }
   lit->nbytes = (size_t)n * es;
   if (is_elided(v)) {
-    lit->elided = true;
-    lit->data = lit->nbytes <= ((size_t)1 << 32) ? hlp_alloc(P, lit->nbytes) : NULL;
-    if (!lit->data) lit->nbytes = 0;
+    lit->elided = true;   /* no data: the executor fills the value, or refuses */
     return lit;
   }
-  lit->data = hlp_alloc(P, lit->nbytes);
-  Lit L = {P, shape, lit->data, es, 0};
   int64_t index[HLX_MAX_DEPTH + 1];
   if (shape->rank > HLX_MAX_DEPTH) {
     hlp_error(P, v->off, "literal rank too large");
     return NULL;
   }
+  /* A large declared size is only allocated once the text has been checked
+   * against it (a dry run): f32[11111111114] constant({1, 2}) is an error,
+   * not a 44 GB allocation. */
+  Lit L = {P, shape, NULL, es, 0};
+  if (lit->nbytes > DRY_RUN_BYTES && fill(&L, v, 0, index)) return NULL;
+  lit->data = hlp_alloc(P, lit->nbytes);
+  L.data = lit->data;
+  L.next = 0;
   if (fill(&L, v, 0, index)) return NULL;
   return lit;
 }

@@ -404,6 +404,15 @@ START_TEST(test_plugin_stages) {
   int64_t o[4];
   HlfBuf b = buf(HLO_S64, o, 1, d4);
   int inst0 = plugin_int("ffitest_instantiations");
+  /* As XLA:CPU: instantiate, then execute only; this bundle's execute reads
+   * the prepare stage's state, which nothing set. */
+  char *e0 = run(r, &ins, NULL, 0, &b, 1);
+  ck_assert_str_eq(e0, "handler of custom-call target \"staged\" failed: State_Get: no prepare "
+                       "state is set");
+  free(e0);
+  ck_assert_int_eq(plugin_int("ffitest_instantiations"), inst0 + 1);
+  /* As XLA:GPU: prepare and initialize before every execute. */
+  hlf_set_all_stages(r, true);
   ck_assert_ptr_null(run(r, &ins, NULL, 0, &b, 1));
   ck_assert(o[0] == 100 && o[1] == 101 && o[2] == 102 && o[3] == 1);
   ck_assert_ptr_null(run(r, &ins, NULL, 0, &b, 1));

@@ -1,6 +1,7 @@
 /* check_harden.c: resource limits through the public API: iterations per
  * while loop, the run's time limit, recursion and call depth rejected at
- * plan time, the memory limit (values and kernel scratch) with errors naming
+ * plan time, the memory limit (values and kernel scratch: dot, reduce, fft,
+ * cholesky, topk, the TopK custom call, batch norm) with errors naming
  * the instruction, nesting in literal inputs, and that saving a result
  * never leaves a partial file. Expected texts are the documented messages;
  * values are worked out by hand. */
@@ -259,6 +260,178 @@ START_TEST(scratch_counts_against_limit) {
 }
 END_TEST
 
+/* Runs text (as file) with threads=1 under a memory limit of `limit` bytes
+ * on the inputs; returns the status, the diagnostics in diag (copied) and
+ * the result in *res (NULL on failure). Values the run makes (results,
+ * scratch) count; the caller's inputs do not. */
+static HloStatus run_limited(size_t limit, const char *file, const char *text, HloBuffer **in,
+                             int nin, HloBuffer **res, char *diag, size_t ndiag) {
+  HloCtx *small;
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = limit};
+  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  HloModule *m = NULL;
+  ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), file, &m), HLO_OK);
+  *res = NULL;
+  HloStatus st = hlo_run(small, m, in, nin, res);
+  snprintf(diag, ndiag, "%s", hlo_ctx_diagnostics(small));
+  hlo_module_free(m);
+  hlo_ctx_free(small);
+  return st;
+}
+
+static const char *reduce_cols =
+  "HloModule red\n"
+  "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n"
+  "ENTRY main {\n  x = s32[4,1000] parameter(0)\n  z = s32[] parameter(1)\n"
+  "  ROOT r = s32[1000] reduce(x, z), dimensions={0}, to_apply=add\n}\n";
+
+START_TEST(reduce_scratch_counts) {
+  /* Reducing the outer dimension of s32[4,1000] keeps a row of 1000 s32
+   * accumulators per thread (4000 bytes) next to the 4000-byte result:
+   * 8000 bytes fit exactly, 7999 do not. */
+  int64_t dims[2] = {4, 1000};
+  int32_t *ones = malloc(4000 * sizeof *ones), zero = 0;
+  for (int i = 0; i < 4000; i++) ones[i] = 1;
+  HloBuffer *in[2] = {NULL, NULL}, *res = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, dims, 2, ones, &in[0]), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, NULL, 0, &zero, &in[1]), HLO_OK);
+  char d[4096];
+  ck_assert_int_eq(run_limited(7999, "red.hlo", reduce_cols, in, 2, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "red.hlo:10:8: error: in r (reduce): memory limit of 7999 bytes exceeded "
+                       "(4000 in use, 4000 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(8000, "red.hlo", reduce_cols, in, 2, &res, d, sizeof d), HLO_OK);
+  const int32_t *r = hlo_buffer_data(res);
+  ck_assert_int_eq(r[0], 4);
+  ck_assert_int_eq(r[999], 4);
+  hlo_buffer_free(res);
+  hlo_buffer_free(in[0]);
+  hlo_buffer_free(in[1]);
+  free(ones);
+}
+END_TEST
+
+/* fft of one c64[N] line. */
+static void fft_text(char *buf, size_t n, int len) {
+  snprintf(buf, n, "HloModule f\nENTRY main {\n  x = c64[%d] parameter(0)\n"
+           "  ROOT f = c64[%d] fft(x), fft_type=FFT, fft_length={%d}\n}\n", len, len, len);
+}
+
+START_TEST(fft_scratch_counts) {
+  /* c64[8]: result 64 bytes; the c128 work array 8*16 = 128 bytes is a
+   * scratch block of 192 (64-byte header, rounded to 64); then the length-8
+   * plan (twiddles and buffer, 2*8*16 = 256) and the line buffer (128):
+   * 384 more. 64 + 192 + 384 = 640 fit exactly; 639 do not. */
+  char text[256], d[4096];
+  fft_text(text, sizeof text, 8);
+  float impulse[16] = {1};
+  int64_t n = 8;
+  HloBuffer *in = NULL, *res = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_C64, &n, 1, impulse, &in), HLO_OK);
+  ck_assert_int_eq(run_limited(639, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 639 bytes exceeded "
+                       "(256 in use, 384 more requested)"), "%s", d);
+  /* Below the work array: 64 in use, 192 requested. */
+  ck_assert_int_eq(run_limited(255, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 255 bytes exceeded "
+                       "(64 in use, 192 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(640, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_OK);
+  const float *r = hlo_buffer_data(res);   /* the DFT of an impulse: all ones */
+  for (int i = 0; i < 8; i++) {
+    ck_assert_float_eq_tol(r[2 * i], 1.0f, 1e-6f);
+    ck_assert_float_eq_tol(r[2 * i + 1], 0.0f, 1e-6f);
+  }
+  hlo_buffer_free(res);
+  hlo_buffer_free(in);
+}
+END_TEST
+
+START_TEST(fft_bluestein_scratch_counts) {
+  /* c64[67] (67 is a prime above the largest radix: Bluestein): result
+   * 536 bytes, work array 67*16 = 1072 -> a 1152-byte scratch block (1688
+   * in use). The plan: chirp 67*16 = 1072, kernel and buffer of the
+   * power-of-two length 256 >= 2*67-1 (2*4096), and the length-256 plan
+   * under it (2*4096): 17456; plus the line (1072): 18528 more. */
+  char text[256], d[4096];
+  fft_text(text, sizeof text, 67);
+  int64_t n = 67;
+  HloBuffer *in = NULL, *res = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_C64, &n, 1, NULL, &in), HLO_OK);
+  ck_assert_int_eq(run_limited(10000, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 10000 bytes exceeded "
+                       "(1688 in use, 18528 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(1688 + 18528, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  hlo_buffer_free(in);
+}
+END_TEST
+
+START_TEST(linalg_topk_scratch_counts) {
+  /* cholesky of f32[2,4,4]: result 128 bytes; three c128 4x4 matrices
+   * (3*16*16 = 768) in one scratch block of 832. */
+  const char *chol = "HloModule c\nENTRY main {\n  a = f32[2,4,4] parameter(0)\n"
+                     "  ROOT l = f32[2,4,4] cholesky(a), lower=true\n}\n";
+  int64_t cd[3] = {2, 4, 4};
+  HloBuffer *in = NULL, *res = NULL;
+  char d[4096];
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, cd, 3, NULL, &in), HLO_OK);
+  ck_assert_int_eq(run_limited(959, "c.hlo", chol, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "c.hlo:4:8: error: in l (cholesky): memory limit of 959 bytes exceeded "
+                       "(128 in use, 832 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(960, "c.hlo", chol, &in, 1, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  hlo_buffer_free(in);
+  /* topk k=3 of f32[2,100]: results 2*3*4 = 24 bytes each; the thread's
+   * key table holds two rows of 100 (key, index) pairs: 100*2*16 + 1. */
+  const char *topk = "HloModule t\nENTRY main {\n  x = f32[2,100] parameter(0)\n"
+                     "  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true\n}\n";
+  int64_t td[2] = {2, 100};
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, td, 2, NULL, &in), HLO_OK);
+  ck_assert_int_eq(run_limited(3000, "t.hlo", topk, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "t.hlo:4:8: error: in t (topk): memory limit of 3000 bytes exceeded "
+                       "(48 in use, 3201 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(48 + 3201, "t.hlo", topk, &in, 1, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  hlo_buffer_free(in);
+}
+END_TEST
+
+START_TEST(builtin_topk_and_batch_norm_scratch_count) {
+  /* The built-in TopK custom call of f32[2,100]: results 24 bytes each;
+   * the handler's keys (int64) and two index arrays (int32) of one row of
+   * 100: 100*16 = 1600 bytes. */
+  const char *tk = "HloModule t\nENTRY main {\n  x = f32[2,100] parameter(0)\n"
+                   "  ROOT t = (f32[2,3], s32[2,3]) custom-call(x), custom_call_target=\"TopK\"\n}\n";
+  int64_t td[2] = {2, 100};
+  HloBuffer *in[5] = {NULL}, *res = NULL;
+  char d[4096];
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, td, 2, NULL, &in[0]), HLO_OK);
+  ck_assert_int_eq(run_limited(1647, "t.hlo", tk, in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "t.hlo:4:8: error: in t (custom-call): memory limit of 1647 bytes "
+                       "exceeded (48 in use, 1600 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(1648, "t.hlo", tk, in, 1, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  hlo_buffer_free(in[0]);
+  /* batch-norm-inference of f32[2,3] (feature 1): result 24 bytes; the
+   * work block holds two double copies of the operand (2*6*8) and four
+   * per-feature double arrays (4*3*8): 192 bytes, a 256-byte block. */
+  const char *bn = "HloModule b\nENTRY main {\n  x = f32[2,3] parameter(0)\n"
+                   "  s = f32[3] parameter(1)\n  o = f32[3] parameter(2)\n"
+                   "  m = f32[3] parameter(3)\n  v = f32[3] parameter(4)\n"
+                   "  ROOT y = f32[2,3] batch-norm-inference(x, s, o, m, v), epsilon=0.001, "
+                   "feature_index=1\n}\n";
+  int64_t xd[2] = {2, 3}, fd = 3;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, xd, 2, NULL, &in[0]), HLO_OK);
+  for (int i = 1; i < 5; i++)
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, &fd, 1, NULL, &in[i]), HLO_OK);
+  ck_assert_int_eq(run_limited(279, "b.hlo", bn, in, 5, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "b.hlo:8:8: error: in y (batch-norm-inference): memory limit of 279 "
+                       "bytes exceeded (24 in use, 256 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(280, "b.hlo", bn, in, 5, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+  for (int i = 0; i < 5; i++) hlo_buffer_free(in[i]);
+}
+END_TEST
+
 START_TEST(literal_nesting_bounded) {
   /* 100 nested tuples around a scalar: more than the reader's 64 levels. */
   char text[1024];
@@ -353,6 +526,11 @@ int main(void) {
   tcase_add_test(lim, call_depth_bounded);
   tcase_add_test(lim, memory_limit_names_instruction);
   tcase_add_test(lim, scratch_counts_against_limit);
+  tcase_add_test(lim, reduce_scratch_counts);
+  tcase_add_test(lim, fft_scratch_counts);
+  tcase_add_test(lim, fft_bluestein_scratch_counts);
+  tcase_add_test(lim, linalg_topk_scratch_counts);
+  tcase_add_test(lim, builtin_topk_and_batch_norm_scratch_count);
   tcase_add_test(lim, literal_nesting_bounded);
   suite_add_tcase(s, lim);
   TCase *files = tcase_create("files");

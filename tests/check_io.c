@@ -328,6 +328,24 @@ START_TEST(empty_array_literal_size_is_bounded) {
   ck_assert_uint_eq(b.len, 0);
   hli_buf_free(&b);
   hli_value_unref(NULL, v);
+  /* The element count saturates instead of overflowing, and a zero dim
+   * anywhere makes it 0 (fuzz_values: a literal shape whose leading dims
+   * overflow before its zero dim). */
+  int64_t big[3] = {(int64_t)1 << 62, 4, 0};
+  HloShape bs = {.dtype = HLO_F32, .rank = 3, .dims = big};
+  ck_assert_int_eq(hlp_shape_elements(&bs), 0);
+  bs.rank = 2;
+  ck_assert_int_eq(hlp_shape_elements(&bs), INT64_MAX);
+  HlcDiags d = {0};
+  HliValue *w = NULL;
+  static const char text[] = "f32[611111,52221111111111111,3,0] {}";
+  HlcArena a;
+  hlc_arena_init(&a);
+  ck_assert_int_eq(hli_literal_read(text, strlen(text), NULL, &a, "lit", &d, &w), -1);
+  ck_assert_int_ge(d.n, 1);
+  ck_assert_msg(strstr(d.v[0].message, "expected '{'") != NULL, "%s", d.v[0].message);
+  hlc_diags_clear(&d);
+  hlc_arena_free(&a);
   dims[0] = 1024, dims[1] = 1024;   /* exactly a million: still printed */
   v = hli_value_new(NULL, &s);
   ck_assert(!hli_literal_too_large(v));

@@ -830,6 +830,13 @@ START_TEST(errors_positions) {
              "expects 3 elements in the [1] element of the literal, but sees 2");
   expect_msg("HloModule m\nENTRY e {\n  ROOT c = f32[2] constant({1,2,3})\n}\n", 3, 28,
              "expects 2 elements in the literal, but sees 3");
+  /* A huge declared size is checked against the text before it is
+   * allocated (fuzz_parse: 44 GB for four elements); errors past the first
+   * level and in elements too. */
+  expect_msg("HloModule m\nENTRY e {\n  ROOT c = f32[11111111114] constant({1, 2, 3, 4})\n}\n", 3, 38,
+             "expects 11111111114 elements in the literal, but sees 4");
+  expect_msg("HloModule m\nENTRY e {\n  ROOT c = f32[2,300000] constant({{1}, {2}})\n}\n", 3, 36,
+             "expects 300000 elements in the [0] element of the literal, but sees 1");
   /* NaN payload too wide for bf16 (7 mantissa bits) */
   expect_msg("HloModule m\nENTRY e {\n  ROOT c = bf16[] constant(nan(0x80))\n}\n", 3, 28,
              "NaN payload (0x80) does not fit bf16");

@@ -22,13 +22,14 @@ static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 1 << 16, n = 0;
-  char *p = malloc(cap);
+  char *p = malloc(cap + 1);   /* + 1: a NUL, so sscanf may read the text */
   size_t r;
   while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
     n += r;
-    if (n == cap) { char *q = realloc(p, cap *= 2); if (!q) { free(p); p = NULL; } else p = q; }
+    if (n == cap) { char *q = realloc(p, (cap *= 2) + 1); if (!q) { free(p); p = NULL; } else p = q; }
   }
   fclose(f);
+  if (p) p[n] = 0;
   *len = n;
   return p;
 }

@@ -36,9 +36,12 @@ tests_check_harden_SOURCES = tests/check_harden.c
 tests_check_harden_CFLAGS = $(TEST_CFLAGS)
 tests_check_harden_LDADD = $(TEST_LIBS)
 
-# `make valgrind`: Check suites and command-line runs under valgrind
-# memcheck (slow: not part of `make check`).
+# `make valgrind`: every test program, every sample module and command-line
+# error paths under valgrind memcheck (slow: not part of `make check`).
+# VALGRIND_ONLY="check_core ..." / VALGRIND_PARTS="programs samples cli"
+# narrow it (see the script).
 dist_noinst_SCRIPTS += tests/harden/valgrind.sh
+dist_noinst_DATA += tests/harden/valgrind.supp
 valgrind: $(check_PROGRAMS) $(check_LTLIBRARIES) hlorun
-	srcdir=$(srcdir) $(SHELL) $(srcdir)/tests/harden/valgrind.sh $(VALGRIND_SUITES)
+	srcdir=$(srcdir) $(SHELL) $(srcdir)/tests/harden/valgrind.sh $(check_PROGRAMS)
 .PHONY: valgrind

@@ -60,24 +60,35 @@ static int check_bn(HliExec *x, const HloInstr *ins) {
 
 typedef struct Bn {
   int64_t n, c, inner, per;   /* elements, features, stride of the feature dim, elements per feature */
-  double *xv, *tmp;
+  double *xv, *tmp;           /* n each */
+  double *dy;                 /* n (with_dy), else NULL */
+  double *p;                  /* nper arrays of c (per-feature values) */
+  HliExec *x;
 } Bn;
 
-static int bn_begin(HliExec *x, const HloInstr *ins, const HliValue *v, Bn *b) {
+/* All work arrays in one scratch block, counted against --max-memory
+ * (hli_scratch_alloc reports when it does not fit). */
+static int bn_begin(HliExec *x, const HloInstr *ins, const HliValue *v, int64_t nper,
+                    bool with_dy, Bn *b) {
   int32_t f = (int32_t)ins->feature_index;
+  b->x = x;
   b->n = v->nelem;
   b->c = v->dims[f];
   b->inner = 1;
   for (int32_t i = f + 1; i < v->rank; i++) b->inner *= v->dims[i];
   b->per = b->c ? b->n / b->c : 0;
-  b->xv = malloc((size_t)(b->n ? b->n : 1) * sizeof *b->xv);
-  b->tmp = malloc((size_t)(b->n ? b->n : 1) * sizeof *b->tmp);
-  if (!b->xv || !b->tmp) { free(b->xv); free(b->tmp); return hli_fail(x, ins, "out of memory"); }
+  size_t n = (size_t)b->n, narr = with_dy ? 3 : 2;
+  double *blk = hli_scratch_alloc(x, ins, (narr * n + (size_t)nper * (size_t)b->c) * sizeof *blk);
+  if (!blk) return -1;
+  b->xv = blk;
+  b->tmp = blk + n;
+  b->dy = with_dy ? blk + 2 * n : NULL;
+  b->p = blk + narr * n;
   load_doubles(v, b->xv);
   return 0;
 }
 
-static void bn_end(Bn *b) { free(b->xv); free(b->tmp); }
+static void bn_end(Bn *b) { hli_scratch_free(b->x, b->xv); }
 
 static inline int64_t feat(const Bn *b, int64_t i) { return (i / b->inner) % b->c; }
 
@@ -93,16 +104,14 @@ static void normalize(Bn *b, const double *scale, const double *offset, const do
 static int run_bn_inference(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   if (check_bn(x, ins)) return -1;
   Bn b;
-  if (bn_begin(x, ins, in[0], &b)) return -1;
+  if (bn_begin(x, ins, in[0], 4, false, &b)) return -1;
   int64_t c = b.c;
-  double *p = malloc((size_t)(4 * c + 1) * sizeof *p);
-  if (!p) { bn_end(&b); return hli_fail(x, ins, "out of memory"); }
+  double *p = b.p;
   double *scale = p, *offset = p + c, *mean = p + 2 * c, *var = p + 3 * c;
   load_doubles(in[1], scale); load_doubles(in[2], offset);
   load_doubles(in[3], mean); load_doubles(in[4], var);
   normalize(&b, scale, offset, mean, var, ins->epsilon);
   store_doubles(out, b.tmp);
-  free(p);
   bn_end(&b);
   return 0;
 }
@@ -129,10 +138,9 @@ static int check_bn_training(HliExec *x, const HloInstr *ins) {
 static int run_bn_training(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   if (check_bn_training(x, ins)) return -1;
   Bn b;
-  if (bn_begin(x, ins, in[0], &b)) return -1;
+  if (bn_begin(x, ins, in[0], 4, false, &b)) return -1;
   int64_t c = b.c;
-  double *p = malloc((size_t)(4 * c + 1) * sizeof *p);
-  if (!p) { bn_end(&b); return hli_fail(x, ins, "out of memory"); }
+  double *p = b.p;
   double *scale = p, *offset = p + c, *mean = p + 2 * c, *var = p + 3 * c;
   load_doubles(in[1], scale); load_doubles(in[2], offset);
   moments(&b, mean, var);
@@ -140,7 +148,6 @@ static int run_bn_training(HliExec *x, const HloInstr *ins, HliValue *const *in,
   store_doubles(out->tuple[0], b.tmp);
   store_doubles(out->tuple[1], mean);
   store_doubles(out->tuple[2], var);
-  free(p);
   bn_end(&b);
   return 0;
 }
@@ -156,11 +163,9 @@ static int check_bn_grad(HliExec *x, const HloInstr *ins) {
 static int run_bn_grad(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   if (check_bn_grad(x, ins)) return -1;
   Bn b;
-  if (bn_begin(x, ins, in[0], &b)) return -1;
+  if (bn_begin(x, ins, in[0], 5, true, &b)) return -1;
   int64_t c = b.c;
-  double *p = malloc((size_t)(6 * c + 1) * sizeof *p);
-  double *dy = malloc((size_t)(b.n ? b.n : 1) * sizeof *dy);
-  if (!p || !dy) { free(p); free(dy); bn_end(&b); return hli_fail(x, ins, "out of memory"); }
+  double *p = b.p, *dy = b.dy;
   double *scale = p, *mean = p + c, *var = p + 2 * c, *sdy = p + 3 * c, *sdyx = p + 4 * c;
   load_doubles(in[1], scale); load_doubles(in[2], mean); load_doubles(in[3], var);
   load_doubles(in[4], dy);
@@ -181,8 +186,6 @@ static int run_bn_grad(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
   for (int64_t k = 0; k < c; k++) sdyx[k] /= sqrt(var[k] + ins->epsilon);
   store_doubles(out->tuple[1], sdyx);
   store_doubles(out->tuple[2], sdy);
-  free(p);
-  free(dy);
   bn_end(&b);
   return 0;
 }

@@ -38,6 +38,10 @@ void hlk_philox4x32(uint32_t k0, uint32_t k1, uint32_t x[4]);
 typedef struct HlkFftPlan HlkFftPlan;
 HlkFftPlan *hlk_fft_plan_new(int64_t n);
 void hlk_fft_plan_free(HlkFftPlan *p);
+/* Bytes of the arrays hlk_fft_plan_new(n) allocates (the plan structs are
+ * small and fixed, not counted): what a kernel reserves against the memory
+ * limit before making one. */
+size_t hlk_fft_plan_bytes(int64_t n);
 /* In-place transform of data[0..n-1]: forward computes
  * X[k] = sum_j x[j] exp(-2 pi i jk/n); inverse uses +i and divides by n. */
 void hlk_fft_run(HlkFftPlan *p, double complex *data, bool inverse);

@@ -380,7 +380,7 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
   bool direct = out_rows_direct(g);
   int64_t mr = kd->mr;
   int64_t slivers = (chunk + mr - 1) / mr;
-  /* Counted against --max-memory; hli_scratch_alloc reports failures. */
+  /* Counted against --max-memory (hli_scratch_alloc reports a failure). */
   void *kmat = hli_scratch_alloc(x, ins, (size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
   void *P = kmat ? hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kpad > 0 ? slivers * mr * kpad : 1) * es)
                  : NULL;

@@ -77,18 +77,42 @@ static void mixed_radix(const HlkFftPlan *p, const cplx *in, int64_t is, cplx *o
   }
 }
 
+/* The prime factors of n (> 1) up to MAX_RADIX, small first, into fact;
+ * true when they are all of them (mixed radix), false when a larger one is
+ * left (Bluestein). */
+static bool factor(int64_t n, int64_t *fact, int *nfact) {
+  int64_t rest = n;
+  *nfact = 0;
+  for (int64_t f = 2; f <= MAX_RADIX && rest > 1; f++)
+    while (rest % f == 0 && *nfact < MAX_FACTORS) {
+      fact[(*nfact)++] = f;
+      rest /= f;
+    }
+  return rest == 1;
+}
+
+/* Bluestein's convolution length for n: the power of two >= 2n-1. */
+static int64_t conv_length(int64_t n) {
+  int64_t m = 1;
+  while (m < 2 * n - 1) m *= 2;
+  return m;
+}
+
+size_t hlk_fft_plan_bytes(int64_t n) {
+  if (n <= 1) return 0;
+  int64_t fact[MAX_FACTORS];
+  int nfact;
+  if (factor(n, fact, &nfact)) return 2 * (size_t)n * sizeof(cplx);   /* tw, tmp */
+  int64_t m = conv_length(n);
+  return ((size_t)n + 2 * (size_t)m) * sizeof(cplx) + hlk_fft_plan_bytes(m);   /* chirp, kern, work, sub */
+}
+
 HlkFftPlan *hlk_fft_plan_new(int64_t n) {
   HlkFftPlan *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->n = n;
   if (n <= 1) return p;
-  int64_t rest = n;
-  for (int64_t f = 2; f <= MAX_RADIX && rest > 1; f++)
-    while (rest % f == 0 && p->nfact < MAX_FACTORS) {
-      p->fact[p->nfact++] = f;
-      rest /= f;
-    }
-  if (rest == 1) {
+  if (factor(n, p->fact, &p->nfact)) {
     p->tw = malloc((size_t)n * sizeof *p->tw);
     p->tmp = malloc((size_t)n * sizeof *p->tmp);
     if (!p->tw || !p->tmp) { hlk_fft_plan_free(p); return NULL; }
@@ -97,8 +121,7 @@ HlkFftPlan *hlk_fft_plan_new(int64_t n) {
   }
   /* A large prime factor: Bluestein over the whole length. */
   p->nfact = 0;
-  p->m = 1;
-  while (p->m < 2 * n - 1) p->m *= 2;
+  p->m = conv_length(n);
   p->chirp = malloc((size_t)n * sizeof *p->chirp);
   p->kern = calloc((size_t)p->m, sizeof *p->kern);
   p->work = malloc((size_t)p->m * sizeof *p->work);
@@ -159,16 +182,25 @@ void hlk_fft_run(HlkFftPlan *p, cplx *d, bool inverse) {
 /* ---- The fft opcode ----------------------------------------------------- */
 
 /* Transform every line of a row-major complex array of dims d (rank r)
- * along dimension k, in place. */
-static int transform_dim(cplx *a, const int64_t *d, int32_t r, int32_t k, bool inverse) {
+ * along dimension k, in place. The plan's arrays and the line buffer are
+ * counted against --max-memory first; -1 after reporting the error. */
+static int transform_dim(HliExec *x, const HloInstr *ins, cplx *a, const int64_t *d, int32_t r,
+                         int32_t k, bool inverse) {
   int64_t n = d[k], outer = 1, inner = 1;
   if (n <= 1) return 0;
   for (int32_t i = 0; i < k; i++) outer *= d[i];
   for (int32_t i = k + 1; i < r; i++) inner *= d[i];
   if (outer * inner == 0) return 0;
+  size_t need = hlk_fft_plan_bytes(n) + (size_t)n * sizeof(cplx);
+  if (hli_scratch_reserve(x, ins, need)) return -1;
   HlkFftPlan *p = hlk_fft_plan_new(n);
   cplx *line = malloc((size_t)n * sizeof *line);
-  if (!p || !line) { hlk_fft_plan_free(p); free(line); return -1; }
+  if (!p || !line) {
+    hlk_fft_plan_free(p);
+    free(line);
+    hli_scratch_unreserve(x, need);
+    return hli_fail(x, ins, "out of memory");
+  }
   for (int64_t o = 0; o < outer; o++)
     for (int64_t in = 0; in < inner; in++) {
       cplx *base = a + o * n * inner + in;
@@ -178,6 +210,7 @@ static int transform_dim(cplx *a, const int64_t *d, int32_t r, int32_t k, bool i
     }
   hlk_fft_plan_free(p);
   free(line);
+  hli_scratch_unreserve(x, need);
   return 0;
 }
 
@@ -285,30 +318,33 @@ static int run_fft(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
   half.dims[r - 1] = h;
   int64_t nfull = 1, nhalf = 1;
   for (int32_t i = 0; i < r; i++) { nfull *= full.dims[i]; nhalf *= half.dims[i]; }
-  cplx *w = calloc((size_t)(nfull ? nfull : 1), sizeof *w);
-  cplx *hw = (ty == HLO_FFT_RFFT || ty == HLO_FFT_IRFFT)
-                 ? calloc((size_t)(nhalf ? nhalf : 1), sizeof *hw) : NULL;
-  if (!w || ((ty == HLO_FFT_RFFT || ty == HLO_FFT_IRFFT) && !hw)) {
-    free(w); free(hw);
-    return hli_fail(x, ins, "out of memory");
+  /* Work arrays, zeroed (padding), counted against --max-memory. */
+  bool real = ty == HLO_FFT_RFFT || ty == HLO_FFT_IRFFT;
+  cplx *w = hli_scratch_alloc(x, ins, (size_t)nfull * sizeof *w), *hw = NULL;
+  if (!w) return -1;
+  if (real && !(hw = hli_scratch_alloc(x, ins, (size_t)nhalf * sizeof *hw))) {
+    hli_scratch_free(x, w);
+    return -1;
   }
+  memset(w, 0, (size_t)nfull * sizeof *w);
+  if (hw) memset(hw, 0, (size_t)nhalf * sizeof *hw);
   int rc = 0;
   switch (ty) {
   case HLO_FFT_FFT: case HLO_FFT_IFFT:
     copy_common(src->dtype, &sbox, &full, src->data, NULL, w, NULL);
-    for (int32_t k = b; k < r && !rc; k++) rc = transform_dim(w, full.dims, r, k, ty == HLO_FFT_IFFT);
+    for (int32_t k = b; k < r && !rc; k++) rc = transform_dim(x, ins, w, full.dims, r, k, ty == HLO_FFT_IFFT);
     if (!rc) copy_common(out->dtype, &full, &obox, NULL, w, NULL, out->data);
     break;
   case HLO_FFT_RFFT:
     copy_common(src->dtype, &sbox, &full, src->data, NULL, w, NULL);
-    rc = transform_dim(w, full.dims, r, r - 1, false);
+    rc = transform_dim(x, ins, w, full.dims, r, r - 1, false);
     if (!rc) copy_common(HLO_C128, &full, &half, NULL, w, hw, NULL);
-    for (int32_t k = b; k < r - 1 && !rc; k++) rc = transform_dim(hw, half.dims, r, k, false);
+    for (int32_t k = b; k < r - 1 && !rc; k++) rc = transform_dim(x, ins, hw, half.dims, r, k, false);
     if (!rc) copy_common(out->dtype, &half, &obox, NULL, hw, NULL, out->data);
     break;
   case HLO_FFT_IRFFT: {
     copy_common(src->dtype, &sbox, &half, src->data, NULL, hw, NULL);
-    for (int32_t k = b; k < r - 1 && !rc; k++) rc = transform_dim(hw, half.dims, r, k, true);
+    for (int32_t k = b; k < r - 1 && !rc; k++) rc = transform_dim(x, ins, hw, half.dims, r, k, true);
     if (rc) break;
     /* Hermitian extension of every last-dimension line, then the inverse
      * transform; the real part is the signal. */
@@ -317,7 +353,7 @@ static int run_fft(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
       cplx *hl = hw + li * h, *fl_ = w + li * last;
       for (int64_t k = 0; k < last; k++) fl_[k] = k < h ? hl[k] : conj(hl[last - k]);
     }
-    rc = transform_dim(w, full.dims, r, r - 1, true);
+    rc = transform_dim(x, ins, w, full.dims, r, r - 1, true);
     if (!rc) {
       for (int64_t i = 0; i < nfull; i++) w[i] = creal(w[i]);
       copy_common(out->dtype, &full, &obox, NULL, w, NULL, out->data);
@@ -325,10 +361,9 @@ static int run_fft(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
     break;
   }
   }
-  free(w);
-  free(hw);
-  if (rc) return hli_fail(x, ins, "out of memory");
-  return 0;
+  hli_scratch_free(x, w);
+  hli_scratch_free(x, hw);
+  return rc;   /* transform_dim reported any error */
 }
 
 void hlk_register_fft(HliOpTable t) { t[HLO_OP_FFT] = (HliOpEntry){run_fft, check_fft}; }

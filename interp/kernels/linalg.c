@@ -122,9 +122,11 @@ static int run_cholesky(HliExec *x, const HloInstr *ins, HliValue *const *in, Hl
   int64_t n = in[0]->dims[in[0]->rank - 1], nn = n * n;
   if (nn == 0) return 0;
   int64_t batch = in[0]->nelem / nn;
-  cplx *a = malloc((size_t)nn * sizeof *a), *m = malloc((size_t)nn * sizeof *m),
-       *l = malloc((size_t)nn * sizeof *l);
-  if (!a || !m || !l) { free(a); free(m); free(l); return hli_fail(x, ins, "out of memory"); }
+  /* One matrix at a time: a, m and l in one block counted against
+   * --max-memory (hli_scratch_alloc reports when it does not fit). */
+  cplx *a = hli_scratch_alloc(x, ins, 3 * (size_t)nn * sizeof *a);
+  if (!a) return -1;
+  cplx *m = a + nn, *l = m + nn;
   for (int64_t b = 0; b < batch; b++) {
     load_matrix(t, in[0]->data, b * nn, nn, a);
     for (int64_t i = 0; i < n; i++)
@@ -138,9 +140,7 @@ static int run_cholesky(HliExec *x, const HloInstr *ins, HliValue *const *in, Hl
       }
     store_matrix(t, out->data, b * nn, nn, a);
   }
-  free(a);
-  free(m);
-  free(l);
+  hli_scratch_free(x, a);
   return 0;
 }
 
@@ -212,9 +212,10 @@ static int run_trsm(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   int64_t na = m * m, nb = rows * cols;
   if (nb == 0) return 0;
   int64_t batch = in[1]->nelem / nb;
-  cplx *a = malloc((size_t)(na ? na : 1) * sizeof *a), *t = malloc((size_t)(na ? na : 1) * sizeof *t),
-       *bm = malloc((size_t)nb * sizeof *bm);
-  if (!a || !t || !bm) { free(a); free(t); free(bm); return hli_fail(x, ins, "out of memory"); }
+  /* a, t (m x m each) and bm in one block counted against --max-memory. */
+  cplx *a = hli_scratch_alloc(x, ins, (2 * (size_t)na + (size_t)nb) * sizeof *a);
+  if (!a) return -1;
+  cplx *t = a + na, *bm = t + na;
   bool trans = ins->transpose_a != HLO_TRANSPOSE_NO, adj = ins->transpose_a == HLO_TRANSPOSE_ADJOINT;
   bool tl = ins->lower != trans;   /* op(a) is lower triangular */
   for (int64_t b = 0; b < batch; b++) {
@@ -233,9 +234,7 @@ static int run_trsm(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
     solve(t, tl, bm, m, rows, cols, ins->left_side);
     store_matrix(ty, out->data, b * nb, nb, bm);
   }
-  free(a);
-  free(t);
-  free(bm);
+  hli_scratch_free(x, a);
   return 0;
 }
 

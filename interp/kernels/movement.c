@@ -237,8 +237,8 @@ static int iota_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   int64_t n = out->dims[d];
   size_t es = hlc_dtype_size(out->dtype);
   if (out->nelem == 0) return 0;
-  char *vals = malloc((size_t)n * es);
-  if (!vals) return hli_fail(x, ins, "out of memory");
+  char *vals = hli_scratch_alloc(x, ins, (size_t)n * es);   /* counted against --max-memory */
+  if (!vals) return -1;
   for (int64_t v = 0; v < n; v++) {
     if (out->dtype == HLO_PRED)
       vals[v] = v != 0;
@@ -251,7 +251,7 @@ static int iota_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   HlkPlan p;
   hlk_plan_init(&p, out->rank, out->dims, ds, ss, es);
   hlk_plan_run_par(x, &p, out->data, vals);
-  free(vals);
+  hli_scratch_free(x, vals);
   return 0;
 }
 

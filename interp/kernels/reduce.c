@@ -184,6 +184,14 @@ static int fold_long_runs(HliExec *x, const HloInstr *ins, const Geom *g, const 
   return 0;
 }
 
+/* Bytes of the workspaces that the workers of a parallel loop over `tasks`
+ * items malloc themselves, `each` bytes per running worker: at most one per
+ * thread at a time. Counted against --max-memory before they start. */
+static size_t per_worker(HliExec *x, int64_t tasks, size_t each) {
+  int64_t par = tasks < hli_num_threads(x) ? tasks : hli_num_threads(x);
+  return (size_t)(par > 0 ? par : 1) * each;
+}
+
 static int run_fold(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFold *f,
                     const HliValue *in, const HliValue *init, HliValue *out) {
   FoldJob j = {g, f, in->data, hlc_dtype_size(in->dtype), init->data, out->data, false};
@@ -194,7 +202,12 @@ static int run_fold(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFol
   /* Rows of at least ~32K input elements per task keep scheduling noise low. */
   int64_t per_row = g->nin / (g->nko ? g->nko : 1) + 1;
   int64_t chunk = 32768 / per_row + 1;
+  /* fold_rows: a row of inner accumulators per worker (none when the inner
+   * group is reduced: one accumulator on the stack). */
+  size_t work = g->inner_red ? 0 : per_worker(x, g->nko, (size_t)g->inner * f->acc_size);
+  if (hli_scratch_reserve(x, ins, work)) return -1;
   hli_parallel_for(x, g->nko, chunk, fold_rows, &j);
+  hli_scratch_unreserve(x, work);
   if (j.oom) return hli_fail(x, ins, "out of memory");
   return 0;
 }
@@ -280,14 +293,23 @@ typedef struct ArgJob {
   bool oom;
 } ArgJob;
 
+/* The accumulators of one arg_rows call: w values, then (from a 16-byte
+ * boundary, for alignment) w indices. */
+static size_t arg_value_bytes(const ArgJob *j, int64_t w) {
+  return ((size_t)w * j->vs + 15) & ~(size_t)15;
+}
+static size_t arg_row_bytes(const ArgJob *j) {
+  int64_t w = j->g->inner_red ? 1 : j->g->inner;
+  return arg_value_bytes(j, w) + (size_t)w * j->is + 1;
+}
+
 static void arg_rows(void *arg, int64_t lo, int64_t hi) {
   ArgJob *j = arg;
   const Geom *g = j->g;
   ROdo o;
   int64_t w = g->inner_red ? 1 : g->inner;
-  /* indices start on a 16-byte boundary after the values (alignment) */
-  size_t vbytes = ((size_t)w * j->vs + 15) & ~(size_t)15;
-  char *av = malloc(vbytes + (size_t)w * j->is + 1);
+  size_t vbytes = arg_value_bytes(j, w);
+  char *av = malloc(arg_row_bytes(j));
   if (!av) { j->oom = true; return; }
   char *ai = av + vbytes;
   for (int64_t ok = lo; ok < hi; ok++) {
@@ -503,7 +525,10 @@ static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
                 outs[0]->data, outs[1]->data, false};
     if (g.nout == 0) return 0;
     int64_t per_row = g.nin / (g.nko ? g.nko : 1) + 1;
+    size_t work = per_worker(x, g.nko, arg_row_bytes(&j));   /* arg_rows' accumulators */
+    if (hli_scratch_reserve(x, ins, work)) return -1;
     hli_parallel_for(x, g.nko, 32768 / per_row + 1, arg_rows, &j);
+    hli_scratch_unreserve(x, work);
     return j.oom ? hli_fail(x, ins, "out of memory") : 0;
   }
   return run_generic(x, ins, &g, k, in, outs);

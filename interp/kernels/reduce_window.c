@@ -62,13 +62,18 @@ typedef struct WJob {
   bool oom;
 } WJob;
 
+/* The accumulators of one window_rows call: a row of the output. */
+static size_t window_row_bytes(const WJob *j) {
+  return (size_t)j->g->out[j->g->rank - 1] * j->f->acc_size + 1;
+}
+
 static void window_rows(void *arg, int64_t lo, int64_t hi) {
   WJob *j = arg;
   const WGeom *g = j->g;
   const HlkFold *f = j->f;
   int32_t r = g->rank, L = r - 1;
   int64_t on = g->out[L];
-  char *acc = malloc((size_t)on * f->acc_size + 1);
+  char *acc = malloc(window_row_bytes(j));
   if (!acc) { j->oom = true; return; }
   int64_t o[MAXR], w[MAXR];
   for (int64_t row = lo; row < hi; row++) {
@@ -213,7 +218,13 @@ int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
       int64_t rows = nout / g.out[g.rank - 1];
       int64_t work = g.out[g.rank - 1];
       for (int32_t d = 0; d < g.rank; d++) work *= g.size[d];
+      /* window_rows keeps a row of accumulators per running thread: count
+       * them against --max-memory before they exist. */
+      int64_t par = rows < hli_num_threads(x) ? rows : hli_num_threads(x);
+      size_t accs = (size_t)par * window_row_bytes(&j);
+      if (hli_scratch_reserve(x, ins, accs)) return -1;
       hli_parallel_for(x, rows, 16384 / (work + 1) + 1, window_rows, &j);
+      hli_scratch_unreserve(x, accs);
       return j.oom ? hli_fail(x, ins, "out of memory") : 0;
     }
   }

@@ -274,10 +274,10 @@ static int sort_generic(HliExec *x, const HloInstr *ins, const SortGeom *g, int3
   if (hlk_scall_init(&sc, x, ins, hlk_called(ins, HLO_CALL_TO_APPLY), 2 * k, types, 1, &pred))
     return -1;
   int64_t n = g->n;
-  int64_t *ix = malloc((size_t)n * 2 * sizeof *ix + 1);
-  KeyIdx *perm = malloc((size_t)n * sizeof *perm + 1);
-  int rc = 0;
-  if (!ix || !perm) rc = hli_fail(x, ins, "out of memory");
+  /* Counted against --max-memory (hli_scratch_alloc reports a failure). */
+  int64_t *ix = hli_scratch_alloc(x, ins, (size_t)n * 2 * sizeof *ix);
+  KeyIdx *perm = ix ? hli_scratch_alloc(x, ins, (size_t)n * sizeof *perm) : NULL;
+  int rc = ix && perm ? 0 : -1;
   for (int64_t r = 0; r < g->rows && rc == 0; r++) {
     CallCtx c = {&sc, k, in, row_base(g, r), g->stride};
     for (int64_t i = 0; i < n; i++) ix[i] = i;
@@ -287,8 +287,8 @@ static int sort_generic(HliExec *x, const HloInstr *ins, const SortGeom *g, int3
       permute(outs[i]->data, in[i]->data, hlc_dtype_size(in[i]->dtype), c.base, g->stride,
               perm, n);
   }
-  free(ix);
-  free(perm);
+  hli_scratch_free(x, ix);
+  hli_scratch_free(x, perm);
   hlk_scall_free(&sc);
   return rc;
 }
@@ -383,10 +383,13 @@ typedef struct TopkJob {
   bool largest, oom;
 } TopkJob;
 
+/* The key table of topk_rows: a row's keys and the merge sort's buffer. */
+static size_t topk_row_bytes(int64_t n) { return (size_t)n * 2 * sizeof(KeyIdx) + 1; }
+
 static void topk_rows(void *arg, int64_t lo, int64_t hi) {
   TopkJob *j = arg;
   size_t es = hlc_dtype_size(j->in->dtype);
-  KeyIdx *keys = malloc((size_t)j->n * 2 * sizeof *keys + 1);
+  KeyIdx *keys = malloc(topk_row_bytes(j->n));
   if (!keys) { j->oom = true; return; }
   for (int64_t r = lo; r < hi; r++) {
     const char *p = (const char *)j->in->data + (size_t)(r * j->n) * es;
@@ -412,6 +415,13 @@ int hlk_topk(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out
     return hli_unsupported(x, ins, "topk of element type %s", hlc_dtype_name(v->dtype));
   if (v->nelem == 0 || ins->k == 0) return 0;
   TopkJob j = {v, out->tuple[0]->data, out->tuple[1]->data, n, ins->k, m, ins->largest, false};
-  hli_parallel_for(x, v->nelem / n, 65536 / (n + 1) + 1, topk_rows, &j);
+  /* Each thread sorting rows holds a key table of two rows (topk_rows):
+   * count them against --max-memory before they exist. */
+  int64_t rows = v->nelem / n;
+  int64_t par = rows < hli_num_threads(x) ? rows : hli_num_threads(x);
+  size_t work = (size_t)par * topk_row_bytes(n);
+  if (hli_scratch_reserve(x, ins, work)) return -1;
+  hli_parallel_for(x, rows, 65536 / (n + 1) + 1, topk_rows, &j);
+  hli_scratch_unreserve(x, work);
   return j.oom ? hli_fail(x, ins, "out of memory") : 0;
 }

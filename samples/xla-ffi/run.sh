@@ -55,7 +55,10 @@ expect_err "$v missing attribute" "Wrong number of attributes: expected 2 but go
 if [ "$minor" -ge 2 ]; then
   expect "$v s4 buffer" s4.expected --custom-call xf_s4=$L s4.hlo
   expect "$v RunId, DeviceOrdinal" runinfo.expected --custom-call xf_runinfo=$L runinfo.hlo
-  expect "$v static registration, prepare-stage state" xs.expected --plugin "$tmp/xs.so" xs.hlo x4.txt
+  # Its execute reads the prepare stage's state: XLA:CPU never runs prepare,
+  # so it needs the XLA:GPU stage order.
+  expect "$v static registration, prepare-stage state" xs.expected --ffi-all-stages --plugin "$tmp/xs.so" xs.hlo x4.txt
+  expect_err "$v prepare state missing as on XLA:CPU" "failed" --plugin "$tmp/xs.so" xs.hlo x4.txt
 fi
 expect "legacy v1, tuple operand" lg1.expected --custom-call lg_add=$tmp/lg.so lg1.hlo x4.txt
 expect "legacy v2" lg2.expected --custom-call lg_checked=$tmp/lg.so lg2.hlo pos4.txt

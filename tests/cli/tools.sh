@@ -2,7 +2,8 @@
 # End-to-end tests of hlorun's golden-suite and debugging tools: --suite
 # (samples/suite passes; tests/suite-broken fails with the expected report),
 # --record, --junit, the --expect report, --trace, --check-nan, --stats,
-# --dump-custom-calls + --replay, --only-instruction, --ffi-members and the
+# --dump-custom-calls + --replay, --only-instruction, --ffi-members,
+# --ffi-all-stages and the
 # positioned custom-call errors. Run by `make check`; srcdir and the built
 # ./hlorun come from the environment automake sets.
 set -u
@@ -218,6 +219,18 @@ printf '(f32[2,2] {{25, 25}, {9, 5}}, s32[2,2] {{1, 3}, {3, 2}})\n' > "$tmp/dump
 rm "$tmp/dump/call-0001/expected.npz"
 run replay-mismatch 1 --replay "$tmp/dump/call-0001" &&
   has replay-mismatch "$tmp/err" "at {0}[1,1]  got 4  want 5"
+
+# Typed FFI stages: XLA:CPU's order by default (instantiate, then execute:
+# this bundle's execute then misses the prepare state), XLA:GPU's with
+# --ffi-all-stages (states 100, 100+1, 101+1, first execution).
+ffitest=tests/.libs/libffitest.so
+if [ -f "$ffitest" ]; then
+  printf 'HloModule s\nENTRY main {\n  ROOT r = s64[4] custom-call(), custom_call_target="staged", api_version=API_VERSION_TYPED_FFI\n}\n' >"$tmp/staged.hlo"
+  run stages-cpu 2 --plugin "$ffitest" "$tmp/staged.hlo" &&
+    has stages-cpu "$tmp/err" "State_Get: no prepare state is set"
+  run stages-all 0 --ffi-all-stages --plugin "$ffitest" "$tmp/staged.hlo" &&
+    has stages-all "$tmp/out" "s64[4] {100, 101, 102, 1}"
+fi
 
 if [ -f "$libs/libaffine.so" ]; then
   # A handler from a library: the dump records the binding (absolute path)

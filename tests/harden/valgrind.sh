@@ -1,37 +1,152 @@
 #!/bin/sh
-# valgrind.sh: `make valgrind` (not part of `make check`): a representative
-# set of Check suites and command-line runs under valgrind memcheck. Any
-# invalid access, use of uninitialised memory or leak fails (exit 1).
-# Check's fork mode is off so valgrind sees each test's frees.
-# Usage: tests/harden/valgrind.sh [SUITE...] (default: the set below).
+# valgrind.sh: `make valgrind` (not part of `make check`): every test program
+# of the suite, every module in samples/ and a set of command-line error
+# paths under valgrind memcheck. Any invalid access, use of uninitialised
+# memory or leak (definite, indirect or possible) fails (exit 1). It does not
+# judge results beyond what each program checks itself (the samples are also
+# run with --expect on their golden output).
+#
+# Usage: tests/harden/valgrind.sh PROGRAM...   (make passes $(check_PROGRAMS))
+#   VALGRIND_ONLY="check_core check_io"  run only these programs (basenames)
+#                                         or runs (names as printed)
+#   VALGRIND_PARTS="programs samples cli" run only these parts (default all)
+# Run from the build directory. Logs: tests/harden/vg/NAME.log.
+#
+# Check suites run with fork mode off (CK_FORK=no) so valgrind sees every
+# test's frees; Check then enforces no timeouts, so slow tests only take
+# long. The fuzz replay programs take their regression directory.
 srcdir=${srcdir:-.}
 command -v valgrind >/dev/null || { echo "valgrind: not installed (apt-get install valgrind)"; exit 77; }
-VG="valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --track-origins=yes"
-suites=${*:-"check_core check_io check_harden check_ffi check_ffi_attrs check_parser check_control check_sort"}
-fail=0
-export CK_FORK=no
-for s in $suites; do
-  if CK_DEFAULT_TIMEOUT=600 ./libtool --mode=execute $VG "./tests/$s" >"$s.valgrind.log" 2>&1; then
-    echo "PASS: $s"
-  else
-    echo "FAIL: $s (see $s.valgrind.log)"; tail -n 40 "$s.valgrind.log"; fail=1
-  fi
-done
-lib=$PWD/tests/.libs/libcrashy.so
-d=$srcdir/tests/harden
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-vg.XXXXXX")
-cli() {   # NAME ARGS...: the command under valgrind; its exit status is not judged
-  name=$1; shift
-  ./libtool --mode=execute $VG ./hlorun "$@" >"$tmp/out" 2>"$tmp/err"
-  if grep -q '^==[0-9]*==' "$tmp/err"; then echo "FAIL: cli $name"; cat "$tmp/err"; fail=1
-  else echo "PASS: cli $name"; fi
+supp=
+[ -f "$srcdir/tests/harden/valgrind.supp" ] && supp="--suppressions=$srcdir/tests/harden/valgrind.supp"
+VG="valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --track-origins=yes $supp"
+parts=${VALGRIND_PARTS:-programs samples cli}
+logs=tests/harden/vg
+mkdir -p "$logs"
+fail=0; nprog=0; ntests=0; nruns=0
+start=$(date +%s)
+
+want() {   # PART: is this part selected?
+  case " $parts " in *" $1 "*) return 0 ;; esac; return 1
 }
-cli run "$srcdir/tests/cli/add.hlo" "$srcdir/tests/cli/a.txt" "$srcdir/tests/cli/b.txt"
-cli npz -o "$tmp/r.npz" "$srcdir/tests/cli/pair.hlo" --random
-cli print --print "$srcdir/samples/scan.hlo"
-cli parse-error "$srcdir/tests/cli/bad.hlo"
-cli custom-call --custom-call "twice=$lib:twice" "$d/call.hlo" "$d/x.txt"
-cli max-iterations --max-iterations 10 "$d/endless.hlo" "$d/x.txt"
-cli samples-while --random "$srcdir/samples/mlp_train_step.hlo"
-rm -rf "$tmp"
+only() {   # BASENAME: is this program selected?
+  [ -z "$VALGRIND_ONLY" ] && return 0
+  case " $VALGRIND_ONLY " in *" $1 "*) return 0 ;; esac; return 1
+}
+
+# ---- every test program --------------------------------------------------
+if want programs; then
+  for prog in "$@"; do
+    base=$(basename "$prog" .exe)
+    only "$base" || continue
+    args=
+    case $base in
+      fuzz_replay_*)   # a replay driver: its regression inputs, if any
+        dir=$srcdir/tests/fuzz-regressions/${base#fuzz_replay_}
+        [ -n "$(ls "$dir" 2>/dev/null)" ] || { echo "SKIP: $base (no regression inputs)"; continue; }
+        args=$dir ;;
+    esac
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    if CK_FORK=no ./libtool --mode=execute $VG "./$prog" $args >"$logs/$base.log" 2>&1; then
+      st=PASS
+    else
+      st=FAIL; fail=1
+    fi
+    n=$(sed -n 's/.*Checks: \([0-9]*\),.*/\1/p' "$logs/$base.log" | tail -n 1)
+    [ -n "$n" ] || n=$(ls "$args" 2>/dev/null | wc -l)   # replay: one test per input
+    nprog=$((nprog + 1)); ntests=$((ntests + n))
+    echo "$st: $base ($n tests, $(( $(date +%s) - t0 ))s)"
+    [ $st = PASS ] || tail -n 40 "$logs/$base.log"
+  done
+fi
+
+# ---- command-line runs ---------------------------------------------------
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-vg.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# run NAME WANT-EXIT ARGS...: ./hlorun ARGS under valgrind; it must exit with
+# WANT-EXIT (or any status for "-") and valgrind must report nothing.
+run() {
+  name=$1; want_rc=$2; shift 2
+  only "$name" || return 0
+  ./libtool --mode=execute $VG --error-exitcode=99 ./hlorun "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  nruns=$((nruns + 1))
+  if grep -q '^==[0-9]*==' "$tmp/err" || [ $rc = 99 ]; then
+    echo "FAIL: $name (valgrind)"; cat "$tmp/err"; fail=1
+  elif [ "$want_rc" != - ] && [ "$rc" != "$want_rc" ]; then
+    echo "FAIL: $name (exit $rc, want $want_rc)"; tail -n 20 "$tmp/err"; fail=1
+  else
+    echo "PASS: $name"
+  fi
+}
+
+S=$srcdir/samples
+if want samples; then
+  libs=samples/plugins/.libs
+  for m in "$S"/*.hlo; do
+    mod=$(basename "$m" .hlo)
+    case $mod in
+      ffi_affine|ffi_affine_quoted) bind="--custom-call affine=$libs/libaffine.so:sample_affine" ;;
+      ffi_window_sum) bind="--custom-call window_sum=$libs/libwindow_sum.so:sample_window_sum" ;;
+      ffi_repeat_v3) bind="--custom-call repeat=$libs/librepeat_v3.so:sample_repeat_v3" ;;
+      ffi_counter) bind="--plugin $libs/libcounter_plugin.so" ;;
+      *) bind= ;;   # ffi_builtins and the plain modules need no binding
+    esac
+    exp=
+    for e in "$S/$mod.expected.txt" "$S/$mod.expected"; do [ -f "$e" ] && { exp="--expect $e"; break; }; done
+    ins=$(ls "$S/$mod".in[0-9]*.txt 2>/dev/null | sort -V)
+    # shellcheck disable=SC2086
+    if [ -n "$ins" ]; then
+      run "sample $mod" 0 $bind $exp "$m" $ins
+      run "sample $mod --random" 0 $bind --random "$m"
+    else
+      run "sample $mod" 0 $bind $exp "$m"
+    fi
+  done
+  run "sample suite" 0 --suite "$S/suite"
+  # samples/xla-ffi: the legacy-API handlers build without XLA's headers;
+  # the typed-FFI ones (handlers.cc, static_reg.cc) need them, so are left
+  # to samples/xla-ffi/run.sh.
+  X=$S/xla-ffi
+  if command -v "${CXX:-c++}" >/dev/null &&
+     "${CXX:-c++}" -std=c++17 -O1 -g -shared -fPIC "$X/legacy.cc" -o "$tmp/lg.so" 2>"$tmp/err"; then
+    run "sample xla-ffi/lg1" 0 --expect "$X/lg1.expected" --custom-call "lg_add=$tmp/lg.so" "$X/lg1.hlo" "$X/x4.txt"
+    run "sample xla-ffi/lg2" 0 --expect "$X/lg2.expected" --custom-call "lg_checked=$tmp/lg.so" "$X/lg2.hlo" "$X/pos4.txt"
+    run "sample xla-ffi/lg2 failure" 2 --custom-call "lg_checked=$tmp/lg.so" "$X/lg2.hlo" "$X/x4.txt"
+    run "sample xla-ffi/lg3" 0 --expect "$X/lg3.expected" --custom-call "lg_opaque=$tmp/lg.so" "$X/lg3.hlo" "$X/x4.txt"
+    run "sample xla-ffi/lg3 failure" 2 --custom-call "lg_opaque=$tmp/lg.so" "$X/lg3_empty.hlo" "$X/x4.txt"
+  else
+    echo "SKIP: samples/xla-ffi legacy handlers (no C++ compiler)"
+  fi
+fi
+
+if want cli; then
+  C=$srcdir/tests/cli
+  d=$srcdir/tests/harden
+  lib=$PWD/tests/.libs/libcrashy.so
+  run "cli literal inputs" 0 "$C/add.hlo" "$C/a.txt" "$C/b.txt"
+  run "cli npz output" 0 -o "$tmp/r.npz" "$C/pair.hlo" --random
+  run "cli npy input" 0 -o "$tmp/r.npy" "$S/suite/softplus_npy/module.hlo" "$S/suite/softplus_npy/in0.npy"
+  run "cli print" 0 --print "$S/scan.hlo"
+  run "cli custom call" 0 --custom-call "twice=$lib:twice" "$d/call.hlo" "$d/x.txt"
+  run "cli parse error" 2 "$C/bad.hlo"
+  run "cli missing module" 2 "$tmp/none.hlo"
+  run "cli missing input" 2 "$C/add.hlo" "$C/a.txt" "$tmp/none.txt"
+  run "cli too few inputs" 2 "$C/add.hlo" "$C/a.txt"
+  run "cli wrong input type" 2 "$C/add.hlo" "$C/a.txt" "$C/b_s32.txt"
+  run "cli unbound custom call" 2 "$S/ffi_affine.hlo"
+  run "cli missing plugin" 2 --custom-call "twice=$tmp/none.so:twice" "$d/call.hlo" "$d/x.txt"
+  run "cli max-iterations" 2 --max-iterations 10 "$d/endless.hlo" "$d/x.txt"
+  run "cli max-memory" 2 --max-memory 1K --random "$S/mlp_train_step.hlo"
+  run "cli bad option" 2 --no-such-option "$C/add.hlo"
+  run "cli verifier" 2 --random "$srcdir/tests/verify/elementwise_shape.hlo"
+  run "cli verifier --print" 2 --print "$srcdir/tests/verify/while_body.hlo"
+  run "cli isolated custom call" 0 --isolate-custom-calls --crash-dir "$tmp" --custom-call "twice=$lib:twice" "$d/call.hlo" "$d/x.txt"
+  run "cli isolated handler error" 2 --isolate-custom-calls --crash-dir "$tmp" --custom-call "twice=$lib:crash_error" "$d/call_v2.hlo" "$d/x.txt"
+  run "cli unwritable output" 2 -o "$tmp/no/dir/r.npy" "$C/add.hlo" "$C/a.txt" "$C/b.txt"
+fi
+
+secs=$(( $(date +%s) - start ))
+echo "valgrind: $nprog programs ($ntests tests), $nruns command-line runs, ${secs}s"
 exit $fail
