@@ -105,11 +105,6 @@ static size_t elem_size(XLA_FFI_DataType dt) {
   }
 }
 
-static const char *int_prefix(XLA_FFI_DataType dt) {
-  return dt == XLA_FFI_DataType_U8 || dt == XLA_FFI_DataType_U16 || dt == XLA_FFI_DataType_U32 ||
-                 dt == XLA_FFI_DataType_U64 ? "u" : "";
-}
-
 static void quoted(HlfText *t, const char *s, size_t n) {
   hlf_text_bytes(t, "\"", 1);
   for (size_t i = 0; i < n; i++) {
@@ -123,13 +118,15 @@ static void quoted(HlfText *t, const char *s, size_t n) {
   hlf_text_bytes(t, "\"", 1);
 }
 
-/* "TYPE VALUE" for scalars, strings and arrays; dictionaries as an indented
- * block of "name: TYPE VALUE" lines. */
+enum { MAX_SHOWN = 32 };   /* array elements written out */
+
+/* "TYPE VALUE" for scalars, strings and arrays (their first MAX_SHOWN
+ * elements); dictionaries as an indented block of "name: TYPE VALUE" lines. */
 void hlf_text_attr_value(HlfText *t, const HlfAttr *a, int indent) {
   switch (a->type) {
   case XLA_FFI_AttrType_SCALAR:
     if (a->dtype == XLA_FFI_DataType_PRED) hlf_text_bytes(t, "pred ", 5);
-    else hlf_text_printf(t, "%s%s ", int_prefix(a->dtype), hlf_ffi_dtype_name(a->dtype));
+    else hlf_text_printf(t, "%s ", hlf_ffi_dtype_name(a->dtype));   /* MLIR's names: i32, ui16 */
     element(t, a->dtype, a->data);
     break;
   case XLA_FFI_AttrType_STRING:
@@ -137,12 +134,14 @@ void hlf_text_attr_value(HlfText *t, const HlfAttr *a, int indent) {
     quoted(t, a->str, a->count);
     break;
   case XLA_FFI_AttrType_ARRAY:
-    hlf_text_printf(t, "array<%s%s%s", int_prefix(a->dtype), hlf_ffi_dtype_name(a->dtype),
+    hlf_text_printf(t, "array<%s%s", hlf_ffi_dtype_name(a->dtype),
                     a->count ? ": " : "");
-    for (size_t i = 0; i < a->count; i++) {
+    /* Long arrays (a dense<> splat may hold millions) show their head. */
+    for (size_t i = 0; i < a->count && i < MAX_SHOWN; i++) {
       if (i) hlf_text_bytes(t, ", ", 2);
       element(t, a->dtype, (const char *)a->data + i * elem_size(a->dtype));
     }
+    if (a->count > MAX_SHOWN) hlf_text_printf(t, ", ... (%zu elements)", a->count);
     hlf_text_bytes(t, ">", 1);
     break;
   case XLA_FFI_AttrType_DICTIONARY:
