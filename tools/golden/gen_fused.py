@@ -36,13 +36,11 @@ def rows_dims(shape):
     return ','.join(str(d) for d in range(len(shape) - 1))
 
 
-def softmax(et, shape):
-    x = rng.normal(0, 3, size=shape).astype(NPT[et])
-    xd = x.astype(np.float64)
-    e = np.exp(xd - xd.max(axis=-1, keepdims=True))
-    out = e / e.sum(axis=-1, keepdims=True)
+def exp_sum(et, shape):
+    """Lines computing m = row max of parameter x, e = exp(x - m) and
+    s = row sum of e: the stable start of softmax and log-sum-exp."""
     r, f, last = T(et, shape[:-1]), T(et, shape), len(shape) - 1
-    body = '\n'.join([
+    return [
         'x = %s parameter(0)' % f,
         'ninf = %s[] constant(-inf)' % et,
         'm = %s reduce(x, ninf), dimensions={%d}, to_apply=max' % (r, last),
@@ -50,7 +48,16 @@ def softmax(et, shape):
         'd = %s subtract(x, mb)' % f,
         'e = %s exponential(d)' % f,
         'z = %s[] constant(0)' % et,
-        's = %s reduce(e, z), dimensions={%d}, to_apply=add' % (r, last),
+        's = %s reduce(e, z), dimensions={%d}, to_apply=add' % (r, last)]
+
+
+def softmax(et, shape):
+    x = rng.normal(0, 3, size=shape).astype(NPT[et])
+    xd = x.astype(np.float64)
+    e = np.exp(xd - xd.max(axis=-1, keepdims=True))
+    out = e / e.sum(axis=-1, keepdims=True)
+    r, f = T(et, shape[:-1]), T(et, shape)
+    body = '\n'.join(exp_sum(et, shape) + [
         'sb = %s broadcast(s), dimensions={%s}' % (f, rows_dims(shape)),
         'ROOT o = %s divide(e, sb)' % f])
     emit('fz_softmax_%s_%s' % (et, 'x'.join(map(str, shape))), 'fused_rows', 'close', body,
@@ -97,16 +104,8 @@ def logsumexp(et, shape):
     xd = x.astype(np.float64)
     m = xd.max(axis=-1)
     out = m + np.log(np.exp(xd - m[..., None]).sum(axis=-1))
-    r, f, last = T(et, shape[:-1]), T(et, shape), len(shape) - 1
-    body = '\n'.join([
-        'x = %s parameter(0)' % f,
-        'ninf = %s[] constant(-inf)' % et,
-        'm = %s reduce(x, ninf), dimensions={%d}, to_apply=max' % (r, last),
-        'mb = %s broadcast(m), dimensions={%s}' % (f, rows_dims(shape)),
-        'd = %s subtract(x, mb)' % f,
-        'e = %s exponential(d)' % f,
-        'z = %s[] constant(0)' % et,
-        's = %s reduce(e, z), dimensions={%d}, to_apply=add' % (r, last),
+    r, f = T(et, shape[:-1]), T(et, shape)
+    body = '\n'.join(exp_sum(et, shape) + [
         'l = %s log(s)' % r,
         'ROOT o = %s add(l, m)' % r])
     emit('fz_logsumexp_%s_%s' % (et, 'x'.join(map(str, shape))), 'fused_rows', 'close', body,
