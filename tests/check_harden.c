@@ -279,6 +279,33 @@ static HloStatus run_limited(size_t limit, const char *file, const char *text, H
   return st;
 }
 
+START_TEST(gemm_panels_count) {
+  /* A 64x64 f32 dot needs its 16384-byte result and packing panels (their
+   * size depends on the CPU's kernel shape, so only "more than nothing" is
+   * fixed here): with room for the result alone it fails naming the dot;
+   * with room to spare, ones times ones gives 64 everywhere. */
+  const char *text = "HloModule d\nENTRY main {\n  a = f32[64,64] parameter(0)\n"
+                     "  b = f32[64,64] parameter(1)\n"
+                     "  ROOT c = f32[64,64] dot(a, b), lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={0}\n}\n";
+  int64_t dims[2] = {64, 64};
+  static float ones[64 * 64];
+  for (int i = 0; i < 64 * 64; i++) ones[i] = 1.0f;
+  HloBuffer *in[2] = {NULL, NULL}, *res = NULL;
+  char d[4096];
+  for (int k = 0; k < 2; k++)
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, dims, 2, ones, &in[k]), HLO_OK);
+  ck_assert_int_eq(run_limited(16384, "d.hlo", text, in, 2, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "d.hlo:5:8: error: in c (dot): memory limit of 16384 bytes exceeded "
+                       "(16384 in use, "), "%s", d);
+  ck_assert_msg(strstr(d, "matrix multiply failed") == NULL, "%s", d);   /* one error */
+  ck_assert_int_eq(run_limited(64 << 20, "d.hlo", text, in, 2, &res, d, sizeof d), HLO_OK);
+  ck_assert_float_eq(((const float *)hlo_buffer_data(res))[64 * 64 - 1], 64.0f);
+  hlo_buffer_free(res);
+  for (int k = 0; k < 2; k++) hlo_buffer_free(in[k]);
+}
+END_TEST
+
 static const char *reduce_cols =
   "HloModule red\n"
   "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n"
@@ -531,6 +558,7 @@ int main(void) {
   tcase_add_test(lim, fft_bluestein_scratch_counts);
   tcase_add_test(lim, linalg_topk_scratch_counts);
   tcase_add_test(lim, builtin_topk_and_batch_norm_scratch_count);
+  tcase_add_test(lim, gemm_panels_count);
   tcase_add_test(lim, literal_nesting_bounded);
   suite_add_tcase(s, lim);
   TCase *files = tcase_create("files");

@@ -400,7 +400,7 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
       lw.row0 = row0;
       lw.rows = rows;
       hli_parallel_for(x, (rows + mr - 1) / mr, 4, kd->im2col, &lw);
-      HlkGemm gm = { .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
+      HlkGemm gm = { .ins = ins, .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
                      .b = kmat, .b_rs = cg, .b_cs = 1 };
       if (direct) {
         gm.c = (char *)O + (size_t)(row0 * g->cout + grp * cg) * ces;

@@ -285,7 +285,7 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   if (!c) {
     rc = -1;   /* hli_scratch_alloc said why */
   } else if (gemm) {
-    HlkGemm g = { .batch = nb, .m = m, .n = n, .k = k,
+    HlkGemm g = { .ins = ins, .batch = nb, .m = m, .n = n, .k = k,
                   .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
                   .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff,
@@ -294,7 +294,6 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
        : ct == HLK_CT_F64 ? hlk_gemm_f64(x, &g)
        : lanes == 16 ? hlk_gemm_i16(x, &g)
        : lanes32 ? hlk_gemm_u32(x, &g) : hlk_gemm_u64(x, &g);
-    if (rc) hli_fail(x, ins, "matrix multiply failed");
   } else {
     switch (ct) {
     case HLK_CT_F32: ref_f32(&a, &b, nb, m, n, k, c); break;

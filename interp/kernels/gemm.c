@@ -368,8 +368,16 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     const HlkUkrTable *u = ukr();                                                            \
     Plan pl;                                                                                 \
     plan_blocks(&pl, g, u->mr_##SUF, u->nr_##SUF, sizeof(T), KP, hli_num_threads(x));        \
-    hli_parallel_for(x, g->batch * pl.mtiles * pl.ntiles, 1, tasks_##SUF, &pl);              \
-    if (pl.failed) return hli_fail(x, NULL, "out of memory for matrix-multiply panels");    \
+    /* Each working thread's panels count against the memory limit while the \
+     * product runs (the threads keep them afterwards, as a cache). */       \
+    int64_t tasks = g->batch * pl.mtiles * pl.ntiles, workers = hli_num_threads(x);          \
+    if (workers > tasks) workers = tasks;                                                    \
+    size_t panels = (size_t)(round_up(pl.mc * pl.kc, 16) + pl.nc * pl.kc) * sizeof(T) *      \
+                    (size_t)workers;                                                         \
+    if (hli_scratch_reserve(x, g->ins, panels) != 0) return -1;                              \
+    hli_parallel_for(x, tasks, 1, tasks_##SUF, &pl);                                         \
+    hli_scratch_unreserve(x, panels);                                                        \
+    if (pl.failed) return hli_fail(x, g->ins, "out of memory for matrix-multiply panels");  \
     return 0;                                                                                \
   }
 

@@ -52,6 +52,8 @@ typedef struct HlkGemm {
    * another, sliver s holding k steps of MR values (rows s*MR.. , zero past
    * m), MR = hlk_gemm_mr_f32/f64(). Convolution writes its patches so. */
   bool a_packed;
+  /* The instruction this product runs for (messages, memory accounting). */
+  const HloInstr *ins;
 } HlkGemm;
 
 enum { HLK_SRC_NATIVE = 0, HLK_SRC_BF16 = 1, HLK_SRC_F16 = 2 };
