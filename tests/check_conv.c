@@ -136,6 +136,60 @@ START_TEST(t_table) {
 }
 END_TEST
 
+/* NHWC with 9 input features (two blocks of four and one left over in the
+ * 4x4 register transposes of the patch packing), 3x3 window, padding 1,
+ * f32 and s32 (4-byte lanes), under every micro-kernel: against a direct
+ * loop over the definition written here, on integer values (exact). */
+enum { WN = 2, WH = 5, WW = 7, WC = 9, WO = 5 };
+static const ConvCase wide_case = {
+  "wide", "b01f_01io->b01f", 4, {WN, WH, WW, WC}, {3, 3, WC, WO}, {WN, WH, WW, WO}, 2,
+  {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, WN * WH * WW * WO, NULL };
+
+START_TEST(t_nhwc_wide_features) {
+  tl_begin();
+  static float want[WN * WH * WW * WO];
+  HloInstr *ins = make_conv(&wide_case, HLO_F32, HLO_F32);
+  HliValue *x = formula_value(&ins->ops[0]->shape, 7, 3, 11);
+  HliValue *k = formula_value(&ins->ops[1]->shape, 3, 1, 7);
+  const float *xv = x->data, *kv = k->data;
+  for (int b = 0; b < WN; b++)
+    for (int y = 0; y < WH; y++)
+      for (int xx = 0; xx < WW; xx++)
+        for (int o = 0; o < WO; o++) {
+          double acc = 0;
+          for (int ky = 0; ky < 3; ky++)
+            for (int kx = 0; kx < 3; kx++) {
+              int iy = y - 1 + ky, ix = xx - 1 + kx;
+              if (iy < 0 || iy >= WH || ix < 0 || ix >= WW) continue;
+              for (int iz = 0; iz < WC; iz++)
+                acc += (double)xv[((b * WH + iy) * WW + ix) * WC + iz] *
+                       kv[((ky * 3 + kx) * WC + iz) * WO + o];
+            }
+          want[((b * WH + y) * WW + xx) * WO + o] = (float)acc;
+        }
+  const char *isa = hlk_gemm_isa();
+  static const char *const isas[] = {"scalar", "avx2", "avx512"};
+  for (int i = 0; i < 3; i++) {
+    if (!hlk_gemm_force_isa(isas[i])) continue;
+    for (int t = 0; t < 2; t++) {
+      HloDtype dt = t ? HLO_S32 : HLO_F32;
+      HloInstr *c = make_conv(&wide_case, dt, dt);
+      HliValue *in[2] = { formula_value(&c->ops[0]->shape, 7, 3, 11),
+                          formula_value(&c->ops[1]->shape, 3, 1, 7) };
+      HliValue *out = tl_kept(&c->shape, NULL);
+      ck_assert_int_eq(hlk_conv_run(NULL, c, in, out, false), 0);
+      for (int64_t e = 0; e < out->nelem; e++) {
+        double got = t ? ((int32_t *)out->data)[e] : ((float *)out->data)[e];
+        ck_assert_msg(got == want[e], "%s %s element %lld: got %g want %g", isas[i],
+                      hlc_dtype_name(dt), (long long)e, got, (double)want[e]);
+      }
+    }
+  }
+  ck_assert(hlk_gemm_force_isa(isa));
+  tl_end();
+}
+END_TEST
+
 /* ---- Integer convolutions ------------------------------------------------ */
 
 static uint64_t lcg(uint64_t *s) {
@@ -369,6 +423,7 @@ int main(void) {
   tcase_add_test(tc, t_hand_1d);
   tcase_add_test(tc, t_inf_kernel_skips_padding);
   tcase_add_test(tc, t_check_errors);
+  tcase_add_test(tc, t_nhwc_wide_features);
   tcase_add_test(tc, t_int_grouped_padded);
   tcase_add_test(tc, t_int_threads);
   suite_add_tcase(s, tc);

@@ -23,6 +23,9 @@
 #include "interp/kernels/gemm.h"
 #include <complex.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <string.h>
 
 /* Geometry of one convolution, from the operands' shapes and attributes. */
@@ -251,6 +254,65 @@ typedef struct Lower {
   size_t es;
 } Lower;
 
+enum { SLIVER_MAX = 32, ZERO_ROW = 4096 };
+
+/* d[t*mr + lane] = src[lane][t] for t < n, lane < mr: mr rows of 4-byte
+ * values interleaved into a packed panel, written in order. With SSE, 4x4
+ * blocks are transposed in registers (shuffles move bits only, so f32
+ * NaN payloads and u32 values pass unchanged). */
+static void interleave32(const uint32_t *const *src, int64_t mr, int64_t n, uint32_t *d) {
+  int64_t t = 0;
+#if defined(__SSE2__)
+  int64_t g4 = mr / 4 * 4;
+  for (; t + 4 <= n; t += 4) {
+    for (int64_t l = 0; l < g4; l += 4) {
+      __m128 r0 = _mm_loadu_ps((const float *)(const void *)(src[l] + t));
+      __m128 r1 = _mm_loadu_ps((const float *)(const void *)(src[l + 1] + t));
+      __m128 r2 = _mm_loadu_ps((const float *)(const void *)(src[l + 2] + t));
+      __m128 r3 = _mm_loadu_ps((const float *)(const void *)(src[l + 3] + t));
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps((float *)(void *)(d + t * mr + l), r0);
+      _mm_storeu_ps((float *)(void *)(d + (t + 1) * mr + l), r1);
+      _mm_storeu_ps((float *)(void *)(d + (t + 2) * mr + l), r2);
+      _mm_storeu_ps((float *)(void *)(d + (t + 3) * mr + l), r3);
+    }
+    for (int64_t l = g4; l < mr; l++)
+      for (int64_t k = 0; k < 4; k++) d[(t + k) * mr + l] = src[l][t + k];
+  }
+#endif
+  for (; t < n; t++)
+    for (int64_t l = 0; l < mr; l++) d[t * mr + l] = src[l][t];
+}
+
+/* One sliver (mr output rows) of the patch matrix of a 4-byte type when the
+ * input features are contiguous (stride 1, as in NHWC) and KP = 1: for each
+ * window position the rows' feature vectors are interleaved into the panel;
+ * rows reading padding, and rows past the chunk, read a row of zeros. */
+static void sliver32(const Lower *lw, int64_t sl) {
+  static const uint32_t zeros[ZERO_ROW];
+  const Geo *g = lw->g;
+  int64_t mr = lw->mr, cin = g->cin_g, kdim = g->wpos * cin;
+  uint32_t *base = (uint32_t *)lw->P + sl * kdim * mr;
+  int64_t s[SLIVER_MAX][HLK_MAX_RANK], w[HLK_MAX_RANK];
+  const uint32_t *lb[SLIVER_MAX], *src[SLIVER_MAX];
+  for (int64_t lane = 0; lane < mr; lane++) {
+    int64_t r = sl * mr + lane;
+    lb[lane] = NULL;
+    if (r >= lw->rows) continue;
+    int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;
+    unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s[lane]);
+    lb[lane] = (const uint32_t *)lw->L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0;
+  }
+  for (int64_t q = 0; q < g->wpos; q++) {
+    unflatten(q, g->win, g->nsp, w);
+    for (int64_t lane = 0; lane < mr; lane++) {
+      int64_t koff, loff = lb[lane] ? window_offsets(g, s[lane], w, &koff) : -1;
+      src[lane] = loff < 0 ? zeros : lb[lane] + loff;
+    }
+    interleave32(src, mr, cin, base + q * cin * mr);
+  }
+}
+
 /* im2col over slivers [lo, hi) of the chunk, written straight in the
  * GEMM's packed-A layout: MR rows per sliver, k-major, KP consecutive k
  * values of a row together (KP = 2 for the int16-pair kernel, else 1):
@@ -266,6 +328,10 @@ typedef struct Lower {
     int64_t kdim = g->wpos * g->cin_g, fs = g->istr[g->ifeat], mr = lw->mr;                 \
     int64_t kd = (kdim + KP - 1) / KP * KP;                                                 \
     int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
+    if (KP == 1 && sizeof(T) == 4 && fs == 1 && mr <= SLIVER_MAX && g->cin_g <= ZERO_ROW) { \
+      for (int64_t sl = lo; sl < hi; sl++) sliver32(lw, sl);                                \
+      return;                                                                               \
+    }                                                                                       \
     for (int64_t sl = lo; sl < hi; sl++) {                                                  \
       T *base = (T *)lw->P + sl * kd * mr;                                                  \
       for (int64_t lane = 0; lane < mr; lane++) {                                           \
