@@ -110,6 +110,10 @@ void debug_free(Debug *d);
  * program was started (to start itself again). */
 int suite_run(const Opts *o, const char *argv0, char *const *dirs, int ndirs);
 
+/* crash.c: a fatal signal while a custom-call handler runs in this process
+ * is reported (target, instruction, signal) with exit 2. */
+void crash_reports_install(void);
+
 /* ---- Helpers (hlorun.c) ---- */
 
 double now_ms(void);

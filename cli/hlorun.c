@@ -582,6 +582,7 @@ int main(int argc, char **argv) {
   HloModule *m = NULL, *whole = NULL;
   int rc = parse_args(argc, argv, &o);
   if (rc != EXIT_OK) goto out;
+  crash_reports_install();
   /* A directory where MODULE.hlo goes: the suite of cases under it. */
   if (!o.suite && !o.replay && o.module && is_directory(o.module)) {
     o.suite = true;

@@ -124,6 +124,11 @@ HloStatus hlo_module_param_shape(HloCtx *ctx, const HloModule *m, int index, cha
 int hlo_module_is_tuple(const HloModule *m, int index);
 /* How each custom-call target of the module would be run (free with hlo_free). */
 HloStatus hlo_module_explain_custom_calls(HloCtx *ctx, const HloModule *m, char **text);
+/* While a custom-call handler runs in this process (on any context), a
+ * description of it ("custom-call target \"T\" (instruction c, FILE line
+ * 5)"), else NULL. Safe to call from a signal handler, so that a program
+ * can say which handler crashed (the hlorun command does). */
+const char *hlo_custom_call_in_progress(void);
 /* Check every custom call of m against the context's bindings: its target
  * has a handler and its backend_config decodes. Errors point at the exact
  * position (FILE:LINE:COL and a caret). hlo_compile does this too. */

@@ -9,6 +9,7 @@
 #include "interp/isolate.h"
 #include "ffi/ffi.h"
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* A registry with only the built-in targets, for executors without one
@@ -76,6 +77,22 @@ static int cc_check(HliExec *x, const HloInstr *ins) {
   return rc;
 }
 
+/* What runs now, for hlo_custom_call_in_progress: the note is written
+ * before the handler is called, and published by one atomic store. */
+static char running_note[512];
+static const char *volatile running;
+
+const char *hlo_custom_call_in_progress(void) { return running; }
+
+static void note_running(HliExec *x, const HloInstr *ins) {
+  const HloModule *m = x ? hli_module(x) : NULL;
+  snprintf(running_note, sizeof running_note,
+           "custom-call target \"%s\" (instruction %s, %s line %d)",
+           ins->custom_call_target ? ins->custom_call_target : "", ins->name ? ins->name : "?",
+           m && m->filename ? m->filename : "<input>", ins->line);
+  __atomic_store_n(&running, running_note, __ATOMIC_RELEASE);
+}
+
 static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   HlfRegistry *r = registry(x);
   if (!r) return hli_fail(x, ins, "out of memory");
@@ -100,7 +117,9 @@ static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue
     return irc;
   }
   char *err = NULL;
+  note_running(x, ins);
   int rc = hlf_call(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets, &err);
+  __atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
   free(bufs);
   hli_scratch_unreserve(x, work);
   if (rc) {

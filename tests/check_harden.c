@@ -435,7 +435,11 @@ START_TEST(builtin_topk_and_batch_norm_scratch_count) {
   ck_assert_int_eq(run_limited(1647, "t.hlo", tk, in, 1, &res, d, sizeof d), HLO_NOMEM);
   ck_assert_msg(strstr(d, "t.hlo:4:8: error: in t (custom-call): memory limit of 1647 bytes "
                        "exceeded (48 in use, 1600 more requested)"), "%s", d);
+  ck_assert_ptr_null(hlo_custom_call_in_progress());
   ck_assert_int_eq(run_limited(1648, "t.hlo", tk, in, 1, &res, d, sizeof d), HLO_OK);
+  /* Once the handler returned, no custom call is said to be running (a
+   * later crash must not be blamed on it). */
+  ck_assert_ptr_null(hlo_custom_call_in_progress());
   hlo_buffer_free(res);
   hlo_buffer_free(in[0]);
   /* batch-norm-inference of f32[2,3] (feature 1): result 24 bytes; the

@@ -3,7 +3,8 @@
 # misbehaving handler of tests/harden/crashy.c (segfault, abort, endless
 # loop, exit(3), an error through the status) must fail the run with exit 2
 # and a message naming the target, the instruction and its line, and what
-# happened; crashes must leave the inputs for replay. A well-behaved handler
+# happened; crashes must leave the inputs for replay. Without isolation, a
+# crash is still reported (target, instruction, signal) with exit 2. A well-behaved handler
 # must give the same result isolated and not, and the FFI samples must pass
 # isolated too.
 srcdir=${srcdir:-.}
@@ -30,6 +31,14 @@ check() {   # NAME WANT-EXIT OUTPUT-PATTERN (case glob) -- HLORUN ARGS
     *) echo "FAIL: $name (exit $rc, want $want)"; echo "$out"; fail=1 ;;
   esac
 }
+
+# Not isolated, a crashing handler takes the process down, but the command
+# still says which handler crashed, with what, and how to contain it: exit 2.
+inproc='hlorun: error: the handler of custom-call target "twice" (instruction c, *call.hlo line 5) crashed with signal'
+check in-process-segfault 2 "$inproc 11 (Segmentation fault); run with --isolate-custom-calls*" -- \
+  --custom-call "twice=$lib:crash_segv" "$d/call.hlo" "$d/x.txt"
+check in-process-abort 2 "$inproc 6 (Aborted); run with --isolate-custom-calls*" -- \
+  --custom-call "twice=$lib:crash_abort" "$d/call.hlo" "$d/x.txt"
 
 iso="--isolate-custom-calls --crash-dir $tmp"
 where='*call.hlo:5:*error: in c (custom-call): the handler of custom-call target "twice"'
