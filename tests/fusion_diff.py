@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """fusion_diff.py: fusion must never change a result. Generates random
 modules around row reductions (a reduce over the last dimension, its
-broadcast back, elementwise ops on rows and on row values, tuples of
-results) for several element types and shapes (rows shorter and longer
+broadcast back, elementwise ops on rows and on row values, row values
+broadcast along columns of square arrays, tuples of results) for several element types and shapes (rows shorter and longer
 than a tile, one or two row dims), and runs each with hlorun's fusion on
 and off (HLORUN_FUSION=0), on one and two threads: the four results must be
 byte-identical, or the four runs fail alike.
@@ -24,6 +24,8 @@ def module(seed):
     et = r.choice(['f32', 'f32', 'f64', 's32', 'bf16'])
     rows = [r.choice([1, 2, 3, 7, 64, 300])] + ([] if r.random() < 0.6 else [r.choice([2, 3])])
     cols = r.choice([1, 2, 5, 100, 1000, 2049, 5000, 17000])
+    if r.random() < 0.2:   # square: a row value can also be broadcast along columns
+        rows, cols = [rows[0]], rows[0]
     full = '%s[%s]' % (et, ','.join(map(str, rows + [cols])))
     row = '%s[%s]' % (et, ','.join(map(str, rows)))
     row_dims = ','.join(str(i) for i in range(len(rows)))
@@ -73,6 +75,9 @@ def module(seed):
         elif k < 0.9:
             count[0] -= 1
             broadcast_of(r.choice(rowvals))
+        elif k < 0.95 and len(rows) == 1 and rows[0] == cols:
+            lines.append('%s = %s broadcast(%s), dimensions={1}' % (v, full, r.choice(rowvals)))
+            fulls.append(v)
         else:
             lines.append('%s = %s %s(%s, %s)' % (v, row, r.choice(binary), r.choice(rowvals),
                                                  r.choice(rowvals)))
