@@ -306,6 +306,18 @@ START_TEST(gemm_panels_count) {
 }
 END_TEST
 
+/* The run fails at limit fail_at with the message msg, and succeeds at
+ * limit pass_at (each scratch total worked out by hand in the tests). */
+static void expect_limit(const char *file, const char *text, HloBuffer **in, int nin,
+                         size_t fail_at, size_t pass_at, const char *msg) {
+  HloBuffer *res = NULL;
+  char d[4096];
+  ck_assert_int_eq(run_limited(fail_at, file, text, in, nin, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, msg), "%s", d);
+  ck_assert_int_eq(run_limited(pass_at, file, text, in, nin, &res, d, sizeof d), HLO_OK);
+  hlo_buffer_free(res);
+}
+
 static const char *reduce_cols =
   "HloModule red\n"
   "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n"
@@ -378,16 +390,14 @@ START_TEST(fft_bluestein_scratch_counts) {
    * in use). The plan: chirp 67*16 = 1072, kernel and buffer of the
    * power-of-two length 256 >= 2*67-1 (2*4096), and the length-256 plan
    * under it (2*4096): 17456; plus the line (1072): 18528 more. */
-  char text[256], d[4096];
+  char text[256];
   fft_text(text, sizeof text, 67);
   int64_t n = 67;
-  HloBuffer *in = NULL, *res = NULL;
+  HloBuffer *in = NULL;
   ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_C64, &n, 1, NULL, &in), HLO_OK);
-  ck_assert_int_eq(run_limited(10000, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
-  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 10000 bytes exceeded "
-                       "(1688 in use, 18528 more requested)"), "%s", d);
-  ck_assert_int_eq(run_limited(1688 + 18528, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_OK);
-  hlo_buffer_free(res);
+  expect_limit("f.hlo", text, &in, 1, 10000, 1688 + 18528,
+               "f.hlo:4:8: error: in f (fft): memory limit of 10000 bytes exceeded "
+               "(1688 in use, 18528 more requested)");
   hlo_buffer_free(in);
 }
 END_TEST
@@ -398,14 +408,11 @@ START_TEST(linalg_topk_scratch_counts) {
   const char *chol = "HloModule c\nENTRY main {\n  a = f32[2,4,4] parameter(0)\n"
                      "  ROOT l = f32[2,4,4] cholesky(a), lower=true\n}\n";
   int64_t cd[3] = {2, 4, 4};
-  HloBuffer *in = NULL, *res = NULL;
-  char d[4096];
+  HloBuffer *in = NULL;
   ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, cd, 3, NULL, &in), HLO_OK);
-  ck_assert_int_eq(run_limited(959, "c.hlo", chol, &in, 1, &res, d, sizeof d), HLO_NOMEM);
-  ck_assert_msg(strstr(d, "c.hlo:4:8: error: in l (cholesky): memory limit of 959 bytes exceeded "
-                       "(128 in use, 832 more requested)"), "%s", d);
-  ck_assert_int_eq(run_limited(960, "c.hlo", chol, &in, 1, &res, d, sizeof d), HLO_OK);
-  hlo_buffer_free(res);
+  expect_limit("c.hlo", chol, &in, 1, 959, 960,
+               "c.hlo:4:8: error: in l (cholesky): memory limit of 959 bytes exceeded "
+               "(128 in use, 832 more requested)");
   hlo_buffer_free(in);
   /* topk k=3 of f32[2,100]: results 2*3*4 = 24 bytes each; the thread's
    * key table holds two rows of 100 (key, index) pairs: 100*2*16 + 1. */
@@ -413,11 +420,9 @@ START_TEST(linalg_topk_scratch_counts) {
                      "  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true\n}\n";
   int64_t td[2] = {2, 100};
   ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, td, 2, NULL, &in), HLO_OK);
-  ck_assert_int_eq(run_limited(3000, "t.hlo", topk, &in, 1, &res, d, sizeof d), HLO_NOMEM);
-  ck_assert_msg(strstr(d, "t.hlo:4:8: error: in t (topk): memory limit of 3000 bytes exceeded "
-                       "(48 in use, 3201 more requested)"), "%s", d);
-  ck_assert_int_eq(run_limited(48 + 3201, "t.hlo", topk, &in, 1, &res, d, sizeof d), HLO_OK);
-  hlo_buffer_free(res);
+  expect_limit("t.hlo", topk, &in, 1, 3000, 48 + 3201,
+               "t.hlo:4:8: error: in t (topk): memory limit of 3000 bytes exceeded "
+               "(48 in use, 3201 more requested)");
   hlo_buffer_free(in);
 }
 END_TEST
