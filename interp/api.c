@@ -766,7 +766,12 @@ HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuff
   hli_obs_reset(e->obs);
   e->x.deadline = e->timeout > 0 ? hli_now() + e->timeout : 0;
   e->x.cur = NULL;
+  size_t held = e->x.mem_used;
   int rc = hli_plan_run(&e->x, e->entry, args, &res);
+  /* The result now belongs to the caller, who frees it without the
+   * executor: left counted, every run would add its result to the next
+   * run's memory in use until the limit refuses a run that fits. */
+  e->x.mem_used = held;
   if (args != stack_args) free(args);
   if (rc != 0) return hli_obs_stopped(e->obs) ? HLO_STOPPED : run_status(ctx, before);
   return hli_make_buffer(ctx, res, &c->root->shape, result);

@@ -233,6 +233,41 @@ START_TEST(memory_limit_names_instruction) {
 }
 END_TEST
 
+START_TEST(results_handed_out_stop_counting) {
+  /* Each run's 4 MB result belongs to the caller once hlo_execute returns:
+   * under a 5 MB limit, one executable runs again and again, whether the
+   * caller frees the results or keeps them. (A result left counted against
+   * the executor refused the second run: 4000000 in use.) */
+  HloCtx *small;
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 5000000};
+  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  const char *text = "HloModule big\nENTRY main {\n  x = f32[] parameter(0)\n"
+                     "  ROOT b = f32[1000,1000] broadcast(x), dimensions={}\n}\n";
+  HloModule *m = NULL;
+  ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), "big.hlo", &m), HLO_OK);
+  HloExecutable *e = NULL;
+  ck_assert_int_eq(hlo_compile(small, m, NULL, &e), HLO_OK);
+  HloBuffer *in = NULL, *kept[3] = {NULL, NULL, NULL};
+  float two = 2;
+  ck_assert_int_eq(hlo_buffer_new_array(small, HLO_TYPE_F32, NULL, 0, &two, &in), HLO_OK);
+  for (int r = 0; r < 4; r++) {
+    HloBuffer *res = NULL;
+    ck_assert_msg(hlo_execute(e, &in, 1, &res) == HLO_OK, "run %d: %s", r,
+                  hlo_ctx_diagnostics(small));
+    ck_assert_float_eq(((const float *)hlo_buffer_data(res))[999999], 2.0f);
+    hlo_buffer_free(res);
+  }
+  for (int r = 0; r < 3; r++)
+    ck_assert_msg(hlo_execute(e, &in, 1, &kept[r]) == HLO_OK, "kept run %d: %s", r,
+                  hlo_ctx_diagnostics(small));
+  for (int r = 0; r < 3; r++) hlo_buffer_free(kept[r]);
+  hlo_buffer_free(in);
+  hlo_executable_free(e);
+  hlo_module_free(m);
+  hlo_ctx_free(small);
+}
+END_TEST
+
 START_TEST(scratch_counts_against_limit) {
   /* f64 operands of an f32 dot are converted to f32 scratch (256 KiB each,
    * plus a 64-byte header), after the 256 KiB result: the second
@@ -561,6 +596,7 @@ int main(void) {
   tcase_add_test(lim, mutual_recursion_rejected);
   tcase_add_test(lim, call_depth_bounded);
   tcase_add_test(lim, memory_limit_names_instruction);
+  tcase_add_test(lim, results_handed_out_stop_counting);
   tcase_add_test(lim, scratch_counts_against_limit);
   tcase_add_test(lim, reduce_scratch_counts);
   tcase_add_test(lim, fft_scratch_counts);
