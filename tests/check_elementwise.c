@@ -508,6 +508,49 @@ START_TEST(vmath_ulp) {
 }
 END_TEST
 
+/* f32 tanh is our own (vmath.c), not SLEEF's: every vector ISA stays within
+ * 1 ULP of libm's double tanh on inputs spread over every binade (every
+ * 65521st bit pattern; tools/vmath_ulp checks all 2^32), on both sides of
+ * its switch at |x| = 1, and gives the special values exactly. */
+START_TEST(tanh_f32_within_one_ulp) {
+  enum { STRIDE = 65521, NS = 23 };
+  static float x[(1ull << 32) / STRIDE + 1], out[(1ull << 32) / STRIDE + 1];
+  int64_t n = 0;
+  for (uint64_t b = 0; b < (1ull << 32); b += STRIDE, n++) {
+    uint32_t bits = (uint32_t)b;
+    memcpy(&x[n], &bits, 4);
+  }
+  float sx[NS] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f, 1e-30f,
+                  0x1.fffffep-1f, 1.0f, 0x1.000002p+0f, -1.0f, 9.0f, 9.1f, 9.2f, 100.0f,
+                  -100.0f, 0.25f, 0.5f, 2.0f, 4.0f, 0x1.5p-13f, -3.0f};
+  float want[NS] = {0.0f, -0.0f, 1.0f, -1.0f, NAN, 0x1p-149f, -0x1p-149f, 1e-30f,
+                    0, 0, 0, 0, 0x1.fffffep-1f, 1.0f, 1.0f, 1.0f, -1.0f};
+  float sout[NS];
+  int checked = 0;
+  for (int isa = 1; isa < HLK_NUM_ISAS; isa++) {
+    const HlkVmath *vm = hlk_vmath_for_isa(isa);
+    if (!vm) continue;
+    checked++;
+    vm->uf[HLK_VM_TANH](x, out, n);
+    for (int64_t i = 0; i < n; i++) {
+      double u = ulp_f32(out[i], tanh((double)x[i]));
+      ck_assert_msg(u <= 1.0, "%s tanh(%a) = %a: %g ulp", vm->name, (double)x[i], (double)out[i], u);
+    }
+    vm->uf[HLK_VM_TANH](sx, sout, NS);
+    for (int i = 0; i < NS; i++) {
+      double u = ulp_f32(sout[i], tanh((double)sx[i]));
+      ck_assert_msg(u <= 1.0, "%s tanh(%a) = %a: %g ulp", vm->name, (double)sx[i], (double)sout[i], u);
+      if (i < 8 || (i >= 12 && i <= 16)) {   /* exact, sign of zero included */
+        if (isnan(want[i])) ck_assert(isnan(sout[i]));
+        else ck_assert_msg(memcmp(&sout[i], &want[i], 4) == 0, "%s tanh(%a) = %a, want %a",
+                           vm->name, (double)sx[i], (double)sout[i], (double)want[i]);
+      }
+    }
+  }
+  if (checked == 0) ck_assert_ptr_nonnull(hlk_vmath_for_isa(HLK_ISA_SCALAR));   /* no vector ISA */
+}
+END_TEST
+
 /* HLORUN_ISA forces a path (each Check test runs in its own process). */
 START_TEST(isa_env) {
   setenv("HLORUN_ISA", "scalar", 1);
@@ -568,6 +611,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(tm, tl_begin, tl_end);
   tcase_set_timeout(tm, 60);
   tcase_add_test(tm, vmath_ulp);
+  tcase_add_test(tm, tanh_f32_within_one_ulp);
   tcase_add_test(tm, isa_env);
   suite_add_tcase(s, tm);
   return s;

@@ -5,9 +5,15 @@
  *   HLK_VLF / HLK_VLD     lanes
  *   hlk_ldf/hlk_stf, hlk_ldd/hlk_std   unaligned load / store
  *   hlk_{add,div,sub}{f,d}, hlk_set1{f,d}
+ *   hlk_mulf, hlk_fmaf(a, b, c) = a*b+c and hlk_fnmaf(a, b, c) = c-a*b
+ *   rounded once, hlk_rcpf (1/x to 12 bits or better), hlk_absf,
+ *   hlk_signf(x) (the sign bits of x), hlk_orf, hlk_minf(a, b) (b if
+ *   either is NaN), hlk_roundf (to nearest even), hlk_ldexpf(x, n) = x 2^n
+ *   (n a whole float, no overflow), hlk_selltf(a, b, x, y) = lanewise
+ *   a < b ? x : y, with x also where a or b is NaN
  *   HLK_SLEEF_F(name, acc) / HLK_SLEEF_D(name, acc)   the SLEEF function
  *   HLK_VMATH_TABLE       the name of the table this build exports
- * Not here: any math (that is SLEEF's job) or dispatch (dispatch.c). */
+ * Not here: math functions (SLEEF's and vmath.c's) or dispatch (dispatch.c). */
 #ifndef HLORUN_INTERP_KERNELS_SIMD_H
 #define HLORUN_INTERP_KERNELS_SIMD_H
 
@@ -30,6 +36,18 @@ typedef __m512d HlkVD;
 #define hlk_subd _mm512_sub_pd
 #define hlk_divd _mm512_div_pd
 #define hlk_set1d _mm512_set1_pd
+#define hlk_mulf _mm512_mul_ps
+#define hlk_fmaf _mm512_fmadd_ps
+#define hlk_fnmaf _mm512_fnmadd_ps
+#define hlk_rcpf _mm512_rcp14_ps
+#define hlk_absf _mm512_abs_ps
+#define hlk_signf(x) _mm512_and_ps((x), _mm512_set1_ps(-0.0f))
+#define hlk_orf _mm512_or_ps
+#define hlk_minf _mm512_min_ps
+#define hlk_roundf(x) _mm512_roundscale_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define hlk_ldexpf _mm512_scalef_ps
+#define hlk_selltf(a, b, x, y) \
+  _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), (b), _CMP_NGE_UQ), (y), (x))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f16_##acc##avx512f
 #define HLK_SLEEF_D(name, acc) Sleef_##name##d8_##acc##avx512f
 #define HLK_VMATH_TABLE hlk_vmath_avx512
@@ -54,6 +72,19 @@ typedef __m256d HlkVD;
 #define hlk_subd _mm256_sub_pd
 #define hlk_divd _mm256_div_pd
 #define hlk_set1d _mm256_set1_pd
+#define hlk_mulf _mm256_mul_ps
+#define hlk_fmaf _mm256_fmadd_ps
+#define hlk_fnmaf _mm256_fnmadd_ps
+#define hlk_rcpf _mm256_rcp_ps
+#define hlk_absf(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
+#define hlk_signf(x) _mm256_and_ps((x), _mm256_set1_ps(-0.0f))
+#define hlk_orf _mm256_or_ps
+#define hlk_minf _mm256_min_ps
+#define hlk_roundf(x) _mm256_round_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define hlk_ldexpf(x, n)                                                      \
+  _mm256_mul_ps((x), _mm256_castsi256_ps(_mm256_slli_epi32(                  \
+                         _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)))
+#define hlk_selltf(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_NGE_UQ))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f8_##acc##avx2
 #define HLK_SLEEF_D(name, acc) Sleef_##name##d4_##acc##avx2
 #define HLK_VMATH_TABLE hlk_vmath_avx2

@@ -69,7 +69,9 @@ static void vm_rsqrt_f64(const double *a, double *o, int64_t n) {
     memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                           \
   }
 
+/* (unused: an f32 loop may be replaced by one of ours below, as tanh is) */
 #define UNARY(id, name, acc)                                                  \
+  __attribute__((unused))                                                     \
   static void vm_##name##_f32(const float *a, float *o, int64_t n) {          \
     VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, HLK_SLEEF_F(name, acc))          \
   }                                                                           \
@@ -115,6 +117,70 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_acosh_f32 vm_acosh_big_f32
 #define vm_asinh_f64 vm_asinh_big_f64
 #define vm_acosh_f64 vm_acosh_big_f64
+
+/* exp(-2a) for a >= 0, inline (a call to SLEEF costs the spills around
+ * it): -2a = n ln2 + r, |r| <= ln2/2 (ln2 in two parts, so r is exact),
+ * exp(r) by its Taylor polynomial of degree 7 (truncation 5e-9, 0.09 ULP).
+ * a is capped at 9.1, where 1 - 2 exp(-2a) already rounds to 1, so 2^n
+ * never leaves the normal range. */
+static inline HlkVF exp_m2a_vf(HlkVF a) {
+  HlkVF y = hlk_mulf(hlk_minf(hlk_set1f(9.1f), a), hlk_set1f(-2.0f));
+  HlkVF n = hlk_roundf(hlk_mulf(y, hlk_set1f(0x1.715476p+0f)));   /* log2(e) */
+  HlkVF r = hlk_fnmaf(n, hlk_set1f(0x1.62e4p-1f), y);                /* ln2, high bits */
+  r = hlk_fnmaf(n, hlk_set1f(0x1.7f7d1cp-20f), r);                   /* ln2 - high */
+  HlkVF p = hlk_set1f(1.0f / 5040);
+  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 720));
+  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 120));
+  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 24));
+  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 6));
+  p = hlk_fmaf(p, r, hlk_set1f(0.5f));
+  p = hlk_fmaf(p, r, hlk_set1f(1.0f));
+  p = hlk_fmaf(p, r, hlk_set1f(1.0f));
+  return hlk_ldexpf(p, n);
+}
+
+/* f32 tanh without SLEEF's double-float arithmetic, which made it five
+ * times slower than exp (17.6 ms against 3.4 ms per 16M elements on one
+ * AVX-512 core; 0.39 ns per element in L1 now, against 0.16 for exp).
+ * With a = |x|:
+ *   a < 1: a + a t P(t), t = a^2, P of degree 7 (weighted least squares
+ *          on Chebyshev nodes, tools/fit_tanh.py; 0.008 ULP of fit error);
+ *          the correction is at most 0.24 of the result, so its rounding
+ *          errors shrink by that much;
+ *   a >= 1: 1 - r, r = 2q/(1+q) < 0.25, q = exp(-2a); r's own error is
+ *          under a quarter of an ULP of the result.
+ * The sign comes back from x: tanh(-0) = -0, tanh(+-inf) = +-1, NaN stays.
+ * Measured over every f32 (tools/vmath_ulp.c): at most 0.89 ULP from the
+ * exact value (SLEEF's u10 promised 1; glibc's tanhf reaches 2.19). */
+static inline HlkVF tanh_vf(HlkVF x) {
+  HlkVF one = hlk_set1f(1.0f);
+  HlkVF a = hlk_absf(x);
+  HlkVF t = hlk_mulf(a, a);
+  HlkVF p = hlk_set1f(0x1.e76a14p-14f);
+  p = hlk_fmaf(p, t, hlk_set1f(-0x1.ae8c22p-11f));
+  p = hlk_fmaf(p, t, hlk_set1f(0x1.8f860ep-9f));
+  p = hlk_fmaf(p, t, hlk_set1f(-0x1.18db62p-7f));
+  p = hlk_fmaf(p, t, hlk_set1f(0x1.64c044p-6f));
+  p = hlk_fmaf(p, t, hlk_set1f(-0x1.b9f6dap-5f));
+  p = hlk_fmaf(p, t, hlk_set1f(0x1.11103cp-3f));
+  p = hlk_fmaf(p, t, hlk_set1f(-0x1.555552p-2f));
+  HlkVF small = hlk_fmaf(a, hlk_mulf(t, p), a);
+  HlkVF q = exp_m2a_vf(a);
+  /* r = 2q/(1+q) without a division: d + dl = 1+q exactly (|q| <= 1),
+   * y ~ 1/d (estimate and one Newton step), r0 = 2q y, and the exact
+   * residual 2q - r0 d - r0 dl corrects r0 through y. */
+  HlkVF d = hlk_addf(one, q), dl = hlk_addf(hlk_subf(one, d), q);
+  HlkVF y = hlk_rcpf(d);
+  y = hlk_fmaf(y, hlk_fnmaf(d, y, one), y);
+  HlkVF q2 = hlk_addf(q, q), r0 = hlk_mulf(q2, y);
+  HlkVF res = hlk_fnmaf(r0, dl, hlk_fnmaf(r0, d, q2));
+  HlkVF big = hlk_subf(one, hlk_fmaf(res, y, r0));
+  return hlk_orf(hlk_selltf(a, one, small, big), hlk_signf(x));
+}
+static void vm_tanh_fast_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, tanh_vf)
+}
+#define vm_tanh_f32 vm_tanh_fast_f32
 
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
