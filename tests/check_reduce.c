@@ -330,6 +330,70 @@ static HliValue *rwin(const HloShape *s, const float *v, HloOpcode op, float ini
   return out;
 }
 
+/* Windows that cover a whole dimension, padded below by size - 1, make
+ * cumulative folds (JAX's cumsum, cummax): output i folds inputs 0..i in
+ * order from init, as a running fold; the values are worked out by hand or
+ * by the same running fold written here. A window narrower than the
+ * dimension is a sliding window, not a prefix. */
+START_TEST(reduce_window_prefix_scans) {
+  tl_begin();
+  /* last dim: x[i][j] = (i+1) j, init 0.5: (i+1) j (j+1) / 2 + 0.5 */
+  enum { R = 3, C = 300 };
+  static float a[R * C], want[R * C];
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      a[i * C + j] = (float)((i + 1) * j);
+      want[i * C + j] = (float)((i + 1) * j * (j + 1) / 2) + 0.5f;
+    }
+  HloShape s = tl_shape(HLO_F32, 2, (int64_t[]){R, C});
+  expect_f32(rwin(&s, a, HLO_OP_ADD, 0.5f, 2,
+                  (const int64_t[][6]){{1, 1, 0, 0, 1, 1}, {C, 1, C - 1, 0, 1, 1}},
+                  (int64_t[]){R, C}), want, R * C);
+  /* first dim, window longer than it: x[i][j] = i - j -> i (i+1) / 2 - (i+1) j */
+  static float b[50 * 7], wb[50 * 7];
+  for (int i = 0; i < 50; i++)
+    for (int j = 0; j < 7; j++) {
+      b[i * 7 + j] = (float)(i - j);
+      wb[i * 7 + j] = (float)(i * (i + 1) / 2 - (i + 1) * j);
+    }
+  HloShape s2 = tl_shape(HLO_F32, 2, (int64_t[]){50, 7});
+  expect_f32(rwin(&s2, b, HLO_OP_ADD, 0, 2,
+                  (const int64_t[][6]){{60, 1, 59, 0, 1, 1}, {1, 1, 0, 0, 1, 1}},
+                  (int64_t[]){50, 7}), wb, 50 * 7);
+  /* inexact float sums: the bits of a float running sum from init -1 */
+  static float c[2 * 1000], wc[2 * 1000];
+  for (int i = 0; i < 2; i++) {
+    float acc = -1.0f;
+    for (int j = 0; j < 1000; j++) {
+      c[i * 1000 + j] = (float)sin(j * 0.37 + i) * 1.3e-3f * (float)(j % 17 + 1);
+      acc = acc + c[i * 1000 + j];
+      wc[i * 1000 + j] = acc;
+    }
+  }
+  HloShape s3 = tl_shape(HLO_F32, 2, (int64_t[]){2, 1000});
+  expect_f32(rwin(&s3, c, HLO_OP_ADD, -1.0f, 2,
+                  (const int64_t[][6]){{1, 1, 0, 0, 1, 1}, {1000, 1, 999, 0, 1, 1}},
+                  (int64_t[]){2, 1000}), wc, 2000);
+  /* cumulative maximum: rises, then a NaN at 100 stays */
+  static float d[400], wd[400];
+  for (int j = 0; j < 400; j++) {
+    d[j] = (float)((j * 37) % 101);
+    wd[j] = j == 0 ? d[0] : fmaxf(wd[j - 1], d[j]);
+  }
+  d[100] = NAN;
+  for (int j = 100; j < 400; j++) wd[j] = NAN;
+  HloShape s4 = tl_shape(HLO_F32, 1, (int64_t[]){400});
+  expect_f32(rwin(&s4, d, HLO_OP_MAXIMUM, -INFINITY, 1, (const int64_t[][6]){{400, 1, 399, 0, 1, 1}},
+                  (int64_t[]){400}), wd, 400);
+  /* size 3 < 5, padded 2_0: sliding sums x[i-2] + x[i-1] + x[i] */
+  HloShape s5 = tl_shape(HLO_F32, 1, (int64_t[]){5});
+  expect_f32(rwin(&s5, (float[]){1, 2, 4, 8, 16}, HLO_OP_ADD, 0, 1,
+                  (const int64_t[][6]){{3, 1, 2, 0, 1, 1}}, (int64_t[]){5}),
+             (float[]){1, 3, 7, 14, 28}, 5);
+  tl_end();
+}
+END_TEST
+
 /* ---- reductions over leading dimensions, through whole modules ------------ */
 
 static const char *sum_mod =
@@ -542,6 +606,7 @@ static Suite *suite(void) {
   TCase *w = tcase_create("reduce_window");
   tcase_add_test(w, reduce_window_1d);
   tcase_add_test(w, reduce_window_2d);
+  tcase_add_test(w, reduce_window_prefix_scans);
   suite_add_tcase(s, w);
   TCase *sc = tcase_create("select_and_scatter");
   tcase_add_test(sc, select_and_scatter_maxpool_grad);

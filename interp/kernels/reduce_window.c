@@ -6,8 +6,9 @@
  * fall into padding or between base-dilated elements are skipped (XLA's
  * evaluator iterates the window the same way). Typed loops run a recognised
  * single reducer a whole output row at a time; any other computation, and
- * variadic reduce-window, run per element through hli_call. Window reversal
- * is a convolution attribute and is rejected here. */
+ * variadic reduce-window, run per element through hli_call; windows that
+ * make a cumulative fold along one dimension run as a running fold. Window
+ * reversal is a convolution attribute and is rejected here. */
 #include "interp/kernels/reducer.h"
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,75 @@ static void window_rows(void *arg, int64_t lo, int64_t hi) {
     f->store(j->out + (size_t)(row * on) * j->es, acc, on);
   }
   free(acc);
+}
+
+/* ---- Prefix windows: running folds ------------------------------------ */
+
+/* One dimension D whose window, stride 1 without dilation, covers its whole
+ * extent and is padded only below by size - 1 (a cumulative sum, product,
+ * maximum...), every other window a single element: output i along D folds
+ * inputs 0..i in that order from init, which a running fold computes with
+ * the same operations in O(n) instead of O(n * size). Returns D, or -1. */
+static int32_t prefix_dim(const WGeom *g, const HloInstr *ins) {
+  int32_t dim = -1;
+  for (int32_t d = 0; d < g->rank; d++) {
+    const HloWindowDim *wd = &ins->window.dims[d];
+    bool plain = g->stride[d] == 1 && g->base[d] == 1 && g->dil[d] == 1;
+    if (plain && g->size[d] == 1 && wd->pad_lo == 0 && wd->pad_hi == 0) continue;
+    if (dim >= 0 || !plain || g->size[d] < g->in[d] || wd->pad_lo != g->size[d] - 1 ||
+        wd->pad_hi != 0)
+      return -1;
+    dim = d;
+  }
+  return dim;
+}
+
+typedef struct ScanJob {
+  const HlkFold *f;
+  const char *in;
+  char *out;
+  size_t es;
+  const void *init;
+  int64_t n, inner;     /* extent of the scanned dim; elements after it */
+  bool oom;
+} ScanJob;
+
+static void scan_rows(void *arg, int64_t lo, int64_t hi) {
+  ScanJob *j = arg;
+  const HlkFold *f = j->f;
+  char *acc = malloc((size_t)j->inner * f->acc_size + 1);
+  if (!acc) { j->oom = true; return; }
+  size_t plane = (size_t)(j->n * j->inner) * j->es, row = (size_t)j->inner * j->es;
+  for (int64_t o = lo; o < hi; o++) {
+    const char *src = j->in + (size_t)o * plane;
+    char *dst = j->out + (size_t)o * plane;
+    f->init(acc, j->init, j->inner);
+    if (j->inner == 1 && f->scan) {
+      f->scan(acc, src, dst, j->n);
+      continue;
+    }
+    for (int64_t i = 0; i < j->n; i++) {   /* a row of accumulators moves along D */
+      f->vec(acc, src + (size_t)i * row, j->inner, 1);
+      f->store(dst + (size_t)i * row, acc, j->inner);
+    }
+  }
+  free(acc);
+}
+
+static int window_prefix(HliExec *x, const HloInstr *ins, const WGeom *g, int32_t dim,
+                         const HlkFold *f, const HliValue *in, const HliValue *init,
+                         HliValue *out) {
+  ScanJob j = {f, in->data, out->data, hlc_dtype_size(in->dtype), init->data, g->in[dim], 1,
+               false};
+  int64_t outer = 1;
+  for (int32_t d = 0; d < dim; d++) outer *= g->in[d];
+  for (int32_t d = dim + 1; d < g->rank; d++) j.inner *= g->in[d];
+  int64_t par = outer < hli_num_threads(x) ? outer : hli_num_threads(x);
+  size_t accs = (size_t)(par > 0 ? par : 1) * ((size_t)j.inner * f->acc_size + 1);
+  if (hli_scratch_reserve(x, ins, accs)) return -1;
+  hli_parallel_for(x, outer, 16384 / (j.n * j.inner + 1) + 1, scan_rows, &j);
+  hli_scratch_unreserve(x, accs);
+  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
 }
 
 /* ---- Generic path ----------------------------------------------------- */
@@ -213,6 +283,8 @@ int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   if (k == 1 && g.rank > 0) {
     HliBinop op = hlk_match_reducer(hlk_called(ins, HLO_CALL_TO_APPLY));
     const HlkFold *f = op != HLI_BINOP_NONE ? hlk_fold(op, in[0]->dtype, false) : NULL;
+    int32_t pd = f ? prefix_dim(&g, ins) : -1;
+    if (pd >= 0) return window_prefix(x, ins, &g, pd, f, in[0], in[1], out);
     if (f) {
       WJob j = {&g, f, in[0]->data, hlc_dtype_size(in[0]->dtype), in[1]->data, out->data, false};
       int64_t rows = nout / g.out[g.rank - 1];

@@ -121,8 +121,18 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
     const A *a = acc;                                                                 \
     for (int64_t i = 0; i < n; i++) d[i] = STORE(a[i]);                               \
   }                                                                                   \
+  static void NAME##_scan(void *acc, const void *src, void *dst, int64_t n) {         \
+    A a = *(A *)acc;                                                                  \
+    const S *p = src;                                                                 \
+    S *d = dst;                                                                       \
+    for (int64_t i = 0; i < n; i++) {                                                 \
+      a = OP(a, LOAD(p[i]));                                                          \
+      d[i] = STORE(a);                                                                \
+    }                                                                                 \
+    *(A *)acc = a;                                                                    \
+  }                                                                                   \
   FOLD_ROWS(NAME, S, A, LOAD, OP)                                                     \
-  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, 0, 0, NULL, NULL, NAME##_rows};
+  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, 0, 0, NULL, NULL, NAME##_rows, NAME##_scan};
 
 /* Integers: add and multiply wrap (computed in an unsigned type at least as
  * wide as int, so no promotion to signed int can overflow). */
@@ -252,7 +262,7 @@ FOLD_ROWS(wadd_f32, float, double, F32_TO_D, OP_ADD)
 static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_wadd_f32_run,
                                       fold_wadd_f32_vec, fold_wadd_f32_store,
                                       WADD_BLOCK, sizeof(float), wadd_f32_blocks,
-                                      wadd_f32_fold_parts, wadd_f32_rows};
+                                      wadd_f32_fold_parts, wadd_f32_rows, NULL};
 
 /* f32 maximum / minimum over a contiguous run: eight lanes find the extreme
  * value quickly; when the run holds a NaN, or the extreme is zero (where
@@ -290,10 +300,10 @@ FAST_EXTREME_F32(fold_max_f32_fast_run, >, fold_max_f32_run)
 FAST_EXTREME_F32(fold_min_f32_fast_run, <, fold_min_f32_run)
 static const HlkFold fold_max_f32_fast = {sizeof(float), fold_max_f32_init, fold_max_f32_fast_run,
                                           fold_max_f32_vec, fold_max_f32_store, 0, 0, NULL, NULL,
-                                          fold_max_f32_rows};
+                                          fold_max_f32_rows, fold_max_f32_scan};
 static const HlkFold fold_min_f32_fast = {sizeof(float), fold_min_f32_init, fold_min_f32_fast_run,
                                           fold_min_f32_vec, fold_min_f32_store, 0, 0, NULL, NULL,
-                                          fold_min_f32_rows};
+                                          fold_min_f32_rows, fold_min_f32_scan};
 
 /* Complex: add and multiply only (maximum/minimum are not defined). */
 FOLD_DEFINE(fold_add_c64, float complex, float complex, ID, ID, OP_ADD)

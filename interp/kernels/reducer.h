@@ -45,6 +45,10 @@ typedef struct HlkFold {
    * elements, `stride` elements apart, in row order; the accumulators stay
    * in registers across a few rows (a sum over a leading dimension). */
   void (*vec_rows)(void *acc, const void *src, int64_t n, int64_t rows, int64_t stride);
+  /* Optional (NULL: run() and store() per element): a running fold, dst[i]
+   * = the accumulator after folding src[0..i] into *acc, for i < n
+   * (a cumulative sum written as a reduce-window). */
+  void (*scan)(void *acc, const void *src, void *dst, int64_t n);
 } HlkFold;
 
 /* Typed loops for reducer op on element type t, or NULL when there are none
