@@ -108,7 +108,7 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
       for (int64_t i = 0; i < n; i++) a = OP(a, LOAD(p[i * s]));                      \
     *(A *)acc = a;                                                                    \
   }                                                                                   \
-  static void NAME##_vec(void *acc, const void *src, int64_t n, int64_t s) {          \
+  HLK_VECTORIZE static void NAME##_vec(void *acc, const void *src, int64_t n, int64_t s) { \
     A *a = acc;                                                                       \
     const S *p = src;                                                                 \
     if (s == 1)                                                                       \
