@@ -555,6 +555,57 @@ static HliValue *sas(const HloShape *s, const float *op, const HloShape *ss, con
   return out;
 }
 
+/* select-and-scatter written from its definition for f32[N,H,W,C] with a
+ * 1xKxKx1 window (stride S, padding P on H and W) and scatter = add:
+ * source elements in row-major order, each window scanned in row-major
+ * order from its first valid position, a later position replacing the
+ * candidate when select(candidate, current) is false. */
+static void sas_reference(const float *op, const float *src, float *res, int N, int H, int W,
+                          int C, int K, int S, int P, int OH, int OW, HloCmpDir dir) {
+  for (int i = 0; i < N * H * W * C; i++) res[i] = 0;
+  for (int b = 0; b < N; b++)
+    for (int y = 0; y < OH; y++)
+      for (int x = 0; x < OW; x++)
+        for (int c = 0; c < C; c++) {
+          int best = -1;
+          for (int ky = 0; ky < K; ky++)
+            for (int kx = 0; kx < K; kx++) {
+              int iy = y * S - P + ky, ix = x * S - P + kx;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              int at = ((b * H + iy) * W + ix) * C + c;
+              if (best < 0) { best = at; continue; }
+              float a = op[best], v = op[at];
+              bool keep = dir == HLO_CMP_GE ? a >= v : dir == HLO_CMP_GT ? a > v
+                        : dir == HLO_CMP_LE ? a <= v : a < v;
+              if (!keep) best = at;
+            }
+          res[best] += src[((b * OH + y) * OW + x) * C + c];
+        }
+}
+
+/* NHWC pooling gradients (the feature window is one element: the kernel
+ * compares a row of features at a time) against the definition, with many
+ * ties and overlapping windows, for each select direction. */
+START_TEST(select_and_scatter_nhwc_rows) {
+  tl_begin();
+  enum { N = 2, H = 5, W = 6, C = 7, K = 3, S = 2, P = 1, OH = 3, OW = 3 };
+  static float op[N * H * W * C], src[N * OH * OW * C], want[N * H * W * C];
+  for (int i = 0; i < N * H * W * C; i++) op[i] = (float)((i * 7) % 5);
+  for (int i = 0; i < N * OH * OW * C; i++) src[i] = (float)(i + 1);
+  HloShape s = tl_shape(HLO_F32, 4, (int64_t[]){N, H, W, C});
+  HloShape ss = tl_shape(HLO_F32, 4, (int64_t[]){N, OH, OW, C});
+  const HloCmpDir dirs[4] = {HLO_CMP_GE, HLO_CMP_GT, HLO_CMP_LE, HLO_CMP_LT};
+  for (int d = 0; d < 4; d++) {
+    sas_reference(op, src, want, N, H, W, C, K, S, P, OH, OW, dirs[d]);
+    expect_f32(sas(&s, op, &ss, src, dirs[d], 4,
+                   (const int64_t[][6]){{1, 1, 0, 0, 1, 1}, {K, S, P, P, 1, 1},
+                                        {K, S, P, P, 1, 1}, {1, 1, 0, 0, 1, 1}}),
+               want, N * H * W * C);
+  }
+  tl_end();
+}
+END_TEST
+
 START_TEST(select_and_scatter_maxpool_grad) {
   tl_begin();
   /* overlapping windows of 3, stride 1 over [1,5,2,5,3]: the maxima are at
@@ -610,6 +661,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, w);
   TCase *sc = tcase_create("select_and_scatter");
   tcase_add_test(sc, select_and_scatter_maxpool_grad);
+  tcase_add_test(sc, select_and_scatter_nhwc_rows);
   suite_add_tcase(s, sc);
   return s;
 }

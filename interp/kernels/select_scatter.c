@@ -8,10 +8,15 @@
  * select(candidate, current) is false. Then result[chosen] =
  * scatter(source value, result[chosen]). This is XLA's evaluator order.
  * Typed loops cover select = compare GE/GT/LE/LT (max- or min-pooling
- * gradients) with a commutative recognised scatter; everything else calls
+ * gradients) with a commutative recognised scatter (with a one-element
+ * window on the last dimension, a row of candidates at a time); everything
+ * else calls
  * the computations per element. Window dilation is rejected (XLA's
  * select-and-scatter has none). */
 #include "interp/kernels/reducer.h"
+#include "interp/kernels/movement.h"
+#include "interp/kernels/vectorize.h"
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAXR = HLK_WINDOW_MAX_RANK };
@@ -41,9 +46,79 @@ static int64_t sg_offset(const SGeom *g, const int64_t *s, const int64_t *w) {
   ((dir) == HLO_CMP_GE ? (a) >= (b) : (dir) == HLO_CMP_GT ? (a) > (b)                 \
    : (dir) == HLO_CMP_LE ? (a) <= (b) : (a) < (b))
 
+/* The last dimension's window is one element, stride 1, unpadded (the
+ * feature dimension of NHWC pooling): a row of source elements along it
+ * selects within the same window positions, so the row's candidates are
+ * compared as vectors, one window position at a time; the scatters then run
+ * in the row's order, as the element-at-a-time loop would. */
+static bool sas_rows_apply(const SGeom *g) {
+  int32_t L = g->rank - 1;
+  return g->rank > 0 && g->size[L] == 1 && g->stride[L] == 1 && g->pad[L] == 0 &&
+         g->src[L] == g->in[L];
+}
+
+/* One window position for a row: the candidate stays where select(kept,
+ * current) holds; branch-free, so it vectorizes. */
+#define SAS_PICK(N, S, C, LOAD, DIR, CMP)                                             \
+  HLK_VECTORIZE static void pick_##DIR##_##N(int64_t *restrict best, C *restrict bv,  \
+                                             const S *restrict row, int64_t off,      \
+                                             int64_t n) {                             \
+    for (int64_t c = 0; c < n; c++) {                                                 \
+      C cv = LOAD(row[c]);                                                            \
+      bool keep = bv[c] CMP cv;                                                       \
+      best[c] = keep ? best[c] : off + c;                                             \
+      bv[c] = keep ? bv[c] : cv;                                                      \
+    }                                                                                 \
+  }
+
 #define SAS_DEFINE(N, S, C, LOAD)                                                        \
+  SAS_PICK(N, S, C, LOAD, ge, >=)                                                     \
+  SAS_PICK(N, S, C, LOAD, gt, >)                                                      \
+  SAS_PICK(N, S, C, LOAD, le, <=)                                                     \
+  SAS_PICK(N, S, C, LOAD, lt, <)                                                      \
+  static bool sas_rows_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f,            \
+                           const void *opnd, const char *src, char *res) {            \
+    const S *op = opnd;                                                               \
+    int32_t L = g->rank - 1;                                                          \
+    int64_t n = g->in[L], s[MAXR] = {0}, w[MAXR];                                     \
+    size_t es = sizeof(S);                                                            \
+    int64_t *best = malloc((size_t)n * sizeof *best + 1);                             \
+    C *bv = malloc((size_t)n * sizeof *bv + 1);                                       \
+    if (!best || !bv) { free(best); free(bv); return false; }                         \
+    _Alignas(16) unsigned char acc[16];                                               \
+    if (!hlk_odo_empty(g->src, L)) do {                                               \
+      bool any = false;                                                               \
+      memset(w, 0, sizeof(int64_t) * (size_t)g->rank);                                \
+      if (!hlk_odo_empty(g->size, L)) do {                                            \
+        int64_t off = sg_offset(g, s, w);                                             \
+        if (off < 0) continue;                                                        \
+        const S *row = op + off;                                                      \
+        if (!any) {                                                                   \
+          for (int64_t c = 0; c < n; c++) { best[c] = off + c; bv[c] = LOAD(row[c]); } \
+          any = true;                                                                 \
+          continue;                                                                   \
+        }                                                                             \
+        switch (dir) {                                                                \
+        case HLO_CMP_GE: pick_ge_##N(best, bv, row, off, n); break;                   \
+        case HLO_CMP_GT: pick_gt_##N(best, bv, row, off, n); break;                   \
+        case HLO_CMP_LE: pick_le_##N(best, bv, row, off, n); break;                   \
+        default: pick_lt_##N(best, bv, row, off, n); break;                           \
+        }                                                                             \
+      } while (hlk_odo_next(w, g->size, L));                                          \
+      for (int64_t c = 0; any && c < n; c++) {                                        \
+        f->init(acc, res + (size_t)best[c] * es, 1);                                  \
+        f->run(acc, src + (size_t)c * es, 1, 1);                                      \
+        f->store(res + (size_t)best[c] * es, acc, 1);                                 \
+      }                                                                               \
+      src += (size_t)n * es;                                                          \
+    } while (hlk_odo_next(s, g->src, L));                                             \
+    free(best);                                                                       \
+    free(bv);                                                                         \
+    return true;                                                                      \
+  }                                                                                   \
   static void sas_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f, const void *opnd, \
                       const char *src, char *res) {                                   \
+    if (sas_rows_apply(g) && sas_rows_##N(g, dir, f, opnd, src, res)) return;         \
     const S *op = opnd;                                                               \
     int64_t s[MAXR] = {0}, w[MAXR];                                                   \
     size_t es = sizeof(S);                                                            \
@@ -198,8 +273,7 @@ int hlk_select_and_scatter(HliExec *x, const HloInstr *ins, HliValue *const *in,
   if (build_geom(x, ins, &g) != 0) return -1;
   HloDtype t = in[0]->dtype;
   size_t es = hlc_dtype_size(t);
-  for (int64_t i = 0; i < out->nelem; i++)
-    memcpy((char *)out->data + (size_t)i * es, in[2]->data, es);
+  hlk_fill(out->data, in[2]->data, out->nelem, es);
   HloCmpDir dir;
   HloCmpType ct;
   HliBinop sop = hlk_match_reducer(hlk_called(ins, HLO_CALL_SCATTER));
