@@ -18,6 +18,8 @@
  */
 #include "ffi/internal.h"
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,6 +419,9 @@ void hlf_mem_scope_end(HlfMemScope *s, bool free_blocks) {
 
 /* Count and record block (p, size) in s; on refusal nothing is kept. */
 static XLA_FFI_Error *scope_add(HlfMemScope *s, size_t size, size_t al, void **out) {
+  if (size > PTRDIFF_MAX)   /* no allocator gives that; and counting it could wrap */
+    return hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
+                     "DeviceMemory_Allocate: cannot allocate %zu bytes", size);
   XLA_FFI_Error *err = NULL;
   pthread_mutex_lock(&s->mu);
   size_t limit = 0, used = 0;

@@ -383,6 +383,17 @@ START_TEST(test_hook_standalone) {
                         "100 more requested)");
   free(err);
   ck_assert_uint_eq(c.used, 0);
+  /* A size no allocator gives (2^64 - 1) fails before anything is counted
+   * (counting it first could wrap the count when there is no limit). */
+  c = (Counter){0};
+  HloInstr huge = ins;
+  huge.backend_config = "{bytes = -1 : i64, rounds = 1 : i64, keep = 0 : i64}";
+  huge.backend_config_len = strlen(huge.backend_config);
+  ck_assert_int_eq(hlf_call_hooked(r, NULL, &huge, &a, 1, &b, 1, &hook, &err), -1);
+  ck_assert_str_eq(err, "handler of custom-call target \"mem_alloc\" failed: "
+                        "DeviceMemory_Allocate: cannot allocate 18446744073709551615 bytes");
+  free(err);
+  ck_assert_uint_eq(c.reserves + c.releases + c.used, 0);
   /* Without a hook nothing is counted and the kept blocks are still freed
    * at the end of the call (the leak checkers see none). */
   ck_assert_int_eq(hlf_call(r, NULL, &ins, &a, 1, &b, 1, &err), 0);
