@@ -18,6 +18,8 @@
  */
 #include "ffi/internal.h"
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +387,71 @@ static XLA_FFI_Error *state_get_v3(XLA_FFI_State_Get_Args *a) {
 
 /* ---- Memory ------------------------------------------------------------- */
 
+/* Host memory for a handler. Inside a call (ctx->mem set by hlf_invoke)
+ * every block is recorded and counted through the caller's hook (the
+ * interpreter's memory limit): a request that does not fit fails with
+ * RESOURCE_EXHAUSTED naming the limit, the bytes in use and the bytes
+ * requested. A block lives until DeviceMemory_Free or the end of the
+ * invocation that allocated it, whichever comes first: XLA scopes the
+ * memory the same way (ffi::ScratchAllocator frees its blocks when the
+ * handler returns; the context is valid only during the call), and it
+ * means a handler that never frees neither leaks nor keeps its bytes
+ * counted. The size counted is the size asked for. */
+
+void hlf_mem_scope_begin(HlfMemScope *s, const HlfMemHook *hook) {
+  memset(s, 0, sizeof *s);
+  pthread_mutex_init(&s->mu, NULL);
+  s->hook = hook;
+}
+
+void hlf_mem_scope_end(HlfMemScope *s, bool free_blocks) {
+  pthread_mutex_lock(&s->mu);
+  for (size_t i = 0; i < s->n; i++) {
+    if (free_blocks) free(s->v[i].data);
+    if (s->hook) s->hook->release(s->hook->opaque, s->v[i].size);
+  }
+  free(s->v);
+  s->v = NULL;
+  s->n = s->cap = 0;
+  pthread_mutex_unlock(&s->mu);
+  pthread_mutex_destroy(&s->mu);
+}
+
+/* Count and record block (p, size) in s; on refusal nothing is kept. */
+static XLA_FFI_Error *scope_add(HlfMemScope *s, size_t size, size_t al, void **out) {
+  if (size > PTRDIFF_MAX)   /* no allocator gives that; and counting it could wrap */
+    return hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
+                     "DeviceMemory_Allocate: cannot allocate %zu bytes", size);
+  XLA_FFI_Error *err = NULL;
+  pthread_mutex_lock(&s->mu);
+  size_t limit = 0, used = 0;
+  if (s->hook && s->hook->reserve(s->hook->opaque, size, &limit, &used)) {
+    err = hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
+                    "DeviceMemory_Allocate: memory limit of %zu bytes exceeded (%zu in use, "
+                    "%zu more requested)", limit, used, size);
+    goto out;
+  }
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 8;
+    HlfMemBlock *v = realloc(s->v, cap * sizeof *v);
+    if (!v) goto oom;
+    s->v = v;
+    s->cap = cap;
+  }
+  void *p = NULL;
+  if (posix_memalign(&p, al, size ? size : 1)) goto oom;
+  s->v[s->n++] = (HlfMemBlock){p, size};
+  *out = p;
+  goto out;
+oom:
+  if (s->hook) s->hook->release(s->hook->opaque, size);
+  err = hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
+                  "DeviceMemory_Allocate: cannot allocate %zu bytes", size);
+out:
+  pthread_mutex_unlock(&s->mu);
+  return err;
+}
+
 static XLA_FFI_Error *memory_allocate(XLA_FFI_DeviceMemory_Allocate_Args *a) {
   NEED(a, XLA_FFI_DeviceMemory_Allocate_Args_STRUCT_SIZE, "XLA_FFI_DeviceMemory_Allocate");
   NEED_CTX(a->ctx, "XLA_FFI_DeviceMemory_Allocate");
@@ -394,18 +461,44 @@ static XLA_FFI_Error *memory_allocate(XLA_FFI_DeviceMemory_Allocate_Args *a) {
                      "DeviceMemory_Allocate: alignment %zu is not a power of two", a->alignment);
   if (al < sizeof(void *)) al = sizeof(void *);
   void *p = NULL;
-  int rc = posix_memalign(&p, al, a->size ? a->size : 1);
-  if (rc)
+  if (a->ctx->mem) {
+    XLA_FFI_Error *e = scope_add(a->ctx->mem, a->size, al, &p);
+    if (e) return e;
+  } else if (posix_memalign(&p, al, a->size ? a->size : 1)) {   /* no call: untracked */
     return hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
                      "DeviceMemory_Allocate: cannot allocate %zu bytes", a->size);
+  }
   a->data = p;
   return NULL;
 }
 
+/* Only blocks of the running invocation can be freed: anything else (a
+ * block of an earlier call, which hlorun freed when that call ended, a
+ * block freed twice, a stray pointer) is an error rather than a double
+ * free. The newest block is searched first (blocks are mostly freed in
+ * reverse order). */
 static XLA_FFI_Error *memory_free(XLA_FFI_DeviceMemory_Free_Args *a) {
   NEED(a, XLA_FFI_DeviceMemory_Free_Args_STRUCT_SIZE, "XLA_FFI_DeviceMemory_Free");
   NEED_CTX(a->ctx, "XLA_FFI_DeviceMemory_Free");
-  free(a->data);
+  HlfMemScope *s = a->ctx->mem;
+  if (!s || !a->data) {
+    free(a->data);
+    return NULL;
+  }
+  pthread_mutex_lock(&s->mu);
+  size_t i = s->n;
+  while (i > 0 && s->v[i - 1].data != a->data) i--;
+  if (i == 0) {
+    pthread_mutex_unlock(&s->mu);
+    return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                     "DeviceMemory_Free: %p was not allocated by DeviceMemory_Allocate during "
+                     "this handler call, or is already freed", a->data);
+  }
+  HlfMemBlock b = s->v[i - 1];
+  s->v[i - 1] = s->v[--s->n];
+  if (s->hook) s->hook->release(s->hook->opaque, b.size);
+  pthread_mutex_unlock(&s->mu);
+  free(b.data);
   return NULL;
 }
 

@@ -132,10 +132,20 @@ XLA_FFI_Error *hlf_invoke(XLA_FFI_Handler *h, XLA_FFI_ExecutionContext *ctx, con
     f.attrs = *attrs;
   else
     f.attrs.struct_size = XLA_FFI_Attrs_STRUCT_SIZE;
+  /* The invocation's device memory: recorded, counted through the
+   * caller's hook, and freed (with its count) when the invocation ends. */
+  HlfMemScope mem;
+  hlf_mem_scope_begin(&mem, ctx->mem_hook);
+  HlfMemScope *outer = ctx->mem;
+  ctx->mem = &mem;
   XLA_FFI_Error *e = h(&f);
+  /* An error with a future set (XLA forbids it): the future is left alone
+   * (never freed), since whoever holds it may still complete it, and so
+   * are the blocks its work may still use; only their count goes. */
+  bool still_running = e && f.future;
   if (!e && f.future) e = hlf_future_wait_free(f.future);   /* asynchronous handler */
-  /* An error with a future set: the future is left alone (never freed),
-   * since whoever holds it may still complete it. */
+  hlf_mem_scope_end(&mem, !still_running);
+  ctx->mem = outer;
   free(scratch);
   return e;
 }

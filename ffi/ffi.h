@@ -100,6 +100,28 @@ int hlf_check(HlfRegistry *r, const HloModule *m, const HloInstr *ins, char **er
 int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
              int32_t nargs, const HlfBuf *rets, int32_t nrets, char **err);
 
+/* How the caller counts the memory a typed handler allocates through
+ * XLA_FFI_DeviceMemory_Allocate (the interpreter: its memory limit).
+ * reserve: 0 when n more bytes fit (they are then counted); else -1 with
+ * *limit and *used set for the message, nothing counted. release: n counted
+ * bytes are gone. ffi/ never calls the two at once for one call (calls from
+ * a handler's threads are serialised), and every reserved byte is released
+ * by the end of the handler invocation that reserved it: by
+ * DeviceMemory_Free, or when hlorun frees what the handler left allocated
+ * (memory from DeviceMemory_Allocate lives at most for the handler
+ * invocation that asked for it, as XLA's ffi::ScratchAllocator). */
+typedef struct HlfMemHook {
+  int (*reserve)(void *opaque, size_t n, size_t *limit, size_t *used);
+  void (*release)(void *opaque, size_t n);
+  void *opaque;
+} HlfMemHook;
+
+/* hlf_call with the handler's allocations counted through mem (NULL: not
+ * counted, as hlf_call). */
+int hlf_call_hooked(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
+                    int32_t nargs, const HlfBuf *rets, int32_t nrets, const HlfMemHook *mem,
+                    char **err);
+
 /* Bytes of working memory the built-in handler bound to ins's target
  * allocates while it runs (TopK), so the executor can count them against
  * its memory limit before calling; 0 for any other target (a user's

@@ -156,6 +156,24 @@ struct HlfRegistry {
   int nregistered;           /* handlers registered through the API so far */
 };
 
+/* ---- Device memory of one handler invocation (api.c) -------------------- */
+
+/* What XLA_FFI_DeviceMemory_Allocate handed out during one invocation and
+ * not yet freed, counted through the caller's hook. Allocate and Free may
+ * come from the handler's pool tasks at once: mu serialises them. */
+typedef struct HlfMemBlock { void *data; size_t size; } HlfMemBlock;
+typedef struct HlfMemScope {
+  pthread_mutex_t mu;
+  const HlfMemHook *hook;    /* NULL: nothing counted */
+  HlfMemBlock *v;
+  size_t n, cap;
+} HlfMemScope;
+void hlf_mem_scope_begin(HlfMemScope *s, const HlfMemHook *hook);
+/* The invocation is over: release the count of every block still
+ * allocated and free it (free_blocks false: leave the blocks alone, for a
+ * handler whose asynchronous work may still use them). */
+void hlf_mem_scope_end(HlfMemScope *s, bool free_blocks);
+
 /* The execution context a handler sees (opaque to it). */
 struct XLA_FFI_ExecutionContext {
   uint32_t magic;            /* HLF_CTX_MAGIC: catches garbage ctx pointers */
@@ -163,6 +181,9 @@ struct XLA_FFI_ExecutionContext {
   HlfSite *site;
   XLA_FFI_ExecutionStage stage;
   int minor;                 /* API generation the handler was served */
+  const HlfMemHook *mem_hook;/* how allocations are counted, or NULL */
+  HlfMemScope *mem;          /* the running invocation's allocations (set by
+                                hlf_invoke); NULL: plain malloc/free, untracked */
 };
 #define HLF_CTX_MAGIC 0x484c4643u
 

@@ -24,8 +24,8 @@ check_LTLIBRARIES += tests/libffitest.la
 tests_libffitest_la_SOURCES = tests/ffi_test_plugin.c
 tests_libffitest_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 
-check_PROGRAMS += tests/check_ffi tests/check_ffi_attrs
-TESTS += tests/check_ffi tests/check_ffi_attrs
+check_PROGRAMS += tests/check_ffi tests/check_ffi_attrs tests/check_ffi_mem
+TESTS += tests/check_ffi tests/check_ffi_attrs tests/check_ffi_mem
 tests_check_ffi_SOURCES = tests/check_ffi.c
 tests_check_ffi_CFLAGS = $(TEST_CFLAGS) \
 	-DFFI_TEST_PLUGIN='"$(abs_builddir)/tests/.libs/libffitest.so"'
@@ -34,6 +34,10 @@ tests_check_ffi_LDADD = $(TEST_LIBS)
 tests_check_ffi_attrs_SOURCES = tests/check_ffi_attrs.c
 tests_check_ffi_attrs_CFLAGS = $(TEST_CFLAGS)
 tests_check_ffi_attrs_LDADD = $(TEST_LIBS)
+# Handlers' device memory against the run's memory limit.
+tests_check_ffi_mem_SOURCES = tests/check_ffi_mem.c
+tests_check_ffi_mem_CFLAGS = $(TEST_CFLAGS)
+tests_check_ffi_mem_LDADD = $(TEST_LIBS)
 
 # Handlers written with XLA's own FFI headers and the modules that run them
 # (samples/xla-ffi/run.sh XLA_INCLUDE; not part of make check: XLA's headers

@@ -472,6 +472,12 @@ static char *handler_failed(const HlfTarget *t, int stage, XLA_FFI_Error *e) {
 
 int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
              int32_t nargs, const HlfBuf *rets, int32_t nrets, char **err) {
+  return hlf_call_hooked(r, m, ins, args, nargs, rets, nrets, NULL, err);
+}
+
+int hlf_call_hooked(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfBuf *args,
+                    int32_t nargs, const HlfBuf *rets, int32_t nrets, const HlfMemHook *mem,
+                    char **err) {
   HlfTarget *t = NULL;
   HlfSite *s = NULL;
   size_t off;
@@ -484,7 +490,7 @@ int hlf_call(HlfRegistry *r, const HloModule *m, const HloInstr *ins, const HlfB
     return hlf_call_legacy(t->symbol, ins->api_version, ins, args, nargs, rets, nrets, err);
 
   XLA_FFI_ExecutionContext ctx = {HLF_CTX_MAGIC, r, s, XLA_FFI_ExecutionStage_INSTANTIATE,
-                                  t->minor};
+                                  t->minor, mem, NULL};
   XLA_FFI_Error *e = NULL;
   if (!s->instantiated) {
     if (t->bundle.instantiate)

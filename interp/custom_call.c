@@ -4,8 +4,10 @@
  * layer (ffi/), which finds the target's handler and calls it with the
  * convention the instruction's api_version asks for. The plan-time check
  * makes unbound targets and malformed backend_configs fail before any work.
+ * Memory a typed handler allocates through the FFI counts against the run's
+ * memory limit through the hook below.
  * Not here: handlers, attributes, the XLA FFI ABI (all in ffi/). */
-#include "interp/interp.h"
+#include "interp/exec.h"
 #include "interp/isolate.h"
 #include "ffi/ffi.h"
 #include <pthread.h>
@@ -77,6 +79,32 @@ static int cc_check(HliExec *x, const HloInstr *ins) {
   return rc;
 }
 
+/* ---- Memory a typed handler allocates ----------------------------------- */
+
+/* XLA_FFI_DeviceMemory_Allocate counts against the run's memory limit like
+ * values. No error is recorded here: the handler gets the refusal as an
+ * XLA_FFI_Error carrying these numbers and decides (a handler that falls
+ * back to a smaller workspace still succeeds); when it fails, its message
+ * becomes the instruction's error. ffi/ serialises the calls of one handler
+ * invocation, and the executor's thread waits in the call meanwhile. */
+static int ffi_mem_reserve(void *opaque, size_t n, size_t *limit, size_t *used) {
+  HliExec *x = opaque;
+  if (x->mem_limit && (n > x->mem_limit || x->mem_used > x->mem_limit - n)) {
+    *limit = x->mem_limit;
+    *used = x->mem_used;
+    return -1;
+  }
+  x->mem_used += n;
+  if (x->mem_used > x->mem_peak) x->mem_peak = x->mem_used;
+  return 0;
+}
+
+static void ffi_mem_release(void *opaque, size_t n) { hli_mem_release(opaque, n); }
+
+HlfMemHook hli_ffi_mem_hook(HliExec *x) {
+  return (HlfMemHook){ffi_mem_reserve, ffi_mem_release, x};
+}
+
 /* What runs now, for hlo_custom_call_in_progress: the note is written
  * before the handler is called, and published by one atomic store. */
 static char running_note[512];
@@ -118,7 +146,9 @@ static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue
   }
   char *err = NULL;
   note_running(x, ins);
-  int rc = hlf_call(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets, &err);
+  HlfMemHook mem = hli_ffi_mem_hook(x);
+  int rc = hlf_call_hooked(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets,
+                           x ? &mem : NULL, &err);
   __atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
   free(bufs);
   hli_scratch_unreserve(x, work);

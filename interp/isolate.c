@@ -25,8 +25,12 @@
  *
  * Costs and limits: one fork per execution (~0.1-1 ms); state a handler
  * keeps in the process (its instantiate stage, globals) lives in the child
- * and dies with it, so instantiate runs on every execution. The in-process
- * path (custom_call.c) is unchanged when isolation is off.
+ * and dies with it, so instantiate runs on every execution. Memory the
+ * handler allocates through XLA_FFI_DeviceMemory_Allocate counts against the
+ * memory limit in the child (its copy of the executor's count, which holds
+ * the parent's values and the result mapping), so an allocation over the
+ * limit fails there as it would in process; it ends with the child. The
+ * in-process path (custom_call.c) is unchanged when isolation is off.
  * Not here: handlers and call frames (ffi/), the custom-call kernel
  * (custom_call.c). */
 #include "interp/isolate.h"
@@ -363,6 +367,7 @@ static char *save_inputs(HliExec *x, const HloInstr *ins, HliValue *const *in, c
 /* ---- Isolated execution ------------------------------------------------- */
 
 typedef struct CallJob {
+  HliExec *x;                /* the child's copy counts the handler's allocations */
   HlfRegistry *r;
   const HloModule *m;
   const HloInstr *ins;
@@ -376,7 +381,8 @@ static void call_body(void *arg, Shared *sh) {
   CallJob *j = arg;
   hlf_registry_after_fork(j->r);
   char *err = NULL;
-  int rc = hlf_call(j->r, j->m, j->ins, j->args, j->nargs, j->rets, j->nrets, &err);
+  HlfMemHook mem = hli_ffi_mem_hook(j->x);
+  int rc = hlf_call_hooked(j->r, j->m, j->ins, j->args, j->nargs, j->rets, j->nrets, &mem, &err);
   if (rc) snprintf(sh->msg, sizeof sh->msg, "%s", err ? err : "out of memory");
   free(err);
   sh->state = rc ? 2 : 1;
@@ -424,7 +430,7 @@ int hli_isolated_call(HliExec *x, HlfRegistry *r, const HloInstr *ins, HliValue 
     double left = x->deadline - hli_now();
     if (left < limit) { limit = left > 0.001 ? left : 0.001; run_deadline = true; }
   }
-  CallJob job = {r, x->module, ins, bufs, nargs, rets, nrets};
+  CallJob job = {x, r, x->module, ins, bufs, nargs, rets, nrets};
   Ending e;
   run_in_child(call_body, &job, sh, limit, &e);
   int rc = 0;

@@ -18,6 +18,12 @@ bool hli_isolating(HliExec *x);
 int hli_isolated_call(HliExec *x, HlfRegistry *r, const HloInstr *ins, HliValue *const *in,
                       const HlfBuf *bufs, int32_t nargs, int32_t nrets);
 
+/* How a typed handler's XLA_FFI_DeviceMemory_Allocate is counted against
+ * x's memory limit (custom_call.c); x must not be NULL. In a worker process
+ * it counts against the child's copy of x, which holds what the parent had
+ * in use when it forked. */
+HlfMemHook hli_ffi_mem_hook(HliExec *x);
+
 /* Run fn(arg) in a child process first: 0 if it returned 0 there (the
  * caller then runs it for real), 1 if it returned nonzero (the caller runs
  * it again to get its error), -1 if the child crashed, exited or ran longer

@@ -618,7 +618,8 @@ START_TEST(test_api_functions) {
   HlfRegistry *r = hlf_registry_new();
   HlfSite site;
   memset(&site, 0, sizeof site);
-  XLA_FFI_ExecutionContext ctx = {HLF_CTX_MAGIC, r, &site, XLA_FFI_ExecutionStage_EXECUTE, 3};
+  XLA_FFI_ExecutionContext ctx = {HLF_CTX_MAGIC, r, &site, XLA_FFI_ExecutionStage_EXECUTE, 3,
+                                  NULL, NULL};   /* no call: memory untracked */
   const XLA_FFI_Api *api = hlf_api(3);
   /* Error_Create copies the message. */
   char msg[] = "temporary";
