@@ -15,13 +15,11 @@
 #include "hlorun.h"
 #include "parser/ir.h"
 #include "interp/valio.h"
+#include "tests/testlib.h"
 
 static HloCtx *ctx;
 
-static void setup(void) {
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1};
-  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
-}
+static void setup(void) { ctx = tl_ctx_new(1); }
 static void teardown(void) { hlo_ctx_free(ctx); }
 
 static HloModule *parse(const char *text) {
@@ -212,9 +210,7 @@ START_TEST(call_depth_bounded) {
 END_TEST
 
 START_TEST(memory_limit_names_instruction) {
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 1 << 20};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  HloCtx *small = tl_ctx_limited(1, 1 << 20);
   /* 1000x1000 f32 is 4 MB of result: over the 1 MiB limit. */
   const char *text = "HloModule big\nENTRY main {\n  x = f32[] parameter(0)\n"
                      "  ROOT b = f32[1000,1000] broadcast(x), dimensions={}\n}\n";
@@ -238,9 +234,7 @@ START_TEST(results_handed_out_stop_counting) {
    * under a 5 MB limit, one executable runs again and again, whether the
    * caller frees the results or keeps them. (A result left counted against
    * the executor refused the second run: 4000000 in use.) */
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 5000000};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  HloCtx *small = tl_ctx_limited(1, 5000000);
   const char *text = "HloModule big\nENTRY main {\n  x = f32[] parameter(0)\n"
                      "  ROOT b = f32[1000,1000] broadcast(x), dimensions={}\n}\n";
   HloModule *m = NULL;
@@ -272,9 +266,7 @@ START_TEST(scratch_counts_against_limit) {
   /* f64 operands of an f32 dot are converted to f32 scratch (256 KiB each,
    * plus a 64-byte header), after the 256 KiB result: the second
    * conversion no longer fits in 700 KiB, although every value does. */
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 700 << 10};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  HloCtx *small = tl_ctx_limited(1, 700 << 10);
   const char *text = "HloModule dotmem\nENTRY main {\n  a = f64[256,256] parameter(0)\n"
                      "  b = f64[256,256] parameter(1)\n  ROOT d = f32[256,256] dot(a, b), "
                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
@@ -301,9 +293,7 @@ END_TEST
  * scratch) count; the caller's inputs do not. */
 static HloStatus run_limited(size_t limit, const char *file, const char *text, HloBuffer **in,
                              int nin, HloBuffer **res, char *diag, size_t ndiag) {
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = limit};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  HloCtx *small = tl_ctx_limited(1, limit);
   HloModule *m = NULL;
   ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), file, &m), HLO_OK);
   *res = NULL;
@@ -610,9 +600,5 @@ int main(void) {
   tcase_add_checked_fixture(files, setup, teardown);
   tcase_add_test(files, failed_save_leaves_no_file);
   suite_add_tcase(s, files);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int bad = srunner_ntests_failed(r);
-  srunner_free(r);
-  return bad ? 1 : 0;
+  return tl_main(s);
 }

@@ -238,8 +238,10 @@ void tl_refused(const HloInstr *ins, const char *want) {
 
 /* ---- whole modules through the public API --------------------------------- */
 
-HloCtx *tl_ctx_new(int threads) {
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads};
+HloCtx *tl_ctx_new(int threads) { return tl_ctx_limited(threads, 0); }
+
+HloCtx *tl_ctx_limited(int threads, uint64_t max_memory) {
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads, .max_memory = max_memory};
   HloCtx *ctx = NULL;
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
   return ctx;

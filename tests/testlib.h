@@ -122,6 +122,8 @@ void tl_refused(const HloInstr *ins, const char *want);
 
 /* A context with the given number of threads (0: one per core). */
 HloCtx *tl_ctx_new(int threads);
+/* Same, with a memory limit of max_memory bytes (0: the default). */
+HloCtx *tl_ctx_limited(int threads, uint64_t max_memory);
 /* Parse text (named test.hlo) and run it on n inputs; *out gets the result.
  * The first failing status (the diagnostics are in ctx). */
 HloStatus tl_run_module(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,
