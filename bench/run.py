@@ -8,7 +8,11 @@ Usage: bench/run.py HLORUN [--runs N] [--dir BENCH_DIR] [--only NAME]
 numpy is Debian's python3-numpy (run with /usr/bin/python3), with the BLAS
 the libblas.so.3 alternative points to (install libopenblas0-pthread for a
 fair matmul baseline; the script names the one in use). Times are medians of
-N runs after one warm-up, execution only on both sides.
+N runs after one warm-up, execution only on both sides. Without --runs, N is
+chosen per workload and side so the timed runs take about 0.4 s (at least 5,
+at most 200): a 2 ms workload measured 5 times gives a median of the first,
+noisier runs (its first run after the warm-up still faults in a fresh result
+buffer), not of the steady state.
 
 Targets (one PASS/MISS line each at the end):
   ratio       every workload at least as fast as numpy (ratio <= 1)
@@ -30,14 +34,26 @@ import time
 import numpy as np
 
 
+TIMED_SECONDS, MIN_RUNS, MAX_RUNS = 0.4, 5, 200
+
+
+def runs_for(ms):
+    """Runs that take about TIMED_SECONDS at ms per run."""
+    return max(MIN_RUNS, min(MAX_RUNS, int(TIMED_SECONDS * 1e3 / max(ms, 1e-3))))
+
+
 def median_time(fn, runs):
     fn()  # warm-up
+    if runs is None:
+        t = time.perf_counter()
+        fn()
+        runs = runs_for((time.perf_counter() - t) * 1e3)
     ts = []
     for _ in range(runs):
         t = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t)
-    return statistics.median(ts) * 1e3
+    return statistics.median(ts) * 1e3, runs
 
 
 def rnd(*shape, dtype=np.float32):
@@ -155,7 +171,7 @@ def bandwidth_gbs():
     """Copy bandwidth (read + write) of a 512 MiB buffer, best of 5."""
     a = np.ones(64 * 2**20, dtype=np.float64)
     b = np.empty_like(a)
-    best = min(median_time(lambda: np.copyto(b, a), 1) for _ in range(5))
+    best = min(median_time(lambda: np.copyto(b, a), 1)[0] for _ in range(5))
     return 2 * a.nbytes / (best / 1e3) / 1e9
 
 
@@ -170,7 +186,7 @@ def blas_in_use():
     return ", ".join(names) if names else "none mapped"
 
 
-def hlorun_ms(hlorun, path, runs, env):
+def hlorun_once(hlorun, path, runs, env):
     p = subprocess.run([hlorun, "--random", "--bench", str(runs), path],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     m = re.search(r"bench: median_ms=([0-9.eE+-]+)", p.stderr)
@@ -180,10 +196,21 @@ def hlorun_ms(hlorun, path, runs, env):
     return float(m.group(1)), ""
 
 
+def hlorun_ms(hlorun, path, runs, env):
+    """(median ms, runs, error); without runs, a 3-run probe sizes the run."""
+    if runs is None:
+        probe, err = hlorun_once(hlorun, path, 3, env)
+        if probe is None:
+            return None, 0, err
+        runs = runs_for(probe)
+    ms, err = hlorun_once(hlorun, path, runs, env)
+    return ms, runs, err
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("hlorun")
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench"))
     ap.add_argument("--only")
     args = ap.parse_args()
@@ -201,9 +228,9 @@ def main():
         if args.only and args.only not in name:
             continue
         path = os.path.join(args.dir, name + ".hlo")
-        ms, err = hlorun_ms(args.hlorun, path, args.runs, env)
-        np_ms = median_time(builder(), args.runs)
-        notes = []
+        ms, runs, err = hlorun_ms(args.hlorun, path, args.runs, env)
+        np_ms, np_runs = median_time(builder(), args.runs)
+        notes = [f"{runs}/{np_runs} runs"]
         if name == "c_matmul" and gflop:
             np_matmul_gflops = gflop / (np_ms / 1e3)
         checked["ratio"] += 1

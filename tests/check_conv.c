@@ -38,6 +38,7 @@ static const ConvCase cases[] = {
   {"3d", "b012f_012io->b012f", 5, {1, 4, 3, 5, 2}, {2, 2, 3, 2, 3}, {1, 4, 3, 3, 3}, 3, {{2,1,0,1,1,1,0}, {2,1,1,0,1,1,0}, {3,2,1,1,1,1,0}}, 1, 1, 108, (const float[]){13, -16, 25, 35, 3, -1, -13, -8, -3, -16, -16, 40, -9, -52, 10, 44, 14, 19, -39, 18, -51, -42, 88, -13, -10, -22, -27, -8, 10, 14, 4, 17, -26, -9, -8, -7, 47, -13, -24, 2, -61, 51, 47, 16, 13, -20, -23, -5, 2, 2, 72, 4, -42, -11, -7, 14, 14, -16, 9, -29, -16, 25, -11, 44, -10, -22, -9, -15, -7, -16, 40, -37, -23, -20, -3, 68, 4, 3, 18, -51, 27, -18, 9, 8, 26, -32, 22, 3, 6, 9, 14, 27, -37, -62, 38, -16, 27, -43, 20, 24, -50, 30, 32, 32, -24, -50, 24, -28}},
   {"grouped", "bf01_oi01->bf01", 4, {2, 4, 4, 4}, {6, 2, 3, 3}, {2, 6, 4, 4}, 2, {{3,1,1,1,1,1,0}, {3,1,1,1,1,1,0}}, 2, 1, 192, (const float[]){4, -7, 37, -45, -37, 52, -53, 19, 23, -27, 33, 7, 5, 18, 19, -15, -31, 32, -22, 7, 28, -17, 8, 21, 13, 6, 42, -44, -3, 27, -76, 29, 18, 15, -11, 31, 23, -44, 62, -40, -32, 39, -75, 31, 17, -6, 18, 3, 14, 9, -44, 23, 9, -39, 27, -17, 13, 16, 16, 1, 20, -27, -18, 26, 23, -44, 9, 14, -5, 27, 42, -43, 23, -12, -63, 34, -8, -19, 40, -12, -10, 15, 41, -44, -5, 37, -76, 22, 5, -19, 33, 4, -15, 24, -21, -22, -45, 37, -7, 4, 32, -13, -41, 36, -40, -4, 23, -20, 18, 16, -16, 7, 15, 19, -46, 18, -3, -56, 46, -18, 4, 33, -19, 5, 27, -75, 20, 13, 26, -76, 41, 4, -10, 41, -7, -37, 34, -63, -12, 23, -13, 23, 14, 5, 17, -6, 18, 3, -26, 5, 5, -26, 22, -17, 16, 14, 18, -34, 30, -43, -12, -18, 35, -44, -19, 41, -10, 23, 31, -75, 39, -32, -47, 50, -12, 13, -27, 40, -11, 14, 23, -56, -4, 9, -44, 42, 6, 13, 7, 15, -19, 20}},
   {"depthwise", "b01f_01io->b01f", 4, {1, 5, 5, 3}, {3, 3, 1, 3}, {1, 5, 3, 3}, 2, {{3,1,1,1,1,1,0}, {3,2,1,1,1,1,0}}, 3, 1, 45, (const float[]){-9, -5, 15, 13, -10, -27, 13, 1, -1, -5, 20, 0, -14, 22, -23, 5, -4, 19, -5, -22, 8, 7, -9, 19, 19, -12, -16, -5, -42, -6, -16, 37, -5, 0, 2, 15, 7, 10, -7, -2, -1, 26, 9, -5, -17}},
+  {"depthwise_multiplier", "b01f_01io->b01f", 4, {2, 4, 5, 2}, {2, 3, 1, 4}, {2, 4, 2, 4}, 2, {{2,1,0,1,1,1,1}, {3,2,1,1,1,2,0}}, 2, 1, 64, (const float[]){4, 3, -4, -20, 1, 7, 4, 2, -17, -10, 9, 1, 11, 4, -29, 5, 17, -1, 11, 11, -23, 1, 4, -3, -12, 6, -2, -10, 7, 4, 16, -6, 19, -16, -7, 20, 19, -16, 4, 3, 20, -7, -16, 19, -26, 3, 26, -16, -23, 2, 8, -26, 17, 0, 4, -2, 16, -4, 7, 3, -2, -8, -12, 5}},
   {"batch_group", "bf0_oi0->bf0", 3, {4, 3, 5}, {4, 3, 2}, {2, 4, 4}, 1, {{2,1,0,0,1,1,0}}, 1, 2, 32, (const float[]){17, -8, 0, 19, -8, 10, 17, -9, -23, 22, 1, 2, 16, -17, 5, 5, -6, 2, 21, -37, 9, 16, -43, 19, 14, -29, 5, 17, -17, 16, 5, -17}},
   {"batch_group_nhwc", "b01f_01io->b01f", 4, {6, 3, 3, 2}, {2, 2, 2, 6}, {2, 3, 3, 6}, 2, {{2,1,0,1,1,1,0}, {2,1,1,0,1,1,0}}, 1, 3, 108, (const float[]){7, 6, 8, -26, 13, 0, 4, -21, 1, -22, -7, 21, 9, 4, 14, 11, -9, -15, 16, -25, 14, 3, -20, 4, -14, 21, 18, -22, 31, -21, -20, 2, 31, -22, 18, 9, -2, 9, -8, 4, -10, 3, 7, -7, 2, -10, 26, -12, 2, -7, 7, 0, -4, -4, 1, 1, 4, 6, -20, 12, 16, -16, -25, 22, -25, 5, 21, 9, -12, -22, 17, 2, -1, 3, -23, 2, 13, 5, 9, 4, 14, 11, -9, -15, 14, -15, -6, 11, -22, 4, -14, 3, 14, -12, 13, -12, -16, 15, 3, -8, -13, 27, -10, 15, -14, 13, -10, -9}},
   {"odd_labels", "f01b_i01o->01bf", 4, {3, 4, 5, 2}, {3, 2, 2, 4}, {3, 3, 2, 4}, 2, {{2,1,0,0,1,1,0}, {2,2,1,0,1,1,0}}, 1, 1, 72, (const float[]){0, 5, 10, -13, 22, -16, -5, 6, 36, -22, -31, 30, -11, -18, 24, -18, -9, 16, 13, 3, -1, -2, -31, 10, -11, -7, 25, 1, 0, 5, 10, -13, 6, 18, 2, -21, 36, -22, -31, 30, 5, -21, 2, 18, -9, 16, 13, 3, -11, -8, -26, 26, -11, -7, 25, 1, -35, 3, 13, 16, 6, 18, 2, -21, -14, 30, -31, -22, 5, -21, 2, 18}},
@@ -299,6 +300,50 @@ START_TEST(t_int_threads) {
 }
 END_TEST
 
+/* A depthwise f32 convolution (one input feature per group, features
+ * innermost: the direct depthwise loop) through a module on 1 to 3 threads
+ * gives the reference loop's values; an infinity in the kernel reaches only
+ * the outputs whose windows use it (padding is skipped, not multiplied). */
+START_TEST(t_depthwise_threads) {
+  tl_begin();
+  ConvCase c = {"dw", "b01f_01io->b01f", 4, {2, 9, 7, 40}, {3, 3, 1, 40}, {2, 5, 7, 40}, 2,
+                {{3, 2, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 40, 1, 2 * 5 * 7 * 40, NULL};
+  HloInstr *ins = make_conv(&c, HLO_F32, HLO_F32);
+  HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                     formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+  ((float *)in[1]->data)[0] = INFINITY;   /* window (0,0) of feature 0 */
+  HliValue *want = tl_kept(&ins->shape, NULL);
+  ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+  const float *w = want->data;
+  /* output (0,1,1), feature 0: its (0,0) tap reads input (1,0), which is 0 (0 * inf = NaN) */
+  ck_assert(isnan(w[(1 * 7 + 1) * 40]));
+  ck_assert(isfinite(w[0]));   /* output (0,0,0): its (0,0) tap is padding, skipped */
+  const char *text =
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  x = f32[2,9,7,40] parameter(0)\n"
+      "  k = f32[3,3,1,40] parameter(1)\n"
+      "  ROOT c = f32[2,5,7,40] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f, feature_group_count=40\n"
+      "}\n";
+  for (int threads = 1; threads <= 3; threads++) {
+    HloCtx *ctx = tl_ctx_new(threads);
+    HloBuffer *b[2];
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){2, 9, 7, 40}, 4,
+                                          in[0]->data, &b[0]), HLO_OK);
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){3, 3, 1, 40}, 4,
+                                          in[1]->data, &b[1]), HLO_OK);
+    HloBuffer *r = tl_run_ok(ctx, text, b, 2);
+    ck_assert_int_eq(memcmp(hlo_buffer_data(r), want->data, want->nbytes), 0);
+    hlo_buffer_free(r);
+    hlo_buffer_free(b[0]);
+    hlo_buffer_free(b[1]);
+    hlo_ctx_free(ctx);
+  }
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -388,6 +433,7 @@ int main(void) {
   tcase_add_test(tc, t_nhwc_wide_features);
   tcase_add_test(tc, t_int_grouped_padded);
   tcase_add_test(tc, t_int_threads);
+  tcase_add_test(tc, t_depthwise_threads);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }

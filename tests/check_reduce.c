@@ -3,6 +3,7 @@
  * comments from XLA's documented semantics. */
 #include "tests/testlib.h"
 #include "interp/kernels/reducer.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 /* A[i][j][k] = 12i + 4j + k over f32[2,3,4]. */
@@ -329,6 +330,105 @@ static HliValue *rwin(const HloShape *s, const float *v, HloOpcode op, float ini
   return out;
 }
 
+/* ---- reductions over leading dimensions, through whole modules ------------ */
+
+static const char *sum_mod =
+  "HloModule m\nadd {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+  "  ROOT s = %s[] %s(a, b)\n}\nENTRY main {\n  x = %s parameter(0)\n  z = %s[] constant(%s)\n"
+  "  ROOT r = %s reduce(x, z), dimensions={%s}, to_apply=add\n}\n";
+
+/* Runs reduce over dims of an input built from data, on `threads` threads. */
+static HloBuffer *reduce_module(int threads, const char *t, const char *op, const char *in_shape,
+                                const char *init, const char *out_shape, const char *dims,
+                                HloElementType et, const int64_t *d, int rank, const void *data) {
+  char text[1024];
+  snprintf(text, sizeof text, sum_mod, t, t, t, op, in_shape, t, init, out_shape, dims);
+  HloCtx *c = tl_ctx_new(threads);
+  HloBuffer *in = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(c, et, d, rank, data, &in), HLO_OK);
+  HloBuffer *r = tl_run_ok(c, text, &in, 1);
+  hlo_buffer_free(in);
+  hlo_ctx_free(c);
+  return r;
+}
+
+/* Summing over leading dimensions splits the kept columns among threads
+ * (blocks of 336 columns on 3 threads, 304 on 4) and folds four rows per
+ * pass over the accumulators: the sums stay what the hand computation says. */
+START_TEST(reduce_leading_dims_integers) {
+  /* x[i][j] = 1000 i + j over s32[7,1000]: sum over i = 21000 + 7 j. */
+  static int32_t a[7 * 1000];
+  for (int i = 0; i < 7; i++)
+    for (int j = 0; j < 1000; j++) a[i * 1000 + j] = 1000 * i + j;
+  for (int threads = 1; threads <= 3; threads++) {
+    HloBuffer *r = reduce_module(threads, "s32", "add", "s32[7,1000]", "0", "s32[1000]", "0",
+                                 HLO_TYPE_S32, (int64_t[]){7, 1000}, 2, a);
+    const int32_t *g = hlo_buffer_data(r);
+    for (int j = 0; j < 1000; j++) ck_assert_int_eq(g[j], 21000 + 7 * j);
+    hlo_buffer_free(r);
+  }
+  /* y[i][k][l][c] = 100000 k + 1000 i + 10 l + c over s32[3,2,5,600], dims {0,2}:
+   * 15 (100000 k + c) + 5 (0 + 1000 + 2000) + 3 (0 + 10 + ... + 40). */
+  static int32_t b[3 * 2 * 5 * 600];
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 2; k++)
+      for (int l = 0; l < 5; l++)
+        for (int c = 0; c < 600; c++)
+          b[((i * 2 + k) * 5 + l) * 600 + c] = 100000 * k + 1000 * i + 10 * l + c;
+  for (int threads = 1; threads <= 4; threads += 3) {
+    HloBuffer *r = reduce_module(threads, "s32", "add", "s32[3,2,5,600]", "7", "s32[2,600]", "0,2",
+                                 HLO_TYPE_S32, (int64_t[]){3, 2, 5, 600}, 4, b);
+    const int32_t *g = hlo_buffer_data(r);
+    for (int k = 0; k < 2; k++)
+      for (int c = 0; c < 600; c++)
+        ck_assert_int_eq(g[k * 600 + c], 7 + 15 * (100000 * k + c) + 15000 + 300);
+    hlo_buffer_free(r);
+  }
+}
+END_TEST
+
+/* f32 sums over a leading dimension accumulate each column in double in row
+ * order and round once (reduce's wide add): the bits of that loop, on any
+ * thread count. Maximum keeps NaN and the first of -0/+0. */
+START_TEST(reduce_leading_dims_floats) {
+  enum { R = 37, C = 2048 };
+  static float a[R * C];
+  for (int i = 0; i < R * C; i++)
+    a[i] = (float)ldexp(sin(i * 0.7), (i * 7) % 41 - 20);   /* wide range of magnitudes */
+  static float want[C];
+  for (int c = 0; c < C; c++) {
+    double acc = 0.5;
+    for (int i = 0; i < R; i++) acc += a[i * C + c];
+    want[c] = (float)acc;
+  }
+  for (int threads = 1; threads <= 3; threads++) {
+    HloBuffer *r = reduce_module(threads, "f32", "add", "f32[37,2048]", "0.5", "f32[2048]", "0",
+                                 HLO_TYPE_F32, (int64_t[]){R, C}, 2, a);
+    ck_assert_int_eq(memcmp(hlo_buffer_data(r), want, sizeof want), 0);
+    hlo_buffer_free(r);
+  }
+  /* maximum: column 3 holds a NaN (row 5), column 4 is -0 then +0 (stays
+   * -0), column 5 is +0 then -0 (stays +0); the rest is the largest row. */
+  static float m[R * C];
+  for (int i = 0; i < R; i++)
+    for (int c = 0; c < C; c++) m[i * C + c] = (float)(i % 9) - 20.0f;
+  m[5 * C + 3] = NAN;
+  for (int i = 0; i < R; i++) {
+    m[i * C + 4] = i == 0 ? -0.0f : 0.0f;
+    m[i * C + 5] = i == 0 ? 0.0f : -0.0f;
+  }
+  HloBuffer *r = reduce_module(2, "f32", "maximum", "f32[37,2048]", "-inf", "f32[2048]", "0",
+                               HLO_TYPE_F32, (int64_t[]){R, C}, 2, m);
+  const float *g = hlo_buffer_data(r);
+  ck_assert(isnan(g[3]));
+  ck_assert(g[4] == 0 && signbit(g[4]));
+  ck_assert(g[5] == 0 && !signbit(g[5]));
+  for (int c = 0; c < C; c++)
+    if (c < 3 || c > 5) ck_assert_float_eq(g[c], -12.0f);
+  hlo_buffer_free(r);
+}
+END_TEST
+
 START_TEST(reduce_window_1d) {
   tl_begin();
   HloShape s5 = tl_shape(HLO_F32, 1, (int64_t[]){5});
@@ -436,6 +536,8 @@ static Suite *suite(void) {
   tcase_add_test(r, reduce_argmax_ties_nan);
   tcase_add_test(r, reduce_variadic_independent);
   tcase_add_test(r, reduce_rejects_bad_shapes);
+  tcase_add_test(r, reduce_leading_dims_integers);
+  tcase_add_test(r, reduce_leading_dims_floats);
   suite_add_tcase(s, r);
   TCase *w = tcase_create("reduce_window");
   tcase_add_test(w, reduce_window_1d);

@@ -176,6 +176,110 @@ START_TEST(sort_comparator_matcher) {
 }
 END_TEST
 
+/* ---- long rows (the radix sorts) against a reference written here -------- */
+
+typedef int (*RefLess)(const void *a, const void *b);
+static int f32_lt(const void *a, const void *b) { return *(const float *)a < *(const float *)b; }
+static int f64_lt(const void *a, const void *b) { return *(const double *)a < *(const double *)b; }
+static int s32_lt(const void *a, const void *b) { return *(const int32_t *)a < *(const int32_t *)b; }
+static int s8_gt(const void *a, const void *b) { return *(const int8_t *)a > *(const int8_t *)b; }
+static int u16_lt(const void *a, const void *b) { return *(const uint16_t *)a < *(const uint16_t *)b; }
+static float bf16_val(const void *a) {
+  uint32_t u = (uint32_t)*(const uint16_t *)a << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static int bf16_lt(const void *a, const void *b) { return bf16_val(a) < bf16_val(b); }
+/* IEEE totalOrder, from its definition: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. */
+static int total_lt_f(float x, float y) {
+  if (isnan(x) || isnan(y)) {
+    int rx = isnan(x) ? (signbit(x) ? 0 : 2) : 1, ry = isnan(y) ? (signbit(y) ? 0 : 2) : 1;
+    return rx < ry;
+  }
+  if (x != y) return x < y;
+  return signbit(x) && !signbit(y);
+}
+static int f32_total_gt(const void *a, const void *b) {
+  return total_lt_f(*(const float *)b, *(const float *)a);
+}
+
+/* compare(p0, p1) over (key, key, payload, payload) parameters. */
+static HloComputation *key_payload_cmp(HloDtype t, HloCmpDir d, HloCmpType ct) {
+  HloShape k = SCALAR(t), i = SCALAR(HLO_S32);
+  HloInstr *p[4] = {tl_param(0, k), tl_param(1, k), tl_param(2, i), tl_param(3, i)};
+  return tl_comp(4, p, tl_cmp(d, ct, p[0], p[1]));
+}
+
+/* Sorts n keys of type t (es bytes) with a payload of positions, by the
+ * comparator (dir, ctype), and checks keys and payload against a stable
+ * insertion sort by `less`. */
+static void check_long_sort(HloDtype t, size_t es, const void *keys, int64_t n, HloCmpDir dir,
+                            HloCmpType ct, RefLess less) {
+  HloShape s[2] = {tl_shape(t, 1, (int64_t[]){n}), tl_shape(HLO_S32, 1, (int64_t[]){n})};
+  int32_t *pos = malloc((size_t)n * 4), *want = malloc((size_t)n * 4);
+  for (int64_t i = 0; i < n; i++) pos[i] = want[i] = (int32_t)i;
+  const char *kb = keys;
+  for (int64_t i = 1; i < n; i++) {   /* stable: move only past strictly greater */
+    int32_t v = want[i];
+    int64_t j = i;
+    while (j > 0 && less(kb + (size_t)v * es, kb + (size_t)want[j - 1] * es)) {
+      want[j] = want[j - 1];
+      j--;
+    }
+    want[j] = v;
+  }
+  HliValue *in[2] = {tl_value(&s[0], keys), tl_value(&s[1], pos)};
+  HliValue *o = sortk(2, s, in, 0, key_payload_cmp(t, dir, ct));
+  ck_assert_msg(o != NULL, "type %d: %s", (int)t, hli_last_error());
+  const char *gk = o->tuple[0]->data;
+  const int32_t *gp = o->tuple[1]->data;
+  for (int64_t i = 0; i < n; i++) {
+    ck_assert_msg(gp[i] == want[i], "type %d position %lld: payload %d, want %d", (int)t,
+                  (long long)i, gp[i], want[i]);
+    ck_assert(memcmp(gk + (size_t)i * es, kb + (size_t)want[i] * es, es) == 0);
+  }
+  hli_value_unref(NULL, o);
+  hli_value_unref(NULL, in[0]);
+  hli_value_unref(NULL, in[1]);
+  free(pos);
+  free(want);
+}
+
+START_TEST(sort_long_rows_match_reference) {
+  tl_begin();
+  enum { N = 1000 };
+  static float f[N], ft[N];
+  static double d[N];
+  static int32_t i32[N];
+  static int8_t i8[300];
+  static uint16_t u16[N], bf[N];
+  for (int i = 0; i < N; i++) {
+    int r = (i * 7919) % 61 - 30;                       /* many ties, both signs */
+    f[i] = r == 0 && i % 2 ? -0.0f : (float)r * 0.25f;  /* -0 and +0 tie under LT */
+    ft[i] = (float)r * 1.5f;
+    d[i] = (double)((i * 104729) % 997 - 498) * 1e-3;
+    i32[i] = (i * 2654435761u) % 3 == 0 ? INT32_MIN + i : (int32_t)((i * 40503u) % 20011) - 10005;
+    u16[i] = (uint16_t)((i * 60013u) % 65536);
+    float b = (float)((i * 31) % 83 - 41) * 0.5f;
+    uint32_t u;
+    memcpy(&u, &b, 4);
+    bf[i] = (uint16_t)(u >> 16);   /* exact: these values have few mantissa bits */
+  }
+  ft[10] = NAN; ft[20] = -NAN; ft[30] = INFINITY; ft[40] = -INFINITY; ft[50] = 0.0f; ft[60] = -0.0f;
+  i32[7] = INT32_MAX;
+  for (int i = 0; i < 300; i++) i8[i] = (int8_t)((i * 37) % 256 - 128);
+  check_long_sort(HLO_F32, 4, f, N, HLO_CMP_LT, HLO_CMPT_FLOAT, f32_lt);
+  check_long_sort(HLO_F32, 4, ft, N, HLO_CMP_GT, HLO_CMPT_TOTALORDER, f32_total_gt);
+  check_long_sort(HLO_F64, 8, d, N, HLO_CMP_LT, HLO_CMPT_FLOAT, f64_lt);
+  check_long_sort(HLO_S32, 4, i32, N, HLO_CMP_LT, HLO_CMPT_SIGNED, s32_lt);
+  check_long_sort(HLO_S8, 1, i8, 300, HLO_CMP_GT, HLO_CMPT_SIGNED, s8_gt);
+  check_long_sort(HLO_U16, 2, u16, N, HLO_CMP_LT, HLO_CMPT_UNSIGNED, u16_lt);
+  check_long_sort(HLO_BF16, 2, bf, N, HLO_CMP_LT, HLO_CMPT_FLOAT, bf16_lt);
+  tl_end();
+}
+END_TEST
+
 static HliValue *topk(const HloShape *s, const void *data, int64_t k, bool largest) {
   int64_t od[4];
   for (int32_t d = 0; d < s->rank; d++) od[d] = s->dims[d];
@@ -228,6 +332,7 @@ static Suite *suite(void) {
   tcase_add_test(t, sort_variadic_stable_ties);
   tcase_add_test(t, sort_along_dim0_and_unsigned);
   tcase_add_test(t, sort_comparator_matcher);
+  tcase_add_test(t, sort_long_rows_match_reference);
   suite_add_tcase(s, t);
   TCase *k = tcase_create("topk");
   tcase_add_test(k, topk_ties_and_nan);

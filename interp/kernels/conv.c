@@ -16,11 +16,14 @@
  * the group's output features; the patch matrix is built in chunks of rows
  * (im2col). Integers (and pred) run in 32-bit lanes when the result has at
  * most 32 bits, else 64-bit (as dot: hlk_int_lanes); padding and dilation
- * holes become zero products, exact for integers. Complex convolutions, and
+ * holes become zero products, exact for integers. f32/f64 depthwise
+ * convolutions (one input feature per group, features innermost) skip the
+ * GEMM for a direct vector loop over the features. Complex convolutions, and
  * float ones whose kernel holds an infinity or NaN, run the exact reference
  * loop.
  */
 #include "interp/kernels/gemm.h"
+#include "interp/kernels/vectorize.h"
 #include <complex.h>
 #include <stdlib.h>
 #if defined(__SSE2__)
@@ -502,6 +505,78 @@ static bool all_finite(HlkCType ct, const void *k, int64_t n) {
   return ok;
 }
 
+/* ---- Depthwise convolutions (one input feature per group) --------------- */
+
+/* Features innermost in the input, the kernel's output features and the
+ * result, one input feature per group, no batch groups: each output row
+ * (b, s...) is a vector over the output features, summed over the window
+ * positions in the evaluator's order, skipping padding and holes as it does
+ * (so infinities in the kernel need no reference loop). A GEMM per group
+ * would multiply a one-column matrix: 0.24 GFLOP/s on f32[8,56,56,128]. */
+static bool depthwise_layout(const Geo *g) {
+  return g->cin_g == 1 && g->bgc == 1 && g->istr[g->ifeat] == 1 && g->kstr[g->kout] == 1 &&
+         g->ostr[g->ofeat] == 1;
+}
+
+typedef struct DwJob {
+  const Geo *g;
+  const void *L, *K;
+  void *O;
+  bool oom;
+} DwJob;
+
+#define DEFINE_DEPTHWISE(SUF, T)                                                            \
+  /* acc += x * k over n features: its own loop, so it vectorizes */                        \
+  HLK_VECTORIZE static void dw_axpy_##SUF(T *restrict acc, const T *restrict x,             \
+                                          const T *restrict k, int64_t n) {                 \
+    for (int64_t o = 0; o < n; o++) acc[o] = acc[o] + x[o] * k[o];                          \
+  }                                                                                         \
+  static void depthwise_##SUF(void *arg, int64_t lo, int64_t hi) {                          \
+    DwJob *j = arg;                                                                         \
+    const Geo *g = j->g;                                                                    \
+    const T *L = j->L, *K = j->K;                                                           \
+    T *O = j->O;                                                                            \
+    int64_t cout = g->cout, m = g->cout / g->fgc;   /* outputs per input feature */         \
+    T *acc = malloc((size_t)cout * sizeof(T));                                              \
+    if (!acc) { j->oom = true; return; }                                                    \
+    int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
+    for (int64_t r = lo; r < hi; r++) {                                                     \
+      int64_t b = r / g->srows;                                                             \
+      unflatten(r % g->srows, g->out_sz, g->nsp, s);                                        \
+      for (int64_t o = 0; o < cout; o++) acc[o] = 0;                                        \
+      for (int64_t q = 0; q < g->wpos; q++) {                                               \
+        unflatten(q, g->win, g->nsp, w);                                                    \
+        int64_t koff, loff = window_offsets(g, s, w, &koff);                                \
+        if (loff < 0) continue;                                                             \
+        const T *xp = L + b * g->istr[g->ib] + loff, *kp = K + koff;                        \
+        if (m == 1)                                                                         \
+          dw_axpy_##SUF(acc, xp, kp, cout);                                                 \
+        else                                                                                \
+          for (int64_t o = 0; o < cout; o++) acc[o] = acc[o] + xp[o / m] * kp[o];          \
+      }                                                                                     \
+      int64_t off = b * g->ostr[g->ob];                                                     \
+      for (int i = 0; i < g->nsp; i++) off += s[i] * g->ostr[g->osp[i]];                    \
+      memcpy(O + off, acc, (size_t)cout * sizeof(T));                                       \
+    }                                                                                       \
+    free(acc);                                                                              \
+  }
+DEFINE_DEPTHWISE(f32, float)
+DEFINE_DEPTHWISE(f64, double)
+
+static int run_depthwise(HliExec *x, const HloInstr *ins, const Geo *g, bool f64, const void *L,
+                         const void *K, void *O) {
+  DwJob j = {g, L, K, O, false};
+  int64_t rows = g->bout * g->srows;
+  /* each worker's row of accumulators, counted against --max-memory */
+  int64_t par = rows < hli_num_threads(x) ? rows : hli_num_threads(x);
+  size_t work = (size_t)(par > 0 ? par : 1) * (size_t)g->cout * (f64 ? 8 : 4);
+  if (hli_scratch_reserve(x, ins, work)) return -1;
+  int64_t per_row = g->wpos * g->cout + 1;
+  hli_parallel_for(x, rows, 16384 / per_row + 1, f64 ? depthwise_f64 : depthwise_f32, &j);
+  hli_scratch_unreserve(x, work);
+  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+}
+
 /* ---- The kernel --------------------------------------------------------- */
 
 /* v converted to the compute type of `to` (integer lanes: 32 for 32-bit,
@@ -554,6 +629,9 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   int rc = 0;
   if (!L || !K || !O) {
     rc = -1;   /* hli_scratch_alloc said why */
+  } else if (!force_ref && direct && (ct == HLK_CT_F32 || ct == HLK_CT_F64) &&
+             depthwise_layout(&g)) {
+    rc = run_depthwise(x, ins, &g, ct == HLK_CT_F64, L, K, O);
   } else if (ints || ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
                       all_finite(ct, K, in[1]->nelem))) {
     Kind kd = ct == HLK_CT_F32 ? KIND(f32, float, f32, float, 1)

@@ -117,6 +117,7 @@ typedef struct FoldJob {
   size_t esize;         /* element bytes */
   const void *init;     /* init element */
   char *out;
+  int64_t bw, nblk;     /* kept inner group: columns per task, tasks per outer kept index */
   bool oom;
 } FoldJob;
 
@@ -136,14 +137,25 @@ static void fold_rows(void *arg, int64_t lo, int64_t hi) {
     }
     return;
   }
-  void *acc = malloc((size_t)g->inner * f->acc_size);
+  void *acc = malloc((size_t)j->bw * f->acc_size);
   if (!acc) { j->oom = true; return; }
-  for (int64_t ok = lo; ok < hi; ok++) {
-    int64_t base = geom_base(g, ok);
-    f->init(acc, j->init, g->inner);
-    for (rodo_start(&o, g); !o.done; rodo_next(&o, g))
-      f->vec(acc, j->in + (size_t)(base + o.off) * j->esize, g->inner, 1);
-    f->store(j->out + (size_t)(ok * g->inner) * j->esize, acc, g->inner);
+  /* With vec_rows, the innermost reduced group is folded a few rows per
+   * pass; the odometer walks the groups outside it. */
+  Geom outer = *g;
+  bool by_rows = f->vec_rows && g->nr > 0;
+  if (by_rows) outer.nr--;
+  int64_t rows = by_rows ? g->rsize[g->nr - 1] : 1, rs = by_rows ? g->rstride[g->nr - 1] : 0;
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t ok = t / j->nblk, c0 = t % j->nblk * j->bw;
+    int64_t w = g->inner - c0 < j->bw ? g->inner - c0 : j->bw;
+    int64_t base = geom_base(g, ok) + c0;
+    f->init(acc, j->init, w);
+    for (rodo_start(&o, &outer); !o.done; rodo_next(&o, &outer)) {
+      const char *src = j->in + (size_t)(base + o.off) * j->esize;
+      if (by_rows) f->vec_rows(acc, src, w, rows, rs);
+      else f->vec(acc, src, w, 1);
+    }
+    f->store(j->out + (size_t)(ok * g->inner + c0) * j->esize, acc, w);
   }
   free(acc);
 }
@@ -194,19 +206,32 @@ static size_t per_worker(HliExec *x, int64_t tasks, size_t each) {
 
 static int run_fold(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFold *f,
                     const HliValue *in, const HliValue *init, HliValue *out) {
-  FoldJob j = {g, f, in->data, hlc_dtype_size(in->dtype), init->data, out->data, false};
+  FoldJob j = {g, f, in->data, hlc_dtype_size(in->dtype), init->data, out->data, g->inner, 1,
+               false};
   if (g->nout == 0) return 0;
   if (f->blocks && g->inner_red && g->nr == 0 && g->nko < 2 * hli_num_threads(x) &&
       g->inner >= 64 * f->block && hli_num_threads(x) > 1 && f->acc_size <= 16)
     return fold_long_runs(x, ins, g, f, in, init, out);
-  /* Rows of at least ~32K input elements per task keep scheduling noise low. */
-  int64_t per_row = g->nin / (g->nko ? g->nko : 1) + 1;
-  int64_t chunk = 32768 / per_row + 1;
-  /* fold_rows: a row of inner accumulators per worker (none when the inner
-   * group is reduced: one accumulator on the stack). */
-  size_t work = g->inner_red ? 0 : per_worker(x, g->nko, (size_t)g->inner * f->acc_size);
+  /* Fewer outer kept indices than threads (a sum over the leading
+   * dimension, say): the kept columns split into blocks of at least 256, so
+   * every thread streams its share of each input row. Each output still
+   * folds its elements in the same order: the same bits on any thread count. */
+  int64_t nthr = hli_num_threads(x);
+  if (!g->inner_red && g->nko < 2 * nthr && nthr > 1 && g->inner >= 512) {
+    int64_t want = (nthr + g->nko - 1) / g->nko, most = g->inner / 256;
+    j.nblk = want < most ? want : most;
+    j.bw = ((g->inner + j.nblk - 1) / j.nblk + 15) & ~(int64_t)15;
+    j.nblk = (g->inner + j.bw - 1) / j.bw;
+  }
+  int64_t tasks = g->nko * j.nblk;
+  /* Tasks of at least ~32K input elements keep scheduling noise low. */
+  int64_t per_task = g->nin / (tasks ? tasks : 1) + 1;
+  int64_t chunk = 32768 / per_task + 1;
+  /* fold_rows: a row of accumulators per worker, one per column of a task
+   * (none when the inner group is reduced: one accumulator on the stack). */
+  size_t work = g->inner_red ? 0 : per_worker(x, tasks, (size_t)j.bw * f->acc_size);
   if (hli_scratch_reserve(x, ins, work)) return -1;
-  hli_parallel_for(x, g->nko, chunk, fold_rows, &j);
+  hli_parallel_for(x, tasks, chunk, fold_rows, &j);
   hli_scratch_unreserve(x, work);
   if (j.oom) return hli_fail(x, ins, "out of memory");
   return 0;

@@ -71,6 +71,26 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
 #define OP_OR(a, b) ((a) | (b))
 #define OP_XOR(a, b) ((a) ^ (b))
 
+/* vec_rows: four rows per pass over the accumulators, each element still
+ * folded in row order. */
+#define FOLD_ROWS(NAME, S, A, LOAD, OP)                                               \
+  HLK_VECTORIZE static void NAME##_rows(void *acc, const void *src, int64_t n,        \
+                                        int64_t rows, int64_t stride) {               \
+    A *restrict a = acc;                                                              \
+    const S *p = src;                                                                 \
+    int64_t r = 0;                                                                    \
+    for (; r + 4 <= rows; r += 4) {                                                   \
+      const S *restrict p0 = p + r * stride, *restrict p1 = p0 + stride;              \
+      const S *restrict p2 = p1 + stride, *restrict p3 = p2 + stride;                 \
+      for (int64_t i = 0; i < n; i++)                                                 \
+        a[i] = OP(OP(OP(OP(a[i], LOAD(p0[i])), LOAD(p1[i])), LOAD(p2[i])), LOAD(p3[i])); \
+    }                                                                                 \
+    for (; r < rows; r++) {                                                           \
+      const S *restrict q = p + r * stride;                                           \
+      for (int64_t i = 0; i < n; i++) a[i] = OP(a[i], LOAD(q[i]));                    \
+    }                                                                                 \
+  }
+
 /* One fold: S element type, A accumulator type, LOAD: S -> A, STORE: A -> S,
  * OP(A, A) -> A. */
 #define FOLD_DEFINE(NAME, S, A, LOAD, STORE, OP)                                      \
@@ -101,7 +121,8 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
     const A *a = acc;                                                                 \
     for (int64_t i = 0; i < n; i++) d[i] = STORE(a[i]);                               \
   }                                                                                   \
-  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, 0, 0, NULL, NULL};
+  FOLD_ROWS(NAME, S, A, LOAD, OP)                                                     \
+  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, 0, 0, NULL, NULL, NAME##_rows};
 
 /* Integers: add and multiply wrap (computed in an unsigned type at least as
  * wide as int, so no promotion to signed int can overflow). */
@@ -208,9 +229,18 @@ static void fold_wadd_f32_run(void *acc, const void *src, int64_t n, int64_t s) 
   for (; i < n; i++) a += p[i * s];
   *(double *)acc = a;
 }
+/* A contiguous row into a row of accumulators (a sum over a leading
+ * dimension): its own loop, so it vectorizes. */
+HLK_VECTORIZE static void wadd_f32_row(double *restrict a, const float *restrict p, int64_t n) {
+  for (int64_t i = 0; i < n; i++) a[i] += p[i];
+}
 static void fold_wadd_f32_vec(void *acc, const void *src, int64_t n, int64_t s) {
   double *a = acc;
   const float *p = src;
+  if (s == 1) {
+    wadd_f32_row(a, p, n);
+    return;
+  }
   for (int64_t i = 0; i < n; i++) a[i] += p[i * s];
 }
 static void fold_wadd_f32_store(void *dst, const void *acc, int64_t n) {
@@ -218,10 +248,11 @@ static void fold_wadd_f32_store(void *dst, const void *acc, int64_t n) {
   const double *a = acc;
   for (int64_t i = 0; i < n; i++) d[i] = (float)a[i];
 }
+FOLD_ROWS(wadd_f32, float, double, F32_TO_D, OP_ADD)
 static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_wadd_f32_run,
                                       fold_wadd_f32_vec, fold_wadd_f32_store,
                                       WADD_BLOCK, sizeof(float), wadd_f32_blocks,
-                                      wadd_f32_fold_parts};
+                                      wadd_f32_fold_parts, wadd_f32_rows};
 
 /* f32 maximum / minimum over a contiguous run: eight lanes find the extreme
  * value quickly; when the run holds a NaN, or the extreme is zero (where
@@ -258,9 +289,11 @@ static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_w
 FAST_EXTREME_F32(fold_max_f32_fast_run, >, fold_max_f32_run)
 FAST_EXTREME_F32(fold_min_f32_fast_run, <, fold_min_f32_run)
 static const HlkFold fold_max_f32_fast = {sizeof(float), fold_max_f32_init, fold_max_f32_fast_run,
-                                          fold_max_f32_vec, fold_max_f32_store, 0, 0, NULL, NULL};
+                                          fold_max_f32_vec, fold_max_f32_store, 0, 0, NULL, NULL,
+                                          fold_max_f32_rows};
 static const HlkFold fold_min_f32_fast = {sizeof(float), fold_min_f32_init, fold_min_f32_fast_run,
-                                          fold_min_f32_vec, fold_min_f32_store, 0, 0, NULL, NULL};
+                                          fold_min_f32_vec, fold_min_f32_store, 0, 0, NULL, NULL,
+                                          fold_min_f32_rows};
 
 /* Complex: add and multiply only (maximum/minimum are not defined). */
 FOLD_DEFINE(fold_add_c64, float complex, float complex, ID, ID, OP_ADD)

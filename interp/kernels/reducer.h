@@ -41,6 +41,10 @@ typedef struct HlkFold {
   size_t part_size;
   void (*blocks)(void *parts, const void *src, int64_t nb);
   void (*fold_parts)(void *acc, const void *parts, int64_t nb);
+  /* Optional (NULL: vec() per row): vec() over `rows` contiguous rows of n
+   * elements, `stride` elements apart, in row order; the accumulators stay
+   * in registers across a few rows (a sum over a leading dimension). */
+  void (*vec_rows)(void *acc, const void *src, int64_t n, int64_t rows, int64_t stride);
 } HlkFold;
 
 /* Typed loops for reducer op on element type t, or NULL when there are none

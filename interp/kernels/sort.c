@@ -2,8 +2,9 @@
  * a comparator over 2k scalars) and topk (k largest or smallest along the
  * last dimension, with s32 indices).
  *
- * Sorting is always a stable merge sort: a stable result is a valid result
- * for is_stable=false too, and it matches XLA's stable_sort-based evaluator.
+ * Sorting is always stable (a radix sort of keys for rows of 256 and more, a
+ * merge sort otherwise): a stable result is a valid result for
+ * is_stable=false too, and it matches XLA's stable_sort-based evaluator.
  * Recognised comparators (compare LT/GT of operand 0's pair, plain or after
  * JAX's -0/NaN canonicalisation) sort 64-bit keys that order exactly as the
  * comparator does; a FLOAT compare over a row holding NaNs (not a strict
@@ -22,7 +23,7 @@ enum { RUN = 24 };   /* insertion-sorted run length before merging */
 
 typedef struct KeyIdx { uint64_t key; int64_t idx; } KeyIdx;
 
-static void sort_pairs(KeyIdx *a, KeyIdx *tmp, int64_t n) {
+static void merge_sort_pairs(KeyIdx *a, KeyIdx *tmp, int64_t n) {
   for (int64_t lo = 0; lo < n; lo += RUN) {
     int64_t hi = lo + RUN < n ? lo + RUN : n;
     for (int64_t i = lo + 1; i < hi; i++) {
@@ -44,6 +45,84 @@ static void sort_pairs(KeyIdx *a, KeyIdx *tmp, int64_t n) {
     KeyIdx *t = src; src = dst; dst = t;
   }
   if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* LSD radix sorts: stable like the merge sort, so the same order, in a few
+ * linear passes instead of log2(n / RUN) merges. Only the bits that differ
+ * between keys are sorted on (the upper half of an f32 key is constant, say):
+ * `any` and `all` are the OR and AND of every key. */
+
+/* Keys whose differing bits fit a 32-bit window [lo, lo + width): packed as
+ * (window << 32 | position) into 8 bytes, sorted in passes of up to 11 bits
+ * (three for f32), then unpacked; bits outside the window are `all`'s. */
+static void radix_sort_packed(KeyIdx *a, KeyIdx *tmp, int64_t n, uint64_t all, int lo, int width) {
+  enum { DIGIT = 11 };
+  uint64_t *p = (uint64_t *)tmp, *q = p + n;   /* tmp holds 2n such words */
+  uint64_t wmask = (1ull << width) - 1;
+  for (int64_t i = 0; i < n; i++) p[i] = ((a[i].key >> lo) & wmask) << 32 | (uint32_t)a[i].idx;
+  int npass = (width + DIGIT - 1) / DIGIT, bits = (width + npass - 1) / npass;
+  uint32_t dmask = (1u << bits) - 1;
+  uint32_t count[(32 + DIGIT - 1) / DIGIT][1 << DIGIT];   /* 24 KiB of stack */
+  memset(count, 0, sizeof count);
+  for (int64_t i = 0; i < n; i++)
+    for (int k = 0; k < npass; k++) count[k][(p[i] >> (32 + k * bits)) & dmask]++;
+  for (int k = 0; k < npass; k++) {
+    uint32_t sum = 0;
+    for (uint32_t d = 0; d <= dmask; d++) {
+      uint32_t c = count[k][d];
+      count[k][d] = sum;
+      sum += c;
+    }
+    int sh = 32 + k * bits;
+    for (int64_t i = 0; i < n; i++) q[count[k][(p[i] >> sh) & dmask]++] = p[i];
+    uint64_t *t = p; p = q; q = t;
+  }
+  uint64_t keep = all & ~(wmask << lo);
+  for (int64_t i = 0; i < n; i++) {
+    a[i].key = keep | (p[i] >> 32) << lo;
+    a[i].idx = (uint32_t)p[i];
+  }
+}
+
+/* Any keys: a byte per pass over the 16-byte pairs. */
+static void radix_sort_bytes(KeyIdx *a, KeyIdx *tmp, int64_t n, uint64_t vary) {
+  int shifts[8], np = 0;
+  for (int b = 0; b < 8; b++)
+    if (((vary >> (8 * b)) & 0xff) != 0) shifts[np++] = 8 * b;
+  uint32_t count[8][256];
+  memset(count, 0, sizeof(count[0]) * (size_t)np);
+  for (int64_t i = 0; i < n; i++)
+    for (int k = 0; k < np; k++) count[k][(a[i].key >> shifts[k]) & 0xff]++;
+  KeyIdx *src = a, *dst = tmp;
+  for (int k = 0; k < np; k++) {
+    uint32_t at[256], sum = 0;
+    for (int d = 0; d < 256; d++) {
+      at[d] = sum;
+      sum += count[k][d];
+    }
+    for (int64_t i = 0; i < n; i++) dst[at[(src[i].key >> shifts[k]) & 0xff]++] = src[i];
+    KeyIdx *t = src; src = dst; dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* Stable sort by key of pairs whose idx is their position (0..n-1); tmp has
+ * room for n more pairs. */
+static void sort_pairs(KeyIdx *a, KeyIdx *tmp, int64_t n) {
+  if (n < 256 || n > UINT32_MAX) {
+    merge_sort_pairs(a, tmp, n);
+    return;
+  }
+  uint64_t any = 0, all = ~0ull;
+  for (int64_t i = 0; i < n; i++) {
+    any |= a[i].key;
+    all &= a[i].key;
+  }
+  uint64_t vary = any ^ all;
+  if (vary == 0) return;   /* equal keys: already in stable order */
+  int lo = __builtin_ctzll(vary), width = 64 - __builtin_clzll(vary) - lo;
+  if (width <= 32) radix_sort_packed(a, tmp, n, all, lo, width);
+  else radix_sort_bytes(a, tmp, n, vary);
 }
 
 /* ---- Stable merge sort of indices with a comparison callback ---------- */
@@ -113,6 +192,8 @@ static uint64_t inf_bits(HloDtype t) {
  * then not usable). */
 static bool make_keys(HloDtype t, KeyMode m, const char *p, int64_t s, int64_t n, KeyIdx *keys) {
   if (m == KEY_SIGNED || m == KEY_UNSIGNED) {
+    int w = 8 * (int)hlc_dtype_size(t);
+    uint64_t wmask = w == 64 ? ~0ull : (1ull << w) - 1;
     for (int64_t i = 0; i < n; i++, p += s) {
       int64_t v;
       switch (t) {
@@ -124,7 +205,9 @@ static bool make_keys(HloDtype t, KeyMode m, const char *p, int64_t s, int64_t n
       case HLO_S32: { int32_t x; memcpy(&x, p, 4); v = x; break; }
       default: memcpy(&v, p, 8); break;
       }
-      keys[i].key = m == KEY_SIGNED ? (uint64_t)v ^ (1ull << 63) : (uint64_t)v;
+      /* signed: offset binary in the type's own width, so keys of narrow
+       * types differ only in their low bits (fewer radix passes) */
+      keys[i].key = m == KEY_SIGNED ? ((uint64_t)v ^ (1ull << (w - 1))) & wmask : (uint64_t)v;
       keys[i].idx = i;
     }
     return false;
@@ -133,6 +216,21 @@ static bool make_keys(HloDtype t, KeyMode m, const char *p, int64_t s, int64_t n
   uint64_t sign = 1ull << (bits - 1), mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
   uint64_t inf = inf_bits(t), qnan = inf | ((inf >> 1) & ~inf);   /* +inf | top mantissa bit */
   bool nan = false;
+  if (t == HLO_F32 && m != KEY_TOTAL) {   /* the common case, without the per-element switch */
+    for (int64_t i = 0; i < n; i++, p += s) {
+      uint32_t b;
+      memcpy(&b, p, 4);
+      uint32_t mag = b & 0x7fffffffu;
+      if (mag == 0) b = 0;
+      if (mag > 0x7f800000u) {
+        nan = true;
+        b = 0x7fc00000u;
+      }
+      keys[i].key = b & 0x80000000u ? ~b : b | 0x80000000u;
+      keys[i].idx = i;
+    }
+    return m == KEY_FLOAT && nan;
+  }
   for (int64_t i = 0; i < n; i++, p += s) {
     uint64_t b = float_bits(t, p), mag = b & ~sign & mask;
     if (m == KEY_FLOAT || m == KEY_CANON) {
