@@ -326,19 +326,12 @@ START_TEST(t_depthwise_threads) {
       "  ROOT c = f32[2,5,7,40] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
       "dim_labels=b01f_01io->b01f, feature_group_count=40\n"
       "}\n";
+  const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){2, 9, 7, 40}, in[0]->data},
+                        {HLO_TYPE_F32, 4, (int64_t[]){3, 3, 1, 40}, in[1]->data}};
   for (int threads = 1; threads <= 3; threads++) {
-    HloCtx *ctx = tl_ctx_new(threads);
-    HloBuffer *b[2];
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){2, 9, 7, 40}, 4,
-                                          in[0]->data, &b[0]), HLO_OK);
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){3, 3, 1, 40}, 4,
-                                          in[1]->data, &b[1]), HLO_OK);
-    HloBuffer *r = tl_run_ok(ctx, text, b, 2);
-    ck_assert_int_eq(memcmp(hlo_buffer_data(r), want->data, want->nbytes), 0);
-    hlo_buffer_free(r);
-    hlo_buffer_free(b[0]);
-    hlo_buffer_free(b[1]);
-    hlo_ctx_free(ctx);
+    TlRun r = tl_run_arrays(threads, text, 2, b);
+    ck_assert_int_eq(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes), 0);
+    tl_run_done(&r);
   }
   tl_end();
 }
