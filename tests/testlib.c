@@ -171,7 +171,7 @@ void tl_window(HloInstr *ins, int rank, const int64_t (*w)[6]) {
     ins->window.dims[d] = (HloWindowDim){w[d][0], w[d][1], w[d][2], w[d][3], w[d][4], w[d][5], false};
 }
 
-/* ---- values --------------------------------------------------------------- */
+/* ---- values -------------------------------------------------------------- */
 
 HliValue *tl_value(const HloShape *s, const void *data) {
   HliValue *v = hli_value_new(NULL, s);
@@ -203,7 +203,7 @@ void tl_expect_f32_near(const HliValue *v, const float *want, int64_t n, double 
                   "element %lld: got %.9g want %.9g", (long long)i, got[i], want[i]);
 }
 
-/* ---- one kernel, no executor ---------------------------------------------- */
+/* ---- one kernel, no executor --------------------------------------------- */
 
 HliValue *tl_try_run(const HloInstr *ins, HliValue *const *in) {
   const HliOpEntry *e = &hli_op_table()[ins->op];
@@ -236,7 +236,7 @@ void tl_refused(const HloInstr *ins, const char *want) {
                 hli_last_error(), want);
 }
 
-/* ---- whole modules through the public API --------------------------------- */
+/* ---- whole modules through the public API -------------------------------- */
 
 HloCtx *tl_ctx_new(int threads) { return tl_ctx_limited(threads, 0); }
 
@@ -295,7 +295,7 @@ void tl_run_done(TlRun *r) {
   *r = (TlRun){0};
 }
 
-/* ---- GEMM instruction sets ------------------------------------------------ */
+/* ---- GEMM instruction sets ----------------------------------------------- */
 
 bool tl_gemm_isa_next(TlGemmIsas *g) {
   static const char *const isas[] = {"scalar", "avx2", "avx512"};
@@ -310,7 +310,7 @@ bool tl_gemm_isa_next(TlGemmIsas *g) {
   return false;
 }
 
-/* ---- integers --------------------------------------------------------------- */
+/* ---- integers ------------------------------------------------------------ */
 
 uint64_t tl_lcg(uint64_t *s) {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -352,7 +352,7 @@ void tl_expect_wrapped(const HliValue *o, const uint64_t *want, const char *what
   }
 }
 
-/* ---- files ------------------------------------------------------------------ */
+/* ---- files --------------------------------------------------------------- */
 
 char *tl_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -370,7 +370,7 @@ char *tl_read_file(const char *path, size_t *len) {
   return p;
 }
 
-/* ---- main ----------------------------------------------------------------- */
+/* ---- main ---------------------------------------------------------------- */
 
 int tl_main(Suite *s) {
   SRunner *r = srunner_create(s);

@@ -83,7 +83,7 @@ void tl_dims(HloInstr *ins, int n, const int64_t *d);
  * window dilation}. */
 void tl_window(HloInstr *ins, int rank, const int64_t (*w)[6]);
 
-/* ---- values --------------------------------------------------------------- */
+/* ---- values -------------------------------------------------------------- */
 
 /* A new value of shape s (which must outlive it) holding the bytes at data
  * (left uninitialised when data is NULL). Release with hli_value_unref. */
@@ -107,7 +107,7 @@ void tl_free(int n, HliValue **v);
 /* v is f32[n] with |got - want| <= tol * (1 + |want|) element by element. */
 void tl_expect_f32_near(const HliValue *v, const float *want, int64_t n, double tol);
 
-/* ---- one kernel, no executor ---------------------------------------------- */
+/* ---- one kernel, no executor --------------------------------------------- */
 
 /* Check then run ins on the operand values; the result (caller releases).
  * A missing kernel, a refusal or a failure fails the test. */
@@ -118,7 +118,7 @@ HliValue *tl_try_run(const HloInstr *ins, HliValue *const *in);
 /* The plan-time check must refuse ins with a message containing want. */
 void tl_refused(const HloInstr *ins, const char *want);
 
-/* ---- whole modules through the public API --------------------------------- */
+/* ---- whole modules through the public API -------------------------------- */
 
 /* A context with the given number of threads (0: one per core). */
 HloCtx *tl_ctx_new(int threads);
@@ -156,7 +156,7 @@ typedef struct TlRun {
 TlRun tl_run_arrays(int threads, const char *text, int n, const TlArray *in);
 void tl_run_done(TlRun *r);
 
-/* ---- GEMM instruction sets ------------------------------------------------ */
+/* ---- GEMM instruction sets ----------------------------------------------- */
 
 /* A loop over the GEMM micro-kernel instruction sets the CPU can run
  * ("scalar", "avx2", "avx512", in that order), each forced in turn:
@@ -170,7 +170,7 @@ typedef struct TlGemmIsas {
 } TlGemmIsas;
 bool tl_gemm_isa_next(TlGemmIsas *g);
 
-/* ---- integers --------------------------------------------------------------- */
+/* ---- integers ------------------------------------------------------------ */
 
 /* Next value (53 bits) of a 64-bit linear congruential generator (Knuth's
  * MMIX constants) with state *s: reproducible test data, no libc rand. */
@@ -185,13 +185,13 @@ int64_t tl_int_wrap(HloDtype t, uint64_t v);
  * (pred: want[i] != 0); failures name `what`. */
 void tl_expect_wrapped(const HliValue *o, const uint64_t *want, const char *what);
 
-/* ---- files ------------------------------------------------------------------ */
+/* ---- files --------------------------------------------------------------- */
 
 /* The whole file at path, NUL-terminated (so sscanf may read it), its size
  * in *len; NULL if it cannot be read. Free with free(). */
 char *tl_read_file(const char *path, size_t *len);
 
-/* ---- main ----------------------------------------------------------------- */
+/* ---- main ---------------------------------------------------------------- */
 
 /* Run every test of s; the process exit status (0 when all pass). */
 int tl_main(Suite *s);
