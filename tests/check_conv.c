@@ -13,6 +13,7 @@
  */
 #include "tests/testlib.h"
 #include "interp/kernels/gemm.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct ConvCase {
@@ -120,15 +121,11 @@ START_TEST(t_table) {
   const ConvCase *c = &cases[_i];
   tl_begin();
   /* The GEMM lowering under every micro-kernel the CPU can run. */
-  const char *isa = hlk_gemm_isa();
-  static const char *const isas[] = {"scalar", "avx2", "avx512"};
-  for (int i = 0; i < 3; i++)
-    if (hlk_gemm_force_isa(isas[i])) {
-      run_case(c, HLO_F32, HLO_F32, false);
-      run_case(c, HLO_S32, HLO_S32, false);   /* the integer GEMM (32-bit lanes) */
-      run_case(c, HLO_S8, HLO_S32, false);    /* the int16-pair kernel (odd k too) */
-    }
-  ck_assert(hlk_gemm_force_isa(isa));
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+    run_case(c, HLO_F32, HLO_F32, false);
+    run_case(c, HLO_S32, HLO_S32, false);   /* the integer GEMM (32-bit lanes) */
+    run_case(c, HLO_S8, HLO_S32, false);    /* the int16-pair kernel (odd k too) */
+  }
   run_case(c, HLO_S32, HLO_S32, true);
   run_case(c, HLO_F32, HLO_F32, true);
   run_case(c, HLO_S32, HLO_S32, false);
@@ -168,10 +165,7 @@ START_TEST(t_nhwc_wide_features) {
             }
           want[((b * WH + y) * WW + xx) * WO + o] = (float)acc;
         }
-  const char *isa = hlk_gemm_isa();
-  static const char *const isas[] = {"scalar", "avx2", "avx512"};
-  for (int i = 0; i < 3; i++) {
-    if (!hlk_gemm_force_isa(isas[i])) continue;
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
     for (int t = 0; t < 2; t++) {
       HloDtype dt = t ? HLO_S32 : HLO_F32;
       HloInstr *c = make_conv(&wide_case, dt, dt);
@@ -181,22 +175,16 @@ START_TEST(t_nhwc_wide_features) {
       ck_assert_int_eq(hlk_conv_run(NULL, c, in, out, false), 0);
       for (int64_t e = 0; e < out->nelem; e++) {
         double got = t ? ((int32_t *)out->data)[e] : ((float *)out->data)[e];
-        ck_assert_msg(got == want[e], "%s %s element %lld: got %g want %g", isas[i],
+        ck_assert_msg(got == want[e], "%s %s element %lld: got %g want %g", g.isa,
                       hlc_dtype_name(dt), (long long)e, got, (double)want[e]);
       }
     }
   }
-  ck_assert(hlk_gemm_force_isa(isa));
   tl_end();
 }
 END_TEST
 
 /* ---- Integer convolutions ------------------------------------------------ */
-
-static uint64_t lcg(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 11;
-}
 
 /* The integer case: NHWC input [N][H][W][C] (b01f), kernel [3][3][C/G][O]
  * (01io), feature_group_count G = 2, window 3x3 with stride 2x1 and
@@ -230,7 +218,7 @@ static void int_expect(const int64_t *x, const int64_t *k, uint64_t *want) {
 /* n values of dtype t: small ones, or full-range (bits random) if full. */
 static void int_fill(HloDtype t, int64_t n, bool full, uint64_t *seed, void *buf, int64_t *v) {
   for (int64_t i = 0; i < n; i++) {
-    uint64_t r = lcg(seed) ^ (lcg(seed) << 40);
+    uint64_t r = tl_lcg(seed) ^ (tl_lcg(seed) << 40);
     switch (t) {
     case HLO_S8: v[i] = full ? (int8_t)(uint8_t)r : (int64_t)(r % 256) - 128; ((int8_t *)buf)[i] = (int8_t)v[i]; break;
     case HLO_U8: v[i] = (uint8_t)r; ((uint8_t *)buf)[i] = (uint8_t)v[i]; break;
@@ -240,24 +228,20 @@ static void int_fill(HloDtype t, int64_t n, bool full, uint64_t *seed, void *buf
   }
 }
 
-static int64_t int_read(HloDtype t, const void *p, int64_t i) {
-  switch (t) {
-  case HLO_S8: return ((const int8_t *)p)[i];
-  case HLO_U8: return ((const uint8_t *)p)[i];
-  case HLO_S32: return ((const int32_t *)p)[i];
-  case HLO_U32: return ((const uint32_t *)p)[i];
-  default: return ((const int64_t *)p)[i];
-  }
-}
-
-static int64_t int_keep(HloDtype t, uint64_t v) {
-  switch (t) {
-  case HLO_S8: return (int8_t)(uint8_t)v;
-  case HLO_U8: return (uint8_t)v;
-  case HLO_S32: return (int32_t)(uint32_t)v;
-  case HLO_U32: return (uint32_t)v;
-  default: return (int64_t)v;
-  }
+/* The int_case convolution of operands x, k (dtype lt) into dtype ot, by
+ * the GEMM lowering or the reference loop: the sums in want, wrapped. */
+static void int_conv(HloDtype lt, HloDtype ot, const void *x, const void *k, const uint64_t *want,
+                     bool ref) {
+  HloInstr *ins = make_conv(&int_case, lt, ot);
+  ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
+  HliValue *in[2] = { tl_kept(&ins->ops[0]->shape, x), tl_kept(&ins->ops[1]->shape, k) };
+  HliValue *out = tl_kept(&ins->shape, NULL);
+  memset(out->data, 0x5a, out->nbytes);
+  ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, ref), 0);
+  char what[64];
+  snprintf(what, sizeof what, "%s -> %s%s", hlc_dtype_name(lt), hlc_dtype_name(ot),
+           ref ? ", reference loop" : "");
+  tl_expect_wrapped(out, want, what);
 }
 
 /* Operands of dtype lt into a result of dtype ot, under every instruction
@@ -268,23 +252,8 @@ static void int_run(HloDtype lt, HloDtype ot, bool full, uint64_t seed) {
   int_fill(lt, IN * IH * IW * IC, full, &seed, xb, xv);
   int_fill(lt, 9 * (IC / IG) * IO, full, &seed, kb, kv);
   int_expect(xv, kv, want);
-  const char *isa = hlk_gemm_isa();
-  static const char *const isas[] = {"scalar", "avx2", "avx512", NULL};
-  for (int i = 0; i < 4; i++) {
-    if (isas[i] && !hlk_gemm_force_isa(isas[i])) continue;
-    HloInstr *ins = make_conv(&int_case, lt, ot);
-    ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
-    HliValue *in[2] = { tl_kept(&ins->ops[0]->shape, xb), tl_kept(&ins->ops[1]->shape, kb) };
-    HliValue *out = tl_kept(&ins->shape, NULL);
-    memset(out->data, 0x5a, out->nbytes);
-    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, out, isas[i] == NULL), 0);
-    for (int64_t e = 0; e < out->nelem; e++)
-      ck_assert_msg(int_read(ot, out->data, e) == int_keep(ot, want[e]),
-                    "%s -> %s (%s): element %lld is %lld, want %lld", hlc_dtype_name(lt),
-                    hlc_dtype_name(ot), isas[i] ? isas[i] : "reference", (long long)e,
-                    (long long)int_read(ot, out->data, e), (long long)int_keep(ot, want[e]));
-  }
-  ck_assert(hlk_gemm_force_isa(isa));
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) int_conv(lt, ot, xb, kb, want, false);
+  int_conv(lt, ot, xb, kb, want, true);
 }
 
 START_TEST(t_int_grouped_padded) {
@@ -317,22 +286,15 @@ START_TEST(t_int_threads) {
       "  ROOT c = s32[2,4,6,6] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x2_0}, "
       "dim_labels=b01f_01io->b01f, feature_group_count=2\n"
       "}\n";
+  const TlArray in[2] = {{HLO_TYPE_S8, 4, (int64_t[]){IN, IH, IW, IC}, xb},
+                         {HLO_TYPE_S8, 4, (int64_t[]){3, 3, IC / IG, IO}, kb}};
   for (int threads = 1; threads <= 3; threads++) {
-    HloCtx *ctx = tl_ctx_new(threads);
-    HloBuffer *in[2];
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S8, (int64_t[]){IN, IH, IW, IC}, 4, xb,
-                                          &in[0]), HLO_OK);
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S8, (int64_t[]){3, 3, IC / IG, IO}, 4,
-                                          kb, &in[1]), HLO_OK);
-    HloBuffer *r = tl_run_ok(ctx, text, in, 2);
-    const int32_t *got = hlo_buffer_data(r);
+    TlRun r = tl_run_arrays(threads, text, 2, in);
+    const int32_t *got = hlo_buffer_data(r.result);
     for (int i = 0; i < IN * OH * OW * IO; i++)
       ck_assert_msg(got[i] == (int32_t)(uint32_t)want[i], "%d threads, element %d: %d, want %d",
                     threads, i, got[i], (int32_t)(uint32_t)want[i]);
-    hlo_buffer_free(r);
-    hlo_buffer_free(in[0]);
-    hlo_buffer_free(in[1]);
-    hlo_ctx_free(ctx);
+    tl_run_done(&r);
   }
   tl_end();
 }
@@ -364,19 +326,12 @@ START_TEST(t_depthwise_threads) {
       "  ROOT c = f32[2,5,7,40] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
       "dim_labels=b01f_01io->b01f, feature_group_count=40\n"
       "}\n";
+  const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){2, 9, 7, 40}, in[0]->data},
+                        {HLO_TYPE_F32, 4, (int64_t[]){3, 3, 1, 40}, in[1]->data}};
   for (int threads = 1; threads <= 3; threads++) {
-    HloCtx *ctx = tl_ctx_new(threads);
-    HloBuffer *b[2];
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){2, 9, 7, 40}, 4,
-                                          in[0]->data, &b[0]), HLO_OK);
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){3, 3, 1, 40}, 4,
-                                          in[1]->data, &b[1]), HLO_OK);
-    HloBuffer *r = tl_run_ok(ctx, text, b, 2);
-    ck_assert_int_eq(memcmp(hlo_buffer_data(r), want->data, want->nbytes), 0);
-    hlo_buffer_free(r);
-    hlo_buffer_free(b[0]);
-    hlo_buffer_free(b[1]);
-    hlo_ctx_free(ctx);
+    TlRun r = tl_run_arrays(threads, text, 2, b);
+    ck_assert_int_eq(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes), 0);
+    tl_run_done(&r);
   }
   tl_end();
 }

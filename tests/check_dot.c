@@ -430,7 +430,6 @@ static float frand(unsigned *s) {
 /* Random odd sizes through several operand layouts: plain, transposed lhs
  * (contracting dim first), batch in the middle, for f32 and f64. */
 static void cross_check(const char *isa) {
-  if (!hlk_gemm_force_isa(isa)) return;   /* the CPU lacks it */
   tl_begin();
   enum { M = 67, K = 129, N = 33, B = 3 };
   static float a[2 * B * M * K], b[2 * B * K * N];
@@ -487,49 +486,13 @@ static void cross_check(const char *isa) {
 }
 
 START_TEST(t_gemm_vs_reference) {
-  cross_check("scalar");
-  cross_check("avx2");
-  cross_check("avx512");
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) cross_check(g.isa);
   ck_assert(hlk_gemm_force_isa("scalar"));
   ck_assert(!hlk_gemm_force_isa("nonsense"));
 }
 END_TEST
 
 /* ---- Integer dots on the integer GEMM ----------------------------------- */
-
-static uint64_t lcg(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 11;
-}
-
-/* Element i of an integer result, as its typed value. */
-static int64_t read_int(const HliValue *v, int64_t i) {
-  switch (v->dtype) {
-  case HLO_S8: case HLO_S4: return ((const int8_t *)v->data)[i];
-  case HLO_U8: case HLO_PRED: case HLO_U4: return ((const uint8_t *)v->data)[i];
-  case HLO_S16: return ((const int16_t *)v->data)[i];
-  case HLO_U16: return ((const uint16_t *)v->data)[i];
-  case HLO_S32: return ((const int32_t *)v->data)[i];
-  case HLO_U32: return ((const uint32_t *)v->data)[i];
-  default: return ((const int64_t *)v->data)[i];
-  }
-}
-
-/* A sum modulo 2^64 as the typed value XLA keeps: the low bits, sign
- * extended for signed types. */
-static int64_t keep(HloDtype t, uint64_t v) {
-  switch (t) {
-  case HLO_S8: return (int8_t)(uint8_t)v;
-  case HLO_U8: return (uint8_t)v;
-  case HLO_S16: return (int16_t)(uint16_t)v;
-  case HLO_U16: return (uint16_t)v;
-  case HLO_S32: return (int32_t)(uint32_t)v;
-  case HLO_U32: return (uint32_t)v;
-  case HLO_S4: return ((int64_t)(v << 60)) >> 60;
-  case HLO_U4: return (int64_t)(v & 15);
-  default: return (int64_t)v;
-  }
-}
 
 /* An independent triple loop: C[bi][i][j] = sum_p A * B over int64 values
  * (already those of the result type), where A(bi, i, p) is
@@ -549,21 +512,12 @@ static void expect_loop(const int64_t *a, const int64_t as[3], const int64_t *b,
       }
 }
 
-static void expect_ints(const HliValue *o, const uint64_t *want, const char *what) {
-  ck_assert_ptr_nonnull(o);
-  for (int64_t i = 0; i < o->nelem; i++) {
-    int64_t w = o->dtype == HLO_PRED ? want[i] != 0 : keep(o->dtype, want[i]);
-    ck_assert_msg(read_int(o, i) == w, "%s (%s): element %lld is %lld, want %lld", what,
-                  hlk_gemm_isa(), (long long)i, (long long)read_int(o, i), (long long)w);
-  }
-}
-
 /* n values in [lo, lo + span) stored as dtype t in buf, their values in v. */
 static void fill_ints(HloDtype t, int64_t n, int64_t lo, uint64_t span, uint64_t *seed, void *buf,
                       int64_t *v) {
   for (int64_t i = 0; i < n; i++) {
-    uint64_t r = lcg(seed);
-    int64_t x = span ? lo + (int64_t)(r % span) : (int64_t)(r ^ (lcg(seed) << 53));
+    uint64_t r = tl_lcg(seed);
+    int64_t x = span ? lo + (int64_t)(r % span) : (int64_t)(r ^ (tl_lcg(seed) << 53));
     switch (hlc_dtype_size(t)) {
     case 1: ((uint8_t *)buf)[i] = (uint8_t)x; x = t == HLO_S8 ? (int64_t)(int8_t)x : t == HLO_U8 ? (int64_t)(uint8_t)x : x; break;
     case 2: ((uint16_t *)buf)[i] = (uint16_t)x; x = t == HLO_S16 ? (int64_t)(int16_t)x : (int64_t)(uint16_t)x; break;
@@ -574,9 +528,8 @@ static void fill_ints(HloDtype t, int64_t n, int64_t lo, uint64_t span, uint64_t
   }
 }
 
-/* The integer cases under one instruction set. */
-static void int_cases(const char *isa) {
-  if (!hlk_gemm_force_isa(isa)) return;
+/* The integer cases under the instruction set in use. */
+static void int_cases(void) {
   tl_begin();
   /* No multiple of any tile or block; K odd and above one shared-dim block
    * (the pair kernel pads the last pair of the last block). */
@@ -590,97 +543,93 @@ static void int_cases(const char *isa) {
   fill_ints(HLO_S8, M * K, -128, 256, &seed, abuf, av);
   fill_ints(HLO_S8, K * N, -128, 256, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
-                      (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "s8 x s8 -> s32");
+  tl_expect_wrapped(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
+                            (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "s8 x s8 -> s32");
   /* The same operands into s16 and s8 results wrap modulo 2^16 / 2^8. */
-  expect_ints(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
-                      (Arr){HLO_S16, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "s8 x s8 -> s16");
-  expect_ints(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
-                      (Arr){HLO_S8, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "s8 x s8 -> s8");
+  tl_expect_wrapped(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
+                            (Arr){HLO_S16, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "s8 x s8 -> s16");
+  tl_expect_wrapped(run_dot((Arr){HLO_S8, 2, {M, K}, abuf}, (Arr){HLO_S8, 2, {K, N}, bbuf},
+                            (Arr){HLO_S8, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "s8 x s8 -> s8");
 
   /* s32 with full-range values: every sum wraps past 2^31 many times.
    * Transposed lhs (contracting dim 0) and rhs (contracting dim 1). */
   fill_ints(HLO_S32, K * M, 0, 0, &seed, abuf, av);
   fill_ints(HLO_S32, N * K, 0, 0, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){0, 1, M}, bv, (int64_t[]){0, 1, K}, 1, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_S32, 2, {K, M}, abuf}, (Arr){HLO_S32, 2, {N, K}, bbuf},
-                      (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(0), NONE, D1(1), false),
-              want, "s32 transposed, wrapping");
+  tl_expect_wrapped(run_dot((Arr){HLO_S32, 2, {K, M}, abuf}, (Arr){HLO_S32, 2, {N, K}, bbuf},
+                            (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(0), NONE, D1(1), false),
+                    want, "s32 transposed, wrapping");
   /* s32 operands of an s8 result: XLA converts them to s8 first. */
   for (int i = 0; i < K * M; i++) av[i] = (int8_t)(uint8_t)av[i];
   for (int i = 0; i < N * K; i++) bv[i] = (int8_t)(uint8_t)bv[i];
   expect_loop(av, (int64_t[]){0, 1, M}, bv, (int64_t[]){0, 1, K}, 1, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_S32, 2, {K, M}, abuf}, (Arr){HLO_S32, 2, {N, K}, bbuf},
-                      (Arr){HLO_S8, 2, {M, N}, 0}, NONE, D1(0), NONE, D1(1), false),
-              want, "s32 operands, s8 result");
+  tl_expect_wrapped(run_dot((Arr){HLO_S32, 2, {K, M}, abuf}, (Arr){HLO_S32, 2, {N, K}, bbuf},
+                            (Arr){HLO_S8, 2, {M, N}, 0}, NONE, D1(0), NONE, D1(1), false),
+                    want, "s32 operands, s8 result");
 
   /* u8 x u8 -> u8 and -> u32, with batch dims first on lhs and in the
    * middle of rhs (B, M, K) x (K, B, N). */
   fill_ints(HLO_U8, B * M * K, 0, 256, &seed, abuf, av);
   fill_ints(HLO_U8, K * B * N, 0, 256, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){M * K, K, 1}, bv, (int64_t[]){N, B * N, 1}, B, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_U8, 3, {B, M, K}, abuf}, (Arr){HLO_U8, 3, {K, B, N}, bbuf},
-                      (Arr){HLO_U8, 3, {B, M, N}, 0}, D1(0), D1(2), D1(1), D1(0), false),
-              want, "u8 batched -> u8");
-  expect_ints(run_dot((Arr){HLO_U8, 3, {B, M, K}, abuf}, (Arr){HLO_U8, 3, {K, B, N}, bbuf},
-                      (Arr){HLO_U32, 3, {B, M, N}, 0}, D1(0), D1(2), D1(1), D1(0), false),
-              want, "u8 batched -> u32");
+  tl_expect_wrapped(run_dot((Arr){HLO_U8, 3, {B, M, K}, abuf}, (Arr){HLO_U8, 3, {K, B, N}, bbuf},
+                            (Arr){HLO_U8, 3, {B, M, N}, 0}, D1(0), D1(2), D1(1), D1(0), false),
+                    want, "u8 batched -> u8");
+  tl_expect_wrapped(run_dot((Arr){HLO_U8, 3, {B, M, K}, abuf}, (Arr){HLO_U8, 3, {K, B, N}, bbuf},
+                            (Arr){HLO_U32, 3, {B, M, N}, 0}, D1(0), D1(2), D1(1), D1(0), false),
+                    want, "u8 batched -> u32");
 
   /* s64 with full 64-bit values, batch last on both: (M, K, B) x (K, N, B). */
   fill_ints(HLO_S64, M * K * B, 0, 0, &seed, abuf, av);
   fill_ints(HLO_S64, K * N * B, 0, 0, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){1, K * B, B}, bv, (int64_t[]){1, N * B, B}, B, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_S64, 3, {M, K, B}, abuf}, (Arr){HLO_S64, 3, {K, N, B}, bbuf},
-                      (Arr){HLO_S64, 3, {B, M, N}, 0}, D1(2), D1(1), D1(2), D1(0), false),
-              want, "s64 wrapping, batch last");
+  tl_expect_wrapped(run_dot((Arr){HLO_S64, 3, {M, K, B}, abuf}, (Arr){HLO_S64, 3, {K, N, B}, bbuf},
+                            (Arr){HLO_S64, 3, {B, M, N}, 0}, D1(2), D1(1), D1(2), D1(0), false),
+                    want, "s64 wrapping, batch last");
   /* s16 operands of a u64 result (sign-extended, then wrapping). */
   fill_ints(HLO_S16, M * K, -32768, 65536, &seed, abuf, av);
   fill_ints(HLO_S16, K * N, -32768, 65536, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
-                      (Arr){HLO_U64, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "s16 -> u64");
+  tl_expect_wrapped(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
+                            (Arr){HLO_U64, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "s16 -> u64");
   /* s16 -> s32 (pair kernel; products up to 2^30 wrap when summed) and
    * u16 -> u32 (32-bit lanes: u16 values do not fit int16), rhs transposed. */
-  expect_ints(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
-                      (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "s16 -> s32");
+  tl_expect_wrapped(run_dot((Arr){HLO_S16, 2, {M, K}, abuf}, (Arr){HLO_S16, 2, {K, N}, bbuf},
+                            (Arr){HLO_S32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "s16 -> s32");
   fill_ints(HLO_U16, M * K, 0, 65536, &seed, abuf, av);
   fill_ints(HLO_U16, N * K, 0, 65536, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, 1, K}, 1, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_U16, 2, {M, K}, abuf}, (Arr){HLO_U16, 2, {N, K}, bbuf},
-                      (Arr){HLO_U32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(1), false),
-              want, "u16 -> u32");
+  tl_expect_wrapped(run_dot((Arr){HLO_U16, 2, {M, K}, abuf}, (Arr){HLO_U16, 2, {N, K}, bbuf},
+                            (Arr){HLO_U32, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(1), false),
+                    want, "u16 -> u32");
 
   /* s4 (one per byte) -> s4 and pred x pred -> pred (sparse trues, so some
    * results are false). */
   fill_ints(HLO_S8, M * K, -8, 16, &seed, abuf, av);
   fill_ints(HLO_S8, K * N, -8, 16, &seed, bbuf, bv);
   expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
-  expect_ints(run_dot((Arr){HLO_S4, 2, {M, K}, abuf}, (Arr){HLO_S4, 2, {K, N}, bbuf},
-                      (Arr){HLO_S4, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "s4");
-  for (int i = 0; i < M * K; i++) ((uint8_t *)abuf)[i] = (uint8_t)(av[i] = lcg(&seed) % 97 == 0);
-  for (int i = 0; i < K * N; i++) ((uint8_t *)bbuf)[i] = (uint8_t)(bv[i] = lcg(&seed) % 89 == 0);
+  tl_expect_wrapped(run_dot((Arr){HLO_S4, 2, {M, K}, abuf}, (Arr){HLO_S4, 2, {K, N}, bbuf},
+                            (Arr){HLO_S4, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "s4");
+  for (int i = 0; i < M * K; i++) ((uint8_t *)abuf)[i] = (uint8_t)(av[i] = tl_lcg(&seed) % 97 == 0);
+  for (int i = 0; i < K * N; i++) ((uint8_t *)bbuf)[i] = (uint8_t)(bv[i] = tl_lcg(&seed) % 89 == 0);
   expect_loop(av, (int64_t[]){0, K, 1}, bv, (int64_t[]){0, N, 1}, 1, M, N, K, want);
   int trues = 0;
   for (int i = 0; i < M * N; i++) trues += want[i] != 0;
   ck_assert(trues > 0 && trues < M * N);   /* both outcomes occur */
-  expect_ints(run_dot((Arr){HLO_PRED, 2, {M, K}, abuf}, (Arr){HLO_PRED, 2, {K, N}, bbuf},
-                      (Arr){HLO_PRED, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
-              want, "pred");
+  tl_expect_wrapped(run_dot((Arr){HLO_PRED, 2, {M, K}, abuf}, (Arr){HLO_PRED, 2, {K, N}, bbuf},
+                            (Arr){HLO_PRED, 2, {M, N}, 0}, NONE, D1(1), NONE, D1(0), false),
+                    want, "pred");
   tl_end();
 }
 
 START_TEST(t_int_gemm) {
-  const char *isa = hlk_gemm_isa();
-  int_cases("scalar");
-  int_cases("avx2");
-  int_cases("avx512");
-  ck_assert(hlk_gemm_force_isa(isa));
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) int_cases();
 }
 END_TEST
 
@@ -763,15 +712,13 @@ START_TEST(t_int_threads) {
   for (int i = 0; i < M * K; i++) a8[i] = (int8_t)(uint8_t)av[i];
   for (int i = 0; i < K * N; i++) b8[i] = (int8_t)(uint8_t)bv[i];
   expect_loop(a8, (int64_t[]){0, K, 1}, b8, (int64_t[]){0, N, 1}, 1, M, N, K, want8);
+  const TlArray in[2] = {{HLO_TYPE_S32, 2, (int64_t[]){M, K}, a},
+                         {HLO_TYPE_S32, 2, (int64_t[]){K, N}, b}};
   for (int threads = 1; threads <= 3; threads++) {
-    HloCtx *ctx = tl_ctx_new(threads);
-    HloBuffer *in[2];
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, (int64_t[]){M, K}, 2, a, &in[0]), HLO_OK);
-    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, (int64_t[]){K, N}, 2, b, &in[1]), HLO_OK);
-    HloBuffer *r = tl_run_ok(ctx, text, in, 2);
+    TlRun r = tl_run_arrays(threads, text, 2, in);
     for (int e = 0; e < 2; e++) {
       HloBuffer *d = NULL;
-      ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, e, &d), HLO_OK);
+      ck_assert_int_eq(hlo_buffer_tuple_element(r.ctx, r.result, e, &d), HLO_OK);
       const int32_t *got = hlo_buffer_data(d);
       const uint64_t *w = e == 0 ? want : want8;
       for (int i = 0; i < M * N; i++)
@@ -779,10 +726,7 @@ START_TEST(t_int_threads) {
                       threads, e, i, got[i], (int32_t)(uint32_t)w[i]);
       hlo_buffer_free(d);
     }
-    hlo_buffer_free(r);
-    hlo_buffer_free(in[0]);
-    hlo_buffer_free(in[1]);
-    hlo_ctx_free(ctx);
+    tl_run_done(&r);
   }
   tl_end();
 }

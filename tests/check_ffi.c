@@ -74,6 +74,17 @@ static char *run(HlfRegistry *r, const HloInstr *ins, const HlfBuf *a, int na, c
   return err;
 }
 
+/* Calls target on r with no operands and an f32[] result: it must fail
+ * with exactly msg. */
+static void expect_call_error(HlfRegistry *r, const char *target, const char *msg) {
+  HloInstr ins = cc(target, HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
+  float y;
+  HlfBuf b = buf(HLO_F32, &y, 0, NULL);
+  char *e = run(r, &ins, NULL, 0, &b, 1);
+  ck_assert_str_eq(e, msg);
+  free(e);
+}
+
 /* ---- Layouts ------------------------------------------------------------ */
 
 START_TEST(test_layouts) {
@@ -239,13 +250,8 @@ END_TEST
  * with xla::ffi::GetXlaFfiApi()) loads, and its handlers are bound. */
 START_TEST(test_register_at_load) {
   HlfRegistry *r = reg_with("unused", "fails");
-  HloInstr ins = cc("at_load", HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
-  float y;
-  HlfBuf b = buf(HLO_F32, &y, 0, NULL);
-  char *e = run(r, &ins, NULL, 0, &b, 1);
-  ck_assert_str_eq(e, "handler of custom-call target \"at_load\" failed: boom: the input is not "
-                      "what I wanted");
-  free(e);
+  expect_call_error(r, "at_load", "handler of custom-call target \"at_load\" failed: boom: the "
+                                  "input is not what I wanted");
   const XLA_FFI_Api *api = hlf_xla_get_ffi_api();
   ck_assert_int_eq(api->api_version.major_version, 0);
   ck_assert_int_eq(api->api_version.minor_version, 3);
@@ -295,13 +301,8 @@ END_TEST
 
 START_TEST(test_handler_error) {
   HlfRegistry *r = reg_with("fails", NULL);
-  HloInstr ins = cc("fails", HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
-  float y;
-  HlfBuf b = buf(HLO_F32, &y, 0, NULL);
-  char *e = run(r, &ins, NULL, 0, &b, 1);
-  ck_assert_str_eq(e, "handler of custom-call target \"fails\" failed: boom: the input is not "
-                      "what I wanted");
-  free(e);
+  expect_call_error(r, "fails", "handler of custom-call target \"fails\" failed: boom: the input "
+                                "is not what I wanted");
   hlf_registry_free(r);
 }
 END_TEST
@@ -339,6 +340,18 @@ static int plugin_int(const char *fn) {
   return v;
 }
 
+/* Frees r, which must run one state deleter of the plugin on the way
+ * (ffitest_deleted counts them). */
+static void free_expect_deleted(HlfRegistry *r) {
+  int before = plugin_int("ffitest_deleted");
+  void *keep = dlopen(FFI_TEST_PLUGIN, RTLD_NOW);   /* so the count outlives the registry */
+  hlf_registry_free(r);
+  IntFn *f;
+  *(void **)&f = dlsym(keep, "ffitest_deleted");
+  ck_assert_int_eq(f(), before + 1);
+  dlclose(keep);
+}
+
 START_TEST(test_v01_15slot) {
   HlfRegistry *r = reg_with("v01_15", NULL);
   HloInstr ins = cc("v01_15", HLO_API_TYPED_FFI, NULL, arr(HLO_S64, 0, NULL));
@@ -348,13 +361,7 @@ START_TEST(test_v01_15slot) {
   ck_assert_int_eq(out, 1);
   ck_assert_ptr_null(run(r, &ins, NULL, 0, &b, 1));
   ck_assert_int_eq(out, 2);   /* the state survived: one per call site */
-  int before = plugin_int("ffitest_deleted");
-  void *keep = dlopen(FFI_TEST_PLUGIN, RTLD_NOW);   /* so the count outlives the registry */
-  hlf_registry_free(r);
-  IntFn *f;
-  *(void **)&f = dlsym(keep, "ffitest_deleted");
-  ck_assert_int_eq(f(), before + 1);                 /* the 0.1 deleter ran */
-  dlclose(keep);
+  free_expect_deleted(r);     /* the 0.1 deleter ran */
 }
 END_TEST
 
@@ -383,13 +390,7 @@ START_TEST(test_v02) {
   ck_assert_ptr_null(run(r, &ins, NULL, 0, &b, 1));
   ck_assert_ptr_null(run(r, &ins, NULL, 0, &b, 1));
   ck_assert_int_eq(out, 2);
-  void *keep = dlopen(FFI_TEST_PLUGIN, RTLD_NOW);
-  IntFn *f;
-  *(void **)&f = dlsym(keep, "ffitest_deleted");
-  int before = f();
-  hlf_registry_free(r);
-  ck_assert_int_eq(f(), before + 1);                 /* TypeInfo's deleter ran */
-  dlclose(keep);
+  free_expect_deleted(r);     /* TypeInfo's deleter ran */
 }
 END_TEST
 
@@ -435,13 +436,8 @@ END_TEST
 
 START_TEST(test_async_error) {
   HlfRegistry *r = reg_with("v03_async_fail", NULL);
-  HloInstr ins = cc("v03_async_fail", HLO_API_TYPED_FFI, NULL, arr(HLO_F32, 0, NULL));
-  float y;
-  HlfBuf b = buf(HLO_F32, &y, 0, NULL);
-  char *e = run(r, &ins, NULL, 0, &b, 1);
-  ck_assert_str_eq(e, "handler of custom-call target \"v03_async_fail\" failed: async failure "
-                      "from a worker thread");
-  free(e);
+  expect_call_error(r, "v03_async_fail", "handler of custom-call target \"v03_async_fail\" "
+                                         "failed: async failure from a worker thread");
   hlf_registry_free(r);
 }
 END_TEST

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hlorun.h"
+#include "tests/testlib.h"
 
 /* Runs a module with parameters `in`; returns the result (caller frees). */
 static HloBuffer *run(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,
@@ -41,9 +42,7 @@ static char *literal(HloCtx *ctx, const HloBuffer *b) {
 
 /* Result literal of a parameterless module, with fusion on or off. */
 static char *run_text(const char *text, bool fusion, int threads) {
-  HloCtx *ctx = NULL;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads};
-  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
+  HloCtx *ctx = tl_ctx_new(threads);
   if (fusion) unsetenv("HLORUN_FUSION");
   else setenv("HLORUN_FUSION", "0", 1);
   HloBuffer *r = run(ctx, text, NULL, 0, NULL);
@@ -417,9 +416,7 @@ START_TEST(row_group_registers_count_against_memory_limit) {
            "  s = f32[2] reduce(x, z), dimensions={1}, to_apply=add\n"
            "  sb = f32[2,16384] broadcast(s), dimensions={0}\n"
            "  ROOT r = f32[2,16384] divide(x, sb)\n}\n", ADD_MAX);
-  HloCtx *ctx = NULL;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 300000};
-  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
+  HloCtx *ctx = tl_ctx_limited(1, 300000);
   HloModule *mod = NULL;
   HloExecutable *e = NULL;
   HloBuffer *r = NULL;
@@ -466,9 +463,7 @@ START_TEST(large_result_is_streamed_exactly) {
       "  y = f32[2100003] multiply(x, cb)\n  ROOT r = f32[2100003] add(y, ob)\n}\n";
   for (int k = 0; k < 2; k++) {
     if (k) setenv("HLORUN_STREAM", "0", 1);
-    HloCtx *ctx = NULL;
-    HloCtxOptions o = {.struct_size = sizeof o, .threads = 2};
-    ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
+    HloCtx *ctx = tl_ctx_new(2);
     HloBuffer *r = run(ctx, text, NULL, 0, NULL);
     const float *v = hlo_buffer_data(r);
     int64_t bad = 0;
@@ -557,9 +552,5 @@ int main(void) {
   tcase_add_test(tc, row_group_in_row_space_and_bf16);
   tcase_add_test(tc, row_group_registers_count_against_memory_limit);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tl_main(s);
 }

@@ -15,13 +15,11 @@
 #include "hlorun.h"
 #include "parser/ir.h"
 #include "interp/valio.h"
+#include "tests/testlib.h"
 
 static HloCtx *ctx;
 
-static void setup(void) {
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1};
-  ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
-}
+static void setup(void) { ctx = tl_ctx_new(1); }
 static void teardown(void) { hlo_ctx_free(ctx); }
 
 static HloModule *parse(const char *text) {
@@ -211,25 +209,35 @@ START_TEST(call_depth_bounded) {
 }
 END_TEST
 
+/* Runs text (as file) with threads=1 under a memory limit of `limit` bytes
+ * on the inputs; returns the status, the diagnostics in diag (copied) and
+ * the result in *res (NULL on failure). Values the run makes (results,
+ * scratch) count; the caller's inputs do not. */
+static HloStatus run_limited(size_t limit, const char *file, const char *text, HloBuffer **in,
+                             int nin, HloBuffer **res, char *diag, size_t ndiag) {
+  HloCtx *small = tl_ctx_limited(1, limit);
+  HloModule *m = NULL;
+  ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), file, &m), HLO_OK);
+  *res = NULL;
+  HloStatus st = hlo_run(small, m, in, nin, res);
+  snprintf(diag, ndiag, "%s", hlo_ctx_diagnostics(small));
+  hlo_module_free(m);
+  hlo_ctx_free(small);
+  return st;
+}
+
 START_TEST(memory_limit_names_instruction) {
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 1 << 20};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
   /* 1000x1000 f32 is 4 MB of result: over the 1 MiB limit. */
   const char *text = "HloModule big\nENTRY main {\n  x = f32[] parameter(0)\n"
                      "  ROOT b = f32[1000,1000] broadcast(x), dimensions={}\n}\n";
-  HloModule *m = NULL;
-  ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), "big.hlo", &m), HLO_OK);
   HloBuffer *in = NULL, *res = NULL;
   float one = 1;
-  ck_assert_int_eq(hlo_buffer_new_array(small, HLO_TYPE_F32, NULL, 0, &one, &in), HLO_OK);
-  ck_assert_int_eq(hlo_run(small, m, &in, 1, &res), HLO_NOMEM);
-  const char *d = hlo_ctx_diagnostics(small);
+  char d[4096];
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, NULL, 0, &one, &in), HLO_OK);
+  ck_assert_int_eq(run_limited(1 << 20, "big.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
   ck_assert_msg(strstr(d, "big.hlo:4:8: error: in b (broadcast): memory limit of 1048576 bytes "
                        "exceeded (0 in use, 4000000 more requested)"), "%s", d);
   hlo_buffer_free(in);
-  hlo_module_free(m);
-  hlo_ctx_free(small);
 }
 END_TEST
 
@@ -238,9 +246,7 @@ START_TEST(results_handed_out_stop_counting) {
    * under a 5 MB limit, one executable runs again and again, whether the
    * caller frees the results or keeps them. (A result left counted against
    * the executor refused the second run: 4000000 in use.) */
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 5000000};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
+  HloCtx *small = tl_ctx_limited(1, 5000000);
   const char *text = "HloModule big\nENTRY main {\n  x = f32[] parameter(0)\n"
                      "  ROOT b = f32[1000,1000] broadcast(x), dimensions={}\n}\n";
   HloModule *m = NULL;
@@ -272,47 +278,21 @@ START_TEST(scratch_counts_against_limit) {
   /* f64 operands of an f32 dot are converted to f32 scratch (256 KiB each,
    * plus a 64-byte header), after the 256 KiB result: the second
    * conversion no longer fits in 700 KiB, although every value does. */
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = 700 << 10};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
   const char *text = "HloModule dotmem\nENTRY main {\n  a = f64[256,256] parameter(0)\n"
                      "  b = f64[256,256] parameter(1)\n  ROOT d = f32[256,256] dot(a, b), "
                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
-  HloModule *m = NULL;
-  ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), "dot.hlo", &m), HLO_OK);
   HloBuffer *in[2] = {NULL, NULL}, *res = NULL;
   int64_t dims[2] = {256, 256};
+  char d[4096];
   for (int i = 0; i < 2; i++)
-    ck_assert_int_eq(hlo_buffer_new_array(small, HLO_TYPE_F64, dims, 2, NULL, &in[i]), HLO_OK);
-  ck_assert_int_eq(hlo_run(small, m, in, 2, &res), HLO_NOMEM);
-  const char *d = hlo_ctx_diagnostics(small);
+    ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F64, dims, 2, NULL, &in[i]), HLO_OK);
+  ck_assert_int_eq(run_limited(700 << 10, "dot.hlo", text, in, 2, &res, d, sizeof d), HLO_NOMEM);
   ck_assert_msg(strstr(d, "dot.hlo:5:8: error: in d (dot): memory limit of 716800 bytes exceeded "
                        "(524352 in use, 262208 more requested)"), "%s", d);
   hlo_buffer_free(in[0]);
   hlo_buffer_free(in[1]);
-  hlo_module_free(m);
-  hlo_ctx_free(small);
 }
 END_TEST
-
-/* Runs text (as file) with threads=1 under a memory limit of `limit` bytes
- * on the inputs; returns the status, the diagnostics in diag (copied) and
- * the result in *res (NULL on failure). Values the run makes (results,
- * scratch) count; the caller's inputs do not. */
-static HloStatus run_limited(size_t limit, const char *file, const char *text, HloBuffer **in,
-                             int nin, HloBuffer **res, char *diag, size_t ndiag) {
-  HloCtx *small;
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = 1, .max_memory = limit};
-  ck_assert_int_eq(hlo_ctx_new(&o, &small), HLO_OK);
-  HloModule *m = NULL;
-  ck_assert_int_eq(hlo_module_parse(small, text, strlen(text), file, &m), HLO_OK);
-  *res = NULL;
-  HloStatus st = hlo_run(small, m, in, nin, res);
-  snprintf(diag, ndiag, "%s", hlo_ctx_diagnostics(small));
-  hlo_module_free(m);
-  hlo_ctx_free(small);
-  return st;
-}
 
 START_TEST(gemm_panels_count) {
   /* A 64x64 f32 dot needs its 16384-byte result and packing panels (their
@@ -610,9 +590,5 @@ int main(void) {
   tcase_add_checked_fixture(files, setup, teardown);
   tcase_add_test(files, failed_save_leaves_no_file);
   suite_add_tcase(s, files);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int bad = srunner_ntests_failed(r);
-  srunner_free(r);
-  return bad ? 1 : 0;
+  return tl_main(s);
 }

@@ -18,26 +18,10 @@
 #define HLP_SRCDIR "."
 #endif
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *p = malloc(cap + 1);   /* + 1: a NUL, so sscanf may read the text */
-  size_t r;
-  while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
-    n += r;
-    if (n == cap) { char *q = realloc(p, (cap *= 2) + 1); if (!q) { free(p); p = NULL; } else p = q; }
-  }
-  fclose(f);
-  if (p) p[n] = 0;
-  *len = n;
-  return p;
-}
-
 /* Returns 0 if the file parses and round-trips; prints why not. */
 static int roundtrip(const char *path) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = tl_read_file(path, &len);
   if (!text) { printf("%s: cannot read\n", path); return 1; }
   HlcDiags d = {0};
   HloModule *m = hlp_parse(text, len, path, &d);
@@ -90,7 +74,7 @@ static void run_glob(const char *pattern, const char *label) {
 /* Returns 0 if the invalid module fails with exactly the expected error. */
 static int expect_failure(const char *path) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = tl_read_file(path, &len);
   if (!text) { printf("%s: cannot read\n", path); return 1; }
   int line = 0, col = 0, used = 0;
   char want[512] = "";

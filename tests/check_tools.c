@@ -10,6 +10,7 @@
 #include <string.h>
 #include "hlorun.h"
 #include "interp/interp.h"
+#include "tests/testlib.h"
 
 static const HloValue *view(const HliValue *v) { return (const HloValue *)v; }
 
@@ -254,9 +255,5 @@ int main(void) {
   tcase_add_test(tc, observer);
   tcase_add_test(tc, extract);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tl_main(s);
 }

@@ -19,26 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parser/parser.h"
+#include "tests/testlib.h"
 
 #ifndef HLV_SRCDIR
 #define HLV_SRCDIR "."
 #endif
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *p = malloc(cap + 1);
-  size_t r;
-  while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
-    n += r;
-    if (n == cap) { char *q = realloc(p, (cap *= 2) + 1); if (!q) { free(p); p = NULL; } else p = q; }
-  }
-  fclose(f);
-  if (p) p[n] = 0;
-  *len = n;
-  return p;
-}
 
 static void dump(const HlcDiags *d) {
   for (int i = 0; i < d->n; i++) fputs(d->v[i].text, stdout);
@@ -47,7 +32,7 @@ static void dump(const HlcDiags *d) {
 /* 0: parses and verifies; 1: verify errors; 2: does not parse. */
 static int check_file(const char *path, bool report) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = tl_read_file(path, &len);
   if (!text) { printf("%s: cannot read\n", path); return 2; }
   HlcDiags d = {0};
   HloModule *m = hlp_parse(text, len, path, &d);
@@ -136,10 +121,10 @@ START_TEST(broken_modules) {
     const char *path = g.gl_pathv[i];
     const char *base = strrchr(path, '/') + 1;
     size_t len, elen;
-    char *text = slurp(path, &len);
+    char *text = tl_read_file(path, &len);
     char errpath[4096];
     snprintf(errpath, sizeof errpath, "%.*s.err", (int)(strlen(path) - 4), path);
-    char *want = slurp(errpath, &elen);
+    char *want = tl_read_file(errpath, &elen);
     ck_assert_msg(text && want, "%s: missing module or .err file", path);
     want[strcspn(want, "\n")] = 0;
     char *got = first_error_line(text, len, base);
@@ -288,7 +273,7 @@ START_TEST(mutations) {
   long runs = 0;
   for (size_t f = 0; f < g.gl_pathc; f++) {
     size_t len;
-    char *text = slurp(g.gl_pathv[f], &len);
+    char *text = tl_read_file(g.gl_pathv[f], &len);
     ck_assert_ptr_nonnull(text);
     for (int k = 0;; k++) {
       char *probe = replace_number(text, k, "0");
@@ -331,9 +316,5 @@ int main(void) {
   tcase_add_test(tb, extra_commas);
   tcase_add_test(tb, mutations);
   suite_add_tcase(s, tb);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf ? 1 : 0;
+  return tl_main(s);
 }

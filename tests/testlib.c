@@ -1,9 +1,12 @@
 /* testlib.c: the helpers the Check suites share (see testlib.h): IR and
  * values built by hand, one kernel run without an executor, whole modules run
- * through the public API, and the suites' main(). No test lives here. */
+ * through the public API, the GEMM instruction-set loop, integer test data
+ * and results, reading a file, and the suites' main(). No test lives here. */
 #include "tests/testlib.h"
+#include "interp/kernels/gemm.h"
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* ---- one arena per test -------------------------------------------------- */
@@ -168,7 +171,7 @@ void tl_window(HloInstr *ins, int rank, const int64_t (*w)[6]) {
     ins->window.dims[d] = (HloWindowDim){w[d][0], w[d][1], w[d][2], w[d][3], w[d][4], w[d][5], false};
 }
 
-/* ---- values --------------------------------------------------------------- */
+/* ---- values -------------------------------------------------------------- */
 
 HliValue *tl_value(const HloShape *s, const void *data) {
   HliValue *v = hli_value_new(NULL, s);
@@ -200,7 +203,7 @@ void tl_expect_f32_near(const HliValue *v, const float *want, int64_t n, double 
                   "element %lld: got %.9g want %.9g", (long long)i, got[i], want[i]);
 }
 
-/* ---- one kernel, no executor ---------------------------------------------- */
+/* ---- one kernel, no executor --------------------------------------------- */
 
 HliValue *tl_try_run(const HloInstr *ins, HliValue *const *in) {
   const HliOpEntry *e = &hli_op_table()[ins->op];
@@ -233,10 +236,12 @@ void tl_refused(const HloInstr *ins, const char *want) {
                 hli_last_error(), want);
 }
 
-/* ---- whole modules through the public API --------------------------------- */
+/* ---- whole modules through the public API -------------------------------- */
 
-HloCtx *tl_ctx_new(int threads) {
-  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads};
+HloCtx *tl_ctx_new(int threads) { return tl_ctx_limited(threads, 0); }
+
+HloCtx *tl_ctx_limited(int threads, uint64_t max_memory) {
+  HloCtxOptions o = {.struct_size = sizeof o, .threads = threads, .max_memory = max_memory};
   HloCtx *ctx = NULL;
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
   return ctx;
@@ -273,7 +278,99 @@ char *tl_run_literal(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,
   return lit;
 }
 
-/* ---- main ----------------------------------------------------------------- */
+TlRun tl_run_arrays(int threads, const char *text, int n, const TlArray *in) {
+  TlRun r = {.ctx = tl_ctx_new(threads), .nin = n};
+  ck_assert_int_le(n, (int)(sizeof r.in / sizeof *r.in));
+  for (int i = 0; i < n; i++)
+    ck_assert_int_eq(hlo_buffer_new_array(r.ctx, in[i].type, in[i].dims, in[i].rank, in[i].data,
+                                          &r.in[i]), HLO_OK);
+  r.result = tl_run_ok(r.ctx, text, r.in, n);
+  return r;
+}
+
+void tl_run_done(TlRun *r) {
+  hlo_buffer_free(r->result);
+  for (int i = 0; i < r->nin; i++) hlo_buffer_free(r->in[i]);
+  hlo_ctx_free(r->ctx);
+  *r = (TlRun){0};
+}
+
+/* ---- GEMM instruction sets ----------------------------------------------- */
+
+bool tl_gemm_isa_next(TlGemmIsas *g) {
+  static const char *const isas[] = {"scalar", "avx2", "avx512"};
+  enum { NISAS = sizeof isas / sizeof *isas };
+  if (g->next == 0) g->saved = hlk_gemm_isa();
+  while (g->next < NISAS) {
+    g->isa = isas[g->next++];
+    if (hlk_gemm_force_isa(g->isa)) return true;   /* else the CPU lacks it */
+  }
+  g->isa = NULL;
+  ck_assert_msg(hlk_gemm_force_isa(g->saved), "cannot restore GEMM ISA %s", g->saved);
+  return false;
+}
+
+/* ---- integers ------------------------------------------------------------ */
+
+uint64_t tl_lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 11;
+}
+
+int64_t tl_int_at(const HliValue *v, int64_t i) {
+  switch (v->dtype) {
+  case HLO_S8: case HLO_S4: return ((const int8_t *)v->data)[i];
+  case HLO_U8: case HLO_PRED: case HLO_U4: return ((const uint8_t *)v->data)[i];
+  case HLO_S16: return ((const int16_t *)v->data)[i];
+  case HLO_U16: return ((const uint16_t *)v->data)[i];
+  case HLO_S32: return ((const int32_t *)v->data)[i];
+  case HLO_U32: return ((const uint32_t *)v->data)[i];
+  default: return ((const int64_t *)v->data)[i];
+  }
+}
+
+int64_t tl_int_wrap(HloDtype t, uint64_t v) {
+  switch (t) {
+  case HLO_S8: return (int8_t)(uint8_t)v;
+  case HLO_U8: return (uint8_t)v;
+  case HLO_S16: return (int16_t)(uint16_t)v;
+  case HLO_U16: return (uint16_t)v;
+  case HLO_S32: return (int32_t)(uint32_t)v;
+  case HLO_U32: return (uint32_t)v;
+  case HLO_S4: return ((int64_t)(v << 60)) >> 60;
+  case HLO_U4: return (int64_t)(v & 15);
+  default: return (int64_t)v;
+  }
+}
+
+void tl_expect_wrapped(const HliValue *o, const uint64_t *want, const char *what) {
+  ck_assert_ptr_nonnull(o);
+  for (int64_t i = 0; i < o->nelem; i++) {
+    int64_t w = o->dtype == HLO_PRED ? want[i] != 0 : tl_int_wrap(o->dtype, want[i]);
+    ck_assert_msg(tl_int_at(o, i) == w, "%s (GEMM ISA %s): element %lld is %lld, want %lld", what,
+                  hlk_gemm_isa(), (long long)i, (long long)tl_int_at(o, i), (long long)w);
+  }
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+char *tl_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *p = malloc(cap + 1);   /* + 1: the NUL */
+  size_t r;
+  while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) { char *q = realloc(p, (cap *= 2) + 1); if (!q) { free(p); p = NULL; } else p = q; }
+  }
+  fclose(f);
+  if (p) p[n] = 0;
+  *len = n;
+  return p;
+}
+
+/* ---- main ---------------------------------------------------------------- */
 
 int tl_main(Suite *s) {
   SRunner *r = srunner_create(s);

@@ -9,7 +9,12 @@
  * - Values: arrays filled from bytes; tl_kept ones are released by tl_end.
  * - Running one kernel without an executor, through the opcode table: the
  *   plan-time check, then the kernel (tl_run asserts, tl_try_run reports).
- * - Whole modules through the public API (hlorun.h): parse text and run it.
+ * - Whole modules through the public API (hlorun.h): parse text and run it,
+ *   also on array inputs under a given thread count.
+ * - Every GEMM micro-kernel instruction set the CPU has, forced in turn.
+ * - Integer results: a 64-bit generator for test data, elements read back as
+ *   typed values, sums reduced modulo 2^64 to what the result type keeps.
+ * - Files: a whole file read into memory.
  * - tl_main: the Check runner every suite's main() is.
  *
  * Not here: anything one suite alone needs (it stays in that suite), and
@@ -78,7 +83,7 @@ void tl_dims(HloInstr *ins, int n, const int64_t *d);
  * window dilation}. */
 void tl_window(HloInstr *ins, int rank, const int64_t (*w)[6]);
 
-/* ---- values --------------------------------------------------------------- */
+/* ---- values -------------------------------------------------------------- */
 
 /* A new value of shape s (which must outlive it) holding the bytes at data
  * (left uninitialised when data is NULL). Release with hli_value_unref. */
@@ -102,7 +107,7 @@ void tl_free(int n, HliValue **v);
 /* v is f32[n] with |got - want| <= tol * (1 + |want|) element by element. */
 void tl_expect_f32_near(const HliValue *v, const float *want, int64_t n, double tol);
 
-/* ---- one kernel, no executor ---------------------------------------------- */
+/* ---- one kernel, no executor --------------------------------------------- */
 
 /* Check then run ins on the operand values; the result (caller releases).
  * A missing kernel, a refusal or a failure fails the test. */
@@ -113,10 +118,12 @@ HliValue *tl_try_run(const HloInstr *ins, HliValue *const *in);
 /* The plan-time check must refuse ins with a message containing want. */
 void tl_refused(const HloInstr *ins, const char *want);
 
-/* ---- whole modules through the public API --------------------------------- */
+/* ---- whole modules through the public API -------------------------------- */
 
 /* A context with the given number of threads (0: one per core). */
 HloCtx *tl_ctx_new(int threads);
+/* Same, with a memory limit of max_memory bytes (0: the default). */
+HloCtx *tl_ctx_limited(int threads, uint64_t max_memory);
 /* Parse text (named test.hlo) and run it on n inputs; *out gets the result.
  * The first failing status (the diagnostics are in ctx). */
 HloStatus tl_run_module(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,
@@ -128,7 +135,63 @@ HloBuffer *tl_run_ok(HloCtx *ctx, const char *text, HloBuffer *const *in, int n)
 char *tl_run_literal(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,
                      HloStatus *status);
 
-/* ---- main ----------------------------------------------------------------- */
+/* An array input of a module: element type, dimensions and the bytes. */
+typedef struct TlArray {
+  HloElementType type;
+  int rank;
+  const int64_t *dims;   /* rank of them (borrowed) */
+  const void *data;      /* row-major elements (borrowed) */
+} TlArray;
+
+/* One run of a module on array inputs in a context of its own, for tests
+ * that repeat a run under several thread counts. tl_run_done frees it all. */
+typedef struct TlRun {
+  HloCtx *ctx;          /* the context (owned) */
+  HloBuffer *in[8];     /* the inputs (owned) */
+  int nin;
+  HloBuffer *result;    /* the result (owned) */
+} TlRun;
+/* Parse text and run it on n (at most 8) arrays with `threads` threads; the
+ * test fails unless it all works. */
+TlRun tl_run_arrays(int threads, const char *text, int n, const TlArray *in);
+void tl_run_done(TlRun *r);
+
+/* ---- GEMM instruction sets ----------------------------------------------- */
+
+/* A loop over the GEMM micro-kernel instruction sets the CPU can run
+ * ("scalar", "avx2", "avx512", in that order), each forced in turn:
+ *     for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) { ... g.isa ... }
+ * The last call restores the instruction set in use before the first (and
+ * asserts that it could); leaving the loop early with break skips that. */
+typedef struct TlGemmIsas {
+  int next;            /* index of the next candidate */
+  const char *isa;     /* the one forced for this pass */
+  const char *saved;   /* the one in use before the loop */
+} TlGemmIsas;
+bool tl_gemm_isa_next(TlGemmIsas *g);
+
+/* ---- integers ------------------------------------------------------------ */
+
+/* Next value (53 bits) of a 64-bit linear congruential generator (Knuth's
+ * MMIX constants) with state *s: reproducible test data, no libc rand. */
+uint64_t tl_lcg(uint64_t *s);
+/* Element i of an integer or pred value (s4/u4 stored one per byte), as its
+ * typed value. */
+int64_t tl_int_at(const HliValue *v, int64_t i);
+/* A sum computed modulo 2^64 as the value a result of type t keeps: the low
+ * bits, sign-extended for signed types (s4/u4: the low 4 bits). */
+int64_t tl_int_wrap(HloDtype t, uint64_t v);
+/* Every element of the integer result o is want[i] as its type keeps it
+ * (pred: want[i] != 0); failures name `what`. */
+void tl_expect_wrapped(const HliValue *o, const uint64_t *want, const char *what);
+
+/* ---- files --------------------------------------------------------------- */
+
+/* The whole file at path, NUL-terminated (so sscanf may read it), its size
+ * in *len; NULL if it cannot be read. Free with free(). */
+char *tl_read_file(const char *path, size_t *len);
+
+/* ---- main ---------------------------------------------------------------- */
 
 /* Run every test of s; the process exit status (0 when all pass). */
 int tl_main(Suite *s);
