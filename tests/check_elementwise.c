@@ -551,6 +551,44 @@ START_TEST(tanh_f32_within_one_ulp) {
 }
 END_TEST
 
+/* f32 exp is our own too (vmath.c): within 1 ULP on every 65521st bit
+ * pattern (tools/vmath_ulp checks all 2^32: 0.94 at most), subnormal
+ * results included, and exact at the special values. */
+START_TEST(exp_f32_within_one_ulp) {
+  enum { STRIDE = 65521, NS = 12 };
+  static float x[(1ull << 32) / STRIDE + 1], out[(1ull << 32) / STRIDE + 1];
+  int64_t n = 0;
+  for (uint64_t b = 0; b < (1ull << 32); b += STRIDE, n++) {
+    uint32_t bits = (uint32_t)b;
+    memcpy(&x[n], &bits, 4);
+  }
+  /* 0x1.62e42ep+6 is the largest finite exp, 0x1.62e43p+6 overflows;
+   * exp(-100) = 3.7e-44 is subnormal; exp(-104) rounds to 0 */
+  float sx[NS] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -200.0f, 200.0f, 0x1.62e43p+6f,
+                  0x1.62e42ep+6f, -100.0f, -104.0f, 1.0f};
+  float sout[NS];
+  int checked = 0;
+  for (int isa = 1; isa < HLK_NUM_ISAS; isa++) {
+    const HlkVmath *vm = hlk_vmath_for_isa(isa);
+    if (!vm) continue;
+    checked++;
+    vm->uf[HLK_VM_EXP](x, out, n);
+    for (int64_t i = 0; i < n; i++) {
+      double u = ulp_f32(out[i], exp((double)x[i]));
+      ck_assert_msg(u <= 1.0, "%s exp(%a) = %a: %g ulp", vm->name, (double)x[i], (double)out[i], u);
+    }
+    vm->uf[HLK_VM_EXP](sx, sout, NS);
+    ck_assert(sout[0] == 1.0f && sout[1] == 1.0f && sout[2] == INFINITY && sout[3] == 0.0f);
+    ck_assert(isnan(sout[4]) && sout[5] == 0.0f && sout[6] == INFINITY && sout[7] == INFINITY);
+    ck_assert(isfinite(sout[8]) && sout[10] == 0.0f);
+    for (int i = 8; i < NS; i++)
+      ck_assert_msg(ulp_f32(sout[i], exp((double)sx[i])) <= 1.0, "%s exp(%a) = %a", vm->name,
+                    (double)sx[i], (double)sout[i]);
+  }
+  if (checked == 0) ck_assert_ptr_nonnull(hlk_vmath_for_isa(HLK_ISA_SCALAR));   /* no vector ISA */
+}
+END_TEST
+
 /* HLORUN_ISA forces a path (each Check test runs in its own process). */
 START_TEST(isa_env) {
   setenv("HLORUN_ISA", "scalar", 1);
@@ -612,6 +650,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tm, 60);
   tcase_add_test(tm, vmath_ulp);
   tcase_add_test(tm, tanh_f32_within_one_ulp);
+  tcase_add_test(tm, exp_f32_within_one_ulp);
   tcase_add_test(tm, isa_env);
   suite_add_tcase(s, tm);
   return s;

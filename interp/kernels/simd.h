@@ -7,9 +7,10 @@
  *   hlk_{add,div,sub}{f,d}, hlk_set1{f,d}
  *   hlk_mulf, hlk_fmaf(a, b, c) = a*b+c and hlk_fnmaf(a, b, c) = c-a*b
  *   rounded once, hlk_rcpf (1/x to 12 bits or better), hlk_absf,
- *   hlk_signf(x) (the sign bits of x), hlk_orf, hlk_minf(a, b) (b if
- *   either is NaN), hlk_roundf (to nearest even), hlk_ldexpf(x, n) = x 2^n
- *   (n a whole float, no overflow), hlk_selltf(a, b, x, y) = lanewise
+ *   hlk_signf(x) (the sign bits of x), hlk_orf, hlk_minf(a, b) and
+ *   hlk_maxf(a, b) (b if either is NaN), hlk_roundf (to nearest even),
+ *   hlk_ldexpf(x, n) = x 2^n rounded once (n a whole float in [-150, 128];
+ *   subnormal and infinite results too), hlk_selltf(a, b, x, y) = lanewise
  *   a < b ? x : y, with x also where a or b is NaN
  *   HLK_SLEEF_F(name, acc) / HLK_SLEEF_D(name, acc)   the SLEEF function
  *   HLK_VMATH_TABLE       the name of the table this build exports
@@ -44,6 +45,7 @@ typedef __m512d HlkVD;
 #define hlk_signf(x) _mm512_and_ps((x), _mm512_set1_ps(-0.0f))
 #define hlk_orf _mm512_or_ps
 #define hlk_minf _mm512_min_ps
+#define hlk_maxf _mm512_max_ps
 #define hlk_roundf(x) _mm512_roundscale_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define hlk_ldexpf _mm512_scalef_ps
 #define hlk_selltf(a, b, x, y) \
@@ -80,10 +82,19 @@ typedef __m256d HlkVD;
 #define hlk_signf(x) _mm256_and_ps((x), _mm256_set1_ps(-0.0f))
 #define hlk_orf _mm256_or_ps
 #define hlk_minf _mm256_min_ps
+#define hlk_maxf _mm256_max_ps
 #define hlk_roundf(x) _mm256_round_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define hlk_ldexpf(x, n)                                                      \
-  _mm256_mul_ps((x), _mm256_castsi256_ps(_mm256_slli_epi32(                  \
-                         _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)))
+/* 2^n as two normal powers of two, 2^h 2^(n-h) with h = n/2 rounded: x 2^h
+ * is exact for |x| near 1, so only the second product rounds. */
+static inline __m256 hlk_pow2_avx2(__m256 n) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline __m256 hlk_ldexpf(__m256 x, __m256 n) {
+  __m256 h = _mm256_round_ps(_mm256_mul_ps(n, _mm256_set1_ps(0.5f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm256_mul_ps(_mm256_mul_ps(x, hlk_pow2_avx2(h)), hlk_pow2_avx2(_mm256_sub_ps(n, h)));
+}
 #define hlk_selltf(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_NGE_UQ))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f8_##acc##avx2
 #define HLK_SLEEF_D(name, acc) Sleef_##name##d4_##acc##avx2
