@@ -4,7 +4,7 @@ computation with numpy, and print a table of median times and ratios, the
 machine's measured memory bandwidth, the fraction of it that memory-bound
 workloads reach, and the GFLOP/s of the dot and convolution workloads.
 
-Usage: bench/run.py HLORUN [--runs N] [--dir BENCH_DIR] [--only NAME]
+Usage: bench/run.py HLORUN [--runs N] [--rounds R] [--dir BENCH_DIR] [--only NAME]
 numpy is Debian's python3-numpy (run with /usr/bin/python3), with the BLAS
 the libblas.so.3 alternative points to (install libopenblas0-pthread for a
 fair matmul baseline; the script names the one in use). Times are medians of
@@ -12,7 +12,8 @@ N runs after one warm-up, execution only on both sides. Without --runs, N is
 chosen per workload and side so the timed runs take about 0.4 s (at least 5,
 at most 200): a 2 ms workload measured 5 times gives a median of the first,
 noisier runs (its first run after the warm-up still faults in a fresh result
-buffer), not of the steady state.
+buffer), not of the steady state. The two sides alternate in R rounds
+(default 5) and each reports the median of its round medians.
 
 Targets (one PASS/MISS line each at the end):
   ratio       every workload at least as fast as numpy (ratio <= 1)
@@ -213,6 +214,7 @@ def main():
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench"))
     ap.add_argument("--only")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     env = dict(os.environ)
     bw = bandwidth_gbs()
@@ -228,9 +230,22 @@ def main():
         if args.only and args.only not in name:
             continue
         path = os.path.join(args.dir, name + ".hlo")
-        ms, runs, err = hlorun_ms(args.hlorun, path, args.runs, env)
-        np_ms, np_runs = median_time(builder(), args.runs)
-        notes = [f"{runs}/{np_runs} runs"]
+        # Rounds alternate between the two sides, so that a slow spell of a
+        # shared machine falls on both rather than on whichever ran then;
+        # each side's figure is the median of its round medians.
+        fn = builder()
+        h, n = [], []
+        err = ""
+        for _ in range(args.rounds):
+            ms, runs, err = hlorun_ms(args.hlorun, path, args.runs, env)
+            np_one, np_runs = median_time(fn, args.runs)
+            n.append(np_one)
+            if ms is None:
+                break
+            h.append(ms)
+        ms = statistics.median(h) if h and len(h) == args.rounds else None
+        np_ms = statistics.median(n)
+        notes = [f"{args.rounds}x{runs}/{np_runs} runs"]
         if name == "c_matmul" and gflop:
             np_matmul_gflops = gflop / (np_ms / 1e3)
         checked["ratio"] += 1
