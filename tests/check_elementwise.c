@@ -508,18 +508,31 @@ START_TEST(vmath_ulp) {
 }
 END_TEST
 
+/* Every 65521st f32 bit pattern (all binades, both signs, NaNs): the
+ * vector function `id` of vm within 1 ULP of ref. */
+enum { SWEEP_STRIDE = 65521, SWEEP_N = (int)((1ull << 32) / SWEEP_STRIDE + 1) };
+static void sweep_within_one_ulp(const HlkVmath *vm, int id, double (*ref)(double),
+                                 const char *name) {
+  static float x[SWEEP_N], out[SWEEP_N];
+  int64_t n = 0;
+  for (uint64_t b = 0; b < (1ull << 32); b += SWEEP_STRIDE, n++) {
+    uint32_t bits = (uint32_t)b;
+    memcpy(&x[n], &bits, 4);
+  }
+  vm->uf[id](x, out, n);
+  for (int64_t i = 0; i < n; i++) {
+    double u = ulp_f32(out[i], ref((double)x[i]));
+    ck_assert_msg(u <= 1.0, "%s %s(%a) = %a: %g ulp", vm->name, name, (double)x[i],
+                  (double)out[i], u);
+  }
+}
+
 /* f32 tanh is our own (vmath.c), not SLEEF's: every vector ISA stays within
  * 1 ULP of libm's double tanh on inputs spread over every binade (every
  * 65521st bit pattern; tools/vmath_ulp checks all 2^32), on both sides of
  * its switch at |x| = 1, and gives the special values exactly. */
 START_TEST(tanh_f32_within_one_ulp) {
-  enum { STRIDE = 65521, NS = 23 };
-  static float x[(1ull << 32) / STRIDE + 1], out[(1ull << 32) / STRIDE + 1];
-  int64_t n = 0;
-  for (uint64_t b = 0; b < (1ull << 32); b += STRIDE, n++) {
-    uint32_t bits = (uint32_t)b;
-    memcpy(&x[n], &bits, 4);
-  }
+  enum { NS = 23 };
   float sx[NS] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, -0x1p-149f, 1e-30f,
                   0x1.fffffep-1f, 1.0f, 0x1.000002p+0f, -1.0f, 9.0f, 9.1f, 9.2f, 100.0f,
                   -100.0f, 0.25f, 0.5f, 2.0f, 4.0f, 0x1.5p-13f, -3.0f};
@@ -531,11 +544,7 @@ START_TEST(tanh_f32_within_one_ulp) {
     const HlkVmath *vm = hlk_vmath_for_isa(isa);
     if (!vm) continue;
     checked++;
-    vm->uf[HLK_VM_TANH](x, out, n);
-    for (int64_t i = 0; i < n; i++) {
-      double u = ulp_f32(out[i], tanh((double)x[i]));
-      ck_assert_msg(u <= 1.0, "%s tanh(%a) = %a: %g ulp", vm->name, (double)x[i], (double)out[i], u);
-    }
+    sweep_within_one_ulp(vm, HLK_VM_TANH, tanh, "tanh");
     vm->uf[HLK_VM_TANH](sx, sout, NS);
     for (int i = 0; i < NS; i++) {
       double u = ulp_f32(sout[i], tanh((double)sx[i]));
@@ -555,13 +564,7 @@ END_TEST
  * pattern (tools/vmath_ulp checks all 2^32: 0.94 at most), subnormal
  * results included, and exact at the special values. */
 START_TEST(exp_f32_within_one_ulp) {
-  enum { STRIDE = 65521, NS = 12 };
-  static float x[(1ull << 32) / STRIDE + 1], out[(1ull << 32) / STRIDE + 1];
-  int64_t n = 0;
-  for (uint64_t b = 0; b < (1ull << 32); b += STRIDE, n++) {
-    uint32_t bits = (uint32_t)b;
-    memcpy(&x[n], &bits, 4);
-  }
+  enum { NS = 12 };
   /* 0x1.62e42ep+6 is the largest finite exp, 0x1.62e43p+6 overflows;
    * exp(-100) = 3.7e-44 is subnormal; exp(-104) rounds to 0 */
   float sx[NS] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -200.0f, 200.0f, 0x1.62e43p+6f,
@@ -572,11 +575,7 @@ START_TEST(exp_f32_within_one_ulp) {
     const HlkVmath *vm = hlk_vmath_for_isa(isa);
     if (!vm) continue;
     checked++;
-    vm->uf[HLK_VM_EXP](x, out, n);
-    for (int64_t i = 0; i < n; i++) {
-      double u = ulp_f32(out[i], exp((double)x[i]));
-      ck_assert_msg(u <= 1.0, "%s exp(%a) = %a: %g ulp", vm->name, (double)x[i], (double)out[i], u);
-    }
+    sweep_within_one_ulp(vm, HLK_VM_EXP, exp, "exp");
     vm->uf[HLK_VM_EXP](sx, sout, NS);
     ck_assert(sout[0] == 1.0f && sout[1] == 1.0f && sout[2] == INFINITY && sout[3] == 0.0f);
     ck_assert(isnan(sout[4]) && sout[5] == 0.0f && sout[6] == INFINITY && sout[7] == INFINITY);
