@@ -181,37 +181,59 @@ void hlk_fft_run(HlkFftPlan *p, cplx *d, bool inverse) {
 
 /* ---- The fft opcode ----------------------------------------------------- */
 
+/* Lines of one transformed dimension, shared out among threads: each worker
+ * builds its own plan and line buffer (the plan's scratch is per call), so
+ * every line is transformed exactly as on one thread. */
+typedef struct FftJob {
+  cplx *a;
+  int64_t n, inner;
+  bool inverse, oom;
+} FftJob;
+
+static void fft_lines(void *arg, int64_t lo, int64_t hi) {
+  FftJob *j = arg;
+  HlkFftPlan *p = hlk_fft_plan_new(j->n);
+  cplx *line = malloc((size_t)j->n * sizeof *line);
+  if (!p || !line) {
+    hlk_fft_plan_free(p);
+    free(line);
+    j->oom = true;
+    return;
+  }
+  for (int64_t l = lo; l < hi; l++) {
+    int64_t o = l / j->inner, in = l % j->inner;
+    cplx *base = j->a + o * j->n * j->inner + in;
+    for (int64_t k = 0; k < j->n; k++) line[k] = base[k * j->inner];
+    hlk_fft_run(p, line, j->inverse);
+    for (int64_t k = 0; k < j->n; k++) base[k * j->inner] = line[k];
+  }
+  hlk_fft_plan_free(p);
+  free(line);
+}
+
 /* Transform every line of a row-major complex array of dims d (rank r)
- * along dimension k, in place. The plan's arrays and the line buffer are
- * counted against --max-memory first; -1 after reporting the error. */
+ * along dimension k, in place. Each working thread's plan arrays and line
+ * buffer are counted against --max-memory first; -1 after reporting the
+ * error. */
 static int transform_dim(HliExec *x, const HloInstr *ins, cplx *a, const int64_t *d, int32_t r,
                          int32_t k, bool inverse) {
   int64_t n = d[k], outer = 1, inner = 1;
   if (n <= 1) return 0;
   for (int32_t i = 0; i < k; i++) outer *= d[i];
   for (int32_t i = k + 1; i < r; i++) inner *= d[i];
-  if (outer * inner == 0) return 0;
-  size_t need = hlk_fft_plan_bytes(n) + (size_t)n * sizeof(cplx);
+  int64_t lines = outer * inner;
+  if (lines == 0) return 0;
+  /* a few lines per task, so that plans (n sines and cosines each) stay
+   * few next to the work */
+  int64_t min_lines = 65536 / n + 1, workers = lines / min_lines;
+  if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
+  if (workers < 1) workers = 1;
+  size_t need = (hlk_fft_plan_bytes(n) + (size_t)n * sizeof(cplx)) * (size_t)workers;
   if (hli_scratch_reserve(x, ins, need)) return -1;
-  HlkFftPlan *p = hlk_fft_plan_new(n);
-  cplx *line = malloc((size_t)n * sizeof *line);
-  if (!p || !line) {
-    hlk_fft_plan_free(p);
-    free(line);
-    hli_scratch_unreserve(x, need);
-    return hli_fail(x, ins, "out of memory");
-  }
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t in = 0; in < inner; in++) {
-      cplx *base = a + o * n * inner + in;
-      for (int64_t j = 0; j < n; j++) line[j] = base[j * inner];
-      hlk_fft_run(p, line, inverse);
-      for (int64_t j = 0; j < n; j++) base[j * inner] = line[j];
-    }
-  hlk_fft_plan_free(p);
-  free(line);
+  FftJob j = {a, n, inner, inverse, false};
+  hli_parallel_for(x, lines, min_lines, fft_lines, &j);
   hli_scratch_unreserve(x, need);
-  return 0;
+  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
 }
 
 /* Load element i of an array (real or complex of any float width) as cplx. */
