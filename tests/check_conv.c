@@ -184,6 +184,59 @@ START_TEST(t_nhwc_wide_features) {
 }
 END_TEST
 
+/* The weight-gradient form XLA emits (f01b_i01o->01bf: the input's batch
+ * dimension innermost, a window as large as the output gradient): GEMM rows
+ * are ordered (s, b) and slivers within one output position copy runs of
+ * consecutive input elements; others take the per-row path. Batch 40 puts
+ * both kinds of sliver in every micro-kernel's row blocking. Against a loop
+ * over the definition written here, on integer values (exact), f32 and s32. */
+enum { GF = 4, GH = 7, GW = 6, GB = 40, GO = 8 };
+static const ConvCase wgrad_case = {
+  "wgrad", "f01b_i01o->01bf", 4, {GF, GH, GW, GB}, {GF, GH, GW, GO}, {3, 3, GB, GO}, 2,
+  {{GH, 1, 1, 1, 1, 1, 0}, {GW, 1, 1, 1, 1, 1, 0}}, 1, 1, 3 * 3 * GB * GO, NULL };
+
+START_TEST(t_weight_gradient_layout) {
+  tl_begin();
+  static float want[3 * 3 * GB * GO];
+  HloInstr *ins = make_conv(&wgrad_case, HLO_F32, HLO_F32);
+  HliValue *x = formula_value(&ins->ops[0]->shape, 7, 3, 11);
+  HliValue *k = formula_value(&ins->ops[1]->shape, 3, 1, 7);
+  const float *xv = x->data, *kv = k->data;
+  /* out[ky][kx][b][o] = sum over f, y, x of in[f][ky+y-1][kx+x-1][b] * k[f][y][x][o] */
+  for (int ky = 0; ky < 3; ky++)
+    for (int kx = 0; kx < 3; kx++)
+      for (int b = 0; b < GB; b++)
+        for (int o = 0; o < GO; o++) {
+          double acc = 0;
+          for (int f = 0; f < GF; f++)
+            for (int y = 0; y < GH; y++)
+              for (int xx = 0; xx < GW; xx++) {
+                int iy = ky + y - 1, ix = kx + xx - 1;
+                if (iy < 0 || iy >= GH || ix < 0 || ix >= GW) continue;
+                acc += (double)xv[((f * GH + iy) * GW + ix) * GB + b] *
+                       kv[((f * GH + y) * GW + xx) * GO + o];
+              }
+          want[((ky * 3 + kx) * GB + b) * GO + o] = (float)acc;
+        }
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+    for (int t = 0; t < 2; t++) {
+      HloDtype dt = t ? HLO_S32 : HLO_F32;
+      HloInstr *c = make_conv(&wgrad_case, dt, dt);
+      HliValue *in[2] = { formula_value(&c->ops[0]->shape, 7, 3, 11),
+                          formula_value(&c->ops[1]->shape, 3, 1, 7) };
+      HliValue *out = tl_kept(&c->shape, NULL);
+      ck_assert_int_eq(hlk_conv_run(NULL, c, in, out, false), 0);
+      for (int64_t e = 0; e < out->nelem; e++) {
+        double got = t ? ((int32_t *)out->data)[e] : ((float *)out->data)[e];
+        ck_assert_msg(got == want[e], "%s %s element %lld: got %g want %g", g.isa,
+                      hlc_dtype_name(dt), (long long)e, got, (double)want[e]);
+      }
+    }
+  }
+  tl_end();
+}
+END_TEST
+
 /* ---- Integer convolutions ------------------------------------------------ */
 
 /* The integer case: NHWC input [N][H][W][C] (b01f), kernel [3][3][C/G][O]
@@ -427,6 +480,7 @@ int main(void) {
   tcase_add_test(tc, t_int_grouped_padded);
   tcase_add_test(tc, t_int_threads);
   tcase_add_test(tc, t_depthwise_threads);
+  tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }

@@ -43,6 +43,7 @@ typedef struct Geo {
   int64_t n_in, cin, cin_g, cout, bout;      /* batch/feature sizes */
   int64_t fgc, bgc;
   int64_t wpos, srows;                       /* window positions; output positions per batch */
+  bool binner;                               /* GEMM rows ordered (s..., b): see row_coords */
   int64_t *tab[HLK_MAX_RANK];                /* per spatial dim: [s * win + w] -> input
                                                 index, or -1 (padding / dilation hole) */
 } Geo;
@@ -179,6 +180,7 @@ static int geo_init(Geo *g, const HloInstr *ins, const HliValue *l, const HliVal
         g->tab[i][s * g->win[i] + t] = idx;
       }
   }
+  g->binner = g->istr[g->ib] == 1 && g->istr[g->ifeat] != 1 && g->nsp > 0;
   return 0;
 }
 
@@ -188,6 +190,23 @@ static void unflatten(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
     idx[i] = sz[i] ? lin % sz[i] : 0;
     lin = sz[i] ? lin / sz[i] : 0;
   }
+}
+
+/* Batch b and spatial index s of GEMM row `row`. Rows are (b, s...) with
+ * the spatial position fastest, except when the input's batch dimension is
+ * its innermost and its features are not (the f01b layout XLA gives weight
+ * gradients): then (s..., b), so that a sliver of consecutive rows reads
+ * consecutive input elements. */
+static void row_coords(const Geo *g, int64_t row, int64_t *b, int64_t *s) {
+  int64_t sp;
+  if (g->binner) {
+    *b = g->bout ? row % g->bout : 0;
+    sp = g->bout ? row / g->bout : 0;
+  } else {
+    *b = g->srows ? row / g->srows : 0;
+    sp = g->srows ? row % g->srows : 0;
+  }
+  unflatten(sp, g->out_sz, g->nsp, s);
 }
 
 /* Offset of the input element for output position s and window position w
@@ -302,8 +321,8 @@ static void sliver32(const Lower *lw, int64_t sl) {
     int64_t r = sl * mr + lane;
     lb[lane] = NULL;
     if (r >= lw->rows) continue;
-    int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;
-    unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s[lane]);
+    int64_t b;
+    row_coords(g, lw->row0 + r, &b, s[lane]);
     lb[lane] = (const uint32_t *)lw->L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0;
   }
   for (int64_t q = 0; q < g->wpos; q++) {
@@ -337,6 +356,26 @@ static void sliver32(const Lower *lw, int64_t sl) {
     }                                                                                       \
     for (int64_t sl = lo; sl < hi; sl++) {                                                  \
       T *base = (T *)lw->P + sl * kd * mr;                                                  \
+      /* Rows (s..., b) with the batch innermost in the input: when the        \
+       * sliver's rows share one output position, each (w, iz) is mr          \
+       * consecutive input elements. */                                        \
+      int64_t r0 = lw->row0 + sl * mr;                                                      \
+      if (KP == 1 && g->binner && g->istr[g->ib] == 1 && sl * mr + mr <= lw->rows &&        \
+          r0 / g->bout == (r0 + mr - 1) / g->bout) {                                        \
+        int64_t b0;                                                                         \
+        row_coords(g, r0, &b0, s);                                                          \
+        const T *lb = L + b0 + lw->lbatch0 + lw->lfeat0 * fs;                               \
+        for (int64_t q = 0; q < g->wpos; q++) {                                             \
+          unflatten(q, g->win, g->nsp, w);                                                  \
+          int64_t koff, loff = window_offsets(g, s, w, &koff);                              \
+          T *d = base + q * g->cin_g * mr;                                                  \
+          for (int64_t iz = 0; iz < g->cin_g; iz++, d += mr) {                              \
+            if (loff < 0) memset(d, 0, (size_t)mr * sizeof(T));                             \
+            else memcpy(d, lb + loff + iz * fs, (size_t)mr * sizeof(T));                    \
+          }                                                                                 \
+        }                                                                                   \
+        continue;                                                                           \
+      }                                                                                     \
       for (int64_t lane = 0; lane < mr; lane++) {                                           \
         int64_t r = sl * mr + lane;                                                         \
         T *dst = base + lane * KP;                                                          \
@@ -345,8 +384,8 @@ static void sliver32(const Lower *lw, int64_t sl) {
           continue;                                                                         \
         }                                                                                   \
         if (kd > kdim) dst[kdim / KP * mr * KP + kdim % KP] = 0;                            \
-        int64_t row = lw->row0 + r, b = g->srows ? row / g->srows : 0;                      \
-        unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                     \
+        int64_t b;                                                                          \
+        row_coords(g, lw->row0 + r, &b, s);                                                 \
         const T *lb = L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;             \
         /* Whole groups of KP steps per window position (always when KP = 1):   \
          * KP contiguous slots, then the next group mr*KP further. */           \
@@ -391,8 +430,8 @@ static void sliver32(const Lower *lw, int64_t sl) {
     T *O = Ov;                                                                              \
     int64_t s[HLK_MAX_RANK];                                                                \
     for (int64_t r = 0; r < rows; r++) {                                                    \
-      int64_t row = row0 + r, b = g->srows ? row / g->srows : 0;                            \
-      unflatten(g->srows ? row % g->srows : 0, g->out_sz, g->nsp, s);                       \
+      int64_t b;                                                                            \
+      row_coords(g, row0 + r, &b, s);                                                       \
       int64_t off = b * g->ostr[g->ob] + o0 * g->ostr[g->ofeat];                            \
       for (int i = 0; i < g->nsp; i++) off += s[i] * g->ostr[g->osp[i]];                    \
       for (int64_t n = 0; n < cg; n++) O[off + n * g->ostr[g->ofeat]] = C[r * cg + n];      \
@@ -429,9 +468,9 @@ typedef struct Kind {
 /* The output rows (b, s...) are consecutive with the feature innermost:
  * GEMM results go straight into the output. */
 static bool out_rows_direct(const Geo *g) {
-  if (g->ofeat != g->nsp + 1 || g->ob != 0) return false;
+  if (g->ofeat != g->nsp + 1 || g->ob != (g->binner ? g->nsp : 0)) return false;
   for (int i = 0; i < g->nsp; i++)
-    if (g->osp[i] != i + 1) return false;
+    if (g->osp[i] != i + (g->binner ? 0 : 1)) return false;
   return true;
 }
 
