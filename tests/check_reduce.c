@@ -231,6 +231,80 @@ static void run_arg(HloComputation *c, const HloShape *s, const float *v, int64_
   free(ix);
 }
 
+/* The argmax computation above, step by step, as its HLO reads:
+ * pick = a CMP b || a != a; ipick = pick || (a == b && ia < ib). */
+static void ref_arg(bool is_max, const float *v, const int32_t *ix, int64_t n, float *av,
+                    int32_t *ai) {
+  for (int64_t k = 0; k < n; k++) {
+    float a = *av, b = v[k];
+    bool pick = (is_max ? a > b : a < b) || a != a;
+    bool ipick = pick || (a == b && *ai < ix[k]);
+    if (!pick) *av = b;
+    if (!ipick) *ai = ix[k];
+  }
+}
+
+/* Rows of f32[R,n] with their own index values and init: argmax/argmin of
+ * each row against ref_arg, bit for bit. */
+static void check_long_arg(bool is_max, int64_t R, int64_t n, const float *v, const int32_t *ix,
+                           float v0, int32_t i0) {
+  HloComputation *c = argred(HLO_F32, is_max ? HLO_CMP_GT : HLO_CMP_LT, HLO_CMP_LT);
+  HloShape s = tl_shape(HLO_F32, 2, (int64_t[]){R, n}), is = tl_shape(HLO_S32, 2, (int64_t[]){R, n});
+  HloShape os[2] = {tl_shape(HLO_F32, 1, (int64_t[]){R}), tl_shape(HLO_S32, 1, (int64_t[]){R})};
+  HloInstr *ins = tl_instr(HLO_OP_REDUCE, tl_tuple(2, os), 4, tl_param(0, s), tl_param(1, is),
+                           tl_param(2, SCALAR(HLO_F32)), tl_param(3, SCALAR(HLO_S32)));
+  int64_t dim = 1;
+  tl_dims(ins, 1, &dim);
+  tl_call(ins, HLO_CALL_TO_APPLY, c);
+  HloShape f = SCALAR(HLO_F32), i32 = SCALAR(HLO_S32);
+  HliValue *in[4] = {tl_value(&s, v), tl_value(&is, ix), tl_value(&f, &v0), tl_value(&i32, &i0)};
+  HliValue *out = tl_try_run(ins, in);
+  ck_assert_ptr_nonnull(out);
+  for (int64_t r = 0; r < R; r++) {
+    float wv = v0;
+    int32_t wi = i0;
+    ref_arg(is_max, v + r * n, ix + r * n, n, &wv, &wi);
+    float gv = ((const float *)out->tuple[0]->data)[r];
+    int32_t gi = ((const int32_t *)out->tuple[1]->data)[r];
+    ck_assert_msg(memcmp(&gv, &wv, 4) == 0 && gi == wi, "%s row %lld: (%a, %d), want (%a, %d)",
+                  is_max ? "argmax" : "argmin", (long long)r, (double)gv, gi, (double)wv, wi);
+  }
+  hli_value_unref(NULL, out);
+  for (int k = 0; k < 4; k++) hli_value_unref(NULL, in[k]);
+}
+
+/* Long rows with their own index values: a unique extreme; the extreme
+ * tied five times with indices that fall along the row (the least index is
+ * the last tie); the init above every element, or tied with the extreme; a
+ * NaN (the first wins); extremes of zero with both signs (-0 == +0). */
+START_TEST(reduce_argmax_long_rows) {
+  tl_begin();
+  enum { R = 7, N = 300 };
+  static float v[R * N];
+  static int32_t ix[R * N];
+  for (int r = 0; r < R; r++)
+    for (int k = 0; k < N; k++) {
+      v[r * N + k] = (float)((k * 37 + r * 11) % 251) - 125.0f;
+      ix[r * N + k] = r == 1 ? N - k : k + 3;
+    }
+  for (int t = 0; t < 5; t++) v[1 * N + 20 + 50 * t] = 200.0f;    /* row 1: five tied maxima */
+  for (int t = 0; t < 5; t++) v[2 * N + 10 + 60 * t] = -300.0f;   /* row 2: five tied minima */
+  v[3 * N + 150] = NAN;                                           /* row 3: a NaN */
+  v[3 * N + 250] = NAN;
+  for (int k = 0; k < N; k++) {                                   /* rows 4, 5: zeros of both signs */
+    v[4 * N + k] = k % 3 == 0 ? -0.0f : (k % 3 == 1 ? 0.0f : -(float)(k + 1));
+    v[5 * N + k] = k % 3 == 0 ? 0.0f : (k % 3 == 1 ? -0.0f : (float)(k + 1));
+  }
+  v[6 * N + 123] = 125.0f;                                        /* row 6: the init ties it */
+  check_long_arg(true, R, N, v, ix, -INFINITY, 0);
+  check_long_arg(false, R, N, v, ix, INFINITY, 0);
+  check_long_arg(true, R, N, v, ix, 125.0f, 1);     /* init = the max of most rows */
+  check_long_arg(true, R, N, v, ix, 1000.0f, 9);    /* init above everything */
+  check_long_arg(false, R, N, v, ix, -125.0f, 500);
+  tl_end();
+}
+END_TEST
+
 START_TEST(reduce_argmax_ties_nan) {
   tl_begin();
   HloComputation *amax = argred(HLO_F32, HLO_CMP_GT, HLO_CMP_LT);
@@ -649,6 +723,7 @@ static Suite *suite(void) {
   tcase_add_test(r, reduce_empty_dims);
   tcase_add_test(r, reduce_f16_bf16);
   tcase_add_test(r, reduce_argmax_ties_nan);
+  tcase_add_test(r, reduce_argmax_long_rows);
   tcase_add_test(r, reduce_variadic_independent);
   tcase_add_test(r, reduce_rejects_bad_shapes);
   tcase_add_test(r, reduce_leading_dims_integers);
