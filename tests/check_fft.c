@@ -71,7 +71,7 @@ END_TEST
 /* Mixed radix (360 = 2^3 3^2 5), a large prime (Bluestein) and a prime
  * power against a direct DFT in long double: c128-grade accuracy. */
 START_TEST(dft_against_direct) {
-  static const int64_t lens[] = {360, 17, 97, 1009, 49, 2 * 67};
+  static const int64_t lens[] = {360, 17, 97, 1009, 49, 2 * 67, 16, 1024};
   for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
     int64_t n = lens[li];
     cplx *d = malloc((size_t)n * sizeof *d), *x = malloc((size_t)n * sizeof *x);

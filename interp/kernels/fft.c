@@ -17,6 +17,7 @@
  *
  * Not here: layouts (values are logical; the executor handles them). */
 #include "interp/kernels/control.h"
+#include "interp/kernels/vectorize.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,9 +150,56 @@ void hlk_fft_plan_free(HlkFftPlan *p) {
   free(p);
 }
 
+/* Powers of two from 16: the radix-2 decimation in time of mixed_radix
+ * (same butterflies and twiddles; its 2-point leaves multiply by the
+ * computed root of -1, these add and subtract, a hair more exact), but
+ * iterative over split real and imaginary arrays (the plan's tmp holds
+ * both, so the plan's size is unchanged): a bit-reversed load, then
+ * log2(n) passes whose butterfly loops vectorize. Only for finite lines:
+ * C's complex product recovers some infinite results (Annex G) that these
+ * plain products would not. c64[256,4096]: 46 -> 24 ms on one thread. */
+HLK_VECTORIZE static void butterflies(double *restrict re, double *restrict im,
+                                      const cplx *tw, int64_t n) {
+  for (int64_t half = 1; half < n; half *= 2) {
+    int64_t step = n / (2 * half);   /* twiddle k of this level: tw[k * step] */
+    for (int64_t s = 0; s < n; s += 2 * half) {
+      double *ur = re + s, *ui = im + s, *vr = re + s + half, *vi = im + s + half;
+      for (int64_t k = 0; k < half; k++) {
+        double wr = creal(tw[k * step]), wi = cimag(tw[k * step]);
+        double tr = vr[k] * wr - vi[k] * wi, ti = vr[k] * wi + vi[k] * wr;
+        double ar = ur[k], ai = ui[k];
+        ur[k] = ar + tr;
+        ui[k] = ai + ti;
+        vr[k] = ar - tr;
+        vi[k] = ai - ti;
+      }
+    }
+  }
+}
+
+static bool pow2_forward(HlkFftPlan *p, cplx *d) {
+  int64_t n = p->n;
+  if (n < 16 || (n & (n - 1)) || !p->nfact) return false;
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(creal(d[i])) || !isfinite(cimag(d[i]))) return false;
+  double *re = (double *)p->tmp, *im = re + n;
+  for (int64_t i = 0, r = 0; i < n; i++) {
+    re[r] = creal(d[i]);
+    im[r] = cimag(d[i]);
+    /* r = bit reversal of i + 1: carry from the top bit down */
+    int64_t bit = n >> 1;
+    while (r & bit) { r ^= bit; bit >>= 1; }
+    r |= bit;
+  }
+  butterflies(re, im, p->tw, n);
+  for (int64_t i = 0; i < n; i++) d[i] = re[i] + I * im[i];
+  return true;
+}
+
 static void forward(HlkFftPlan *p, cplx *d) {
   int64_t n = p->n;
   if (n <= 1) return;
+  if (pow2_forward(p, d)) return;
   if (p->nfact) {
     memcpy(p->tmp, d, (size_t)n * sizeof *d);
     mixed_radix(p, p->tmp, 1, d, n, p->fact, 1);
