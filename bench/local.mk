@@ -1,6 +1,15 @@
 # bench/: `make bench` prints hlorun's and numpy's median times per workload
-# in ../shared/bench (numpy from Debian's python3-numpy, hence /usr/bin/python3).
-EXTRA_DIST += bench/run.py
+# in ../shared/bench, then the other operations of bench/ops/ (numpy from
+# Debian's python3-numpy, hence /usr/bin/python3).
+EXTRA_DIST += bench/run.py \
+	bench/ops/argmax_rows.hlo \
+	bench/ops/cumsum_rows.hlo \
+	bench/ops/depthwise_conv.hlo \
+	bench/ops/fft_rows.hlo \
+	bench/ops/maxpool_grad.hlo \
+	bench/ops/sort_rows.hlo \
+	bench/ops/sum_leading.hlo \
+	bench/ops/weight_grad_conv.hlo
 BENCH_DIR = $(abs_top_srcdir)/../shared/bench
 bench: all
 	/usr/bin/python3 $(srcdir)/bench/run.py ./hlorun --dir $(BENCH_DIR) $(BENCH_FLAGS)

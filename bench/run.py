@@ -17,6 +17,11 @@ buffer), not of the steady state. The two sides alternate in R rounds
 workloads also measure the copy bandwidth in each round and are held to its
 median.
 
+A second table times the modules of bench/ops/ (sort, cumulative sum,
+sums over a leading dimension, argmax, FFT, depthwise and weight-gradient
+convolutions, max-pool gradient) against numpy where it has a counterpart:
+figures only, no targets.
+
 Targets (one PASS/MISS line each at the end):
   ratio       every workload at least as fast as numpy (ratio <= 1)
   bandwidth   memory-bound workloads within 1.5x of the time the copy
@@ -170,6 +175,67 @@ WORKLOADS = {
 }
 
 
+# Other operations (bench/ops/): figures only, no targets. Each entry: the
+# numpy computation, or None where numpy has no direct counterpart.
+def np_sort_rows():
+    x = rnd(1024, 4096)
+    return lambda: np.sort(x, axis=1)
+
+
+def np_cumsum_rows():
+    x = rnd(256, 4096)
+    return lambda: np.cumsum(x, axis=1)
+
+
+def np_sum_leading():
+    x = rnd(4096, 4096)
+    return lambda: x.sum(axis=0)
+
+
+def np_argmax_rows():
+    x = rnd(4096, 4096)
+    return lambda: (x.max(axis=1), x.argmax(axis=1))
+
+
+def np_fft_rows():
+    x = (rnd(256, 4096) + 1j * rnd(256, 4096)).astype(np.complex64)
+    return lambda: np.fft.fft(x, axis=1)
+
+
+def np_depthwise_conv():
+    x, w = rnd(8, 56, 56, 128), rnd(3, 3, 1, 128)
+    def f():
+        xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        out = np.zeros_like(x)
+        for ky in range(3):
+            for kx in range(3):
+                out += xp[:, ky:ky + 56, kx:kx + 56, :] * w[ky, kx, 0]
+        return out
+    return f
+
+
+def np_weight_grad_conv():
+    x, g = rnd(8, 56, 56, 64), rnd(8, 56, 56, 64)
+    def f():
+        xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        return np.stack([np.stack([np.tensordot(xp[:, ky:ky + 56, kx:kx + 56, :], g,
+                                                axes=([0, 1, 2], [0, 1, 2]))
+                                   for kx in range(3)]) for ky in range(3)])
+    return f
+
+
+OPS = {
+    "sort_rows": np_sort_rows,
+    "cumsum_rows": np_cumsum_rows,
+    "sum_leading": np_sum_leading,
+    "argmax_rows": np_argmax_rows,
+    "fft_rows": np_fft_rows,
+    "depthwise_conv": np_depthwise_conv,
+    "weight_grad_conv": np_weight_grad_conv,
+    "maxpool_grad": None,
+}
+
+
 def bandwidth_gbs(copies=5):
     """Copy bandwidth (read + write) of a 512 MiB buffer, best of `copies`."""
     a = np.ones(64 * 2**20, dtype=np.float64)
@@ -208,6 +274,34 @@ def hlorun_ms(hlorun, path, runs, env):
         runs = runs_for(probe)
     ms, err = hlorun_once(hlorun, path, runs, env)
     return ms, runs, err
+
+
+def ops_table(args, env):
+    """The other operations: medians (rounds alternating as above) and ratios."""
+    print(f"other operations (bench/ops/; figures only)")
+    print(f"{'operation':<20} {'hlorun ms':>10} {'numpy ms':>10} {'ratio':>7}")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops")
+    for name, builder in OPS.items():
+        if args.only and args.only not in name:
+            continue
+        fn = builder() if builder else None
+        h, n = [], []
+        for _ in range(args.rounds):
+            ms, _, err = hlorun_ms(args.hlorun, os.path.join(here, name + ".hlo"), args.runs, env)
+            if ms is None:
+                break
+            h.append(ms)
+            if fn:
+                n.append(median_time(fn, args.runs)[0])
+        if len(h) < args.rounds:
+            print(f"{name:<20} {'FAILED':>10}  {err}")
+            continue
+        ms = statistics.median(h)
+        if n:
+            np_ms = statistics.median(n)
+            print(f"{name:<20} {ms:>10.2f} {np_ms:>10.2f} {ms / np_ms:>7.2f}")
+        else:
+            print(f"{name:<20} {ms:>10.2f} {'-':>10} {'-':>7}")
 
 
 def main():
@@ -297,6 +391,8 @@ def main():
                   + (f" ({np_matmul_gflops:.1f})" if np_matmul_gflops else ""),
         "while": "scalar while loop under 100 ns per instruction",
     }
+    if not args.only or any(args.only in name for name in OPS):
+        ops_table(args, env)
     for key, label in labels.items():
         if not checked[key]:
             print(f"target {key:<9} -     {label}: not measured")
