@@ -158,20 +158,46 @@ void hlk_fft_plan_free(HlkFftPlan *p) {
  * log2(n) passes whose butterfly loops vectorize. Only for finite lines:
  * C's complex product recovers some infinite results (Annex G) that these
  * plain products would not. c64[256,4096]: 46 -> 24 ms on one thread. */
+/* (u, v) <- (u + w v, u - w v), as C's complex product of finite values. */
+#define BUTTERFLY(ur, ui, vr, vi, wr, wi)                                        \
+  do {                                                                          \
+    double tr_ = (vr) * (wr) - (vi) * (wi), ti_ = (vr) * (wi) + (vi) * (wr);    \
+    double ar_ = (ur), ai_ = (ui);                                              \
+    (ur) = ar_ + tr_;                                                           \
+    (ui) = ai_ + ti_;                                                           \
+    (vr) = ar_ - tr_;                                                           \
+    (vi) = ai_ - ti_;                                                           \
+  } while (0)
+
+/* Two radix-2 levels (halves h and 2h) in one pass over blocks of 4h: the
+ * same butterflies in the same order per element, half the memory traffic. */
 HLK_VECTORIZE static void butterflies(double *restrict re, double *restrict im,
                                       const cplx *tw, int64_t n) {
-  for (int64_t half = 1; half < n; half *= 2) {
-    int64_t step = n / (2 * half);   /* twiddle k of this level: tw[k * step] */
-    for (int64_t s = 0; s < n; s += 2 * half) {
-      double *ur = re + s, *ui = im + s, *vr = re + s + half, *vi = im + s + half;
+  int64_t half = 1;
+  int levels = 0;
+  while ((1ll << levels) < n) levels++;
+  if (levels % 2) {   /* an odd count: one plain level first */
+    double w0r = creal(tw[0]), w0i = cimag(tw[0]);   /* 1 and -0 */
+    for (int64_t s = 0; s < n; s += 2) BUTTERFLY(re[s], im[s], re[s + 1], im[s + 1], w0r, w0i);
+    half = 2;
+  }
+  for (; half < n; half *= 4) {
+    int64_t s1 = n / (2 * half), s2 = n / (4 * half);   /* the two levels' twiddle steps */
+    for (int64_t s = 0; s < n; s += 4 * half) {
+      double *r0 = re + s, *r1 = r0 + half, *r2 = r1 + half, *r3 = r2 + half;
+      double *i0 = im + s, *i1 = i0 + half, *i2 = i1 + half, *i3 = i2 + half;
       for (int64_t k = 0; k < half; k++) {
-        double wr = creal(tw[k * step]), wi = cimag(tw[k * step]);
-        double tr = vr[k] * wr - vi[k] * wi, ti = vr[k] * wi + vi[k] * wr;
-        double ar = ur[k], ai = ui[k];
-        ur[k] = ar + tr;
-        ui[k] = ai + ti;
-        vr[k] = ar - tr;
-        vi[k] = ai - ti;
+        double w1r = creal(tw[k * s1]), w1i = cimag(tw[k * s1]);
+        double war = creal(tw[k * s2]), wai = cimag(tw[k * s2]);
+        double wbr = creal(tw[(k + half) * s2]), wbi = cimag(tw[(k + half) * s2]);
+        double a0r = r0[k], a0i = i0[k], a1r = r1[k], a1i = i1[k];
+        double a2r = r2[k], a2i = i2[k], a3r = r3[k], a3i = i3[k];
+        BUTTERFLY(a0r, a0i, a1r, a1i, w1r, w1i);
+        BUTTERFLY(a2r, a2i, a3r, a3i, w1r, w1i);
+        BUTTERFLY(a0r, a0i, a2r, a2i, war, wai);
+        BUTTERFLY(a1r, a1i, a3r, a3i, wbr, wbi);
+        r0[k] = a0r; i0[k] = a0i; r1[k] = a1r; i1[k] = a1i;
+        r2[k] = a2r; i2[k] = a2i; r3[k] = a3r; i3[k] = a3i;
       }
     }
   }
