@@ -143,6 +143,26 @@ static const ConvCase wide_case = {
   "wide", "b01f_01io->b01f", 4, {WN, WH, WW, WC}, {3, 3, WC, WO}, {WN, WH, WW, WO}, 2,
   {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, WN * WH * WW * WO, NULL };
 
+/* c in f32 and s32 on the formula operands, under every micro-kernel, must
+ * give want (integer values: exact in both types). */
+static void expect_every_isa(const ConvCase *cc, const float *want) {
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+    for (int t = 0; t < 2; t++) {
+      HloDtype dt = t ? HLO_S32 : HLO_F32;
+      HloInstr *c = make_conv(cc, dt, dt);
+      HliValue *in[2] = { formula_value(&c->ops[0]->shape, 7, 3, 11),
+                          formula_value(&c->ops[1]->shape, 3, 1, 7) };
+      HliValue *out = tl_kept(&c->shape, NULL);
+      ck_assert_int_eq(hlk_conv_run(NULL, c, in, out, false), 0);
+      for (int64_t e = 0; e < out->nelem; e++) {
+        double got = t ? ((int32_t *)out->data)[e] : ((float *)out->data)[e];
+        ck_assert_msg(got == want[e], "%s %s %s element %lld: got %g want %g", cc->name, g.isa,
+                      hlc_dtype_name(dt), (long long)e, got, (double)want[e]);
+      }
+    }
+  }
+}
+
 START_TEST(t_nhwc_wide_features) {
   tl_begin();
   static float want[WN * WH * WW * WO];
@@ -165,21 +185,7 @@ START_TEST(t_nhwc_wide_features) {
             }
           want[((b * WH + y) * WW + xx) * WO + o] = (float)acc;
         }
-  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
-    for (int t = 0; t < 2; t++) {
-      HloDtype dt = t ? HLO_S32 : HLO_F32;
-      HloInstr *c = make_conv(&wide_case, dt, dt);
-      HliValue *in[2] = { formula_value(&c->ops[0]->shape, 7, 3, 11),
-                          formula_value(&c->ops[1]->shape, 3, 1, 7) };
-      HliValue *out = tl_kept(&c->shape, NULL);
-      ck_assert_int_eq(hlk_conv_run(NULL, c, in, out, false), 0);
-      for (int64_t e = 0; e < out->nelem; e++) {
-        double got = t ? ((int32_t *)out->data)[e] : ((float *)out->data)[e];
-        ck_assert_msg(got == want[e], "%s %s element %lld: got %g want %g", g.isa,
-                      hlc_dtype_name(dt), (long long)e, got, (double)want[e]);
-      }
-    }
-  }
+  expect_every_isa(&wide_case, want);
   tl_end();
 }
 END_TEST
@@ -218,21 +224,7 @@ START_TEST(t_weight_gradient_layout) {
               }
           want[((ky * 3 + kx) * GB + b) * GO + o] = (float)acc;
         }
-  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
-    for (int t = 0; t < 2; t++) {
-      HloDtype dt = t ? HLO_S32 : HLO_F32;
-      HloInstr *c = make_conv(&wgrad_case, dt, dt);
-      HliValue *in[2] = { formula_value(&c->ops[0]->shape, 7, 3, 11),
-                          formula_value(&c->ops[1]->shape, 3, 1, 7) };
-      HliValue *out = tl_kept(&c->shape, NULL);
-      ck_assert_int_eq(hlk_conv_run(NULL, c, in, out, false), 0);
-      for (int64_t e = 0; e < out->nelem; e++) {
-        double got = t ? ((int32_t *)out->data)[e] : ((float *)out->data)[e];
-        ck_assert_msg(got == want[e], "%s %s element %lld: got %g want %g", g.isa,
-                      hlc_dtype_name(dt), (long long)e, got, (double)want[e]);
-      }
-    }
-  }
+  expect_every_isa(&wgrad_case, want);
   tl_end();
 }
 END_TEST
