@@ -302,6 +302,48 @@ static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) 
   cx->ref[ins->index] = b->nops++;
 }
 
+/* Opcodes whose loop costs many simple ones per element (a polynomial, a
+ * division): with one, a group pays for a table of its results. */
+static bool costly(HloOpcode op) {
+  switch (op) {
+  case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN2:
+  case HLO_OP_ATANH: case HLO_OP_CBRT: case HLO_OP_COSH: case HLO_OP_COSINE: case HLO_OP_DIVIDE:
+  case HLO_OP_ERF: case HLO_OP_EXPONENTIAL: case HLO_OP_EXPONENTIAL_MINUS_ONE: case HLO_OP_LOG:
+  case HLO_OP_LOG_PLUS_ONE: case HLO_OP_LOGISTIC: case HLO_OP_POWER: case HLO_OP_REMAINDER:
+  case HLO_OP_RSQRT: case HLO_OP_SINE: case HLO_OP_SINH: case HLO_OP_SQRT: case HLO_OP_TAN:
+  case HLO_OP_TANH: return true;
+  default: return false;
+  }
+}
+
+/* f->table_input (fuse_prog.h): the group reads one input element by
+ * element (in place or decoded), every other one only as a scalar
+ * broadcast, has no row values, and does more work per element than a
+ * table lookup costs (a costly op, or four ops). */
+static int32_t table_input(const Ctx *cx, const HliFused *f, const int32_t *mem, int32_t nm) {
+  if (f->row_len) return -1;
+  int32_t k = -1, work = 0;
+  for (int32_t p = 0; p < f->nops; p++) {
+    const Fop *op = &f->ops[p];
+    int32_t read[3], nr = 0;
+    switch (op->kind) {
+    case FOP_BCAST: case FOP_RRED: case FOP_RBCAST: return -1;   /* values vary by position */
+    case FOP_LOAD: read[nr++] = op->input; break;
+    default:
+      work++;
+      for (int32_t s = 0; s < op->nsrc; s++)
+        if (op->src[s] < 0) read[nr++] = -op->src[s] - 1;
+    }
+    for (int32_t r = 0; r < nr; r++) {
+      if (k >= 0 && read[r] != k) return -1;
+      k = read[r];
+    }
+  }
+  if (k < 0 || hlc_dtype_size(cx->c->instrs[f->inputs[k]]->shape.dtype) > 2) return -1;
+  for (int32_t i = 0; i < nm; i++) work += costly(cx->c->instrs[mem[i]]->op) ? 4 : 0;
+  return work >= 4 ? k : -1;
+}
+
 /* Registers: each value gets one from its op until its last use; scalar
  * broadcasts move to the once-per-chunk prologue with registers of their
  * own. The output op writes the result. */
@@ -387,6 +429,9 @@ static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) 
     }
     f->ops[f->nops++] = *op;
   }
+  f->table_input = table_input(cx, f, mem, nm);
+  if (f->table_input >= 0)
+    f->table_bits = 8 * (int32_t)hlc_dtype_size(cx->c->instrs[f->inputs[f->table_input]]->shape.dtype);
 out:
   free(b.ops);
   free(b.inputs);

@@ -61,8 +61,27 @@ struct HliFused {
   Space *in_sp;         /* per input: where it is read */
   int64_t row_len;      /* row groups: elements per row (0: element tiles) */
   int64_t nrows;        /* row groups: rows of the full shape */
+  int32_t table_input;  /* the input whose element alone each result element is a
+                           function of, when it is at most 16 bits wide and the
+                           group costly enough to run through a table of all its
+                           values (fuse_table.c); -1 otherwise */
+  int32_t table_bits;   /* that input's width: 8 or 16 */
 };
 
+
+/* Run f's tile program over n output elements (n rows for row groups) into
+ * out (element size oes), reading input k's data from in[k] (element size
+ * ies[k]); threads from x. 0, or -1 with an error on x. */
+int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
+                        char *out, size_t oes, int64_t n);
+
+/* Does f run through a table (fuse_table.c) for a result of n elements? */
+bool hli_fused_table_pays(const HliFused *f, int64_t n);
+/* f's result into out (n elements of oes bytes) through a table of its
+ * results for every value of input f->table_input: bit-identical to running
+ * the tiles, since each element's result depends on that value alone. */
+int hli_fused_run_table(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
+                        char *out, size_t oes, int64_t n);
 
 /* Register representation: narrow floats as f32, everything else as is. */
 static inline size_t hli_fuse_reg_size(HloDtype t) {

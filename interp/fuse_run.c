@@ -253,40 +253,48 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
   if (mem != stack) free(mem);
 }
 
-int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *out) {
-  const char *data_local[16];
-  size_t es_local[16];
-  const char **data = f->ninputs <= 16 ? data_local : malloc(sizeof(char *) * (size_t)f->ninputs);
-  size_t *ies = f->ninputs <= 16 ? es_local : malloc(sizeof(size_t) * (size_t)f->ninputs);
-  if (!data || !ies) {
-    if (data != data_local) free(data);
-    if (ies != es_local) free(ies);
-    return hli_fail(x, f->root, "out of memory");
-  }
-  for (int32_t k = 0; k < f->ninputs; k++) {
-    data[k] = in[k]->data;
-    ies[k] = hlc_dtype_size(in[k]->dtype);
-  }
-  Job j = {f, data, ies, out->data, hlc_dtype_size(out->dtype), false, false};
+int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
+                        char *out, size_t oes, int64_t n) {
+  Job j = {f, in, ies, out, oes, false, false};
   const char *env = getenv("HLORUN_STREAM");
-  j.stream = (size_t)out->nelem * j.oes >= STREAM_MIN && !(env && strcmp(env, "0") == 0);
+  int64_t nelem = f->row_len ? n * f->row_len : n;
+  j.stream = (size_t)nelem * oes >= STREAM_MIN && !(env && strcmp(env, "0") == 0);
   /* Chunks larger than the stack scratch allocate their registers: count
    * them against the memory limit, one set per thread. */
-  int64_t n = f->row_len ? f->nrows : out->nelem;
   int64_t min_chunk = f->row_len ? MIN_CHUNK / f->row_len + 1 : MIN_CHUNK;
   int64_t step = f->row_len ? tile_rows(f) : TILE, workers = n / min_chunk;
   if (step > n) step = n;
   if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
   size_t rb, need = chunk_bytes(f, f->row_len ? step * f->row_len : step, j.stream, &rb);
   size_t reserve = need > STACK_SCRATCH ? need * (size_t)(workers > 1 ? workers : 1) : 0;
-  if (reserve && hli_scratch_reserve(x, f->root, reserve) != 0) {
-    if (data != data_local) free(data);
-    if (ies != es_local) free(ies);
-    return -1;
-  }
+  if (reserve && hli_scratch_reserve(x, f->root, reserve) != 0) return -1;
   hli_parallel_for(x, n, min_chunk, fused_chunk, &j);
   if (reserve) hli_scratch_unreserve(x, reserve);
+  return j.oom ? hli_fail(x, f->root, "out of memory") : 0;
+}
+
+int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *out) {
+  const char *data_local[16];
+  size_t es_local[16];
+  const char **data = f->ninputs <= 16 ? data_local : malloc(sizeof(char *) * (size_t)f->ninputs);
+  size_t *ies = f->ninputs <= 16 ? es_local : malloc(sizeof(size_t) * (size_t)f->ninputs);
+  int rc = -1;
+  if (!data || !ies) {
+    hli_fail(x, f->root, "out of memory");
+    goto out;
+  }
+  for (int32_t k = 0; k < f->ninputs; k++) {
+    data[k] = in[k]->data;
+    ies[k] = hlc_dtype_size(in[k]->dtype);
+  }
+  size_t oes = hlc_dtype_size(out->dtype);
+  if (hli_fused_table_pays(f, out->nelem))
+    rc = hli_fused_run_table(x, f, data, ies, out->data, oes, out->nelem);
+  else
+    rc = hli_fused_run_tiles(x, f, data, ies, out->data, oes,
+                             f->row_len ? f->nrows : out->nelem);
+out:
   if (data != data_local) free(data);
   if (ies != es_local) free(ies);
-  return j.oom ? hli_fail(x, f->root, "out of memory") : 0;
+  return rc;
 }

@@ -6,7 +6,8 @@ libhlorun_core_la_SOURCES += \
 # Executor core: plans, the run loop, the thread pool.
 libhlorun_core_la_SOURCES += \
 	interp/plan.h interp/plan.c interp/exec.c interp/pool.c \
-	interp/fuse.h interp/fuse_prog.h interp/fuse.c interp/fuse_run.c
+	interp/fuse.h interp/fuse_prog.h interp/fuse.c interp/fuse_run.c \
+	interp/fuse_table.c
 # Resource limits and crash-proof (isolated) custom calls.
 libhlorun_core_la_SOURCES += interp/limits.c interp/isolate.h interp/isolate.c
 # Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.
@@ -35,7 +36,7 @@ tests_check_io_SOURCES = tests/check_io.c
 tests_check_io_CFLAGS = $(TEST_CFLAGS)
 tests_check_io_LDADD = $(TEST_LIBS)
 
-# Fused evaluation of elementwise chains (fuse.c, fuse_run.c).
+# Fused evaluation of elementwise chains (fuse.c, fuse_run.c, fuse_table.c).
 check_PROGRAMS += tests/check_fuse
 TESTS += tests/check_fuse
 tests_check_fuse_SOURCES = tests/check_fuse.c

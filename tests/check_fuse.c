@@ -476,6 +476,144 @@ START_TEST(large_result_is_streamed_exactly) {
 }
 END_TEST
 
+/* The result bytes of a run on array inputs (two threads) with environment
+ * variable var set to val (NULL: unset); the caller frees them. */
+static char *result_bytes(const char *text, int n, const TlArray *in, const char *var,
+                          const char *val, size_t *len) {
+  if (val) setenv(var, val, 1);
+  TlRun r = tl_run_arrays(2, text, n, in);
+  unsetenv(var);
+  *len = hlo_buffer_nbytes(r.result);
+  char *b = malloc(*len);
+  ck_assert_ptr_nonnull(b);
+  memcpy(b, hlo_buffer_data(r.result), *len);
+  tl_run_done(&r);
+  return b;
+}
+
+/* Runs text on the inputs three ways: as planned (through a table where the
+ * group pays for one), with tables off (HLORUN_TABLE=0) and unfused: all
+ * three give the same bytes, which are returned (the caller frees them). */
+static char *same_bytes_three_ways(const char *text, int n, const TlArray *in, size_t *len) {
+  size_t l1, l2, l3;
+  char *planned = result_bytes(text, n, in, "HLORUN_TABLE", NULL, &l1);
+  char *direct = result_bytes(text, n, in, "HLORUN_TABLE", "0", &l2);
+  char *plain = result_bytes(text, n, in, "HLORUN_FUSION", "0", &l3);
+  ck_assert_uint_eq(l1, l2);
+  ck_assert_uint_eq(l1, l3);
+  ck_assert_msg(memcmp(planned, direct, l1) == 0, "planned run differs from tables off");
+  ck_assert_msg(memcmp(planned, plain, l1) == 0, "planned run differs from unfused");
+  free(direct);
+  free(plain);
+  *len = l1;
+  return planned;
+}
+
+START_TEST(bf16_chain_through_table_has_direct_bits) {
+  /* The activation chain x*logistic(1.702x) + 0.5*tanh(x+0.25)*exp(-x*x) on
+   * 2^20 + 7 bf16 elements whose first 65536 are every bit pattern (i times
+   * an odd number, mod 2^16): the chain is a function of x alone, so it may
+   * run through a table of its 65536 results; NaNs, infinities, subnormals
+   * and the tail included, the bits are those of the direct and unfused
+   * runs. By hand: x = +-0 gives tanh(0.25) = 0.2449187 -> bf16 0.2451171875
+   * (123/128 of the way from 0.125 to 0.25), halved: 0.12255859375 = 0x3DFB. */
+  enum { N = (1 << 20) + 7 };
+  uint16_t *x = malloc(sizeof(uint16_t) * N);
+  ck_assert_ptr_nonnull(x);
+  for (int64_t i = 0; i < N; i++) x[i] = (uint16_t)(i * 40503);
+  const char *text =
+      "HloModule t\n"
+      "ENTRY main {\n"
+      "  x = bf16[1048583] parameter(0)\n"
+      "  c_scale = bf16[] constant(1.702)\n  scale = bf16[1048583] broadcast(c_scale), dimensions={}\n"
+      "  c_half = bf16[] constant(0.5)\n  half = bf16[1048583] broadcast(c_half), dimensions={}\n"
+      "  c_shift = bf16[] constant(0.25)\n  shift = bf16[1048583] broadcast(c_shift), dimensions={}\n"
+      "  xs = bf16[1048583] multiply(x, scale)\n  sig = bf16[1048583] logistic(xs)\n"
+      "  gate = bf16[1048583] multiply(x, sig)\n  xb = bf16[1048583] add(x, shift)\n"
+      "  th = bf16[1048583] tanh(xb)\n  x2 = bf16[1048583] multiply(x, x)\n"
+      "  nx2 = bf16[1048583] negate(x2)\n  gauss = bf16[1048583] exponential(nx2)\n"
+      "  tg = bf16[1048583] multiply(th, gauss)\n  htg = bf16[1048583] multiply(tg, half)\n"
+      "  ROOT out = bf16[1048583] add(gate, htg)\n}\n";
+  const TlArray in[1] = {{HLO_TYPE_BF16, 1, (int64_t[]){N}, x}};
+  size_t len;
+  uint16_t *got = (uint16_t *)(void *)same_bytes_three_ways(text, 1, in, &len);
+  ck_assert_uint_eq(len, sizeof(uint16_t) * N);
+  ck_assert_uint_eq(got[0], 0x3DFB);                      /* x = +0 */
+  ck_assert_uint_eq(got[32768], 0x3DFB);                  /* x = -0: 32768 * 40503 = 0x8000 mod 2^16 */
+  free(got);
+  free(x);
+}
+END_TEST
+
+START_TEST(u8_chain_through_table_is_exact) {
+  /* sqrt(convert(x)) on 5000 u8 elements (a tail past whole vectors): each
+   * result is the correctly rounded sqrtf of the byte, planned, with tables
+   * off and unfused. */
+  enum { N = 5000 };
+  uint8_t x[N];
+  for (int i = 0; i < N; i++) x[i] = (uint8_t)(i * 7 + 3);
+  const char *text = "HloModule t\n"
+                     "ENTRY main {\n"
+                     "  x = u8[5000] parameter(0)\n  f = f32[5000] convert(x)\n"
+                     "  ROOT r = f32[5000] sqrt(f)\n}\n";
+  const TlArray in[1] = {{HLO_TYPE_U8, 1, (int64_t[]){N}, x}};
+  size_t len;
+  float *got = (float *)(void *)same_bytes_three_ways(text, 1, in, &len);
+  ck_assert_uint_eq(len, sizeof(float) * N);
+  for (int i = 0; i < N; i++)
+    ck_assert_msg(got[i] == sqrtf((float)x[i]), "element %d: sqrt(%d) = %a", i, x[i], got[i]);
+  free(got);
+}
+END_TEST
+
+START_TEST(position_dependent_groups_keep_their_bits) {
+  /* Groups whose results depend on more than one bf16 element: a row
+   * broadcast (the value varies along the rows), a second array input, and
+   * a row reduction broadcast back. Each must run on its elements: the same
+   * bytes as with tables off and unfused. Row r of b is r/16; element
+   * (r, c) of y is 1 - c/4096. */
+  enum { R = 16, C = 65536 + 5 };
+  uint16_t *x = malloc(sizeof(uint16_t) * R * C), *y = malloc(sizeof(uint16_t) * R * C);
+  uint16_t b[C];
+  ck_assert_ptr_nonnull(x);
+  ck_assert_ptr_nonnull(y);
+  for (int64_t i = 0; i < (int64_t)R * C; i++) {
+    x[i] = (uint16_t)(i * 40503);
+    y[i] = (uint16_t)(0x3f80 - (i % C) % 64);   /* bf16 just below 1 */
+  }
+  for (int c = 0; c < C; c++) b[c] = (uint16_t)(0x3c00 + c % 256);
+  static const char *const bodies[] = {
+      "  bb = bf16[16,65541] broadcast(b), dimensions={1}\n"
+      "  e = bf16[16,65541] exponential(x)\n  t = bf16[16,65541] tanh(e)\n"
+      "  ROOT r = bf16[16,65541] multiply(t, bb)\n",
+      "  e = bf16[16,65541] exponential(x)\n  t = bf16[16,65541] tanh(e)\n"
+      "  ROOT r = bf16[16,65541] multiply(t, y)\n",
+      "  e = bf16[16,65541] exponential(x)\n  t = bf16[16,65541] tanh(e)\n"
+      "  z = bf16[] constant(0)\n"
+      "  s = bf16[16] reduce(t, z), dimensions={1}, to_apply=add\n"
+      "  sb = bf16[16,65541] broadcast(s), dimensions={0}\n"
+      "  ROOT r = bf16[16,65541] subtract(t, sb)\n"};
+  for (int k = 0; k < 3; k++) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "HloModule t\n"
+             "add {\n  p = bf16[] parameter(0)\n  q = bf16[] parameter(1)\n"
+             "  ROOT a = bf16[] add(p, q)\n}\n"
+             "ENTRY main {\n"
+             "  x = bf16[16,65541] parameter(0)\n  y = bf16[16,65541] parameter(1)\n"
+             "  b = bf16[65541] parameter(2)\n%s}\n",
+             bodies[k]);
+    const TlArray in[3] = {{HLO_TYPE_BF16, 2, (int64_t[]){R, C}, x},
+                           {HLO_TYPE_BF16, 2, (int64_t[]){R, C}, y},
+                           {HLO_TYPE_BF16, 1, (int64_t[]){C}, b}};
+    size_t len;
+    free(same_bytes_three_ways(text, 3, in, &len));
+  }
+  free(x);
+  free(y);
+}
+END_TEST
+
 START_TEST(while_updates_in_place) {
   /* Each iteration writes b[i] = i and b[i+1] = i+1 with two chained
    * dynamic-update-slices, for i = 0..4: b[k] = k for k <= 5, the rest
@@ -551,6 +689,9 @@ int main(void) {
   tcase_add_test(tc, row_value_used_outside_stays_correct);
   tcase_add_test(tc, row_group_in_row_space_and_bf16);
   tcase_add_test(tc, row_group_registers_count_against_memory_limit);
+  tcase_add_test(tc, bf16_chain_through_table_has_direct_bits);
+  tcase_add_test(tc, u8_chain_through_table_is_exact);
+  tcase_add_test(tc, position_dependent_groups_keep_their_bits);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }
