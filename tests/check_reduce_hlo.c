@@ -31,6 +31,111 @@ static void expect(const char *module, const char *want) {
   hlo_free(got);
 }
 
+/* The argmax computation (jnp.argmax's) on f32 values with index type IT. */
+#define ARGMAX_COMP(IT)                                                       \
+  "am {\n"                                                                    \
+  "  a = f32[] parameter(0)\n  ai = " IT "[] parameter(1)\n"                 \
+  "  b = f32[] parameter(2)\n  bi = " IT "[] parameter(3)\n"                 \
+  "  gt = pred[] compare(a, b), direction=GT\n"                               \
+  "  ne = pred[] compare(a, a), direction=NE\n  p = pred[] or(gt, ne)\n"      \
+  "  eq = pred[] compare(a, b), direction=EQ\n"                               \
+  "  lt = pred[] compare(ai, bi), direction=LT\n  t = pred[] and(eq, lt)\n"   \
+  "  ip = pred[] or(p, t)\n  v = f32[] select(p, a, b)\n"                     \
+  "  i = " IT "[] select(ip, ai, bi)\n"                                       \
+  "  ROOT r = (f32[], " IT "[]) tuple(v, i)\n}\n"
+
+START_TEST(argmax_over_iota_by_hand) {
+  /* The index operand is iota along the reduced dimension, so the kernel
+   * makes the coordinates instead of reading them: along the rows (an
+   * inner run) and along the middle dimension (one coordinate per step).
+   * x[0] = {1 5 5 2; 7 0 7 3; nan 4 9 nan}, x[1] = {2 2 2 2; -1 -3 6 6; 0 8 1 8}.
+   * Rows: ties keep the first (5 at 1, 7 at 0, 2 at 0, 6 at 2, 8 at 1), the
+   * first NaN wins (at 0). Columns (dim 1): {1,7,nan} -> nan at 2, {5,0,4}
+   * -> 5 at 0, {5,7,9} -> 9 at 2, {2,3,nan} -> nan at 2; {2,-1,0} -> 2 at
+   * 0, {2,-3,8} -> 8 at 2, {2,6,1} -> 6 at 1, {2,6,8} -> 8 at 2. */
+  static const char *x =
+      "  x = f32[2,3,4] constant({{{1, 5, 5, 2}, {7, 0, 7, 3}, {nan, 4, 9, nan}}, "
+      "{{2, 2, 2, 2}, {-1, -3, 6, 6}, {0, 8, 1, 8}}})\n"
+      "  ninf = f32[] constant(-inf)\n";
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule t\n" ARGMAX_COMP("s32") "ENTRY main {\n%s"
+           "  io = s32[2,3,4] iota(), iota_dimension=2\n  z = s32[] constant(0)\n"
+           "  ROOT r = (f32[2,3], s32[2,3]) reduce(x, io, ninf, z), dimensions={2}, to_apply=am\n}\n",
+           x);
+  expect(text, "(f32[2,3] {{5, 7, nan}, {2, 6, 8}}, s32[2,3] {{1, 0, 0}, {0, 2, 1}})");
+  snprintf(text, sizeof text,
+           "HloModule t\n" ARGMAX_COMP("s64") "ENTRY main {\n%s"
+           "  io = s64[2,3,4] iota(), iota_dimension=1\n  z = s64[] constant(0)\n"
+           "  ROOT r = (f32[2,4], s64[2,4]) reduce(x, io, ninf, z), dimensions={1}, to_apply=am\n}\n",
+           x);
+  expect(text, "(f32[2,4] {{nan, 5, 9, nan}, {2, 8, 6, 8}}, s64[2,4] {{2, 0, 2, 2}, {0, 2, 1, 2}})");
+}
+END_TEST
+
+/* The result of text on x (and, if ix, the index array) as literal text. */
+static char *argmax_literal(const char *text, const float *x, const int32_t *ix, int64_t r,
+                            int64_t c, int threads) {
+  int64_t dims[2] = {r, c};
+  TlArray in[2] = {{HLO_TYPE_F32, 2, dims, x}, {HLO_TYPE_S32, 2, dims, ix}};
+  TlRun run = tl_run_arrays(threads, text, ix ? 2 : 1, in);
+  char *lit = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(hlo_buffer_to_literal(run.ctx, run.result, &lit, &len), HLO_OK);
+  tl_run_done(&run);
+  return lit;
+}
+
+START_TEST(argmax_over_iota_matches_read_indices) {
+  /* f32[37,3001] with many ties (values in a range of 13), a unique row
+   * maximum at a different place in each row and NaNs in some rows, argmax
+   * over each dimension, on one and two threads: with iota as the index
+   * operand (made, not read) the result is the one the same computation
+   * gives reading the coordinates from a parameter. */
+  enum { R = 37, C = 3001 };
+  float *x = malloc(sizeof(float) * R * C);
+  int32_t *cols = malloc(sizeof(int32_t) * R * C), *rows = malloc(sizeof(int32_t) * R * C);
+  ck_assert(x && cols && rows);
+  for (int64_t i = 0; i < (int64_t)R * C; i++) {
+    x[i] = (float)((i * 7919) % 13) - 6.0f;
+    cols[i] = (int32_t)(i % C);
+    rows[i] = (int32_t)(i / C);
+  }
+  for (int64_t r = 0; r < R; r++) {   /* a unique row maximum anywhere along it; some NaNs */
+    x[r * C + (r * 83 + 1500) % C] = 100.0f;
+    if (r % 5 == 0) x[r * C + (r * 131 + 2500) % C] = NAN;
+  }
+  for (int dim = 0; dim < 2; dim++) {
+    int64_t kept = dim ? R : C;
+    char made[2048], read[2048];
+    snprintf(made, sizeof made,
+             "HloModule t\n" ARGMAX_COMP("s32") "ENTRY main {\n"
+             "  x = f32[37,3001] parameter(0)\n  io = s32[37,3001] iota(), iota_dimension=%d\n"
+             "  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+             "  ROOT r = (f32[%lld], s32[%lld]) reduce(x, io, ninf, z), dimensions={%d}, "
+             "to_apply=am\n}\n",
+             dim, (long long)kept, (long long)kept, dim);
+    snprintf(read, sizeof read,
+             "HloModule t\n" ARGMAX_COMP("s32") "ENTRY main {\n"
+             "  x = f32[37,3001] parameter(0)\n  io = s32[37,3001] parameter(1)\n"
+             "  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+             "  ROOT r = (f32[%lld], s32[%lld]) reduce(x, io, ninf, z), dimensions={%d}, "
+             "to_apply=am\n}\n",
+             (long long)kept, (long long)kept, dim);
+    char *want = argmax_literal(read, x, dim ? cols : rows, R, C, 1);
+    for (int threads = 1; threads <= 2; threads++) {
+      char *got = argmax_literal(made, x, NULL, R, C, threads);
+      ck_assert_msg(strcmp(got, want) == 0, "dim %d, %d threads: results differ", dim, threads);
+      hlo_free(got);
+    }
+    hlo_free(want);
+  }
+  free(x);
+  free(cols);
+  free(rows);
+}
+END_TEST
+
 START_TEST(complex_max_reducer) {
   /* lexicographic max of complex numbers by (real, imag), per column:
    * (1,5) vs (1,7): equal real, 5 > 7 false -> (1,7); (2,0) beats (0,9);
@@ -167,6 +272,8 @@ static Suite *suite(void) {
   tcase_add_test(t, mixed_precision_reduce);
   tcase_add_test(t, topk_attributes);
   tcase_add_test(t, reduce_generic_noncommutative);
+  tcase_add_test(t, argmax_over_iota_by_hand);
+  tcase_add_test(t, argmax_over_iota_matches_read_indices);
   suite_add_tcase(s, t);
   return s;
 }
