@@ -209,11 +209,13 @@ static int plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **re
   int rc = 0;
   for (int32_t s = 0; s < p->nsteps; s++) {
     const HliStep *st = &p->steps[s];
-    if (x->obs && hli_observe(x, p, s, slots, in, NULL) != 0) { rc = -1; break; }
-    HliValue *v = run_step(x, st, slots, in, args, taken);
-    if (!v) { rc = -1; break; }
-    slots[st->out] = v;
-    if (x->obs && hli_observe(x, p, s, slots, in, v) != 0) { rc = -1; break; }
+    if (!st->lazy || x->obs) {   /* lazy: nobody reads the value unless observed */
+      if (x->obs && hli_observe(x, p, s, slots, in, NULL) != 0) { rc = -1; break; }
+      HliValue *v = run_step(x, st, slots, in, args, taken);
+      if (!v) { rc = -1; break; }
+      slots[st->out] = v;
+      if (x->obs && hli_observe(x, p, s, slots, in, v) != 0) { rc = -1; break; }
+    }
     for (int32_t f = 0; f < st->nfree; f++) {
       hli_value_unref(x, slots[st->frees[f]]);
       slots[st->frees[f]] = NULL;

@@ -100,6 +100,11 @@ void hli_register_reduce(HliOpTable t);        /* kernels/reduce.c, sort.c */
 void hli_register_control(HliOpTable t);       /* kernels/control.c, rng.c, fft.c, linalg.c, collectives */
 void hli_register_custom_call(HliOpTable t);   /* interp/custom_call.c -> ffi/ */
 const HliOpEntry *hli_op_table(void);
+/* Does ins's kernel read operand k's value? Not when it makes that operand
+ * itself (an argmax's iota indices, kernels/reduce.c): the plan may then
+ * leave the operand uncomputed when nothing else uses it, and the kernel
+ * gets NULL in its place. */
+bool hli_kernel_reads(const HloInstr *ins, int32_t k);
 
 /* ---- Services the executor gives kernels ------------------------------ */
 

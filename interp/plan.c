@@ -167,6 +167,27 @@ static int choose_step(HliExec *x, const HloInstr *ins, HliStep *st) {
  * nothing else references it): dynamic-update-slice and single-operand
  * scatter into their operand, elementwise ops and fused groups into an
  * operand of the result's type and size. */
+/* An iota whose every user is a kernel step that makes the iota's values
+ * itself (an argmax's indices: hli_kernel_reads) need not run: its slot
+ * stays NULL. Observed runs still run it, so observers see every operand. */
+static void mark_lazy(HliPlan *p) {
+  for (int32_t s = 0; s < p->nsteps; s++) {
+    HliStep *st = &p->steps[s];
+    st->lazy = false;
+    if (st->kind != HLI_STEP_KERNEL || st->ins->op != HLO_OP_IOTA || st->out == p->root) continue;
+    bool used = false, read = false;
+    for (int32_t t = s + 1; t < p->nsteps && !read; t++) {
+      const HliStep *u = &p->steps[t];
+      for (int32_t k = 0; k < u->nops && !read; k++) {
+        if (u->ops[k] != st->out) continue;
+        used = true;
+        read = u->kind != HLI_STEP_KERNEL || hli_kernel_reads(u->ins, k);
+      }
+    }
+    st->lazy = used && !read;
+  }
+}
+
 static void choose_reuse(HliStep *st) {
   const HloInstr *ins = st->ins;
   st->reuse = 0;
@@ -291,6 +312,7 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
     }
 
   for (s = 0; s < nsteps; s++) choose_reuse(&p->steps[s]);
+  mark_lazy(p);
 
   p->slots = hlc_arena_alloc(A, (size_t)n * sizeof *p->slots);
   p->inbuf = hlc_arena_alloc(A, (size_t)(p->max_ops ? p->max_ops : 1) * sizeof *p->inbuf);

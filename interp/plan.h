@@ -38,6 +38,8 @@ typedef struct HliStep {
   int64_t index;         /* PARAM: parameter number; GTE: tuple index */
   HliValue *constant;    /* CONST: owned by the plan (one reference) */
   const HliFused *fused; /* FUSED: the group (plan arena) */
+  bool lazy;             /* runs only when the run is observed: every user
+                            makes this value itself (plan.c: mark_lazy) */
   uint32_t reuse;        /* KERNEL/FUSED: bit k set: operand k (k < 32) may
                             give its buffer to the result, as this step is
                             its last use, if nothing else references it at

@@ -1,6 +1,7 @@
 /* registry.c: the opcode -> kernel table, filled once by every kernel
  * file's registrar. An opcode with no entry is reported at plan time. */
 #include "interp/interp.h"
+#include "interp/kernels/reducer.h"
 #include <pthread.h>
 
 static HliOpTable table;
@@ -19,4 +20,11 @@ static void fill(void) {
 const HliOpEntry *hli_op_table(void) {
   pthread_once(&once, fill);
   return table;
+}
+
+bool hli_kernel_reads(const HloInstr *ins, int32_t k) {
+  switch (ins->op) {
+  case HLO_OP_REDUCE: return hlk_reduce_reads(ins, k);
+  default: return true;
+  }
 }

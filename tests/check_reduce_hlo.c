@@ -136,6 +136,91 @@ START_TEST(argmax_over_iota_matches_read_indices) {
 }
 END_TEST
 
+/* Counts the iota instruction's events. */
+static int count_iota(const HloEvent *e, void *user) {
+  if (strcmp(e->opcode, "iota") == 0) ++*(int *)user;
+  return 0;
+}
+
+/* Runs text on x (f32[256,1024]), observed or not; the result as literal text and
+ * the executable's peak memory. */
+static char *run_peak(const char *text, const float *x, bool observe, int *iota_events,
+                      uint64_t *peak) {
+  HloCtx *ctx = tl_ctx_new(1);
+  HloBuffer *in = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){256, 1024}, 2, x, &in),
+                   HLO_OK);
+  HloModule *m = NULL;
+  HloExecutable *e = NULL;
+  HloBuffer *r = NULL;
+  ck_assert_int_eq(hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m), HLO_OK);
+  ck_assert_int_eq(hlo_compile(ctx, m, NULL, &e), HLO_OK);
+  if (observe)
+    ck_assert_int_eq(hlo_executable_set_observer(e, count_iota, iota_events, HLO_OBSERVE_AFTER),
+                     HLO_OK);
+  ck_assert_int_eq(hlo_execute(e, &in, 1, &r), HLO_OK);
+  *peak = hlo_executable_peak_memory(e);
+  hlo_buffer_free(in);
+  char *lit = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(hlo_buffer_to_literal(ctx, r, &lit, &len), HLO_OK);
+  hlo_buffer_free(r);
+  hlo_executable_free(e);
+  hlo_module_free(m);
+  hlo_ctx_free(ctx);
+  return lit;
+}
+
+START_TEST(argmax_iota_is_never_computed) {
+  /* x[r][c] = c mod 7 over f32[256,1024], row r's maximum 100 at column
+   * 4r: the argmax makes its own coordinates, so the 1 MiB iota is never
+   * allocated (the peak is the two small results), unless an observer
+   * watches, which sees the iota run and the same result. Where the iota
+   * has another reader (a row sum, 0 + 1 + ... + 1023 = 523776), it is
+   * computed. */
+  static float x[256 * 1024];
+  for (int r = 0; r < 256; r++)
+    for (int c = 0; c < 1024; c++) x[r * 1024 + c] = c == 4 * r ? 100.0f : (float)(c % 7);
+  static const char *head =
+      "HloModule t\n" ARGMAX_COMP("s32")
+      "add {\n  p = s32[] parameter(0)\n  q = s32[] parameter(1)\n  ROOT a = s32[] add(p, q)\n}\n"
+      "ENTRY main {\n  x = f32[256,1024] parameter(0)\n"
+      "  io = s32[256,1024] iota(), iota_dimension=1\n"
+      "  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+      "  am = (f32[256], s32[256]) reduce(x, io, ninf, z), dimensions={1}, to_apply=am\n"
+      "  v = f32[256] get-tuple-element(am), index=0\n  i = s32[256] get-tuple-element(am), index=1\n";
+  char text[4096];
+  snprintf(text, sizeof text, "%s  ROOT out = (f32[256], s32[256]) tuple(v, i)\n}\n", head);
+  uint64_t peak, peak_obs;
+  int events = 0;
+  char *plain = run_peak(text, x, false, &events, &peak);
+  char *watched = run_peak(text, x, true, &events, &peak_obs);
+  ck_assert_msg(peak < 8192, "peak %llu: the iota was allocated", (unsigned long long)peak);
+  ck_assert_msg(peak_obs >= (1u << 20), "observed peak %llu: the iota did not run",
+                (unsigned long long)peak_obs);
+  ck_assert_int_eq(events, 1);   /* the observed run only */
+  ck_assert_str_eq(plain, watched);
+  for (int row = 0; row < 256; row++) {   /* "(f32[256] {100, 100, ...}, s32[256] {0, 4, 8, ...})" */
+    char want[32];
+    snprintf(want, sizeof want, row ? ", %d" : "{%d", 4 * row);
+    ck_assert_msg(strstr(strchr(plain, 's'), want) != NULL, "row %d: index %d missing", row, 4 * row);
+  }
+  ck_assert_ptr_nonnull(strstr(plain, "f32[256] {100, 100, "));
+  hlo_free(plain);
+  hlo_free(watched);
+
+  snprintf(text, sizeof text,
+           "%s  sum = s32[256] reduce(io, z), dimensions={1}, to_apply=add\n"
+           "  ROOT out = (f32[256], s32[256], s32[256]) tuple(v, i, sum)\n}\n",
+           head);
+  events = 0;
+  char *both = run_peak(text, x, false, &events, &peak);
+  ck_assert_ptr_nonnull(strstr(both, "s32[256] {523776, 523776, "));
+  ck_assert_ptr_nonnull(strstr(both, "s32[256] {0, 4, 8, 12, "));
+  hlo_free(both);
+}
+END_TEST
+
 START_TEST(complex_max_reducer) {
   /* lexicographic max of complex numbers by (real, imag), per column:
    * (1,5) vs (1,7): equal real, 5 > 7 false -> (1,7); (2,0) beats (0,9);
@@ -274,6 +359,7 @@ static Suite *suite(void) {
   tcase_add_test(t, reduce_generic_noncommutative);
   tcase_add_test(t, argmax_over_iota_by_hand);
   tcase_add_test(t, argmax_over_iota_matches_read_indices);
+  tcase_add_test(t, argmax_iota_is_never_computed);
   suite_add_tcase(s, t);
   return s;
 }

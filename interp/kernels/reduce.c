@@ -331,15 +331,15 @@ static size_t arg_row_bytes(const ArgJob *j) {
 
 /* Is the index operand iota along the one reduced dimension (jnp.argmax)?
  * Its values are then each element's coordinate there, which arg_rows
- * makes instead of reading them: a row argmax of f32[4096,4096] reads 64
- * MiB less. The geometry must be one inner reduced run (coordinates 0, 1,
- * ... along it) or one outer reduced group (one coordinate per step). */
-static bool arg_iota(const HloInstr *ins, const Geom *g) {
+ * makes instead of reading them, and the plan never computes the iota
+ * (hlk_reduce_reads): a row argmax of f32[4096,4096] writes and reads 64 MiB
+ * less. With one reduced dimension the geometry is one inner reduced run
+ * (coordinates 0, 1, ... along it) or at most one outer reduced group (one
+ * coordinate per step, 0 without a group). */
+static bool arg_iota(const HloInstr *ins) {
   const HloInstr *io = ins->ops[1];
-  if (io->op != HLO_OP_IOTA || ins->dimensions.n != 1 ||
-      ins->dimensions.v[0] != io->iota_dimension)
-    return false;
-  return g->inner_red ? g->nr == 0 : g->nr == 1;
+  return io->op == HLO_OP_IOTA && ins->dimensions.n == 1 &&
+         ins->dimensions.v[0] == io->iota_dimension;
 }
 
 /* n indices of element size is, all equal to c (s32 or s64). */
@@ -376,7 +376,7 @@ static void arg_rows(void *arg, int64_t lo, int64_t hi) {
       } else if (g->inner_red) {
         ix = j->seq;
       } else {
-        fill_index(coord, j->is, o.idx[0], w);
+        fill_index(coord, j->is, g->nr ? o.idx[0] : 0, w);
         ix = coord;
       }
       if (g->inner_red)
@@ -531,9 +531,10 @@ int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *o
   int rc = 0;
   for (int32_t i = 0; i < k && rc == 0; i++) {
     outs[i] = k == 1 ? out : out->tuple[i];
-    if (outs[i]->dtype != in[i]->dtype) {   /* mixed precision: reduce, then convert */
+    HloDtype t = ins->ops[i]->shape.dtype;   /* (in[1] may be NULL: hlk_reduce_reads) */
+    if (outs[i]->dtype != t) {   /* mixed precision: reduce, then convert */
       tshape[i] = *outs[i]->shape;
-      tshape[i].dtype = in[i]->dtype;
+      tshape[i].dtype = t;
       tshape[i].minor_to_major = NULL;
       tmp[i] = hli_value_new(x, &tshape[i]);
       if (!tmp[i]) rc = hli_fail(x, ins, "out of memory");
@@ -549,15 +550,12 @@ int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *o
   return rc;
 }
 
-static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
-                       HliValue *const *outs) {
+/* The typed fold of every operand, if the computation is one typed binop
+ * per operand (folds[0..k-1]). */
+static bool typed_folds(const HloInstr *ins, const HlkFold **folds) {
   int32_t k = ins->nops / 2;
-  Geom g;
-  geom_build(&g, in[0], &ins->dimensions);
   const HloComputation *comp = hlk_called(ins, HLO_CALL_TO_APPLY);
-
   HliBinop ops[HLK_MAX_VARIADIC];
-  const HlkFold *folds[HLK_MAX_VARIADIC];
   bool typed = false;
   if (k == 1) {
     ops[0] = hlk_match_reducer(comp);
@@ -566,27 +564,48 @@ static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
     typed = match_independent(comp, k, ops);
   }
   for (int32_t i = 0; typed && i < k; i++) {
-    folds[i] = hlk_fold(ops[i], in[i]->dtype, true);
+    folds[i] = hlk_fold(ops[i], ins->ops[i]->shape.dtype, true);
     typed = folds[i] != NULL;
   }
-  if (typed) {
+  return typed;
+}
+
+/* Does the reduce run as an argmax/argmin (arg_rows)? Its fold, if so. */
+static bool arg_path(const HloInstr *ins, ArgFold *af) {
+  const HlkFold *folds[HLK_MAX_VARIADIC];
+  HlkArgReducer ar;
+  return ins->nops == 4 && !typed_folds(ins, folds) &&
+         hlk_match_arg_reducer(hlk_called(ins, HLO_CALL_TO_APPLY), &ar) &&
+         arg_fold(ins->ops[0]->shape.dtype, ins->ops[1]->shape.dtype, ar.is_max, af);
+}
+
+bool hlk_reduce_reads(const HloInstr *ins, int32_t k) {
+  ArgFold af;
+  return !(k == 1 && arg_iota(ins) && arg_path(ins, &af));
+}
+
+static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
+                       HliValue *const *outs) {
+  int32_t k = ins->nops / 2;
+  Geom g;
+  geom_build(&g, in[0], &ins->dimensions);
+  const HlkFold *folds[HLK_MAX_VARIADIC];
+  if (typed_folds(ins, folds)) {
     for (int32_t i = 0; i < k; i++)
       if (run_fold(x, ins, &g, folds[i], in[i], in[k + i], outs[i]) != 0) return -1;
     return 0;
   }
 
-  HlkArgReducer ar;
   ArgFold af;
-  if (k == 2 && hlk_match_arg_reducer(comp, &ar) &&
-      arg_fold(in[0]->dtype, in[1]->dtype, ar.is_max, &af)) {
-    ArgJob j = {&g, af, in[0]->data, in[1]->data, hlc_dtype_size(in[0]->dtype),
-                hlc_dtype_size(in[1]->dtype), in[2]->data, in[3]->data,
-                outs[0]->data, outs[1]->data, NULL, false};
+  if (arg_path(ins, &af)) {
+    bool made = arg_iota(ins);   /* then in[1] may be NULL: never computed */
+    ArgJob j = {&g, af, in[0]->data, made ? NULL : in[1]->data,
+                hlc_dtype_size(ins->ops[0]->shape.dtype), hlc_dtype_size(ins->ops[1]->shape.dtype),
+                in[2]->data, in[3]->data, outs[0]->data, outs[1]->data, NULL, false};
     if (g.nout == 0) return 0;
     size_t seq_bytes = 0;
     char *seq = NULL;
-    if (arg_iota(ins, &g)) {
-      j.ix = NULL;
+    if (made) {
       if (g.inner_red) {   /* 0, 1, ..., inner - 1, shared by the threads */
         seq_bytes = (size_t)g.inner * j.is;
         if (hli_scratch_reserve(x, ins, seq_bytes)) return -1;

@@ -166,6 +166,9 @@ static inline bool hlk_odo_empty(const int64_t *lim, int32_t nd) {
 /* ---- Kernels of this area (registered by hli_register_reduce) -------- */
 int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
 int hlk_reduce_check(HliExec *x, const HloInstr *ins);
+/* Does the reduce read operand k (interp.h: hli_kernel_reads)? Not the
+ * iota indices of an argmax/argmin along the iota's dimension. */
+bool hlk_reduce_reads(const HloInstr *ins, int32_t k);
 int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
 int hlk_reduce_window_check(HliExec *x, const HloInstr *ins);
 int hlk_select_and_scatter(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
