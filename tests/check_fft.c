@@ -6,6 +6,7 @@
  * and prime lengths, a direct O(n^2) DFT in long double written here. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "interp/kernels/control.h"
@@ -159,6 +160,82 @@ START_TEST(op_fft_threads_same_bits) {
 }
 END_TEST
 
+/* Result bytes of an fft of x (type ty, B lines of n) with the given
+ * fft_length text and operand/result dims text; the caller frees them. */
+static void *fft_bytes(const char *ty, const char *dims, const char *lengths, const char *kind,
+                       HloElementType et, int rank, const int64_t *d, const void *x, size_t bytes) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  x = %s[%s] parameter(0)\n"
+           "  ROOT f = %s[%s] fft(x), fft_type=%s, fft_length={%s}\n}\n",
+           ty, dims, ty, dims, kind, lengths);
+  HloCtx *ctx = tl_ctx_new(2);
+  HloBuffer *in = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, et, d, rank, x, &in), HLO_OK);
+  HloBuffer *r = tl_run_ok(ctx, text, &in, 1);
+  ck_assert_uint_eq(hlo_buffer_nbytes(r), bytes);
+  void *out = malloc(bytes);
+  ck_assert_ptr_nonnull(out);
+  memcpy(out, hlo_buffer_data(r), bytes);
+  hlo_buffer_free(r);
+  hlo_buffer_free(in);
+  hlo_ctx_free(ctx);
+  return out;
+}
+
+START_TEST(op_fft_lines_direct_same_bits) {
+  /* A 1-D FFT or IFFT over the whole last dimension runs line by line from
+   * the operand into the result; the same lines as a 2-D transform whose
+   * first length is 1 (the general path: work array, copies) must give the
+   * same bytes: powers of two (the split butterflies), 12 (mixed radix),
+   * 97 (Bluestein), and a power of two whose lines hold an infinity or a
+   * NaN (those fall back to the complex-product path). The first line of a
+   * 16-point FFT is checked against a direct DFT as well. */
+  static const int64_t lengths[] = {16, 1024, 4096, 12, 97};
+  static const char *const kinds[] = {"FFT", "IFFT"};
+  enum { B = 5 };
+  for (int li = 0; li < 5; li++)
+    for (int c = 0; c < 2; c++)
+      for (int kind = 0; kind < 2; kind++) {
+        int64_t n = lengths[li];
+        bool c64 = c == 0;
+        size_t es = c64 ? 8 : 16, bytes = (size_t)B * (size_t)n * es;
+        char *x = malloc(bytes);
+        ck_assert_ptr_nonnull(x);
+        for (int64_t i = 0; i < 2 * B * n; i++) {
+          double v = sin((double)i * 0.37) + 0.5 * cos((double)i * 2.3);
+          if (li == 1 && i == 2 * n + 7) v = INFINITY;   /* line 1 */
+          if (li == 1 && i == 3 * 2 * n + 100) v = NAN;  /* line 3 */
+          if (c64) ((float *)(void *)x)[i] = (float)v;
+          else ((double *)(void *)x)[i] = v;
+        }
+        char dims2[64], dims3[64], len1[32], len2[32];
+        snprintf(dims2, sizeof dims2, "%d,%lld", B, (long long)n);
+        snprintf(dims3, sizeof dims3, "%d,1,%lld", B, (long long)n);
+        snprintf(len1, sizeof len1, "%lld", (long long)n);
+        snprintf(len2, sizeof len2, "1,%lld", (long long)n);
+        const char *ty = c64 ? "c64" : "c128";
+        HloElementType et = c64 ? HLO_TYPE_C64 : HLO_TYPE_C128;
+        void *direct = fft_bytes(ty, dims2, len1, kinds[kind], et, 2, (int64_t[]){B, n}, x, bytes);
+        void *general = fft_bytes(ty, dims3, len2, kinds[kind], et, 3, (int64_t[]){B, 1, n}, x, bytes);
+        ck_assert_msg(memcmp(direct, general, bytes) == 0, "n %lld, %s, %s: the paths differ",
+                      (long long)n, ty, kinds[kind]);
+        if (n == 16 && !c64 && kind == 0) {
+          const double *xd = (const double *)(void *)x, *y = direct;
+          for (int k = 0; k < 16; k++) {
+            cplx want = 0;
+            for (int t = 0; t < 16; t++)
+              want += (xd[2 * t] + I * xd[2 * t + 1]) * cexp(-2 * M_PI * I * (double)(k * t % 16) / 16);
+            assert_close(y[2 * k] + I * y[2 * k + 1], want, 1e-12);
+          }
+        }
+        free(direct);
+        free(general);
+        free(x);
+      }
+}
+END_TEST
+
 /* XLA's evaluator test 1D_FFT_4_on_c64x4: {1,2,3,4} -> {10, -2+2i, -2, -2-2i}. */
 START_TEST(op_fft_c64) {
   Op o;
@@ -266,6 +343,7 @@ static Suite *suite(void) {
   tcase_add_test(t, op_irfft_ignores_dc_nyquist_imag);
   tcase_add_test(t, op_zero_length_gives_zeros);
   tcase_add_test(t, op_type_mismatch_is_error);
+  tcase_add_test(t, op_fft_lines_direct_same_bits);
   suite_add_tcase(s, t);
   return s;
 }

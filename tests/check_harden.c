@@ -364,55 +364,66 @@ START_TEST(reduce_scratch_counts) {
 }
 END_TEST
 
-/* fft of one c64[N] line. */
-static void fft_text(char *buf, size_t n, int len) {
+/* fft of one c64[N] line, transformed at length len (zero-padded past N;
+ * the result keeps the operand's shape). */
+static void fft_text(char *buf, size_t n, int N, int len) {
   snprintf(buf, n, "HloModule f\nENTRY main {\n  x = c64[%d] parameter(0)\n"
-           "  ROOT f = c64[%d] fft(x), fft_type=FFT, fft_length={%d}\n}\n", len, len, len);
+           "  ROOT f = c64[%d] fft(x), fft_type=FFT, fft_length={%d}\n}\n", N, N, len);
 }
 
 START_TEST(fft_scratch_counts) {
-  /* c64[8]: result 64 bytes; the c128 work array 8*16 = 128 bytes is a
-   * scratch block of 192 (64-byte header, rounded to 64); then the length-8
-   * plan (twiddles and buffer, 2*8*16 = 256) and the line buffer (128):
-   * 384 more. 64 + 192 + 384 = 640 fit exactly; 639 do not. */
+  /* c64[6] padded to 8: result 48 bytes; the c128 work array 8*16 = 128
+   * bytes is a scratch block of 192 (64-byte header, rounded to 64); then
+   * the length-8 plan (twiddles and buffer, 2*8*16 = 256) and the line
+   * buffer (128): 384 more. 48 + 192 + 384 = 624 fit exactly; 623 do not.
+   * Unpadded (c64[8]), the lines go straight from the operand to the
+   * result: 64 + 384 = 448 fit, 447 do not. */
   char text[256], d[4096];
-  fft_text(text, sizeof text, 8);
+  fft_text(text, sizeof text, 6, 8);
   float impulse[16] = {1};
-  int64_t n = 8;
+  int64_t n = 6;
   HloBuffer *in = NULL, *res = NULL;
   ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_C64, &n, 1, impulse, &in), HLO_OK);
-  ck_assert_int_eq(run_limited(639, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
-  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 639 bytes exceeded "
-                       "(256 in use, 384 more requested)"), "%s", d);
-  /* Below the work array: 64 in use, 192 requested. */
-  ck_assert_int_eq(run_limited(255, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
-  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 255 bytes exceeded "
-                       "(64 in use, 192 more requested)"), "%s", d);
-  ck_assert_int_eq(run_limited(640, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_OK);
+  ck_assert_int_eq(run_limited(623, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 623 bytes exceeded "
+                       "(240 in use, 384 more requested)"), "%s", d);
+  /* Below the work array: 48 in use, 192 requested. */
+  ck_assert_int_eq(run_limited(239, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_NOMEM);
+  ck_assert_msg(strstr(d, "f.hlo:4:8: error: in f (fft): memory limit of 239 bytes exceeded "
+                       "(48 in use, 192 more requested)"), "%s", d);
+  ck_assert_int_eq(run_limited(624, "f.hlo", text, &in, 1, &res, d, sizeof d), HLO_OK);
   const float *r = hlo_buffer_data(res);   /* the DFT of an impulse: all ones */
-  for (int i = 0; i < 8; i++) {
+  for (int i = 0; i < 6; i++) {
     ck_assert_float_eq_tol(r[2 * i], 1.0f, 1e-6f);
     ck_assert_float_eq_tol(r[2 * i + 1], 0.0f, 1e-6f);
   }
   hlo_buffer_free(res);
   hlo_buffer_free(in);
+
+  fft_text(text, sizeof text, 8, 8);
+  n = 8;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_C64, &n, 1, impulse, &in), HLO_OK);
+  expect_limit("f.hlo", text, &in, 1, 447, 448,
+               "f.hlo:4:8: error: in f (fft): memory limit of 447 bytes exceeded "
+               "(64 in use, 384 more requested)");
+  hlo_buffer_free(in);
 }
 END_TEST
 
 START_TEST(fft_bluestein_scratch_counts) {
-  /* c64[67] (67 is a prime above the largest radix: Bluestein): result
-   * 536 bytes, work array 67*16 = 1072 -> a 1152-byte scratch block (1688
-   * in use). The plan: chirp 67*16 = 1072, kernel and buffer of the
-   * power-of-two length 256 >= 2*67-1 (2*4096), and the length-256 plan
-   * under it (2*4096): 17456; plus the line (1072): 18528 more. */
+  /* c64[67] (67 is a prime above the largest radix: Bluestein), straight
+   * from operand to result: result 536 bytes. The plan: chirp 67*16 =
+   * 1072, kernel and buffer of the power-of-two length 256 >= 2*67-1
+   * (2*4096), and the length-256 plan under it (2*4096): 17456; plus the
+   * line (1072): 18528 more. */
   char text[256];
-  fft_text(text, sizeof text, 67);
+  fft_text(text, sizeof text, 67, 67);
   int64_t n = 67;
   HloBuffer *in = NULL;
   ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_C64, &n, 1, NULL, &in), HLO_OK);
-  expect_limit("f.hlo", text, &in, 1, 10000, 1688 + 18528,
+  expect_limit("f.hlo", text, &in, 1, 10000, 536 + 18528,
                "f.hlo:4:8: error: in f (fft): memory limit of 10000 bytes exceeded "
-               "(1688 in use, 18528 more requested)");
+               "(536 in use, 18528 more requested)");
   hlo_buffer_free(in);
 }
 END_TEST

@@ -203,22 +203,70 @@ HLK_VECTORIZE static void butterflies(double *restrict re, double *restrict im,
   }
 }
 
+/* The 32 bits of v in reverse order, without branches (a carry loop
+ * mispredicts about once per element). */
+static inline uint32_t bit_reverse32(uint32_t v) {
+  v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+  v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+  v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
+  return __builtin_bswap32(v);
+}
+
 static bool pow2_forward(HlkFftPlan *p, cplx *d) {
   int64_t n = p->n;
-  if (n < 16 || (n & (n - 1)) || !p->nfact) return false;
+  if (n < 16 || n > ((int64_t)1 << 31) || (n & (n - 1)) || !p->nfact) return false;
   for (int64_t i = 0; i < n; i++)
     if (!isfinite(creal(d[i])) || !isfinite(cimag(d[i]))) return false;
   double *re = (double *)p->tmp, *im = re + n;
-  for (int64_t i = 0, r = 0; i < n; i++) {
+  int shift = 32 - __builtin_ctzll((unsigned long long)n);
+  for (int64_t r = 0; r < n; r++) {   /* written in order, read bit-reversed */
+    int64_t i = bit_reverse32((uint32_t)r) >> shift;
     re[r] = creal(d[i]);
     im[r] = cimag(d[i]);
-    /* r = bit reversal of i + 1: carry from the top bit down */
-    int64_t bit = n >> 1;
-    while (r & bit) { r ^= bit; bit >>= 1; }
-    r |= bit;
   }
   butterflies(re, im, p->tw, n);
   for (int64_t i = 0; i < n; i++) d[i] = re[i] + I * im[i];
+  return true;
+}
+
+/* One line of n complex elements of type t (c64 or c128) from src to dst,
+ * transformed (inverse: conjugated around the forward transform and scaled,
+ * as hlk_fft_run does) straight between the typed arrays and the split
+ * working arrays: a power of two from 16 with finite values only (else
+ * false, and nothing is written). The same operations as loading the line
+ * into a c128 array and running hlk_fft_run on it, so the same bits. */
+static bool pow2_line(HlkFftPlan *p, HloDtype t, const void *src, void *dst, bool inverse) {
+  int64_t n = p->n;
+  if (n < 16 || n > ((int64_t)1 << 31) || (n & (n - 1)) || !p->nfact) return false;
+  double *re = (double *)p->tmp, *im = re + n, sign = inverse ? -1.0 : 1.0;
+  const float *sf = src;
+  const double *sd = src;
+  int shift = 32 - __builtin_ctzll((unsigned long long)n);
+  bool finite = true;
+  for (int64_t r = 0; r < n; r++) {   /* written in order, read bit-reversed */
+    int64_t i = bit_reverse32((uint32_t)r) >> shift;
+    double a = t == HLO_C64 ? sf[2 * i] : sd[2 * i];
+    double b = t == HLO_C64 ? sf[2 * i + 1] : sd[2 * i + 1];
+    finite = finite && isfinite(a) && isfinite(b);
+    re[r] = a;
+    im[r] = sign * b;   /* conj: exact */
+  }
+  if (!finite) return false;
+  butterflies(re, im, p->tw, n);
+  double s = inverse ? 1.0 / (double)n : 1.0;
+  if (t == HLO_C64) {
+    float *o = dst;
+    for (int64_t i = 0; i < n; i++) {
+      o[2 * i] = (float)(inverse ? re[i] * s : re[i]);
+      o[2 * i + 1] = (float)(inverse ? -im[i] * s : im[i]);
+    }
+  } else {
+    double *o = dst;
+    for (int64_t i = 0; i < n; i++) {
+      o[2 * i] = inverse ? re[i] * s : re[i];
+      o[2 * i + 1] = inverse ? -im[i] * s : im[i];
+    }
+  }
   return true;
 }
 
@@ -285,6 +333,75 @@ static void fft_lines(void *arg, int64_t lo, int64_t hi) {
   free(line);
 }
 
+/* Load element i of an array (real or complex of any float width) as cplx. */
+static inline cplx load_c(HloDtype t, const void *data, int64_t i) {
+  switch (t) {
+  case HLO_C64: { const float *f = (const float *)data + 2 * i; return f[0] + I * f[1]; }
+  case HLO_C128: { const double *f = (const double *)data + 2 * i; return f[0] + I * f[1]; }
+  case HLO_F32: return ((const float *)data)[i];
+  case HLO_F64: return ((const double *)data)[i];
+  default: return 0;
+  }
+}
+
+static inline void store_c(HloDtype t, void *data, int64_t i, cplx v) {
+  switch (t) {
+  case HLO_C64: { float *f = (float *)data + 2 * i; f[0] = (float)creal(v); f[1] = (float)cimag(v); return; }
+  case HLO_C128: { double *f = (double *)data + 2 * i; f[0] = creal(v); f[1] = cimag(v); return; }
+  case HLO_F32: ((float *)data)[i] = (float)creal(v); return;
+  case HLO_F64: ((double *)data)[i] = creal(v); return;
+  default: return;
+  }
+}
+
+/* Lines of the last dimension transformed straight from the operand into
+ * the result (1-D FFT/IFFT whose length is the dimension's): no work array,
+ * no zero fill, no conversion passes. Lines pow2_line cannot take go
+ * through a c128 line buffer and hlk_fft_run, as the general path does. */
+typedef struct DirectJob {
+  HloDtype t;
+  const char *src;
+  char *dst;
+  int64_t n;
+  bool inverse, oom;
+} DirectJob;
+
+static void direct_lines(void *arg, int64_t lo, int64_t hi) {
+  DirectJob *j = arg;
+  HlkFftPlan *p = hlk_fft_plan_new(j->n);
+  cplx *line = malloc((size_t)j->n * sizeof *line);
+  if (!p || !line) {
+    hlk_fft_plan_free(p);
+    free(line);
+    j->oom = true;
+    return;
+  }
+  size_t es = hlc_dtype_size(j->t), bytes = (size_t)j->n * es;
+  for (int64_t l = lo; l < hi; l++) {
+    const char *src = j->src + (size_t)l * bytes;
+    char *dst = j->dst + (size_t)l * bytes;
+    if (pow2_line(p, j->t, src, dst, j->inverse)) continue;
+    for (int64_t k = 0; k < j->n; k++) line[k] = load_c(j->t, src, k);
+    hlk_fft_run(p, line, j->inverse);
+    for (int64_t k = 0; k < j->n; k++) store_c(j->t, dst, k, line[k]);
+  }
+  hlk_fft_plan_free(p);
+  free(line);
+}
+
+static int transform_direct(HliExec *x, const HloInstr *ins, const HliValue *src, HliValue *out) {
+  int64_t n = src->dims[src->rank - 1], lines = src->nelem / n;
+  int64_t min_lines = 65536 / n + 1, workers = lines / min_lines;
+  if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
+  if (workers < 1) workers = 1;
+  size_t need = (hlk_fft_plan_bytes(n) + (size_t)n * sizeof(cplx)) * (size_t)workers;
+  if (hli_scratch_reserve(x, ins, need)) return -1;
+  DirectJob j = {src->dtype, src->data, out->data, n, ins->fft_type == HLO_FFT_IFFT, false};
+  hli_parallel_for(x, lines, min_lines, direct_lines, &j);
+  hli_scratch_unreserve(x, need);
+  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+}
+
 /* Transform every line of a row-major complex array of dims d (rank r)
  * along dimension k, in place. Each working thread's plan arrays and line
  * buffer are counted against --max-memory first; -1 after reporting the
@@ -308,27 +425,6 @@ static int transform_dim(HliExec *x, const HloInstr *ins, cplx *a, const int64_t
   hli_parallel_for(x, lines, min_lines, fft_lines, &j);
   hli_scratch_unreserve(x, need);
   return j.oom ? hli_fail(x, ins, "out of memory") : 0;
-}
-
-/* Load element i of an array (real or complex of any float width) as cplx. */
-static inline cplx load_c(HloDtype t, const void *data, int64_t i) {
-  switch (t) {
-  case HLO_C64: { const float *f = (const float *)data + 2 * i; return f[0] + I * f[1]; }
-  case HLO_C128: { const double *f = (const double *)data + 2 * i; return f[0] + I * f[1]; }
-  case HLO_F32: return ((const float *)data)[i];
-  case HLO_F64: return ((const double *)data)[i];
-  default: return 0;
-  }
-}
-
-static inline void store_c(HloDtype t, void *data, int64_t i, cplx v) {
-  switch (t) {
-  case HLO_C64: { float *f = (float *)data + 2 * i; f[0] = (float)creal(v); f[1] = (float)cimag(v); return; }
-  case HLO_C128: { double *f = (double *)data + 2 * i; f[0] = creal(v); f[1] = cimag(v); return; }
-  case HLO_F32: ((float *)data)[i] = (float)creal(v); return;
-  case HLO_F64: ((double *)data)[i] = creal(v); return;
-  default: return;
-  }
 }
 
 /* A shape of up to 16 dimensions (the work arrays' extents). */
@@ -397,6 +493,9 @@ static int run_fft(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
   int32_t r = src->rank, L = ins->fft_length.n, b = r - L;
   const int64_t *fl = ins->fft_length.v;
   HloFftType ty = ins->fft_type;
+  if ((ty == HLO_FFT_FFT || ty == HLO_FFT_IFFT) && L == 1 && fl[0] > 0 &&
+      fl[0] == src->dims[r - 1] && out->dims[r - 1] == fl[0] && src->nelem > 0)
+    return transform_direct(x, ins, src, out);
   memset(out->data, 0, out->nbytes);
   for (int32_t i = 0; i < L; i++)
     if (fl[i] == 0) return 0;
