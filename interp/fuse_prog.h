@@ -75,8 +75,11 @@ struct HliFused {
 int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
                         char *out, size_t oes, int64_t n);
 
-/* Does f run through a table (fuse_table.c) for a result of n elements? */
-bool hli_fused_table_pays(const HliFused *f, int64_t n);
+/* Does f run through a table (fuse_table.c) for a result of n elements of
+ * oes bytes? Not when the table would not fit x's memory limit (the tiles
+ * need none). */
+bool hli_fused_table_pays(const HliExec *x, const HliFused *f, int64_t n, size_t oes,
+                          const size_t *ies);
 /* f's result into out (n elements of oes bytes) through a table of its
  * results for every value of input f->table_input: bit-identical to running
  * the tiles, since each element's result depends on that value alone. */

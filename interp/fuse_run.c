@@ -288,7 +288,7 @@ int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *
     ies[k] = hlc_dtype_size(in[k]->dtype);
   }
   size_t oes = hlc_dtype_size(out->dtype);
-  if (hli_fused_table_pays(f, out->nelem))
+  if (hli_fused_table_pays(x, f, out->nelem, oes, ies))
     rc = hli_fused_run_table(x, f, data, ies, out->data, oes, out->nelem);
   else
     rc = hli_fused_run_tiles(x, f, data, ies, out->data, oes,

@@ -20,11 +20,17 @@ enum {
   LOOKUP_CHUNK = 1 << 16  /* elements per parallel chunk of lookups */
 };
 
-bool hli_fused_table_pays(const HliFused *f, int64_t n) {
-  if (f->table_input < 0) return false;
+/* Bytes of the patterns and the results of the table. */
+static size_t table_bytes(const HliFused *f, size_t oes, const size_t *ies) {
+  return ((size_t)1 << f->table_bits) * (ies[f->table_input] + oes);
+}
+
+bool hli_fused_table_pays(const HliExec *x, const HliFused *f, int64_t n, size_t oes,
+                          const size_t *ies) {
+  if (f->table_input < 0 || n / TABLE_MIN_RATIO < (int64_t)1 << f->table_bits) return false;
   const char *env = getenv("HLORUN_TABLE");
   if (env && strcmp(env, "0") == 0) return false;
-  return n / TABLE_MIN_RATIO >= (int64_t)1 << f->table_bits;
+  return !x || !x->mem_limit || x->mem_used + table_bytes(f, oes, ies) <= x->mem_limit;
 }
 
 typedef struct Lookup {
@@ -77,7 +83,7 @@ int hli_fused_run_table(HliExec *x, const HliFused *f, const char *const *in, co
                         char *out, size_t oes, int64_t n) {
   int32_t k = f->table_input;
   size_t kes = ies[k], entries = (size_t)1 << f->table_bits;
-  size_t bytes = entries * (kes + oes);
+  size_t bytes = table_bytes(f, oes, ies);
   if (hli_scratch_reserve(x, f->root, bytes) != 0) return -1;
   char *mem = malloc(bytes);
   const char **tin = malloc(sizeof(char *) * (size_t)f->ninputs);
