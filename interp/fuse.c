@@ -23,11 +23,14 @@
  *
  * Not here: running the programs (fuse_run.c). */
 #include "interp/fuse_prog.h"
+#include "common/numeric.h"
 #include <stdlib.h>
 #include <string.h>
 
 /* What an instruction is to fusion. */
-typedef enum Kind { K_NONE, K_UN, K_BIN, K_CMP, K_SEL, K_CONV, K_BCAST, K_RRED } Kind;
+/* K_IOTA: an iota, copied into groups like a broadcast (of its values along
+ * its dimension, which the group's program holds). */
+typedef enum Kind { K_NONE, K_UN, K_BIN, K_CMP, K_SEL, K_CONV, K_BCAST, K_IOTA, K_RRED } Kind;
 
 int32_t hli_fused_ninputs(const HliFused *f) { return f->ninputs; }
 const int32_t *hli_fused_inputs(const HliFused *f) { return f->inputs; }
@@ -110,6 +113,9 @@ static Kind classify(const HloInstr *ins) {
   switch (ins->op) {
   case HLO_OP_BROADCAST:
     return bcast_pattern(ins, NULL, NULL) ? K_BCAST : K_NONE;
+  case HLO_OP_IOTA:
+    return ins->nops == 0 && s->rank >= 1 && s->dims[ins->iota_dimension] <= IOTA_MAX ? K_IOTA
+                                                                                        : K_NONE;
   case HLO_OP_REDUCE:
     return row_fold(ins) ? K_RRED : K_NONE;
   case HLO_OP_COMPARE: {
@@ -213,6 +219,7 @@ typedef struct Builder {
   int32_t *inputs;
   int32_t ninputs;
   int32_t *load_of;     /* per input: op decoding it (narrow), or -1 */
+  bool oom;             /* an iota's values could not be allocated */
 } Builder;
 
 static int32_t input_of(Builder *b, int32_t slot) {
@@ -241,6 +248,28 @@ static int32_t operand_ref(Ctx *cx, Builder *b, int32_t root, const HloInstr *o)
   return b->load_of[k];
 }
 
+/* The values 0..n-1 of an iota along its dimension, stored in its element
+ * type as its kernel stores them (kernels/movement.c), in the arena; the
+ * pattern (inner, nb) that repeats them over the shape. NULL: out of
+ * memory (compile then fails). */
+static const char *iota_values(HlcArena *A, const HloInstr *ins, int64_t *inner, int64_t *nb) {
+  const HloShape *s = &ins->shape;
+  int32_t d = (int32_t)ins->iota_dimension;
+  int64_t n = s->dims[d], in = 1;
+  for (int32_t k = d + 1; k < s->rank; k++) in *= s->dims[k];
+  *inner = in ? in : 1;
+  *nb = n ? n : 1;
+  size_t es = hlc_dtype_size(s->dtype);
+  char *v = hlc_arena_alloc(A, (size_t)*nb * es);
+  if (!v) return NULL;
+  memset(v, 0, (size_t)*nb * es);
+  for (int64_t i = 0; i < n; i++) {
+    if (s->dtype == HLO_PRED) v[i] = i != 0;
+    else hlc_store_i64(s->dtype, v + (size_t)i * es, i);
+  }
+  return v;
+}
+
 static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) {
   int32_t src[3];
   Kind k = cx->kind[ins->index];
@@ -253,6 +282,18 @@ static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) 
     op->src[0] = cx->ref[ins->ops[0]->index];
     op->nsrc = 1;
     op->sp = SP_FULL;
+    cx->ref[ins->index] = b->nops++;
+    return;
+  }
+  if (k == K_IOTA) {   /* a broadcast of its values along its dimension */
+    Fop *op = &b->ops[b->nops];
+    memset(op, 0, sizeof *op);
+    op->kind = FOP_BCAST;
+    op->t = op->ot = ins->shape.dtype;
+    op->input = -1;
+    op->sp = sp;
+    op->data = iota_values(cx->A, ins, &op->inner, &op->nb);
+    b->oom = b->oom || !op->data;
     cx->ref[ins->index] = b->nops++;
     return;
   }
@@ -360,6 +401,7 @@ static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) 
   HliFused *f = NULL;
   if (!b.ops || !b.inputs || !b.load_of || !last || !reg || !freel) goto out;
   for (int32_t i = 0; i < nm; i++) emit_member(cx, &b, root, cx->c->instrs[mem[i]]);
+  if (b.oom) goto out;
   int32_t out_op = cx->ref[root];
 
   /* Last use of every value; which values go to the prologue. */
@@ -444,7 +486,7 @@ out:
 
 /* ---- Finding groups ---------------------------------------------------- */
 
-static bool computes(Kind k) { return k != K_NONE && k != K_BCAST; }
+static bool computes(Kind k) { return k != K_NONE && k != K_BCAST && k != K_IOTA; }
 
 int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcArena *A,
                   HliFusion *out) {
@@ -496,7 +538,9 @@ int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcAren
       const HloInstr *ins = c->instrs[j];
       if (!take && cx.gcount[j] > 0 && live[j] && space_of(&cx, &ins->shape) >= 0) {
         bool whole = cx.mark[j] < 0 && cx.gcount[j] == cx.uses[j];
-        if (cx.kind[j] == K_BCAST) {
+        if (cx.kind[j] == K_IOTA) {
+          take = true;
+        } else if (cx.kind[j] == K_BCAST) {
           int32_t q = whole ? row_bcast_split(&cx, ins) : -1;
           Kind ok = cx.kind[ins->ops[0]->index];
           row_bcast = q >= 0 && computes(ok) && cx.mark[ins->ops[0]->index] < 0;
@@ -512,7 +556,8 @@ int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcAren
       if (!take) continue;
       mem[nm++] = j;
       cx.ing[j] = i;
-      if (cx.kind[j] == K_BCAST && !row_bcast) continue;   /* its operand is an input */
+      if ((cx.kind[j] == K_BCAST && !row_bcast) || cx.kind[j] == K_IOTA)
+        continue;   /* copied in: its operand (if any) is an input */
       cx.mark[j] = i;
       for (int32_t k = 0; k < ins->nops; k++) {
         int32_t o = ins->ops[k]->index;
@@ -531,7 +576,7 @@ int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcAren
       out->group[i] = f;
       for (int32_t m = 0; m < nm; m++) {
         int32_t j = mem[m];
-        if (cx.kind[j] == K_BCAST) cx.absorbed[j] += cx.gcount[j];
+        if (cx.kind[j] == K_BCAST || cx.kind[j] == K_IOTA) cx.absorbed[j] += cx.gcount[j];
         else if (j != i) out->internal[j] = true;
       }
     } else {
@@ -539,9 +584,10 @@ int hli_fuse_plan(HliExec *x, const HloComputation *c, const bool *live, HlcAren
     }
     for (int32_t t = 0; t < nt; t++) cx.gcount[touched[t]] = 0;
   }
-  /* A broadcast whose every use runs inside groups needs no step. */
+  /* A broadcast or iota whose every use runs inside groups needs no step. */
   for (int32_t j = 0; j < n; j++)
-    if (live[j] && cx.kind[j] == K_BCAST && cx.uses[j] > 0 && cx.absorbed[j] == cx.uses[j])
+    if (live[j] && (cx.kind[j] == K_BCAST || cx.kind[j] == K_IOTA) && cx.uses[j] > 0 &&
+        cx.absorbed[j] == cx.uses[j])
       out->internal[j] = true;
   rc = 0;
 done:

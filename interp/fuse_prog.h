@@ -11,6 +11,7 @@ enum {
   MIN_CHUNK = 16384,    /* elements per parallel chunk, at least */
   STACK_SCRATCH = 65536,/* registers of small groups live on the (8 MB) stack */
   MAX_ROW = 16384,      /* row groups: longest row (elements) kept in a tile */
+  IOTA_MAX = 1 << 24,   /* iotas fused: at most this long along their dimension */
   STREAM_MIN = 8 << 20  /* results this large are streamed past the cache */
 };
 
@@ -25,7 +26,7 @@ typedef enum FopKind {
   FOP_SEL,     /* dst = src0 ? src1 : src2 */
   FOP_CONV,    /* dst = convert(src0) */
   FOP_LOAD,    /* dst = narrow input decoded to f32 */
-  FOP_BCAST,   /* dst = broadcast input (decoded if narrow) */
+  FOP_BCAST,   /* dst = broadcast input or iota values (decoded if narrow) */
   FOP_RRED,    /* dst (row space) = fold of each row of src0, from init input */
   FOP_RBCAST   /* dst = src0 (row space) repeated along each row */
 } FopKind;
@@ -44,6 +45,7 @@ typedef struct Fop {
   int bits;             /* the loops' width argument */
   int32_t input;        /* LOAD, BCAST: input number; RRED: the init value's */
   int64_t inner, nb;    /* BCAST: tile element at flat index i = b[(i / inner) % nb] */
+  const char *data;     /* BCAST of an iota: its values (b above), in the plan's arena */
   Space sp;             /* where dst lives (and the op iterates) */
   const HlkFold *fold;  /* RRED */
 } Fop;

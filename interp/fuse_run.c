@@ -185,12 +185,13 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
     break;
   }
   case FOP_BCAST: {
-    size_t es = j->ies[op->input];
+    const char *b = op->data ? op->data : j->in[op->input];
+    size_t es = op->data ? hlc_dtype_size(op->t) : j->ies[op->input];
     if (narrow) {
-      bcast_tile(op, j->in[op->input], es, lo, m, scr_a);
+      bcast_tile(op, b, es, lo, m, scr_a);
       hlk_narrow_to_f32(op->ot, scr_a, (float *)d, m);
     } else {
-      bcast_tile(op, j->in[op->input], es, lo, m, d);
+      bcast_tile(op, b, es, lo, m, d);
     }
     break;
   }

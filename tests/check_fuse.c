@@ -625,6 +625,76 @@ START_TEST(position_dependent_groups_keep_their_bits) {
 }
 END_TEST
 
+START_TEST(iota_fused_one_hot_by_hand) {
+  /* one_hot(labels, 10) as jax writes it: labels broadcast along rows,
+   * compared with iota along the columns, converted. Labels {3, 0, 9, 7}:
+   * row r has its 1 at column labels[r]. The iota is copied into the
+   * group: the run allocates the result alone (f32[4,10]: 160 bytes, and
+   * 40 for the s32 labels constant). */
+  static const char *text =
+      "HloModule t\nENTRY main {\n"
+      "  labels = s32[4] constant({3, 0, 9, 7})\n"
+      "  lb = s32[4,10] broadcast(labels), dimensions={0}\n"
+      "  io = s32[4,10] iota(), iota_dimension=1\n"
+      "  eq = pred[4,10] compare(lb, io), direction=EQ\n"
+      "  ROOT oh = f32[4,10] convert(eq)\n}\n";
+  expect(text, "f32[4,10] {{0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "
+               "{0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0}}");
+  HloCtx *ctx = tl_ctx_new(1);
+  uint64_t peak = 0;
+  HloBuffer *r = run(ctx, text, NULL, 0, &peak);
+  ck_assert_msg(peak < 160 + 40 + 64, "peak %llu: more than the result and the labels",
+                (unsigned long long)peak);
+  hlo_buffer_free(r);
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(iota_fused_causal_softmax_by_hand) {
+  /* A causal mask from two iotas (column <= row) on zeros, then a row
+   * softmax in the same row group: row r is 1/(r+1) up to column r, 0
+   * after it. */
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  zero = f32[] constant(0)\n  x = f32[4,4] broadcast(zero), dimensions={}\n"
+           "  r = s32[4,4] iota(), iota_dimension=0\n  c = s32[4,4] iota(), iota_dimension=1\n"
+           "  ok = pred[4,4] compare(c, r), direction=LE\n"
+           "  ninf = f32[] constant(-inf)\n  nb = f32[4,4] broadcast(ninf), dimensions={}\n"
+           "  m = f32[4,4] select(ok, x, nb)\n"
+           "  mx = f32[4] reduce(m, ninf), dimensions={1}, to_apply=max\n"
+           "  mxb = f32[4,4] broadcast(mx), dimensions={0}\n"
+           "  sh = f32[4,4] subtract(m, mxb)\n  e = f32[4,4] exponential(sh)\n"
+           "  s = f32[4] reduce(e, zero), dimensions={1}, to_apply=add\n"
+           "  sb = f32[4,4] broadcast(s), dimensions={0}\n"
+           "  ROOT p = f32[4,4] divide(e, sb)\n}\n",
+           ADD_MAX);
+  expect(text, "f32[4,4] {{1, 0, 0, 0}, {0.5, 0.5, 0, 0}, "
+               "{0.333333343, 0.333333343, 0.333333343, 0}, {0.25, 0.25, 0.25, 0.25}}");
+}
+END_TEST
+
+START_TEST(iota_fused_element_types_by_hand) {
+  /* An iota's values are converted to its type as its kernel does: u8
+   * wraps (column 257 of a u8 iota is 1; doubled, 2), bf16 rounds to
+   * nearest even (257 -> 256, 259 -> 260), pred is index != 0. */
+  expect("HloModule t\nENTRY main {\n"
+         "  i = u8[1,300] iota(), iota_dimension=1\n  s = u8[1,300] add(i, i)\n"
+         "  ROOT sl = u8[1,4] slice(s), slice={[0:1], [256:260]}\n}\n",
+         "u8[1,4] {{0, 2, 4, 6}}");
+  expect("HloModule t\nENTRY main {\n"
+         "  i = bf16[300] iota(), iota_dimension=0\n"
+         "  h = bf16[] constant(0.5)\n  hb = bf16[300] broadcast(h), dimensions={}\n"
+         "  s = bf16[300] multiply(i, hb)\n"
+         "  ROOT sl = bf16[4] slice(s), slice={[256:260]}\n}\n",
+         "bf16[4] {128, 128, 129, 130}");
+  expect("HloModule t\nENTRY main {\n"
+         "  i = pred[4] iota(), iota_dimension=0\n  ROOT n = pred[4] not(i)\n}\n",
+         "pred[4] {true, false, false, false}");
+}
+END_TEST
+
 START_TEST(while_updates_in_place) {
   /* Each iteration writes b[i] = i and b[i+1] = i+1 with two chained
    * dynamic-update-slices, for i = 0..4: b[k] = k for k <= 5, the rest
@@ -703,6 +773,9 @@ int main(void) {
   tcase_add_test(tc, bf16_chain_through_table_has_direct_bits);
   tcase_add_test(tc, u8_chain_through_table_is_exact);
   tcase_add_test(tc, position_dependent_groups_keep_their_bits);
+  tcase_add_test(tc, iota_fused_one_hot_by_hand);
+  tcase_add_test(tc, iota_fused_causal_softmax_by_hand);
+  tcase_add_test(tc, iota_fused_element_types_by_hand);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }
