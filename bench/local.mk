@@ -7,6 +7,7 @@ EXTRA_DIST += bench/run.py \
 	bench/ops/depthwise_conv.hlo \
 	bench/ops/fft_rows.hlo \
 	bench/ops/maxpool_grad.hlo \
+	bench/ops/one_hot.hlo \
 	bench/ops/sort_rows.hlo \
 	bench/ops/sum_leading.hlo \
 	bench/ops/weight_grad_conv.hlo

@@ -197,6 +197,12 @@ def np_argmax_rows():
     return lambda: (x.max(axis=1), x.argmax(axis=1))
 
 
+def np_one_hot():
+    labels = np.random.default_rng(0).integers(-8, 8, 16384, dtype=np.int32)
+    classes = np.arange(1024, dtype=np.int32)
+    return lambda: (labels[:, None] == classes).astype(np.float32)
+
+
 def np_fft_rows():
     x = (rnd(256, 4096) + 1j * rnd(256, 4096)).astype(np.complex64)
     return lambda: np.fft.fft(x, axis=1)
@@ -229,6 +235,7 @@ OPS = {
     "cumsum_rows": np_cumsum_rows,
     "sum_leading": np_sum_leading,
     "argmax_rows": np_argmax_rows,
+    "one_hot": np_one_hot,
     "fft_rows": np_fft_rows,
     "depthwise_conv": np_depthwise_conv,
     "weight_grad_conv": np_weight_grad_conv,

@@ -381,6 +381,48 @@ START_TEST(convert_semantics) {
 }
 END_TEST
 
+START_TEST(convert_small_ints_to_f32) {
+  /* pred, s8, u8, s16, u16 and s32 to f32 (a direct loop per type): every
+   * value exact but s32 beyond 2^24, rounded to nearest even: 16777217 ->
+   * 16777216, 16777219 -> 16777220, INT32_MAX -> 2^31; 37 elements, so the
+   * vector loops have a tail. */
+  enum { N = 37 };
+  uint8_t pr[N], u8[N];
+  int8_t s8[N];
+  int16_t s16[N];
+  uint16_t u16[N];
+  int32_t s32[N];
+  float o[N], e[N];
+  for (int i = 0; i < N; i++) {
+    pr[i] = (uint8_t)(i % 3 == 0);
+    s8[i] = (int8_t)(i * 7 - 128);
+    u8[i] = (uint8_t)(255 - i * 5);
+    s16[i] = (int16_t)(i * 1771 - 32768);
+    u16[i] = (uint16_t)(65535 - i * 1234);
+    s32[i] = i == 0 ? 16777217 : i == 1 ? 16777219 : i == 2 ? INT32_MAX : i == 3 ? INT32_MIN : -i * 1000;
+  }
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_PRED, HLO_F32, N, pr, o), 0);
+  for (int i = 0; i < N; i++) e[i] = i % 3 == 0 ? 1.0f : 0.0f;
+  CHECK_F32(o, e, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_S8, HLO_F32, N, s8, o), 0);
+  for (int i = 0; i < N; i++) e[i] = (float)(i * 7 - 128);
+  CHECK_F32(o, e, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_U8, HLO_F32, N, u8, o), 0);
+  for (int i = 0; i < N; i++) e[i] = (float)(255 - i * 5);
+  CHECK_F32(o, e, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_S16, HLO_F32, N, s16, o), 0);
+  for (int i = 0; i < N; i++) e[i] = (float)(i * 1771 - 32768);
+  CHECK_F32(o, e, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_U16, HLO_F32, N, u16, o), 0);
+  for (int i = 0; i < N; i++) e[i] = (float)(65535 - i * 1234);
+  CHECK_F32(o, e, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_S32, HLO_F32, N, s32, o), 0);
+  for (int i = 4; i < N; i++) e[i] = (float)(-i * 1000);
+  e[0] = 16777216.0f, e[1] = 16777220.0f, e[2] = 0x1p31f, e[3] = -0x1p31f;
+  CHECK_F32(o, e, N);
+}
+END_TEST
+
 START_TEST(bitcast_convert) {
   float f[] = {1.0f};
   uint32_t u[1];
@@ -641,6 +683,7 @@ static Suite *suite(void) {
   TCase *tv = tcase_create("convert");
   tcase_add_checked_fixture(tv, tl_begin, tl_end);
   tcase_add_test(tv, convert_semantics);
+  tcase_add_test(tv, convert_small_ints_to_f32);
   tcase_add_test(tv, bitcast_convert);
   tcase_add_test(tv, reduce_precision);
   suite_add_tcase(s, tv);
