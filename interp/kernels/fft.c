@@ -243,7 +243,7 @@ static bool pow2_line(HlkFftPlan *p, HloDtype t, const void *src, void *dst, boo
   const double *sd = src;
   int shift = 32 - __builtin_ctzll((unsigned long long)n);
   bool finite = true;
-  for (int64_t r = 0; r < n; r++) {   /* written in order, read bit-reversed */
+  for (int64_t r = 0; r < n; r++) {   /* written in order, read bit-reversed (faster here) */
     int64_t i = bit_reverse32((uint32_t)r) >> shift;
     double a = t == HLO_C64 ? sf[2 * i] : sd[2 * i];
     double b = t == HLO_C64 ? sf[2 * i + 1] : sd[2 * i + 1];
@@ -303,36 +303,6 @@ void hlk_fft_run(HlkFftPlan *p, cplx *d, bool inverse) {
 
 /* ---- The fft opcode ----------------------------------------------------- */
 
-/* Lines of one transformed dimension, shared out among threads: each worker
- * builds its own plan and line buffer (the plan's scratch is per call), so
- * every line is transformed exactly as on one thread. */
-typedef struct FftJob {
-  cplx *a;
-  int64_t n, inner;
-  bool inverse, oom;
-} FftJob;
-
-static void fft_lines(void *arg, int64_t lo, int64_t hi) {
-  FftJob *j = arg;
-  HlkFftPlan *p = hlk_fft_plan_new(j->n);
-  cplx *line = malloc((size_t)j->n * sizeof *line);
-  if (!p || !line) {
-    hlk_fft_plan_free(p);
-    free(line);
-    j->oom = true;
-    return;
-  }
-  for (int64_t l = lo; l < hi; l++) {
-    int64_t o = l / j->inner, in = l % j->inner;
-    cplx *base = j->a + o * j->n * j->inner + in;
-    for (int64_t k = 0; k < j->n; k++) line[k] = base[k * j->inner];
-    hlk_fft_run(p, line, j->inverse);
-    for (int64_t k = 0; k < j->n; k++) base[k * j->inner] = line[k];
-  }
-  hlk_fft_plan_free(p);
-  free(line);
-}
-
 /* Load element i of an array (real or complex of any float width) as cplx. */
 static inline cplx load_c(HloDtype t, const void *data, int64_t i) {
   switch (t) {
@@ -354,77 +324,90 @@ static inline void store_c(HloDtype t, void *data, int64_t i, cplx v) {
   }
 }
 
-/* Lines of the last dimension transformed straight from the operand into
- * the result (1-D FFT/IFFT whose length is the dimension's): no work array,
- * no zero fill, no conversion passes. Lines pow2_line cannot take go
- * through a c128 line buffer and hlk_fft_run, as the general path does. */
-typedef struct DirectJob {
+/* Lines are shared out among threads, a few per task so that plans (n
+ * sines and cosines each) stay few next to the work; each worker builds its
+ * own plan and line buffer (the plan's scratch is per call), so every line
+ * is transformed exactly as on one thread. */
+typedef struct LineJob {
+  int64_t n;
+  bool inverse, oom;
+  /* transform_dim: lines of the work array a along a dimension whose
+   * elements lie inner apart */
+  cplx *a;
+  int64_t inner;
+  /* transform_direct: the operand's and the result's last-dimension lines */
   HloDtype t;
   const char *src;
   char *dst;
-  int64_t n;
-  bool inverse, oom;
-} DirectJob;
+} LineJob;
 
-static void direct_lines(void *arg, int64_t lo, int64_t hi) {
-  DirectJob *j = arg;
-  HlkFftPlan *p = hlk_fft_plan_new(j->n);
-  cplx *line = malloc((size_t)j->n * sizeof *line);
-  if (!p || !line) {
-    hlk_fft_plan_free(p);
-    free(line);
-    j->oom = true;
-    return;
-  }
-  size_t es = hlc_dtype_size(j->t), bytes = (size_t)j->n * es;
-  for (int64_t l = lo; l < hi; l++) {
+static void one_line(const LineJob *j, int64_t l, HlkFftPlan *p, cplx *line) {
+  if (!j->a) {   /* straight from the operand into the result */
+    size_t bytes = (size_t)j->n * hlc_dtype_size(j->t);
     const char *src = j->src + (size_t)l * bytes;
     char *dst = j->dst + (size_t)l * bytes;
-    if (pow2_line(p, j->t, src, dst, j->inverse)) continue;
+    if (pow2_line(p, j->t, src, dst, j->inverse)) return;
     for (int64_t k = 0; k < j->n; k++) line[k] = load_c(j->t, src, k);
     hlk_fft_run(p, line, j->inverse);
     for (int64_t k = 0; k < j->n; k++) store_c(j->t, dst, k, line[k]);
+    return;
+  }
+  int64_t o = l / j->inner, in = l % j->inner;
+  cplx *base = j->a + o * j->n * j->inner + in;
+  for (int64_t k = 0; k < j->n; k++) line[k] = base[k * j->inner];
+  hlk_fft_run(p, line, j->inverse);
+  for (int64_t k = 0; k < j->n; k++) base[k * j->inner] = line[k];
+}
+
+static void run_lines_chunk(void *arg, int64_t lo, int64_t hi) {
+  LineJob *j = arg;
+  HlkFftPlan *p = hlk_fft_plan_new(j->n);
+  cplx *line = malloc((size_t)j->n * sizeof *line);
+  if (!p || !line) {
+    j->oom = true;
+  } else {
+    for (int64_t l = lo; l < hi; l++) one_line(j, l, p, line);
   }
   hlk_fft_plan_free(p);
   free(line);
 }
 
-static int transform_direct(HliExec *x, const HloInstr *ins, const HliValue *src, HliValue *out) {
-  int64_t n = src->dims[src->rank - 1], lines = src->nelem / n;
-  int64_t min_lines = 65536 / n + 1, workers = lines / min_lines;
+/* Transform `lines` lines of j; each working thread's plan arrays and line
+ * buffer are counted against --max-memory first. -1 after reporting an
+ * error. */
+static int run_lines(HliExec *x, const HloInstr *ins, LineJob *j, int64_t lines) {
+  int64_t min_lines = 65536 / j->n + 1, workers = lines / min_lines;
   if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
   if (workers < 1) workers = 1;
-  size_t need = (hlk_fft_plan_bytes(n) + (size_t)n * sizeof(cplx)) * (size_t)workers;
+  size_t need = (hlk_fft_plan_bytes(j->n) + (size_t)j->n * sizeof(cplx)) * (size_t)workers;
   if (hli_scratch_reserve(x, ins, need)) return -1;
-  DirectJob j = {src->dtype, src->data, out->data, n, ins->fft_type == HLO_FFT_IFFT, false};
-  hli_parallel_for(x, lines, min_lines, direct_lines, &j);
+  hli_parallel_for(x, lines, min_lines, run_lines_chunk, j);
   hli_scratch_unreserve(x, need);
-  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  return j->oom ? hli_fail(x, ins, "out of memory") : 0;
+}
+
+/* A 1-D FFT/IFFT whose length is the last dimension's: each line straight
+ * from the operand into the result (no work array, no zero fill, no
+ * conversion passes); lines pow2_line cannot take go through a c128 line
+ * buffer and hlk_fft_run, as the general path does. */
+static int transform_direct(HliExec *x, const HloInstr *ins, const HliValue *src, HliValue *out) {
+  int64_t n = src->dims[src->rank - 1];
+  LineJob j = {.n = n, .inverse = ins->fft_type == HLO_FFT_IFFT, .t = src->dtype,
+               .src = src->data, .dst = out->data};
+  return run_lines(x, ins, &j, src->nelem / n);
 }
 
 /* Transform every line of a row-major complex array of dims d (rank r)
- * along dimension k, in place. Each working thread's plan arrays and line
- * buffer are counted against --max-memory first; -1 after reporting the
- * error. */
+ * along dimension k, in place. */
 static int transform_dim(HliExec *x, const HloInstr *ins, cplx *a, const int64_t *d, int32_t r,
                          int32_t k, bool inverse) {
   int64_t n = d[k], outer = 1, inner = 1;
   if (n <= 1) return 0;
   for (int32_t i = 0; i < k; i++) outer *= d[i];
   for (int32_t i = k + 1; i < r; i++) inner *= d[i];
-  int64_t lines = outer * inner;
-  if (lines == 0) return 0;
-  /* a few lines per task, so that plans (n sines and cosines each) stay
-   * few next to the work */
-  int64_t min_lines = 65536 / n + 1, workers = lines / min_lines;
-  if (workers > hli_num_threads(x)) workers = hli_num_threads(x);
-  if (workers < 1) workers = 1;
-  size_t need = (hlk_fft_plan_bytes(n) + (size_t)n * sizeof(cplx)) * (size_t)workers;
-  if (hli_scratch_reserve(x, ins, need)) return -1;
-  FftJob j = {a, n, inner, inverse, false};
-  hli_parallel_for(x, lines, min_lines, fft_lines, &j);
-  hli_scratch_unreserve(x, need);
-  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  if (outer * inner == 0) return 0;
+  LineJob j = {.n = n, .inverse = inverse, .a = a, .inner = inner};
+  return run_lines(x, ins, &j, outer * inner);
 }
 
 /* A shape of up to 16 dimensions (the work arrays' extents). */
