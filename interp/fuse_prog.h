@@ -77,6 +77,10 @@ struct HliFused {
 int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
                         char *out, size_t oes, int64_t n);
 
+/* Is a result of this many bytes written with non-temporal stores? (At
+ * least STREAM_MIN, unless HLORUN_STREAM=0.) */
+bool hli_fused_streams(size_t bytes);
+
 /* Does f run through a table (fuse_table.c) for a result of n elements of
  * oes bytes? Not when the table would not fit x's memory limit (the tiles
  * need none). */

@@ -254,12 +254,15 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
   if (mem != stack) free(mem);
 }
 
+bool hli_fused_streams(size_t bytes) {
+  const char *env = getenv("HLORUN_STREAM");
+  return bytes >= STREAM_MIN && !(env && strcmp(env, "0") == 0);
+}
+
 int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
                         char *out, size_t oes, int64_t n) {
   Job j = {f, in, ies, out, oes, false, false};
-  const char *env = getenv("HLORUN_STREAM");
-  int64_t nelem = f->row_len ? n * f->row_len : n;
-  j.stream = (size_t)nelem * oes >= STREAM_MIN && !(env && strcmp(env, "0") == 0);
+  j.stream = hli_fused_streams((size_t)(f->row_len ? n * f->row_len : n) * oes);
   /* Chunks larger than the stack scratch allocate their registers: count
    * them against the memory limit, one set per thread. */
   int64_t min_chunk = f->row_len ? MIN_CHUNK / f->row_len + 1 : MIN_CHUNK;

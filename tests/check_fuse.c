@@ -556,6 +556,38 @@ START_TEST(bf16_chain_through_table_has_direct_bits) {
 }
 END_TEST
 
+START_TEST(large_table_result_is_streamed_exactly) {
+  /* |x*x - x| + 1 on 4194311 bf16 elements (8 MiB: the result is written
+   * with non-temporal stores, eight entries at a time after an unaligned
+   * head, and a tail): through the table, streamed or not, the bytes of the
+   * direct and unfused runs. By hand: x = +0 gives 1 (0x3F80), x = 2
+   * (0x4000) gives 3 (0x4040). */
+  enum { N = 4194311 };
+  uint16_t *x = malloc(sizeof(uint16_t) * N);
+  ck_assert_ptr_nonnull(x);
+  for (int64_t i = 0; i < N; i++) x[i] = (uint16_t)(i * 40503);
+  const char *text =
+      "HloModule t\n"
+      "ENTRY main {\n"
+      "  x = bf16[4194311] parameter(0)\n"
+      "  one = bf16[] constant(1)\n  ob = bf16[4194311] broadcast(one), dimensions={}\n"
+      "  sq = bf16[4194311] multiply(x, x)\n  d = bf16[4194311] subtract(sq, x)\n"
+      "  a = bf16[4194311] abs(d)\n  ROOT r = bf16[4194311] add(a, ob)\n}\n";
+  const TlArray in[1] = {{HLO_TYPE_BF16, 1, (int64_t[]){N}, x}};
+  size_t len, len2;
+  uint16_t *got = (uint16_t *)(void *)same_bytes_three_ways(text, 1, in, &len);
+  char *cached = result_bytes(text, 1, in, "HLORUN_STREAM", "0", &len2);
+  ck_assert_uint_eq(len, len2);
+  ck_assert_msg(memcmp(got, cached, len) == 0, "streamed and cached table results differ");
+  ck_assert_uint_eq(got[0], 0x3F80);
+  for (int64_t i = 0; i < 65536; i++)
+    if (x[i] == 0x4000) ck_assert_uint_eq(got[i], 0x4040);
+  free(cached);
+  free(got);
+  free(x);
+}
+END_TEST
+
 START_TEST(u8_chain_through_table_is_exact) {
   /* sqrt(convert(x)) on 5000 u8 elements (a tail past whole vectors): each
    * result is the correctly rounded sqrtf of the byte, planned, with tables
@@ -771,6 +803,7 @@ int main(void) {
   tcase_add_test(tc, row_group_in_row_space_and_bf16);
   tcase_add_test(tc, row_group_registers_count_against_memory_limit);
   tcase_add_test(tc, bf16_chain_through_table_has_direct_bits);
+  tcase_add_test(tc, large_table_result_is_streamed_exactly);
   tcase_add_test(tc, u8_chain_through_table_is_exact);
   tcase_add_test(tc, position_dependent_groups_keep_their_bits);
   tcase_add_test(tc, iota_fused_one_hot_by_hand);
