@@ -569,7 +569,8 @@ static void sweep_within_one_ulp(const HlkVmath *vm, int id, double (*ref)(doubl
   }
 }
 
-/* f32 tanh is our own (vmath.c), not SLEEF's: every vector ISA stays within
+/* f32 tanh is our own (vmath.c) but on SSE4 (SLEEF's, patched below
+ * 2^-12): every vector ISA stays within
  * 1 ULP of libm's double tanh on inputs spread over every binade (every
  * 65521st bit pattern; tools/vmath_ulp checks all 2^32), on both sides of
  * its switch at |x| = 1, and gives the special values exactly. */
@@ -591,7 +592,10 @@ START_TEST(tanh_f32_within_one_ulp) {
     for (int i = 0; i < NS; i++) {
       double u = ulp_f32(sout[i], tanh((double)sx[i]));
       ck_assert_msg(u <= 1.0, "%s tanh(%a) = %a: %g ulp", vm->name, (double)sx[i], (double)sout[i], u);
-      if (i < 8 || (i >= 12 && i <= 16)) {   /* exact, sign of zero included */
+      /* exact, sign of zero included; tanh(9) correctly rounded (just
+       * below 1) by our own tanh, which SSE4 (SLEEF's, 0.51 ULP) is not */
+      bool own = strcmp(vm->name, "sse4") != 0;
+      if (i < 8 || (i >= 13 && i <= 16) || (i == 12 && own)) {
         if (isnan(want[i])) ck_assert(isnan(sout[i]));
         else ck_assert_msg(memcmp(&sout[i], &want[i], 4) == 0, "%s tanh(%a) = %a, want %a",
                            vm->name, (double)sx[i], (double)sout[i], (double)want[i]);
@@ -602,7 +606,7 @@ START_TEST(tanh_f32_within_one_ulp) {
 }
 END_TEST
 
-/* f32 exp is our own too (vmath.c): within 1 ULP on every 65521st bit
+/* f32 exp is our own too (vmath.c; SLEEF's on SSE4): within 1 ULP on every 65521st bit
  * pattern (tools/vmath_ulp checks all 2^32: 0.94 at most), subnormal
  * results included, and exact at the special values. */
 START_TEST(exp_f32_within_one_ulp) {
@@ -635,6 +639,11 @@ START_TEST(isa_env) {
   setenv("HLORUN_ISA", "scalar", 1);
   ck_assert_int_eq(hlk_vmath_force(-1), 0);
   ck_assert_str_eq(hlk_vmath()->name, "scalar");
+  if (hlk_vmath_for_isa(HLK_ISA_SSE4)) {
+    setenv("HLORUN_ISA", "sse4", 1);
+    hlk_vmath_force(-1);
+    ck_assert_str_eq(hlk_vmath()->name, "sse4");
+  }
   if (hlk_vmath_for_isa(HLK_ISA_AVX2)) {
     setenv("HLORUN_ISA", "avx2", 1);
     hlk_vmath_force(-1);

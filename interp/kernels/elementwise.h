@@ -8,7 +8,7 @@
  *
  * Vector math: transcendental f32/f64 loops come from a per-ISA table
  * (HlkVmath) built from vmath.c once per instruction set; dispatch.c picks
- * one at the first use (CPUID, or HLORUN_ISA=scalar|avx2|avx512).
+ * one at the first use (CPUID, or HLORUN_ISA=scalar|sse4|avx2|avx512).
  */
 #ifndef HLORUN_INTERP_KERNELS_ELEMENTWISE_H
 #define HLORUN_INTERP_KERNELS_ELEMENTWISE_H
@@ -58,14 +58,14 @@ typedef void (*HlkVBinF)(const float *a, const float *b, float *o, int64_t n);
 typedef void (*HlkVBinD)(const double *a, const double *b, double *o, int64_t n);
 
 typedef struct HlkVmath {
-  const char *name;             /* "scalar", "avx2", "avx512" */
+  const char *name;             /* "scalar", "sse4", "avx2", "avx512" */
   HlkVUnF uf[HLK_VM_NUNARY];    /* f32 unary */
   HlkVUnD ud[HLK_VM_NUNARY];    /* f64 unary */
   HlkVBinF bf[HLK_VM_NBINARY];  /* f32 binary */
   HlkVBinD bd[HLK_VM_NBINARY];  /* f64 binary */
 } HlkVmath;
 
-enum { HLK_ISA_SCALAR, HLK_ISA_AVX2, HLK_ISA_AVX512, HLK_NUM_ISAS };
+enum { HLK_ISA_SCALAR, HLK_ISA_SSE4, HLK_ISA_AVX2, HLK_ISA_AVX512, HLK_NUM_ISAS };
 
 /* The table in use: chosen once (HLORUN_ISA, else the best the CPU has). */
 const HlkVmath *hlk_vmath(void);

@@ -12,12 +12,14 @@ libhlorun_core_la_SOURCES += \
 # Only x86-64 compilers take these flags (configure: HLO_X86_64); elsewhere
 # dispatch.c has the scalar table only.
 if HLO_X86_64
-noinst_LTLIBRARIES += libhlk_vmath_avx2.la libhlk_vmath_avx512.la
+noinst_LTLIBRARIES += libhlk_vmath_sse4.la libhlk_vmath_avx2.la libhlk_vmath_avx512.la
+libhlk_vmath_sse4_la_SOURCES = interp/kernels/vmath.c
+libhlk_vmath_sse4_la_CFLAGS = $(AM_CFLAGS) -msse4.1 -DHLK_BUILD_SSE4
 libhlk_vmath_avx2_la_SOURCES = interp/kernels/vmath.c
 libhlk_vmath_avx2_la_CFLAGS = $(AM_CFLAGS) -mavx2 -mfma -DHLK_BUILD_AVX2
 libhlk_vmath_avx512_la_SOURCES = interp/kernels/vmath.c
 libhlk_vmath_avx512_la_CFLAGS = $(AM_CFLAGS) -mavx512f -mavx512dq -mfma -DHLK_BUILD_AVX512
-libhlorun_core_la_LIBADD += libhlk_vmath_avx2.la libhlk_vmath_avx512.la
+libhlorun_core_la_LIBADD += libhlk_vmath_sse4.la libhlk_vmath_avx2.la libhlk_vmath_avx512.la
 endif
 
 check_PROGRAMS += tests/check_numeric

@@ -33,6 +33,7 @@ static bool cpu_has(const char *isa) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512bw");
   if (strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (strcmp(isa, "sse4") == 0) return __builtin_cpu_supports("sse4.1");
 #endif
   return strcmp(isa, "scalar") == 0;
 }
@@ -42,7 +43,8 @@ static const HlkUkrTable *table_named(const char *name) {
   if (strcmp(name, "avx512") == 0) return &hlk_ukr_avx512;
   if (strcmp(name, "avx2") == 0) return &hlk_ukr_avx2;
 #endif
-  if (strcmp(name, "scalar") == 0) return &hlk_ukr_scalar;
+  /* SSE4 machines run the portable kernel (baseline x86-64 vector code) */
+  if (strcmp(name, "scalar") == 0 || strcmp(name, "sse4") == 0) return &hlk_ukr_scalar;
   return NULL;
 }
 

@@ -1,6 +1,8 @@
 /* simd.h: the few vector primitives vmath.c needs, for the ISA this copy of
- * vmath.c is compiled for (HLK_BUILD_AVX512, HLK_BUILD_AVX2, or none = scalar
- * reference). Each ISA build defines:
+ * vmath.c is compiled for (HLK_BUILD_AVX512, HLK_BUILD_AVX2, HLK_BUILD_SSE4,
+ * or none = scalar
+ * reference; HLK_BUILD_SSE4 defines only what the SLEEF paths need and
+ * HLK_NO_FMA). Each ISA build defines:
  *   HlkVF / HlkVD         vector of float / double
  *   HLK_VLF / HLK_VLD     lanes
  *   hlk_ldf/hlk_stf, hlk_ldd/hlk_std   unaligned load / store
@@ -100,6 +102,34 @@ static inline __m256 hlk_ldexpf(__m256 x, __m256 n) {
 #define HLK_SLEEF_D(name, acc) Sleef_##name##d4_##acc##avx2
 #define HLK_VMATH_TABLE hlk_vmath_avx2
 #define HLK_VMATH_NAME "avx2"
+
+#elif defined(HLK_BUILD_SSE4)
+/* SSE4.1, for x86-64 CPUs without AVX2: four f32 or two f64 lanes, and no
+ * FMA, so vmath.c's own exp and tanh (whose error bounds rest on fused
+ * products) give way to SLEEF's (HLK_NO_FMA). */
+#include <smmintrin.h>
+#include <sleef.h>
+typedef __m128 HlkVF;
+typedef __m128d HlkVD;
+#define HLK_NO_FMA 1
+#define HLK_VLF 4
+#define HLK_VLD 2
+#define hlk_ldf _mm_loadu_ps
+#define hlk_stf _mm_storeu_ps
+#define hlk_ldd _mm_loadu_pd
+#define hlk_std _mm_storeu_pd
+#define hlk_addf _mm_add_ps
+#define hlk_subf _mm_sub_ps
+#define hlk_divf _mm_div_ps
+#define hlk_set1f _mm_set1_ps
+#define hlk_addd _mm_add_pd
+#define hlk_subd _mm_sub_pd
+#define hlk_divd _mm_div_pd
+#define hlk_set1d _mm_set1_pd
+#define HLK_SLEEF_F(name, acc) Sleef_##name##f4_##acc##sse4
+#define HLK_SLEEF_D(name, acc) Sleef_##name##d2_##acc##sse4
+#define HLK_VMATH_TABLE hlk_vmath_sse4
+#define HLK_VMATH_NAME "sse4"
 
 #else
 /* Scalar reference: plain libm, one element at a time. */

@@ -118,6 +118,7 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_asinh_f64 vm_asinh_big_f64
 #define vm_acosh_f64 vm_acosh_big_f64
 
+#ifndef HLK_NO_FMA
 /* f32 exp, inline (a call to SLEEF costs the spills around it, and SLEEF's
  * takes 0.16 ns per element in L1 on AVX-512): x = n ln2 + r, |r| <=
  * ln2/2 (ln2 in two parts, so r is exact for |n| <= 150), exp(r) by its
@@ -195,6 +196,20 @@ static void vm_tanh_fast_f32(const float *a, float *o, int64_t n) {
 }
 #define vm_tanh_f32 vm_tanh_fast_f32
 
+#endif
+
+#ifdef HLK_NO_FMA
+/* Without FMA: SLEEF's exp (u10) and tanh (the UNARY loops above). Its SSE4
+ * tanh is a hair over 1 ULP off below 2^-12, where tanh(x) rounds to x
+ * itself (x - tanh(x) < x^3/3 < x 2^-25): those lanes are set to x. */
+#define exp_vf HLK_SLEEF_F(exp, u10)
+static void vm_tanh_small_f32(const float *a, float *o, int64_t n) {
+  vm_tanh_f32(a, o, n);
+  for (int64_t i = 0; i < n; i++)
+    if (fabsf(a[i]) < 0x1p-12f) o[i] = a[i];
+}
+#define vm_tanh_f32 vm_tanh_small_f32
+#endif
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
   HlkVF e = exp_vf(hlk_subf(hlk_set1f(0.0f), x));
