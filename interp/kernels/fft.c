@@ -170,7 +170,41 @@ void hlk_fft_plan_free(HlkFftPlan *p) {
   } while (0)
 
 /* Two radix-2 levels (halves h and 2h) in one pass over blocks of 4h: the
- * same butterflies in the same order per element, half the memory traffic. */
+ * same butterflies in the same order per element, half the memory traffic.
+ * W1, WA, WB(k): the twiddles of the two levels for position k. */
+#define TWO_LEVELS(HALF, W1R, W1I, WAR, WAI, WBR, WBI)                            \
+  for (int64_t s = 0; s < n; s += 4 * (HALF)) {                                  \
+    double *r0 = re + s, *r1 = r0 + (HALF), *r2 = r1 + (HALF), *r3 = r2 + (HALF); \
+    double *i0 = im + s, *i1 = i0 + (HALF), *i2 = i1 + (HALF), *i3 = i2 + (HALF); \
+    for (int64_t k = 0; k < (HALF); k++) {                                       \
+      double w1r = (W1R), w1i = (W1I), war = (WAR), wai = (WAI);                 \
+      double wbr = (WBR), wbi = (WBI);                                           \
+      double a0r = r0[k], a0i = i0[k], a1r = r1[k], a1i = i1[k];                 \
+      double a2r = r2[k], a2i = i2[k], a3r = r3[k], a3i = i3[k];                 \
+      BUTTERFLY(a0r, a0i, a1r, a1i, w1r, w1i);                                   \
+      BUTTERFLY(a2r, a2i, a3r, a3i, w1r, w1i);                                   \
+      BUTTERFLY(a0r, a0i, a2r, a2i, war, wai);                                   \
+      BUTTERFLY(a1r, a1i, a3r, a3i, wbr, wbi);                                   \
+      r0[k] = a0r; i0[k] = a0i; r1[k] = a1r; i1[k] = a1i;                        \
+      r2[k] = a2r; i2[k] = a2i; r3[k] = a3r; i3[k] = a3i;                        \
+    }                                                                            \
+  }
+
+/* A pass whose half H is known to the compiler: its twiddles gathered once
+ * into contiguous arrays, and its short inner loop unrolled into vector
+ * code (across the k of a block) instead of running a few iterations. */
+#define SMALL_PASS(H)                                                            \
+  {                                                                              \
+    double w[6][H];                                                              \
+    int64_t s1 = n / (2 * (H)), s2 = n / (4 * (H));                              \
+    for (int64_t k = 0; k < (H); k++) {                                          \
+      w[0][k] = creal(tw[k * s1]), w[1][k] = cimag(tw[k * s1]);                  \
+      w[2][k] = creal(tw[k * s2]), w[3][k] = cimag(tw[k * s2]);                  \
+      w[4][k] = creal(tw[(k + (H)) * s2]), w[5][k] = cimag(tw[(k + (H)) * s2]);  \
+    }                                                                            \
+    TWO_LEVELS(H, w[0][k], w[1][k], w[2][k], w[3][k], w[4][k], w[5][k])          \
+  }
+
 HLK_VECTORIZE static void butterflies(double *restrict re, double *restrict im,
                                       const cplx *tw, int64_t n) {
   int64_t half = 1;
@@ -182,23 +216,16 @@ HLK_VECTORIZE static void butterflies(double *restrict re, double *restrict im,
     half = 2;
   }
   for (; half < n; half *= 4) {
-    int64_t s1 = n / (2 * half), s2 = n / (4 * half);   /* the two levels' twiddle steps */
-    for (int64_t s = 0; s < n; s += 4 * half) {
-      double *r0 = re + s, *r1 = r0 + half, *r2 = r1 + half, *r3 = r2 + half;
-      double *i0 = im + s, *i1 = i0 + half, *i2 = i1 + half, *i3 = i2 + half;
-      for (int64_t k = 0; k < half; k++) {
-        double w1r = creal(tw[k * s1]), w1i = cimag(tw[k * s1]);
-        double war = creal(tw[k * s2]), wai = cimag(tw[k * s2]);
-        double wbr = creal(tw[(k + half) * s2]), wbi = cimag(tw[(k + half) * s2]);
-        double a0r = r0[k], a0i = i0[k], a1r = r1[k], a1i = i1[k];
-        double a2r = r2[k], a2i = i2[k], a3r = r3[k], a3i = i3[k];
-        BUTTERFLY(a0r, a0i, a1r, a1i, w1r, w1i);
-        BUTTERFLY(a2r, a2i, a3r, a3i, w1r, w1i);
-        BUTTERFLY(a0r, a0i, a2r, a2i, war, wai);
-        BUTTERFLY(a1r, a1i, a3r, a3i, wbr, wbi);
-        r0[k] = a0r; i0[k] = a0i; r1[k] = a1r; i1[k] = a1i;
-        r2[k] = a2r; i2[k] = a2i; r3[k] = a3r; i3[k] = a3i;
-      }
+    switch (half) {
+    case 1: SMALL_PASS(1) break;
+    case 2: SMALL_PASS(2) break;
+    case 4: SMALL_PASS(4) break;
+    case 8: SMALL_PASS(8) break;
+    default: {
+      int64_t s1 = n / (2 * half), s2 = n / (4 * half);   /* the two levels' twiddle steps */
+      TWO_LEVELS(half, creal(tw[k * s1]), cimag(tw[k * s1]), creal(tw[k * s2]),
+                 cimag(tw[k * s2]), creal(tw[(k + half) * s2]), cimag(tw[(k + half) * s2]))
+    }
     }
   }
 }
