@@ -362,26 +362,45 @@ typedef struct LineJob {
    * elements lie inner apart */
   cplx *a;
   int64_t inner;
-  /* transform_direct: the operand's and the result's last-dimension lines */
-  HloDtype t;
+  /* transform_direct: the operand's and the result's last-dimension lines,
+   * of ns and nd elements of types ts and td */
+  HloFftType kind;
+  HloDtype ts, td;
+  int64_t ns, nd;
   const char *src;
   char *dst;
 } LineJob;
 
+/* One line straight from the operand into the result. FFT/IFFT of a power
+ * of two go through pow2_line; the rest load a c128 line (RFFT: the real
+ * signal; IRFFT: the half spectrum extended by its conjugate symmetry, as
+ * run_fft does) and store what the result keeps of it (RFFT: the first
+ * n/2+1; IRFFT: the real parts). hi: the end of this worker's lines. */
+static void direct_line(const LineJob *j, int64_t l, int64_t hi, HlkFftPlan *p, cplx *line) {
+  size_t sbytes = (size_t)j->ns * hlc_dtype_size(j->ts);
+  const char *src = j->src + (size_t)l * sbytes;
+  char *dst = j->dst + (size_t)l * (size_t)j->nd * hlc_dtype_size(j->td);
+  /* The next line into the cache while this one runs: pow2_line reads its
+   * line in bit-reversed order, which the hardware does not prefetch. */
+  if (l + 1 < hi)
+    for (size_t b = 0; b < sbytes; b += 64) __builtin_prefetch(src + sbytes + b, 0, 2);
+  bool complex_io = j->kind == HLO_FFT_FFT || j->kind == HLO_FFT_IFFT;
+  if (complex_io && pow2_line(p, j->ts, src, dst, j->inverse)) return;
+  int64_t n = j->n;
+  if (j->kind == HLO_FFT_IRFFT) {
+    for (int64_t k = 0; k < n; k++)
+      line[k] = k < j->ns ? load_c(j->ts, src, k) : conj(load_c(j->ts, src, n - k));
+  } else {
+    for (int64_t k = 0; k < n; k++) line[k] = load_c(j->ts, src, k);
+  }
+  hlk_fft_run(p, line, j->inverse);
+  for (int64_t k = 0; k < j->nd; k++) store_c(j->td, dst, k, line[k]);
+}
+
 /* hi: the end of this worker's lines. */
 static void one_line(const LineJob *j, int64_t l, int64_t hi, HlkFftPlan *p, cplx *line) {
-  if (!j->a) {   /* straight from the operand into the result */
-    size_t bytes = (size_t)j->n * hlc_dtype_size(j->t);
-    const char *src = j->src + (size_t)l * bytes;
-    char *dst = j->dst + (size_t)l * bytes;
-    /* The next line into the cache while this one runs: pow2_line reads
-     * its line in bit-reversed order, which the hardware does not prefetch. */
-    if (l + 1 < hi)
-      for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(src + bytes + b, 0, 2);
-    if (pow2_line(p, j->t, src, dst, j->inverse)) return;
-    for (int64_t k = 0; k < j->n; k++) line[k] = load_c(j->t, src, k);
-    hlk_fft_run(p, line, j->inverse);
-    for (int64_t k = 0; k < j->n; k++) store_c(j->t, dst, k, line[k]);
+  if (!j->a) {
+    direct_line(j, l, hi, p, line);
     return;
   }
   int64_t o = l / j->inner, in = l % j->inner;
@@ -418,15 +437,30 @@ static int run_lines(HliExec *x, const HloInstr *ins, LineJob *j, int64_t lines)
   return j->oom ? hli_fail(x, ins, "out of memory") : 0;
 }
 
-/* A 1-D FFT/IFFT whose length is the last dimension's: each line straight
- * from the operand into the result (no work array, no zero fill, no
- * conversion passes); lines pow2_line cannot take go through a c128 line
- * buffer and hlk_fft_run, as the general path does. */
+/* A 1-D transform over the whole last dimension (FFT/IFFT: of length n;
+ * RFFT: n real values to n/2+1; IRFFT: n/2+1 to n real values): each line
+ * straight from the operand into the result (no work arrays, no zero
+ * fill, no conversion passes), with the values the general path computes. */
 static int transform_direct(HliExec *x, const HloInstr *ins, const HliValue *src, HliValue *out) {
-  int64_t n = src->dims[src->rank - 1];
-  LineJob j = {.n = n, .inverse = ins->fft_type == HLO_FFT_IFFT, .t = src->dtype,
+  HloFftType ty = ins->fft_type;
+  LineJob j = {.n = ins->fft_length.v[0], .inverse = ty == HLO_FFT_IFFT || ty == HLO_FFT_IRFFT,
+               .kind = ty, .ts = src->dtype, .td = out->dtype,
+               .ns = src->dims[src->rank - 1], .nd = out->dims[out->rank - 1],
                .src = src->data, .dst = out->data};
-  return run_lines(x, ins, &j, src->nelem / n);
+  return run_lines(x, ins, &j, src->nelem / j.ns);
+}
+
+/* Does the fft run line by line from operand to result (transform_direct)?
+ * One transformed dimension, the whole of it (no truncation or padding). */
+static bool direct_fits(const HloInstr *ins, const HliValue *src, const HliValue *out) {
+  int64_t n = ins->fft_length.v[0], ns = src->dims[src->rank - 1];
+  int64_t nd = out->dims[out->rank - 1], h = n / 2 + 1;
+  if (ins->fft_length.n != 1 || n <= 0 || src->nelem == 0) return false;
+  switch (ins->fft_type) {
+  case HLO_FFT_FFT: case HLO_FFT_IFFT: return ns == n && nd == n;
+  case HLO_FFT_RFFT: return ns == n && nd == h;
+  default: return ns == h && nd == n;
+  }
 }
 
 /* Transform every line of a row-major complex array of dims d (rank r)
@@ -508,9 +542,7 @@ static int run_fft(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
   int32_t r = src->rank, L = ins->fft_length.n, b = r - L;
   const int64_t *fl = ins->fft_length.v;
   HloFftType ty = ins->fft_type;
-  if ((ty == HLO_FFT_FFT || ty == HLO_FFT_IFFT) && L == 1 && fl[0] > 0 &&
-      fl[0] == src->dims[r - 1] && out->dims[r - 1] == fl[0] && src->nelem > 0)
-    return transform_direct(x, ins, src, out);
+  if (direct_fits(ins, src, out)) return transform_direct(x, ins, src, out);
   memset(out->data, 0, out->nbytes);
   for (int32_t i = 0; i < L; i++)
     if (fl[i] == 0) return 0;
