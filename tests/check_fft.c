@@ -160,8 +160,25 @@ START_TEST(op_fft_threads_same_bits) {
 }
 END_TEST
 
-/* Result bytes of an fft of x (type ty, B lines of n) with the given
- * fft_length text and operand/result dims text; the caller frees them. */
+/* Result bytes of `text` on one input of type et, dims d (rank), data x. */
+static void *module_bytes(const char *text, HloElementType et, int rank, const int64_t *d,
+                          const void *x, size_t *bytes) {
+  HloCtx *ctx = tl_ctx_new(2);
+  HloBuffer *in = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, et, d, rank, x, &in), HLO_OK);
+  HloBuffer *r = tl_run_ok(ctx, text, &in, 1);
+  *bytes = hlo_buffer_nbytes(r);
+  void *out = malloc(*bytes);
+  ck_assert_ptr_nonnull(out);
+  memcpy(out, hlo_buffer_data(r), *bytes);
+  hlo_buffer_free(r);
+  hlo_buffer_free(in);
+  hlo_ctx_free(ctx);
+  return out;
+}
+
+/* Result bytes of an fft of x (type ty, dims text, fft_length text, kind)
+ * of et, dims d (rank); checked to be `bytes` long. */
 static void *fft_bytes(const char *ty, const char *dims, const char *lengths, const char *kind,
                        HloElementType et, int rank, const int64_t *d, const void *x, size_t bytes) {
   char text[512];
@@ -169,17 +186,9 @@ static void *fft_bytes(const char *ty, const char *dims, const char *lengths, co
            "HloModule m\nENTRY e {\n  x = %s[%s] parameter(0)\n"
            "  ROOT f = %s[%s] fft(x), fft_type=%s, fft_length={%s}\n}\n",
            ty, dims, ty, dims, kind, lengths);
-  HloCtx *ctx = tl_ctx_new(2);
-  HloBuffer *in = NULL;
-  ck_assert_int_eq(hlo_buffer_new_array(ctx, et, d, rank, x, &in), HLO_OK);
-  HloBuffer *r = tl_run_ok(ctx, text, &in, 1);
-  ck_assert_uint_eq(hlo_buffer_nbytes(r), bytes);
-  void *out = malloc(bytes);
-  ck_assert_ptr_nonnull(out);
-  memcpy(out, hlo_buffer_data(r), bytes);
-  hlo_buffer_free(r);
-  hlo_buffer_free(in);
-  hlo_ctx_free(ctx);
+  size_t got;
+  void *out = module_bytes(text, et, rank, d, x, &got);
+  ck_assert_uint_eq(got, bytes);
   return out;
 }
 
@@ -235,23 +244,6 @@ START_TEST(op_fft_lines_direct_same_bits) {
       }
 }
 END_TEST
-
-/* Result bytes of `text` on one input of type et, dims d (rank), data x. */
-static void *module_bytes(const char *text, HloElementType et, int rank, const int64_t *d,
-                          const void *x, size_t *bytes) {
-  HloCtx *ctx = tl_ctx_new(2);
-  HloBuffer *in = NULL;
-  ck_assert_int_eq(hlo_buffer_new_array(ctx, et, d, rank, x, &in), HLO_OK);
-  HloBuffer *r = tl_run_ok(ctx, text, &in, 1);
-  *bytes = hlo_buffer_nbytes(r);
-  void *out = malloc(*bytes);
-  ck_assert_ptr_nonnull(out);
-  memcpy(out, hlo_buffer_data(r), *bytes);
-  hlo_buffer_free(r);
-  hlo_buffer_free(in);
-  hlo_ctx_free(ctx);
-  return out;
-}
 
 START_TEST(op_real_fft_lines_direct_same_bits) {
   /* RFFT (n reals -> n/2+1) and IRFFT (n/2+1 -> n reals) over the whole

@@ -509,6 +509,15 @@ static char *same_bytes_three_ways(const char *text, int n, const TlArray *in, s
   return planned;
 }
 
+/* n 16-bit elements whose first 65536 are every bit pattern: element i is
+ * i times an odd number, mod 2^16 (the caller frees them). */
+static uint16_t *every_pattern16(int64_t n) {
+  uint16_t *x = malloc(sizeof(uint16_t) * (size_t)n);
+  ck_assert_ptr_nonnull(x);
+  for (int64_t i = 0; i < n; i++) x[i] = (uint16_t)(i * 40503);
+  return x;
+}
+
 START_TEST(bf16_chain_through_table_has_direct_bits) {
   /* The activation chain x*logistic(1.702x) + 0.5*tanh(x+0.25)*exp(-x*x) on
    * 2^20 + 7 bf16 elements whose first 65536 are every bit pattern (i times
@@ -518,9 +527,7 @@ START_TEST(bf16_chain_through_table_has_direct_bits) {
    * runs. By hand: x = +-0 gives tanh(0.25) = 0.2449187 -> bf16 0.2451171875
    * (123/128 of the way from 0.125 to 0.25), halved: 0.12255859375 = 0x3DFB. */
   enum { N = (1 << 20) + 7 };
-  uint16_t *x = malloc(sizeof(uint16_t) * N);
-  ck_assert_ptr_nonnull(x);
-  for (int64_t i = 0; i < N; i++) x[i] = (uint16_t)(i * 40503);
+  uint16_t *x = every_pattern16(N);
   const char *text =
       "HloModule t\n"
       "ENTRY main {\n"
@@ -563,9 +570,7 @@ START_TEST(large_table_result_is_streamed_exactly) {
    * direct and unfused runs. By hand: x = +0 gives 1 (0x3F80), x = 2
    * (0x4000) gives 3 (0x4040). */
   enum { N = 4194311 };
-  uint16_t *x = malloc(sizeof(uint16_t) * N);
-  ck_assert_ptr_nonnull(x);
-  for (int64_t i = 0; i < N; i++) x[i] = (uint16_t)(i * 40503);
+  uint16_t *x = every_pattern16(N);
   const char *text =
       "HloModule t\n"
       "ENTRY main {\n"
@@ -613,17 +618,13 @@ START_TEST(position_dependent_groups_keep_their_bits) {
   /* Groups whose results depend on more than one bf16 element: a row
    * broadcast (the value varies along the rows), a second array input, and
    * a row reduction broadcast back. Each must run on its elements: the same
-   * bytes as with tables off and unfused. Row r of b is r/16; element
-   * (r, c) of y is 1 - c/4096. */
+   * bytes as with tables off and unfused. x holds every bf16 pattern; y
+   * and b vary along the columns (y just below 1, b near 2^-7). */
   enum { R = 16, C = 65536 + 5 };
-  uint16_t *x = malloc(sizeof(uint16_t) * R * C), *y = malloc(sizeof(uint16_t) * R * C);
+  uint16_t *x = every_pattern16((int64_t)R * C), *y = malloc(sizeof(uint16_t) * R * C);
   uint16_t b[C];
-  ck_assert_ptr_nonnull(x);
   ck_assert_ptr_nonnull(y);
-  for (int64_t i = 0; i < (int64_t)R * C; i++) {
-    x[i] = (uint16_t)(i * 40503);
-    y[i] = (uint16_t)(0x3f80 - (i % C) % 64);   /* bf16 just below 1 */
-  }
+  for (int64_t i = 0; i < (int64_t)R * C; i++) y[i] = (uint16_t)(0x3f80 - (i % C) % 64);
   for (int c = 0; c < C; c++) b[c] = (uint16_t)(0x3c00 + c % 256);
   static const char *const bodies[] = {
       "  bb = bf16[16,65541] broadcast(b), dimensions={1}\n"
