@@ -26,9 +26,6 @@
 #include "interp/kernels/vectorize.h"
 #include <complex.h>
 #include <stdlib.h>
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#endif
 #include <string.h>
 
 /* Geometry of one convolution, from the operands' shapes and attributes. */
@@ -278,34 +275,6 @@ typedef struct Lower {
 
 enum { SLIVER_MAX = 32, ZERO_ROW = 4096 };
 
-/* d[t*mr + lane] = src[lane][t] for t < n, lane < mr: mr rows of 4-byte
- * values interleaved into a packed panel, written in order. With SSE, 4x4
- * blocks are transposed in registers (shuffles move bits only, so f32
- * NaN payloads and u32 values pass unchanged). */
-static void interleave32(const uint32_t *const *src, int64_t mr, int64_t n, uint32_t *d) {
-  int64_t t = 0;
-#if defined(__SSE2__)
-  int64_t g4 = mr / 4 * 4;
-  for (; t + 4 <= n; t += 4) {
-    for (int64_t l = 0; l < g4; l += 4) {
-      __m128 r0 = _mm_loadu_ps((const float *)(const void *)(src[l] + t));
-      __m128 r1 = _mm_loadu_ps((const float *)(const void *)(src[l + 1] + t));
-      __m128 r2 = _mm_loadu_ps((const float *)(const void *)(src[l + 2] + t));
-      __m128 r3 = _mm_loadu_ps((const float *)(const void *)(src[l + 3] + t));
-      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-      _mm_storeu_ps((float *)(void *)(d + t * mr + l), r0);
-      _mm_storeu_ps((float *)(void *)(d + (t + 1) * mr + l), r1);
-      _mm_storeu_ps((float *)(void *)(d + (t + 2) * mr + l), r2);
-      _mm_storeu_ps((float *)(void *)(d + (t + 3) * mr + l), r3);
-    }
-    for (int64_t l = g4; l < mr; l++)
-      for (int64_t k = 0; k < 4; k++) d[(t + k) * mr + l] = src[l][t + k];
-  }
-#endif
-  for (; t < n; t++)
-    for (int64_t l = 0; l < mr; l++) d[t * mr + l] = src[l][t];
-}
-
 /* One sliver (mr output rows) of the patch matrix of a 4-byte type when the
  * input features are contiguous (stride 1, as in NHWC) and KP = 1: for each
  * window position the rows' feature vectors are interleaved into the panel;
@@ -331,7 +300,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
       int64_t koff, loff = lb[lane] ? window_offsets(g, s[lane], w, &koff) : -1;
       src[lane] = loff < 0 ? zeros : lb[lane] + loff;
     }
-    interleave32(src, mr, cin, base + q * cin * mr);
+    hlk_interleave32(src, mr, cin, base + q * cin * mr);
   }
 }
 

@@ -18,6 +18,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
+enum {
+  KC_MAX_4 = 256,   /* shared-dim block of 4-byte types */
+  MR_MAX = 32       /* rows of a micro-kernel sliver, at most */
+};
 
 /* ---- Instruction-set choice -------------------------------------------- */
 
@@ -126,7 +134,7 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   pl->mr = mr;
   pl->nr = nr;
   pl->failed = 0;
-  int64_t kc_max = esize == 4 ? 256 : 192;
+  int64_t kc_max = esize == 4 ? KC_MAX_4 : 192;
   int64_t mc_max = esize == 4 ? 264 : 168;
   int64_t nc_max = 2048;
   pl->kc = g->k < kc_max ? (g->k > 0 ? g->k : 1) : ceil_div(g->k, ceil_div(g->k, kc_max));
@@ -272,11 +280,56 @@ static void pack_b_i16_src(int src, const void *b, int64_t off, int64_t rs, int6
   pack_b_i16((const int16_t *)b + off, rs, cs, kc, nc, nr, dst);
 }
 
+/* d[t*mr + lane] = src[lane][t] for t < n, lane < mr: mr rows of 4-byte
+ * values interleaved into a packed panel, written in order. With SSE, 4x4
+ * blocks are transposed in registers (shuffles move bits only, so f32
+ * NaN payloads and u32 values pass unchanged). */
+void hlk_interleave32(const uint32_t *const *src, int64_t mr, int64_t n, uint32_t *d) {
+  int64_t t = 0;
+#if defined(__SSE2__)
+  int64_t g4 = mr / 4 * 4;
+  for (; t + 4 <= n; t += 4) {
+    for (int64_t l = 0; l < g4; l += 4) {
+      __m128 r0 = _mm_loadu_ps((const float *)(const void *)(src[l] + t));
+      __m128 r1 = _mm_loadu_ps((const float *)(const void *)(src[l + 1] + t));
+      __m128 r2 = _mm_loadu_ps((const float *)(const void *)(src[l + 2] + t));
+      __m128 r3 = _mm_loadu_ps((const float *)(const void *)(src[l + 3] + t));
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps((float *)(void *)(d + t * mr + l), r0);
+      _mm_storeu_ps((float *)(void *)(d + (t + 1) * mr + l), r1);
+      _mm_storeu_ps((float *)(void *)(d + (t + 2) * mr + l), r2);
+      _mm_storeu_ps((float *)(void *)(d + (t + 3) * mr + l), r3);
+    }
+    for (int64_t l = g4; l < mr; l++)
+      for (int64_t k = 0; k < 4; k++) d[(t + k) * mr + l] = src[l][t + k];
+  }
+#endif
+  for (; t < n; t++)
+    for (int64_t l = 0; l < mr; l++) d[t * mr + l] = src[l][t];
+}
+
+/* Row-major A (unit column stride) of a 4-byte type: each sliver's rows
+ * interleaved by hlk_interleave32, rows past mc read as zeros, instead of
+ * one strided load per element (attention's probs.V product spent 45% of
+ * its time packing A so). Bits move unchanged. */
+static void pack_a_rows32(const uint32_t *a, int64_t rs, int64_t mc, int64_t kc, int mr,
+                          uint32_t *dst) {
+  static const uint32_t zeros[KC_MAX_4];
+  const uint32_t *src[MR_MAX];
+  for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+    for (int64_t i = 0; i < mr; i++) src[i] = i0 + i < mc ? a + (i0 + i) * rs : zeros;
+    hlk_interleave32(src, mr, kc, dst);
+    dst += mr * kc;
+  }
+}
+
 /* Pack from a source of format src at element offset off. */
 static void pack_a_f32_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
                            int64_t mc, int64_t kc, int mr, float *dst) {
   if (src == HLK_SRC_BF16) pack_a_f32_bf16((const uint16_t *)a + off, rs, cs, mc, kc, mr, dst);
   else if (src == HLK_SRC_F16) pack_a_f32_f16((const uint16_t *)a + off, rs, cs, mc, kc, mr, dst);
+  else if (cs == 1 && kc <= KC_MAX_4 && mr <= MR_MAX)
+    pack_a_rows32((const uint32_t *)a + off, rs, mc, kc, mr, (uint32_t *)dst);
   else pack_a_f32((const float *)a + off, rs, cs, mc, kc, mr, dst);
 }
 static void pack_b_f32_src(int src, const void *b, int64_t off, int64_t rs, int64_t cs,

@@ -74,6 +74,10 @@ static inline float hlk_f16_to_f32(uint16_t h) {
   return v.f;
 }
 
+/* d[t*mr + lane] = src[lane][t] for t < n, lane < mr: mr rows of 4-byte
+ * values interleaved into a packed panel (convolution patches, row-major A). */
+void hlk_interleave32(const uint32_t *const *src, int64_t mr, int64_t n, uint32_t *d);
+
 /* 0 on success; -1 if scratch memory could not be allocated (error
  * recorded on x). */
 int hlk_gemm_f32(HliExec *x, const HlkGemm *g);
