@@ -413,6 +413,11 @@ void hlc_store_i64(HloDtype t, void *p, int64_t v) {
   if (hlc_dtype_is_float(t)) store_bits(t, p, hlc_float_bits_from_f32(t, f));
 }
 
+void hlc_store_iota(HloDtype t, void *dst, int64_t n) {
+  size_t es = hlc_dtype_size(t);
+  for (int64_t i = 0; i < n; i++) hlc_store_i64(t, (char *)dst + (size_t)i * es, i);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static int put(char *buf, size_t n, const char *s) {

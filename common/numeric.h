@@ -46,6 +46,9 @@ int64_t hlc_load_i64(HloDtype t, const void *p);
  * semantics (float->int saturates, NaN->0; int->narrow int wraps). */
 void hlc_store_f64(HloDtype t, void *p, double v);
 void hlc_store_i64(HloDtype t, void *p, int64_t v);
+/* The values of an iota of n elements: dst[i] = i stored in type t as
+ * hlc_store_i64 stores it (integers wrap, floats round, pred is i != 0). */
+void hlc_store_iota(HloDtype t, void *dst, int64_t n);
 
 /* Text of one element as XLA prints it in a literal: shortest round-trip
  * float form ("1", "0.1", "1e-05", "-inf", "nan", "-nan(0x1)"), integers in

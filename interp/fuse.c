@@ -249,7 +249,7 @@ static int32_t operand_ref(Ctx *cx, Builder *b, int32_t root, const HloInstr *o)
 }
 
 /* The values 0..n-1 of an iota along its dimension, stored in its element
- * type as its kernel stores them (kernels/movement.c), in the arena; the
+ * type as its kernel stores them (hlc_store_iota), in the arena; the
  * pattern (inner, nb) that repeats them over the shape. NULL: out of
  * memory (compile then fails). */
 static const char *iota_values(HlcArena *A, const HloInstr *ins, int64_t *inner, int64_t *nb) {
@@ -262,11 +262,8 @@ static const char *iota_values(HlcArena *A, const HloInstr *ins, int64_t *inner,
   size_t es = hlc_dtype_size(s->dtype);
   char *v = hlc_arena_alloc(A, (size_t)*nb * es);
   if (!v) return NULL;
-  memset(v, 0, (size_t)*nb * es);
-  for (int64_t i = 0; i < n; i++) {
-    if (s->dtype == HLO_PRED) v[i] = i != 0;
-    else hlc_store_i64(s->dtype, v + (size_t)i * es, i);
-  }
+  memset(v, 0, (size_t)*nb * es);   /* an empty dimension: one zero element */
+  hlc_store_iota(s->dtype, v, n);
   return v;
 }
 

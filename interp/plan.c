@@ -162,11 +162,6 @@ static int choose_step(HliExec *x, const HloInstr *ins, HliStep *st) {
   return 0;
 }
 
-/* In-place updates: a step may write its result into operand k's buffer
- * when the operand dies here (the executor also checks at run time that
- * nothing else references it): dynamic-update-slice and single-operand
- * scatter into their operand, elementwise ops and fused groups into an
- * operand of the result's type and size. */
 /* An iota whose every user is a kernel step that makes the iota's values
  * itself (an argmax's indices: hli_kernel_reads) need not run: its slot
  * stays NULL. Observed runs still run it, so observers see every operand. */
@@ -188,6 +183,11 @@ static void mark_lazy(HliPlan *p) {
   }
 }
 
+/* In-place updates: a step may write its result into operand k's buffer
+ * when the operand dies here (the executor also checks at run time that
+ * nothing else references it): dynamic-update-slice and single-operand
+ * scatter into their operand, elementwise ops and fused groups into an
+ * operand of the result's type and size. */
 static void choose_reuse(HliStep *st) {
   const HloInstr *ins = st->ins;
   st->reuse = 0;

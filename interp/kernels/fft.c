@@ -239,29 +239,13 @@ static inline uint32_t bit_reverse32(uint32_t v) {
   return __builtin_bswap32(v);
 }
 
-static bool pow2_forward(HlkFftPlan *p, cplx *d) {
-  int64_t n = p->n;
-  if (n < 16 || n > ((int64_t)1 << 31) || (n & (n - 1)) || !p->nfact) return false;
-  for (int64_t i = 0; i < n; i++)
-    if (!isfinite(creal(d[i])) || !isfinite(cimag(d[i]))) return false;
-  double *re = (double *)p->tmp, *im = re + n;
-  int shift = 32 - __builtin_ctzll((unsigned long long)n);
-  for (int64_t r = 0; r < n; r++) {   /* written in order, read bit-reversed */
-    int64_t i = bit_reverse32((uint32_t)r) >> shift;
-    re[r] = creal(d[i]);
-    im[r] = cimag(d[i]);
-  }
-  butterflies(re, im, p->tw, n);
-  for (int64_t i = 0; i < n; i++) d[i] = re[i] + I * im[i];
-  return true;
-}
-
 /* One line of n complex elements of type t (c64 or c128) from src to dst,
  * transformed (inverse: conjugated around the forward transform and scaled,
  * as hlk_fft_run does) straight between the typed arrays and the split
  * working arrays: a power of two from 16 with finite values only (else
- * false, and nothing is written). The same operations as loading the line
- * into a c128 array and running hlk_fft_run on it, so the same bits. */
+ * false, and nothing is written; src may be dst: it is read whole first).
+ * The same operations as loading the line into a c128 array and running
+ * hlk_fft_run on it, so the same bits. */
 static bool pow2_line(HlkFftPlan *p, HloDtype t, const void *src, void *dst, bool inverse) {
   int64_t n = p->n;
   if (n < 16 || n > ((int64_t)1 << 31) || (n & (n - 1)) || !p->nfact) return false;
@@ -300,7 +284,7 @@ static bool pow2_line(HlkFftPlan *p, HloDtype t, const void *src, void *dst, boo
 static void forward(HlkFftPlan *p, cplx *d) {
   int64_t n = p->n;
   if (n <= 1) return;
-  if (pow2_forward(p, d)) return;
+  if (pow2_line(p, HLO_C128, d, d, false)) return;   /* a cplx array is c128 */
   if (p->nfact) {
     memcpy(p->tmp, d, (size_t)n * sizeof *d);
     mixed_radix(p, p->tmp, 1, d, n, p->fact, 1);

@@ -239,12 +239,7 @@ static int iota_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   if (out->nelem == 0) return 0;
   char *vals = hli_scratch_alloc(x, ins, (size_t)n * es);   /* counted against --max-memory */
   if (!vals) return -1;
-  for (int64_t v = 0; v < n; v++) {
-    if (out->dtype == HLO_PRED)
-      vals[v] = v != 0;
-    else
-      hlc_store_i64(out->dtype, vals + v * (int64_t)es, v);
-  }
+  hlc_store_iota(out->dtype, vals, n);
   int64_t ds[HLK_MAX_RANK], ss[HLK_MAX_RANK];
   hlk_byte_strides(out->dims, out->rank, es, ds);
   for (int i = 0; i < out->rank; i++) ss[i] = i == d ? (int64_t)es : 0;

@@ -196,9 +196,7 @@ static void vm_tanh_fast_f32(const float *a, float *o, int64_t n) {
 }
 #define vm_tanh_f32 vm_tanh_fast_f32
 
-#endif
-
-#ifdef HLK_NO_FMA
+#else
 /* Without FMA: SLEEF's exp (u10) and tanh (the UNARY loops above). Its SSE4
  * tanh is a hair over 1 ULP off below 2^-12, where tanh(x) rounds to x
  * itself (x - tanh(x) < x^3/3 < x 2^-25): those lanes are set to x. */
