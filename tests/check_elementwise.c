@@ -334,6 +334,52 @@ START_TEST(select_clamp) {
 }
 END_TEST
 
+/* clamp's precedence of NaNs, told apart by payload: a NaN lo wins, then a
+ * NaN x, then a NaN hi; otherwise min(hi, max(x, lo)). 37 elements (vector
+ * bodies and a tail), with array bounds, scalar bounds and one of each. */
+static float nan_payload(uint32_t p) {
+  uint32_t u = 0x7fc00000u | p;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static float clamp_spec(float l, float v, float h) {
+  if (isnan(l)) return l;
+  if (isnan(v)) return v;
+  if (isnan(h)) return h;
+  float m = v < l ? l : v;
+  return m < h ? m : h;
+}
+
+START_TEST(clamp_nan_precedence) {
+  enum { N = 37 };
+  float lo[N], x[N], hi[N], o[N];
+  for (int i = 0; i < N; i++) {
+    lo[i] = (float)(i % 5) - 2;
+    x[i] = (float)(i % 7) - 3;
+    hi[i] = lo[i] + (float)(i % 3);
+  }
+  lo[3] = nan_payload(1); x[3] = nan_payload(2); hi[3] = nan_payload(3);
+  x[8] = nan_payload(2); hi[8] = nan_payload(3);
+  hi[13] = nan_payload(3);
+  x[20] = nan_payload(2);
+  lo[33] = nan_payload(1); hi[33] = nan_payload(3);
+  HloDtype ct[3] = {HLO_F32, HLO_F32, HLO_F32};
+  for (int shape = 0; shape < 4; shape++) {   /* lo, hi: array/array, scalar/scalar, mixes */
+    int64_t cn[3] = {shape & 1 ? 0 : N, N, shape & 2 ? 0 : N};
+    const float *l = shape & 1 ? &lo[13] : lo, *h = shape & 2 ? &hi[8] : hi;
+    const void *cd[3] = {l, x, h};
+    ck_assert_int_eq(run_op(HLO_OP_CLAMP, 3, ct, cn, cd, HLO_F32, N, o, NULL), 0);
+    for (int i = 0; i < N; i++) {
+      float want = clamp_spec(l[cn[0] ? i : 0], x[i], h[cn[2] ? i : 0]);
+      ck_assert_msg(memcmp(&o[i], &want, 4) == 0, "shape %d, element %d: %a, want %a", shape,
+                    i, (double)o[i], (double)want);
+    }
+  }
+}
+END_TEST
+
 /* ---- convert / bitcast / reduce-precision ------------------------------- */
 
 START_TEST(convert_semantics) {
@@ -688,6 +734,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(tc, tl_begin, tl_end);
   tcase_add_test(tc, compare_dirs);
   tcase_add_test(tc, select_clamp);
+  tcase_add_test(tc, clamp_nan_precedence);
   suite_add_tcase(s, tc);
   TCase *tv = tcase_create("convert");
   tcase_add_checked_fixture(tv, tl_begin, tl_end);

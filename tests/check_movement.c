@@ -6,6 +6,7 @@
 #include "tests/testlib.h"
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 
 /* ---- broadcast --------------------------------------------------------- */
 
@@ -368,6 +369,82 @@ START_TEST(pad_negative_and_interior) {
 }
 END_TEST
 
+/* The definition of pad, element by element: result index o of a dim holds
+ * operand index (o - lo) / (interior + 1) when that divides and lands in the
+ * operand, else the padding value. */
+static int64_t pad_src_index(int64_t o, int64_t lo, int64_t g, int64_t n) {
+  int64_t r = o - lo;
+  return r < 0 || r % g || r / g >= n ? -1 : r / g;
+}
+
+/* A 4-D pad big enough to run on several threads, with padding in the
+ * outer dims (negative, interior), the innermost padded dim (interior and
+ * a cut) and unpadded trailing dims, for 1- to 8-byte elements on 1 to 3
+ * threads: every element is the definition's. */
+START_TEST(pad_large_matches_definition) {
+  tl_begin();
+  static const int64_t a[4] = {5, 33, 17, 24};
+  /* Second case: only interior padding, in the innermost dim. */
+  static const HloPadDim cases[2][4] = {{{1, -2, 2}, {-3, 4, 0}, {2, 3, 1}, {0, 0, 0}},
+                                        {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 1}}};
+  static const struct { HloElementType t; const char *name; size_t es; } types[] = {
+      {HLO_TYPE_U8, "u8", 1}, {HLO_TYPE_BF16, "bf16", 2}, {HLO_TYPE_F32, "f32", 4},
+      {HLO_TYPE_S64, "s64", 8}};
+  int64_t na = a[0] * a[1] * a[2] * a[3];
+  unsigned char *src = malloc((size_t)na * 8), val[8];
+  uint64_t seed = 5;
+  for (int64_t i = 0; i < na * 8; i++) src[i] = (unsigned char)(tl_lcg(&seed) >> 24);
+  for (int i = 0; i < 8; i++) val[i] = (unsigned char)(0xa0 + i);
+  for (int c = 0; c < 2; c++) {
+    const HloPadDim *p = cases[c];
+    int64_t o[4];
+    char spec[128];
+    int at_spec = 0;
+    for (int i = 0; i < 4; i++) {
+      o[i] = p[i].lo + p[i].hi + a[i] + (a[i] - 1) * p[i].interior;
+      at_spec += snprintf(spec + at_spec, sizeof spec - (size_t)at_spec, "%s%lld_%lld_%lld",
+                          i ? "x" : "", (long long)p[i].lo, (long long)p[i].hi,
+                          (long long)p[i].interior);
+    }
+    int64_t no = o[0] * o[1] * o[2] * o[3];
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      char text[512];
+      snprintf(text, sizeof text,
+               "HloModule m\nENTRY e {\n  x = %s[5,33,17,24] parameter(0)\n  v = %s[] parameter(1)\n"
+               "  ROOT y = %s[%lld,%lld,%lld,%lld] pad(x, v), padding=%s\n}\n",
+               types[t].name, types[t].name, types[t].name, (long long)o[0], (long long)o[1],
+               (long long)o[2], (long long)o[3], spec);
+      const TlArray in[2] = {{types[t].t, 4, a, src}, {types[t].t, 0, NULL, val}};
+      size_t es = types[t].es;
+      for (int threads = 1; threads <= 3; threads++) {
+        TlRun r = tl_run_arrays(threads, text, 2, in);
+        ck_assert_int_eq(hlo_buffer_num_elements(r.result), no);
+        const unsigned char *got = hlo_buffer_data(r.result);
+        int64_t at = 0, idx[4], bad = -1;
+        for (idx[0] = 0; idx[0] < o[0]; idx[0]++)
+          for (idx[1] = 0; idx[1] < o[1]; idx[1]++)
+            for (idx[2] = 0; idx[2] < o[2]; idx[2]++)
+              for (idx[3] = 0; idx[3] < o[3]; idx[3]++, at++) {
+                int64_t s = 0;
+                for (int d = 0; d < 4 && s >= 0; d++) {
+                  int64_t k = pad_src_index(idx[d], p[d].lo, p[d].interior + 1, a[d]);
+                  s = k < 0 ? -1 : s * a[d] + k;
+                }
+                const unsigned char *want = s < 0 ? val : src + s * (int64_t)es;
+                if (bad < 0 && memcmp(got + at * (int64_t)es, want, es) != 0) bad = at;
+              }
+        /* One assertion per run: Check reports every assertion to its parent. */
+        ck_assert_msg(bad < 0, "case %d, %s, %d threads: element %lld differs", c, types[t].name,
+                      threads, (long long)bad);
+        tl_run_done(&r);
+      }
+    }
+  }
+  free(src);
+  tl_end();
+}
+END_TEST
+
 /* ---- iota ------------------------------------------------------------------------------ */
 
 START_TEST(iota_types) {
@@ -433,6 +510,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, concatenate_each_dim);
   tcase_add_test(tc, reverse_dims);
   tcase_add_test(tc, pad_negative_and_interior);
+  tcase_add_test(tc, pad_large_matches_definition);
   tcase_add_test(tc, iota_types);
   suite_add_tcase(s, tc);
   return s;

@@ -192,27 +192,40 @@ typedef struct ClampJob {
   size_t size;
 } ClampJob;
 
-#define CLAMP_INT(ID, T)                                                        \
+/* One element of clamp, without branches so the loops vectorize: the later
+ * selects take precedence, giving the evaluator's order (a NaN lo, then a
+ * NaN x, then a NaN hi; else min(hi, max(x, lo)) with ties to the bound). */
+#define CLAMP_INT_ONE(T, l, v, h) ({ T m_ = (v) < (l) ? (l) : (v); m_ < (h) ? m_ : (h); })
+#define CLAMP_FLOAT_ONE(T, l, v, h)                                             \
+  ({                                                                            \
+    T m_ = (v) < (l) ? (l) : (v);                                               \
+    m_ = m_ < (h) ? m_ : (h);                                                   \
+    m_ = (h) != (h) ? (h) : m_;                                                 \
+    m_ = (v) != (v) ? (v) : m_;                                                 \
+    (l) != (l) ? (l) : m_;                                                      \
+  })
+/* Three loops per type: scalar bounds (the usual case), array bounds, and
+ * one of each (strides 0 or 1). */
+#define CLAMP_LOOPS(ID, T, ONE)                                                 \
+  HLK_VECTORIZE static void clamp_ss_##ID(T l, const T *restrict x, T h, T *restrict o, \
+                                          int64_t n) {                          \
+    for (int64_t i = 0; i < n; i++) o[i] = ONE(T, l, x[i], h);                  \
+  }                                                                             \
+  HLK_VECTORIZE static void clamp_aa_##ID(const T *restrict lo, const T *restrict x, \
+                                          const T *restrict hi, T *restrict o, int64_t n) { \
+    for (int64_t i = 0; i < n; i++) o[i] = ONE(T, lo[i], x[i], hi[i]);          \
+  }                                                                             \
   static void clamp_##ID(const T *lo, int64_t slo, const T *x, const T *hi, int64_t shi, \
                          T *o, int64_t n) {                                     \
-    for (int64_t i = 0; i < n; i++) {                                           \
-      T l = lo[i * slo], h = hi[i * shi], v = x[i];                             \
-      T m = v < l ? l : v;                                                      \
-      o[i] = m < h ? m : h;                                                     \
-    }                                                                           \
+    if (!slo && !shi)                                                           \
+      clamp_ss_##ID(*lo, x, *hi, o, n);                                         \
+    else if (slo && shi)                                                        \
+      clamp_aa_##ID(lo, x, hi, o, n);                                           \
+    else                                                                        \
+      for (int64_t i = 0; i < n; i++) o[i] = ONE(T, lo[i * slo], x[i], hi[i * shi]); \
   }
-#define CLAMP_FLOAT(ID, T)                                                      \
-  static void clamp_##ID(const T *lo, int64_t slo, const T *x, const T *hi, int64_t shi, \
-                         T *o, int64_t n) {                                     \
-    for (int64_t i = 0; i < n; i++) {                                           \
-      T l = lo[i * slo], h = hi[i * shi], v = x[i];                             \
-      if (isnan(l)) { o[i] = l; continue; }                                     \
-      if (isnan(v)) { o[i] = v; continue; }                                     \
-      if (isnan(h)) { o[i] = h; continue; }                                     \
-      T m = v < l ? l : v;                                                      \
-      o[i] = m < h ? m : h;                                                     \
-    }                                                                           \
-  }
+#define CLAMP_INT(ID, T) CLAMP_LOOPS(ID, T, CLAMP_INT_ONE)
+#define CLAMP_FLOAT(ID, T) CLAMP_LOOPS(ID, T, CLAMP_FLOAT_ONE)
 CLAMP_INT(PRED, uint8_t) CLAMP_INT(S8, int8_t) CLAMP_INT(S16, int16_t)
 CLAMP_INT(S32, int32_t) CLAMP_INT(S64, int64_t) CLAMP_INT(U8, uint8_t)
 CLAMP_INT(U16, uint16_t) CLAMP_INT(U32, uint32_t) CLAMP_INT(U64, uint64_t)

@@ -1,7 +1,8 @@
 /* slicing.c: static windows into and out of arrays: slice (start, limit,
  * stride), concatenate (one dimension), reverse (any dims) and pad (edge
  * padding that may be negative, and interior padding). Each is one strided
- * copy plan per operand (strided.c); pad first fills with the pad value.
+ * copy plan per operand (strided.c), except pad, which writes its result
+ * line by line.
  * Runtime-positioned windows are in dynamic_slice.c. */
 #include "interp/kernels/movement.h"
 #include <string.h>
@@ -141,36 +142,104 @@ int hlk_pad_check(HliExec *x, const HloInstr *ins) {
   return hlk_check_result(x, ins, o->dtype, o->rank, dims);
 }
 
-/* Fill the result with the pad value, then copy the operand elements that
- * land inside it: operand index k of a dim goes to lo + k*(interior+1);
- * negative lo/hi cut elements off. */
+/* Pad writes each result byte once, by lines. k is the innermost dim with
+ * any padding; the dims after it are copied whole, as blocks of B elements.
+ * A line is one position of the dims before k: it is all padding when that
+ * position falls in another dim's padding or interior gap, and otherwise
+ * the operand's blocks along k (a gap of `interior` blocks between them)
+ * with padding before and after; negative lo/hi drop operand blocks. */
+typedef struct PadDim {
+  int64_t lo, g, n;        /* result index lo + j*g holds operand index j < n */
+} PadDim;
+
+typedef struct PadJob {
+  int k;                   /* the lined dim */
+  PadDim pd[HLK_MAX_RANK];
+  const int64_t *odims;
+  int64_t sstr[HLK_MAX_RANK];   /* operand byte strides */
+  size_t es;
+  int64_t block;           /* bytes of one block (the dims after k) */
+  const char *src;
+  const char *val;         /* the padding value */
+  char *dst;
+  int64_t first, cnt;      /* the operand blocks along k that land in the result */
+} PadJob;
+
+/* The operand index that result index o of a dim holds, or -1 (padding). */
+static int64_t pad_source(const PadDim *d, int64_t o) {
+  int64_t r = o - d->lo;
+  if (r < 0 || r % d->g) return -1;
+  return r / d->g < d->n ? r / d->g : -1;
+}
+
+static void pad_fill(const PadJob *j, char *d, int64_t bytes) {
+  hlk_fill(d, j->val, bytes / (int64_t)j->es, j->es);
+}
+
+static void pad_lines(void *arg, int64_t lo, int64_t hi) {
+  const PadJob *j = arg;
+  int k = j->k;
+  int64_t line = j->odims[k] * j->block;
+  for (int64_t l = lo; l < hi; l++) {
+    char *d = j->dst + l * line;
+    const char *s = j->src;
+    bool pad = j->cnt == 0;
+    for (int64_t rest = l, i = k - 1; i >= 0 && !pad; i--) {   /* unravel l */
+      int64_t src = pad_source(&j->pd[i], rest % j->odims[i]);
+      rest /= j->odims[i];
+      pad = src < 0;
+      if (!pad) s += src * j->sstr[i];
+    }
+    if (pad) {
+      pad_fill(j, d, line);
+      continue;
+    }
+    const PadDim *pk = &j->pd[k];
+    int64_t at = pk->lo + j->first * pk->g;   /* result index of the first block */
+    pad_fill(j, d, at * j->block);
+    s += j->first * j->sstr[k];
+    if (pk->g == 1) {
+      memcpy(d + at * j->block, s, (size_t)(j->cnt * j->block));
+      at += j->cnt;
+    } else {
+      for (int64_t b = 0; b < j->cnt; b++, at += pk->g, s += j->sstr[k]) {
+        memcpy(d + at * j->block, s, (size_t)j->block);
+        if (b + 1 < j->cnt) pad_fill(j, d + (at + 1) * j->block, (pk->g - 1) * j->block);
+      }
+      at -= pk->g - 1;
+    }
+    pad_fill(j, d + at * j->block, (j->odims[k] - at) * j->block);
+  }
+}
+
 int hlk_pad(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   const HliValue *a = in[0];
   size_t es = hlc_dtype_size(a->dtype);
   if (out->nelem == 0) return 0;
-  int64_t zero[HLK_MAX_RANK] = { 0 }, ds[HLK_MAX_RANK];
-  hlk_byte_strides(out->dims, out->rank, es, ds);
-  HlkPlan p;
-  hlk_plan_init(&p, out->rank, out->dims, ds, zero, es);
-  hlk_plan_run_par(x, &p, out->data, in[1]->data);
-  int64_t ss[HLK_MAX_RANK], cnt[HLK_MAX_RANK], step[HLK_MAX_RANK];
-  int64_t soff = 0, doff = 0;
-  hlk_byte_strides(a->dims, a->rank, es, ss);
-  for (int i = 0; i < a->rank; i++) {
-    HloPadDim pd = ins->padding[i];
-    int64_t g = pd.interior + 1, n = a->dims[i], first = 0;
-    if (pd.lo < 0) first = (-pd.lo + g - 1) / g;           /* first k with lo + k*g >= 0 */
-    int64_t last = n - 1;
-    int64_t limit = out->dims[i];                            /* need lo + k*g < limit */
-    if (n > 0 && pd.lo + last * g >= limit) last = (limit - 1 - pd.lo) < 0 ? -1
-                                                     : (limit - 1 - pd.lo) / g;
-    cnt[i] = last >= first ? last - first + 1 : 0;
-    if (cnt[i] == 0) return 0;
-    soff += first * ss[i];
-    doff += (pd.lo + first * g) * ds[i];
-    step[i] = g * ds[i];
+  if (a->rank == 0) {
+    memcpy(out->data, a->data, es);
+    return 0;
   }
-  hlk_plan_init(&p, a->rank, cnt, step, ss, es);
-  hlk_plan_run_par(x, &p, (char *)out->data + doff, (const char *)a->data + soff);
+  PadJob j = {.odims = out->dims, .es = es, .src = a->data, .val = in[1]->data, .dst = out->data};
+  hlk_byte_strides(a->dims, a->rank, es, j.sstr);
+  j.k = 0;
+  for (int i = 0; i < a->rank; i++) {
+    HloPadDim p = ins->padding[i];
+    j.pd[i] = (PadDim){p.lo, p.interior + 1, a->dims[i]};
+    if (p.lo || p.hi || p.interior) j.k = i;
+  }
+  j.block = (int64_t)es;
+  for (int i = j.k + 1; i < a->rank; i++) j.block *= out->dims[i];
+  /* The operand blocks along k inside the result: j with 0 <= lo + j*g <
+   * the result's extent. */
+  const PadDim *pk = &j.pd[j.k];
+  int64_t first = pk->lo < 0 ? (-pk->lo + pk->g - 1) / pk->g : 0;
+  int64_t end = out->dims[j.k] - pk->lo <= 0 ? 0 : (out->dims[j.k] - pk->lo - 1) / pk->g + 1;
+  if (end > pk->n) end = pk->n;
+  j.first = first;
+  j.cnt = end > first ? end - first : 0;
+  int64_t lines = out->nelem * (int64_t)es / (out->dims[j.k] * j.block);
+  int64_t per = out->dims[j.k] * j.block;
+  hli_parallel_for(x, lines, per >= (1 << 16) ? 1 : (1 << 16) / per, pad_lines, &j);
   return 0;
 }

@@ -4,6 +4,7 @@
  * loading and the shape checks the movement kernels share.
  * It knows nothing about opcodes; the kernels build the plans. */
 #include "interp/kernels/movement.h"
+#include "interp/kernels/vectorize.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -65,7 +66,7 @@ void hlk_plan_init(HlkPlan *p, int rank, const int64_t *dims, const int64_t *ds,
 /* ---- innermost kernels, stamped per element size ------------------------ */
 
 #define DEF_RUN1(NAME, T)                                                                \
-  static void NAME(char *d, const char *s, int64_t n, int64_t ds, int64_t ss) {         \
+  HLK_VECTORIZE static void NAME(char *d, const char *s, int64_t n, int64_t ds, int64_t ss) {         \
     if (ss == 0) {                                                                       \
       T v;                                                                               \
       memcpy(&v, s, sizeof v);                                                           \
