@@ -232,6 +232,66 @@ START_TEST(narrow_float_rounding) {
 }
 END_TEST
 
+/* The vector f16 conversions give hlc_f16_to_f32 / hlc_f32_to_f16's bits
+ * (the scalar definitions): every f16 widened; and narrowed, every f32
+ * whose low 12 bits are a rounding edge (0, 1, half - 1, half, half + 1,
+ * all ones) under each of the 2^20 high patterns, plus 4M random f32s
+ * below 2^-14 (subnormal results, where the rounding bit moves). Also
+ * hlk_round_narrow against the round trip. */
+START_TEST(f16_vector_conversions) {
+  enum { B = 4096 };
+  static uint16_t h[65536], h2[B];
+  static float f[65536], g[B], r[B];
+  for (int i = 0; i < 65536; i++) h[i] = (uint16_t)i;
+  hlk_narrow_to_f32(HLO_F16, h, f, 65536);
+  for (int i = 0; i < 65536; i++) {
+    float w = hlc_f16_to_f32((uint16_t)i);
+    ck_assert_msg(memcmp(&f[i], &w, 4) == 0, "f16 %04x widened to %a, want %a", i, (double)f[i],
+                  (double)w);
+  }
+  static const uint32_t low[] = {0x000, 0x001, 0x7FF, 0x800, 0x801, 0xFFF};
+  uint64_t seed = 11;
+  int64_t bad = -1;
+  uint32_t bad_bits = 0;
+  for (uint32_t hi = 0; hi < (1u << 20) && bad < 0; hi += B / 6) {
+    int m = 0;
+    for (uint32_t k = 0; k < B / 6 && hi + k < (1u << 20); k++)
+      for (int l = 0; l < 6; l++) {
+        uint32_t u = (hi + k) << 12 | low[l];
+        memcpy(&g[m++], &u, 4);
+      }
+    hlk_f32_to_narrow(HLO_F16, g, h2, m);
+    memcpy(r, g, sizeof(float) * (size_t)m);
+    hlk_round_narrow(HLO_F16, r, m);
+    for (int i = 0; i < m && bad < 0; i++) {
+      uint16_t w = hlc_f32_to_f16(g[i]);
+      float wr = hlc_f16_to_f32(w);
+      if (h2[i] != w || memcmp(&r[i], &wr, 4) != 0) {
+        bad = i;
+        memcpy(&bad_bits, &g[i], 4);
+        ck_assert_msg(0, "f32 %08x: narrowed %04x, want %04x; rounded %a, want %a", bad_bits,
+                      h2[i], w, (double)r[i], (double)wr);
+      }
+    }
+  }
+  /* 4M more below 2^-14, any sign. */
+  for (int rep = 0; rep < (4 << 20) / B; rep++) {
+    for (int i = 0; i < B; i++) {
+      uint32_t u = (uint32_t)(tl_lcg(&seed) >> 16) & 0x807FFFFFu;
+      u |= (uint32_t)(96 + tl_lcg(&seed) % 17) << 23;   /* 2^-31 .. 2^-15 */
+      memcpy(&g[i], &u, 4);
+    }
+    hlk_f32_to_narrow(HLO_F16, g, h2, B);
+    for (int i = 0; i < B; i++)
+      if (h2[i] != hlc_f32_to_f16(g[i])) {
+        uint32_t u;
+        memcpy(&u, &g[i], 4);
+        ck_assert_msg(0, "f32 %08x: narrowed %04x, want %04x", u, h2[i], hlc_f32_to_f16(g[i]));
+      }
+  }
+}
+END_TEST
+
 START_TEST(complex_ops) {
   float a[] = {3, 4, 1, 1}, b[] = {1, 0, 0, 1}, o[4], r[2];
   float mul[] = {3, 4, -1, 1};   /* (3+4i)*1, (1+i)*i = -1+i */
@@ -733,6 +793,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("compare");
   tcase_add_checked_fixture(tc, tl_begin, tl_end);
   tcase_add_test(tc, compare_dirs);
+  tcase_add_test(tc, f16_vector_conversions);
   tcase_add_test(tc, select_clamp);
   tcase_add_test(tc, clamp_nan_precedence);
   suite_add_tcase(s, tc);

@@ -61,9 +61,52 @@ HLK_VECTORIZE static void round_bf16(float *restrict d, int64_t n) {
   }
 }
 
+/* f16 <-> f32 without branches, so the loops vectorize; the same bits as
+ * hlc_f16_to_f32 / hlc_f32_to_f16 for every input (round to nearest even,
+ * subnormals, overflow to inf, NaN to the quiet NaN with its sign; widening
+ * keeps NaN payloads). Subnormals go through one exact float operation:
+ * adding 0.5, whose ULP is the f16 subnormal step 2^-24, rounds a small
+ * value to that step (by the FPU's round to nearest even), and subtracting
+ * 2^-14 renormalises a widened one. */
+static inline uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+static inline uint16_t f32_to_f16_one(float f) {
+  uint32_t u = f32_bits(f), a = u & 0x7FFFFFFFu, sign = (u >> 16) & 0x8000u;
+  uint32_t normal = (a - (112u << 23) + 0xFFFu + ((a >> 13) & 1u)) >> 13;   /* rebias, RNE */
+  uint32_t sub = f32_bits(bits_f32(a) + 0.5f) - 0x3F000000u;               /* steps of 2^-24 */
+  uint32_t big = a > 0x7F800000u ? 0x7E00u : 0x7C00u;                      /* NaN / inf */
+  uint32_t h = a >= 0x47800000u ? big : a >= 0x38800000u ? normal : sub;
+  return (uint16_t)(h | sign);
+}
+
+static inline float f16_to_f32_one(uint16_t h) {
+  uint32_t m = (uint32_t)(h & 0x7FFFu) << 13, e = m & 0x0F800000u;
+  uint32_t normal = m + (112u << 23);
+  uint32_t special = m + (224u << 23);                                   /* inf, NaN */
+  uint32_t sub = f32_bits(bits_f32(m + (113u << 23)) - 0x1p-14f);          /* 0, subnormal */
+  uint32_t u = e == 0x0F800000u ? special : e == 0 ? sub : normal;
+  return bits_f32(u | (uint32_t)(h & 0x8000u) << 16);
+}
+
+HLK_VECTORIZE static void f32_to_f16(const float *restrict s, uint16_t *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = f32_to_f16_one(s[i]);
+}
+HLK_VECTORIZE static void f16_to_f32(const uint16_t *restrict s, float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32_one(s[i]);
+}
+/* f32 -> f16 -> f32 in one pass. */
+HLK_VECTORIZE static void round_f16(float *restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = f16_to_f32_one(f32_to_f16_one(d[i]));
+}
+
 void hlk_round_narrow(HloDtype t, float *d, int64_t n) {
   if (t == HLO_BF16) {
     round_bf16(d, n);
+    return;
+  }
+  if (t == HLO_F16) {
+    round_f16(d, n);
     return;
   }
   enum { B = 512 };
@@ -77,8 +120,7 @@ void hlk_round_narrow(HloDtype t, float *d, int64_t n) {
 
 void hlk_narrow_to_f32(HloDtype t, const void *src, float *dst, int64_t n) {
   if (t == HLO_F16) {
-    const uint16_t *s = src;
-    for (int64_t i = 0; i < n; i++) dst[i] = hlc_f16_to_f32(s[i]);
+    f16_to_f32(src, dst, n);
   } else if (t == HLO_BF16) {
     bf16_to_f32(src, dst, n);
   } else {
@@ -91,8 +133,7 @@ void hlk_narrow_to_f32(HloDtype t, const void *src, float *dst, int64_t n) {
 
 void hlk_f32_to_narrow(HloDtype t, const float *src, void *dst, int64_t n) {
   if (t == HLO_F16) {
-    uint16_t *d = dst;
-    for (int64_t i = 0; i < n; i++) d[i] = hlc_f32_to_f16(src[i]);
+    f32_to_f16(src, dst, n);
   } else if (t == HLO_BF16) {
     f32_to_bf16(src, dst, n);
   } else {
