@@ -567,6 +567,85 @@ START_TEST(reduce_leading_dims_floats) {
 }
 END_TEST
 
+/* One long run reduced whole, on 1 to 3 threads (threads share its blocks):
+ * integer folds give the wrapped or exact answer the test works out
+ * (s32 add wraps past 2^31; max at one position; u8 xor); an f64 sum is
+ * accurate to about 16 ulp + one per 256-element block, where adding in
+ * sequence would lose every tiny term (1 + 2^20 terms of 2^-53: the exact
+ * sum is 1 + 2^-33); f64 maximum falls back to the sequential fold for a
+ * NaN (kept, with its payload) and for -0/+0 (the first one stays). */
+START_TEST(reduce_long_runs) {
+  enum { N = 1 << 20 };
+  static int32_t a[N];
+  static uint8_t u[N];
+  static double d[N + 1];
+  uint32_t wsum = 0;
+  uint8_t wxor = 0;
+  uint64_t seed = 3;
+  for (int i = 0; i < N; i++) {
+    a[i] = (int32_t)(tl_lcg(&seed) >> 33) % 100000 - 20000 + (i % 7 == 0 ? 1 << 28 : 0);
+    u[i] = (uint8_t)(tl_lcg(&seed) >> 40);
+    wxor ^= u[i];
+  }
+  int32_t big = a[777777] = INT32_MAX - 5;
+  for (int i = 0; i < N; i++) wsum += (uint32_t)a[i];   /* wraps, as s32 add does */
+  for (int threads = 1; threads <= 3; threads++) {
+    HloBuffer *r = reduce_module(threads, "s32", "add", "s32[1048576]", "0", "s32[]", "0",
+                                 HLO_TYPE_S32, (int64_t[]){N}, 1, a);
+    ck_assert_int_eq(*(const int32_t *)hlo_buffer_data(r), (int32_t)wsum);
+    hlo_buffer_free(r);
+    r = reduce_module(threads, "s32", "maximum", "s32[1048576]", "-2147483648", "s32[]", "0",
+                      HLO_TYPE_S32, (int64_t[]){N}, 1, a);
+    ck_assert_int_eq(*(const int32_t *)hlo_buffer_data(r), big);
+    hlo_buffer_free(r);
+    r = reduce_module(threads, "u8", "xor", "u8[1048576]", "0", "u8[]", "0", HLO_TYPE_U8,
+                      (int64_t[]){N}, 1, u);
+    ck_assert_int_eq(*(const uint8_t *)hlo_buffer_data(r), wxor);
+    hlo_buffer_free(r);
+  }
+  d[0] = 1;
+  for (int i = 1; i <= N; i++) d[i] = 0x1p-53;
+  double seq = 0;
+  for (int i = 0; i <= N; i++) seq += d[i];
+  ck_assert(seq == 1.0);   /* in sequence, every tiny term is lost */
+  double got[3];
+  for (int threads = 1; threads <= 3; threads++) {
+    HloBuffer *r = reduce_module(threads, "f64", "add", "f64[1048577]", "0", "f64[]", "0",
+                                 HLO_TYPE_F64, (int64_t[]){N + 1}, 1, d);
+    got[threads - 1] = *(const double *)hlo_buffer_data(r);
+    hlo_buffer_free(r);
+    ck_assert_msg(fabs(got[threads - 1] - (1 + 0x1p-33)) <= 16 * 0x1p-53, "%d threads: %a",
+                  threads, got[threads - 1]);
+    ck_assert(memcmp(&got[threads - 1], &got[0], 8) == 0);   /* same bits on any count */
+  }
+  for (int i = 0; i <= N; i++) d[i] = -(double)(i % 1000) - 1;
+  d[5000] = 0.5;
+  d[6000] = 0.25;
+  for (int step = 0; step < 2; step++) {
+    /* step 0: the largest is 0.5; step 1: a NaN at 9000 and -0 before +0. */
+    if (step == 1) {
+      uint64_t nan = 0x7ff8000000000123u;
+      memcpy(&d[9000], &nan, 8);
+    }
+    HloBuffer *r = reduce_module(2, "f64", "maximum", "f64[1048577]", "-inf", "f64[]", "0",
+                                 HLO_TYPE_F64, (int64_t[]){N + 1}, 1, d);
+    uint64_t bits;
+    memcpy(&bits, hlo_buffer_data(r), 8);
+    hlo_buffer_free(r);
+    if (step == 0) ck_assert(bits == 0x3fe0000000000000u);
+    else ck_assert_msg(bits == 0x7ff8000000000123u, "%016llx", (unsigned long long)bits);
+  }
+  for (int i = 0; i <= N; i++) d[i] = -(double)(i % 1000) - 1;
+  d[100] = -0.0;
+  d[200] = 0.0;
+  HloBuffer *r = reduce_module(2, "f64", "maximum", "f64[1048577]", "-inf", "f64[]", "0",
+                               HLO_TYPE_F64, (int64_t[]){N + 1}, 1, d);
+  double z = *(const double *)hlo_buffer_data(r);
+  ck_assert(z == 0 && signbit(z));
+  hlo_buffer_free(r);
+}
+END_TEST
+
 START_TEST(reduce_window_1d) {
   tl_begin();
   HloShape s5 = tl_shape(HLO_F32, 1, (int64_t[]){5});
@@ -728,6 +807,7 @@ static Suite *suite(void) {
   tcase_add_test(r, reduce_rejects_bad_shapes);
   tcase_add_test(r, reduce_leading_dims_integers);
   tcase_add_test(r, reduce_leading_dims_floats);
+  tcase_add_test(r, reduce_long_runs);
   suite_add_tcase(s, r);
   TCase *w = tcase_create("reduce_window");
   tcase_add_test(w, reduce_window_1d);

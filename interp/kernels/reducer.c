@@ -93,13 +93,17 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
 
 /* One fold: S element type, A accumulator type, LOAD: S -> A, STORE: A -> S,
  * OP(A, A) -> A. */
-#define FOLD_DEFINE(NAME, S, A, LOAD, STORE, OP)                                      \
+/* RUN_ATTR: HLK_VECTORIZE for the integer folds, whose operations
+ * reassociate exactly (wrapping add and multiply, max, min, bit ops), so
+ * the compiler may run a contiguous fold in vector lanes; nothing for
+ * float folds, whose order is part of the result. */
+#define FOLD_DEFINE_RUN(RUN_ATTR, NAME, S, A, LOAD, STORE, OP, ...)                    \
   static void NAME##_init(void *acc, const void *init, int64_t n) {                   \
     A v = LOAD(*(const S *)init);                                                     \
     A *a = acc;                                                                       \
     for (int64_t i = 0; i < n; i++) a[i] = v;                                         \
   }                                                                                   \
-  static void NAME##_run(void *acc, const void *src, int64_t n, int64_t s) {          \
+  RUN_ATTR static void NAME##_run(void *acc, const void *src, int64_t n, int64_t s) { \
     A a = *(A *)acc;                                                                  \
     const S *p = src;                                                                 \
     if (s == 1)                                                                       \
@@ -132,7 +136,30 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
     *(A *)acc = a;                                                                    \
   }                                                                                   \
   FOLD_ROWS(NAME, S, A, LOAD, OP)                                                     \
-  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, 0, 0, NULL, NULL, NAME##_rows, NAME##_scan};
+  static const HlkFold NAME __attribute__((unused)) = {sizeof(A), NAME##_init, NAME##_run, NAME##_vec, NAME##_store, __VA_ARGS__, NAME##_rows, NAME##_scan};
+#define FOLD_DEFINE(NAME, S, A, LOAD, STORE, OP)                                      \
+  FOLD_DEFINE_RUN(, NAME, S, A, LOAD, STORE, OP, 0, 0, NULL, NULL)
+/* Exact reassociation also lets threads share one long run: the partial of
+ * a block is its elements folded from the first one. */
+enum { INT_BLOCK = 1024 };
+#define FOLD_DEFINE_INT(NAME, S, A, LOAD, STORE, OP)                                  \
+  HLK_VECTORIZE static void NAME##_blocks(void *parts, const void *src, int64_t nb) {  \
+    const S *p = src;                                                                 \
+    A *o = parts;                                                                     \
+    for (int64_t b = 0; b < nb; b++, p += INT_BLOCK) {                                \
+      A a = LOAD(p[0]);                                                               \
+      for (int64_t i = 1; i < INT_BLOCK; i++) a = OP(a, LOAD(p[i]));                  \
+      o[b] = a;                                                                       \
+    }                                                                                 \
+  }                                                                                   \
+  static void NAME##_fold_parts(void *acc, const void *parts, int64_t nb) {           \
+    A a = *(A *)acc;                                                                  \
+    const A *q = parts;                                                               \
+    for (int64_t b = 0; b < nb; b++) a = OP(a, q[b]);                                 \
+    *(A *)acc = a;                                                                    \
+  }                                                                                   \
+  FOLD_DEFINE_RUN(HLK_VECTORIZE, NAME, S, A, LOAD, STORE, OP, INT_BLOCK, sizeof(A),   \
+                  NAME##_blocks, NAME##_fold_parts)
 
 /* Integers: add and multiply wrap (computed in an unsigned type at least as
  * wide as int, so no promotion to signed int can overflow). */
@@ -145,19 +172,19 @@ static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16
 #define INT_FOLDS(N, UP, T, U)                                                           \
   static inline T N##_wadd(T a, T b) { return (T)((U)a + (U)b); }                    \
   static inline T N##_wmul(T a, T b) { return (T)((U)a * (U)b); }                    \
-  FOLD_DEFINE(fold_add_##N, T, T, ID, ID, N##_wadd)                                  \
-  FOLD_DEFINE(fold_mul_##N, T, T, ID, ID, N##_wmul)                                  \
-  FOLD_DEFINE(fold_max_##N, T, T, ID, ID, OP_IMAX)                                   \
-  FOLD_DEFINE(fold_min_##N, T, T, ID, ID, OP_IMIN)                                   \
-  FOLD_DEFINE(fold_and_##N, T, T, ID, ID, OP_AND)                                    \
-  FOLD_DEFINE(fold_or_##N, T, T, ID, ID, OP_OR)                                      \
-  FOLD_DEFINE(fold_xor_##N, T, T, ID, ID, OP_XOR)
+  FOLD_DEFINE_INT(fold_add_##N, T, T, ID, ID, N##_wadd)                              \
+  FOLD_DEFINE_INT(fold_mul_##N, T, T, ID, ID, N##_wmul)                              \
+  FOLD_DEFINE_INT(fold_max_##N, T, T, ID, ID, OP_IMAX)                               \
+  FOLD_DEFINE_INT(fold_min_##N, T, T, ID, ID, OP_IMIN)                               \
+  FOLD_DEFINE_INT(fold_and_##N, T, T, ID, ID, OP_AND)                                \
+  FOLD_DEFINE_INT(fold_or_##N, T, T, ID, ID, OP_OR)                                  \
+  FOLD_DEFINE_INT(fold_xor_##N, T, T, ID, ID, OP_XOR)
 INT_TYPES(INT_FOLDS)
 
 /* pred: values 0/1; add = OR, multiply = AND (bool arithmetic cast back). */
-FOLD_DEFINE(fold_or_pred, uint8_t, uint8_t, ID, ID, OP_OR)
-FOLD_DEFINE(fold_and_pred, uint8_t, uint8_t, ID, ID, OP_AND)
-FOLD_DEFINE(fold_xor_pred, uint8_t, uint8_t, ID, ID, OP_XOR)
+FOLD_DEFINE_INT(fold_or_pred, uint8_t, uint8_t, ID, ID, OP_OR)
+FOLD_DEFINE_INT(fold_and_pred, uint8_t, uint8_t, ID, ID, OP_AND)
+FOLD_DEFINE_INT(fold_xor_pred, uint8_t, uint8_t, ID, ID, OP_XOR)
 
 /* f32 / f64 */
 FOLD_DEFINE(fold_add_f32, float, float, ID, ID, OP_ADD)
@@ -264,46 +291,93 @@ static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_w
                                       WADD_BLOCK, sizeof(float), wadd_f32_blocks,
                                       wadd_f32_fold_parts, wadd_f32_rows, NULL};
 
+/* f64 add (reduce): nothing wider to accumulate in, so long contiguous runs
+ * are cut into blocks of 256 summed in 16 lanes (each lane adds 16 values,
+ * then the lanes pairwise), and block sums accumulate in order: the error
+ * grows with 16 + the number of blocks instead of the length, and the
+ * order is fixed, so results do not depend on threads. */
+HLK_VECTORIZE static void badd_f64_blocks(void *parts, const void *src, int64_t nb) {
+  const double *p = src;
+  double *out = parts;
+  for (int64_t b = 0; b < nb; b++, p += WADD_BLOCK) {
+    double l[WADD_LANES] = {0};
+    for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)
+      for (int k = 0; k < WADD_LANES; k++) l[k] += p[j + k];
+    for (int w = WADD_LANES / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; k++) l[k] += l[k + w];
+    out[b] = l[0];
+  }
+}
+static void badd_f64_fold_parts(void *acc, const void *parts, int64_t nb) {
+  fold_add_f64_run(acc, parts, nb, 1);
+}
+static void fold_badd_f64_run(void *acc, const void *src, int64_t n, int64_t s) {
+  const double *p = src;
+  int64_t i = 0;
+  if (s == 1) {
+    double parts[64];
+    while (i + WADD_BLOCK <= n) {
+      int64_t nb = (n - i) / WADD_BLOCK < 64 ? (n - i) / WADD_BLOCK : 64;
+      badd_f64_blocks(parts, p + i, nb);
+      badd_f64_fold_parts(acc, parts, nb);
+      i += nb * WADD_BLOCK;
+    }
+  }
+  fold_add_f64_run(acc, p + i * s, n - i, s);
+}
+static const HlkFold fold_badd_f64 = {sizeof(double), fold_add_f64_init, fold_badd_f64_run,
+                                      fold_add_f64_vec, fold_add_f64_store,
+                                      WADD_BLOCK, sizeof(double), badd_f64_blocks,
+                                      badd_f64_fold_parts, fold_add_f64_rows, NULL};
+
 /* f32 maximum / minimum over a contiguous run: eight lanes find the extreme
  * value quickly; when the run holds a NaN, or the extreme is zero (where
  * -0/+0 order matters), the sequential loop gives the exact answer. */
-#define FAST_EXTREME_F32(NAME, CMP, SEQ)                                              \
-  HLK_VECTORIZE static void NAME(void *acc, const void *src, int64_t n, int64_t s) {                \
-    const float *p = src;                                                             \
-    float a = *(float *)acc;                                                          \
+#define FAST_EXTREME(NAME, T, CMP, SEQ)                                               \
+  HLK_VECTORIZE static void NAME(void *acc, const void *src, int64_t n, int64_t s) {  \
+    const T *p = src;                                                                 \
+    T a = *(T *)acc;                                                                  \
     if (s == 1 && n >= 32 && a == a) {                                                \
-      float l[8];                                                                     \
+      T l[8];                                                                         \
       int32_t nan = 0;                                                                \
       for (int k = 0; k < 8; k++) l[k] = p[k];                                        \
       int64_t i = 8;                                                                  \
       for (; i + 8 <= n; i += 8)                                                      \
         for (int k = 0; k < 8; k++) {                                                 \
-          float v = p[i + k];                                                         \
+          T v = p[i + k];                                                             \
           nan |= v != v;                                                              \
           l[k] = v CMP l[k] ? v : l[k];                                               \
         }                                                                             \
       for (int k = 0; k < 8; k++) nan |= p[k] != p[k];                                \
-      float m = l[0];                                                                 \
+      T m = l[0];                                                                     \
       for (int k = 1; k < 8; k++) m = l[k] CMP m ? l[k] : m;                          \
       for (; i < n; i++) {                                                            \
         nan |= p[i] != p[i];                                                          \
         m = p[i] CMP m ? p[i] : m;                                                    \
       }                                                                               \
       if (!nan && m != 0) {                                                           \
-        *(float *)acc = m CMP a ? m : a;                                              \
+        *(T *)acc = m CMP a ? m : a;                                                  \
         return;                                                                       \
       }                                                                               \
     }                                                                                 \
     SEQ(acc, src, n, s);                                                              \
   }
-FAST_EXTREME_F32(fold_max_f32_fast_run, >, fold_max_f32_run)
-FAST_EXTREME_F32(fold_min_f32_fast_run, <, fold_min_f32_run)
+FAST_EXTREME(fold_max_f32_fast_run, float, >, fold_max_f32_run)
+FAST_EXTREME(fold_min_f32_fast_run, float, <, fold_min_f32_run)
+FAST_EXTREME(fold_max_f64_fast_run, double, >, fold_max_f64_run)
+FAST_EXTREME(fold_min_f64_fast_run, double, <, fold_min_f64_run)
 static const HlkFold fold_max_f32_fast = {sizeof(float), fold_max_f32_init, fold_max_f32_fast_run,
                                           fold_max_f32_vec, fold_max_f32_store, 0, 0, NULL, NULL,
                                           fold_max_f32_rows, fold_max_f32_scan};
 static const HlkFold fold_min_f32_fast = {sizeof(float), fold_min_f32_init, fold_min_f32_fast_run,
                                           fold_min_f32_vec, fold_min_f32_store, 0, 0, NULL, NULL,
                                           fold_min_f32_rows, fold_min_f32_scan};
+static const HlkFold fold_max_f64_fast = {sizeof(double), fold_max_f64_init, fold_max_f64_fast_run,
+                                          fold_max_f64_vec, fold_max_f64_store, 0, 0, NULL, NULL,
+                                          fold_max_f64_rows, fold_max_f64_scan};
+static const HlkFold fold_min_f64_fast = {sizeof(double), fold_min_f64_init, fold_min_f64_fast_run,
+                                          fold_min_f64_vec, fold_min_f64_store, 0, 0, NULL, NULL,
+                                          fold_min_f64_rows, fold_min_f64_scan};
 
 /* Complex: add and multiply only (maximum/minimum are not defined). */
 FOLD_DEFINE(fold_add_c64, float complex, float complex, ID, ID, OP_ADD)
@@ -344,10 +418,10 @@ const HlkFold *hlk_fold(HliBinop op, HloDtype t, bool wide_add) {
     }
   case HLO_F64:
     switch (op) {
-    case HLI_BINOP_ADD: return &fold_add_f64;
+    case HLI_BINOP_ADD: return wide_add ? &fold_badd_f64 : &fold_add_f64;
     case HLI_BINOP_MUL: return &fold_mul_f64;
-    case HLI_BINOP_MAX: return &fold_max_f64;
-    case HLI_BINOP_MIN: return &fold_min_f64;
+    case HLI_BINOP_MAX: return &fold_max_f64_fast;
+    case HLI_BINOP_MIN: return &fold_min_f64_fast;
     default: return NULL;
     }
   case HLO_F16:
