@@ -5,6 +5,7 @@
  * cross-checked against the reference loop on random odd sizes, for every
  * instruction set the CPU has. */
 #include "tests/testlib.h"
+#include <stdio.h>
 #include "interp/kernels/gemm.h"
 #include "common/numeric.h"
 #include <stdlib.h>
@@ -732,10 +733,59 @@ START_TEST(t_int_threads) {
 }
 END_TEST
 
+/* A tall product with few columns: one column tile, so the threads share
+ * out runs of row blocks, each packing B's panels for its own run; K spans
+ * two shared-dim blocks. f32 and f64 on 1 to 4 threads, integer-valued
+ * operands small enough that every sum is exact: the values of the plain
+ * triple loop. */
+START_TEST(t_row_block_runs) {
+  tl_begin();
+  enum { M = 1100, K = 300, N = 40 };
+  static float af[M * K], bf[K * N];
+  static double ad[M * K], bd[K * N];
+  static int64_t want[M * N];
+  uint64_t seed = 21;
+  for (int i = 0; i < M * K; i++) ad[i] = af[i] = (float)((int)(tl_lcg(&seed) >> 40) % 17 - 8);
+  for (int t = 0; t < 2; t++) {
+    char text[256];
+    const char *ty = t ? "f64" : "f32";
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = %s[1100,300] parameter(0)\n  b = %s[300,40] parameter(1)\n"
+             "  ROOT d = %s[1100,40] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+             ty, ty, ty);
+    HloElementType et = t ? HLO_TYPE_F64 : HLO_TYPE_F32;
+    for (int threads = 1; threads <= 4; threads++) {
+      /* New values of B per run: a result buffer recycled from the run
+       * before must not pass for this one's. */
+      for (int i = 0; i < K * N; i++) bd[i] = bf[i] = (float)((int)(tl_lcg(&seed) >> 40) % 17 - 8);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          int64_t acc = 0;
+          for (int p = 0; p < K; p++) acc += (int64_t)af[i * K + p] * (int64_t)bf[p * N + j];
+          want[i * N + j] = acc;
+        }
+      const TlArray in[2] = {{et, 2, (int64_t[]){M, K}, t ? (const void *)ad : (const void *)af},
+                             {et, 2, (int64_t[]){K, N}, t ? (const void *)bd : (const void *)bf}};
+      TlRun r = tl_run_arrays(threads, text, 2, in);
+      const void *got = hlo_buffer_data(r.result);
+      int bad = -1;
+      for (int i = 0; i < M * N && bad < 0; i++) {
+        double g = t ? ((const double *)got)[i] : ((const float *)got)[i];
+        if (g != (double)want[i]) bad = i;
+      }
+      ck_assert_msg(bad < 0, "%s, %d threads: element %d differs", ty, threads, bad);
+      tl_run_done(&r);
+    }
+  }
+  tl_end();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("dot");
   TCase *tc = tcase_create("dimension numbers");
   tcase_add_test(tc, t_matmul_f32);
+  tcase_add_test(tc, t_row_block_runs);
   tcase_add_test(tc, t_matvec_vecvec_outer);
   tcase_add_test(tc, t_batch_first);
   tcase_add_test(tc, t_batch_last);

@@ -288,7 +288,26 @@ TlRun tl_run_arrays(int threads, const char *text, int n, const TlArray *in) {
   return r;
 }
 
+/* Scribble over a result's arrays before they are freed: the executor keeps
+ * large buffers for reuse, and a later run handed this one back must not
+ * find the right answer already in it (a run that skipped part of its work
+ * would pass). */
+static void poison(HloCtx *ctx, const HloBuffer *b) {
+  if (!b) return;
+  if (hlo_buffer_type(b) == HLO_TYPE_TUPLE) {
+    for (int i = 0; i < hlo_buffer_tuple_size(b); i++) {
+      HloBuffer *e = NULL;
+      if (hlo_buffer_tuple_element(ctx, b, i, &e) == HLO_OK) poison(ctx, e);
+      hlo_buffer_free(e);
+    }
+    return;
+  }
+  void *d = (void *)(uintptr_t)hlo_buffer_data(b);
+  if (d) memset(d, 0xA5, hlo_buffer_nbytes(b));
+}
+
 void tl_run_done(TlRun *r) {
+  poison(r->ctx, r->result);
   hlo_buffer_free(r->result);
   for (int i = 0; i < r->nin; i++) hlo_buffer_free(r->in[i]);
   hlo_ctx_free(r->ctx);

@@ -5,8 +5,9 @@
  *
  * Blocking: KC values of the shared dimension per pass (a B sliver of
  * KC x NR stays in L1), MC rows of A per block (MC x KC in L2), up to NC
- * columns of B per tile. Each parallel task owns one MC x NC tile of one
- * batch element and packs its own panels, so tasks never synchronise.
+ * columns of B per tile. Each parallel task owns one column tile of one
+ * batch element and a run of its MC row blocks, and packs its own panels
+ * (each B panel once, for all its row blocks), so tasks never synchronise.
  * Stamped for f32, f64, u32, u64 and the int16-pair kernel (i16: two
  * shared-dim steps per packed 32-bit word, so its blocks start on even
  * steps).
@@ -118,16 +119,21 @@ typedef struct Plan {
   const HlkGemm *g;
   int mr, nr;
   int64_t mc, nc, kc;          /* block sizes (mc multiple of mr, nc of nr) */
-  int64_t mtiles, ntiles;      /* tiles of C per batch element */
+  int64_t mtiles, ntiles;      /* row blocks and column tiles of C per batch element */
+  int64_t mgroups;             /* tasks per column tile: each runs a run of row blocks */
   int failed;                  /* a task could not allocate scratch */
 } Plan;
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
-/* Choose tile sizes: KC and MC from the cache budget of the element size,
- * then enough tiles that every thread gets work (tiles are split evenly so
- * the last is not a sliver). */
+/* Choose block sizes: KC and MC from the cache budget of the element size,
+ * NC up to 2048 columns. A task is one column tile of one batch element and
+ * a run of its row blocks: it packs each KC x NC panel of B once and reuses
+ * it for all its row blocks, so the threads first get column tiles of their
+ * own (every extra tile packs A once more), then, to reach two tasks per
+ * thread, runs of row blocks (every extra run packs its B panels once
+ * more). Tiles and runs are split evenly so the last is not a sliver. */
 static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize, int kp,
                         int threads) {
   pl->g = g;
@@ -143,17 +149,21 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   if (pl->kc < g->k) pl->kc = round_up(pl->kc, kp);
   pl->mtiles = ceil_div(g->m, mc_max);
   pl->ntiles = ceil_div(g->n, nc_max);
-  /* More tiles when there are fewer than two per thread (threads > 1). */
-  while (threads > 1 && g->batch * pl->mtiles * pl->ntiles < 2 * threads) {
-    int64_t mc_now = ceil_div(g->m, pl->mtiles), nc_now = ceil_div(g->n, pl->ntiles);
-    if (mc_now >= 4 * mr && mc_now >= nc_now) pl->mtiles++;
-    else if (nc_now >= 4 * nr) pl->ntiles++;
-    else break;
-  }
+  pl->mgroups = 1;
+  while (threads > 1 && g->batch * pl->ntiles < threads && ceil_div(g->n, pl->ntiles) >= 8 * nr)
+    pl->ntiles++;
+  /* Small products: more row blocks than the cache needs, so that there
+   * are runs to share out. */
+  while (threads > 1 && g->batch * pl->ntiles * pl->mtiles < 2 * threads &&
+         ceil_div(g->m, pl->mtiles) >= 4 * mr)
+    pl->mtiles++;
   pl->mc = round_up(ceil_div(g->m, pl->mtiles), mr);
   pl->nc = round_up(ceil_div(g->n, pl->ntiles), nr);
   pl->mtiles = ceil_div(g->m, pl->mc);
   pl->ntiles = ceil_div(g->n, pl->nc);
+  while (threads > 1 && g->batch * pl->ntiles * pl->mgroups < 2 * threads &&
+         pl->mgroups < pl->mtiles)
+    pl->mgroups++;
 }
 
 /* ---- The typed driver, stamped for f32, f64, u32 and u64 --------------- */
@@ -359,18 +369,17 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
  * of C and of the packed panels; KP shared-dim steps share one packed value
  * (2 for the pair kernel, whose pre-packed A is in int16 units). */
 #define DEFINE_GEMM(T, SUF, KP)                                                              \
-  static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ti, T *pa, \
-                         T *pb) {                                                            \
+  static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ni,      \
+                         int64_t mb0, int64_t mb1, T *pa, T *pb) {                           \
     const HlkGemm *g = pl->g;                                                                \
     int64_t aoff = g->a_boff ? g->a_boff[bi] : bi * g->a_bs;                                 \
     int64_t boff = g->b_boff ? g->b_boff[bi] : bi * g->b_bs;                                 \
     T *C = (T *)g->c + bi * g->c_bs;                                                         \
-    int64_t i0 = (ti / pl->ntiles) * pl->mc, j0 = (ti % pl->ntiles) * pl->nc;                \
-    int64_t mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;                                    \
-    int64_t nc = g->n - j0 < pl->nc ? g->n - j0 : pl->nc;                                    \
+    int64_t j0 = ni * pl->nc, nc = g->n - j0 < pl->nc ? g->n - j0 : pl->nc;                  \
     int mr = pl->mr, nr = pl->nr;                                                            \
     if (g->k == 0) {                                                                         \
-      for (int64_t i = 0; i < mc; i++) memset(C + (i0 + i) * g->ldc + j0, 0, (size_t)nc * sizeof(T)); \
+      for (int64_t i = mb0 * pl->mc; i < g->m && i < mb1 * pl->mc; i++)                      \
+        memset(C + i * g->ldc + j0, 0, (size_t)nc * sizeof(T));                              \
       return;                                                                                \
     }                                                                                        \
     T edge[16 * 64] __attribute__((aligned(64)));                                            \
@@ -381,27 +390,30 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
       int acc = p0 > 0;                                                                      \
       pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
                          kc, nc, nr, pb);                                                    \
-      if (!g->a_packed)                                                                      \
-        pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs,      \
-                           g->a_cs, mc, kc, mr, pa);                                         \
-      for (int64_t jr = 0; jr < nc; jr += nr) {                                              \
-        int64_t cols = nc - jr < nr ? nc - jr : nr;                                          \
-        const T *bp = pb + (jr / nr) * nr * kcp;                                             \
-        for (int64_t ir = 0; ir < mc; ir += mr) {                                            \
-          int64_t rows = mc - ir < mr ? mc - ir : mr;                                        \
-          const T *ap = g->a_packed                                                          \
-              ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +                  \
-                    ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                              \
-              : pa + (ir / mr) * mr * kcp;                                                   \
-          T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                          \
-          if (rows == mr && cols == nr) {                                                    \
-            kern(kcp, ap, bp, cp, g->ldc, acc);                                              \
-            continue;                                                                        \
+      for (int64_t mb = mb0; mb < mb1; mb++) {                                               \
+        int64_t i0 = mb * pl->mc, mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;              \
+        if (!g->a_packed)                                                                    \
+          pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs,    \
+                             g->a_cs, mc, kc, mr, pa);                                       \
+        for (int64_t jr = 0; jr < nc; jr += nr) {                                            \
+          int64_t cols = nc - jr < nr ? nc - jr : nr;                                        \
+          const T *bp = pb + (jr / nr) * nr * kcp;                                           \
+          for (int64_t ir = 0; ir < mc; ir += mr) {                                          \
+            int64_t rows = mc - ir < mr ? mc - ir : mr;                                      \
+            const T *ap = g->a_packed                                                        \
+                ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +                \
+                      ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                            \
+                : pa + (ir / mr) * mr * kcp;                                                 \
+            T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                        \
+            if (rows == mr && cols == nr) {                                                  \
+              kern(kcp, ap, bp, cp, g->ldc, acc);                                            \
+              continue;                                                                      \
+            }                                                                                \
+            kern(kcp, ap, bp, edge, nr, 0);                                                  \
+            for (int64_t i = 0; i < rows; i++)                                               \
+              for (int64_t j = 0; j < cols; j++)                                             \
+                cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j]; \
           }                                                                                  \
-          kern(kcp, ap, bp, edge, nr, 0);                                                    \
-          for (int64_t i = 0; i < rows; i++)                                                 \
-            for (int64_t j = 0; j < cols; j++)                                               \
-              cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j]; \
         }                                                                                    \
       }                                                                                      \
     }                                                                                        \
@@ -415,8 +427,12 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     T *pa = scratch_get((na16 + nb) * sizeof(T));                                            \
     if (!pa) { __atomic_store_n(&pl->failed, 1, __ATOMIC_RELAXED); return; }                 \
     T *pb = pa + na16;                                                                       \
-    int64_t per = pl->mtiles * pl->ntiles;                                                   \
-    for (int64_t t = lo; t < hi; t++) tile_##SUF(pl, kern, t / per, t % per, pa, pb);        \
+    int64_t per = pl->ntiles * pl->mgroups;                                                  \
+    for (int64_t t = lo; t < hi; t++) {                                                      \
+      int64_t r = t % per, gi = r % pl->mgroups;                                             \
+      tile_##SUF(pl, kern, t / per, r / pl->mgroups, gi * pl->mtiles / pl->mgroups,          \
+                 (gi + 1) * pl->mtiles / pl->mgroups, pa, pb);                               \
+    }                                                                                        \
   }                                                                                          \
   int hlk_gemm_##SUF(HliExec *x, const HlkGemm *g) {                                        \
     if (g->batch <= 0 || g->m <= 0 || g->n <= 0) return 0;                                  \
@@ -425,7 +441,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     plan_blocks(&pl, g, u->mr_##SUF, u->nr_##SUF, sizeof(T), KP, hli_num_threads(x));        \
     /* Each working thread's panels count against the memory limit while the \
      * product runs (the threads keep them afterwards, as a cache). */       \
-    int64_t tasks = g->batch * pl.mtiles * pl.ntiles, workers = hli_num_threads(x);          \
+    int64_t tasks = g->batch * pl.ntiles * pl.mgroups, workers = hli_num_threads(x);         \
     if (workers > tasks) workers = tasks;                                                    \
     size_t panels = (size_t)(round_up(pl.mc * pl.kc, 16) + pl.nc * pl.kc) * sizeof(T) *      \
                     (size_t)workers;                                                         \

@@ -52,6 +52,9 @@
   typedef T SUF##_v __attribute__((vector_size(VBYTES)));                                 \
   typedef T SUF##_vu __attribute__((vector_size(VBYTES), aligned(sizeof(T))));            \
   enum { SUF##_VL = VBYTES / (int)sizeof(T) };                                            \
+  /* A value in every lane, as one broadcast (from memory): x - 0 is x for    \
+   * every x, so it folds away, where {0} + x costs an add (-0 + 0 = +0). */    \
+  static inline SUF##_v splat_##SUF(T x) { return x - (SUF##_v){0}; }                     \
   static void ukr_##SUF(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc,          \
                         int accumulate) {                                                 \
     SUF##_v acc[MR][NV];                                                                  \
@@ -62,7 +65,7 @@
       _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++)                                \
         b[j] = *(const SUF##_v *)(bp + j * SUF##_VL);                                     \
       _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) {                             \
-        SUF##_v a = (SUF##_v){0} + ap[i];                                                 \
+        SUF##_v a = splat_##SUF(ap[i]);                                                   \
         _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];       \
       }                                                                                   \
       ap += MR;                                                                           \
