@@ -382,6 +382,53 @@ START_TEST(t_depthwise_threads) {
 }
 END_TEST
 
+/* Small feature groups take the direct loop: 32 groups of 4 (vector
+ * shuffles, four blocks at once), 8 groups of 2 -> 8 (shuffles, fewer
+ * inputs than outputs per group), 8 groups of 8 -> 4 and 6 groups of 4 with
+ * 24 outputs (the gather loop). On 1 to 3 threads every element has the
+ * bits of the reference loop (the same sums in the same order: values with
+ * many fraction bits make any other order show), and an infinity in the
+ * kernel reaches only windows that use it. */
+START_TEST(t_small_groups_threads) {
+  tl_begin();
+  static const int64_t cfg[4][3] = {{32, 4, 4}, {8, 2, 8}, {8, 8, 4}, {6, 4, 4}};   /* groups, cin_g, cout_g */
+  for (int c = 0; c < 4; c++) {
+    int64_t groups = cfg[c][0], cin = groups * cfg[c][1], cout = groups * cfg[c][2];
+    ConvCase cc = {"groups", "b01f_01io->b01f", 4, {2, 9, 7, cin}, {3, 3, cfg[c][1], cout},
+                   {2, 5, 7, cout}, 2, {{3, 2, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, groups, 1,
+                   2 * 5 * 7 * cout, NULL};
+    HloInstr *ins = make_conv(&cc, HLO_F32, HLO_F32);
+    HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                       formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+    for (int k = 0; k < 2; k++) {
+      float *v = in[k]->data;
+      for (int64_t i = 0; i < in[k]->nelem; i++) v[i] *= k ? 0.3711f : 1.0137f;
+    }
+    ((float *)in[1]->data)[5] = INFINITY;   /* window (0,0), input 0 of output feature 5 */
+    HliValue *want = tl_kept(&ins->shape, NULL);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+    char text[512];
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  x = f32[2,9,7,%lld] parameter(0)\n"
+             "  k = f32[3,3,%lld,%lld] parameter(1)\n"
+             "  ROOT c = f32[2,5,7,%lld] convolution(x, k), window={size=3x3 stride=2x1 pad=1_1x1_1}, "
+             "dim_labels=b01f_01io->b01f, feature_group_count=%lld\n}\n",
+             (long long)cin, (long long)cfg[c][1], (long long)cout, (long long)cout,
+             (long long)groups);
+    const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){2, 9, 7, cin}, in[0]->data},
+                          {HLO_TYPE_F32, 4, (int64_t[]){3, 3, cfg[c][1], cout}, in[1]->data}};
+    for (int threads = 1; threads <= 3; threads++) {
+      TlRun r = tl_run_arrays(threads, text, 2, b);
+      ck_assert_msg(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes) == 0,
+                    "groups %lld of %lld -> %lld, %d threads: differs from the reference loop",
+                    (long long)groups, (long long)cfg[c][1], (long long)cfg[c][2], threads);
+      tl_run_done(&r);
+    }
+  }
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -472,6 +519,7 @@ int main(void) {
   tcase_add_test(tc, t_int_grouped_padded);
   tcase_add_test(tc, t_int_threads);
   tcase_add_test(tc, t_depthwise_threads);
+  tcase_add_test(tc, t_small_groups_threads);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);
