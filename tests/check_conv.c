@@ -429,6 +429,44 @@ START_TEST(t_small_groups_threads) {
 }
 END_TEST
 
+/* 1x1 convolutions whose input is its own patch matrix (read in place by
+ * the GEMM, per feature group), and a strided one that is not: on 1 to 3
+ * threads, the reference loop's values (integer-valued operands, so every
+ * sum is exact in any order). */
+START_TEST(t_pointwise_threads) {
+  tl_begin();
+  static const struct { int64_t groups, stride, oh, ow; } cfg[3] = {
+      {1, 1, 5, 7}, {2, 1, 5, 7}, {1, 2, 3, 4}};
+  for (int c = 0; c < 3; c++) {
+    int64_t g = cfg[c].groups, st = cfg[c].stride;
+    ConvCase cc = {"pointwise", "b01f_01io->b01f", 4, {3, 5, 7, 48}, {1, 1, 48 / g, 40},
+                   {3, cfg[c].oh, cfg[c].ow, 40}, 2, {{1, st, 0, 0, 1, 1, 0}, {1, st, 0, 0, 1, 1, 0}},
+                   g, 1, 3 * cfg[c].oh * cfg[c].ow * 40, NULL};
+    HloInstr *ins = make_conv(&cc, HLO_F32, HLO_F32);
+    HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                       formula_value(&ins->ops[1]->shape, 5, 2, 9)};
+    HliValue *want = tl_kept(&ins->shape, NULL);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+    char text[512];
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  x = f32[3,5,7,48] parameter(0)\n  k = f32[1,1,%lld,40] parameter(1)\n"
+             "  ROOT c = f32[3,%lld,%lld,40] convolution(x, k), window={size=1x1 stride=%lldx%lld}, "
+             "dim_labels=b01f_01io->b01f, feature_group_count=%lld\n}\n",
+             (long long)(48 / g), (long long)cfg[c].oh, (long long)cfg[c].ow, (long long)st,
+             (long long)st, (long long)g);
+    const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){3, 5, 7, 48}, in[0]->data},
+                          {HLO_TYPE_F32, 4, (int64_t[]){1, 1, 48 / g, 40}, in[1]->data}};
+    for (int threads = 1; threads <= 3; threads++) {
+      TlRun r = tl_run_arrays(threads, text, 2, b);
+      ck_assert_msg(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes) == 0,
+                    "case %d, %d threads: differs from the reference loop", c, threads);
+      tl_run_done(&r);
+    }
+  }
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -520,6 +558,7 @@ int main(void) {
   tcase_add_test(tc, t_int_threads);
   tcase_add_test(tc, t_depthwise_threads);
   tcase_add_test(tc, t_small_groups_threads);
+  tcase_add_test(tc, t_pointwise_threads);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);

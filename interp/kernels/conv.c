@@ -443,6 +443,25 @@ static bool out_rows_direct(const Geo *g) {
   return true;
 }
 
+/* A pointwise convolution (every window one element, stride 1, no padding
+ * or dilation: a 1x1 convolution) whose input rows (b, s...) are evenly
+ * spaced with the features contiguous: its patch matrix is the input
+ * itself, read in place by the GEMM. The row stride, or 0. */
+static int64_t pointwise_rows(const Geo *g) {
+  if (g->bgc != 1 || g->binner || g->istr[g->ifeat] != 1 || g->wpos != 1) return 0;
+  int64_t r = g->istr[g->ib];
+  for (int i = g->nsp - 1; i >= 0; i--) {
+    if (g->in_sz[i] != g->out_sz[i]) return 0;
+    for (int64_t t = 0; t < g->out_sz[i]; t++)
+      if (g->tab[i][t] != t) return 0;
+  }
+  for (int i = 0; i < g->nsp; i++) {   /* batch, then spatial dims, each spanning the next */
+    if (r != g->istr[g->isp[i]] * g->in_sz[i]) return 0;
+    r = g->istr[g->isp[i]];
+  }
+  return r;
+}
+
 static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
                       const void *L, const void *K, void *O) {
   size_t es = kd->es, ces = kd->ces;
@@ -455,12 +474,15 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
   if (chunk < 512 * (int64_t)hli_num_threads(x)) chunk = 512 * (int64_t)hli_num_threads(x);
   if (chunk > rows_total) chunk = rows_total;
   bool direct = out_rows_direct(g);
+  int64_t row_stride = pointwise_rows(g);
+  if (row_stride && direct) chunk = rows_total;   /* no patches to keep near L2 */
   int64_t mr = kd->mr;
   int64_t slivers = (chunk + mr - 1) / mr;
   /* Counted against --max-memory (hli_scratch_alloc reports a failure). */
   void *kmat = hli_scratch_alloc(x, ins, (size_t)(kdim * cg > 0 ? kdim * cg : 1) * es);
-  void *P = kmat ? hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kpad > 0 ? slivers * mr * kpad : 1) * es)
-                 : NULL;
+  void *P = !kmat ? NULL
+          : row_stride ? kmat   /* unused: the input is the patch matrix */
+          : hli_scratch_alloc(x, ins, (size_t)(slivers * mr * kpad > 0 ? slivers * mr * kpad : 1) * es);
   void *C = direct || !P ? NULL : hli_scratch_alloc(x, ins, (size_t)(chunk * cg > 0 ? chunk * cg : 1) * ces);
   int rc = 0;
   if (!kmat || !P || (!direct && !C)) {
@@ -476,9 +498,16 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
       int64_t rows = rows_total - row0 < chunk ? rows_total - row0 : chunk;
       lw.row0 = row0;
       lw.rows = rows;
-      hli_parallel_for(x, (rows + mr - 1) / mr, 4, kd->im2col, &lw);
       HlkGemm gm = { .ins = ins, .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
                      .b = kmat, .b_rs = cg, .b_cs = 1 };
+      if (row_stride) {
+        gm.a = (const char *)L + (size_t)(row0 * row_stride + lw.lfeat0) * es;
+        gm.a_rs = row_stride;
+        gm.a_cs = 1;
+        gm.a_packed = false;
+      } else {
+        hli_parallel_for(x, (rows + mr - 1) / mr, 4, kd->im2col, &lw);
+      }
       if (direct) {
         gm.c = (char *)O + (size_t)(row0 * g->cout + grp * cg) * ces;
         gm.ldc = g->cout;
@@ -492,7 +521,7 @@ static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind 
   }
 done:
   hli_scratch_free(x, kmat);
-  hli_scratch_free(x, P);
+  if (P != kmat) hli_scratch_free(x, P);
   hli_scratch_free(x, C);
   return rc;
 }

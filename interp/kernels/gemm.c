@@ -121,6 +121,7 @@ typedef struct Plan {
   int64_t mc, nc, kc;          /* block sizes (mc multiple of mr, nc of nr) */
   int64_t mtiles, ntiles;      /* row blocks and column tiles of C per batch element */
   int64_t mgroups;             /* tasks per column tile: each runs a run of row blocks */
+  bool a_rows;                 /* A is read in place by the f32 rows kernel (full slivers) */
   int failed;                  /* a task could not allocate scratch */
 } Plan;
 
@@ -368,7 +369,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
  * into C for full tiles, through a scratch tile at the edges. T is the type
  * of C and of the packed panels; KP shared-dim steps share one packed value
  * (2 for the pair kernel, whose pre-packed A is in int16 units). */
-#define DEFINE_GEMM(T, SUF, KP)                                                              \
+#define DEFINE_GEMM(T, SUF, KP, ROWS_OK, ROWS_KERNEL)                                         \
   static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ni,      \
                          int64_t mb0, int64_t mb1, T *pa, T *pb) {                           \
     const HlkGemm *g = pl->g;                                                                \
@@ -392,24 +393,34 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
                          kc, nc, nr, pb);                                                    \
       for (int64_t mb = mb0; mb < mb1; mb++) {                                               \
         int64_t i0 = mb * pl->mc, mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;              \
-        if (!g->a_packed)                                                                    \
-          pack_a_##SUF##_src(g->a_src, g->a, aoff + i0 * g->a_rs + p0 * g->a_cs, g->a_rs,    \
-                             g->a_cs, mc, kc, mr, pa);                                       \
+        /* In place, only a last partial sliver is packed (zero rows past m). */             \
+        int64_t pack0 = pl->a_rows ? mc - mc % mr : 0;                                       \
+        if (!g->a_packed && pack0 < mc)                                                      \
+          pack_a_##SUF##_src(g->a_src, g->a, aoff + (i0 + pack0) * g->a_rs + p0 * g->a_cs,   \
+                             g->a_rs, g->a_cs, mc - pack0, kc, mr, pa);                      \
         for (int64_t jr = 0; jr < nc; jr += nr) {                                            \
           int64_t cols = nc - jr < nr ? nc - jr : nr;                                        \
           const T *bp = pb + (jr / nr) * nr * kcp;                                           \
           for (int64_t ir = 0; ir < mc; ir += mr) {                                          \
             int64_t rows = mc - ir < mr ? mc - ir : mr;                                      \
-            const T *ap = g->a_packed                                                        \
-                ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +                \
-                      ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                            \
-                : pa + (ir / mr) * mr * kcp;                                                 \
             T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                        \
-            if (rows == mr && cols == nr) {                                                  \
-              kern(kcp, ap, bp, cp, g->ldc, acc);                                            \
-              continue;                                                                      \
+            if (ir < pack0) {   /* a full sliver of A, in place */                           \
+              const T *ar = (const T *)g->a + aoff + (i0 + ir) * g->a_rs + p0;               \
+              bool full = cols == nr;                                                        \
+              ROWS_KERNEL(kc, ar, g->a_rs, bp, full ? cp : edge, full ? g->ldc : nr,         \
+                          full ? acc : 0);                                                   \
+              if (full) continue;                                                            \
+            } else {                                                                         \
+              const T *ap = g->a_packed                                                      \
+                  ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +              \
+                        ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                          \
+                  : pa + ((ir - pack0) / mr) * mr * kcp;                                     \
+              if (rows == mr && cols == nr) {                                                \
+                kern(kcp, ap, bp, cp, g->ldc, acc);                                          \
+                continue;                                                                    \
+              }                                                                              \
+              kern(kcp, ap, bp, edge, nr, 0);                                                \
             }                                                                                \
-            kern(kcp, ap, bp, edge, nr, 0);                                                  \
             for (int64_t i = 0; i < rows; i++)                                               \
               for (int64_t j = 0; j < cols; j++)                                             \
                 cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j]; \
@@ -439,6 +450,10 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     const HlkUkrTable *u = ukr();                                                            \
     Plan pl;                                                                                 \
     plan_blocks(&pl, g, u->mr_##SUF, u->nr_##SUF, sizeof(T), KP, hli_num_threads(x));        \
+    /* A row-major A used by few column slivers is cheaper read in place than \
+     * packed (packing costs about what a 64-column product computes). */      \
+    pl.a_rows = ROWS_OK && !g->a_packed && g->a_src == HLK_SRC_NATIVE && g->a_cs == 1 &&     \
+                pl.nc <= 8 * pl.nr && !rows_off();                                           \
     /* Each working thread's panels count against the memory limit while the \
      * product runs (the threads keep them afterwards, as a cache). */       \
     int64_t tasks = g->batch * pl.ntiles * pl.mgroups, workers = hli_num_threads(x);         \
@@ -457,8 +472,15 @@ typedef HlkUkrF64 HlkUkrf64Fn;
 typedef HlkUkrU32 HlkUkru32Fn;
 typedef HlkUkrU64 HlkUkru64Fn;
 typedef HlkUkrU32 HlkUkri16Fn;
-DEFINE_GEMM(float, f32, 1)
-DEFINE_GEMM(double, f64, 1)
-DEFINE_GEMM(uint32_t, u32, 1)
-DEFINE_GEMM(uint64_t, u64, 1)
-DEFINE_GEMM(uint32_t, i16, 2)
+/* HLORUN_GEMM_ROWS=0: always pack A (tests compare both paths). */
+static bool rows_off(void) {
+  const char *e = getenv("HLORUN_GEMM_ROWS");
+  return e && strcmp(e, "0") == 0;
+}
+#define F32_ROWS(kc, ar, lda, bp, c, ldc, acc) ukr()->f32_rows(kc, ar, lda, bp, c, ldc, acc)
+#define NO_ROWS(kc, ar, lda, bp, c, ldc, acc) ((void)(ar), (void)(lda))
+DEFINE_GEMM(float, f32, 1, 1, F32_ROWS)
+DEFINE_GEMM(double, f64, 1, 0, NO_ROWS)
+DEFINE_GEMM(uint32_t, u32, 1, 0, NO_ROWS)
+DEFINE_GEMM(uint64_t, u64, 1, 0, NO_ROWS)
+DEFINE_GEMM(uint32_t, i16, 2, 0, NO_ROWS)

@@ -118,10 +118,16 @@ typedef void (*HlkUkrU32)(int64_t kc, const uint32_t *ap, const uint32_t *bp, ui
 typedef void (*HlkUkrU64)(int64_t kc, const uint64_t *ap, const uint64_t *bp, uint64_t *c,
                           int64_t ldc, int accumulate);
 
+/* The f32 kernel reading A in place: value (row i, step p) at ap[i*lda + p]
+ * (a row-major A, unpacked). */
+typedef void (*HlkUkrF32Rows)(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                              float *c, int64_t ldc, int accumulate);
+
 typedef struct HlkUkrTable {
   const char *isa;
   int mr_f32, nr_f32;  /* register tile of the f32 kernel */
   HlkUkrF32 f32;
+  HlkUkrF32Rows f32_rows;
   int mr_f64, nr_f64;
   HlkUkrF64 f64;
   int mr_u32, nr_u32;

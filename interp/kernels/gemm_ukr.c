@@ -81,6 +81,34 @@
 
 DEFINE_UKR(float, f32, MR_F32)
 DEFINE_UKR(double, f64, MR_F64)
+
+/* The f32 kernel with A read in place from MR rows lda apart (a row-major
+ * A need not be packed when few column slivers would reuse the packing):
+ * the same products and sums, in the same order, as ukr_f32. */
+static void ukr_rows_f32(int64_t kc, const float *ap, int64_t lda, const float *bp, float *c,
+                         int64_t ldc, int accumulate) {
+  f32_v acc[MR_F32][NV];
+  const float *row[MR_F32];
+  _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++) {
+    row[i] = ap + i * lda;
+    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (f32_v){0};
+  }
+  for (int64_t p = 0; p < kc; p++) {
+    f32_v b[NV];
+    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) b[j] = *(const f32_v *)(bp + j * f32_VL);
+    _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++) {
+      f32_v a = splat_f32(row[i][p]);
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];
+    }
+    bp += NV * f32_VL;
+  }
+  _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++)
+    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {
+      f32_vu *cp = (f32_vu *)(c + i * ldc + j * f32_VL);
+      if (accumulate) *cp += acc[i][j];
+      else *cp = acc[i][j];
+    }
+}
 DEFINE_UKR(uint32_t, u32, MR_U32)
 DEFINE_UKR(uint64_t, u64, MR_U64)
 
@@ -138,7 +166,7 @@ static void ukr_i16(int64_t kp, const uint32_t *ap, const uint32_t *bp, uint32_t
 
 const HlkUkrTable TABLE = {
   .isa = ISA_NAME,
-  .mr_f32 = MR_F32, .nr_f32 = NV * f32_VL, .f32 = ukr_f32,
+  .mr_f32 = MR_F32, .nr_f32 = NV * f32_VL, .f32 = ukr_f32, .f32_rows = ukr_rows_f32,
   .mr_f64 = MR_F64, .nr_f64 = NV * f64_VL, .f64 = ukr_f64,
   .mr_u32 = MR_U32, .nr_u32 = NV * u32_VL, .u32 = ukr_u32,
   .mr_u64 = MR_U64, .nr_u64 = NV * u64_VL, .u64 = ukr_u64,
