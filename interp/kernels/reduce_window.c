@@ -51,8 +51,13 @@ static int64_t window_offset(const WGeom *g, int32_t nd, const int64_t *o, const
   return off;
 }
 
-/* ---- Typed path: one output row (last dim) at a time ------------------ */
+/* ---- Typed path: one output row at a time ----------------------------- */
 
+/* A row is one position of the dims before L, the last dim with a real
+ * window: its accumulators cover L's outputs times the `inner` elements of
+ * the dims after L, whose windows are single elements (the features of an
+ * NHWC pooling), so each window position of L folds whole runs of inner
+ * elements, or one run of all of them at stride 1. */
 typedef struct WJob {
   const WGeom *g;
   const HlkFold *f;
@@ -60,31 +65,63 @@ typedef struct WJob {
   size_t es;
   const void *init;
   char *out;
+  int32_t L;         /* the row dim */
+  int64_t inner;     /* elements of the dims after L */
   bool oom;
 } WJob;
 
+/* Dims after L: trailing dims whose window is one element in place (size 1,
+ * stride 1, no padding or dilation). Returns L. */
+static int32_t row_dim(const WGeom *g, const HloInstr *ins, int64_t *inner) {
+  int32_t L = g->rank - 1;
+  *inner = 1;
+  while (L > 0) {
+    const HloWindowDim *w = &ins->window.dims[L];
+    if (w->size != 1 || w->stride != 1 || w->pad_lo || w->pad_hi || w->lhs_dilate != 1 ||
+        w->rhs_dilate != 1)
+      break;
+    *inner *= g->in[L];
+    L--;
+  }
+  return L;
+}
+
 /* The accumulators of one window_rows call: a row of the output. */
 static size_t window_row_bytes(const WJob *j) {
-  return (size_t)j->g->out[j->g->rank - 1] * j->f->acc_size + 1;
+  return (size_t)(j->g->out[j->L] * j->inner) * j->f->acc_size + 1;
 }
 
 static void window_rows(void *arg, int64_t lo, int64_t hi) {
   WJob *j = arg;
   const WGeom *g = j->g;
   const HlkFold *f = j->f;
-  int32_t r = g->rank, L = r - 1;
-  int64_t on = g->out[L];
+  int32_t L = j->L;
+  int64_t on = g->out[L], inner = j->inner;
+  size_t as = f->acc_size;
   char *acc = malloc(window_row_bytes(j));
   if (!acc) { j->oom = true; return; }
   int64_t o[MAXR], w[MAXR];
   for (int64_t row = lo; row < hi; row++) {
     int64_t t = row;   /* row -> outer output index */
     for (int32_t d = L - 1; d >= 0; d--) { o[d] = t % g->out[d]; t /= g->out[d]; }
-    f->init(acc, j->init, on);
-    memset(w, 0, sizeof(int64_t) * (size_t)r);
+    f->init(acc, j->init, on * inner);
+    memset(w, 0, sizeof(int64_t) * (size_t)(L + 1));
     if (!hlk_odo_empty(g->size, L)) do {
       int64_t off = window_offset(g, L, o, w);
       if (off < 0) continue;
+      const char *base = j->in + (size_t)off * j->es;
+      if (inner > 1 && g->stride[L] > 1 && g->base[L] == 1) {
+        /* Strided runs: output by output, so overlapping windows read
+         * neighbouring input blocks while they are in cache. */
+        for (int64_t ol = 0; ol < on; ol++)
+          for (int64_t wl = 0; wl < g->size[L]; wl++) {
+            int64_t ti = ol * g->stride[L] + wl * g->dil[L] - g->pad[L];
+            if (ti >= 0 && ti < g->in[L])
+              f->vec(acc + (size_t)(ol * inner) * as, base + (size_t)(ti * inner) * j->es,
+                     inner, 1);
+          }
+        continue;
+      }
       for (int64_t wl = 0; wl < g->size[L]; wl++) {
         int64_t c = wl * g->dil[L] - g->pad[L], S = g->stride[L];
         if (g->base[L] == 1) {
@@ -92,19 +129,23 @@ static void window_rows(void *arg, int64_t lo, int64_t hi) {
           int64_t a = -floor_div(c, S), b = floor_div(g->in[L] - 1 - c, S) + 1;
           if (a < 0) a = 0;
           if (b > on) b = on;
-          if (a < b)
-            f->vec(acc + (size_t)a * f->acc_size,
-                   j->in + (size_t)(off + a * S + c) * j->es, b - a, S);
+          if (a >= b) continue;
+          const char *src = base + (size_t)((a * S + c) * inner) * j->es;
+          if (inner == 1)
+            f->vec(acc + (size_t)a * as, src, b - a, S);
+          else   /* S == 1: one run */
+            f->vec(acc + (size_t)(a * inner) * as, src, (b - a) * inner, 1);
         } else {
           for (int64_t ol = 0; ol < on; ol++) {
             int64_t ti = in_index(g, L, ol, wl);
             if (ti >= 0)
-              f->run(acc + (size_t)ol * f->acc_size, j->in + (size_t)(off + ti) * j->es, 1, 1);
+              f->vec(acc + (size_t)(ol * inner) * as, base + (size_t)(ti * inner) * j->es,
+                     inner, 1);
           }
         }
       }
     } while (hlk_odo_next(w, g->size, L));
-    f->store(j->out + (size_t)(row * on) * j->es, acc, on);
+    f->store(j->out + (size_t)(row * on * inner) * j->es, acc, on * inner);
   }
   free(acc);
 }
@@ -286,9 +327,11 @@ int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
     int32_t pd = f ? prefix_dim(&g, ins) : -1;
     if (pd >= 0) return window_prefix(x, ins, &g, pd, f, in[0], in[1], out);
     if (f) {
-      WJob j = {&g, f, in[0]->data, hlc_dtype_size(in[0]->dtype), in[1]->data, out->data, false};
-      int64_t rows = nout / g.out[g.rank - 1];
-      int64_t work = g.out[g.rank - 1];
+      WJob j = {&g, f, in[0]->data, hlc_dtype_size(in[0]->dtype), in[1]->data, out->data, 0, 1,
+                false};
+      j.L = row_dim(&g, ins, &j.inner);
+      int64_t rows = nout / (g.out[j.L] * j.inner);
+      int64_t work = g.out[j.L] * j.inner;
       for (int32_t d = 0; d < g.rank; d++) work *= g.size[d];
       /* window_rows keeps a row of accumulators per running thread: count
        * them against --max-memory before they exist. */
