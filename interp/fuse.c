@@ -267,6 +267,27 @@ static const char *iota_values(HlcArena *A, const HloInstr *ins, int64_t *inner,
   return v;
 }
 
+/* A binary op one of whose operands is a scalar broadcast (nb = 1) or a
+ * row value repeated along the rows reads that operand as one element
+ * (per row) through the scalar loop, instead of a register filled with
+ * copies; the broadcast then has no other use and is dropped (compile). */
+static void scalar_operand(Builder *b, Fop *op, HloOpcode opc) {
+  for (int32_t k = 1; k >= 0; k--) {
+    int32_t v = op->src[k];
+    if (v < 0) continue;
+    const Fop *o = &b->ops[v];
+    bool scalar = o->kind == FOP_BCAST && o->nb == 1, row = o->kind == FOP_RBCAST;
+    HlkBinFn fn = scalar || row ? hlk_binary_scalar_loop(opc, op->t, k == 1 ? 0 : 1) : NULL;
+    if (!fn) continue;
+    op->kind = FOP_BINS;
+    op->bin = fn;
+    op->scal = k;
+    op->srow = row;
+    if (row) op->src[k] = o->src[0];
+    return;
+  }
+}
+
 static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) {
   int32_t src[3];
   Kind k = cx->kind[ins->index];
@@ -332,7 +353,11 @@ static void emit_member(Ctx *cx, Builder *b, int32_t root, const HloInstr *ins) 
   op->sp = sp;
   switch (k) {
   case K_UN: op->kind = FOP_UN; op->un = hlk_unary_loop(ins->op, op->t); break;
-  case K_BIN: op->kind = FOP_BIN; op->bin = hlk_binary_loop(ins->op, op->t); break;
+  case K_BIN:
+    op->kind = FOP_BIN;
+    op->bin = hlk_binary_loop(ins->op, op->t);
+    scalar_operand(b, op, ins->op);
+    break;
   case K_CMP: op->kind = FOP_BIN; op->bin = hlk_compare_loop(ins, op->t); break;
   case K_SEL: op->kind = FOP_SEL; op->t = op->ot; break;
   default: op->kind = FOP_CONV; break;
@@ -395,17 +420,26 @@ static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) 
   b.load_of = calloc((size_t)cap, sizeof *b.load_of);
   int32_t *last = calloc((size_t)cap, sizeof *last), *reg = calloc((size_t)cap, sizeof *reg);
   int32_t *freel = calloc((size_t)cap, sizeof *freel);
+  bool *dead = calloc((size_t)cap, sizeof *dead);
   HliFused *f = NULL;
-  if (!b.ops || !b.inputs || !b.load_of || !last || !reg || !freel) goto out;
+  if (!b.ops || !b.inputs || !b.load_of || !last || !reg || !freel || !dead) goto out;
   for (int32_t i = 0; i < nm; i++) emit_member(cx, &b, root, cx->c->instrs[mem[i]]);
   if (b.oom) goto out;
   int32_t out_op = cx->ref[root];
 
-  /* Last use of every value; which values go to the prologue. */
-  for (int32_t v = 0; v < b.nops; v++) last[v] = v;
+  /* Last use of every value; which values go to the prologue. Broadcasts
+   * left without a use (their users read them as scalars) are dropped. */
+  for (int32_t v = 0; v < b.nops; v++) last[v] = -1;
   for (int32_t p = 0; p < b.nops; p++)
     for (int32_t s = 0; s < b.ops[p].nsrc; s++)
       if (b.ops[p].src[s] >= 0) last[b.ops[p].src[s]] = p;
+  for (int32_t v = 0; v < b.nops; v++) {
+    Fop *op = &b.ops[v];
+    dead[v] = last[v] < 0 && v != out_op && (op->kind == FOP_BCAST || op->kind == FOP_RBCAST);
+    if (last[v] < 0) last[v] = v;
+    op->narrow = hlk_is_narrow_float(op->ot);
+    op->subbyte = hlc_dtype_is_int(op->ot) && hlc_dtype_bits(op->ot) < 8;
+  }
 
   f = hlc_arena_alloc(A, sizeof *f);
   if (!f) goto out;
@@ -433,7 +467,7 @@ static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) 
   int32_t nfree = 0;
   for (int32_t v = 0; v < b.nops; v++) {
     Fop *op = &b.ops[v];
-    if (op->kind == FOP_BCAST && op->nb == 1) {
+    if (op->kind == FOP_BCAST && op->nb == 1 && !dead[v]) {
       reg[v] = f->nregs++;
       op->dst = reg[v];
       f->pro[f->npro++] = *op;
@@ -443,7 +477,7 @@ static HliFused *compile(Ctx *cx, int32_t root, const int32_t *mem, int32_t nm) 
   }
   for (int32_t p = 0; p < b.nops; p++) {
     Fop *op = &b.ops[p];
-    if (op->kind == FOP_BCAST && op->nb == 1) continue;
+    if ((op->kind == FOP_BCAST && op->nb == 1) || dead[p]) continue;
     int32_t sv[3];
     memcpy(sv, op->src, sizeof sv);
     for (int32_t k = 0; k < op->nsrc; k++)
@@ -478,6 +512,7 @@ out:
   free(last);
   free(reg);
   free(freel);
+  free(dead);
   return f;
 }
 

@@ -23,6 +23,8 @@ typedef enum Space { SP_FULL, SP_ROWS, SP_FIXED } Space;
 typedef enum FopKind {
   FOP_UN,      /* dst = un(src0) */
   FOP_BIN,     /* dst = bin(src0, src1) (compare too) */
+  FOP_BINS,    /* dst = bin(src0, src1) with src[scal] one element: a scalar
+                  broadcast's register, or per row a row value (srow) */
   FOP_SEL,     /* dst = src0 ? src1 : src2 */
   FOP_CONV,    /* dst = convert(src0) */
   FOP_LOAD,    /* dst = narrow input decoded to f32 */
@@ -48,6 +50,10 @@ typedef struct Fop {
   const char *data;     /* BCAST of an iota: its values (b above), in the plan's arena */
   Space sp;             /* where dst lives (and the op iterates) */
   const HlkFold *fold;  /* RRED */
+  int32_t scal;         /* BINS: the operand that is one element (0 or 1) */
+  bool srow;            /* BINS: that operand is a row value, one per row */
+  bool narrow;          /* ot is a narrow float (f32 in registers, rounded) */
+  bool subbyte;         /* ot is a sub-byte integer (wrapped after the loop) */
 } Fop;
 
 struct HliFused {

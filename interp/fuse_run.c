@@ -110,8 +110,6 @@ static void round_narrow(HloDtype t, float *d, void *tmp, int64_t m) {
   hlk_round_narrow(t, d, m);
 }
 
-static bool subbyte(HloDtype t) { return hlc_dtype_is_int(t) && hlc_dtype_bits(t) < 8; }
-
 /* One tile: where it starts and how many elements it has, per space (row
  * space: its rows; fixed: the whole scalar). */
 typedef struct Tile { int64_t lo[3], m[3]; } Tile;
@@ -142,17 +140,30 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
   }
   bool to_out = op->dst == REG_OUT;
   char *d = to_out ? (j->stream ? sc->out : j->out + lo * (int64_t)j->oes) : regs[op->dst];
-  bool narrow = hlk_is_narrow_float(op->ot);
+  bool narrow = op->narrow;
   switch (op->kind) {
   case FOP_UN:
-  case FOP_BIN: {    /* Narrow results: the f32 loop, then one rounding (into the output, or
+  case FOP_BIN:
+  case FOP_BINS: {   /* Narrow results: the f32 loop, then one rounding (into the output, or
      * in the register); as the kernels' runner does. */
     char *w = narrow && to_out ? scr_b : d;
-    if (op->kind == FOP_UN) op->un(s[0], w, m, op->bits);
-    else op->bin(s[0], s[1], w, m, op->bits);
+    if (op->kind == FOP_UN) {
+      op->un(s[0], w, m, op->bits);
+    } else if (op->kind == FOP_BIN || !op->srow) {
+      op->bin(s[0], s[1], w, m, op->bits);   /* a scalar: its register's first element */
+    } else {   /* a row value per row of the tile */
+      size_t es = hli_fuse_reg_size(op->t);
+      int64_t L = f->row_len, k = op->scal;
+      for (int64_t r = 0; r < t->m[SP_ROWS]; r++) {
+        const char *sv = (const char *)s[k] + (size_t)r * es;
+        const char *a = (const char *)s[1 - k] + (size_t)(r * L) * es;
+        if (k == 1) op->bin(a, sv, w + (size_t)(r * L) * es, L, op->bits);
+        else op->bin(sv, a, w + (size_t)(r * L) * es, L, op->bits);
+      }
+    }
     if (narrow && to_out) hlk_f32_to_narrow(op->ot, (const float *)w, d, m);
     else if (narrow) round_narrow(op->ot, (float *)d, scr_a, m);
-    else if (subbyte(op->ot)) hlk_wrap_subbyte(op->ot, d, m);
+    else if (op->subbyte) hlk_wrap_subbyte(op->ot, d, m);
     break;
   }
   case FOP_SEL:

@@ -233,6 +233,42 @@ UN_LOOP(not_PRED, uint8_t, uint8_t, (uint8_t)(x == 0))
   }
 FLOAT_TYPES(FLOAT_OPS)
 
+/* The float arithmetic with one operand a scalar (s: the element at b),
+ * for fused groups whose operand is a scalar broadcast or a row value: the
+ * same expression per element as the two-array loop, reading one stream. */
+#define BIN_LOOP_SCALAR(name, T, EXPR)                                          \
+  HLK_VECTORIZE static void name##_sr(const void *a_, const void *b_, void *o_, int64_t n, \
+                                      int bits) {                               \
+    const T *restrict a = a_;                                                   \
+    T y = *(const T *)b_, *restrict o = o_;                                     \
+    (void)bits;                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                           \
+      T x = a[i];                                                               \
+      o[i] = (EXPR);                                                            \
+    }                                                                           \
+  }                                                                             \
+  HLK_VECTORIZE static void name##_sl(const void *a_, const void *b_, void *o_, int64_t n, \
+                                      int bits) {                               \
+    const T *restrict b = b_;                                                   \
+    T x = *(const T *)a_, *restrict o = o_;                                     \
+    (void)bits;                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                           \
+      T y = b[i];                                                               \
+      o[i] = (EXPR);                                                            \
+    }                                                                           \
+  }
+#define FLOAT_SCALAR_OPS(ID, T, SFX, UT, BT)                                    \
+  BIN_LOOP_SCALAR(add_##ID, T, x + y)                                           \
+  BIN_LOOP_SCALAR(sub_##ID, T, x - y)                                           \
+  BIN_LOOP_SCALAR(mul_##ID, T, x * y)                                           \
+  BIN_LOOP_SCALAR(div_##ID, T, x / y)                                           \
+  BIN_LOOP_SCALAR(max_##ID, T, isnan(x) ? x : (isnan(y) ? y : (x < y ? y : x))) \
+  BIN_LOOP_SCALAR(min_##ID, T, isnan(x) ? x : (isnan(y) ? y : (y < x ? y : x)))
+FLOAT_TYPES(FLOAT_SCALAR_OPS)
+
+/* [op][type][side]: side 0 = the right operand is the scalar, 1 = the left. */
+static HlkBinFn bins_tab[NUM_BIN][HLO_NUM_DTYPES][2];
+
 /* Transcendentals: thunks into the dispatched vector table. */
 #define VM_THUNK(UID, VMID)                                                     \
   static void vm_##UID##_F32(const void *a, void *o, int64_t n, int bits) {     \
@@ -346,6 +382,15 @@ static void fill_tables(void) {
   un_tab[UN_IMAG][HLO_##ID] = imag_##ID;
   FLOAT_TYPES(SET_FLOAT)
 #undef SET_FLOAT
+#define SET_SCALAR(ID, T, SFX, UT, BT)                                          \
+  bins_tab[BIN_ADD][HLO_##ID][0] = add_##ID##_sr, bins_tab[BIN_ADD][HLO_##ID][1] = add_##ID##_sl; \
+  bins_tab[BIN_SUB][HLO_##ID][0] = sub_##ID##_sr, bins_tab[BIN_SUB][HLO_##ID][1] = sub_##ID##_sl; \
+  bins_tab[BIN_MUL][HLO_##ID][0] = mul_##ID##_sr, bins_tab[BIN_MUL][HLO_##ID][1] = mul_##ID##_sl; \
+  bins_tab[BIN_DIV][HLO_##ID][0] = div_##ID##_sr, bins_tab[BIN_DIV][HLO_##ID][1] = div_##ID##_sl; \
+  bins_tab[BIN_MAX][HLO_##ID][0] = max_##ID##_sr, bins_tab[BIN_MAX][HLO_##ID][1] = max_##ID##_sl; \
+  bins_tab[BIN_MIN][HLO_##ID][0] = min_##ID##_sr, bins_tab[BIN_MIN][HLO_##ID][1] = min_##ID##_sl;
+  FLOAT_TYPES(SET_SCALAR)
+#undef SET_SCALAR
 #undef SET_ARITH
 #define SET_VM(UID, VMID)                                                       \
   un_tab[UN_##UID][HLO_F32] = vm_##UID##_F32;                                   \
@@ -407,7 +452,11 @@ static void fill_tables(void) {
     else
       continue;
     for (int op = 0; op < NUM_UN; op++) un_tab[op][t] = un_tab[op][from];
-    for (int op = 0; op < NUM_BIN; op++) bin_tab[op][t] = bin_tab[op][from];
+    for (int op = 0; op < NUM_BIN; op++) {
+      bin_tab[op][t] = bin_tab[op][from];
+      bins_tab[op][t][0] = bins_tab[op][from][0];
+      bins_tab[op][t][1] = bins_tab[op][from][1];
+    }
   }
 }
 
@@ -523,6 +572,12 @@ HlkUnFn hlk_unary_loop(HloOpcode op, HloDtype t) {
 HlkBinFn hlk_binary_loop(HloOpcode op, HloDtype t) {
   int r = binary_row(op);
   return r < 0 || t < 0 || t >= HLO_NUM_DTYPES ? NULL : bin_tab[r][t];
+}
+
+HlkBinFn hlk_binary_scalar_loop(HloOpcode op, HloDtype t, int side) {
+  int r = binary_row(op);
+  return r < 0 || t < 0 || t >= HLO_NUM_DTYPES || side < 0 || side > 1 ? NULL
+                                                                        : bins_tab[r][t][side];
 }
 
 void hli_register_elementwise(HliOpTable t) {

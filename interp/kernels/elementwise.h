@@ -108,6 +108,12 @@ void hlk_wrap_subbyte(HloDtype t, void *data, int64_t n);
  * one), or NULL if op is not such an opcode or t is unsupported. */
 HlkUnFn hlk_unary_loop(HloOpcode op, HloDtype t);
 HlkBinFn hlk_binary_loop(HloOpcode op, HloDtype t);
+/* The same loop with one operand a single element: side 0, the right one
+ * (fn(a, &s, o, n, bits) computes a[i] op s), side 1 the left (fn(&s, b, o,
+ * n, bits) computes s op b[i]); the bits of the two-array loop on a
+ * repeated element. NULL where there is none (only the float arithmetic
+ * has them). */
+HlkBinFn hlk_binary_scalar_loop(HloOpcode op, HloDtype t, int side);
 /* compare's loop for this instruction's direction and type, or NULL. */
 HlkBinFn hlk_compare_loop(const HloInstr *ins, HloDtype t);
 /* o[i] = p[i] ? a[i] : b[i] on elements of esize bytes (1, 2, 4, 8, 16). */
