@@ -35,29 +35,48 @@ only() {   # BASENAME: is this program selected?
 }
 
 # ---- every test program --------------------------------------------------
+# One program: its log, a PASS/FAIL line, and "STATUS TESTS" in NAME.status.
+vg_program() {
+  prog=$1
+  base=$(basename "$prog" .exe)
+  args=
+  case $base in
+    fuzz_replay_*)   # a replay driver: its regression inputs, if any
+      dir=$srcdir/tests/fuzz-regressions/${base#fuzz_replay_}
+      [ -n "$(ls "$dir" 2>/dev/null)" ] || { echo "SKIP: $base (no regression inputs)"; return 0; }
+      args=$dir ;;
+  esac
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  if CK_FORK=no ./libtool --mode=execute $VG "./$prog" $args >"$logs/$base.log" 2>&1; then
+    st=PASS
+  else
+    st=FAIL
+  fi
+  n=$(sed -n 's/.*Checks: \([0-9]*\),.*/\1/p' "$logs/$base.log" | tail -n 1)
+  [ -n "$n" ] || n=$(ls "$args" 2>/dev/null | wc -l)   # replay: one test per input
+  echo "$st $n" >"$logs/$base.status"
+  echo "$st: $base ($n tests, $(( $(date +%s) - t0 ))s)"
+  [ $st = PASS ] || tail -n 40 "$logs/$base.log"
+}
+# The script runs itself with --program for each one, VALGRIND_JOBS (default:
+# one per core) at a time: memcheck runs a program on one core.
+if [ "${1:-}" = --program ]; then
+  vg_program "$2"
+  exit 0
+fi
 if want programs; then
   for prog in "$@"; do
     base=$(basename "$prog" .exe)
-    only "$base" || continue
-    args=
-    case $base in
-      fuzz_replay_*)   # a replay driver: its regression inputs, if any
-        dir=$srcdir/tests/fuzz-regressions/${base#fuzz_replay_}
-        [ -n "$(ls "$dir" 2>/dev/null)" ] || { echo "SKIP: $base (no regression inputs)"; continue; }
-        args=$dir ;;
-    esac
-    t0=$(date +%s)
-    # shellcheck disable=SC2086
-    if CK_FORK=no ./libtool --mode=execute $VG "./$prog" $args >"$logs/$base.log" 2>&1; then
-      st=PASS
-    else
-      st=FAIL; fail=1
-    fi
-    n=$(sed -n 's/.*Checks: \([0-9]*\),.*/\1/p' "$logs/$base.log" | tail -n 1)
-    [ -n "$n" ] || n=$(ls "$args" 2>/dev/null | wc -l)   # replay: one test per input
+    rm -f "$logs/$base.status"
+    only "$base" && echo "$prog"
+  done | xargs -P "${VALGRIND_JOBS:-$(nproc)}" -I PROG sh "$0" --program PROG
+  for prog in "$@"; do
+    base=$(basename "$prog" .exe)
+    [ -f "$logs/$base.status" ] || continue
+    read -r st n <"$logs/$base.status"
     nprog=$((nprog + 1)); ntests=$((ntests + n))
-    echo "$st: $base ($n tests, $(( $(date +%s) - t0 ))s)"
-    [ $st = PASS ] || tail -n 40 "$logs/$base.log"
+    [ "$st" = PASS ] || fail=1
   done
 fi
 
