@@ -467,6 +467,42 @@ START_TEST(t_pointwise_threads) {
 }
 END_TEST
 
+/* NCHW (features outside the spatial dims): slivers of rows along the width
+ * copy runs of input elements per window position and input feature, or
+ * gather them (stride 2, padding at the line's ends). Width 40 holds
+ * several slivers of every micro-kernel; dilation, stride and padding
+ * variants, plain and with two feature groups, under every ISA, equal the
+ * reference loop (integer values: exact). */
+START_TEST(t_nchw_lines) {
+  tl_begin();
+  static const int64_t win[3][2][7] = {
+      {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}},   /* runs, padded line ends */
+      {{3, 2, 1, 1, 1, 1, 0}, {3, 2, 1, 1, 1, 1, 0}},   /* stride 2: gathers */
+      {{2, 1, 0, 0, 1, 2, 0}, {3, 1, 2, 2, 1, 2, 1}}};  /* dilated, reversed, wide pads */
+  static const int64_t ow[3] = {40, 20, 40}, oh[3] = {5, 3, 3};
+  for (int c = 0; c < 3; c++)
+    for (int64_t fgc = 1; fgc <= 2; fgc++) {
+      ConvCase cc = {"nchw", "bf01_oi01->bf01", 4, {2, 4, 5, 40}, {6, 4 / fgc, win[c][0][0], win[c][1][0]},
+                     {2, 6, oh[c], ow[c]}, 2, {{0}}, fgc, 1, 2 * 6 * oh[c] * ow[c], NULL};
+      memcpy(cc.win, win[c], sizeof win[c]);
+      HloInstr *ins = make_conv(&cc, HLO_F32, HLO_F32);
+      ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
+      HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                         formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+      HliValue *want = tl_kept(&ins->shape, NULL), *got = tl_kept(&ins->shape, NULL);
+      ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+      for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+        memset(got->data, 0xA5, got->nbytes);
+        ck_assert_int_eq(hlk_conv_run(NULL, ins, in, got, false), 0);
+        ck_assert_msg(memcmp(got->data, want->data, want->nbytes) == 0,
+                      "window %d, %lld groups, %s: differs from the reference loop", c,
+                      (long long)fgc, g.isa);
+      }
+    }
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -559,6 +595,7 @@ int main(void) {
   tcase_add_test(tc, t_depthwise_threads);
   tcase_add_test(tc, t_small_groups_threads);
   tcase_add_test(tc, t_pointwise_threads);
+  tcase_add_test(tc, t_nchw_lines);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);

@@ -345,6 +345,45 @@ static void sliver32(const Lower *lw, int64_t sl) {
         }                                                                                   \
         continue;                                                                           \
       }                                                                                     \
+      /* Rows along the last spatial dim of one output line (NCHW and other   \
+       * layouts with features outside the spatial dims): each (w, iz) reads   \
+       * the lanes' elements of one input line, found once per w. */           \
+      if (KP == 1 && !g->binner && g->nsp > 0 && sl * mr + mr <= lw->rows &&               \
+          mr <= SLIVER_MAX) {                                                               \
+        int64_t b0;                                                                         \
+        row_coords(g, r0, &b0, s);                                                          \
+        int last = g->nsp - 1;                                                              \
+        if (s[last] + mr <= g->out_sz[last]) {                                              \
+          const T *lb = L + (b0 + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;          \
+          int64_t ls = g->istr[g->isp[last]], idx[SLIVER_MAX];                              \
+          for (int64_t q = 0; q < g->wpos; q++) {                                           \
+            unflatten(q, g->win, g->nsp, w);                                                \
+            int64_t off = 0;                                                                \
+            bool in = true;                                                                 \
+            for (int i = 0; i < last && in; i++) {                                          \
+              int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];                               \
+              in = p >= 0;                                                                  \
+              off += p * g->istr[g->isp[i]];                                                \
+            }                                                                               \
+            bool run = in;   /* the lanes read consecutive elements, none padding */        \
+            for (int64_t lane = 0; lane < mr; lane++) {                                     \
+              idx[lane] = g->tab[last][(s[last] + lane) * g->win[last] + w[last]];          \
+              run = run && idx[lane] >= 0 && idx[lane] == idx[0] + lane;                    \
+            }                                                                               \
+            T *d = base + q * g->cin_g * mr;                                                \
+            for (int64_t iz = 0; iz < g->cin_g; iz++, d += mr) {                            \
+              const T *src = lb + off + iz * fs;                                            \
+              if (!in) memset(d, 0, (size_t)mr * sizeof(T));                                \
+              else if (run && ls == 1)   /* a few elements: no memcpy call */              \
+                for (int64_t lane = 0; lane < mr; lane++) d[lane] = src[idx[0] + lane];     \
+              else                                                                          \
+                for (int64_t lane = 0; lane < mr; lane++)                                   \
+                  d[lane] = idx[lane] < 0 ? 0 : src[idx[lane] * ls];                        \
+            }                                                                               \
+          }                                                                                 \
+          continue;                                                                         \
+        }                                                                                   \
+      }                                                                                     \
       for (int64_t lane = 0; lane < mr; lane++) {                                           \
         int64_t r = sl * mr + lane;                                                         \
         T *dst = base + lane * KP;                                                          \
