@@ -284,23 +284,33 @@ static void sliver32(const Lower *lw, int64_t sl) {
   const Geo *g = lw->g;
   int64_t mr = lw->mr, cin = g->cin_g, kdim = g->wpos * cin;
   uint32_t *base = (uint32_t *)lw->P + sl * kdim * mr;
-  int64_t s[SLIVER_MAX][HLK_MAX_RANK], w[HLK_MAX_RANK];
+  /* Per lane and spatial dim, the row of the index table its output
+   * position reads (window position -> input index, -1 for padding). */
+  const int64_t *tr[SLIVER_MAX][HLK_MAX_RANK];
+  int64_t w[HLK_MAX_RANK] = {0};
   const uint32_t *lb[SLIVER_MAX], *src[SLIVER_MAX];
   for (int64_t lane = 0; lane < mr; lane++) {
-    int64_t r = sl * mr + lane;
+    int64_t r = sl * mr + lane, b, s[HLK_MAX_RANK];
     lb[lane] = NULL;
     if (r >= lw->rows) continue;
-    int64_t b;
-    row_coords(g, lw->row0 + r, &b, s[lane]);
+    row_coords(g, lw->row0 + r, &b, s);
     lb[lane] = (const uint32_t *)lw->L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0;
+    for (int i = 0; i < g->nsp; i++) tr[lane][i] = g->tab[i] + s[i] * g->win[i];
   }
   for (int64_t q = 0; q < g->wpos; q++) {
-    unflatten(q, g->win, g->nsp, w);
     for (int64_t lane = 0; lane < mr; lane++) {
-      int64_t koff, loff = lb[lane] ? window_offsets(g, s[lane], w, &koff) : -1;
-      src[lane] = loff < 0 ? zeros : lb[lane] + loff;
+      const uint32_t *p = lb[lane];
+      for (int i = 0; i < g->nsp && p; i++) {
+        int64_t t = tr[lane][i][w[i]];
+        p = t < 0 ? NULL : p + t * g->istr[g->isp[i]];
+      }
+      src[lane] = p ? p : zeros;
     }
     hlk_interleave32(src, mr, cin, base + q * cin * mr);
+    for (int i = g->nsp - 1; i >= 0; i--) {   /* next window position, row-major */
+      if (++w[i] < g->win[i]) break;
+      w[i] = 0;
+    }
   }
 }
 
