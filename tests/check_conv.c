@@ -345,6 +345,17 @@ START_TEST(t_int_threads) {
 }
 END_TEST
 
+/* The module text on operands b (x, k) gives want's bytes on 1 to 3 threads. */
+static void expect_threads(const char *text, const TlArray *b, const HliValue *want,
+                           const char *what) {
+  for (int threads = 1; threads <= 3; threads++) {
+    TlRun r = tl_run_arrays(threads, text, 2, b);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes) == 0,
+                  "%s, %d threads: differs from the reference loop", what, threads);
+    tl_run_done(&r);
+  }
+}
+
 /* A depthwise f32 convolution (one input feature per group, features
  * innermost: the direct depthwise loop) through a module on 1 to 3 threads
  * gives the reference loop's values; an infinity in the kernel reaches only
@@ -373,11 +384,7 @@ START_TEST(t_depthwise_threads) {
       "}\n";
   const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){2, 9, 7, 40}, in[0]->data},
                         {HLO_TYPE_F32, 4, (int64_t[]){3, 3, 1, 40}, in[1]->data}};
-  for (int threads = 1; threads <= 3; threads++) {
-    TlRun r = tl_run_arrays(threads, text, 2, b);
-    ck_assert_int_eq(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes), 0);
-    tl_run_done(&r);
-  }
+  expect_threads(text, b, want, "depthwise");
   tl_end();
 }
 END_TEST
@@ -417,13 +424,10 @@ START_TEST(t_small_groups_threads) {
              (long long)groups);
     const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){2, 9, 7, cin}, in[0]->data},
                           {HLO_TYPE_F32, 4, (int64_t[]){3, 3, cfg[c][1], cout}, in[1]->data}};
-    for (int threads = 1; threads <= 3; threads++) {
-      TlRun r = tl_run_arrays(threads, text, 2, b);
-      ck_assert_msg(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes) == 0,
-                    "groups %lld of %lld -> %lld, %d threads: differs from the reference loop",
-                    (long long)groups, (long long)cfg[c][1], (long long)cfg[c][2], threads);
-      tl_run_done(&r);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "groups %lld of %lld -> %lld", (long long)groups,
+             (long long)cfg[c][1], (long long)cfg[c][2]);
+    expect_threads(text, b, want, what);
   }
   tl_end();
 }
@@ -456,12 +460,9 @@ START_TEST(t_pointwise_threads) {
              (long long)st, (long long)g);
     const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){3, 5, 7, 48}, in[0]->data},
                           {HLO_TYPE_F32, 4, (int64_t[]){1, 1, 48 / g, 40}, in[1]->data}};
-    for (int threads = 1; threads <= 3; threads++) {
-      TlRun r = tl_run_arrays(threads, text, 2, b);
-      ck_assert_msg(memcmp(hlo_buffer_data(r.result), want->data, want->nbytes) == 0,
-                    "case %d, %d threads: differs from the reference loop", c, threads);
-      tl_run_done(&r);
-    }
+    char what[32];
+    snprintf(what, sizeof what, "pointwise case %d", c);
+    expect_threads(text, b, want, what);
   }
   tl_end();
 }

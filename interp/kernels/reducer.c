@@ -231,41 +231,50 @@ static void fold_wadd_f32_init(void *acc, const void *init, int64_t n) {
   double v = *(const float *)init, *a = acc;
   for (int64_t i = 0; i < n; i++) a[i] = v;
 }
-/* The float sum of each of nb whole blocks (lanes in a fixed order). */
-HLK_VECTORIZE static void wadd_f32_blocks(void *parts, const void *src, int64_t nb) {
-  const float *p = src;
-  float *out = parts;
-  for (int64_t b = 0; b < nb; b++, p += WADD_BLOCK) {
-    float l[WADD_LANES] = {0};
-    for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)
-      for (int k = 0; k < WADD_LANES; k++) l[k] += p[j + k];
-    for (int w = WADD_LANES / 2; w > 0; w /= 2)   /* pairwise: lane k += lane k+w */
-      for (int k = 0; k < w; k++) l[k] += l[k + w];
-    out[b] = l[0];
+/* The sum of each of nb whole blocks of T in WADD_LANES lanes (a lane adds
+ * every WADD_LANES-th element, then lane k += lane k+w pairwise): fixed
+ * order. */
+#define LANE_BLOCKS(NAME, T)                                                          \
+  HLK_VECTORIZE static void NAME(void *parts, const void *src, int64_t nb) {          \
+    const T *p = src;                                                                 \
+    T *out = parts;                                                                   \
+    for (int64_t b = 0; b < nb; b++, p += WADD_BLOCK) {                               \
+      T l[WADD_LANES] = {0};                                                          \
+      for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)                            \
+        for (int k = 0; k < WADD_LANES; k++) l[k] += p[j + k];                        \
+      for (int w = WADD_LANES / 2; w > 0; w /= 2)                                     \
+        for (int k = 0; k < w; k++) l[k] += l[k + w];                                 \
+      out[b] = l[0];                                                                  \
+    }                                                                                 \
   }
-}
+/* run() of a blocked sum with a double accumulator: whole blocks of a
+ * contiguous run through BLOCKS and FOLD_PARTS, 64 at a time, the rest (and
+ * strided runs) added one by one. */
+#define BLOCKED_RUN(NAME, T, BLOCKS, FOLD_PARTS)                                      \
+  static void NAME(void *acc, const void *src, int64_t n, int64_t s) {                \
+    const T *p = src;                                                                 \
+    int64_t i = 0;                                                                    \
+    if (s == 1) {                                                                     \
+      T parts[64];                                                                    \
+      while (i + WADD_BLOCK <= n) {                                                   \
+        int64_t nb = (n - i) / WADD_BLOCK < 64 ? (n - i) / WADD_BLOCK : 64;           \
+        BLOCKS(parts, p + i, nb);                                                     \
+        FOLD_PARTS(acc, parts, nb);                                                   \
+        i += nb * WADD_BLOCK;                                                         \
+      }                                                                               \
+    }                                                                                 \
+    double a = *(double *)acc;                                                        \
+    for (; i < n; i++) a += p[i * s];                                                 \
+    *(double *)acc = a;                                                               \
+  }
+LANE_BLOCKS(wadd_f32_blocks, float)
 static void wadd_f32_fold_parts(void *acc, const void *parts, int64_t nb) {
   const float *q = parts;
   double a = *(double *)acc;
   for (int64_t b = 0; b < nb; b++) a += q[b];
   *(double *)acc = a;
 }
-static void fold_wadd_f32_run(void *acc, const void *src, int64_t n, int64_t s) {
-  const float *p = src;
-  int64_t i = 0;
-  if (s == 1) {
-    float parts[64];
-    for (; i + WADD_BLOCK <= n;) {
-      int64_t nb = (n - i) / WADD_BLOCK < 64 ? (n - i) / WADD_BLOCK : 64;
-      wadd_f32_blocks(parts, p + i, nb);
-      wadd_f32_fold_parts(acc, parts, nb);
-      i += nb * WADD_BLOCK;
-    }
-  }
-  double a = *(double *)acc;
-  for (; i < n; i++) a += p[i * s];
-  *(double *)acc = a;
-}
+BLOCKED_RUN(fold_wadd_f32_run, float, wadd_f32_blocks, wadd_f32_fold_parts)
 /* A contiguous row into a row of accumulators (a sum over a leading
  * dimension): its own loop, so it vectorizes. */
 HLK_VECTORIZE static void wadd_f32_row(double *restrict a, const float *restrict p, int64_t n) {
@@ -296,35 +305,11 @@ static const HlkFold fold_wadd_f32 = {sizeof(double), fold_wadd_f32_init, fold_w
  * then the lanes pairwise), and block sums accumulate in order: the error
  * grows with 16 + the number of blocks instead of the length, and the
  * order is fixed, so results do not depend on threads. */
-HLK_VECTORIZE static void badd_f64_blocks(void *parts, const void *src, int64_t nb) {
-  const double *p = src;
-  double *out = parts;
-  for (int64_t b = 0; b < nb; b++, p += WADD_BLOCK) {
-    double l[WADD_LANES] = {0};
-    for (int64_t j = 0; j < WADD_BLOCK; j += WADD_LANES)
-      for (int k = 0; k < WADD_LANES; k++) l[k] += p[j + k];
-    for (int w = WADD_LANES / 2; w > 0; w /= 2)
-      for (int k = 0; k < w; k++) l[k] += l[k + w];
-    out[b] = l[0];
-  }
-}
+LANE_BLOCKS(badd_f64_blocks, double)
 static void badd_f64_fold_parts(void *acc, const void *parts, int64_t nb) {
   fold_add_f64_run(acc, parts, nb, 1);
 }
-static void fold_badd_f64_run(void *acc, const void *src, int64_t n, int64_t s) {
-  const double *p = src;
-  int64_t i = 0;
-  if (s == 1) {
-    double parts[64];
-    while (i + WADD_BLOCK <= n) {
-      int64_t nb = (n - i) / WADD_BLOCK < 64 ? (n - i) / WADD_BLOCK : 64;
-      badd_f64_blocks(parts, p + i, nb);
-      badd_f64_fold_parts(acc, parts, nb);
-      i += nb * WADD_BLOCK;
-    }
-  }
-  fold_add_f64_run(acc, p + i * s, n - i, s);
-}
+BLOCKED_RUN(fold_badd_f64_run, double, badd_f64_blocks, badd_f64_fold_parts)
 static const HlkFold fold_badd_f64 = {sizeof(double), fold_add_f64_init, fold_badd_f64_run,
                                       fold_add_f64_vec, fold_add_f64_store,
                                       WADD_BLOCK, sizeof(double), badd_f64_blocks,
