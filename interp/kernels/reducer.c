@@ -351,18 +351,15 @@ FAST_EXTREME(fold_max_f32_fast_run, float, >, fold_max_f32_run)
 FAST_EXTREME(fold_min_f32_fast_run, float, <, fold_min_f32_run)
 FAST_EXTREME(fold_max_f64_fast_run, double, >, fold_max_f64_run)
 FAST_EXTREME(fold_min_f64_fast_run, double, <, fold_min_f64_run)
-static const HlkFold fold_max_f32_fast = {sizeof(float), fold_max_f32_init, fold_max_f32_fast_run,
-                                          fold_max_f32_vec, fold_max_f32_store, 0, 0, NULL, NULL,
-                                          fold_max_f32_rows, fold_max_f32_scan};
-static const HlkFold fold_min_f32_fast = {sizeof(float), fold_min_f32_init, fold_min_f32_fast_run,
-                                          fold_min_f32_vec, fold_min_f32_store, 0, 0, NULL, NULL,
-                                          fold_min_f32_rows, fold_min_f32_scan};
-static const HlkFold fold_max_f64_fast = {sizeof(double), fold_max_f64_init, fold_max_f64_fast_run,
-                                          fold_max_f64_vec, fold_max_f64_store, 0, 0, NULL, NULL,
-                                          fold_max_f64_rows, fold_max_f64_scan};
-static const HlkFold fold_min_f64_fast = {sizeof(double), fold_min_f64_init, fold_min_f64_fast_run,
-                                          fold_min_f64_vec, fold_min_f64_store, 0, 0, NULL, NULL,
-                                          fold_min_f64_rows, fold_min_f64_scan};
+/* The fold NAME with run() taking the lanes first. */
+#define FAST_FOLD(NAME, T)                                                            \
+  static const HlkFold NAME##_fast = {sizeof(T), NAME##_init, NAME##_fast_run, NAME##_vec, \
+                                      NAME##_store, 0, 0, NULL, NULL, NAME##_rows,    \
+                                      NAME##_scan};
+FAST_FOLD(fold_max_f32, float)
+FAST_FOLD(fold_min_f32, float)
+FAST_FOLD(fold_max_f64, double)
+FAST_FOLD(fold_min_f64, double)
 
 /* Complex: add and multiply only (maximum/minimum are not defined). */
 FOLD_DEFINE(fold_add_c64, float complex, float complex, ID, ID, OP_ADD)
