@@ -504,6 +504,59 @@ START_TEST(t_nchw_lines) {
 }
 END_TEST
 
+/* Input-dilated (transposed) convolutions run phase by phase: each residue
+ * class of the outputs multiplies only the taps that meet real inputs. 2-D
+ * NHWC and NCHW, dilation 2 and 3, windows 3 and 4 with and without
+ * reversal, padding on either side, a 1-wide window (a phase with no taps:
+ * zeros), two feature groups, outputs fewer than the dilation: under every
+ * micro-kernel, the reference loop's values (integer values, exact). */
+START_TEST(t_transposed_phases) {
+  tl_begin();
+  static const struct {
+    const char *labels;
+    int64_t ls[4], rs[4], fgc;
+    int64_t win[2][7];
+  } cfg[5] = {
+      {"b01f_01io->b01f", {2, 5, 6, 4}, {3, 3, 4, 6}, 1, {{3, 1, 1, 1, 2, 1, 0}, {3, 1, 2, 1, 2, 1, 1}}},
+      {"b01f_01io->b01f", {1, 4, 5, 4}, {4, 3, 2, 6}, 2, {{4, 1, 2, 3, 2, 1, 1}, {3, 1, 0, 2, 3, 1, 0}}},
+      {"bf01_oi01->bf01", {2, 4, 5, 6}, {5, 4, 3, 3}, 1, {{3, 1, 2, 2, 2, 1, 0}, {3, 1, 1, 2, 2, 1, 0}}},
+      {"b01f_01io->b01f", {1, 3, 3, 2}, {1, 2, 2, 3}, 1, {{1, 1, 0, 0, 2, 1, 0}, {2, 1, 1, 0, 2, 1, 0}}},
+      {"b01f_01io->b01f", {1, 1, 2, 2}, {1, 2, 2, 3}, 1, {{1, 1, 0, 0, 3, 1, 0}, {2, 1, 0, 0, 3, 1, 1}}}};
+  for (int c = 0; c < 5; c++) {
+    bool nchw = cfg[c].labels[1] == 'f';
+    int64_t os[4];
+    int fi = nchw ? 1 : 3, sp0 = nchw ? 2 : 1;
+    int ko = nchw ? 0 : 3;
+    os[0] = cfg[c].ls[0];
+    os[fi] = cfg[c].rs[ko];
+    for (int i = 0; i < 2; i++) {
+      const int64_t *w = cfg[c].win[i];
+      int64_t in = cfg[c].ls[sp0 + i], dil = (in - 1) * w[4] + 1 + w[2] + w[3];
+      os[sp0 + i] = dil - w[0] + 1;
+    }
+    ConvCase cc = {"transposed", cfg[c].labels, 4, {0}, {0}, {0}, 2, {{0}}, cfg[c].fgc, 1,
+                   os[0] * os[1] * os[2] * os[3], NULL};
+    memcpy(cc.ls, cfg[c].ls, sizeof cfg[c].ls);
+    memcpy(cc.rs, cfg[c].rs, sizeof cfg[c].rs);
+    memcpy(cc.os, os, sizeof os);
+    memcpy(cc.win, cfg[c].win, sizeof cfg[c].win);
+    HloInstr *ins = make_conv(&cc, HLO_F32, HLO_F32);
+    ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "case %d: %s", c, hli_last_error());
+    HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                       formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+    HliValue *want = tl_kept(&ins->shape, NULL), *got = tl_kept(&ins->shape, NULL);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+    for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+      memset(got->data, 0xA5, got->nbytes);
+      ck_assert_int_eq(hlk_conv_run(NULL, ins, in, got, false), 0);
+      ck_assert_msg(memcmp(got->data, want->data, want->nbytes) == 0,
+                    "case %d, %s: differs from the reference loop", c, g.isa);
+    }
+  }
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -597,6 +650,7 @@ int main(void) {
   tcase_add_test(tc, t_small_groups_threads);
   tcase_add_test(tc, t_pointwise_threads);
   tcase_add_test(tc, t_nchw_lines);
+  tcase_add_test(tc, t_transposed_phases);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);

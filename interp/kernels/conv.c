@@ -43,6 +43,12 @@ typedef struct Geo {
   bool binner;                               /* GEMM rows ordered (s..., b): see row_coords */
   int64_t *tab[HLK_MAX_RANK];                /* per spatial dim: [s * win + w] -> input
                                                 index, or -1 (padding / dilation hole) */
+  /* A phase of an input-dilated convolution (lower_phases) is a Geo of its
+   * own: its window tap t is the kernel's tap wmap[i][t] (NULL: t itself)
+   * of a window kwin[i] long, and its output index s is the result's
+   * ophase[i] + ostep[i] * s. */
+  int64_t kwin[HLK_MAX_RANK], ophase[HLK_MAX_RANK], ostep[HLK_MAX_RANK];
+  const int64_t *wmap[HLK_MAX_RANK];
 } Geo;
 
 /* ---- Plan-time check ---------------------------------------------------- */
@@ -162,7 +168,8 @@ static int geo_init(Geo *g, const HloInstr *ins, const HliValue *l, const HliVal
     g->osp[i] = cd->out_spatial.v[i];
     g->in_sz[i] = l->dims[g->isp[i]];
     g->out_sz[i] = o->dims[g->osp[i]];
-    g->win[i] = w->size;
+    g->win[i] = g->kwin[i] = w->size;
+    g->ostep[i] = 1;
     g->rev[i] = w->reversal;
     g->wpos *= g->win[i];
     g->srows *= g->out_sz[i];
@@ -209,13 +216,19 @@ static void row_coords(const Geo *g, int64_t row, int64_t *b, int64_t *s) {
 /* Offset of the input element for output position s and window position w
  * (spatial part only), or -1 if it falls in padding or a dilation hole; also
  * the kernel's spatial offset (after reversal). */
+/* The kernel's element offset (spatial part) of window tap w along dim i. */
+static int64_t tap_offset(const Geo *g, int i, int64_t w) {
+  int64_t t = g->wmap[i] ? g->wmap[i][w] : w;
+  return (g->rev[i] ? g->kwin[i] - 1 - t : t) * g->kstr[g->ksp[i]];
+}
+
 static int64_t window_offsets(const Geo *g, const int64_t *s, const int64_t *w, int64_t *koff) {
   int64_t in = 0, kk = 0;
   for (int i = 0; i < g->nsp; i++) {
     int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
     if (p < 0) return -1;
     in += p * g->istr[g->isp[i]];
-    kk += (g->rev[i] ? g->win[i] - 1 - w[i] : w[i]) * g->kstr[g->ksp[i]];
+    kk += tap_offset(g, i, w[i]);
   }
   *koff = kk;
   return in;
@@ -433,8 +446,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
     for (int64_t q = 0; q < g->wpos; q++) {                                                 \
       unflatten(q, g->win, g->nsp, w);                                                      \
       int64_t koff = 0;                                                                     \
-      for (int i = 0; i < g->nsp; i++)                                                      \
-        koff += (g->rev[i] ? g->win[i] - 1 - w[i] : w[i]) * g->kstr[g->ksp[i]];             \
+      for (int i = 0; i < g->nsp; i++) koff += tap_offset(g, i, w[i]);                      \
       for (int64_t iz = 0; iz < g->cin_g; iz++)                                             \
         for (int64_t n = 0; n < cg; n++)                                                    \
           *dst++ = K[koff + iz * g->kstr[g->kin] + (grp * cg + n) * g->kstr[g->kout]];      \
@@ -451,7 +463,8 @@ static void sliver32(const Lower *lw, int64_t sl) {
       int64_t b;                                                                            \
       row_coords(g, row0 + r, &b, s);                                                       \
       int64_t off = b * g->ostr[g->ob] + o0 * g->ostr[g->ofeat];                            \
-      for (int i = 0; i < g->nsp; i++) off += s[i] * g->ostr[g->osp[i]];                    \
+      for (int i = 0; i < g->nsp; i++)                                                      \
+        off += (g->ophase[i] + g->ostep[i] * s[i]) * g->ostr[g->osp[i]];                    \
       for (int64_t n = 0; n < cg; n++) O[off + n * g->ostr[g->ofeat]] = C[r * cg + n];      \
     }                                                                                       \
   }
@@ -488,7 +501,7 @@ typedef struct Kind {
 static bool out_rows_direct(const Geo *g) {
   if (g->ofeat != g->nsp + 1 || g->ob != (g->binner ? g->nsp : 0)) return false;
   for (int i = 0; i < g->nsp; i++)
-    if (g->osp[i] != i + (g->binner ? 0 : 1)) return false;
+    if (g->osp[i] != i + (g->binner ? 0 : 1) || g->ostep[i] != 1) return false;
   return true;
 }
 
@@ -511,8 +524,8 @@ static int64_t pointwise_rows(const Geo *g) {
   return r;
 }
 
-static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
-                      const void *L, const void *K, void *O) {
+static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
+                     const void *L, const void *K, void *O) {
   size_t es = kd->es, ces = kd->ces;
   int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
   int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
@@ -573,6 +586,84 @@ done:
   if (P != kmat) hli_scratch_free(x, P);
   hli_scratch_free(x, C);
   return rc;
+}
+
+/* Input (lhs) dilation d along a dim, with stride 1 and no window
+ * dilation there (a transposed convolution, the input gradient of a strided
+ * one): output s reads tap w only when s - pad_lo + w is a multiple of d,
+ * so the outputs of one residue class of s mod d (a phase) all read the
+ * same taps, every d-th from the first that fits. Each phase is a
+ * convolution of its own over the undilated input with those taps only:
+ * the GEMM no longer multiplies the holes (3/4 of the products for d = 2 in
+ * two dims). The phases' outputs interleave, so they go through scatter.
+ * Each output sums the same products in the same order, without the
+ * holes' zeros; the GEMM's blocks of the shared dimension fall elsewhere
+ * in a shorter sum, though, so a result may differ from the unphased
+ * lowering's in the last place (both are one rounding per step). */
+static bool phased(const HloInstr *ins, const Geo *g) {
+  bool any = false;
+  for (int i = 0; i < g->nsp; i++) {
+    const HloWindowDim *w = &ins->window.dims[i];
+    if (w->lhs_dilate == 1) continue;
+    if (w->stride != 1 || w->rhs_dilate != 1) return false;
+    any = true;
+  }
+  return any;
+}
+
+static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
+                        const void *L, const void *K, void *O) {
+  int n = g->nsp, rc = 0;
+  int64_t d[HLK_MAX_RANK], ph[HLK_MAX_RANK] = {0}, nph = 1;
+  for (int i = 0; i < n; i++) {
+    d[i] = ins->window.dims[i].lhs_dilate;
+    nph *= d[i];
+  }
+  size_t words = 1;   /* per dim at most: a tap map, and a table as the original's */
+  for (int i = 0; i < n; i++) words += (size_t)(g->win[i] + g->out_sz[i] * g->win[i]);
+  Geo *p = malloc(sizeof *p);
+  int64_t *mem = p ? malloc(sizeof(int64_t) * words) : NULL;
+  if (!p || !mem) {
+    free(p);
+    return hli_fail(x, ins, "out of memory planning the convolution");
+  }
+  for (int64_t k = 0; k < nph && rc == 0; k++) {
+    *p = *g;
+    int64_t *at = mem;
+    p->wpos = 1;
+    p->srows = 1;
+    for (int i = 0; i < n; i++) {
+      int64_t pad = ins->window.dims[i].pad_lo;
+      int64_t w0 = ((pad - ph[i]) % d[i] + d[i]) % d[i];   /* first tap this phase reads */
+      p->ophase[i] = ph[i];
+      p->ostep[i] = d[i];
+      p->out_sz[i] = g->out_sz[i] > ph[i] ? (g->out_sz[i] - ph[i] + d[i] - 1) / d[i] : 0;
+      p->win[i] = g->win[i] > w0 ? (g->win[i] - w0 + d[i] - 1) / d[i] : 0;
+      int64_t *map = at, *tab = at + p->win[i];
+      at = tab + p->out_sz[i] * p->win[i];
+      for (int64_t t = 0; t < p->win[i]; t++) map[t] = w0 + d[i] * t;
+      for (int64_t s = 0; s < p->out_sz[i]; s++)
+        for (int64_t t = 0; t < p->win[i]; t++)
+          tab[s * p->win[i] + t] = g->tab[i][(ph[i] + d[i] * s) * g->win[i] + map[t]];
+      p->wmap[i] = map;
+      p->tab[i] = tab;
+      p->wpos *= p->win[i];
+      p->srows *= p->out_sz[i];
+    }
+    if (p->srows > 0) rc = lower_geo(x, ins, p, kd, L, K, O);
+    for (int i = n - 1; i >= 0; i--) {   /* next phase */
+      if (++ph[i] < d[i]) break;
+      ph[i] = 0;
+    }
+  }
+  free(mem);
+  free(p);
+  return rc;
+}
+
+static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
+                      const void *L, const void *K, void *O) {
+  return phased(ins, g) ? lower_phases(x, ins, g, kd, L, K, O) : lower_geo(x, ins, g, kd, L, K, O);
 }
 
 /* The GEMM lowering multiplies padding and dilation holes by the kernel as
