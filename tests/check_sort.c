@@ -280,6 +280,77 @@ START_TEST(sort_long_rows_match_reference) {
 }
 END_TEST
 
+/* One f32 operand sorted alone (no payload), by (dir, ctype) or by the
+ * computation c when given: the bits of a stable insertion sort by less.
+ * Rows whose keys are all distinct per bit pattern sort the keys alone;
+ * the others (-0 beside +0, NaNs under FLOAT or canonicalised) take the
+ * (key, position) path: the same answer. */
+static void check_alone_sort(const float *keys, int64_t n, HloCmpDir dir, HloCmpType ct,
+                             HloComputation *c, RefLess less, const char *what) {
+  HloShape s = tl_shape(HLO_F32, 1, (int64_t[]){n});
+  float *want = malloc((size_t)n * 4);
+  memcpy(want, keys, (size_t)n * 4);
+  for (int64_t i = 1; i < n; i++) {
+    float v = want[i];
+    int64_t j = i;
+    while (j > 0 && less(&v, &want[j - 1])) {
+      want[j] = want[j - 1];
+      j--;
+    }
+    want[j] = v;
+  }
+  HliValue *in[1] = {tl_value(&s, keys)};
+  HliValue *o = sortk(1, &s, in, 0, c ? c : tl_cmp_comp(HLO_F32, 2, dir, ct));
+  ck_assert_msg(o != NULL, "%s: %s", what, hli_last_error());
+  const float *got = o->data;
+  for (int64_t i = 0; i < n; i++)
+    ck_assert_msg(bits(got[i]) == bits(want[i]), "%s: element %lld is %08x, want %08x", what,
+                  (long long)i, bits(got[i]), bits(want[i]));
+  hli_value_unref(NULL, o);
+  hli_value_unref(NULL, in[0]);
+  free(want);
+}
+static int f32_gt(const void *a, const void *b) { return *(const float *)a > *(const float *)b; }
+/* TOTALORDER as XLA compares: the bit patterns as sign-magnitude integers
+ * (so NaNs order by payload too). */
+static int32_t total_key(float f) {
+  int32_t v;
+  memcpy(&v, &f, 4);
+  return v < 0 ? (int32_t)(0x80000000u - (uint32_t)v) - 1 : v;
+}
+static int f32_total_bits_gt(const void *a, const void *b) {
+  return total_key(*(const float *)a) > total_key(*(const float *)b);
+}
+static int f32_canon_lt(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  x = x == 0 ? 0.0f : isnan(x) ? NAN : x;
+  y = y == 0 ? 0.0f : isnan(y) ? NAN : y;
+  return total_lt_f(x, y);
+}
+
+START_TEST(sort_f32_alone_matches_reference) {
+  tl_begin();
+  enum { N = 700 };
+  static float r[N], z[N], t[N];
+  for (int i = 0; i < N; i++) {
+    int v = (i * 7919) % 211 - 105;   /* ties, both signs */
+    r[i] = (float)v * 0.37f;
+    z[i] = v == 0 ? (i % 2 ? -0.0f : 0.0f) : r[i];
+    t[i] = r[i];
+  }
+  r[5] = INFINITY; r[6] = -INFINITY; r[7] = 1e-40f; r[8] = -1e-40f;   /* subnormals too */
+  uint32_t pay = 0x7fc00005u;
+  memcpy(&t[30], &pay, 4);
+  t[10] = NAN; t[20] = -NAN; t[40] = 0.0f; t[50] = -0.0f;
+  check_alone_sort(r, N, HLO_CMP_LT, HLO_CMPT_FLOAT, NULL, f32_lt, "FLOAT LT, distinct keys");
+  check_alone_sort(r, N, HLO_CMP_GT, HLO_CMPT_FLOAT, NULL, f32_gt, "FLOAT GT, distinct keys");
+  check_alone_sort(z, N, HLO_CMP_LT, HLO_CMPT_FLOAT, NULL, f32_lt, "FLOAT LT, -0 and +0");
+  check_alone_sort(t, N, HLO_CMP_GT, HLO_CMPT_TOTALORDER, NULL, f32_total_bits_gt, "TOTALORDER GT");
+  check_alone_sort(t, N, HLO_CMP_LT, HLO_CMPT_FLOAT, canon_cmp(), f32_canon_lt, "canonicalising");
+  tl_end();
+}
+END_TEST
+
 static HliValue *topk(const HloShape *s, const void *data, int64_t k, bool largest) {
   int64_t od[4];
   for (int32_t d = 0; d < s->rank; d++) od[d] = s->dims[d];
@@ -333,6 +404,7 @@ static Suite *suite(void) {
   tcase_add_test(t, sort_along_dim0_and_unsigned);
   tcase_add_test(t, sort_comparator_matcher);
   tcase_add_test(t, sort_long_rows_match_reference);
+  tcase_add_test(t, sort_f32_alone_matches_reference);
   suite_add_tcase(s, t);
   TCase *k = tcase_create("topk");
   tcase_add_test(k, topk_ties_and_nan);

@@ -14,6 +14,7 @@
  * topk orders floats by total order (-NaN < -inf < ... < -0 < +0 < ... <
  * +inf < +NaN), integers by value; ties keep the lower index first. */
 #include "interp/kernels/reducer.h"
+#include "interp/kernels/vectorize.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +303,74 @@ static void permute(char *out, const char *in, size_t es, int64_t base, int64_t 
 #undef PERM_CASE
 }
 
+/* ---- f32 rows sorted alone: the keys themselves ------------------------- */
+
+/* LSD radix sort of 32-bit keys on the bits that differ among them, in
+ * passes of at most 8 bits: a row's keys, their copy and the counts stay
+ * in L1 (11-bit digits need 24 KiB of counts and were slower). tmp holds n
+ * more. */
+static void radix32(uint32_t *a, uint32_t *tmp, int64_t n) {
+  enum { DIGIT = 8 };
+  uint32_t any = 0, all = ~0u;
+  for (int64_t i = 0; i < n; i++) {
+    any |= a[i];
+    all &= a[i];
+  }
+  uint32_t vary = any ^ all;
+  if (vary == 0) return;
+  int lo = __builtin_ctz(vary), width = 32 - __builtin_clz(vary) - lo;
+  int npass = (width + DIGIT - 1) / DIGIT, bits = (width + npass - 1) / npass;
+  uint32_t dmask = (1u << bits) - 1;
+  uint32_t count[32 / DIGIT][1 << DIGIT];
+  memset(count, 0, sizeof count);
+  for (int64_t i = 0; i < n; i++)
+    for (int k = 0; k < npass; k++) count[k][(a[i] >> (lo + k * bits)) & dmask]++;
+  uint32_t *src = a, *dst = tmp;
+  for (int k = 0; k < npass; k++) {
+    uint32_t sum = 0;
+    for (uint32_t d = 0; d <= dmask; d++) {
+      uint32_t c = count[k][d];
+      count[k][d] = sum;
+      sum += c;
+    }
+    int sh = lo + k * bits;
+    for (int64_t i = 0; i < n; i++) dst[count[k][(src[i] >> sh) & dmask]++] = src[i];
+    uint32_t *t = src; src = dst; dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* A contiguous f32 row sorted without positions: when every element's key
+ * is its own (no NaN, no -0 beside a +0 that compares equal to it; any
+ * pattern under a total order), equal keys are equal bits, so sorting the
+ * keys and mapping them back is the stable sort. false: not so (the caller
+ * sorts (key, position) pairs). buf holds 2n words. */
+HLK_VECTORIZE static bool f32_keys(const uint32_t *restrict in, uint32_t *restrict key,
+                                   int64_t n, bool total, uint32_t flip) {
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t b = in[i];
+    bad |= (uint32_t)(!total) & (((b & 0x7fffffffu) > 0x7f800000u) | (b == 0x80000000u));
+    key[i] = (b & 0x80000000u ? ~b : b | 0x80000000u) ^ flip;
+  }
+  return bad == 0;
+}
+HLK_VECTORIZE static void f32_from_keys(const uint32_t *restrict key, uint32_t *restrict out,
+                                        int64_t n, uint32_t flip) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t k = key[i] ^ flip;
+    out[i] = k & 0x80000000u ? k & 0x7fffffffu : ~k;
+  }
+}
+static bool sort_f32_alone(const uint32_t *in, uint32_t *out, int64_t n, KeyMode m, bool desc,
+                           uint32_t *buf) {
+  uint32_t flip = desc ? ~0u : 0;   /* descending: sort the complements */
+  if (!f32_keys(in, buf, n, m == KEY_TOTAL, flip)) return false;
+  radix32(buf, buf + n, n);
+  f32_from_keys(buf, out, n, flip);
+  return true;
+}
+
 /* ---- Typed sort --------------------------------------------------------- */
 
 typedef struct SortJob {
@@ -323,9 +392,15 @@ static void sort_rows(void *arg, int64_t lo, int64_t hi) {
   int64_t *ix = malloc((size_t)n * 2 * sizeof *ix + 1);
   if (!keys || !ix) { free(keys); free(ix); j->oom = true; return; }
   size_t es0 = hlc_dtype_size(j->t);
+  bool alone = j->k == 1 && j->t == HLO_F32 && g->stride == 1 && n >= 256 &&
+               (j->m == KEY_FLOAT || j->m == KEY_CANON || j->m == KEY_TOTAL);
   for (int64_t r = lo; r < hi; r++) {
     int64_t base = row_base(g, r);
     const char *p = (const char *)j->in[0]->data + (size_t)base * es0;
+    if (alone && sort_f32_alone((const uint32_t *)(const void *)p,
+                                (uint32_t *)j->outs[0]->data + base, n, j->m, j->desc,
+                                (uint32_t *)(void *)keys))
+      continue;
     if (make_keys(j->t, j->m, p, g->stride * (int64_t)es0, n, keys)) {
       FloatCtx c = {j->t, p, g->stride * (int64_t)es0, j->desc};
       for (int64_t i = 0; i < n; i++) ix[i] = i;
