@@ -837,6 +837,36 @@ START_TEST(select_and_scatter_nhwc_rows) {
 }
 END_TEST
 
+/* A pooling gradient over four batches, which threads take separately (no
+ * window crosses the batch): on 1 to 3 threads, the definition's bits,
+ * with fractional source values added in the definition's order. */
+START_TEST(select_and_scatter_batches_threads) {
+  tl_begin();
+  enum { N = 4, H = 7, W = 6, C = 20, K = 3, S = 2, P = 1, OH = 4, OW = 3 };
+  static float op[N * H * W * C], src[N * OH * OW * C], want[N * H * W * C];
+  for (int i = 0; i < N * H * W * C; i++) op[i] = (float)((i * 7) % 5);
+  for (int i = 0; i < N * OH * OW * C; i++) src[i] = (float)(i % 13) * 0.1f + 0.01f;
+  sas_reference(op, src, want, N, H, W, C, K, S, P, OH, OW, HLO_CMP_GE);
+  const char *text =
+      "HloModule m\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT c = pred[] compare(a, b), direction=GE\n}\n"
+      "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[4,7,6,20] parameter(0)\n  g = f32[4,4,3,20] parameter(1)\n"
+      "  z = f32[] constant(0)\n"
+      "  ROOT r = f32[4,7,6,20] select-and-scatter(x, g, z), window={size=1x3x3x1 "
+      "stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add\n}\n";
+  const TlArray in[2] = {{HLO_TYPE_F32, 4, (int64_t[]){N, H, W, C}, op},
+                         {HLO_TYPE_F32, 4, (int64_t[]){N, OH, OW, C}, src}};
+  for (int threads = 1; threads <= 3; threads++) {
+    TlRun r = tl_run_arrays(threads, text, 2, in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), want, sizeof want) == 0,
+                  "%d threads: differs from the definition", threads);
+    tl_run_done(&r);
+  }
+  tl_end();
+}
+END_TEST
+
 START_TEST(select_and_scatter_maxpool_grad) {
   tl_begin();
   /* overlapping windows of 3, stride 1 over [1,5,2,5,3]: the maxima are at
@@ -896,6 +926,7 @@ static Suite *suite(void) {
   TCase *sc = tcase_create("select_and_scatter");
   tcase_add_test(sc, select_and_scatter_maxpool_grad);
   tcase_add_test(sc, select_and_scatter_nhwc_rows);
+  tcase_add_test(sc, select_and_scatter_batches_threads);
   suite_add_tcase(s, sc);
   return s;
 }

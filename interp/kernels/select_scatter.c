@@ -71,12 +71,12 @@ static bool sas_rows_apply(const SGeom *g) {
     }                                                                                 \
   }
 
-#define SAS_DEFINE(N, S, C, LOAD)                                                        \
+#define SAS_DEFINE(N, S, C, LOAD, ADDS)                                                  \
   SAS_PICK(N, S, C, LOAD, ge, >=)                                                     \
   SAS_PICK(N, S, C, LOAD, gt, >)                                                      \
   SAS_PICK(N, S, C, LOAD, le, <=)                                                     \
   SAS_PICK(N, S, C, LOAD, lt, <)                                                      \
-  static bool sas_rows_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f,            \
+  static bool sas_rows_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f, bool add,  \
                            const void *opnd, const char *src, char *res) {            \
     const S *op = opnd;                                                               \
     int32_t L = g->rank - 1;                                                          \
@@ -105,7 +105,12 @@ static bool sas_rows_apply(const SGeom *g) {
         default: pick_lt_##N(best, bv, row, off, n); break;                           \
         }                                                                             \
       } while (hlk_odo_next(w, g->size, L));                                          \
-      for (int64_t c = 0; any && c < n; c++) {                                        \
+      if (ADDS && add && any) {   /* the add fold's one rounding, without the calls */ \
+        S *r = (S *)(void *)res;                                                      \
+        const S *sv = (const S *)(const void *)src;                                   \
+        for (int64_t c = 0; c < n; c++) r[best[c]] = r[best[c]] + sv[c];              \
+      }                                                                               \
+      for (int64_t c = 0; !(ADDS && add) && any && c < n; c++) {                      \
         f->init(acc, res + (size_t)best[c] * es, 1);                                  \
         f->run(acc, src + (size_t)c * es, 1, 1);                                      \
         f->store(res + (size_t)best[c] * es, acc, 1);                                 \
@@ -116,9 +121,9 @@ static bool sas_rows_apply(const SGeom *g) {
     free(bv);                                                                         \
     return true;                                                                      \
   }                                                                                   \
-  static void sas_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f, const void *opnd, \
-                      const char *src, char *res) {                                   \
-    if (sas_rows_apply(g) && sas_rows_##N(g, dir, f, opnd, src, res)) return;         \
+  static void sas_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f, bool add,      \
+                      const void *opnd, const char *src, char *res) {                 \
+    if (sas_rows_apply(g) && sas_rows_##N(g, dir, f, add, opnd, src, res)) return;    \
     const S *op = opnd;                                                               \
     int64_t s[MAXR] = {0}, w[MAXR];                                                   \
     size_t es = sizeof(S);                                                            \
@@ -145,21 +150,54 @@ static bool sas_rows_apply(const SGeom *g) {
   }
 
 #define ID(x) (x)
-SAS_DEFINE(s8, int8_t, int8_t, ID)
-SAS_DEFINE(s16, int16_t, int16_t, ID)
-SAS_DEFINE(s32, int32_t, int32_t, ID)
-SAS_DEFINE(s64, int64_t, int64_t, ID)
-SAS_DEFINE(u8, uint8_t, uint8_t, ID)
-SAS_DEFINE(u16, uint16_t, uint16_t, ID)
-SAS_DEFINE(u32, uint32_t, uint32_t, ID)
-SAS_DEFINE(u64, uint64_t, uint64_t, ID)
-SAS_DEFINE(f32, float, float, ID)
-SAS_DEFINE(f64, double, double, ID)
-SAS_DEFINE(f16, uint16_t, float, hlk_f16_to_f32)
-SAS_DEFINE(bf16, uint16_t, float, hlk_bf16_to_f32)
+SAS_DEFINE(s8, int8_t, int8_t, ID, 0)
+SAS_DEFINE(s16, int16_t, int16_t, ID, 0)
+SAS_DEFINE(s32, int32_t, int32_t, ID, 0)
+SAS_DEFINE(s64, int64_t, int64_t, ID, 0)
+SAS_DEFINE(u8, uint8_t, uint8_t, ID, 0)
+SAS_DEFINE(u16, uint16_t, uint16_t, ID, 0)
+SAS_DEFINE(u32, uint32_t, uint32_t, ID, 0)
+SAS_DEFINE(u64, uint64_t, uint64_t, ID, 0)
+SAS_DEFINE(f32, float, float, ID, 1)
+SAS_DEFINE(f64, double, double, ID, 1)
+SAS_DEFINE(f16, uint16_t, float, hlk_f16_to_f32, 0)
+SAS_DEFINE(bf16, uint16_t, float, hlk_bf16_to_f32, 0)
 
-typedef void (*SasFn)(const SGeom *, HloCmpDir, const HlkFold *, const void *, const char *,
-                      char *);
+typedef void (*SasFn)(const SGeom *, HloCmpDir, const HlkFold *, bool, const void *,
+                      const char *, char *);
+
+/* Leading dims whose window is one element in place (the batch of a
+ * pooling) split the work: no window crosses them, so each of their
+ * positions selects and scatters within its own block, in the same order. */
+typedef struct SasJob {
+  SGeom sub;                 /* the geometry of one block */
+  int32_t lead;              /* the leading dims split off */
+  const SGeom *g;
+  SasFn fn;
+  HloCmpDir dir;
+  const HlkFold *f;
+  bool add;
+  const char *opnd, *src;
+  char *res;
+  size_t es;
+} SasJob;
+
+static void sas_blocks(void *arg, int64_t lo, int64_t hi) {
+  const SasJob *j = arg;
+  for (int64_t b = lo; b < hi; b++) {
+    int64_t t = b, ooff = 0, soff = 0, sstride = 1;
+    for (int32_t d = j->g->rank - 1; d >= j->lead; d--) sstride *= j->g->src[d];
+    for (int32_t d = j->lead - 1; d >= 0; d--) {
+      int64_t i = t % j->g->src[d];
+      t /= j->g->src[d];
+      ooff += i * j->g->istride[d];
+      soff += i * sstride;
+      sstride *= j->g->src[d];
+    }
+    j->fn(&j->sub, j->dir, j->f, j->add, j->opnd + (size_t)ooff * j->es,
+          j->src + (size_t)soff * j->es, j->res + (size_t)ooff * j->es);
+  }
+}
 
 static SasFn sas_fn(HloDtype t) {
   switch (t) {
@@ -283,7 +321,18 @@ int hlk_select_and_scatter(HliExec *x, const HloInstr *ins, HliValue *const *in,
   SasFn fn = sas_fn(t);
   if (f && fn && hlk_match_select(hlk_called(ins, HLO_CALL_SELECT), &dir, &ct) &&
       ct == hlk_default_cmp_type(t)) {
-    fn(&g, dir, f, in[0]->data, in[1]->data, out->data);
+    SasJob j = {.sub = g, .lead = 0, .g = &g, .fn = fn, .dir = dir, .f = f,
+                .add = sop == HLI_BINOP_ADD, .opnd = in[0]->data, .src = in[1]->data,
+                .res = out->data, .es = es};
+    int64_t blocks = 1;
+    while (j.lead < g.rank - 1 && g.size[j.lead] == 1 && g.stride[j.lead] == 1 &&
+           g.pad[j.lead] == 0 && g.src[j.lead] == g.in[j.lead]) {
+      blocks *= g.in[j.lead];
+      j.sub.in[j.lead] = j.sub.src[j.lead] = 1;
+      j.lead++;
+    }
+    int64_t per = out->nelem / (blocks > 0 ? blocks : 1);
+    hli_parallel_for(x, blocks, 65536 / (per + 1) + 1, sas_blocks, &j);
     return 0;
   }
   return sas_generic(x, ins, &g, t, in[0]->data, in[1]->data, out->data);
