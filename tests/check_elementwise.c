@@ -292,6 +292,44 @@ START_TEST(f16_vector_conversions) {
 }
 END_TEST
 
+/* f32 -> every 8-bit float format (f8 family, f4e2m1fn) in bulk goes
+ * through tables over the top 16 bits once a format has converted enough
+ * elements: every top-16-bit pattern with low halves 0, 1, 0x8000, 0xFFFF
+ * and a random one (327680 elements, past the threshold in one call) gives
+ * hlc_float_bits_from_f32's bits, NaNs and saturation included. */
+START_TEST(f8_bulk_conversions) {
+  enum { LOWS = 5, N = 65536 * LOWS };
+  float *src = malloc(sizeof(float) * N);
+  uint8_t *got = malloc(N);
+  uint64_t seed = 13;
+  for (uint32_t h = 0; h < 65536; h++) {
+    uint32_t lows[LOWS] = {0, 1, 0x8000, 0xFFFF, 1 + (uint32_t)(tl_lcg(&seed) % 0xFFFF)};
+    for (int l = 0; l < LOWS; l++) {
+      uint32_t u = h << 16 | lows[l];
+      memcpy(&src[h * LOWS + (uint32_t)l], &u, 4);
+    }
+  }
+  int formats = 0;
+  for (int t = 0; t < HLO_NUM_DTYPES; t++) {
+    HloDtype d = (HloDtype)t;
+    if (!hlk_is_narrow_float(d) || hlc_dtype_size(d) != 1) continue;
+    formats++;
+    hlk_f32_to_narrow(d, src, got, N);
+    for (int64_t i = 0; i < N; i++) {
+      uint8_t want = (uint8_t)hlc_float_bits_from_f32(d, src[i]);
+      if (got[i] != want) {
+        uint32_t u;
+        memcpy(&u, &src[i], 4);
+        ck_abort_msg("%s: f32 %08x gave %02x, want %02x", hlc_dtype_name(d), u, got[i], want);
+      }
+    }
+  }
+  ck_assert_int_ge(formats, 5);
+  free(src);
+  free(got);
+}
+END_TEST
+
 START_TEST(complex_ops) {
   float a[] = {3, 4, 1, 1}, b[] = {1, 0, 0, 1}, o[4], r[2];
   float mul[] = {3, 4, -1, 1};   /* (3+4i)*1, (1+i)*i = -1+i */
@@ -794,6 +832,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(tc, tl_begin, tl_end);
   tcase_add_test(tc, compare_dirs);
   tcase_add_test(tc, f16_vector_conversions);
+  tcase_add_test(tc, f8_bulk_conversions);
   tcase_add_test(tc, select_clamp);
   tcase_add_test(tc, clamp_nan_precedence);
   suite_add_tcase(s, tc);

@@ -5,6 +5,7 @@
  * Also the narrow-float <-> f32 block conversions everyone here uses.
  * Not here: what any loop computes (elementwise.c and friends). */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common/numeric.h"
 #include "interp/kernels/elementwise.h"
@@ -25,6 +26,64 @@ static void build_f8_tables(void) {
       uint64_t bits = t == HLO_F4E2M1FN ? (uint64_t)(b & 0xF) : (uint64_t)b;
       f8_table[t][b] = (float)hlc_float_bits_to_f64((HloDtype)t, bits);
     }
+  }
+}
+
+/* f32 -> an 8-bit float format (the f8 family, f4e2m1fn in a byte) through
+ * two tables over the top 16 bits of the f32: none of these formats keeps
+ * more than 4 mantissa bits, so the rounding bit of any input lies in its
+ * top 16 bits and the low 16 only decide whether anything lies below it:
+ * the result is base[top] when the low half is zero, else up[top] (for an
+ * infinity's pattern, the NaN with a low payload). Both tables are
+ * hlc_float_bits_from_f32's own results. A format builds them (128 KiB,
+ * 131072 scalar conversions) once it has converted as many elements the
+ * slow way; until then, and if memory runs out, the scalar loop runs. */
+enum { F8_TABLE_AFTER = 1 << 17 };
+typedef struct F8Enc { uint8_t base[65536], up[65536]; } F8Enc;
+static F8Enc *f8_enc[HLO_NUM_DTYPES];
+static int64_t f8_done[HLO_NUM_DTYPES];
+static pthread_mutex_t f8_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static float f32_of(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static const F8Enc *f8_encoder(HloDtype t, int64_t n) {
+  F8Enc *e = __atomic_load_n(&f8_enc[t], __ATOMIC_ACQUIRE);
+  if (e || __atomic_add_fetch(&f8_done[t], n, __ATOMIC_RELAXED) < F8_TABLE_AFTER) return e;
+  pthread_mutex_lock(&f8_mu);
+  e = f8_enc[t];
+  if (!e && (e = malloc(sizeof *e)) != NULL) {
+    for (uint32_t h = 0; h < 65536; h++) {
+      e->base[h] = (uint8_t)hlc_float_bits_from_f32(t, f32_of(h << 16));
+      e->up[h] = (uint8_t)hlc_float_bits_from_f32(t, f32_of(h << 16 | 1));
+    }
+    __atomic_store_n(&f8_enc[t], e, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&f8_mu);
+  return e;
+}
+
+/* At exit, so leak checkers see nothing held. */
+__attribute__((destructor)) static void f8_release(void) {
+  for (int t = 0; t < HLO_NUM_DTYPES; t++) {
+    free(f8_enc[t]);
+    f8_enc[t] = NULL;
+  }
+}
+
+static void f32_to_f8(HloDtype t, const float *src, uint8_t *d, int64_t n) {
+  const F8Enc *e = f8_encoder(t, n);
+  if (!e) {
+    for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)hlc_float_bits_from_f32(t, src[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &src[i], 4);
+    d[i] = (u & 0xFFFFu) ? e->up[u >> 16] : e->base[u >> 16];
   }
 }
 
@@ -137,8 +196,7 @@ void hlk_f32_to_narrow(HloDtype t, const float *src, void *dst, int64_t n) {
   } else if (t == HLO_BF16) {
     f32_to_bf16(src, dst, n);
   } else {
-    uint8_t *d = dst;
-    for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)hlc_float_bits_from_f32(t, src[i]);
+    f32_to_f8(t, src, dst, n);
   }
 }
 
