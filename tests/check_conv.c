@@ -468,6 +468,19 @@ START_TEST(t_pointwise_threads) {
 }
 END_TEST
 
+/* ins on operands in, under every micro-kernel, gives the reference loop's
+ * bytes. */
+static void expect_ref_every_isa(HloInstr *ins, HliValue *const *in, const char *what) {
+  HliValue *want = tl_kept(&ins->shape, NULL), *got = tl_kept(&ins->shape, NULL);
+  ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+    memset(got->data, 0xA5, got->nbytes);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, got, false), 0);
+    ck_assert_msg(memcmp(got->data, want->data, want->nbytes) == 0,
+                  "%s, %s: differs from the reference loop", what, g.isa);
+  }
+}
+
 /* NCHW (features outside the spatial dims): slivers of rows along the width
  * copy runs of input elements per window position and input feature, or
  * gather them (stride 2, padding at the line's ends). Width 40 holds
@@ -490,15 +503,9 @@ START_TEST(t_nchw_lines) {
       ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s", hli_last_error());
       HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
                          formula_value(&ins->ops[1]->shape, 3, 1, 7)};
-      HliValue *want = tl_kept(&ins->shape, NULL), *got = tl_kept(&ins->shape, NULL);
-      ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
-      for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
-        memset(got->data, 0xA5, got->nbytes);
-        ck_assert_int_eq(hlk_conv_run(NULL, ins, in, got, false), 0);
-        ck_assert_msg(memcmp(got->data, want->data, want->nbytes) == 0,
-                      "window %d, %lld groups, %s: differs from the reference loop", c,
-                      (long long)fgc, g.isa);
-      }
+      char what[48];
+      snprintf(what, sizeof what, "window %d, %lld groups", c, (long long)fgc);
+      expect_ref_every_isa(ins, in, what);
     }
   tl_end();
 }
@@ -544,14 +551,9 @@ START_TEST(t_transposed_phases) {
     ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "case %d: %s", c, hli_last_error());
     HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
                        formula_value(&ins->ops[1]->shape, 3, 1, 7)};
-    HliValue *want = tl_kept(&ins->shape, NULL), *got = tl_kept(&ins->shape, NULL);
-    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
-    for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
-      memset(got->data, 0xA5, got->nbytes);
-      ck_assert_int_eq(hlk_conv_run(NULL, ins, in, got, false), 0);
-      ck_assert_msg(memcmp(got->data, want->data, want->nbytes) == 0,
-                    "case %d, %s: differs from the reference loop", c, g.isa);
-    }
+    char what[32];
+    snprintf(what, sizeof what, "transposed case %d", c);
+    expect_ref_every_isa(ins, in, what);
   }
   tl_end();
 }

@@ -56,28 +56,39 @@ static void merge_sort_pairs(KeyIdx *a, KeyIdx *tmp, int64_t n) {
 /* Keys whose differing bits fit a 32-bit window [lo, lo + width): packed as
  * (window << 32 | position) into 8 bytes, sorted in passes of up to 11 bits
  * (three for f32), then unpacked; bits outside the window are `all`'s. */
+/* LSD passes over the n words at SRC (TMP: n more, the same type T): the
+ * field of `width` bits at bit SHIFT0 is sorted in the fewest passes of at
+ * most DIGIT bits, counted in one sweep; the sorted words end in SRC
+ * (copied back when the passes end in TMP). */
+#define LSD_PASSES(T, DIGIT, SRC, TMP, N, SHIFT0, WIDTH)                               \
+  do {                                                                                 \
+    int npass_ = ((WIDTH) + (DIGIT) - 1) / (DIGIT);                                    \
+    int bits_ = ((WIDTH) + npass_ - 1) / npass_;                                       \
+    uint32_t dmask_ = (1u << bits_) - 1;                                               \
+    uint32_t count_[(32 + (DIGIT) - 1) / (DIGIT)][1 << (DIGIT)];                       \
+    memset(count_, 0, sizeof count_);                                                  \
+    T *src_ = (SRC), *dst_ = (TMP);                                                    \
+    for (int64_t i = 0; i < (N); i++)                                                  \
+      for (int k = 0; k < npass_; k++) count_[k][(src_[i] >> ((SHIFT0) + k * bits_)) & dmask_]++; \
+    for (int k = 0; k < npass_; k++) {                                                 \
+      uint32_t sum_ = 0;                                                               \
+      for (uint32_t d = 0; d <= dmask_; d++) {                                         \
+        uint32_t c_ = count_[k][d];                                                    \
+        count_[k][d] = sum_;                                                           \
+        sum_ += c_;                                                                    \
+      }                                                                                \
+      int sh_ = (SHIFT0) + k * bits_;                                                  \
+      for (int64_t i = 0; i < (N); i++) dst_[count_[k][(src_[i] >> sh_) & dmask_]++] = src_[i]; \
+      T *t_ = src_; src_ = dst_; dst_ = t_;                                            \
+    }                                                                                  \
+    if (src_ != (SRC)) memcpy((SRC), src_, (size_t)(N) * sizeof(T));                   \
+  } while (0)
+
 static void radix_sort_packed(KeyIdx *a, KeyIdx *tmp, int64_t n, uint64_t all, int lo, int width) {
-  enum { DIGIT = 11 };
   uint64_t *p = (uint64_t *)tmp, *q = p + n;   /* tmp holds 2n such words */
   uint64_t wmask = (1ull << width) - 1;
   for (int64_t i = 0; i < n; i++) p[i] = ((a[i].key >> lo) & wmask) << 32 | (uint32_t)a[i].idx;
-  int npass = (width + DIGIT - 1) / DIGIT, bits = (width + npass - 1) / npass;
-  uint32_t dmask = (1u << bits) - 1;
-  uint32_t count[(32 + DIGIT - 1) / DIGIT][1 << DIGIT];   /* 24 KiB of stack */
-  memset(count, 0, sizeof count);
-  for (int64_t i = 0; i < n; i++)
-    for (int k = 0; k < npass; k++) count[k][(p[i] >> (32 + k * bits)) & dmask]++;
-  for (int k = 0; k < npass; k++) {
-    uint32_t sum = 0;
-    for (uint32_t d = 0; d <= dmask; d++) {
-      uint32_t c = count[k][d];
-      count[k][d] = sum;
-      sum += c;
-    }
-    int sh = 32 + k * bits;
-    for (int64_t i = 0; i < n; i++) q[count[k][(p[i] >> sh) & dmask]++] = p[i];
-    uint64_t *t = p; p = q; q = t;
-  }
+  LSD_PASSES(uint64_t, 11, p, q, n, 32, width);   /* 11-bit digits: 24 KiB of counts */
   uint64_t keep = all & ~(wmask << lo);
   for (int64_t i = 0; i < n; i++) {
     a[i].key = keep | (p[i] >> 32) << lo;
@@ -310,7 +321,6 @@ static void permute(char *out, const char *in, size_t es, int64_t base, int64_t 
  * in L1 (11-bit digits need 24 KiB of counts and were slower). tmp holds n
  * more. */
 static void radix32(uint32_t *a, uint32_t *tmp, int64_t n) {
-  enum { DIGIT = 8 };
   uint32_t any = 0, all = ~0u;
   for (int64_t i = 0; i < n; i++) {
     any |= a[i];
@@ -319,32 +329,8 @@ static void radix32(uint32_t *a, uint32_t *tmp, int64_t n) {
   uint32_t vary = any ^ all;
   if (vary == 0) return;
   int lo = __builtin_ctz(vary), width = 32 - __builtin_clz(vary) - lo;
-  int npass = (width + DIGIT - 1) / DIGIT, bits = (width + npass - 1) / npass;
-  uint32_t dmask = (1u << bits) - 1;
-  uint32_t count[32 / DIGIT][1 << DIGIT];
-  memset(count, 0, sizeof count);
-  for (int64_t i = 0; i < n; i++)
-    for (int k = 0; k < npass; k++) count[k][(a[i] >> (lo + k * bits)) & dmask]++;
-  uint32_t *src = a, *dst = tmp;
-  for (int k = 0; k < npass; k++) {
-    uint32_t sum = 0;
-    for (uint32_t d = 0; d <= dmask; d++) {
-      uint32_t c = count[k][d];
-      count[k][d] = sum;
-      sum += c;
-    }
-    int sh = lo + k * bits;
-    for (int64_t i = 0; i < n; i++) dst[count[k][(src[i] >> sh) & dmask]++] = src[i];
-    uint32_t *t = src; src = dst; dst = t;
-  }
-  if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+  LSD_PASSES(uint32_t, 8, a, tmp, n, lo, width);
 }
-
-/* A contiguous f32 row sorted without positions: when every element's key
- * is its own (no NaN, no -0 beside a +0 that compares equal to it; any
- * pattern under a total order), equal keys are equal bits, so sorting the
- * keys and mapping them back is the stable sort. false: not so (the caller
- * sorts (key, position) pairs). buf holds 2n words. */
 HLK_VECTORIZE static bool f32_keys(const uint32_t *restrict in, uint32_t *restrict key,
                                    int64_t n, bool total, uint32_t flip) {
   uint32_t bad = 0;
