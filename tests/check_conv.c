@@ -559,6 +559,39 @@ START_TEST(t_transposed_phases) {
 }
 END_TEST
 
+/* Convolutions whose patch matrix passes the size limit sum their window in
+ * parts of a few taps of its first dim, adding into the result: with the
+ * limit lowered to 512 bytes, NHWC and NCHW convolutions, the weight-
+ * gradient layout (a window as large as the image), a transposed one (parts
+ * within phases) and a grouped one equal the reference loop under every
+ * micro-kernel (integer values: exact). */
+START_TEST(t_window_in_parts) {
+  tl_begin();
+  hlk_conv_patch_max(512);
+  ConvCase cases_in_parts[5] = {
+      {"nhwc", "b01f_01io->b01f", 4, {2, 7, 6, 5}, {3, 3, 5, 6}, {2, 7, 6, 6}, 2,
+       {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 1}}, 1, 1, 2 * 7 * 6 * 6, NULL},
+      {"nchw", "bf01_oi01->bf01", 4, {2, 5, 7, 6}, {4, 5, 4, 3}, {2, 4, 4, 6}, 2,
+       {{4, 1, 0, 0, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 2 * 4 * 4 * 6, NULL},
+      {"wgrad", "f01b_i01o->01bf", 4, {3, 9, 8, 12}, {3, 9, 8, 5}, {3, 3, 12, 5}, 2,
+       {{9, 1, 1, 1, 1, 1, 0}, {8, 1, 1, 1, 1, 1, 0}}, 1, 1, 3 * 3 * 12 * 5, NULL},
+      {"transposed", "b01f_01io->b01f", 4, {1, 4, 5, 4}, {4, 3, 4, 6}, {1, 9, 10, 6}, 2,
+       {{4, 1, 2, 3, 2, 1, 1}, {3, 1, 1, 2, 2, 1, 0}}, 1, 1, 1 * 9 * 10 * 6, NULL},
+      {"grouped", "b01f_01io->b01f", 4, {2, 6, 6, 40}, {3, 3, 20, 6}, {2, 6, 6, 6}, 2,
+       {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 2, 1, 2 * 6 * 6 * 6, NULL}};
+  for (int c = 0; c < 5; c++) {
+    HloInstr *ins = make_conv(&cases_in_parts[c], HLO_F32, HLO_F32);
+    ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s: %s", cases_in_parts[c].name,
+                  hli_last_error());
+    HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                       formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+    expect_ref_every_isa(ins, in, cases_in_parts[c].name);
+  }
+  hlk_conv_patch_max(0);
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -653,6 +686,7 @@ int main(void) {
   tcase_add_test(tc, t_pointwise_threads);
   tcase_add_test(tc, t_nchw_lines);
   tcase_add_test(tc, t_transposed_phases);
+  tcase_add_test(tc, t_window_in_parts);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);

@@ -455,7 +455,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
 /* Scatter a [rows][cg] result chunk into the compute-type output. */
 #define DEFINE_SCATTER(SUF, T)                                                              \
   static void scatter_##SUF(const Geo *g, const void *Cv, int64_t row0, int64_t rows,       \
-                            int64_t o0, int64_t cg, void *Ov) {                             \
+                            int64_t o0, int64_t cg, void *Ov, bool add) {                   \
     const T *C = Cv;                                                                        \
     T *O = Ov;                                                                              \
     int64_t s[HLK_MAX_RANK];                                                                \
@@ -465,7 +465,10 @@ static void sliver32(const Lower *lw, int64_t sl) {
       int64_t off = b * g->ostr[g->ob] + o0 * g->ostr[g->ofeat];                            \
       for (int i = 0; i < g->nsp; i++)                                                      \
         off += (g->ophase[i] + g->ostep[i] * s[i]) * g->ostr[g->osp[i]];                    \
-      for (int64_t n = 0; n < cg; n++) O[off + n * g->ostr[g->ofeat]] = C[r * cg + n];      \
+      for (int64_t n = 0; n < cg; n++) {                                                    \
+        T *o = &O[off + n * g->ostr[g->ofeat]];                                             \
+        *o = add ? *o + C[r * cg + n] : C[r * cg + n];                                      \
+      }                                                                                     \
     }                                                                                       \
   }
 DEFINE_IM2COL(f32, float, 1)
@@ -487,7 +490,7 @@ typedef struct Kind {
   void (*im2col)(void *arg, int64_t lo, int64_t hi);
   void (*kmat)(const Geo *g, const void *K, int64_t grp, void *dst);
   void (*scatter)(const Geo *g, const void *C, int64_t row0, int64_t rows, int64_t o0,
-                  int64_t cg, void *O);
+                  int64_t cg, void *O, bool add);
   int (*gemm)(HliExec *x, const HlkGemm *g);
 } Kind;
 
@@ -524,8 +527,8 @@ static int64_t pointwise_rows(const Geo *g) {
   return r;
 }
 
-static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
-                     const void *L, const void *K, void *O) {
+static int lower_block(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
+                       const void *L, const void *K, void *O, bool add) {
   size_t es = kd->es, ces = kd->ces;
   int64_t groups = g->fgc * g->bgc, cg = g->cout / groups;
   int64_t kdim = g->wpos * g->cin_g, rows_total = g->bout * g->srows;
@@ -561,7 +564,7 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
       lw.row0 = row0;
       lw.rows = rows;
       HlkGemm gm = { .ins = ins, .batch = 1, .m = rows, .n = cg, .k = kdim, .a = P, .a_packed = true,
-                     .b = kmat, .b_rs = cg, .b_cs = 1 };
+                     .b = kmat, .b_rs = cg, .b_cs = 1, .accumulate = add && direct };
       if (row_stride) {
         gm.a = (const char *)L + (size_t)(row0 * row_stride + lw.lfeat0) * es;
         gm.a_rs = row_stride;
@@ -578,13 +581,60 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
         gm.ldc = cg;
       }
       rc = kd->gemm(x, &gm);
-      if (rc == 0 && !direct) kd->scatter(g, C, row0, rows, grp * cg, cg, O);
+      if (rc == 0 && !direct) kd->scatter(g, C, row0, rows, grp * cg, cg, O, add);
     }
   }
 done:
   hli_scratch_free(x, kmat);
   if (P != kmat) hli_scratch_free(x, P);
   hli_scratch_free(x, C);
+  return rc;
+}
+
+/* A patch matrix past PATCH_MAX bytes (a weight gradient, whose window is
+ * a whole image: k = 25088 for a 56x56x8 one) would go to memory and back:
+ * the window's first dim is cut into runs of taps, each a convolution of
+ * its own (Geo.wmap names its kernel taps) whose products add into the
+ * result, so each part's patches stay in cache. The parts sum in order of
+ * their taps; the split moves where the GEMM's partial sums meet. */
+enum { PATCH_MAX = 8 << 20 };
+static size_t patch_max = PATCH_MAX;
+
+void hlk_conv_patch_max(size_t bytes) { patch_max = bytes ? bytes : PATCH_MAX; }
+
+static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
+                     const void *L, const void *K, void *O) {
+  int64_t rows = g->bout * g->srows, w0 = g->nsp > 0 ? g->win[0] : 1;
+  if (rows > 512 * (int64_t)hli_num_threads(x)) rows = 512 * (int64_t)hli_num_threads(x);
+  size_t per_tap = (size_t)(w0 > 0 ? g->wpos / w0 : 0) * (size_t)g->cin_g * kd->es *
+                   (size_t)(rows > 0 ? rows : 1);
+  size_t cap = patch_max;
+  if (kd->kp != 1 || w0 < 2 || per_tap * (size_t)w0 <= cap)
+    return lower_block(x, ins, g, kd, L, K, O, false);
+  int64_t taps = per_tap ? (int64_t)(cap / 2 / per_tap) : w0;
+  if (taps < 1) taps = 1;
+  Geo *p = malloc(sizeof *p);
+  int64_t *mem = p ? malloc(sizeof(int64_t) * (size_t)(taps + g->out_sz[0] * taps + 1)) : NULL;
+  if (!p || !mem) {
+    free(p);
+    return hli_fail(x, ins, "out of memory planning the convolution");
+  }
+  int rc = 0;
+  for (int64_t t0 = 0; t0 < w0 && rc == 0; t0 += taps) {
+    int64_t n = w0 - t0 < taps ? w0 - t0 : taps;
+    *p = *g;
+    int64_t *map = mem, *tab = mem + n;
+    for (int64_t t = 0; t < n; t++) map[t] = g->wmap[0] ? g->wmap[0][t0 + t] : t0 + t;
+    for (int64_t s = 0; s < g->out_sz[0]; s++)
+      for (int64_t t = 0; t < n; t++) tab[s * n + t] = g->tab[0][s * w0 + t0 + t];
+    p->win[0] = n;
+    p->wmap[0] = map;
+    p->tab[0] = tab;
+    p->wpos = g->wpos / w0 * n;
+    rc = lower_block(x, ins, p, kd, L, K, O, t0 > 0);
+  }
+  free(mem);
+  free(p);
   return rc;
 }
 

@@ -379,7 +379,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     int64_t j0 = ni * pl->nc, nc = g->n - j0 < pl->nc ? g->n - j0 : pl->nc;                  \
     int mr = pl->mr, nr = pl->nr;                                                            \
     if (g->k == 0) {                                                                         \
-      for (int64_t i = mb0 * pl->mc; i < g->m && i < mb1 * pl->mc; i++)                      \
+      for (int64_t i = mb0 * pl->mc; i < g->m && i < mb1 * pl->mc && !g->accumulate; i++)    \
         memset(C + i * g->ldc + j0, 0, (size_t)nc * sizeof(T));                              \
       return;                                                                                \
     }                                                                                        \
@@ -388,7 +388,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     for (int64_t p0 = 0; p0 < g->k; p0 += pl->kc) {                                          \
       int64_t kc = g->k - p0 < pl->kc ? g->k - p0 : pl->kc;                                  \
       int64_t kcp = (kc + KP - 1) / KP;                                                      \
-      int acc = p0 > 0;                                                                      \
+      int acc = p0 > 0 || g->accumulate;                                                     \
       pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
                          kc, nc, nr, pb);                                                    \
       for (int64_t mb = mb0; mb < mb1; mb++) {                                               \

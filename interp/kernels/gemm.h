@@ -52,6 +52,9 @@ typedef struct HlkGemm {
    * another, sliver s holding k steps of MR values (rows s*MR.. , zero past
    * m), MR = hlk_gemm_mr_f32/f64(). Convolution writes its patches so. */
   bool a_packed;
+  /* C += A B instead of C = A B (a convolution summing its shared
+   * dimension in parts). */
+  bool accumulate;
   /* The instruction this product runs for (messages, memory accounting). */
   const HloInstr *ins;
 } HlkGemm;
@@ -100,6 +103,9 @@ int hlk_gemm_mr_f64(void);
 int hlk_gemm_mr_u32(void);
 int hlk_gemm_mr_u64(void);
 int hlk_gemm_mr_i16(void);
+/* Tests: the patch matrix size above which a convolution sums its window in
+ * parts (0: the default, 8 MiB). */
+void hlk_conv_patch_max(size_t bytes);
 /* Tests: force an instruction set ("scalar", "avx2", "avx512"); returns false
  * (and changes nothing) if the CPU lacks it or the name is unknown. */
 bool hlk_gemm_force_isa(const char *name);
