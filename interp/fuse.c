@@ -270,7 +270,9 @@ static const char *iota_values(HlcArena *A, const HloInstr *ins, int64_t *inner,
 /* A binary op one of whose operands is a scalar broadcast (nb = 1) or a
  * row value repeated along the rows reads that operand as one element
  * (per row) through the scalar loop, instead of a register filled with
- * copies; the broadcast then has no other use and is dropped (compile). */
+ * copies: a scalar from its prologue register's first element, a row value
+ * from its row register, so a row broadcast left with no other use is
+ * dropped (compile). */
 static void scalar_operand(Builder *b, Fop *op, HloOpcode opc) {
   for (int32_t k = 1; k >= 0; k--) {
     int32_t v = op->src[k];

@@ -591,6 +591,31 @@ done:
   return rc;
 }
 
+/* Dim i of p (a copy of g) restricted to g's outputs o0, o0 + ostep, ...
+ * (on of them) and window taps w0, w0 + wstep, ... (wn of them): its index
+ * table, tap map and output placement, composed with g's; wpos and srows
+ * follow. The map and table go to mem (wn + on * wn words), which is
+ * returned past them. */
+static int64_t *geo_sub_dim(Geo *p, const Geo *g, int i, int64_t o0, int64_t ostep, int64_t on,
+                            int64_t w0, int64_t wstep, int64_t wn, int64_t *mem) {
+  int64_t *map = mem, *tab = mem + wn;
+  for (int64_t t = 0; t < wn; t++) map[t] = w0 + wstep * t;
+  for (int64_t s = 0; s < on; s++)
+    for (int64_t t = 0; t < wn; t++)
+      tab[s * wn + t] = g->tab[i][(o0 + ostep * s) * g->win[i] + map[t]];
+  if (g->wmap[i])
+    for (int64_t t = 0; t < wn; t++) map[t] = g->wmap[i][map[t]];
+  p->wpos = p->wpos / (p->win[i] ? p->win[i] : 1) * wn;
+  p->srows = p->srows / (p->out_sz[i] ? p->out_sz[i] : 1) * on;
+  p->ophase[i] = g->ophase[i] + g->ostep[i] * o0;
+  p->ostep[i] = g->ostep[i] * ostep;
+  p->out_sz[i] = on;
+  p->win[i] = wn;
+  p->wmap[i] = map;
+  p->tab[i] = tab;
+  return tab + on * wn;
+}
+
 /* A patch matrix past PATCH_MAX bytes (a weight gradient, whose window is
  * a whole image: k = 25088 for a 56x56x8 one) would go to memory and back:
  * the window's first dim is cut into runs of taps, each a convolution of
@@ -621,16 +646,8 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
   }
   int rc = 0;
   for (int64_t t0 = 0; t0 < w0 && rc == 0; t0 += taps) {
-    int64_t n = w0 - t0 < taps ? w0 - t0 : taps;
     *p = *g;
-    int64_t *map = mem, *tab = mem + n;
-    for (int64_t t = 0; t < n; t++) map[t] = g->wmap[0] ? g->wmap[0][t0 + t] : t0 + t;
-    for (int64_t s = 0; s < g->out_sz[0]; s++)
-      for (int64_t t = 0; t < n; t++) tab[s * n + t] = g->tab[0][s * w0 + t0 + t];
-    p->win[0] = n;
-    p->wmap[0] = map;
-    p->tab[0] = tab;
-    p->wpos = g->wpos / w0 * n;
+    geo_sub_dim(p, g, 0, 0, 1, g->out_sz[0], t0, 1, w0 - t0 < taps ? w0 - t0 : taps, mem);
     rc = lower_block(x, ins, p, kd, L, K, O, t0 > 0);
   }
   free(mem);
@@ -680,25 +697,12 @@ static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kin
   for (int64_t k = 0; k < nph && rc == 0; k++) {
     *p = *g;
     int64_t *at = mem;
-    p->wpos = 1;
-    p->srows = 1;
     for (int i = 0; i < n; i++) {
       int64_t pad = ins->window.dims[i].pad_lo;
       int64_t w0 = ((pad - ph[i]) % d[i] + d[i]) % d[i];   /* first tap this phase reads */
-      p->ophase[i] = ph[i];
-      p->ostep[i] = d[i];
-      p->out_sz[i] = g->out_sz[i] > ph[i] ? (g->out_sz[i] - ph[i] + d[i] - 1) / d[i] : 0;
-      p->win[i] = g->win[i] > w0 ? (g->win[i] - w0 + d[i] - 1) / d[i] : 0;
-      int64_t *map = at, *tab = at + p->win[i];
-      at = tab + p->out_sz[i] * p->win[i];
-      for (int64_t t = 0; t < p->win[i]; t++) map[t] = w0 + d[i] * t;
-      for (int64_t s = 0; s < p->out_sz[i]; s++)
-        for (int64_t t = 0; t < p->win[i]; t++)
-          tab[s * p->win[i] + t] = g->tab[i][(ph[i] + d[i] * s) * g->win[i] + map[t]];
-      p->wmap[i] = map;
-      p->tab[i] = tab;
-      p->wpos *= p->win[i];
-      p->srows *= p->out_sz[i];
+      int64_t on = g->out_sz[i] > ph[i] ? (g->out_sz[i] - ph[i] + d[i] - 1) / d[i] : 0;
+      int64_t wn = g->win[i] > w0 ? (g->win[i] - w0 + d[i] - 1) / d[i] : 0;
+      at = geo_sub_dim(p, g, i, ph[i], d[i], on, w0, d[i], wn, at);
     }
     if (p->srows > 0) rc = lower_geo(x, ins, p, kd, L, K, O);
     for (int i = n - 1; i >= 0; i--) {   /* next phase */
