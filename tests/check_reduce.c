@@ -140,6 +140,64 @@ START_TEST(reduce_float_max_nan_and_zero) {
 }
 END_TEST
 
+/* Maximum and minimum of rows of L elements, row r holding a special value
+ * at position r: every position of the lane loop's first vectors, its body
+ * and its tail is tried. Reference: the definition (NaN when the row holds
+ * one, else the largest / smallest value). */
+enum { EXT_L = 150 };
+static double extreme_ref(const double *row, bool max) {
+  double m = row[0];
+  for (int j = 0; j < EXT_L; j++) {
+    if (isnan(row[j])) return NAN;
+    if (max ? row[j] > m : row[j] < m) m = row[j];
+  }
+  return m;
+}
+static void expect_extremes(HloDtype t, HloOpcode op, double special) {
+  bool max = op == HLO_OP_MAXIMUM, f32 = t == HLO_F32;
+  size_t es = f32 ? 4 : 8;
+  double *ref = malloc(sizeof(double) * EXT_L * EXT_L);
+  char *buf = malloc(es * EXT_L * EXT_L);
+  ck_assert(ref && buf);
+  for (int r = 0; r < EXT_L; r++)
+    for (int j = 0; j < EXT_L; j++) {
+      double v = j == r ? special : (double)((j * 37 + r) % EXT_L) - 70.5;
+      ref[r * EXT_L + j] = v;
+      if (f32) ((float *)buf)[r * EXT_L + j] = (float)v;
+      else ((double *)buf)[r * EXT_L + j] = v;
+    }
+  HloShape s = tl_shape(t, 2, (int64_t[]){EXT_L, EXT_L});
+  HliValue *a = tl_value(&s, buf);
+  float if32 = max ? -INFINITY : INFINITY;
+  double if64 = max ? -INFINITY : INFINITY;
+  HliValue *o = reduce1(a, &s, 1, (int64_t[]){1}, op, f32 ? (const void *)&if32 : (const void *)&if64);
+  ck_assert_ptr_nonnull(o);
+  int bad = -1;
+  for (int r = 0; r < EXT_L && bad < 0; r++) {
+    double want = extreme_ref(ref + r * EXT_L, max);
+    double got = f32 ? ((float *)o->data)[r] : ((double *)o->data)[r];
+    if (!(got == want || (isnan(got) && isnan(want)))) bad = r;
+  }
+  ck_assert_msg(bad < 0, "%s %s with %g at position %d: wrong", f32 ? "f32" : "f64",
+                max ? "max" : "min", special, bad);
+  hli_value_unref(NULL, o);
+  hli_value_unref(NULL, a);
+  free(buf);
+  free(ref);
+}
+
+START_TEST(reduce_extreme_every_position) {
+  tl_begin();
+  static const HloDtype types[2] = {HLO_F32, HLO_F64};
+  static const HloOpcode ops[2] = {HLO_OP_MAXIMUM, HLO_OP_MINIMUM};
+  const double specials[5] = {NAN, INFINITY, -INFINITY, 1000.0, -1000.0};
+  for (int t = 0; t < 2; t++)
+    for (int o = 0; o < 2; o++)
+      for (int k = 0; k < 5; k++) expect_extremes(types[t], ops[o], specials[k]);
+  tl_end();
+}
+END_TEST
+
 START_TEST(reduce_empty_dims) {
   tl_begin();
   float seven = 7;
@@ -907,6 +965,7 @@ static Suite *suite(void) {
   tcase_add_test(r, reduce_sum_every_dim_subset);
   tcase_add_test(r, reduce_max_min_mul_int);
   tcase_add_test(r, reduce_float_max_nan_and_zero);
+  tcase_add_test(r, reduce_extreme_every_position);
   tcase_add_test(r, reduce_empty_dims);
   tcase_add_test(r, reduce_f16_bf16);
   tcase_add_test(r, reduce_argmax_ties_nan);
