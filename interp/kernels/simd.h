@@ -8,11 +8,9 @@
  *   hlk_ldf/hlk_stf, hlk_ldd/hlk_std   unaligned load / store
  *   hlk_{add,div,sub}{f,d}, hlk_set1{f,d}
  *   hlk_mulf, hlk_fmaf(a, b, c) = a*b+c and hlk_fnmaf(a, b, c) = c-a*b
- *   rounded once, hlk_rcpf (1/x to 12 bits or better), hlk_absf,
- *   hlk_signf(x) (the sign bits of x), hlk_orf, hlk_minf(a, b) and
- *   hlk_maxf(a, b) (b if either is NaN), hlk_roundf (to nearest even),
- *   hlk_ldexpf(x, n) = x 2^n rounded once (n a whole float in [-150, 128];
- *   subnormal and infinite results too), hlk_selltf(a, b, x, y) = lanewise
+ *   rounded once, hlk_absf, hlk_minf(a, b) and hlk_maxf(a, b) (b if either
+ *   is NaN), hlk_floorf, hlk_pow2f(n) = 2^n from its bits (n a whole float
+ *   in [-127, 127]; 0 for -127), hlk_selltf(a, b, x, y) = lanewise
  *   a < b ? x : y, with x also where a or b is NaN
  *   HLK_SLEEF_F(name, acc) / HLK_SLEEF_D(name, acc)   the SLEEF function
  *   HLK_VMATH_TABLE       the name of the table this build exports
@@ -42,14 +40,13 @@ typedef __m512d HlkVD;
 #define hlk_mulf _mm512_mul_ps
 #define hlk_fmaf _mm512_fmadd_ps
 #define hlk_fnmaf _mm512_fnmadd_ps
-#define hlk_rcpf _mm512_rcp14_ps
 #define hlk_absf _mm512_abs_ps
-#define hlk_signf(x) _mm512_and_ps((x), _mm512_set1_ps(-0.0f))
-#define hlk_orf _mm512_or_ps
 #define hlk_minf _mm512_min_ps
 #define hlk_maxf _mm512_max_ps
-#define hlk_roundf(x) _mm512_roundscale_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define hlk_ldexpf _mm512_scalef_ps
+#define hlk_floorf(x) _mm512_roundscale_ps((x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define hlk_pow2f(n) \
+  _mm512_castsi512_ps(_mm512_slli_epi32( \
+      _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
 #define hlk_selltf(a, b, x, y) \
   _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), (b), _CMP_NGE_UQ), (y), (x))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f16_##acc##avx512f
@@ -79,24 +76,13 @@ typedef __m256d HlkVD;
 #define hlk_mulf _mm256_mul_ps
 #define hlk_fmaf _mm256_fmadd_ps
 #define hlk_fnmaf _mm256_fnmadd_ps
-#define hlk_rcpf _mm256_rcp_ps
 #define hlk_absf(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
-#define hlk_signf(x) _mm256_and_ps((x), _mm256_set1_ps(-0.0f))
-#define hlk_orf _mm256_or_ps
 #define hlk_minf _mm256_min_ps
 #define hlk_maxf _mm256_max_ps
-#define hlk_roundf(x) _mm256_round_ps((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-/* 2^n as two normal powers of two, 2^h 2^(n-h) with h = n/2 rounded: x 2^h
- * is exact for |x| near 1, so only the second product rounds. */
-static inline __m256 hlk_pow2_avx2(__m256 n) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(
-      _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
-static inline __m256 hlk_ldexpf(__m256 x, __m256 n) {
-  __m256 h = _mm256_round_ps(_mm256_mul_ps(n, _mm256_set1_ps(0.5f)),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  return _mm256_mul_ps(_mm256_mul_ps(x, hlk_pow2_avx2(h)), hlk_pow2_avx2(_mm256_sub_ps(n, h)));
-}
+#define hlk_floorf _mm256_floor_ps
+#define hlk_pow2f(n) \
+  _mm256_castsi256_ps(_mm256_slli_epi32( \
+      _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
 #define hlk_selltf(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_NGE_UQ))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f8_##acc##avx2
 #define HLK_SLEEF_D(name, acc) Sleef_##name##d4_##acc##avx2
@@ -105,8 +91,8 @@ static inline __m256 hlk_ldexpf(__m256 x, __m256 n) {
 
 #elif defined(HLK_BUILD_SSE4)
 /* SSE4.1, for x86-64 CPUs without AVX2: four f32 or two f64 lanes, and no
- * FMA, so vmath.c's own exp and tanh (whose error bounds rest on fused
- * products) give way to SLEEF's (HLK_NO_FMA). */
+ * FMA (HLK_NO_FMA), so XLA's f32 exp and tanh, built on fused products,
+ * run element by element (vmath.c). */
 #include <smmintrin.h>
 #include <sleef.h>
 typedef __m128 HlkVF;

@@ -10,10 +10,12 @@
 #include <string.h>
 #include "interp/kernels/elementwise.h"
 #include "interp/kernels/simd.h"
+#include "interp/kernels/xla_math.h"
 
 #ifdef HLK_ISA_SCALAR_BUILD
 
 #define UNARY(id, name, acc)                                                  \
+  __attribute__((unused))                                                     \
   static void vm_##name##_f32(const float *a, float *o, int64_t n) {          \
     for (int64_t i = 0; i < n; i++) o[i] = name##f(a[i]);                     \
   }                                                                           \
@@ -30,8 +32,17 @@
 HLK_VM_UNARY(UNARY)
 HLK_VM_BINARY(BINARY)
 
+/* f32 exp, tanh and logistic: XLA's algorithms (xla_math.h), as every table. */
+static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
+}
+static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_tanhf(a[i]);
+}
+#define vm_exp_f32 vm_exp_xla_f32
+#define vm_tanh_f32 vm_tanh_xla_f32
 static void vm_logistic_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = 1.0f / (1.0f + expf(-a[i]));
+  for (int64_t i = 0; i < n; i++) o[i] = xla_logisticf(a[i]);
 }
 static void vm_logistic_f64(const double *a, double *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = 1.0 / (1.0 + exp(-a[i]));
@@ -119,100 +130,77 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_acosh_f64 vm_acosh_big_f64
 
 #ifndef HLK_NO_FMA
-/* f32 exp, inline (a call to SLEEF costs the spills around it, and SLEEF's
- * takes 0.16 ns per element in L1 on AVX-512): x = n ln2 + r, |r| <=
- * ln2/2 (ln2 in two parts, so r is exact for |n| <= 150), exp(r) by its
- * Taylor polynomial of degree 7 (truncation 5e-9, 0.09 ULP), times 2^n
- * rounded once, subnormal results included. x is first clamped to
- * [-104, 89], beyond which exp is 0 or inf anyway (NaN passes the clamps:
- * min and max return their second operand for it). Measured over every f32
- * (tools/vmath_ulp.c): at most 0.94 ULP from the exact value, like SLEEF's
- * u10, at 0.11 ns per element in L1 on AVX-512. logistic uses it too. */
+/* XLA:CPU's f32 exp and tanh (xla_math.h), a vector at a time with the
+ * same fused operations in the same order, so every lane gives the scalar
+ * reference's bits. The clamps take x as the second operand of min / max,
+ * which return it when it is NaN. */
 static inline HlkVF exp_vf(HlkVF x) {
-  HlkVF y = hlk_minf(hlk_set1f(89.0f), hlk_maxf(hlk_set1f(-104.0f), x));
-  HlkVF n = hlk_roundf(hlk_mulf(y, hlk_set1f(0x1.715476p+0f)));   /* log2(e) */
-  HlkVF r = hlk_fnmaf(n, hlk_set1f(0x1.62e4p-1f), y);                /* ln2, high bits */
-  r = hlk_fnmaf(n, hlk_set1f(0x1.7f7d1cp-20f), r);                   /* ln2 - high */
-  HlkVF p = hlk_set1f(1.0f / 5040);
-  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 720));
-  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 120));
-  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 24));
-  p = hlk_fmaf(p, r, hlk_set1f(1.0f / 6));
-  p = hlk_fmaf(p, r, hlk_set1f(0.5f));
-  p = hlk_fmaf(p, r, hlk_set1f(1.0f));
-  p = hlk_fmaf(p, r, hlk_set1f(1.0f));
-  return hlk_ldexpf(p, n);
+  HlkVF y = hlk_minf(hlk_set1f(XLA_EXP_HI), hlk_maxf(hlk_set1f(XLA_EXP_LO), x));
+  HlkVF n = hlk_floorf(hlk_fmaf(y, hlk_set1f(XLA_EXP_LOG2E), hlk_set1f(0.5f)));
+  n = hlk_minf(hlk_set1f(127.0f), hlk_maxf(hlk_set1f(-127.0f), n));
+  HlkVF r = hlk_fnmaf(n, hlk_set1f(XLA_EXP_C1), y);
+  r = hlk_fnmaf(n, hlk_set1f(XLA_EXP_C2), r);
+  HlkVF z = hlk_fmaf(r, hlk_set1f(XLA_EXP_P0), hlk_set1f(XLA_EXP_P1));
+  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P2));
+  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P3));
+  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P4));
+  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P5));
+  z = hlk_fmaf(z, hlk_mulf(r, r), r);
+  z = hlk_addf(hlk_set1f(1.0f), z);
+  return hlk_mulf(z, hlk_pow2f(n));   /* NaN lanes: z is NaN already */
 }
-static void vm_exp_fast_f32(const float *a, float *o, int64_t n) {
+static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, exp_vf)
 }
-#define vm_exp_f32 vm_exp_fast_f32
+#define vm_exp_f32 vm_exp_xla_f32
 
-/* exp(-2a) for tanh (a >= 0; above 9.1, 1 - 2 exp(-2a) rounds to 1). */
-static inline HlkVF exp_m2a_vf(HlkVF a) {
-  return exp_vf(hlk_mulf(hlk_minf(hlk_set1f(9.1f), a), hlk_set1f(-2.0f)));
-}
-
-/* f32 tanh without SLEEF's double-float arithmetic, which made it five
- * times slower than exp (17.6 ms against 3.4 ms per 16M elements on one
- * AVX-512 core; 0.38 ns per element in L1 now).
- * With a = |x|:
- *   a < 1: a + a t P(t), t = a^2, P of degree 7 (weighted least squares
- *          on Chebyshev nodes, tools/fit_tanh.py; 0.008 ULP of fit error);
- *          the correction is at most 0.24 of the result, so its rounding
- *          errors shrink by that much;
- *   a >= 1: 1 - r, r = 2q/(1+q) < 0.25, q = exp(-2a) (exp_vf); r's own error is
- *          under a quarter of an ULP of the result.
- * The sign comes back from x: tanh(-0) = -0, tanh(+-inf) = +-1, NaN stays.
- * Measured over every f32 (tools/vmath_ulp.c): at most 0.89 ULP from the
- * exact value (SLEEF's u10 promised 1; glibc's tanhf reaches 2.19). */
 static inline HlkVF tanh_vf(HlkVF x) {
-  HlkVF one = hlk_set1f(1.0f);
-  HlkVF a = hlk_absf(x);
-  HlkVF t = hlk_mulf(a, a);
-  HlkVF p = hlk_set1f(0x1.e76a14p-14f);
-  p = hlk_fmaf(p, t, hlk_set1f(-0x1.ae8c22p-11f));
-  p = hlk_fmaf(p, t, hlk_set1f(0x1.8f860ep-9f));
-  p = hlk_fmaf(p, t, hlk_set1f(-0x1.18db62p-7f));
-  p = hlk_fmaf(p, t, hlk_set1f(0x1.64c044p-6f));
-  p = hlk_fmaf(p, t, hlk_set1f(-0x1.b9f6dap-5f));
-  p = hlk_fmaf(p, t, hlk_set1f(0x1.11103cp-3f));
-  p = hlk_fmaf(p, t, hlk_set1f(-0x1.555552p-2f));
-  HlkVF small = hlk_fmaf(a, hlk_mulf(t, p), a);
-  HlkVF q = exp_m2a_vf(a);
-  /* r = 2q/(1+q) without a division: d + dl = 1+q exactly (|q| <= 1),
-   * y ~ 1/d (estimate and one Newton step), r0 = 2q y, and the exact
-   * residual 2q - r0 d - r0 dl corrects r0 through y. */
-  HlkVF d = hlk_addf(one, q), dl = hlk_addf(hlk_subf(one, d), q);
-  HlkVF y = hlk_rcpf(d);
-  y = hlk_fmaf(y, hlk_fnmaf(d, y, one), y);
-  HlkVF q2 = hlk_addf(q, q), r0 = hlk_mulf(q2, y);
-  HlkVF res = hlk_fnmaf(r0, dl, hlk_fnmaf(r0, d, q2));
-  HlkVF big = hlk_subf(one, hlk_fmaf(res, y, r0));
-  return hlk_orf(hlk_selltf(a, one, small, big), hlk_signf(x));
+  HlkVF k = hlk_set1f(XLA_TANH_CLAMP);
+  HlkVF c = hlk_minf(k, hlk_maxf(hlk_subf(hlk_set1f(0.0f), k), x));
+  HlkVF s = hlk_mulf(c, c);
+  HlkVF p = hlk_fmaf(hlk_set1f(XLA_TANH_A0), s, hlk_set1f(XLA_TANH_A1));
+  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A2));
+  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A3));
+  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A4));
+  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A5));
+  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A6));
+  HlkVF q = hlk_fmaf(hlk_set1f(XLA_TANH_B0), s, hlk_set1f(XLA_TANH_B1));
+  q = hlk_fmaf(q, s, hlk_set1f(XLA_TANH_B2));
+  q = hlk_fmaf(q, s, hlk_set1f(XLA_TANH_B3));
+  HlkVF t = hlk_divf(hlk_mulf(c, p), q);
+  /* |x| < TINY (or NaN): x itself */
+  return hlk_selltf(hlk_absf(x), hlk_set1f(XLA_TANH_TINY), x, t);
 }
-static void vm_tanh_fast_f32(const float *a, float *o, int64_t n) {
+static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, tanh_vf)
 }
-#define vm_tanh_f32 vm_tanh_fast_f32
+#define vm_tanh_f32 vm_tanh_xla_f32
 
-#else
-/* Without FMA: SLEEF's exp (u10) and tanh (the UNARY loops above). Its SSE4
- * tanh is a hair over 1 ULP off below 2^-12, where tanh(x) rounds to x
- * itself (x - tanh(x) < x^3/3 < x 2^-25): those lanes are set to x. */
-#define exp_vf HLK_SLEEF_F(exp, u10)
-static void vm_tanh_small_f32(const float *a, float *o, int64_t n) {
-  vm_tanh_f32(a, o, n);
-  for (int64_t i = 0; i < n; i++)
-    if (fabsf(a[i]) < 0x1p-12f) o[i] = a[i];
-}
-#define vm_tanh_f32 vm_tanh_small_f32
-#endif
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
   HlkVF e = exp_vf(hlk_subf(hlk_set1f(0.0f), x));
   return hlk_divf(one, hlk_addf(one, e));
 }
+static void vm_logistic_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, logistic_vf)
+}
+
+#else
+/* Without FMA (SSE4) the fused operations XLA's results rest on would take
+ * several instructions each: these three run XLA's algorithm element by
+ * element through libm's exact fmaf instead. */
+static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
+}
+static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_tanhf(a[i]);
+}
+static void vm_logistic_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_logisticf(a[i]);
+}
+#define vm_exp_f32 vm_exp_xla_f32
+#define vm_tanh_f32 vm_tanh_xla_f32
+#endif
 static inline HlkVD logistic_vd(HlkVD x) {
   HlkVD one = hlk_set1d(1.0);
   HlkVD e = HLK_SLEEF_D(exp, u10)(hlk_subd(hlk_set1d(0.0), x));
@@ -221,9 +209,6 @@ static inline HlkVD logistic_vd(HlkVD x) {
 static inline HlkVF rsqrt_vf(HlkVF x) { return hlk_divf(hlk_set1f(1.0f), HLK_SLEEF_F(sqrt, u05)(x)); }
 static inline HlkVD rsqrt_vd(HlkVD x) { return hlk_divd(hlk_set1d(1.0), HLK_SLEEF_D(sqrt, u05)(x)); }
 
-static void vm_logistic_f32(const float *a, float *o, int64_t n) {
-  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, logistic_vf)
-}
 static void vm_logistic_f64(const double *a, double *o, int64_t n) {
   VLOOP1(double, HLK_VLD, hlk_ldd, hlk_std, logistic_vd)
 }

@@ -1,0 +1,124 @@
+/* xla_math.h: f32 exp and tanh as XLA:CPU computes them, bit for bit.
+ *
+ * XLA's CPU backend does not call libm for these: it inlines a Cephes
+ * polynomial for exp (llvm_ir_runtime.cc, GenerateVF32Exp) and Eigen's
+ * rational approximation for tanh (the 13/6 "fast tanh", clamped to
+ * +-7.99881172180175781), both contracted to fused multiply-adds; logistic
+ * is 1 / (1 + exp(-x)) through that exp (LogisticExpander). Run this way,
+ * the 400 f32 results of each public conformance case for exp, tanh and
+ * logistic come out identical to XLA's, where a correctly rounded tanh
+ * matched 162 of them. The price is XLA's own error: measured over every
+ * f32 (tools/vmath_ulp.c), at most 4.9 ULP for tanh (near |x| = 5.13), 4.0
+ * for exp where its result is normal (near x = 88.7; below x = -87.68 it
+ * is 0, as XLA flushes there) and 2.5 for logistic (x above -85).
+ *
+ * The coefficients are shared by the vector versions (vmath.c) and the
+ * scalar ones below, which the scalar table and SSE4 (no FMA) use; their
+ * fused multiply-adds are exact (xla_fmaf), so every table gives the same
+ * bits. NaN in, NaN out (its sign and payload are not kept). Not here: the
+ * vector loops. */
+#ifndef HLORUN_INTERP_KERNELS_XLA_MATH_H
+#define HLORUN_INTERP_KERNELS_XLA_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* exp: x clamped to [LO, HI]; n = floor(x log2(e) + 1/2) clamped to
+ * [-127, 127]; r = x - n C1 - n C2 (ln 2 in two parts); e^r ~ 1 + r +
+ * r^2 P(r), P of degree 5; times 2^n built from its bits (0 for n = -127). */
+#define XLA_EXP_LO (-87.8f)
+#define XLA_EXP_HI 88.8f
+#define XLA_EXP_LOG2E 1.44269504088896341f
+#define XLA_EXP_C1 0.693359375f
+#define XLA_EXP_C2 (-2.12194440e-4f)
+#define XLA_EXP_P0 1.9875691500e-4f
+#define XLA_EXP_P1 1.3981999507e-3f
+#define XLA_EXP_P2 8.3334519073e-3f
+#define XLA_EXP_P3 4.1665795894e-2f
+#define XLA_EXP_P4 1.6666665459e-1f
+#define XLA_EXP_P5 5.0000001201e-1f
+
+/* tanh: |x| < TINY gives x; else c = x clamped to +-CLAMP, s = c^2,
+ * tanh ~ c N(s) / D(s), N of degree 6 (A0 highest), D of degree 3. */
+#define XLA_TANH_TINY 0.0004f
+#define XLA_TANH_CLAMP 7.99881172180175781f
+#define XLA_TANH_A0 (-2.76076847742355e-16f)
+#define XLA_TANH_A1 2.00018790482477e-13f
+#define XLA_TANH_A2 (-8.60467152213735e-11f)
+#define XLA_TANH_A3 5.12229709037114e-08f
+#define XLA_TANH_A4 1.48572235717979e-05f
+#define XLA_TANH_A5 6.37261928875436e-04f
+#define XLA_TANH_A6 4.89352455891786e-03f
+#define XLA_TANH_B0 1.19825839466702e-06f
+#define XLA_TANH_B1 1.18534705686654e-04f
+#define XLA_TANH_B2 2.26843463243900e-03f
+#define XLA_TANH_B3 4.89352518554385e-03f
+
+/* a*b + c rounded once. Where the compiler has no FMA instruction to use
+ * (FP_FAST_FMAF unset: x86-64 without -mfma), libm's fmaf is a call, and on
+ * CPUs without FMA a slow software one; instead: the product is exact in
+ * double, the sum's rounding error is recovered exactly (TwoSum) and folded
+ * into the last bit (round to odd: an inexact sum gets an odd last bit), so
+ * the one rounding to float that follows is the correct one. */
+static inline float xla_fmaf(float a, float b, float c) {
+#ifdef FP_FAST_FMAF
+  return fmaf(a, b, c);
+#else
+  double p = (double)a * (double)b, s = p + (double)c;
+  if (!isfinite(s)) return (float)s;
+  double bb = s - p, err = (p - (s - bb)) + ((double)c - bb);
+  uint64_t u;
+  memcpy(&u, &s, sizeof u);
+  /* (a branch: it lets the next step start early; without one, each fused
+   * step waited for the last and exp took three times as long) */
+  if (err != 0 && (u & 1) == 0) {
+    u += (err > 0) == (s > 0) ? 1 : (uint64_t)-1;   /* one step toward the exact sum */
+    memcpy(&s, &u, sizeof s);
+  }
+  return (float)s;
+#endif
+}
+
+/* lo <= x <= hi, NaN passing through (as the vector min/max order does). */
+static inline float xla_clampf(float x, float lo, float hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+static inline float xla_expf(float x) {
+  float y = xla_clampf(x, XLA_EXP_LO, XLA_EXP_HI);
+  if (y != y) return y;
+  float n = xla_clampf(floorf(xla_fmaf(y, XLA_EXP_LOG2E, 0.5f)), -127.0f, 127.0f);
+  float r = xla_fmaf(-n, XLA_EXP_C1, y);
+  r = xla_fmaf(-n, XLA_EXP_C2, r);
+  float z = xla_fmaf(r, XLA_EXP_P0, XLA_EXP_P1);
+  z = xla_fmaf(z, r, XLA_EXP_P2);
+  z = xla_fmaf(z, r, XLA_EXP_P3);
+  z = xla_fmaf(z, r, XLA_EXP_P4);
+  z = xla_fmaf(z, r, XLA_EXP_P5);
+  z = xla_fmaf(z, r * r, r);
+  z = 1.0f + z;
+  uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
+  float pow2;
+  memcpy(&pow2, &bits, sizeof pow2);
+  return z * pow2;
+}
+
+static inline float xla_tanhf(float x) {
+  if (!(fabsf(x) >= XLA_TANH_TINY)) return x;   /* tiny, or NaN */
+  float c = xla_clampf(x, -XLA_TANH_CLAMP, XLA_TANH_CLAMP), s = c * c;
+  float p = xla_fmaf(XLA_TANH_A0, s, XLA_TANH_A1);
+  p = xla_fmaf(p, s, XLA_TANH_A2);
+  p = xla_fmaf(p, s, XLA_TANH_A3);
+  p = xla_fmaf(p, s, XLA_TANH_A4);
+  p = xla_fmaf(p, s, XLA_TANH_A5);
+  p = xla_fmaf(p, s, XLA_TANH_A6);
+  float q = xla_fmaf(XLA_TANH_B0, s, XLA_TANH_B1);
+  q = xla_fmaf(q, s, XLA_TANH_B2);
+  q = xla_fmaf(q, s, XLA_TANH_B3);
+  return c * p / q;
+}
+
+static inline float xla_logisticf(float x) { return 1.0f / (1.0f + xla_expf(-x)); }
+
+#endif
