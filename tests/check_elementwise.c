@@ -698,15 +698,17 @@ START_TEST(vmath_ulp) {
 }
 END_TEST
 
-/* f32 exp, tanh and logistic are XLA:CPU's algorithms (xla_math.h).
+/* f32 exp, tanh, log and logistic are XLA:CPU's algorithms (xla_math.h).
  * Checked three ways, for every table built for this CPU:
  * - XLA's own results: inputs and outputs (as bits) of the public
- *   conformance cases exp/tanh/logistic_float32_20_20, chosen where XLA's
- *   result is not the correctly rounded one, plus two where it is;
+ *   conformance cases exp/tanh/log/logistic_float32_20_20, chosen where
+ *   XLA's result is not the correctly rounded one (plus two where it is,
+ *   but for log);
  * - the same bits from every table (the scalar one is plain C with fmaf)
  *   on every 65521st bit pattern, and within XLA's error bounds of libm's
  *   double functions there (tools/vmath_ulp over all 2^32: 4.9 ULP for
- *   tanh, 4.0 for exp where its result is normal, 2.5 for logistic);
+ *   tanh, 4.0 for exp where its result is normal, 1.2 for log of normal
+ *   numbers, 2.5 for logistic);
  * - special values, exactly. */
 typedef struct { uint32_t x, want; } Golden;
 static const Golden xla_exp_golden[] = {
@@ -721,6 +723,11 @@ static const Golden xla_logistic_golden[] = {
   {0x411ee03au, 0x3f7ffcceu}, {0x410691feu, 0x3f7ff16du}, {0x40e2a445u, 0x3f7fc906u},
   {0xc0e1ef38u, 0x3a60d433u}, {0xbaa0925fu, 0x3effd7dau}, {0xbb0be3d5u, 0x3effba0fu},
   {0x3f05642cu, 0x3f209cfeu}, {0x3c85e20bu, 0x3f010bc3u}};
+
+static const Golden xla_log_golden[] = {
+  {0x3ed048bfu, 0xbf66407au}, {0x3f20a59eu, 0xbeee9368u}, {0x3f283950u, 0xbed6fabdu},
+  {0x3fc0e5a7u, 0x3ed1fc1bu}, {0x3f925dc6u, 0x3e094cd3u}, {0x3f5d149du, 0xbe162b89u},
+  {0x40abeeccu, 0x3fd73710u}, {0x405ad8d8u, 0x3f9d5feeu}};
 
 static double logistic_ref(double x) { return 1 / (1 + exp(-x)); }
 
@@ -750,7 +757,7 @@ static void expect_specials(const HlkVmath *vm, int id, const float *x, const fl
 
 enum { SWEEP_STRIDE = 65521, SWEEP_N = (int)((1ull << 32) / SWEEP_STRIDE + 1) };
 
-START_TEST(xla_f32_exp_tanh_logistic) {
+START_TEST(xla_f32_exp_tanh_log_logistic) {
   static float x[SWEEP_N], ref[SWEEP_N], out[SWEEP_N];
   int64_t n = 0;
   for (uint64_t b = 0; b < (1ull << 32); b += SWEEP_STRIDE, n++) {
@@ -763,14 +770,15 @@ START_TEST(xla_f32_exp_tanh_logistic) {
     const Golden *golden;
     double (*libm)(double);
     double bound, lo, hi;   /* ULPs from libm over inputs in [lo, hi] */
-  } fn[3] = {
+  } fn[4] = {
     {HLK_VM_EXP, "exp", xla_exp_golden, exp, 4.0, -87.3, 88.7},
     {HLK_VM_TANH, "tanh", xla_tanh_golden, tanh, 4.9, -INFINITY, INFINITY},
     {HLK_VM_LOGISTIC, "logistic", xla_logistic_golden, logistic_ref, 2.5, -85, INFINITY},
+    {HLK_VM_LOG, "log", xla_log_golden, log, 1.2, 0x1p-126, INFINITY},
   };
   const HlkVmath *scalar = hlk_vmath_for_isa(HLK_ISA_SCALAR);
   ck_assert_ptr_nonnull(scalar);
-  for (int f = 0; f < 3; f++) {
+  for (int f = 0; f < 4; f++) {
     scalar->uf[fn[f].id](x, ref, n);
     for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
       const HlkVmath *vm = hlk_vmath_for_isa(isa);
@@ -804,6 +812,14 @@ START_TEST(xla_f32_exp_tanh_logistic) {
       expect_specials(vm, HLK_VM_LOGISTIC,
                       (const float[]){0.0f, -0.0f, INFINITY, -INFINITY, NAN, 100.0f},
                       (const float[]){0.5f, 0.5f, 1.0f, 0.0f, NAN, 1.0f}, 6, "logistic");
+      /* log: subnormals count as 2^-126 (log 2^-126 = -87.3365447); 0 and -0
+       * give -inf, negatives NaN */
+      expect_specials(vm, HLK_VM_LOG,
+                      (const float[]){0.0f, -0.0f, -1.0f, INFINITY, -INFINITY, NAN, 1.0f,
+                                      0x1p-140f, 0x1p-126f, 2.0f},
+                      (const float[]){-INFINITY, -INFINITY, NAN, INFINITY, NAN, NAN, 0.0f,
+                                      -0x1.5d58a0p+6f, -0x1.5d58a0p+6f, 0x1.62e430p-1f},
+                      10, "log");
     }
   }
 }
@@ -878,7 +894,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(tm, tl_begin, tl_end);
   tcase_set_timeout(tm, 60);
   tcase_add_test(tm, vmath_ulp);
-  tcase_add_test(tm, xla_f32_exp_tanh_logistic);
+  tcase_add_test(tm, xla_f32_exp_tanh_log_logistic);
   tcase_add_test(tm, isa_env);
   suite_add_tcase(s, tm);
   return s;

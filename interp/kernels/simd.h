@@ -10,7 +10,9 @@
  *   hlk_mulf, hlk_fmaf(a, b, c) = a*b+c and hlk_fnmaf(a, b, c) = c-a*b
  *   rounded once, hlk_absf, hlk_minf(a, b) and hlk_maxf(a, b) (b if either
  *   is NaN), hlk_floorf, hlk_pow2f(n) = 2^n from its bits (n a whole float
- *   in [-127, 127]; 0 for -127), hlk_selltf(a, b, x, y) = lanewise
+ *   in [-127, 127]; 0 for -127), hlk_expof(x) = the unbiased exponent
+ *   field of positive x as a float, hlk_mantf(x) = x's mantissa with the
+ *   exponent of 0.5 (in [0.5, 1)), hlk_selltf(a, b, x, y) = lanewise
  *   a < b ? x : y, with x also where a or b is NaN
  *   HLK_SLEEF_F(name, acc) / HLK_SLEEF_D(name, acc)   the SLEEF function
  *   HLK_VMATH_TABLE       the name of the table this build exports
@@ -47,6 +49,13 @@ typedef __m512d HlkVD;
 #define hlk_pow2f(n) \
   _mm512_castsi512_ps(_mm512_slli_epi32( \
       _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
+#define hlk_expof(x) \
+  _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(_mm512_castps_si512(x), 23), \
+                                      _mm512_set1_epi32(127)))
+#define hlk_mantf(x) \
+  _mm512_castsi512_ps(_mm512_or_si512( \
+      _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(~0x7f800000)), \
+      _mm512_set1_epi32(0x3f000000)))
 #define hlk_selltf(a, b, x, y) \
   _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), (b), _CMP_NGE_UQ), (y), (x))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f16_##acc##avx512f
@@ -83,6 +92,13 @@ typedef __m256d HlkVD;
 #define hlk_pow2f(n) \
   _mm256_castsi256_ps(_mm256_slli_epi32( \
       _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
+#define hlk_expof(x) \
+  _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(x), 23), \
+                                      _mm256_set1_epi32(127)))
+#define hlk_mantf(x) \
+  _mm256_castsi256_ps(_mm256_or_si256( \
+      _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(~0x7f800000)), \
+      _mm256_set1_epi32(0x3f000000)))
 #define hlk_selltf(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_NGE_UQ))
 #define HLK_SLEEF_F(name, acc) Sleef_##name##f8_##acc##avx2
 #define HLK_SLEEF_D(name, acc) Sleef_##name##d4_##acc##avx2

@@ -32,15 +32,19 @@
 HLK_VM_UNARY(UNARY)
 HLK_VM_BINARY(BINARY)
 
-/* f32 exp, tanh and logistic: XLA's algorithms (xla_math.h), as every table. */
+/* f32 exp, tanh, log and logistic: XLA's algorithms (xla_math.h), as every table. */
 static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
 }
 static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_tanhf(a[i]);
 }
+static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_logf(a[i]);
+}
 #define vm_exp_f32 vm_exp_xla_f32
 #define vm_tanh_f32 vm_tanh_xla_f32
+#define vm_log_f32 vm_log_xla_f32
 static void vm_logistic_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_logisticf(a[i]);
 }
@@ -130,7 +134,7 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_acosh_f64 vm_acosh_big_f64
 
 #ifndef HLK_NO_FMA
-/* XLA:CPU's f32 exp and tanh (xla_math.h), a vector at a time with the
+/* XLA:CPU's f32 exp, tanh and log (xla_math.h), a vector at a time with the
  * same fused operations in the same order, so every lane gives the scalar
  * reference's bits. The clamps take x as the second operand of min / max,
  * which return it when it is NaN. */
@@ -176,6 +180,39 @@ static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
 }
 #define vm_tanh_f32 vm_tanh_xla_f32
 
+static inline HlkVF log_vf(HlkVF x) {
+  HlkVF one = hlk_set1f(1.0f), zero = hlk_set1f(0.0f);
+  HlkVF t = hlk_maxf(hlk_set1f(0x1p-126f), x);   /* subnormals as the smallest normal */
+  HlkVF e = hlk_addf(one, hlk_expof(t));
+  t = hlk_mantf(t);
+  HlkVF lo = hlk_set1f(XLA_LOG_SQRTHF);
+  HlkVF t1 = hlk_selltf(t, lo, t, zero);
+  e = hlk_subf(e, hlk_selltf(t, lo, one, zero));
+  t = hlk_addf(hlk_subf(t, one), t1);
+  HlkVF x2 = hlk_mulf(t, t), x3 = hlk_mulf(x2, t);
+  HlkVF y = hlk_fmaf(t, hlk_set1f(XLA_LOG_P0), hlk_set1f(XLA_LOG_P1));
+  HlkVF y1 = hlk_fmaf(t, hlk_set1f(XLA_LOG_P3), hlk_set1f(XLA_LOG_P4));
+  HlkVF y2 = hlk_fmaf(t, hlk_set1f(XLA_LOG_P6), hlk_set1f(XLA_LOG_P7));
+  y = hlk_fmaf(y, t, hlk_set1f(XLA_LOG_P2));
+  y1 = hlk_fmaf(y1, t, hlk_set1f(XLA_LOG_P5));
+  y2 = hlk_fmaf(y2, t, hlk_set1f(XLA_LOG_P8));
+  y = hlk_fmaf(y, x3, y1);
+  y = hlk_fmaf(y, x3, y2);
+  y = hlk_fmaf(y, x3, hlk_mulf(hlk_set1f(XLA_LOG_Q1), e));
+  t = hlk_subf(t, hlk_mulf(hlk_set1f(0.5f), x2));
+  t = hlk_addf(t, y);
+  HlkVF r = hlk_addf(t, hlk_mulf(hlk_set1f(XLA_LOG_Q2), e));
+  /* x <= 0: -inf, then x < 0 or NaN: NaN, then +inf: +inf */
+  HlkVF inf = hlk_set1f(INFINITY);
+  r = hlk_selltf(x, hlk_set1f(0x1p-149f), hlk_subf(zero, inf), r);
+  r = hlk_selltf(x, zero, hlk_set1f(NAN), r);
+  return hlk_selltf(x, inf, r, inf);
+}
+static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, log_vf)
+}
+#define vm_log_f32 vm_log_xla_f32
+
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
   HlkVF e = exp_vf(hlk_subf(hlk_set1f(0.0f), x));
@@ -187,8 +224,8 @@ static void vm_logistic_f32(const float *a, float *o, int64_t n) {
 
 #else
 /* Without FMA (SSE4) the fused operations XLA's results rest on would take
- * several instructions each: these three run XLA's algorithm element by
- * element through libm's exact fmaf instead. */
+ * several instructions each: these run XLA's algorithms element by element
+ * with exact scalar fused steps (xla_fmaf) instead. */
 static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
 }
@@ -198,8 +235,12 @@ static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
 static void vm_logistic_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_logisticf(a[i]);
 }
+static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_logf(a[i]);
+}
 #define vm_exp_f32 vm_exp_xla_f32
 #define vm_tanh_f32 vm_tanh_xla_f32
+#define vm_log_f32 vm_log_xla_f32
 #endif
 static inline HlkVD logistic_vd(HlkVD x) {
   HlkVD one = hlk_set1d(1.0);
