@@ -3,7 +3,8 @@ libhlorun_core_la_SOURCES += \
 	interp/kernels/elementwise.h interp/kernels/elementwise.c \
 	interp/kernels/elementwise_run.c interp/kernels/elementwise_cmp.c \
 	interp/kernels/convert.c interp/kernels/dispatch.c \
-	interp/kernels/simd.h interp/kernels/vmath.c interp/kernels/vectorize.h
+	interp/kernels/simd.h interp/kernels/xla_math.h interp/kernels/vmath.c \
+	interp/kernels/vectorize.h
 
 # vmath.c is compiled once more per vector ISA, each copy with its own
 # target flags and table name (simd.h); the copy above, without flags, is
