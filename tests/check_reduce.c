@@ -237,6 +237,19 @@ START_TEST(reduce_f16_bf16) {
   ck_assert_uint_eq(((uint16_t *)o->data)[0], 0x4060);
   hli_value_unref(NULL, o);
   hli_value_unref(NULL, a);
+  /* A NaN with a payload comes out as the NaN elementwise operations give
+   * (common/numeric.c): sign | 0x7E00 in f16, sign | 0x7FC0 in bf16 */
+  uint16_t hn[3] = {0x3c00, 0xfe55, 0x3c00}, bn[3] = {0x3f80, 0xffd5, 0x3f80};
+  a = tl_value(&s, hn);
+  o = reduce1(a, &s, 1, (int64_t[]){0}, HLO_OP_ADD, &z);
+  ck_assert_uint_eq(((uint16_t *)o->data)[0], 0xfe00);
+  hli_value_unref(NULL, o);
+  hli_value_unref(NULL, a);
+  a = tl_value(&b, bn);
+  o = reduce1(a, &b, 1, (int64_t[]){0}, HLO_OP_MAXIMUM, &ninf);
+  ck_assert_uint_eq(((uint16_t *)o->data)[0], 0xffc0);
+  hli_value_unref(NULL, o);
+  hli_value_unref(NULL, a);
   tl_end();
 }
 END_TEST

@@ -16,45 +16,6 @@
 
 /* ---- Narrow float conversions ---------------------------------------- */
 
-float hlk_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  union { uint32_t u; float f; } r;
-  if (exp == 0x1f) {
-    r.u = sign | 0x7f800000u | (man << 13);
-  } else if (exp == 0) {
-    /* zero or subnormal: value = man * 2^-24, exact in float */
-    r.f = (float)man * 0x1p-24f;
-    r.u |= sign;
-  } else {
-    r.u = sign | ((exp + 112) << 23) | (man << 13);
-  }
-  return r.f;
-}
-
-uint16_t hlk_f32_to_f16(float f) {
-  union { float f; uint32_t u; } v = { f };
-  uint16_t sign = (uint16_t)((v.u >> 16) & 0x8000);
-  uint32_t a = v.u & 0x7fffffffu;
-  if (a >= 0x7f800000u)   /* inf or NaN (keep a quiet payload bit) */
-    return sign | 0x7c00 | (a > 0x7f800000u ? (uint16_t)(0x200 | ((a >> 13) & 0x3ff)) : 0);
-  if (a >= 0x477ff000u) return sign | 0x7c00;   /* rounds to >= 65520: inf */
-  if (a < 0x38800000u) {
-    /* subnormal or zero result: count units of 2^-24 (scaling by a power of
-     * two is exact), rounded to nearest even; 1024 units is the smallest
-     * normal, whose bit pattern is the same number */
-    union { uint32_t u; float f; } t = { a };
-    return sign | (uint16_t)lrintf(t.f * 0x1p24f);
-  }
-  uint32_t r = a + 0xc8000fffu + ((a >> 13) & 1);   /* rebias exponent, round to even */
-  return sign | (uint16_t)(r >> 13);
-}
-
-uint16_t hlk_f32_to_bf16(float f) {
-  union { float f; uint32_t u; } v = { f };
-  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40);
-  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1)) >> 16);
-}
-
 static inline float round_f16(float v) { return hlk_f16_to_f32(hlk_f32_to_f16(v)); }
 static inline float round_bf16(float v) { return hlk_bf16_to_f32(hlk_f32_to_bf16(v)); }
 

@@ -10,6 +10,7 @@
 #ifndef HLORUN_INTERP_KERNELS_REDUCER_H
 #define HLORUN_INTERP_KERNELS_REDUCER_H
 #include "interp/interp.h"
+#include "common/numeric.h"
 
 /* Operand limit for variadic reduce / reduce-window / sort (arguments of the
  * applied computation are twice this). */
@@ -132,10 +133,13 @@ bool hlk_match_select(const HloComputation *c, HloCmpDir *dir, HloCmpType *type)
 /* Default compare type for an element type (FLOAT, SIGNED or UNSIGNED). */
 HloCmpType hlk_default_cmp_type(HloDtype t);
 
-/* Inline narrow-float conversions for hot loops (round to nearest even). */
-float hlk_f16_to_f32(uint16_t h);
-uint16_t hlk_f32_to_f16(float f);
-uint16_t hlk_f32_to_bf16(float f);
+/* Narrow-float conversions of the folds (round to nearest even): those of
+ * common/numeric.c, so a reduction's NaN is the one an elementwise
+ * operation gives (sign | 0x7E00 in f16, sign | 0x7FC0 in bf16; the
+ * reducer's own copies had kept NaN payloads). */
+static inline float hlk_f16_to_f32(uint16_t h) { return hlc_f16_to_f32(h); }
+static inline uint16_t hlk_f32_to_f16(float f) { return hlc_f32_to_f16(f); }
+static inline uint16_t hlk_f32_to_bf16(float f) { return hlc_f32_to_bf16(f); }
 static inline float hlk_bf16_to_f32(uint16_t b) {
   union { uint32_t u; float f; } x = { (uint32_t)b << 16 };
   return x.f;
