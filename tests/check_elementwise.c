@@ -641,9 +641,9 @@ START_TEST(vmath_ulp) {
   }
   in[0] = NAN; in[1] = INFINITY; in[2] = -INFINITY; in[3] = 0; in[4] = -0.0f;
   din[0] = NAN; din[1] = INFINITY; din[2] = -INFINITY;
-  /* f32 bound: 2 ULP, but XLA's exp (xla_math.h) */
+  /* f32 bound: 2 ULP, but XLA's exp and expm1 (xla_math.h) */
   struct { int id; double (*ref)(double); double lo, hi, f32_bound; } un[] = {
-    {HLK_VM_EXP, exp, -80, 80, 4.0}, {HLK_VM_EXPM1, expm1, -20, 20, 0},
+    {HLK_VM_EXP, exp, -80, 80, 4.0}, {HLK_VM_EXPM1, expm1, -20, 20, 6.0},
     {HLK_VM_LOG, log, 0, 1e30, 0}, {HLK_VM_LOG1P, log1p, -0.99, 1e30, 0},
     {HLK_VM_SIN, sin, -1e4, 1e4, 0}, {HLK_VM_COS, cos, -1e4, 1e4, 0},
     {HLK_VM_TAN, tan, -1e4, 1e4, 0}, {HLK_VM_TANH, tanh, -1e30, 1e30, 0},
@@ -698,17 +698,18 @@ START_TEST(vmath_ulp) {
 }
 END_TEST
 
-/* f32 exp, tanh, log and logistic are XLA:CPU's algorithms (xla_math.h).
+/* f32 exp, expm1, tanh, log and logistic are XLA:CPU's algorithms
+ * (xla_math.h).
  * Checked three ways, for every table built for this CPU:
  * - XLA's own results: inputs and outputs (as bits) of the public
- *   conformance cases exp/tanh/log/logistic_float32_20_20, chosen where
+ *   conformance cases exp/expm1/tanh/log/logistic_float32_20_20, chosen where
  *   XLA's result is not the correctly rounded one (plus two where it is,
  *   but for log);
  * - the same bits from every table (the scalar one is plain C with fmaf)
  *   on every 65521st bit pattern, and within XLA's error bounds of libm's
  *   double functions there (tools/vmath_ulp over all 2^32: 4.9 ULP for
  *   tanh, 4.0 for exp where its result is normal, 1.2 for log of normal
- *   numbers, 2.5 for logistic);
+ *   numbers, 2.5 for logistic, 5.9 for expm1);
  * - special values, exactly. */
 typedef struct { uint32_t x, want; } Golden;
 static const Golden xla_exp_golden[] = {
@@ -728,6 +729,11 @@ static const Golden xla_log_golden[] = {
   {0x3ed048bfu, 0xbf66407au}, {0x3f20a59eu, 0xbeee9368u}, {0x3f283950u, 0xbed6fabdu},
   {0x3fc0e5a7u, 0x3ed1fc1bu}, {0x3f925dc6u, 0x3e094cd3u}, {0x3f5d149du, 0xbe162b89u},
   {0x40abeeccu, 0x3fd73710u}, {0x405ad8d8u, 0x3f9d5feeu}};
+
+static const Golden xla_expm1_golden[] = {
+  {0x3f533e49u, 0x3fa42152u}, {0xbfc9d23du, 0xbf4b18fcu}, {0xbd2d8c30u, 0xbd29ec20u},
+  {0x401e218cu, 0x412d4f60u}, {0xbe985c35u, 0xbe83c80du}, {0xbd8c2808u, 0xbd8777d3u},
+  {0xbea07208u, 0xbe89bd10u}, {0x401c67c9u, 0x4128461eu}};
 
 static double logistic_ref(double x) { return 1 / (1 + exp(-x)); }
 
@@ -757,7 +763,7 @@ static void expect_specials(const HlkVmath *vm, int id, const float *x, const fl
 
 enum { SWEEP_STRIDE = 65521, SWEEP_N = (int)((1ull << 32) / SWEEP_STRIDE + 1) };
 
-START_TEST(xla_f32_exp_tanh_log_logistic) {
+START_TEST(xla_f32_transcendentals) {
   static float x[SWEEP_N], ref[SWEEP_N], out[SWEEP_N];
   int64_t n = 0;
   for (uint64_t b = 0; b < (1ull << 32); b += SWEEP_STRIDE, n++) {
@@ -770,15 +776,16 @@ START_TEST(xla_f32_exp_tanh_log_logistic) {
     const Golden *golden;
     double (*libm)(double);
     double bound, lo, hi;   /* ULPs from libm over inputs in [lo, hi] */
-  } fn[4] = {
+  } fn[5] = {
     {HLK_VM_EXP, "exp", xla_exp_golden, exp, 4.0, -87.3, 88.7},
     {HLK_VM_TANH, "tanh", xla_tanh_golden, tanh, 4.9, -INFINITY, INFINITY},
     {HLK_VM_LOGISTIC, "logistic", xla_logistic_golden, logistic_ref, 2.5, -85, INFINITY},
     {HLK_VM_LOG, "log", xla_log_golden, log, 1.2, 0x1p-126, INFINITY},
+    {HLK_VM_EXPM1, "expm1", xla_expm1_golden, expm1, 5.9, -100, 88.7},
   };
   const HlkVmath *scalar = hlk_vmath_for_isa(HLK_ISA_SCALAR);
   ck_assert_ptr_nonnull(scalar);
-  for (int f = 0; f < 4; f++) {
+  for (int f = 0; f < 5; f++) {
     scalar->uf[fn[f].id](x, ref, n);
     for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
       const HlkVmath *vm = hlk_vmath_for_isa(isa);
@@ -820,6 +827,13 @@ START_TEST(xla_f32_exp_tanh_log_logistic) {
                       (const float[]){-INFINITY, -INFINITY, NAN, INFINITY, NAN, NAN, 0.0f,
                                       -0x1.5d58a0p+6f, -0x1.5d58a0p+6f, 0x1.62e430p-1f},
                       10, "log");
+      /* expm1: x itself where x/2 underflows (sign of zero kept) */
+      expect_specials(vm, HLK_VM_EXPM1,
+                      (const float[]){0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f,
+                                      -0x1p-149f, -200.0f},
+                      (const float[]){0.0f, -0.0f, INFINITY, -1.0f, NAN, 0x1p-149f, -0x1p-149f,
+                                      -1.0f},
+                      8, "expm1");
     }
   }
 }
@@ -894,7 +908,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(tm, tl_begin, tl_end);
   tcase_set_timeout(tm, 60);
   tcase_add_test(tm, vmath_ulp);
-  tcase_add_test(tm, xla_f32_exp_tanh_log_logistic);
+  tcase_add_test(tm, xla_f32_transcendentals);
   tcase_add_test(tm, isa_env);
   suite_add_tcase(s, tm);
   return s;

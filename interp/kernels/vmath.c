@@ -32,7 +32,7 @@
 HLK_VM_UNARY(UNARY)
 HLK_VM_BINARY(BINARY)
 
-/* f32 exp, tanh, log and logistic: XLA's algorithms (xla_math.h), as every table. */
+/* f32 exp, expm1, tanh, log and logistic: XLA's algorithms (xla_math.h), as every table. */
 static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
 }
@@ -42,6 +42,10 @@ static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
 static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_logf(a[i]);
 }
+static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_expm1f(a[i]);
+}
+#define vm_expm1_f32 vm_expm1_xla_f32
 #define vm_exp_f32 vm_exp_xla_f32
 #define vm_tanh_f32 vm_tanh_xla_f32
 #define vm_log_f32 vm_log_xla_f32
@@ -134,7 +138,7 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_acosh_f64 vm_acosh_big_f64
 
 #ifndef HLK_NO_FMA
-/* XLA:CPU's f32 exp, tanh and log (xla_math.h), a vector at a time with the
+/* XLA:CPU's f32 exp, expm1, tanh and log (xla_math.h), a vector at a time with the
  * same fused operations in the same order, so every lane gives the scalar
  * reference's bits. The clamps take x as the second operand of min / max,
  * which return it when it is NaN. */
@@ -180,6 +184,18 @@ static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, tanh_vf)
 }
 #define vm_tanh_f32 vm_tanh_xla_f32
+
+static inline HlkVF expm1_vf(HlkVF x) {
+  HlkVF one = hlk_set1f(1.0f), half = hlk_set1f(0.5f);
+  HlkVF h = hlk_mulf(x, half), e = exp_vf(x);
+  HlkVF r = hlk_mulf(tanh_vf(h), hlk_addf(e, one));
+  r = hlk_selltf(half, hlk_absf(x), hlk_subf(e, one), r);      /* |x| > 1/2 */
+  return hlk_selltf(hlk_absf(h), hlk_set1f(0x1p-149f), x, r);   /* x/2 == 0 */
+}
+static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, expm1_vf)
+}
+#define vm_expm1_f32 vm_expm1_xla_f32
 
 static inline HlkVF log_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f), zero = hlk_set1f(0.0f);
@@ -239,6 +255,10 @@ static void vm_logistic_f32(const float *a, float *o, int64_t n) {
 static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_logf(a[i]);
 }
+static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_expm1f(a[i]);
+}
+#define vm_expm1_f32 vm_expm1_xla_f32
 #define vm_exp_f32 vm_exp_xla_f32
 #define vm_tanh_f32 vm_tanh_xla_f32
 #define vm_log_f32 vm_log_xla_f32

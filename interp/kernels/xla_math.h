@@ -1,18 +1,22 @@
-/* xla_math.h: f32 exp and tanh as XLA:CPU computes them, bit for bit.
+/* xla_math.h: f32 exp, expm1, tanh, log and logistic as XLA:CPU computes
+ * them, bit for bit.
  *
- * XLA's CPU backend does not call libm for these: it inlines a Cephes
- * polynomial for exp (llvm_ir_runtime.cc, GenerateVF32Exp) and Eigen's
- * rational approximation for tanh (the 13/6 "fast tanh", clamped to
- * +-7.99881172180175781), both contracted to fused multiply-adds; logistic
- * is 1 / (1 + exp(-x)) through that exp (LogisticExpander). Run this way,
- * the 400 f32 results of each public conformance case for exp, tanh and
- * logistic come out identical to XLA's, where a correctly rounded tanh
- * matched 162 of them. Its f32 log is a Cephes polynomial too (log below):
- * the conformance case's 209 positive inputs all match (SLEEF's log missed
- * 25), and its error stays within 1.2 ULP. The price is XLA's own error: measured over every
- * f32 (tools/vmath_ulp.c), at most 4.9 ULP for tanh (near |x| = 5.13), 4.0
- * for exp where its result is normal (near x = 88.7; below x = -87.68 it
- * is 0, as XLA flushes there) and 2.5 for logistic (x above -85).
+ * XLA's CPU backend does not call libm for these: it inlines Cephes
+ * polynomials for exp and log (llvm_ir_runtime.cc, GenerateVF32Exp and
+ * GenerateVF32Log) and Eigen's rational approximation for tanh (the 13/6
+ * "fast tanh", clamped to +-7.99881172180175781), contracted to fused
+ * multiply-adds; logistic is 1 / (1 + exp(-x)) through that exp
+ * (LogisticExpander) and expm1 is built from its exp and tanh
+ * (ElementalIrEmitter::EmitExpm1). Run this way, every f32 result of the
+ * public conformance cases for them comes out identical to XLA's: 400 each
+ * for exp, expm1, tanh and logistic, and the 209 positive inputs of log's,
+ * where a correctly rounded tanh matched 162 and SLEEF's expm1 317.
+ *
+ * The price is XLA's own error, measured over every f32 (tools/vmath_ulp.c
+ * and the unit tests): at most 4.9 ULP for tanh (near |x| = 5.13), 4.0 for
+ * exp where its result is normal (near x = 88.7; below x = -87.68 it is 0,
+ * as XLA flushes there), 1.2 for log of normal numbers (subnormal inputs
+ * count as 2^-126), 2.5 for logistic (x above -85) and 5.9 for expm1.
  *
  * The coefficients are shared by the vector versions (vmath.c) and the
  * scalar ones below, which the scalar table and SSE4 (no FMA) use; their
@@ -166,6 +170,16 @@ static inline float xla_logf(float x) {
   t = t - 0.5f * x2;
   t = t + y;
   return t + XLA_LOG_Q2 * e;
+}
+
+/* expm1 (ElementalIrEmitter::EmitExpm1): tanh(x/2) (exp(x) + 1), exp(x) - 1
+ * where |x| > 1/2, and x itself where x/2 underflows to 0. */
+static inline float xla_expm1f(float x) {
+  float h = x * 0.5f;
+  if (h == 0.0f) return x;
+  float e = xla_expf(x);
+  if (fabsf(x) > 0.5f) return e - 1.0f;
+  return xla_tanhf(h) * (e + 1.0f);
 }
 
 static inline float xla_logisticf(float x) { return 1.0f / (1.0f + xla_expf(-x)); }
