@@ -641,10 +641,10 @@ START_TEST(vmath_ulp) {
   }
   in[0] = NAN; in[1] = INFINITY; in[2] = -INFINITY; in[3] = 0; in[4] = -0.0f;
   din[0] = NAN; din[1] = INFINITY; din[2] = -INFINITY;
-  /* f32 bound: 2 ULP, but XLA's exp and expm1 (xla_math.h) */
+  /* f32 bound: 2 ULP, but XLA's exp, expm1 and log1p (xla_math.h) */
   struct { int id; double (*ref)(double); double lo, hi, f32_bound; } un[] = {
     {HLK_VM_EXP, exp, -80, 80, 4.0}, {HLK_VM_EXPM1, expm1, -20, 20, 6.0},
-    {HLK_VM_LOG, log, 0, 1e30, 0}, {HLK_VM_LOG1P, log1p, -0.99, 1e30, 0},
+    {HLK_VM_LOG, log, 0, 1e30, 0}, {HLK_VM_LOG1P, log1p, -0.99, 1e30, 2.5},
     {HLK_VM_SIN, sin, -1e4, 1e4, 0}, {HLK_VM_COS, cos, -1e4, 1e4, 0},
     {HLK_VM_TAN, tan, -1e4, 1e4, 0}, {HLK_VM_TANH, tanh, -1e30, 1e30, 0},
     {HLK_VM_ERF, erf, -1e30, 1e30, 0}, {HLK_VM_CBRT, cbrt, -1e30, 1e30, 0},
@@ -698,18 +698,18 @@ START_TEST(vmath_ulp) {
 }
 END_TEST
 
-/* f32 exp, expm1, tanh, log and logistic are XLA:CPU's algorithms
+/* f32 exp, expm1, tanh, log, log1p and logistic are XLA:CPU's algorithms
  * (xla_math.h).
  * Checked three ways, for every table built for this CPU:
  * - XLA's own results: inputs and outputs (as bits) of the public
- *   conformance cases exp/expm1/tanh/log/logistic_float32_20_20, chosen where
- *   XLA's result is not the correctly rounded one (plus two where it is,
- *   but for log);
+ *   conformance cases exp/expm1/tanh/log/log1p/logistic_float32_20_20,
+ *   chosen where XLA's result is not the correctly rounded one (for exp,
+ *   tanh and logistic, two where it is);
  * - the same bits from every table (the scalar one is plain C with fmaf)
  *   on every 65521st bit pattern, and within XLA's error bounds of libm's
  *   double functions there (tools/vmath_ulp over all 2^32: 4.9 ULP for
  *   tanh, 4.0 for exp where its result is normal, 1.2 for log of normal
- *   numbers, 2.5 for logistic, 5.9 for expm1);
+ *   numbers, 2.5 for log1p and logistic, 5.9 for expm1);
  * - special values, exactly. */
 typedef struct { uint32_t x, want; } Golden;
 static const Golden xla_exp_golden[] = {
@@ -734,6 +734,11 @@ static const Golden xla_expm1_golden[] = {
   {0x3f533e49u, 0x3fa42152u}, {0xbfc9d23du, 0xbf4b18fcu}, {0xbd2d8c30u, 0xbd29ec20u},
   {0x401e218cu, 0x412d4f60u}, {0xbe985c35u, 0xbe83c80du}, {0xbd8c2808u, 0xbd8777d3u},
   {0xbea07208u, 0xbe89bd10u}, {0x401c67c9u, 0x4128461eu}};
+
+static const Golden xla_log1p_golden[] = {
+  {0xbed2d584u, 0xbf07d98au}, {0xbe9aff83u, 0xbeb89e66u}, {0xbeb65e10u, 0xbee17508u},
+  {0xbe907c3cu, 0xbea9c267u}, {0x3e8611cau, 0x3e6e2a17u}, {0x40000de9u, 0x3f8ca89au},
+  {0x3ee6c7f8u, 0x3ebe80d9u}, {0x3f317c97u, 0x3f06d4beu}};
 
 static double logistic_ref(double x) { return 1 / (1 + exp(-x)); }
 
@@ -776,16 +781,17 @@ START_TEST(xla_f32_transcendentals) {
     const Golden *golden;
     double (*libm)(double);
     double bound, lo, hi;   /* ULPs from libm over inputs in [lo, hi] */
-  } fn[5] = {
+  } fn[6] = {
     {HLK_VM_EXP, "exp", xla_exp_golden, exp, 4.0, -87.3, 88.7},
     {HLK_VM_TANH, "tanh", xla_tanh_golden, tanh, 4.9, -INFINITY, INFINITY},
     {HLK_VM_LOGISTIC, "logistic", xla_logistic_golden, logistic_ref, 2.5, -85, INFINITY},
     {HLK_VM_LOG, "log", xla_log_golden, log, 1.2, 0x1p-126, INFINITY},
     {HLK_VM_EXPM1, "expm1", xla_expm1_golden, expm1, 5.9, -100, 88.7},
+    {HLK_VM_LOG1P, "log1p", xla_log1p_golden, log1p, 2.5, -0.9999, INFINITY},
   };
   const HlkVmath *scalar = hlk_vmath_for_isa(HLK_ISA_SCALAR);
   ck_assert_ptr_nonnull(scalar);
-  for (int f = 0; f < 5; f++) {
+  for (int f = 0; f < 6; f++) {
     scalar->uf[fn[f].id](x, ref, n);
     for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
       const HlkVmath *vm = hlk_vmath_for_isa(isa);
@@ -834,6 +840,11 @@ START_TEST(xla_f32_transcendentals) {
                       (const float[]){0.0f, -0.0f, INFINITY, -1.0f, NAN, 0x1p-149f, -0x1p-149f,
                                       -1.0f},
                       8, "expm1");
+      /* log1p: -1 gives -inf, below it NaN; signed zeros kept */
+      expect_specials(vm, HLK_VM_LOG1P,
+                      (const float[]){0.0f, -0.0f, -1.0f, -2.0f, INFINITY, -INFINITY, NAN},
+                      (const float[]){0.0f, -0.0f, -INFINITY, NAN, INFINITY, NAN, NAN}, 7,
+                      "log1p");
     }
   }
 }

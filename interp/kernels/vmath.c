@@ -32,7 +32,8 @@
 HLK_VM_UNARY(UNARY)
 HLK_VM_BINARY(BINARY)
 
-/* f32 exp, expm1, tanh, log and logistic: XLA's algorithms (xla_math.h), as every table. */
+/* f32 exp, expm1, tanh, log, log1p and logistic: XLA's algorithms
+ * (xla_math.h), as every table. */
 static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
 }
@@ -46,6 +47,10 @@ static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_expm1f(a[i]);
 }
 #define vm_expm1_f32 vm_expm1_xla_f32
+static void vm_log1p_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_log1pf(a[i]);
+}
+#define vm_log1p_f32 vm_log1p_xla_f32
 #define vm_exp_f32 vm_exp_xla_f32
 #define vm_tanh_f32 vm_tanh_xla_f32
 #define vm_log_f32 vm_log_xla_f32
@@ -138,7 +143,7 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_acosh_f64 vm_acosh_big_f64
 
 #ifndef HLK_NO_FMA
-/* XLA:CPU's f32 exp, expm1, tanh and log (xla_math.h), a vector at a time with the
+/* XLA:CPU's f32 exp, expm1, tanh, log and log1p (xla_math.h), a vector at a time with the
  * same fused operations in the same order, so every lane gives the scalar
  * reference's bits. The clamps take x as the second operand of min / max,
  * which return it when it is NaN. */
@@ -230,6 +235,22 @@ static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
 }
 #define vm_log_f32 vm_log_xla_f32
 
+static inline HlkVF log1p_vf(HlkVF x) {
+  HlkVF x2 = hlk_mulf(x, x), p = hlk_set1f(0.0f), q = p;
+  for (int k = 0; k < 7; k++) {
+    p = hlk_fmaf(p, x, hlk_set1f(xla_log1p_num[k]));
+    q = hlk_fmaf(q, x, hlk_set1f(xla_log1p_den[k]));
+  }
+  HlkVF small = hlk_fmaf(hlk_mulf(x, x2), hlk_divf(p, q), hlk_mulf(hlk_set1f(-0.5f), x2));
+  small = hlk_addf(x, small);
+  HlkVF big = log_vf(hlk_addf(x, hlk_set1f(1.0f)));
+  return hlk_selltf(hlk_absf(x), hlk_set1f(XLA_LOG1P_SMALL), small, big);
+}
+static void vm_log1p_xla_f32(const float *a, float *o, int64_t n) {
+  VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, log1p_vf)
+}
+#define vm_log1p_f32 vm_log1p_xla_f32
+
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
   HlkVF e = exp_vf(hlk_subf(hlk_set1f(0.0f), x));
@@ -259,6 +280,10 @@ static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = xla_expm1f(a[i]);
 }
 #define vm_expm1_f32 vm_expm1_xla_f32
+static void vm_log1p_xla_f32(const float *a, float *o, int64_t n) {
+  for (int64_t i = 0; i < n; i++) o[i] = xla_log1pf(a[i]);
+}
+#define vm_log1p_f32 vm_log1p_xla_f32
 #define vm_exp_f32 vm_exp_xla_f32
 #define vm_tanh_f32 vm_tanh_xla_f32
 #define vm_log_f32 vm_log_xla_f32

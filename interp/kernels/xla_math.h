@@ -1,5 +1,5 @@
-/* xla_math.h: f32 exp, expm1, tanh, log and logistic as XLA:CPU computes
- * them, bit for bit.
+/* xla_math.h: f32 exp, expm1, tanh, log, log1p and logistic as XLA:CPU
+ * computes them, bit for bit.
  *
  * XLA's CPU backend does not call libm for these: it inlines Cephes
  * polynomials for exp and log (llvm_ir_runtime.cc, GenerateVF32Exp and
@@ -7,16 +7,19 @@
  * "fast tanh", clamped to +-7.99881172180175781), contracted to fused
  * multiply-adds; logistic is 1 / (1 + exp(-x)) through that exp
  * (LogisticExpander) and expm1 is built from its exp and tanh
- * (ElementalIrEmitter::EmitExpm1). Run this way, every f32 result of the
+ * (ElementalIrEmitter::EmitExpm1), log1p a Cephes rational near 0 and
+ * log(x + 1) elsewhere (EmitLog1p). Run this way, every f32 result of the
  * public conformance cases for them comes out identical to XLA's: 400 each
- * for exp, expm1, tanh and logistic, and the 209 positive inputs of log's,
- * where a correctly rounded tanh matched 162 and SLEEF's expm1 317.
+ * for exp, expm1, tanh, log1p and logistic, and the 209 positive inputs of
+ * log's, where a correctly rounded tanh matched 162, SLEEF's expm1 317 and
+ * SLEEF's log1p 346.
  *
  * The price is XLA's own error, measured over every f32 (tools/vmath_ulp.c
  * and the unit tests): at most 4.9 ULP for tanh (near |x| = 5.13), 4.0 for
  * exp where its result is normal (near x = 88.7; below x = -87.68 it is 0,
  * as XLA flushes there), 1.2 for log of normal numbers (subnormal inputs
- * count as 2^-126), 2.5 for logistic (x above -85) and 5.9 for expm1.
+ * count as 2^-126), 2.5 for log1p and for logistic (x above -85) and 5.9
+ * for expm1.
  *
  * The coefficients are shared by the vector versions (vmath.c) and the
  * scalar ones below, which the scalar table and SSE4 (no FMA) use; their
@@ -170,6 +173,29 @@ static inline float xla_logf(float x) {
   t = t - 0.5f * x2;
   t = t + y;
   return t + XLA_LOG_Q2 * e;
+}
+
+/* log1p (ElementalIrEmitter::EmitLog1p): log(x + 1) through log above, but
+ * for |x| < sqrt(2) - 1 a Cephes rational, x + (x^3 N(x)/D(x) - x^2/2)
+ * with N and D of degree 6 (highest coefficient first, Horner from 0) and
+ * x^3 (N/D) fused with the exact -x^2/2, as LLVM contracts it. */
+#define XLA_LOG1P_SMALL 0.41421356237309504880f
+static const float xla_log1p_num[7] = {
+  4.5270000862445199635215e-5f, 4.9854102823193375972212e-1f, 6.5787325942061044846969e0f,
+  2.9911919328553073277375e1f,  6.0949667980987787057556e1f,  5.7112963590585538103336e1f,
+  2.0039553499201281259648e1f};
+static const float xla_log1p_den[7] = {
+  1.0f, 1.5062909083469192043167e1f, 8.3047565967967209469434e1f, 2.2176239823732856465394e2f,
+  3.0909872225312059774938e2f, 2.1642788614495947685003e2f, 6.0118660497603843919306e1f};
+
+static inline float xla_log1pf(float x) {
+  if (!(fabsf(x) < XLA_LOG1P_SMALL)) return xla_logf(x + 1.0f);
+  float x2 = x * x, p = 0.0f, q = 0.0f;
+  for (int k = 0; k < 7; k++) {
+    p = xla_fmaf(p, x, xla_log1p_num[k]);
+    q = xla_fmaf(q, x, xla_log1p_den[k]);
+  }
+  return x + xla_fmaf(x * x2, p / q, -0.5f * x2);
 }
 
 /* expm1 (ElementalIrEmitter::EmitExpm1): tanh(x/2) (exp(x) + 1), exp(x) - 1
