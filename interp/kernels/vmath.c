@@ -12,6 +12,17 @@
 #include "interp/kernels/simd.h"
 #include "interp/kernels/xla_math.h"
 
+/* XLA's f32 functions (xla_math.h) element by element: the scalar table's,
+ * and SSE4's, whose lack of FMA would make each fused step several vector
+ * instructions. Every table names them vm_NAME_xla_f32 (see the table). */
+#define XLA_ELEMENT_LOOP(name)                                                 \
+  static void vm_##name##_xla_f32(const float *a, float *o, int64_t n) {     \
+    for (int64_t i = 0; i < n; i++) o[i] = xla_##name##f(a[i]);              \
+  }
+#define XLA_ELEMENT_LOOPS                                                      \
+  XLA_ELEMENT_LOOP(exp) XLA_ELEMENT_LOOP(expm1) XLA_ELEMENT_LOOP(tanh)         \
+  XLA_ELEMENT_LOOP(log) XLA_ELEMENT_LOOP(log1p) XLA_ELEMENT_LOOP(logistic)
+
 #ifdef HLK_ISA_SCALAR_BUILD
 
 #define UNARY(id, name, acc)                                                  \
@@ -32,31 +43,7 @@
 HLK_VM_UNARY(UNARY)
 HLK_VM_BINARY(BINARY)
 
-/* f32 exp, expm1, tanh, log, log1p and logistic: XLA's algorithms
- * (xla_math.h), as every table. */
-static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
-}
-static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_tanhf(a[i]);
-}
-static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_logf(a[i]);
-}
-static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_expm1f(a[i]);
-}
-#define vm_expm1_f32 vm_expm1_xla_f32
-static void vm_log1p_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_log1pf(a[i]);
-}
-#define vm_log1p_f32 vm_log1p_xla_f32
-#define vm_exp_f32 vm_exp_xla_f32
-#define vm_tanh_f32 vm_tanh_xla_f32
-#define vm_log_f32 vm_log_xla_f32
-static void vm_logistic_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_logisticf(a[i]);
-}
+XLA_ELEMENT_LOOPS
 static void vm_logistic_f64(const double *a, double *o, int64_t n) {
   for (int64_t i = 0; i < n; i++) o[i] = 1.0 / (1.0 + exp(-a[i]));
 }
@@ -166,7 +153,6 @@ static inline HlkVF exp_vf(HlkVF x) {
 static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, exp_vf)
 }
-#define vm_exp_f32 vm_exp_xla_f32
 
 static inline HlkVF tanh_vf(HlkVF x) {
   HlkVF k = hlk_set1f(XLA_TANH_CLAMP);
@@ -188,7 +174,6 @@ static inline HlkVF tanh_vf(HlkVF x) {
 static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, tanh_vf)
 }
-#define vm_tanh_f32 vm_tanh_xla_f32
 
 static inline HlkVF expm1_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f), half = hlk_set1f(0.5f);
@@ -200,7 +185,6 @@ static inline HlkVF expm1_vf(HlkVF x) {
 static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, expm1_vf)
 }
-#define vm_expm1_f32 vm_expm1_xla_f32
 
 static inline HlkVF log_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f), zero = hlk_set1f(0.0f);
@@ -233,7 +217,6 @@ static inline HlkVF log_vf(HlkVF x) {
 static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, log_vf)
 }
-#define vm_log_f32 vm_log_xla_f32
 
 static inline HlkVF log1p_vf(HlkVF x) {
   HlkVF x2 = hlk_mulf(x, x), p = hlk_set1f(0.0f), q = p;
@@ -249,44 +232,18 @@ static inline HlkVF log1p_vf(HlkVF x) {
 static void vm_log1p_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, log1p_vf)
 }
-#define vm_log1p_f32 vm_log1p_xla_f32
 
 static inline HlkVF logistic_vf(HlkVF x) {
   HlkVF one = hlk_set1f(1.0f);
   HlkVF e = exp_vf(hlk_subf(hlk_set1f(0.0f), x));
   return hlk_divf(one, hlk_addf(one, e));
 }
-static void vm_logistic_f32(const float *a, float *o, int64_t n) {
+static void vm_logistic_xla_f32(const float *a, float *o, int64_t n) {
   VLOOP1(float, HLK_VLF, hlk_ldf, hlk_stf, logistic_vf)
 }
 
 #else
-/* Without FMA (SSE4) the fused operations XLA's results rest on would take
- * several instructions each: these run XLA's algorithms element by element
- * with exact scalar fused steps (xla_fmaf) instead. */
-static void vm_exp_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_expf(a[i]);
-}
-static void vm_tanh_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_tanhf(a[i]);
-}
-static void vm_logistic_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_logisticf(a[i]);
-}
-static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_logf(a[i]);
-}
-static void vm_expm1_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_expm1f(a[i]);
-}
-#define vm_expm1_f32 vm_expm1_xla_f32
-static void vm_log1p_xla_f32(const float *a, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = xla_log1pf(a[i]);
-}
-#define vm_log1p_f32 vm_log1p_xla_f32
-#define vm_exp_f32 vm_exp_xla_f32
-#define vm_tanh_f32 vm_tanh_xla_f32
-#define vm_log_f32 vm_log_xla_f32
+XLA_ELEMENT_LOOPS
 #endif
 static inline HlkVD logistic_vd(HlkVD x) {
   HlkVD one = hlk_set1d(1.0);
@@ -306,6 +263,14 @@ static void vm_rsqrt_f64(const double *a, double *o, int64_t n) {
   VLOOP1(double, HLK_VLD, hlk_ldd, hlk_std, rsqrt_vd)
 }
 #endif
+
+/* f32 exp, expm1, tanh, log, log1p, logistic: XLA's, in every table */
+#define vm_exp_f32 vm_exp_xla_f32
+#define vm_expm1_f32 vm_expm1_xla_f32
+#define vm_tanh_f32 vm_tanh_xla_f32
+#define vm_log_f32 vm_log_xla_f32
+#define vm_log1p_f32 vm_log1p_xla_f32
+#define vm_logistic_f32 vm_logistic_xla_f32
 
 extern const HlkVmath HLK_VMATH_TABLE;
 const HlkVmath HLK_VMATH_TABLE = {
