@@ -644,7 +644,7 @@ START_TEST(vmath_ulp) {
   /* f32 bound: 2 ULP, but XLA's exp, expm1 and log1p (xla_math.h) */
   struct { int id; double (*ref)(double); double lo, hi, f32_bound; } un[] = {
     {HLK_VM_EXP, exp, -80, 80, 4.0}, {HLK_VM_EXPM1, expm1, -20, 20, 6.0},
-    {HLK_VM_LOG, log, 0, 1e30, 0}, {HLK_VM_LOG1P, log1p, -0.99, 1e30, 2.5},
+    {HLK_VM_LOG, log, 0, 1e30, 0}, {HLK_VM_LOG1P, log1p, -0.99, 1e30, 2.52},
     {HLK_VM_SIN, sin, -1e4, 1e4, 0}, {HLK_VM_COS, cos, -1e4, 1e4, 0},
     {HLK_VM_TAN, tan, -1e4, 1e4, 0}, {HLK_VM_TANH, tanh, -1e30, 1e30, 0},
     {HLK_VM_ERF, erf, -1e30, 1e30, 0}, {HLK_VM_CBRT, cbrt, -1e30, 1e30, 0},
@@ -709,7 +709,7 @@ END_TEST
  *   on every 65521st bit pattern, and within XLA's error bounds of libm's
  *   double functions there (tools/vmath_ulp over all 2^32: 4.9 ULP for
  *   tanh, 4.0 for exp where its result is normal, 1.2 for log of normal
- *   numbers, 2.5 for log1p and logistic, 5.9 for expm1);
+ *   numbers, 2.52 for log1p, 2.5 for logistic, 5.9 for expm1);
  * - special values, exactly. */
 typedef struct { uint32_t x, want; } Golden;
 static const Golden xla_exp_golden[] = {
@@ -787,27 +787,39 @@ START_TEST(xla_f32_transcendentals) {
     {HLK_VM_LOGISTIC, "logistic", xla_logistic_golden, logistic_ref, 2.5, -85, INFINITY},
     {HLK_VM_LOG, "log", xla_log_golden, log, 1.2, 0x1p-126, INFINITY},
     {HLK_VM_EXPM1, "expm1", xla_expm1_golden, expm1, 5.9, -100, 88.7},
-    {HLK_VM_LOG1P, "log1p", xla_log1p_golden, log1p, 2.5, -0.9999, INFINITY},
+    {HLK_VM_LOG1P, "log1p", xla_log1p_golden, log1p, 2.52, -0.9999, INFINITY},
   };
   const HlkVmath *scalar = hlk_vmath_for_isa(HLK_ISA_SCALAR);
   ck_assert_ptr_nonnull(scalar);
   for (int f = 0; f < 6; f++) {
+    /* the bound on the scalar table's results, which every table must equal
+     * (one assertion per sweep: a million of them made the test slow under
+     * valgrind) */
     scalar->uf[fn[f].id](x, ref, n);
+    int64_t far = -1;
+    for (int64_t i = 0; i < n && far < 0; i++)
+      if (x[i] >= fn[f].lo && x[i] <= fn[f].hi &&
+          ulp_f32(ref[i], fn[f].libm((double)x[i])) > fn[f].bound)
+        far = i;
+    ck_assert_msg(far < 0, "%s(%a) = %a: over %g ulp", fn[f].name, (double)x[far < 0 ? 0 : far],
+                  (double)ref[far < 0 ? 0 : far], fn[f].bound);
     for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
       const HlkVmath *vm = hlk_vmath_for_isa(isa);
       if (!vm) continue;
       expect_golden(vm, fn[f].id, fn[f].golden, 8, fn[f].name);
+      if (isa == HLK_ISA_SCALAR) continue;
       vm->uf[fn[f].id](x, out, n);
-      for (int64_t i = 0; i < n; i++) {
-        bool same = isnan(ref[i]) ? isnan(out[i]) : memcmp(&out[i], &ref[i], 4) == 0;
-        ck_assert_msg(same, "%s %s(%a) = %a, scalar gives %a", vm->name, fn[f].name,
-                      (double)x[i], (double)out[i], (double)ref[i]);
-        if (x[i] >= fn[f].lo && x[i] <= fn[f].hi) {
-          double u = ulp_f32(out[i], fn[f].libm((double)x[i]));
-          ck_assert_msg(u <= fn[f].bound, "%s %s(%a) = %a: %g ulp", vm->name, fn[f].name,
-                        (double)x[i], (double)out[i], u);
-        }
-      }
+      int64_t bad = -1;
+      for (int64_t i = 0; i < n && bad < 0; i++)
+        if (isnan(ref[i]) ? !isnan(out[i]) : memcmp(&out[i], &ref[i], 4) != 0) bad = i;
+      ck_assert_msg(bad < 0, "%s %s(%a) = %a, scalar gives %a", vm->name, fn[f].name,
+                    (double)x[bad < 0 ? 0 : bad], (double)out[bad < 0 ? 0 : bad],
+                    (double)ref[bad < 0 ? 0 : bad]);
+    }
+  }
+  for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
+    const HlkVmath *vm = hlk_vmath_for_isa(isa);
+    if (vm) {
       /* exp: 2^n is 0 for n = -127 (x below about -87.7); exp(88.8) is past the largest f32 */
       expect_specials(vm, HLK_VM_EXP,
                       (const float[]){0.0f, -0.0f, INFINITY, -INFINITY, NAN, -200.0f, 200.0f,

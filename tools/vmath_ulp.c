@@ -1,7 +1,7 @@
 /* vmath_ulp.c: the largest error, in ULPs of the result, of an f32 vector
  * math function over every one of the 2^32 inputs, per vector ISA, against
  * libm's double function (whose own error is far below an f32 ULP).
- *   tools/vmath_ulp tanh|exp|logistic [LO HI]
+ *   tools/vmath_ulp tanh|exp|logistic|log|log1p|expm1 [LO HI]
  * With LO and HI (0 <= LO < HI), only the positive inputs in [LO, HI).
  * Not built by default (a minute or so per ISA); build in a configured tree:
  *   ./libtool --mode=link gcc -O2 -I. -Iinclude -o tools/vmath_ulp \
@@ -18,6 +18,7 @@ static double logistic(double x) { return 1 / (1 + exp(-x)); }
 
 static const struct { const char *name; int id; double (*ref)(double); } funcs[] = {
   {"tanh", HLK_VM_TANH, tanh}, {"exp", HLK_VM_EXP, exp}, {"logistic", HLK_VM_LOGISTIC, logistic},
+  {"log", HLK_VM_LOG, log}, {"log1p", HLK_VM_LOG1P, log1p}, {"expm1", HLK_VM_EXPM1, expm1},
 };
 
 enum { CHUNK = 1 << 20, NTHREADS = 2 };
@@ -73,7 +74,7 @@ int main(int argc, char **argv) {
   float lo = 0, hi = 0;
   if ((argc != 2 && argc != 4) || f == sizeof funcs / sizeof funcs[0] ||
       (argc == 4 && !((lo = strtof(argv[2], NULL)) >= 0 && (hi = strtof(argv[3], NULL)) > lo))) {
-    fprintf(stderr, "usage: %s tanh|exp|logistic [LO HI]\n", argv[0]);
+    fprintf(stderr, "usage: %s tanh|exp|logistic|log|log1p|expm1 [LO HI]\n", argv[0]);
     return 2;
   }
   uint32_t blo = 0, bhi = 0;   /* positive floats are ordered as their bits */
