@@ -18,7 +18,7 @@
  * and the unit tests): at most 4.9 ULP for tanh (near |x| = 5.13), 4.0 for
  * exp where its result is normal (near x = 88.7; below x = -87.68 it is 0,
  * as XLA flushes there), 1.2 for log of normal numbers (subnormal inputs
- * count as 2^-126), 2.52 for log1p, 2.5 for logistic (x above -85) and 5.9
+ * count as 2^-126), 2.52 for log1p, 2.5 for logistic (x above -85) and 6.2
  * for expm1.
  *
  * The coefficients are shared by the vector versions (vmath.c) and the
