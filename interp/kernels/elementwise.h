@@ -25,9 +25,9 @@ typedef void (*HlkBinFn)(const void *a, const void *b, void *o, int64_t n, int b
 /* Unary functions with a SLEEF vector form: X(ID, sleef name, accuracy).
  * Accuracy: 1.0-ULP (_u10) everywhere, the most accurate SLEEF offers for
  * these (XLA's own CPU kernels are at least as loose); sqrt is correctly
- * rounded (_u05), as IEEE requires. The vector f32 exp and tanh are
- * vmath.c's own (within 0.94 and 0.89 ULP, checked over every f32 by
- * tools/vmath_ulp.c). */
+ * rounded (_u05), as IEEE requires. f32 exp, expm1, tanh, log, log1p
+ * (and logistic) are XLA:CPU's algorithms instead, in every table
+ * (xla_math.h). */
 #define HLK_VM_UNARY(X)                                                         \
   X(EXP, exp, u10) X(EXPM1, expm1, u10) X(LOG, log, u10) X(LOG1P, log1p, u10)   \
   X(SIN, sin, u10) X(COS, cos, u10) X(TAN, tan, u10) X(TANH, tanh, u10)         \

@@ -4,6 +4,8 @@
  * calls libm per element and is the reference the others are tested against.
  * Vector builds run whole vectors through SLEEF and finish the tail with one
  * zero-padded vector, so every element of an array gets the same function.
+ * f32 exp, expm1, tanh, log, log1p and logistic are XLA's own algorithms in
+ * every build (xla_math.h), with the same bits everywhere.
  * Not here: choosing a table (dispatch.c) or anything that is not a math
  * function of the elements. */
 #include <math.h>
@@ -130,9 +132,9 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
 #define vm_acosh_f64 vm_acosh_big_f64
 
 #ifndef HLK_NO_FMA
-/* XLA:CPU's f32 exp, expm1, tanh, log and log1p (xla_math.h), a vector at a time with the
- * same fused operations in the same order, so every lane gives the scalar
- * reference's bits. The clamps take x as the second operand of min / max,
+/* XLA:CPU's f32 exp, expm1, tanh, log and log1p (xla_math.h), a vector at
+ * a time with the same fused operations in the same order, so every lane
+ * gives the scalar reference's bits. The clamps take x as the second operand of min / max,
  * which return it when it is NaN. */
 static inline HlkVF exp_vf(HlkVF x) {
   HlkVF y = hlk_minf(hlk_set1f(XLA_EXP_HI), hlk_maxf(hlk_set1f(XLA_EXP_LO), x));
