@@ -136,6 +136,15 @@ static void vm_acosh_big_f64(const double *a, double *o, int64_t n) {
  * a time with the same fused operations in the same order, so every lane
  * gives the scalar reference's bits. The clamps take x as the second operand of min / max,
  * which return it when it is NaN. */
+/* xla_hornerf a vector at a time (unrolled, so the coefficients become
+ * constants the loop keeps in registers; rolled, AVX2 exp was 12% slower). */
+static inline HlkVF horner_vf(const float *c, int n, HlkVF x) {
+  HlkVF p = hlk_set1f(c[0]);
+#pragma GCC unroll 8
+  for (int k = 1; k < n; k++) p = hlk_fmaf(p, x, hlk_set1f(c[k]));
+  return p;
+}
+
 static inline HlkVF exp_vf(HlkVF x) {
   HlkVF y = hlk_minf(hlk_set1f(XLA_EXP_HI), hlk_maxf(hlk_set1f(XLA_EXP_LO), x));
   /* n >= floor(-87.8 log2(e) + 1/2) = -127 already: only the top clamps */
@@ -143,12 +152,7 @@ static inline HlkVF exp_vf(HlkVF x) {
   n = hlk_minf(hlk_set1f(127.0f), n);
   HlkVF r = hlk_fnmaf(n, hlk_set1f(XLA_EXP_C1), y);
   r = hlk_fnmaf(n, hlk_set1f(XLA_EXP_C2), r);
-  HlkVF z = hlk_fmaf(r, hlk_set1f(XLA_EXP_P0), hlk_set1f(XLA_EXP_P1));
-  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P2));
-  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P3));
-  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P4));
-  z = hlk_fmaf(z, r, hlk_set1f(XLA_EXP_P5));
-  z = hlk_fmaf(z, hlk_mulf(r, r), r);
+  HlkVF z = hlk_fmaf(horner_vf(xla_exp_p, 6, r), hlk_mulf(r, r), r);
   z = hlk_addf(hlk_set1f(1.0f), z);
   return hlk_mulf(z, hlk_pow2f(n));   /* NaN lanes: z is NaN already */
 }
@@ -160,15 +164,7 @@ static inline HlkVF tanh_vf(HlkVF x) {
   HlkVF k = hlk_set1f(XLA_TANH_CLAMP);
   HlkVF c = hlk_minf(k, hlk_maxf(hlk_subf(hlk_set1f(0.0f), k), x));
   HlkVF s = hlk_mulf(c, c);
-  HlkVF p = hlk_fmaf(hlk_set1f(XLA_TANH_A0), s, hlk_set1f(XLA_TANH_A1));
-  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A2));
-  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A3));
-  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A4));
-  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A5));
-  p = hlk_fmaf(p, s, hlk_set1f(XLA_TANH_A6));
-  HlkVF q = hlk_fmaf(hlk_set1f(XLA_TANH_B0), s, hlk_set1f(XLA_TANH_B1));
-  q = hlk_fmaf(q, s, hlk_set1f(XLA_TANH_B2));
-  q = hlk_fmaf(q, s, hlk_set1f(XLA_TANH_B3));
+  HlkVF p = horner_vf(xla_tanh_num, 7, s), q = horner_vf(xla_tanh_den, 4, s);
   HlkVF t = hlk_divf(hlk_mulf(c, p), q);
   /* |x| < TINY (or NaN): x itself */
   return hlk_selltf(hlk_absf(x), hlk_set1f(XLA_TANH_TINY), x, t);
@@ -221,11 +217,8 @@ static void vm_log_xla_f32(const float *a, float *o, int64_t n) {
 }
 
 static inline HlkVF log1p_vf(HlkVF x) {
-  HlkVF x2 = hlk_mulf(x, x), p = hlk_set1f(0.0f), q = p;
-  for (int k = 0; k < 7; k++) {
-    p = hlk_fmaf(p, x, hlk_set1f(xla_log1p_num[k]));
-    q = hlk_fmaf(q, x, hlk_set1f(xla_log1p_den[k]));
-  }
+  HlkVF x2 = hlk_mulf(x, x);
+  HlkVF p = horner_vf(xla_log1p_num, 7, x), q = horner_vf(xla_log1p_den, 7, x);
   HlkVF small = hlk_fmaf(hlk_mulf(x, x2), hlk_divf(p, q), hlk_mulf(hlk_set1f(-0.5f), x2));
   small = hlk_addf(x, small);
   HlkVF big = log_vf(hlk_addf(x, hlk_set1f(1.0f)));

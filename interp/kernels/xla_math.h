@@ -35,34 +35,25 @@
 
 /* exp: x clamped to [LO, HI]; n = floor(x log2(e) + 1/2) clamped to
  * [-127, 127]; r = x - n C1 - n C2 (ln 2 in two parts); e^r ~ 1 + r +
- * r^2 P(r), P of degree 5; times 2^n built from its bits (0 for n = -127). */
+ * r^2 P(r), P of degree 5 (xla_exp_p, highest coefficient first); times
+ * 2^n built from its bits (0 for n = -127). */
 #define XLA_EXP_LO (-87.8f)
 #define XLA_EXP_HI 88.8f
 #define XLA_EXP_LOG2E 1.44269504088896341f
 #define XLA_EXP_C1 0.693359375f
 #define XLA_EXP_C2 (-2.12194440e-4f)
-#define XLA_EXP_P0 1.9875691500e-4f
-#define XLA_EXP_P1 1.3981999507e-3f
-#define XLA_EXP_P2 8.3334519073e-3f
-#define XLA_EXP_P3 4.1665795894e-2f
-#define XLA_EXP_P4 1.6666665459e-1f
-#define XLA_EXP_P5 5.0000001201e-1f
+static const float xla_exp_p[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                   4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 /* tanh: |x| < TINY gives x; else c = x clamped to +-CLAMP, s = c^2,
- * tanh ~ c N(s) / D(s), N of degree 6 (A0 highest), D of degree 3. */
+ * tanh ~ c N(s) / D(s), N of degree 6, D of degree 3 (highest first). */
 #define XLA_TANH_TINY 0.0004f
 #define XLA_TANH_CLAMP 7.99881172180175781f
-#define XLA_TANH_A0 (-2.76076847742355e-16f)
-#define XLA_TANH_A1 2.00018790482477e-13f
-#define XLA_TANH_A2 (-8.60467152213735e-11f)
-#define XLA_TANH_A3 5.12229709037114e-08f
-#define XLA_TANH_A4 1.48572235717979e-05f
-#define XLA_TANH_A5 6.37261928875436e-04f
-#define XLA_TANH_A6 4.89352455891786e-03f
-#define XLA_TANH_B0 1.19825839466702e-06f
-#define XLA_TANH_B1 1.18534705686654e-04f
-#define XLA_TANH_B2 2.26843463243900e-03f
-#define XLA_TANH_B3 4.89352518554385e-03f
+static const float xla_tanh_num[7] = {
+  -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f,
+  1.48572235717979e-05f,  6.37261928875436e-04f, 4.89352455891786e-03f};
+static const float xla_tanh_den[4] = {1.19825839466702e-06f, 1.18534705686654e-04f,
+                                      2.26843463243900e-03f, 4.89352518554385e-03f};
 
 /* log (Cephes, as GenerateVF32Log): x = m 2^e with m in [sqrt(1/2), sqrt(2))
  * (subnormal x count as the smallest normal: XLA flushes them), t = m - 1,
@@ -111,18 +102,22 @@ static inline float xla_clampf(float x, float lo, float hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* c[0] x^(n-1) + ... + c[n-1] by Horner's rule with fused steps, as XLA
+ * evaluates each polynomial here (its first step, from 0, is exact). */
+static inline float xla_hornerf(const float *c, int n, float x) {
+  float p = c[0];
+#pragma GCC unroll 8
+  for (int k = 1; k < n; k++) p = xla_fmaf(p, x, c[k]);
+  return p;
+}
+
 static inline float xla_expf(float x) {
   float y = xla_clampf(x, XLA_EXP_LO, XLA_EXP_HI);
   if (y != y) return y;
   float n = xla_clampf(floorf(xla_fmaf(y, XLA_EXP_LOG2E, 0.5f)), -127.0f, 127.0f);
   float r = xla_fmaf(-n, XLA_EXP_C1, y);
   r = xla_fmaf(-n, XLA_EXP_C2, r);
-  float z = xla_fmaf(r, XLA_EXP_P0, XLA_EXP_P1);
-  z = xla_fmaf(z, r, XLA_EXP_P2);
-  z = xla_fmaf(z, r, XLA_EXP_P3);
-  z = xla_fmaf(z, r, XLA_EXP_P4);
-  z = xla_fmaf(z, r, XLA_EXP_P5);
-  z = xla_fmaf(z, r * r, r);
+  float z = xla_fmaf(xla_hornerf(xla_exp_p, 6, r), r * r, r);
   z = 1.0f + z;
   uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
   float pow2;
@@ -133,15 +128,7 @@ static inline float xla_expf(float x) {
 static inline float xla_tanhf(float x) {
   if (!(fabsf(x) >= XLA_TANH_TINY)) return x;   /* tiny, or NaN */
   float c = xla_clampf(x, -XLA_TANH_CLAMP, XLA_TANH_CLAMP), s = c * c;
-  float p = xla_fmaf(XLA_TANH_A0, s, XLA_TANH_A1);
-  p = xla_fmaf(p, s, XLA_TANH_A2);
-  p = xla_fmaf(p, s, XLA_TANH_A3);
-  p = xla_fmaf(p, s, XLA_TANH_A4);
-  p = xla_fmaf(p, s, XLA_TANH_A5);
-  p = xla_fmaf(p, s, XLA_TANH_A6);
-  float q = xla_fmaf(XLA_TANH_B0, s, XLA_TANH_B1);
-  q = xla_fmaf(q, s, XLA_TANH_B2);
-  q = xla_fmaf(q, s, XLA_TANH_B3);
+  float p = xla_hornerf(xla_tanh_num, 7, s), q = xla_hornerf(xla_tanh_den, 4, s);
   return c * p / q;
 }
 
@@ -177,7 +164,7 @@ static inline float xla_logf(float x) {
 
 /* log1p (ElementalIrEmitter::EmitLog1p): log(x + 1) through log above, but
  * for |x| < sqrt(2) - 1 a Cephes rational, x + (x^3 N(x)/D(x) - x^2/2)
- * with N and D of degree 6 (highest coefficient first, Horner from 0) and
+ * with N and D of degree 6 (highest coefficient first) and
  * x^3 (N/D) fused with the exact -x^2/2, as LLVM contracts it. */
 #define XLA_LOG1P_SMALL 0.41421356237309504880f
 static const float xla_log1p_num[7] = {
@@ -190,11 +177,7 @@ static const float xla_log1p_den[7] = {
 
 static inline float xla_log1pf(float x) {
   if (!(fabsf(x) < XLA_LOG1P_SMALL)) return xla_logf(x + 1.0f);
-  float x2 = x * x, p = 0.0f, q = 0.0f;
-  for (int k = 0; k < 7; k++) {
-    p = xla_fmaf(p, x, xla_log1p_num[k]);
-    q = xla_fmaf(q, x, xla_log1p_den[k]);
-  }
+  float x2 = x * x, p = xla_hornerf(xla_log1p_num, 7, x), q = xla_hornerf(xla_log1p_den, 7, x);
   return x + xla_fmaf(x * x2, p / q, -0.5f * x2);
 }
 
