@@ -221,17 +221,28 @@ static int64_t tile_rows(const HliFused *f) {
   return f->row_len > TILE ? 1 : TILE / f->row_len;
 }
 
-/* Ask for the inputs the tile after t reads in place while t runs: a row
- * group's first pass over a tile (a row maximum, say) would otherwise stall
- * on memory. */
-static void prefetch_next(const Job *j, const Tile *t) {
+/* Ask for part `part` of `nparts` of the inputs the tile after t reads in
+ * place (up to the chunk's end, hi), while t runs. Spread over the tile's
+ * operations, so that the requests do not all wait at once for the few
+ * miss buffers; not non-temporal, as several operations of a tile read an
+ * input. hi is in rows for row groups. Always inlined: GCC finds a function
+ * whose only effect is a prefetch free of side effects, and deletes the
+ * calls to it (it did, silently, until this was inlined). */
+static inline __attribute__((always_inline)) void prefetch_next(const Job *j, const Tile *t,
+                                                                int64_t hi, int32_t part,
+                                                                int32_t nparts) {
   const HliFused *f = j->f;
   for (int32_t k = 0; k < f->ninputs; k++) {
     Space sp = f->in_sp[k];
     if (sp == SP_FIXED) continue;
-    size_t es = j->ies[k], n = (size_t)t->m[sp] * es;
-    const char *p = j->in[k] + (size_t)(t->lo[sp] + t->m[sp]) * es;
-    for (size_t b = 0; b < n; b += 64) __builtin_prefetch(p + b, 0, 0);
+    int64_t next = t->lo[sp] + t->m[sp];
+    int64_t left = (sp == SP_FULL && f->row_len ? hi * f->row_len : hi) - next;
+    if (left <= 0) continue;
+    size_t es = j->ies[k], n = (size_t)(t->m[sp] < left ? t->m[sp] : left) * es;
+    size_t lines = (n + 63) / 64, b0 = lines * (size_t)part / (size_t)nparts,
+           b1 = lines * (size_t)(part + 1) / (size_t)nparts;
+    const char *p = j->in[k] + (size_t)next * es;
+    for (size_t b = b0; b < b1; b++) __builtin_prefetch(p + b * 64);
   }
 }
 
@@ -257,8 +268,10 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
     int64_t m = hi - at < step ? hi - at : step;
     if (L) t = (Tile){{at * L, at, 0}, {m * L, m, 1}};
     else t = (Tile){{at, at, 0}, {m, m, 1}};
-    prefetch_next(j, &t);
-    for (int32_t p = 0; p < f->nops; p++) run_op(j, &f->ops[p], regs, &sc, &t);
+    for (int32_t p = 0; p < f->nops; p++) {
+      prefetch_next(j, &t, hi, p, f->nops);
+      run_op(j, &f->ops[p], regs, &sc, &t);
+    }
   }
   if (j->stream) stream_fence();
   if (regs != regs_local) free(regs);
