@@ -157,7 +157,9 @@ void hlk_fft_plan_free(HlkFftPlan *p) {
  * both, so the plan's size is unchanged): a bit-reversed load, then
  * log2(n) passes whose butterfly loops vectorize. Only for finite lines:
  * C's complex product recovers some infinite results (Annex G) that these
- * plain products would not. c64[256,4096]: 46 -> 24 ms on one thread. */
+ * plain products would not. c64[256,4096]: 46 -> 24 ms on one thread;
+ * 8.8 -> 6.7 ms since the load goes by cache-line blocks and the store is
+ * vector code. */
 /* (u, v) <- (u + w v, u - w v), as C's complex product of finite values. */
 #define BUTTERFLY(ur, ui, vr, vi, wr, wi)                                        \
   do {                                                                          \
@@ -239,6 +241,28 @@ static inline uint32_t bit_reverse32(uint32_t v) {
   return __builtin_bswap32(v);
 }
 
+/* The split working arrays back into a typed line (inverse: conjugated and
+ * scaled by 1/n, one rounding each): vector code, one IEEE operation per
+ * element. */
+HLK_VECTORIZE static void store_line_c64(const double *restrict re, const double *restrict im,
+                                         float *restrict o, int64_t n, bool inverse) {
+  double s = 1.0 / (double)n;
+  if (inverse) {
+    for (int64_t i = 0; i < n; i++) o[2 * i] = (float)(re[i] * s), o[2 * i + 1] = (float)(-im[i] * s);
+  } else {
+    for (int64_t i = 0; i < n; i++) o[2 * i] = (float)re[i], o[2 * i + 1] = (float)im[i];
+  }
+}
+HLK_VECTORIZE static void store_line_c128(const double *restrict re, const double *restrict im,
+                                          double *restrict o, int64_t n, bool inverse) {
+  double s = 1.0 / (double)n;
+  if (inverse) {
+    for (int64_t i = 0; i < n; i++) o[2 * i] = re[i] * s, o[2 * i + 1] = -im[i] * s;
+  } else {
+    for (int64_t i = 0; i < n; i++) o[2 * i] = re[i], o[2 * i + 1] = im[i];
+  }
+}
+
 /* One line of n complex elements of type t (c64 or c128) from src to dst,
  * transformed (inverse: conjugated around the forward transform and scaled,
  * as hlk_fft_run does) straight between the typed arrays and the split
@@ -252,32 +276,33 @@ static bool pow2_line(HlkFftPlan *p, HloDtype t, const void *src, void *dst, boo
   double *re = (double *)p->tmp, *im = re + n, sign = inverse ? -1.0 : 1.0;
   const float *sf = src;
   const double *sd = src;
-  int shift = 32 - __builtin_ctzll((unsigned long long)n);
   bool finite = true;
-  for (int64_t r = 0; r < n; r++) {   /* written in order, read bit-reversed (faster here) */
-    int64_t i = bit_reverse32((uint32_t)r) >> shift;
-    double a = t == HLO_C64 ? sf[2 * i] : sd[2 * i];
-    double b = t == HLO_C64 ? sf[2 * i + 1] : sd[2 * i + 1];
-    finite = finite && isfinite(a) && isfinite(b);
-    re[r] = a;
-    im[r] = sign * b;   /* conj: exact */
+  /* The bit-reversed permutation in blocks of cache lines (COBRA): with
+   * n = 2^L, element r = (a, b, c), a and c of q bits, goes to (rev c,
+   * rev b, rev a). For each middle b, 2^q runs of 2^q consecutive c are read
+   * and as many runs of consecutive rev a written, so each line is used
+   * whole while it is cached (q = 3: eight c64 elements, one line). */
+  int L = __builtin_ctzll((unsigned long long)n), q = L >= 6 ? 3 : 2, m = L - 2 * q;
+  int64_t hs = L - q, side = (int64_t)1 << q, revq[8];
+  for (int64_t x = 0; x < side; x++) revq[x] = bit_reverse32((uint32_t)x) >> (32 - q);
+  for (int64_t b = 0; b < (int64_t)1 << m; b++) {
+    int64_t rb = m ? (int64_t)(bit_reverse32((uint32_t)b) >> (32 - m)) : 0;
+    for (int64_t c = 0; c < side; c++) {
+      int64_t dbase = revq[c] << hs | rb << q, sbase = b << q | c;
+      for (int64_t a = 0; a < side; a++) {
+        int64_t si = a << hs | sbase, di = dbase | revq[a];
+        double x = t == HLO_C64 ? sf[2 * si] : sd[2 * si];
+        double y = t == HLO_C64 ? sf[2 * si + 1] : sd[2 * si + 1];
+        finite = finite && isfinite(x) && isfinite(y);
+        re[di] = x;
+        im[di] = sign * y;   /* conj: exact */
+      }
+    }
   }
   if (!finite) return false;
   butterflies(re, im, p->tw, n);
-  double s = inverse ? 1.0 / (double)n : 1.0;
-  if (t == HLO_C64) {
-    float *o = dst;
-    for (int64_t i = 0; i < n; i++) {
-      o[2 * i] = (float)(inverse ? re[i] * s : re[i]);
-      o[2 * i + 1] = (float)(inverse ? -im[i] * s : im[i]);
-    }
-  } else {
-    double *o = dst;
-    for (int64_t i = 0; i < n; i++) {
-      o[2 * i] = inverse ? re[i] * s : re[i];
-      o[2 * i + 1] = inverse ? -im[i] * s : im[i];
-    }
-  }
+  if (t == HLO_C64) store_line_c64(re, im, dst, n, inverse);
+  else store_line_c128(re, im, dst, n, inverse);
   return true;
 }
 
@@ -365,7 +390,8 @@ static void direct_line(const LineJob *j, int64_t l, int64_t hi, HlkFftPlan *p, 
   const char *src = j->src + (size_t)l * sbytes;
   char *dst = j->dst + (size_t)l * (size_t)j->nd * hlc_dtype_size(j->td);
   /* The next line into the cache while this one runs: pow2_line reads its
-   * line in bit-reversed order, which the hardware does not prefetch. */
+   * line as eight interleaved streams (bit-reversed blocks), which the
+   * hardware may not follow. */
   if (l + 1 < hi)
     for (size_t b = 0; b < sbytes; b += 64) __builtin_prefetch(src + sbytes + b, 0, 2);
   bool complex_io = j->kind == HLO_FFT_FFT || j->kind == HLO_FFT_IFFT;
