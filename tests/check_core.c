@@ -12,6 +12,7 @@
 #include <check.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tests/testlib.h"
@@ -489,6 +490,29 @@ START_TEST(pool_sums_a_range) {
 }
 END_TEST
 
+/* Jobs back to back (the workers still poll for the next one) and after
+ * pauses longer than they poll (they sleep and must be woken), then the
+ * pool freed while its workers poll: every job sums the whole range. */
+START_TEST(pool_wakes_polling_and_sleeping_workers) {
+  HliExec x;
+  hli_exec_init(&x, NULL, NULL);
+  x.pool = hli_pool_new(3);
+  ck_assert_ptr_nonnull(x.pool);
+  x.nthreads = hli_pool_threads(x.pool);
+  int64_t n = 100003;
+  long long want = (long long)n * (n - 1) / 2, bad = 0;
+  for (int rep = 0; rep < 120; rep++) {
+    if (rep % 8 == 0) nanosleep(&(struct timespec){0, 2000000}, NULL);   /* 2 ms */
+    SumArg s = {0};
+    hli_parallel_for(&x, n, 1000, sum_range, &s);
+    bad += atomic_load(&s.sum) != want;
+  }
+  ck_assert_int_eq(bad, 0);
+  hli_pool_free(x.pool);
+  hli_exec_free(&x);
+}
+END_TEST
+
 START_TEST(pool_single_thread_inline) {
   ck_assert_ptr_null(hli_pool_new(1));
   HliExec x;
@@ -545,6 +569,7 @@ static Suite *core_suite(void) {
   suite_add_tcase(s, t);
   TCase *p = tcase_create("pool");
   tcase_add_test(p, pool_sums_a_range);
+  tcase_add_test(p, pool_wakes_polling_and_sleeping_workers);
   tcase_add_test(p, pool_single_thread_inline);
   tcase_set_timeout(p, 60);
   suite_add_tcase(s, p);
