@@ -30,6 +30,7 @@ typedef struct HlkPlan {
   int64_t ss[HLK_MAX_RANK];  /* source byte strides (0 = repeat, < 0 = backwards) */
   int64_t outer;             /* number of positions of the dims outside the kernel */
   int64_t bytes;             /* bytes written by one run */
+  bool stream;               /* a transpose this large writes past the cache */
 } HlkPlan;
 
 /* Build a plan over a box of rank dims (outermost first) with byte strides.

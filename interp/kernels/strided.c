@@ -7,12 +7,17 @@
 #include "interp/kernels/vectorize.h"
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* 16-byte elements (c128) move as a pair of words. */
 typedef struct HlkU128 { uint64_t lo, hi; } HlkU128;
 
 /* Work below this many bytes stays on the calling thread. */
 enum { PAR_BYTES = 1 << 20, PAR_CHUNK_BYTES = 1 << 16 };
+/* Transposes writing this much go past the cache (the fused tiles' bound). */
+enum { STREAM_BYTES = 8 << 20 };
 
 void hlk_byte_strides(const int64_t *dims, int rank, size_t es, int64_t *strides) {
   int64_t s = (int64_t)es;
@@ -48,6 +53,7 @@ void hlk_plan_init(HlkPlan *p, int rank, const int64_t *dims, const int64_t *ds,
     p->rank = r + 1;
   }
   p->bytes = p->empty ? 0 : total * (int64_t)es;
+  p->stream = p->bytes >= STREAM_BYTES;
   int r = p->rank;
   int64_t e = (int64_t)es;
   /* Transpose-like: the destination runs along the last dim but the source
@@ -134,13 +140,100 @@ DEF_TILE(tile_4, uint32_t, 64)
 DEF_TILE(tile_8, uint64_t, 32)
 DEF_TILE(tile_16, HlkU128, 16)
 
+/* SSE2 paths for 4- and 8-byte elements: whole B x B blocks go from the
+ * buffer to the destination a 4 x 4 (2 x 2) square at a time, transposed
+ * in registers (shuffles move bits only: NaN payloads pass unchanged), a few
+ * destination rows filled in order. While a block is written, the next
+ * block's source rows are prefetched: short runs far apart, which the
+ * hardware does not follow. A large result (stream) is written with
+ * non-temporal stores, whole lines at a time per row: without them every
+ * destination line is read before it is overwritten, and the transpose runs
+ * at half the copy bandwidth. Partial blocks go through DEF_TILE. */
+#if defined(__SSE2__)
+static inline void prefetch_rows(const char *s, int64_t ssb, int64_t r0, int64_t nr, size_t bytes) {
+  for (int64_t r = r0; r < r0 + nr; r++)
+    for (size_t c = 0; c < bytes; c += 64) __builtin_prefetch(s + r * ssb + c);
+}
+
+static inline void store_lane(char *d, __m128i v, bool stream) {
+  if (stream) _mm_stream_si128((__m128i *)(void *)d, v);
+  else _mm_storeu_si128((__m128i *)(void *)d, v);
+}
+
+static void tile_4_sse(char *d, const char *s, int64_t fa, int64_t dsa, int64_t fb, int64_t ssb,
+                       bool stream) {
+  enum { B = 64 };
+  _Alignas(16) float buf[B][B];
+  for (int64_t j0 = 0; j0 < fb; j0 += B) {
+    for (int64_t i0 = 0; i0 < fa; i0 += B) {
+      for (int64_t j = 0; j < B; j++) memcpy(buf[j], s + (j0 + j) * ssb + i0 * 4, B * 4);
+      bool more = i0 + B < fa;
+      for (int64_t i = 0; i < B; i += 4) {
+        if (more) prefetch_rows(s + (i0 + B) * 4, ssb, j0 + i, 4, B * 4);
+        char *d0 = d + (i0 + i) * dsa + j0 * 4;
+        for (int64_t j = 0; j < B; j += 4) {
+          __m128 r0 = _mm_load_ps(&buf[j][i]), r1 = _mm_load_ps(&buf[j + 1][i]);
+          __m128 r2 = _mm_load_ps(&buf[j + 2][i]), r3 = _mm_load_ps(&buf[j + 3][i]);
+          _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+          store_lane(d0 + j * 4, _mm_castps_si128(r0), stream);
+          store_lane(d0 + dsa + j * 4, _mm_castps_si128(r1), stream);
+          store_lane(d0 + 2 * dsa + j * 4, _mm_castps_si128(r2), stream);
+          store_lane(d0 + 3 * dsa + j * 4, _mm_castps_si128(r3), stream);
+        }
+      }
+    }
+  }
+}
+
+static void tile_8_sse(char *d, const char *s, int64_t fa, int64_t dsa, int64_t fb, int64_t ssb,
+                       bool stream) {
+  enum { B = 32 };
+  _Alignas(16) double buf[B][B];
+  for (int64_t j0 = 0; j0 < fb; j0 += B) {
+    for (int64_t i0 = 0; i0 < fa; i0 += B) {
+      for (int64_t j = 0; j < B; j++) memcpy(buf[j], s + (j0 + j) * ssb + i0 * 8, B * 8);
+      bool more = i0 + B < fa;
+      for (int64_t i = 0; i < B; i += 2) {
+        if (more) prefetch_rows(s + (i0 + B) * 8, ssb, j0 + i, 2, B * 8);
+        char *d0 = d + (i0 + i) * dsa + j0 * 8;
+        for (int64_t j = 0; j < B; j += 2) {
+          __m128d r0 = _mm_load_pd(&buf[j][i]), r1 = _mm_load_pd(&buf[j + 1][i]);
+          store_lane(d0 + j * 8, _mm_castpd_si128(_mm_unpacklo_pd(r0, r1)), stream);
+          store_lane(d0 + dsa + j * 8, _mm_castpd_si128(_mm_unpackhi_pd(r0, r1)), stream);
+        }
+      }
+    }
+  }
+}
+#endif
+
+/* es = 4 or 8: the SSE2 path over the whole blocks, DEF_TILE's on the
+ * ragged edges (the last rows of the blocks' columns, then the last
+ * columns). */
+static void tile_wide(size_t es, char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,
+                      int64_t ssb, bool stream) {
+  int64_t B = es == 4 ? 64 : 32, fa = na / B * B, fb = nb / B * B;
+  void (*any)(char *, const char *, int64_t, int64_t, int64_t, int64_t) =
+      es == 4 ? tile_4 : tile_8;
+#if defined(__SSE2__)
+  stream = stream && ((uintptr_t)d & 15) == 0 && dsa % 16 == 0;
+  if (es == 4) tile_4_sse(d, s, fa, dsa, fb, ssb, stream);
+  else tile_8_sse(d, s, fa, dsa, fb, ssb, stream);
+  if (stream) _mm_sfence();   /* non-temporal stores are weakly ordered */
+#else
+  (void)stream;
+  fa = fb = 0;
+#endif
+  if (fa < na) any(d + fa * dsa, s + fa * (int64_t)es, na - fa, dsa, fb, ssb);
+  if (fb < nb) any(d + fb * (int64_t)es, s + fb * ssb, na, dsa, nb - fb, ssb);
+}
+
 static void run_tile(size_t es, char *d, const char *s, int64_t na, int64_t dsa, int64_t nb,
-                     int64_t ssb) {
+                     int64_t ssb, bool stream) {
   switch (es) {
   case 1: tile_1(d, s, na, dsa, nb, ssb); break;
   case 2: tile_2(d, s, na, dsa, nb, ssb); break;
-  case 4: tile_4(d, s, na, dsa, nb, ssb); break;
-  case 8: tile_8(d, s, na, dsa, nb, ssb); break;
+  case 4: case 8: tile_wide(es, d, s, na, dsa, nb, ssb, stream); break;
   case 16: tile_16(d, s, na, dsa, nb, ssb); break;
   default:
     for (int64_t i = 0; i < na; i++)
@@ -182,7 +275,7 @@ static void plan_range(const HlkPlan *p, char *dst, const char *src, int64_t lo,
       fn(dst + doff, src + soff, p->n[last], p->ds[last], p->ss[last]);
     else if (p->tile >= 0)
       run_tile(p->es, dst + doff, src + soff, p->n[p->tile], p->ds[p->tile], p->n[last],
-               p->ss[last]);
+               p->ss[last], p->stream);
     else
       run1(p->es, dst + doff, src + soff, p->n[last], p->ds[last], p->ss[last]);
     for (int k = no - 1; k >= 0; k--) {   /* odometer */
@@ -243,7 +336,8 @@ static void unit_job(void *arg, int64_t lo, int64_t hi) {
     doff += start * p->ds[k];
     soff += start * p->ss[k];
     if (p->tile >= 0)
-      run_tile(p->es, j->dst + doff, j->src + soff, cnt, p->ds[k], p->n[last], p->ss[last]);
+      run_tile(p->es, j->dst + doff, j->src + soff, cnt, p->ds[k], p->n[last], p->ss[last],
+               p->stream);
     else
       run1(p->es, j->dst + doff, j->src + soff, cnt, p->ds[last], p->ss[last]);
   }
