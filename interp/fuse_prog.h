@@ -5,6 +5,7 @@
 #include "interp/fuse.h"
 #include "interp/kernels/elementwise.h"
 #include "interp/kernels/reducer.h"
+#include "interp/kernels/stream.h"
 
 enum {
   TILE = 2048,          /* elements per tile: a dozen f32 registers stay in L1/L2 */
@@ -12,7 +13,7 @@ enum {
   STACK_SCRATCH = 65536,/* registers of small groups live on the (8 MB) stack */
   MAX_ROW = 16384,      /* row groups: longest row (elements) kept in a tile */
   IOTA_MAX = 1 << 24,   /* iotas fused: at most this long along their dimension */
-  STREAM_MIN = 8 << 20  /* results this large are streamed past the cache */
+  STREAM_MIN = HLK_STREAM_BYTES  /* results this large are streamed past the cache */
 };
 
 /* Where a value of a group lives: a tile of the full shape, one element per

@@ -12,9 +12,6 @@
  * (kernels/elementwise*.c, convert.c). */
 #include "interp/fuse_prog.h"
 #include "interp/kernels/vectorize.h"
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,36 +29,6 @@ typedef struct Job {
 /* Scratch of a chunk besides its registers: two tiles for conversions, and
  * the staging tile of a streamed output. */
 typedef struct Scratch { char *a, *b, *out; } Scratch;
-
-/* n bytes from src (a tile in cache) to dst with non-temporal stores where
- * the CPU has them: a large result written once then need not be read into
- * the cache first, which halves the traffic of writing it. The caller ends
- * with stream_fence(). */
-static void stream_out(char *dst, const char *src, size_t n) {
-#if defined(__SSE2__)
-  size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-  if (head > n) head = n;
-  memcpy(dst, src, head);
-  dst += head, src += head, n -= head;
-  for (; n >= 64; n -= 64, dst += 64, src += 64) {
-    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)src);
-    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
-    __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(src + 32));
-    __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
-    _mm_stream_si128((__m128i *)(void *)dst, v0);
-    _mm_stream_si128((__m128i *)(void *)(dst + 16), v1);
-    _mm_stream_si128((__m128i *)(void *)(dst + 32), v2);
-    _mm_stream_si128((__m128i *)(void *)(dst + 48), v3);
-  }
-#endif
-  memcpy(dst, src, n);
-}
-
-static void stream_fence(void) {
-#if defined(__SSE2__)
-  _mm_sfence();   /* non-temporal stores are weakly ordered */
-#endif
-}
 
 /* n copies of the element at src (es bytes). */
 HLK_VECTORIZE static void fill(char *dst, const char *src, int64_t n, size_t es) {
@@ -207,7 +174,7 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
     break;
   }
   }
-  if (to_out && j->stream) stream_out(j->out + lo * (int64_t)j->oes, d, (size_t)m * j->oes);
+  if (to_out && j->stream) hlk_stream_copy(j->out + lo * (int64_t)j->oes, d, (size_t)m * j->oes);
 }
 
 /* Bytes of registers and scratch a chunk needs for tiles of `tile` elements. */
@@ -273,7 +240,7 @@ static void fused_chunk(void *arg, int64_t lo, int64_t hi) {
       run_op(j, &f->ops[p], regs, &sc, &t);
     }
   }
-  if (j->stream) stream_fence();
+  if (j->stream) hlk_stream_fence();
   if (regs != regs_local) free(regs);
   if (mem != stack) free(mem);
 }

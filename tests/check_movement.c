@@ -223,6 +223,76 @@ START_TEST(transpose_large_streamed) {
 }
 END_TEST
 
+/* Copies of 8 MB and more whose contiguous runs are streamed past the
+ * cache with the next run's source prefetched: a transpose keeping the
+ * minor dim, a dynamic-update-slice's copy of its operand, and
+ * concatenations along both dims (of two 4.9 MB operands: the result's size
+ * decides), on 1 to 3 threads. The operands count up from a start that
+ * differs per run, so each result element's value says where it came from
+ * (and a buffer reused from the last run cannot hold the right answer). */
+START_TEST(copies_large_streamed) {
+  enum { A = 64, B = 256, C = 130, R = 2048, K = 600 };
+  int32_t *x = malloc(sizeof(int32_t) * A * B * C), *y = malloc(sizeof(int32_t) * R * K);
+  const TlArray tin = {HLO_TYPE_S32, 3, (int64_t[]){A, B, C}, x};
+  const TlArray cin[2] = {{HLO_TYPE_S32, 2, (int64_t[]){R, K}, y}, {HLO_TYPE_S32, 2, (int64_t[]){R, K}, y}};
+  for (int threads = 1; threads <= 3; threads++) {
+    for (int32_t i = 0; i < A * B * C; i++) x[i] = i + threads;
+    for (int32_t i = 0; i < R * K; i++) y[i] = -1 - i - threads;
+    TlRun t = tl_run_arrays(threads,
+                            "HloModule m\nENTRY e {\n  x = s32[64,256,130] parameter(0)\n"
+                            "  ROOT t = s32[256,64,130] transpose(x), dimensions={1,0,2}\n}\n",
+                            1, &tin);
+    const int32_t *o = hlo_buffer_data(t.result);
+    int64_t wrong = 0;
+    for (int64_t b = 0; b < B; b++)
+      for (int64_t a = 0; a < A; a++)
+        for (int64_t c = 0; c < C; c++)
+          wrong += o[(b * A + a) * C + c] != (a * B + b) * C + c + threads;
+    ck_assert_msg(wrong == 0, "transpose, %d threads: %lld wrong", threads, (long long)wrong);
+    tl_run_done(&t);
+    /* dynamic-update-slice copies its operand whole (still needed by the
+     * add after it), then writes the update (a 1x1x2 block of zeros at
+     * [5, 7, 9]). */
+    t = tl_run_arrays(threads,
+                      "HloModule m\nENTRY e {\n  x = s32[64,256,130] parameter(0)\n"
+                      "  z = s32[] constant(0)\n  u = s32[1,1,2] broadcast(z), dimensions={}\n"
+                      "  i = s32[] constant(5)\n  j = s32[] constant(7)\n  k = s32[] constant(9)\n"
+                      "  d = s32[64,256,130] dynamic-update-slice(x, u, i, j, k)\n"
+                      "  ROOT r = s32[64,256,130] add(d, x)\n}\n",
+                      1, &tin);
+    o = hlo_buffer_data(t.result);
+    wrong = 0;
+    for (int64_t i = 0; i < A * B * C; i++) {
+      bool upd = i == (5 * B + 7) * C + 9 || i == (5 * B + 7) * C + 10;
+      wrong += o[i] != (upd ? 0 : i + threads) + i + threads;
+    }
+    ck_assert_msg(wrong == 0, "dynamic-update-slice, %d threads: %lld wrong", threads,
+                  (long long)wrong);
+    tl_run_done(&t);
+    for (int dim = 0; dim < 2; dim++) {
+      char text[256];
+      snprintf(text, sizeof text,
+               "HloModule m\nENTRY e {\n  a = s32[2048,600] parameter(0)\n"
+               "  b = s32[2048,600] parameter(1)\n"
+               "  ROOT c = s32[%d,%d] concatenate(a, b), dimensions={%d}\n}\n",
+               dim ? R : 2 * R, dim ? 2 * K : K, dim);
+      TlRun r = tl_run_arrays(threads, text, 2, cin);
+      const int32_t *q = hlo_buffer_data(r.result);
+      wrong = 0;
+      for (int64_t i = 0; i < 2 * R * K; i++) {   /* element i of the result: operand row, col */
+        int64_t row = dim ? i / (2 * K) : i / K % R, col = dim ? i % (2 * K) % K : i % K;
+        wrong += q[i] != -1 - (row * K + col) - threads;
+      }
+      ck_assert_msg(wrong == 0, "concatenate along %d, %d threads: %lld wrong", dim, threads,
+                    (long long)wrong);
+      tl_run_done(&r);
+    }
+  }
+  free(x);
+  free(y);
+}
+END_TEST
+
 START_TEST(transpose_size_zero_and_refusal) {
   HloInstr *p = tl_param(0, SH(HLO_F32, 0, 3));
   HloInstr *tr = tl_instr(HLO_OP_TRANSPOSE, SH(HLO_F32, 3, 0), 1, p);
@@ -541,6 +611,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, transpose_3d_permutations);
   tcase_add_test(tc, transpose_blocked_each_size);
   tcase_add_test(tc, transpose_large_streamed);
+  tcase_add_test(tc, copies_large_streamed);
   tcase_add_test(tc, transpose_size_zero_and_refusal);
   tcase_add_test(tc, slice_strided);
   tcase_add_test(tc, concatenate_each_dim);

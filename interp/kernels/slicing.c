@@ -5,6 +5,7 @@
  * line by line.
  * Runtime-positioned windows are in dynamic_slice.c. */
 #include "interp/kernels/movement.h"
+#include "interp/kernels/stream.h"
 #include <string.h>
 
 /* ---- slice ------------------------------------------------------------------ */
@@ -79,6 +80,7 @@ int hlk_concatenate(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
     hlk_byte_strides(a->dims, a->rank, es, ss);
     HlkPlan p;
     hlk_plan_init(&p, a->rank, a->dims, ds, ss, es);
+    p.stream = out->nbytes >= HLK_STREAM_BYTES;   /* the whole result's size decides */
     if (!p.empty) hlk_plan_run_par(x, &p, (char *)out->data + at * ds[d], a->data);
     at += a->dims[d];
   }

@@ -1,9 +1,11 @@
 /* strided.c: the copy engine of the movement kernels (see movement.h):
  * strided copy plans with contiguous runs as memcpy, zero-stride fills, a
  * cache-blocked path for transposes, and the threaded drivers; also index
- * loading and the shape checks the movement kernels share.
+ * loading and the shape checks the movement kernels share. Results of
+ * HLK_STREAM_BYTES or more are written past the cache (stream.h).
  * It knows nothing about opcodes; the kernels build the plans. */
 #include "interp/kernels/movement.h"
+#include "interp/kernels/stream.h"
 #include "interp/kernels/vectorize.h"
 #include <stdio.h>
 #include <string.h>
@@ -16,8 +18,8 @@ typedef struct HlkU128 { uint64_t lo, hi; } HlkU128;
 
 /* Work below this many bytes stays on the calling thread. */
 enum { PAR_BYTES = 1 << 20, PAR_CHUNK_BYTES = 1 << 16 };
-/* Transposes writing this much go past the cache (the fused tiles' bound). */
-enum { STREAM_BYTES = 8 << 20 };
+/* Bytes of the next contiguous run a large copy prefetches, at most. */
+enum { AHEAD_BYTES = 8192 };
 
 void hlk_byte_strides(const int64_t *dims, int rank, size_t es, int64_t *strides) {
   int64_t s = (int64_t)es;
@@ -53,7 +55,7 @@ void hlk_plan_init(HlkPlan *p, int rank, const int64_t *dims, const int64_t *ds,
     p->rank = r + 1;
   }
   p->bytes = p->empty ? 0 : total * (int64_t)es;
-  p->stream = p->bytes >= STREAM_BYTES;
+  p->stream = p->bytes >= HLK_STREAM_BYTES;
   int r = p->rank;
   int64_t e = (int64_t)es;
   /* Transpose-like: the destination runs along the last dim but the source
@@ -96,9 +98,13 @@ DEF_RUN1(run1_4, uint32_t)
 DEF_RUN1(run1_8, uint64_t)
 DEF_RUN1(run1_16, HlkU128)
 
-static void run1(size_t es, char *d, const char *s, int64_t n, int64_t ds, int64_t ss) {
+/* stream: a large result, whose contiguous runs go past the cache (the
+ * caller fences). */
+static void run1(size_t es, char *d, const char *s, int64_t n, int64_t ds, int64_t ss,
+                 bool stream) {
   if (ds == (int64_t)es && ss == (int64_t)es) {
-    memcpy(d, s, (size_t)n * es);
+    if (stream) hlk_stream_copy(d, s, (size_t)n * es);
+    else memcpy(d, s, (size_t)n * es);
     return;
   }
   switch (es) {
@@ -219,7 +225,6 @@ static void tile_wide(size_t es, char *d, const char *s, int64_t na, int64_t dsa
   stream = stream && ((uintptr_t)d & 15) == 0 && dsa % 16 == 0;
   if (es == 4) tile_4_sse(d, s, fa, dsa, fb, ssb, stream);
   else tile_8_sse(d, s, fa, dsa, fb, ssb, stream);
-  if (stream) _mm_sfence();   /* non-temporal stores are weakly ordered */
 #else
   (void)stream;
   fa = fb = 0;
@@ -237,7 +242,7 @@ static void run_tile(size_t es, char *d, const char *s, int64_t na, int64_t dsa,
   case 16: tile_16(d, s, na, dsa, nb, ssb); break;
   default:
     for (int64_t i = 0; i < na; i++)
-      run1(es, d + i * dsa, s + i * (int64_t)es, nb, (int64_t)es, ssb);
+      run1(es, d + i * dsa, s + i * (int64_t)es, nb, (int64_t)es, ssb, false);
   }
 }
 
@@ -277,7 +282,7 @@ static void plan_range(const HlkPlan *p, char *dst, const char *src, int64_t lo,
       run_tile(p->es, dst + doff, src + soff, p->n[p->tile], p->ds[p->tile], p->n[last],
                p->ss[last], p->stream);
     else
-      run1(p->es, dst + doff, src + soff, p->n[last], p->ds[last], p->ss[last]);
+      run1(p->es, dst + doff, src + soff, p->n[last], p->ds[last], p->ss[last], p->stream);
     for (int k = no - 1; k >= 0; k--) {   /* odometer */
       int d = od[k];
       doff += p->ds[d];
@@ -288,6 +293,7 @@ static void plan_range(const HlkPlan *p, char *dst, const char *src, int64_t lo,
       idx[k] = 0;
     }
   }
+  if (p->stream) hlk_stream_fence();
 }
 
 void hlk_plan_run(const HlkPlan *p, char *dst, const char *src) {
@@ -318,29 +324,73 @@ typedef struct UnitJob {
   int64_t npieces;  /* units per outer position */
 } UnitJob;
 
+/* Where unit u starts (byte offsets) and how many elements of the split
+ * dim it covers. */
+static int64_t unit_at(const UnitJob *j, int64_t u, int64_t *doff, int64_t *soff) {
+  const HlkPlan *p = j->p;
+  int last = p->rank - 1, k = p->tile >= 0 ? p->tile : last;
+  int64_t o = u / j->npieces, c = u % j->npieces;
+  *doff = *soff = 0;
+  for (int d = last - 1; d >= 0; d--) {   /* unravel the outer position */
+    if (d == p->tile) continue;
+    int64_t i = o % p->n[d];
+    o /= p->n[d];
+    *doff += i * p->ds[d];
+    *soff += i * p->ss[d];
+  }
+  int64_t start = c * j->piece;
+  *doff += start * p->ds[k];
+  *soff += start * p->ss[k];
+  return p->n[k] - start < j->piece ? p->n[k] - start : j->piece;
+}
+
 static void unit_job(void *arg, int64_t lo, int64_t hi) {
   const UnitJob *j = arg;
   const HlkPlan *p = j->p;
   int last = p->rank - 1, k = p->tile >= 0 ? p->tile : last;
+  /* Contiguous runs of a large copy: the next run's source is fetched while
+   * this one is copied (runs of a few KB far apart defeat the hardware,
+   * which does not prefetch across pages). */
+  bool ahead = p->stream && p->tile < 0 && p->ss[last] == (int64_t)p->es;
+  int64_t doff, soff, cnt = unit_at(j, lo, &doff, &soff);
   for (int64_t u = lo; u < hi; u++) {
-    int64_t o = u / j->npieces, c = u % j->npieces;
-    int64_t doff = 0, soff = 0;
-    for (int d = last - 1; d >= 0; d--) {   /* unravel the outer position */
-      if (d == p->tile) continue;
-      int64_t i = o % p->n[d];
-      o /= p->n[d];
-      doff += i * p->ds[d];
-      soff += i * p->ss[d];
+    int64_t ndoff = 0, nsoff = 0, ncnt = u + 1 < hi ? unit_at(j, u + 1, &ndoff, &nsoff) : 0;
+    if (ahead && ncnt) {
+      size_t bytes = (size_t)ncnt * p->es;
+      for (size_t b = 0; b < bytes && b < AHEAD_BYTES; b += 64)
+        __builtin_prefetch(j->src + nsoff + b);
     }
-    int64_t start = c * j->piece, cnt = p->n[k] - start < j->piece ? p->n[k] - start : j->piece;
-    doff += start * p->ds[k];
-    soff += start * p->ss[k];
     if (p->tile >= 0)
       run_tile(p->es, j->dst + doff, j->src + soff, cnt, p->ds[k], p->n[last], p->ss[last],
                p->stream);
     else
-      run1(p->es, j->dst + doff, j->src + soff, cnt, p->ds[last], p->ss[last]);
+      run1(p->es, j->dst + doff, j->src + soff, cnt, p->ds[last], p->ss[last], p->stream);
+    doff = ndoff, soff = nsoff, cnt = ncnt;
   }
+  if (p->stream) hlk_stream_fence();
+}
+
+typedef struct CopyJob { char *dst; const char *src; bool stream; } CopyJob;
+
+static void copy_job(void *arg, int64_t lo, int64_t hi) {
+  CopyJob *j = arg;
+  if (!j->stream) {
+    memcpy(j->dst + lo, j->src + lo, (size_t)(hi - lo));
+    return;
+  }
+  hlk_stream_copy(j->dst + lo, j->src + lo, (size_t)(hi - lo));
+  hlk_stream_fence();
+}
+
+/* n bytes, over the threads if that pays; stream: past the cache. */
+static void copy_par(HliExec *x, void *dst, const void *src, size_t n, bool stream) {
+  if (n == 0 || dst == src) return;
+  if (n < PAR_BYTES || hli_num_threads(x) <= 1) {
+    memcpy(dst, src, n);
+    return;
+  }
+  CopyJob j = { dst, src, stream };
+  hli_parallel_for(x, (int64_t)n, PAR_BYTES / 2, copy_job, &j);
 }
 
 void hlk_plan_run_par(HliExec *x, const HlkPlan *p, char *dst, const char *src) {
@@ -350,7 +400,7 @@ void hlk_plan_run_par(HliExec *x, const HlkPlan *p, char *dst, const char *src) 
     return;
   }
   if (p->rank == 1 && p->ds[0] == (int64_t)p->es && p->ss[0] == (int64_t)p->es) {
-    hlk_memcpy_par(x, dst, src, (size_t)p->bytes);
+    copy_par(x, dst, src, (size_t)p->bytes, p->stream);
     return;
   }
   int last = p->rank - 1, k = p->tile >= 0 ? p->tile : last;
@@ -364,26 +414,13 @@ void hlk_plan_run_par(HliExec *x, const HlkPlan *p, char *dst, const char *src) 
   hli_parallel_for(x, p->outer * j.npieces, 1, unit_job, &j);
 }
 
-typedef struct CopyJob { char *dst; const char *src; } CopyJob;
-
-static void copy_job(void *arg, int64_t lo, int64_t hi) {
-  CopyJob *j = arg;
-  memcpy(j->dst + lo, j->src + lo, (size_t)(hi - lo));
-}
-
 void hlk_memcpy_par(HliExec *x, void *dst, const void *src, size_t n) {
-  if (n == 0 || dst == src) return;
-  if (n < PAR_BYTES || hli_num_threads(x) <= 1) {
-    memcpy(dst, src, n);
-    return;
-  }
-  CopyJob j = { dst, src };
-  hli_parallel_for(x, (int64_t)n, PAR_BYTES / 2, copy_job, &j);
+  copy_par(x, dst, src, n, n >= HLK_STREAM_BYTES);
 }
 
 void hlk_fill(void *dst, const void *val, int64_t n, size_t es) {
   if (n <= 0) return;
-  run1(es, dst, val, n, (int64_t)es, 0);
+  run1(es, dst, val, n, (int64_t)es, 0, false);
 }
 
 /* ---- indices ------------------------------------------------------------- */
