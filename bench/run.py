@@ -19,7 +19,8 @@ median.
 
 A second table times the modules of bench/ops/ (sort, cumulative sum,
 sums over a leading dimension, argmax, FFT, depthwise and weight-gradient
-convolutions, max-pool gradient) against numpy where it has a counterpart:
+convolutions, max-pool gradient, a 2-D transpose, a concatenation) against
+numpy where it has a counterpart:
 figures only, no targets.
 
 Targets (one PASS/MISS line each at the end):
@@ -230,6 +231,16 @@ def np_weight_grad_conv():
     return f
 
 
+def np_transpose_2d():
+    x = rnd(4096, 4096)
+    return lambda: np.ascontiguousarray(x.T)
+
+
+def np_concat_rows():
+    x, y = rnd(2048, 4096), rnd(2048, 4096)
+    return lambda: np.concatenate([x, y], axis=0)
+
+
 OPS = {
     "sort_rows": np_sort_rows,
     "cumsum_rows": np_cumsum_rows,
@@ -240,6 +251,8 @@ OPS = {
     "depthwise_conv": np_depthwise_conv,
     "weight_grad_conv": np_weight_grad_conv,
     "maxpool_grad": None,
+    "transpose_2d": np_transpose_2d,
+    "concat_rows": np_concat_rows,
 }
 
 
