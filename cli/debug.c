@@ -473,8 +473,11 @@ HloStatus debug_attach(Debug *d, HloExecutable *exe) {
   if (!d) return HLO_OK;
   const Opts *o = d->o;
   bool all = o->trace || o->check_nan || o->stats || o->dump_dir;
+  /* Only --check-nan looks at operands after a step; without it the run
+   * keeps its in-place updates, so --stats times the run as it is. */
   unsigned phases = (all ? HLO_OBSERVE_AFTER : 0) |
-                    (o->dump_dir || d->progress ? HLO_OBSERVE_BEFORE : 0);
+                    (o->dump_dir || d->progress ? HLO_OBSERVE_BEFORE : 0) |
+                    (o->check_nan ? 0 : HLO_OBSERVE_NO_OPERANDS);
   HloStatus st = hlo_executable_set_observer(exe, on_event, d, phases);
   if (st == HLO_OK && !all) st = hlo_executable_set_observer_depth(exe, 0);
   if (st == HLO_OK && d->progress && !d->thread_started) {

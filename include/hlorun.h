@@ -265,7 +265,13 @@ size_t hlo_value_format_elements(const HloValue *v, int max_elements, char *buf,
 
 typedef enum HloObservePhase {
   HLO_OBSERVE_BEFORE = 1,    /* the instruction is about to run (operands ready) */
-  HLO_OBSERVE_AFTER = 2      /* it ran: result and elapsed time are set */
+  HLO_OBSERVE_AFTER = 2,     /* it ran: result and elapsed time are set */
+  /* A flag beside the phases: the observer reads no operands after a step.
+   * The run then updates dying operands in place, as it does unobserved
+   * (so its times and memory are a plain run's), and AFTER events carry
+   * no operands (num_operands 0, operands NULL). Without it an observed
+   * run copies instead, so that AFTER events see the operands intact. */
+  HLO_OBSERVE_NO_OPERANDS = 4
 } HloObservePhase;
 
 /* One instruction of a run, as an observer sees it. Strings and values are
@@ -297,7 +303,8 @@ typedef struct HloEvent {
 typedef int (*HloObserver)(const HloEvent *e, void *user);
 /* Call fn for every instruction e runs, in every computation (loop bodies,
  * branches, reducers applied per element...), at the phases asked for
- * (HLO_OBSERVE_BEFORE | HLO_OBSERVE_AFTER); fn NULL removes the observer.
+ * (HLO_OBSERVE_BEFORE | HLO_OBSERVE_AFTER, with HLO_OBSERVE_NO_OPERANDS if
+ * fn does not read operands after a step); fn NULL removes the observer.
  * Runs are slower while observed. */
 HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *user,
                                       unsigned phases);

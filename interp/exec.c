@@ -152,8 +152,9 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   HliValue *out = NULL;
   /* In place: the operand dies here and nobody else holds it (a tuple, a
    * view, the caller or a constant would hold another reference). Not
-   * while observed: an observer reads the operands after the step. */
-  for (uint32_t m = x->no_inplace || x->obs ? 0 : st->reuse; m && !out; m &= m - 1) {
+   * while an observer that reads the operands after the step watches. */
+  bool keep = x->no_inplace || (x->obs && hli_obs_keeps_operands(x->obs));
+  for (uint32_t m = keep ? 0 : st->reuse; m && !out; m &= m - 1) {
     HliValue *v = slots[st->ops[__builtin_ctz(m)]];
     if (v->refs == 1 && v->owns_data && !v->base && v->dtype == ins->shape.dtype &&
         v->nelem == hlp_shape_elements(&ins->shape)) {

@@ -72,6 +72,9 @@ struct HliExec {
  * (an error naming the instruction is recorded). */
 int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots, HliValue **in,
                 HliValue *result);
+/* Whether the observer reads operands after a step (then no step updates
+ * an operand in place while observed). */
+bool hli_obs_keeps_operands(const HliObs *o);
 
 
 /* ---- Limits (limits.c) ---- */

@@ -45,8 +45,8 @@ static const HliValue *V(const HloValue *v) { return (const HliValue *)v; }
 static const HloInstr *I(const HloInstruction *i) { return (const HloInstr *)i; }
 static const HloInstruction *PI(const HloInstr *i) { return (const HloInstruction *)i; }
 
-static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, HliValue **in,
-                   HliValue *result, uint64_t elapsed) {
+static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, int32_t nops,
+                   HliValue **in, HliValue *result, uint64_t elapsed) {
   const HliStep *st = &p->steps[s];
   const HloInstr *ins = st->ins;
   HloEvent e = {0};
@@ -61,8 +61,8 @@ static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, HliValue 
   e.caller = e.depth > 0 ? PI(o->stack[e.depth - 1].ins) : NULL;
   e.step = s;
   e.num_steps = p->nsteps;
-  e.num_operands = st->nops;
-  e.operands = (const HloValue *const *)in;
+  e.num_operands = nops;
+  e.operands = nops ? (const HloValue *const *)in : NULL;
   e.result = (const HloValue *)result;
   e.elapsed_ns = elapsed;
   e.fused = st->kind == HLI_STEP_FUSED;
@@ -89,7 +89,7 @@ int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots,
     int rc = 0;
     if (o->phases & HLO_OBSERVE_BEFORE) {
       for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
-      rc = deliver(x, o, p, s, in, NULL, 0);
+      rc = deliver(x, o, p, s, st->nops, in, NULL, 0);
     }
     if (o->phases & HLO_OBSERVE_AFTER)
       o->stack[o->depth - 1].t0 = now_ns();   /* the observer's own time is not the step's */
@@ -101,8 +101,14 @@ int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots,
   if (o->depth > 0) o->depth--;
   if (!(o->phases & HLO_OBSERVE_AFTER) || (o->max_depth >= 0 && o->depth > o->max_depth)) return 0;
   uint64_t t1 = now_ns();
-  for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
-  return deliver(x, o, p, s, in, result, t0 ? t1 - t0 : 0);
+  /* Operands updated in place are the result now: none are shown. */
+  int32_t nops = hli_obs_keeps_operands(o) ? st->nops : 0;
+  for (int32_t k = 0; k < nops; k++) in[k] = slots[st->ops[k]];
+  return deliver(x, o, p, s, nops, in, result, t0 ? t1 - t0 : 0);
+}
+
+bool hli_obs_keeps_operands(const HliObs *o) {
+  return !(o->phases & HLO_OBSERVE_NO_OPERANDS);
 }
 
 void hli_obs_free(HliObs *o) {

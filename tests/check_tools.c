@@ -193,6 +193,82 @@ START_TEST(observer) {
 }
 END_TEST
 
+/* Three dynamic-update-slices in a row: the first copies the caller's x,
+ * the next two update the dying result in place, unless an observer reads
+ * operands after each step. */
+static const char *dus_module =
+    "HloModule dus\n"
+    "ENTRY main {\n"
+    "  x = f32[4096] parameter(0)\n"
+    "  u = f32[1] constant({7})\n"
+    "  i = s32[] constant(1)\n"
+    "  d1 = f32[4096] dynamic-update-slice(x, u, i)\n"
+    "  d2 = f32[4096] dynamic-update-slice(d1, u, i)\n"
+    "  ROOT d3 = f32[4096] dynamic-update-slice(d2, u, i)\n"
+    "}\n";
+
+static int count_after(const HloEvent *e, void *user) {
+  int *n = user;
+  if (e->phase == HLO_OBSERVE_AFTER && !strcmp(e->opcode, "dynamic-update-slice")) {
+    ck_assert_int_eq(e->num_operands, 0);
+    ck_assert_ptr_null(e->operands);
+    const float *r = hlo_value_data(e->result);
+    ck_assert_float_eq(r[1], 7);
+    ck_assert_float_eq(r[2], 2);
+    (*n)++;
+  }
+  return 0;
+}
+
+/* Peak memory of one run of dus_module in a fresh executable observed with
+ * `phases` (0: not observed). */
+static uint64_t dus_peak(HloCtx *ctx, HloModule *m, HloBuffer *x, unsigned phases, int *seen) {
+  HloExecutable *exe;
+  HloBuffer *r = NULL;
+  ck_assert_int_eq(hlo_compile(ctx, m, NULL, &exe), HLO_OK);
+  if (phases)
+    ck_assert_int_eq(hlo_executable_set_observer(exe, count_after, seen, phases), HLO_OK);
+  ck_assert_int_eq(hlo_execute(exe, &x, 1, &r), HLO_OK);
+  ck_assert_float_eq(((const float *)hlo_buffer_data(r))[1], 7);
+  uint64_t peak = hlo_executable_peak_memory(exe);
+  hlo_buffer_free(r);
+  hlo_executable_free(exe);
+  return peak;
+}
+
+START_TEST(observer_without_operands_keeps_in_place) {
+  HloCtx *ctx;
+  HloModule *m;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  ck_assert_int_eq(hlo_module_parse(ctx, dus_module, strlen(dus_module), "dus.hlo", &m), HLO_OK);
+  static float xs[4096];
+  for (int i = 0; i < 4096; i++) xs[i] = 2;
+  int64_t n = 4096;
+  HloBuffer *x;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, &n, 1, xs, &x), HLO_OK);
+  int seen = 0;
+  uint64_t plain = dus_peak(ctx, m, x, 0, NULL);
+  uint64_t light = dus_peak(ctx, m, x, HLO_OBSERVE_AFTER | HLO_OBSERVE_NO_OPERANDS, &seen);
+  ck_assert_int_eq(seen, 3);
+  /* The same memory as unobserved: x and one result, updated in place. */
+  ck_assert_uint_eq(light, plain);
+  /* An observer that may read operands: each update copies, so at the
+   * second one x, d1 and d2 are live at once. */
+  HloExecutable *exe;
+  HloBuffer *r = NULL;
+  Seen s = {"", 0, 0, NULL};
+  ck_assert_int_eq(hlo_compile(ctx, m, NULL, &exe), HLO_OK);
+  ck_assert_int_eq(hlo_executable_set_observer(exe, watch, &s, HLO_OBSERVE_AFTER), HLO_OK);
+  ck_assert_int_eq(hlo_execute(exe, &x, 1, &r), HLO_OK);
+  ck_assert_uint_ge(hlo_executable_peak_memory(exe), plain + 4096 * sizeof(float));
+  hlo_buffer_free(r);
+  hlo_executable_free(exe);
+  hlo_buffer_free(x);
+  hlo_module_free(m);
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(extract) {
   HloCtx *ctx;
   HloModule *m, *one;
@@ -253,6 +329,7 @@ int main(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("runs");
   tcase_add_test(tc, observer);
+  tcase_add_test(tc, observer_without_operands_keeps_in_place);
   tcase_add_test(tc, extract);
   suite_add_tcase(s, tc);
   return tl_main(s);
