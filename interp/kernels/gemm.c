@@ -162,12 +162,34 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   pl->nc = round_up(ceil_div(g->n, pl->ntiles), nr);
   pl->mtiles = ceil_div(g->m, pl->mc);
   pl->ntiles = ceil_div(g->n, pl->nc);
-  while (threads > 1 && g->batch * pl->ntiles * pl->mgroups < 2 * threads &&
-         pl->mgroups < pl->mtiles)
-    pl->mgroups++;
+  /* Still fewer tasks than two per thread: split what is packed more
+   * cheaply twice. More column blocks (while 8 slivers wide) each pack all
+   * of A again; more groups of row blocks each pack all of B again. */
+  while (threads > 1 && g->batch * pl->ntiles * pl->mgroups < 2 * threads) {
+    if (g->m < g->n && ceil_div(g->n, pl->ntiles + 1) >= 8 * nr) {
+      pl->nc = round_up(ceil_div(g->n, pl->ntiles + 1), nr);
+      pl->ntiles = ceil_div(g->n, pl->nc);
+    } else if (pl->mgroups < pl->mtiles) {
+      pl->mgroups++;
+    } else {
+      break;
+    }
+  }
 }
 
 /* ---- The typed driver, stamped for f32, f64, u32 and u64 --------------- */
+
+/* One packed row of B: the whole-sliver sizes the micro-kernels use are
+ * copied with constant sizes, which the compiler inlines as a few vector
+ * moves (a call to memcpy per 64 or 128 bytes cost a fifth of an MLP). */
+static inline void copy_row(void *dst, const void *src, size_t n) {
+  switch (n) {
+  case 32: memcpy(dst, src, 32); return;
+  case 64: memcpy(dst, src, 64); return;
+  case 128: memcpy(dst, src, 128); return;
+  default: memcpy(dst, src, n); return;
+  }
+}
 
 /* Packing: rows [i0, i0+mc) x shared [p0, p0+kc) of A into MR-row slivers
  * (zero-padded past the last row), and shared x columns of B into NR-column
@@ -194,7 +216,7 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
         const S *src = b + p * rs + j0 * cs;                                                 \
         int64_t j = 0;                                                                       \
         if (cs == 1 && sizeof(S) == sizeof(T)) {                                             \
-          memcpy(dst, src, (size_t)cols * sizeof(T));                                        \
+          copy_row(dst, src, (size_t)cols * sizeof(T));                                      \
           j = cols;                                                                          \
         } else if (cs == 1) {                                                                \
           widen_##NAME(src, dst, cols);                                                      \
