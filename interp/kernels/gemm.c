@@ -181,7 +181,7 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
 
 /* One packed row of B: the whole-sliver sizes the micro-kernels use are
  * copied with constant sizes, which the compiler inlines as a few vector
- * moves (a call to memcpy per 64 or 128 bytes cost a fifth of an MLP). */
+ * moves instead of a memcpy call per row (about 2% of an MLP's time). */
 static inline void copy_row(void *dst, const void *src, size_t n) {
   switch (n) {
   case 32: memcpy(dst, src, 32); return;
