@@ -156,7 +156,10 @@ DEF_TILE(tile_16, HlkU128, 16)
  * destination line is read before it is overwritten, and the transpose runs
  * at half the copy bandwidth. Partial blocks go through DEF_TILE. */
 #if defined(__SSE2__)
-static inline void prefetch_rows(const char *s, int64_t ssb, int64_t r0, int64_t nr, size_t bytes) {
+enum { BLOCK_BYTES = 256 };   /* a block's row: 64 f32 or 32 f64 */
+
+static inline void prefetch_rows(const char *s, int64_t ssb, int64_t r0, int64_t nr,
+                                 size_t bytes) {
   for (int64_t r = r0; r < r0 + nr; r++)
     for (size_t c = 0; c < bytes; c += 64) __builtin_prefetch(s + r * ssb + c);
 }
@@ -166,47 +169,49 @@ static inline void store_lane(char *d, __m128i v, bool stream) {
   else _mm_storeu_si128((__m128i *)(void *)d, v);
 }
 
-static void tile_4_sse(char *d, const char *s, int64_t fa, int64_t dsa, int64_t fb, int64_t ssb,
-                       bool stream) {
-  enum { B = 64 };
-  _Alignas(16) float buf[B][B];
-  for (int64_t j0 = 0; j0 < fb; j0 += B) {
-    for (int64_t i0 = 0; i0 < fa; i0 += B) {
-      for (int64_t j = 0; j < B; j++) memcpy(buf[j], s + (j0 + j) * ssb + i0 * 4, B * 4);
-      bool more = i0 + B < fa;
-      for (int64_t i = 0; i < B; i += 4) {
-        if (more) prefetch_rows(s + (i0 + B) * 4, ssb, j0 + i, 4, B * 4);
-        char *d0 = d + (i0 + i) * dsa + j0 * 4;
-        for (int64_t j = 0; j < B; j += 4) {
-          __m128 r0 = _mm_load_ps(&buf[j][i]), r1 = _mm_load_ps(&buf[j + 1][i]);
-          __m128 r2 = _mm_load_ps(&buf[j + 2][i]), r3 = _mm_load_ps(&buf[j + 3][i]);
-          _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-          store_lane(d0 + j * 4, _mm_castps_si128(r0), stream);
-          store_lane(d0 + dsa + j * 4, _mm_castps_si128(r1), stream);
-          store_lane(d0 + 2 * dsa + j * 4, _mm_castps_si128(r2), stream);
-          store_lane(d0 + 3 * dsa + j * 4, _mm_castps_si128(r3), stream);
-        }
-      }
-    }
+/* Destination rows i.. of a block (the next 16 bytes' worth of elements:
+ * 4 f32 or 2 f64 rows) from the buffered source rows buf (row stride
+ * BLOCK_BYTES), 16 bytes per row and step, d0 at the first row's start. */
+static inline void rows_4(const char *buf, int64_t i, char *d0, int64_t dsa, bool stream) {
+  enum { W = BLOCK_BYTES / 4 };   /* elements per buffered row */
+  for (int64_t j = 0; j < W; j += 4) {
+    const float *b = (const float *)(const void *)(buf + j * BLOCK_BYTES) + i;
+    __m128 r0 = _mm_load_ps(b), r1 = _mm_load_ps(b + W);
+    __m128 r2 = _mm_load_ps(b + 2 * W), r3 = _mm_load_ps(b + 3 * W);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    store_lane(d0 + j * 4, _mm_castps_si128(r0), stream);
+    store_lane(d0 + dsa + j * 4, _mm_castps_si128(r1), stream);
+    store_lane(d0 + 2 * dsa + j * 4, _mm_castps_si128(r2), stream);
+    store_lane(d0 + 3 * dsa + j * 4, _mm_castps_si128(r3), stream);
+  }
+}
+static inline void rows_8(const char *buf, int64_t i, char *d0, int64_t dsa, bool stream) {
+  enum { W = BLOCK_BYTES / 8 };
+  for (int64_t j = 0; j < W; j += 2) {
+    const double *b = (const double *)(const void *)(buf + j * BLOCK_BYTES) + i;
+    __m128d r0 = _mm_load_pd(b), r1 = _mm_load_pd(b + W);
+    store_lane(d0 + j * 8, _mm_castpd_si128(_mm_unpacklo_pd(r0, r1)), stream);
+    store_lane(d0 + dsa + j * 8, _mm_castpd_si128(_mm_unpackhi_pd(r0, r1)), stream);
   }
 }
 
-static void tile_8_sse(char *d, const char *s, int64_t fa, int64_t dsa, int64_t fb, int64_t ssb,
-                       bool stream) {
-  enum { B = 32 };
-  _Alignas(16) double buf[B][B];
+/* The whole blocks (fa x fb elements of es = 4 or 8 bytes): B source rows
+ * of B elements (BLOCK_BYTES each) into the buffer, then out by rows_4 or
+ * rows_8, the next block's rows prefetched meanwhile. */
+static inline void tile_sse(size_t es, char *d, const char *s, int64_t fa, int64_t dsa,
+                            int64_t fb, int64_t ssb, bool stream) {
+  int64_t B = BLOCK_BYTES / (int64_t)es, step = 16 / (int64_t)es;
+  _Alignas(16) char buf[BLOCK_BYTES / 4 * BLOCK_BYTES];   /* B rows, at most 64 */
   for (int64_t j0 = 0; j0 < fb; j0 += B) {
     for (int64_t i0 = 0; i0 < fa; i0 += B) {
-      for (int64_t j = 0; j < B; j++) memcpy(buf[j], s + (j0 + j) * ssb + i0 * 8, B * 8);
+      for (int64_t j = 0; j < B; j++)
+        memcpy(buf + j * BLOCK_BYTES, s + (j0 + j) * ssb + i0 * (int64_t)es, BLOCK_BYTES);
       bool more = i0 + B < fa;
-      for (int64_t i = 0; i < B; i += 2) {
-        if (more) prefetch_rows(s + (i0 + B) * 8, ssb, j0 + i, 2, B * 8);
-        char *d0 = d + (i0 + i) * dsa + j0 * 8;
-        for (int64_t j = 0; j < B; j += 2) {
-          __m128d r0 = _mm_load_pd(&buf[j][i]), r1 = _mm_load_pd(&buf[j + 1][i]);
-          store_lane(d0 + j * 8, _mm_castpd_si128(_mm_unpacklo_pd(r0, r1)), stream);
-          store_lane(d0 + dsa + j * 8, _mm_castpd_si128(_mm_unpackhi_pd(r0, r1)), stream);
-        }
+      for (int64_t i = 0; i < B; i += step) {
+        if (more) prefetch_rows(s + (i0 + B) * (int64_t)es, ssb, j0 + i, step, BLOCK_BYTES);
+        char *d0 = d + (i0 + i) * dsa + j0 * (int64_t)es;
+        if (es == 4) rows_4(buf, i, d0, dsa, stream);
+        else rows_8(buf, i, d0, dsa, stream);
       }
     }
   }
@@ -223,8 +228,8 @@ static void tile_wide(size_t es, char *d, const char *s, int64_t na, int64_t dsa
       es == 4 ? tile_4 : tile_8;
 #if defined(__SSE2__)
   stream = stream && ((uintptr_t)d & 15) == 0 && dsa % 16 == 0;
-  if (es == 4) tile_4_sse(d, s, fa, dsa, fb, ssb, stream);
-  else tile_8_sse(d, s, fa, dsa, fb, ssb, stream);
+  if (es == 4) tile_sse(4, d, s, fa, dsa, fb, ssb, stream);
+  else tile_sse(8, d, s, fa, dsa, fb, ssb, stream);
 #else
   (void)stream;
   fa = fb = 0;
