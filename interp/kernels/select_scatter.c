@@ -16,6 +16,7 @@
 #include "interp/kernels/reducer.h"
 #include "interp/kernels/movement.h"
 #include "interp/kernels/vectorize.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,16 +58,18 @@ static bool sas_rows_apply(const SGeom *g) {
          g->src[L] == g->in[L];
 }
 
-/* One window position for a row: the candidate stays where select(kept,
- * current) holds; branch-free, so it vectorizes. */
+/* One window position (the row's q-th valid one) for a row: the candidate
+ * stays where select(kept, current) holds, else becomes position q;
+ * branch-free, so it vectorizes (4-byte position numbers: as many lanes as
+ * f32 values). */
 #define SAS_PICK(N, S, C, LOAD, DIR, CMP)                                             \
-  HLK_VECTORIZE static void pick_##DIR##_##N(int64_t *restrict best, C *restrict bv,  \
-                                             const S *restrict row, int64_t off,      \
+  HLK_VECTORIZE static void pick_##DIR##_##N(int32_t *restrict bq, C *restrict bv,    \
+                                             const S *restrict row, int32_t q,        \
                                              int64_t n) {                             \
     for (int64_t c = 0; c < n; c++) {                                                 \
       C cv = LOAD(row[c]);                                                            \
       bool keep = bv[c] CMP cv;                                                       \
-      best[c] = keep ? best[c] : off + c;                                             \
+      bq[c] = keep ? bq[c] : q;                                                       \
       bv[c] = keep ? bv[c] : cv;                                                      \
     }                                                                                 \
   }
@@ -80,45 +83,52 @@ static bool sas_rows_apply(const SGeom *g) {
                            const void *opnd, const char *src, char *res) {            \
     const S *op = opnd;                                                               \
     int32_t L = g->rank - 1;                                                          \
-    int64_t n = g->in[L], s[MAXR] = {0}, w[MAXR];                                     \
+    int64_t n = g->in[L], s[MAXR] = {0}, w[MAXR], nw = 1;                             \
+    for (int32_t d = 0; d < L; d++) nw *= g->size[d];                                 \
     size_t es = sizeof(S);                                                            \
-    int64_t *best = malloc((size_t)n * sizeof *best + 1);                             \
+    int32_t *bq = malloc((size_t)n * sizeof *bq + 1);                                 \
     C *bv = malloc((size_t)n * sizeof *bv + 1);                                       \
-    if (!best || !bv) { free(best); free(bv); return false; }                         \
+    int64_t *qoff = malloc((size_t)nw * sizeof *qoff + 1); /* offset of position q */ \
+    if (!bq || !bv || !qoff || nw > INT32_MAX) {                                      \
+      free(bq); free(bv); free(qoff); return false;                                   \
+    }                                                                                 \
     _Alignas(16) unsigned char acc[16];                                               \
     if (!hlk_odo_empty(g->src, L)) do {                                               \
-      bool any = false;                                                               \
+      int32_t q = 0;                                                                  \
       memset(w, 0, sizeof(int64_t) * (size_t)g->rank);                                \
       if (!hlk_odo_empty(g->size, L)) do {                                            \
         int64_t off = sg_offset(g, s, w);                                             \
         if (off < 0) continue;                                                        \
         const S *row = op + off;                                                      \
-        if (!any) {                                                                   \
-          for (int64_t c = 0; c < n; c++) { best[c] = off + c; bv[c] = LOAD(row[c]); } \
-          any = true;                                                                 \
-          continue;                                                                   \
+        qoff[q] = off;                                                                \
+        if (q == 0) {                                                                 \
+          for (int64_t c = 0; c < n; c++) { bq[c] = 0; bv[c] = LOAD(row[c]); }        \
+        } else {                                                                      \
+          switch (dir) {                                                              \
+          case HLO_CMP_GE: pick_ge_##N(bq, bv, row, q, n); break;                     \
+          case HLO_CMP_GT: pick_gt_##N(bq, bv, row, q, n); break;                     \
+          case HLO_CMP_LE: pick_le_##N(bq, bv, row, q, n); break;                     \
+          default: pick_lt_##N(bq, bv, row, q, n); break;                             \
+          }                                                                           \
         }                                                                             \
-        switch (dir) {                                                                \
-        case HLO_CMP_GE: pick_ge_##N(best, bv, row, off, n); break;                   \
-        case HLO_CMP_GT: pick_gt_##N(best, bv, row, off, n); break;                   \
-        case HLO_CMP_LE: pick_le_##N(best, bv, row, off, n); break;                   \
-        default: pick_lt_##N(best, bv, row, off, n); break;                           \
-        }                                                                             \
+        q++;                                                                          \
       } while (hlk_odo_next(w, g->size, L));                                          \
-      if (ADDS && add && any) {   /* the add fold's one rounding, without the calls */ \
+      if (ADDS && add && q) {   /* the add fold's one rounding, without the calls */  \
         S *r = (S *)(void *)res;                                                      \
         const S *sv = (const S *)(const void *)src;                                   \
-        for (int64_t c = 0; c < n; c++) r[best[c]] = r[best[c]] + sv[c];              \
+        for (int64_t c = 0; c < n; c++) r[qoff[bq[c]] + c] = r[qoff[bq[c]] + c] + sv[c]; \
       }                                                                               \
-      for (int64_t c = 0; !(ADDS && add) && any && c < n; c++) {                      \
-        f->init(acc, res + (size_t)best[c] * es, 1);                                  \
+      for (int64_t c = 0; !(ADDS && add) && q && c < n; c++) {                        \
+        char *at = res + (size_t)(qoff[bq[c]] + c) * es;                              \
+        f->init(acc, at, 1);                                                          \
         f->run(acc, src + (size_t)c * es, 1, 1);                                      \
-        f->store(res + (size_t)best[c] * es, acc, 1);                                 \
+        f->store(at, acc, 1);                                                         \
       }                                                                               \
       src += (size_t)n * es;                                                          \
     } while (hlk_odo_next(s, g->src, L));                                             \
-    free(best);                                                                       \
+    free(bq);                                                                         \
     free(bv);                                                                         \
+    free(qoff);                                                                       \
     return true;                                                                      \
   }                                                                                   \
   static void sas_##N(const SGeom *g, HloCmpDir dir, const HlkFold *f, bool add,      \
