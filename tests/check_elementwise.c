@@ -525,6 +525,46 @@ START_TEST(convert_semantics) {
 }
 END_TEST
 
+/* Floats to integers in arrays long enough for the vector loops (and a
+ * tail): truncation toward zero, saturation at both ends and NaN -> 0 at
+ * every position. Expected values by the rule, per special value. */
+START_TEST(convert_float_to_int_saturates_in_vectors) {
+  enum { N = 53, K = 10 };
+  static const double v[K] = {1.9, -1.9, 254.9, -5, 300, 3e9, -3e9, INFINITY, -INFINITY, NAN};
+  static const int32_t want_s32[K] = {1, -1, 254, -5, 300, INT32_MAX, INT32_MIN, INT32_MAX,
+                                      INT32_MIN, 0};
+  static const uint8_t want_u8[K] = {1, 0, 254, 0, 255, 255, 0, 255, 0, 0};
+  static const int8_t want_s8[K] = {1, -1, 127, -5, 127, 127, -128, 127, -128, 0};
+  static const int64_t want_s64[K] = {1, -1, 254, -5, 300, 3000000000LL, -3000000000LL,
+                                      INT64_MAX, INT64_MIN, 0};
+  static const uint8_t want_pred[K] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  float f[N];
+  double d[N];
+  int32_t s32[N], e32[N];
+  uint8_t u8[N], eu8[N], pr[N], epr[N];
+  int8_t s8[N], es8[N];
+  int64_t s64[N], e64[N];
+  for (int i = 0; i < N; i++) {
+    int k = (i * 7) % K;   /* every value at several positions */
+    f[i] = (float)v[k], d[i] = v[k];
+    e32[i] = want_s32[k], eu8[i] = want_u8[k], es8[i] = want_s8[k], e64[i] = want_s64[k];
+    epr[i] = want_pred[k];
+  }
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_S32, N, f, s32), 0);
+  CHECK_INT(s32, e32, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F64, HLO_S32, N, d, s32), 0);
+  CHECK_INT(s32, e32, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_U8, N, f, u8), 0);
+  CHECK_INT(u8, eu8, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F64, HLO_S8, N, d, s8), 0);
+  CHECK_INT(s8, es8, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F64, HLO_S64, N, d, s64), 0);
+  CHECK_INT(s64, e64, N);
+  ck_assert_int_eq(run_un(HLO_OP_CONVERT, HLO_F32, HLO_PRED, N, f, pr), 0);
+  CHECK_INT(pr, epr, N);
+}
+END_TEST
+
 START_TEST(convert_small_ints_to_f32) {
   /* pred, s8, u8, s16, u16 and s32 to f32 (a direct loop per type): every
    * value exact but s32 beyond 2^24, rounded to nearest even: 16777217 ->
@@ -921,6 +961,7 @@ static Suite *suite(void) {
   TCase *tv = tcase_create("convert");
   tcase_add_checked_fixture(tv, tl_begin, tl_end);
   tcase_add_test(tv, convert_semantics);
+  tcase_add_test(tv, convert_float_to_int_saturates_in_vectors);
   tcase_add_test(tv, convert_small_ints_to_f32);
   tcase_add_test(tv, bitcast_convert);
   tcase_add_test(tv, reduce_precision);
