@@ -234,7 +234,8 @@ START_TEST(copies_large_streamed) {
   enum { A = 64, B = 256, C = 130, R = 2048, K = 600 };
   int32_t *x = malloc(sizeof(int32_t) * A * B * C), *y = malloc(sizeof(int32_t) * R * K);
   const TlArray tin = {HLO_TYPE_S32, 3, (int64_t[]){A, B, C}, x};
-  const TlArray cin[2] = {{HLO_TYPE_S32, 2, (int64_t[]){R, K}, y}, {HLO_TYPE_S32, 2, (int64_t[]){R, K}, y}};
+  const TlArray cin[2] = {{HLO_TYPE_S32, 2, (int64_t[]){R, K}, y},
+                          {HLO_TYPE_S32, 2, (int64_t[]){R, K}, y}};
   for (int threads = 1; threads <= 3; threads++) {
     for (int32_t i = 0; i < A * B * C; i++) x[i] = i + threads;
     for (int32_t i = 0; i < R * K; i++) y[i] = -1 - i - threads;
