@@ -419,6 +419,31 @@ START_TEST(reverse_dims) {
         ck_assert(o[(a * 2 + b) * 3 + c] == v[((1 - a) * 2 + b) * 3 + (2 - c)]);
   hli_value_unref(NULL, out);
   tl_free(1, in3);
+
+  /* Rows long enough for the vector loop (and a tail), each element type
+   * that has one: out[r][c] = in[r][W-1-c], bit for bit. */
+  enum { R = 3, W = 1001 };
+  HloDtype types[] = {HLO_U8, HLO_S16, HLO_F32, HLO_F64, HLO_C128};
+  for (int t = 0; t < 5; t++) {
+    size_t es = hlc_dtype_size(types[t]);
+    HloInstr *pl = tl_param(0, SH(types[t], R, W));
+    HloInstr *rl = tl_instr(HLO_OP_REVERSE, SH(types[t], R, W), 1, pl);
+    rl->dimensions = INTS(1);
+    unsigned char *bytes = malloc((size_t)(R * W) * es);
+    for (size_t i = 0; i < (size_t)(R * W) * es; i++) bytes[i] = (unsigned char)(i * 13 + i / 7);
+    HliValue *inl[] = { tl_value(&pl->shape, bytes) };
+    out = tl_run(rl, inl);
+    int64_t wrong = 0;
+    for (int64_t r = 0; r < R; r++)
+      for (int64_t c = 0; c < W; c++)
+        wrong += memcmp((char *)out->data + (size_t)(r * W + c) * es,
+                        bytes + (size_t)(r * W + W - 1 - c) * es, es) != 0;
+    ck_assert_msg(wrong == 0, "%s: %lld elements misplaced", hlc_dtype_name(types[t]),
+                  (long long)wrong);
+    hli_value_unref(NULL, out);
+    tl_free(1, inl);
+    free(bytes);
+  }
 }
 END_TEST
 

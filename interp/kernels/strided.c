@@ -84,6 +84,10 @@ void hlk_plan_init(HlkPlan *p, int rank, const int64_t *dims, const int64_t *ds,
       } else {                                                                           \
         for (int64_t i = 0; i < n; i++) *(T *)(void *)(d + i * ds) = v;                 \
       }                                                                                  \
+    } else if (ds == (int64_t)sizeof(T) && ss == -(int64_t)sizeof(T)) {                  \
+      T *dp = (T *)(void *)d;   /* a reversed run: vector loads, lanes permuted */       \
+      const T *sp = (const T *)(const void *)s;                                          \
+      for (int64_t i = 0; i < n; i++) dp[i] = sp[-i];                                    \
     } else if (ds == (int64_t)sizeof(T)) {                                               \
       T *dp = (T *)(void *)d;                                                            \
       for (int64_t i = 0; i < n; i++) dp[i] = *(const T *)(const void *)(s + i * ss);    \
