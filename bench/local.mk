@@ -12,6 +12,8 @@ EXTRA_DIST += bench/run.py \
 	bench/ops/sum_leading.hlo \
 	bench/ops/concat_rows.hlo \
 	bench/ops/transpose_2d.hlo \
+	bench/ops/matvec.hlo \
+	bench/ops/vecmat.hlo \
 	bench/ops/weight_grad_conv.hlo
 BENCH_DIR = $(abs_top_srcdir)/../shared/bench
 bench: all

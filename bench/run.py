@@ -19,8 +19,8 @@ median.
 
 A second table times the modules of bench/ops/ (sort, cumulative sum,
 sums over a leading dimension, argmax, FFT, depthwise and weight-gradient
-convolutions, max-pool gradient, a 2-D transpose, a concatenation) against
-numpy where it has a counterpart:
+convolutions, max-pool gradient, a 2-D transpose, a concatenation, vector
+times matrix and matrix times vector) against numpy where it has a counterpart:
 figures only, no targets.
 
 Targets (one PASS/MISS line each at the end):
@@ -241,6 +241,16 @@ def np_concat_rows():
     return lambda: np.concatenate([x, y], axis=0)
 
 
+def np_vecmat():
+    x, w = rnd(1, 4096), rnd(4096, 8192)
+    return lambda: x @ w
+
+
+def np_matvec():
+    a, y = rnd(8192, 4096), rnd(4096)
+    return lambda: a @ y
+
+
 OPS = {
     "sort_rows": np_sort_rows,
     "cumsum_rows": np_cumsum_rows,
@@ -253,6 +263,8 @@ OPS = {
     "maxpool_grad": None,
     "transpose_2d": np_transpose_2d,
     "concat_rows": np_concat_rows,
+    "vecmat": np_vecmat,
+    "matvec": np_matvec,
 }
 
 

@@ -733,6 +733,76 @@ START_TEST(t_int_threads) {
 }
 END_TEST
 
+/* f32 products with one result column or row (matrix times vector, vector
+ * times matrix) take their own loops, whose summation order is documented
+ * (gemv.c): per result element, 16 lanes of partial sums over k, lane l
+ * adding the products of k = l, l + 16, ... in order, then the lanes
+ * pairwise (w = 8, 4, 2, 1: lane l += lane l + w); or the products in k
+ * order. The order is emulated here in float, one rounding per step, so
+ * the results must match bit for bit: two batch matrices, k = 1003 (a lane
+ * tail), 150 rows (units of 64 and a tail), 2500 columns (units of 1024
+ * and a tail), on 1 to 3 threads. */
+static float lanes_order(const float *a, const float *y, int64_t k) {
+  float t[16] = {0};
+  for (int64_t p = 0; p < k; p++) {
+    float prod = a[p] * y[p];
+    t[p % 16] = t[p % 16] + prod;
+  }
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; l++) t[l] = t[l] + t[l + w];
+  return t[0];
+}
+
+START_TEST(t_gemv_orders) {
+  enum { B = 2, M = 150, K = 1003, N = 2500 };
+  float *a = malloc(sizeof(float) * B * M * K), *y = malloc(sizeof(float) * B * K);
+  float *w = malloc(sizeof(float) * B * K * N), *mv = malloc(sizeof(float) * B * M);
+  float *vm = malloc(sizeof(float) * B * N);
+  uint64_t seed = 11;
+#define SMALL(d) ((float)((int64_t)(tl_lcg(&seed) % 2001) - 1000) / (d))
+  for (int64_t i = 0; i < B * M * K; i++) a[i] = SMALL(37.0f);
+  for (int64_t i = 0; i < B * K; i++) y[i] = SMALL(53.0f);
+  for (int64_t i = 0; i < B * K * N; i++) w[i] = SMALL(29.0f);
+#undef SMALL
+  for (int64_t b = 0; b < B; b++) {
+    for (int64_t i = 0; i < M; i++) mv[b * M + i] = lanes_order(a + (b * M + i) * K, y + b * K, K);
+    for (int64_t j = 0; j < N; j++) {
+      float s = 0;
+      for (int64_t p = 0; p < K; p++) {
+        float prod = y[b * K + p] * w[(b * K + p) * N + j];
+        s = s + prod;
+      }
+      vm[b * N + j] = s;
+    }
+  }
+  const char *mv_text =
+      "HloModule m\nENTRY e {\n  a = f32[2,150,1003] parameter(0)\n"
+      "  y = f32[2,1003] parameter(1)\n"
+      "  ROOT d = f32[2,150] dot(a, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
+  const char *vm_text =
+      "HloModule m\nENTRY e {\n  y = f32[2,1003] parameter(0)\n"
+      "  w = f32[2,1003,2500] parameter(1)\n"
+      "  ROOT d = f32[2,2500] dot(y, w), lhs_batch_dims={0}, lhs_contracting_dims={1}, "
+      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
+  const TlArray mv_in[2] = {{HLO_TYPE_F32, 3, (int64_t[]){B, M, K}, a},
+                            {HLO_TYPE_F32, 2, (int64_t[]){B, K}, y}};
+  const TlArray vm_in[2] = {{HLO_TYPE_F32, 2, (int64_t[]){B, K}, y},
+                            {HLO_TYPE_F32, 3, (int64_t[]){B, K, N}, w}};
+  for (int threads = 1; threads <= 3; threads++) {
+    TlRun r = tl_run_arrays(threads, mv_text, 2, mv_in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), mv, sizeof(float) * B * M) == 0,
+                  "matrix times vector, %d threads", threads);
+    tl_run_done(&r);
+    r = tl_run_arrays(threads, vm_text, 2, vm_in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), vm, sizeof(float) * B * N) == 0,
+                  "vector times matrix, %d threads", threads);
+    tl_run_done(&r);
+  }
+  free(a), free(y), free(w), free(mv), free(vm);
+}
+END_TEST
+
 /* A tall product with few columns: one column tile, so the threads share
  * out runs of row blocks, each packing B's panels for its own run; K spans
  * two shared-dim blocks. f32 and f64 on 1 to 4 threads, integer-valued
@@ -806,6 +876,7 @@ int main(void) {
   tcase_add_test(tc, t_int_gemm);
   tcase_add_test(tc, t_int_hand);
   tcase_add_test(tc, t_int_threads);
+  tcase_add_test(tc, t_gemv_orders);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return tl_main(s);

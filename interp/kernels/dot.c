@@ -290,10 +290,11 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
                   .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
                   .c = c, .c_bs = m * n, .ldc = n, .a_boff = a.boff, .b_boff = b.boff,
                   .a_src = a.src, .b_src = b.src };
-    rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g)
-       : ct == HLK_CT_F64 ? hlk_gemm_f64(x, &g)
-       : lanes == 16 ? hlk_gemm_i16(x, &g)
-       : lanes32 ? hlk_gemm_u32(x, &g) : hlk_gemm_u64(x, &g);
+    if (ct == HLK_CT_F32 && hlk_gemv_f32_applies(&g)) hlk_gemv_f32(x, &g);
+    else rc = ct == HLK_CT_F32 ? hlk_gemm_f32(x, &g)
+            : ct == HLK_CT_F64 ? hlk_gemm_f64(x, &g)
+            : lanes == 16 ? hlk_gemm_i16(x, &g)
+            : lanes32 ? hlk_gemm_u32(x, &g) : hlk_gemm_u64(x, &g);
   } else {
     switch (ct) {
     case HLK_CT_F32: ref_f32(&a, &b, nb, m, n, k, c); break;

@@ -9,7 +9,8 @@
 # AVX512BW (vpmaddwd); gemm.c requires all three before choosing it.
 libhlorun_core_la_SOURCES += \
 	interp/kernels/dot.c interp/kernels/conv.c \
-	interp/kernels/gemm.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c
+	interp/kernels/gemm.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c \
+	interp/kernels/gemv.c
 
 noinst_LTLIBRARIES += libhlk_gemm_scalar.la
 libhlk_gemm_scalar_la_SOURCES = interp/kernels/gemm_ukr.c

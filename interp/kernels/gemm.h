@@ -84,6 +84,12 @@ void hlk_interleave32(const uint32_t *const *src, int64_t mr, int64_t n, uint32_
 /* 0 on success; -1 if scratch memory could not be allocated (error
  * recorded on x). */
 int hlk_gemm_f32(HliExec *x, const HlkGemm *g);
+/* f32 products with one result column (n == 1: rows of A contiguous, B's
+ * column contiguous) or one result row (m == 1: A's row and B's rows
+ * contiguous), native operands, A not packed: whether hlk_gemv_f32 takes
+ * g, and the product itself (gemv.c), streaming the matrix once. */
+bool hlk_gemv_f32_applies(const HlkGemm *g);
+void hlk_gemv_f32(HliExec *x, const HlkGemm *g);
 int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
 /* Integer products modulo 2^32 and 2^64 (a_src/b_src must be native). */
 int hlk_gemm_u32(HliExec *x, const HlkGemm *g);
