@@ -803,6 +803,46 @@ START_TEST(t_gemv_orders) {
 }
 END_TEST
 
+/* Wide products with few rows (m < n) on many threads: the planner splits
+ * columns into more blocks while that helps; with some widths rounding a
+ * block to whole slivers gave back the same count, and planning never
+ * ended (these widths hang on 8 threads for slivers of 32, 16 and 8
+ * columns). Integer-valued operands: every sum exact. */
+START_TEST(t_wide_products_many_threads) {
+  enum { M = 13, K = 5 };
+  static const int64_t widths[] = {641, 1285, 2566};
+  for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    int64_t N = widths[w];
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+    for (int64_t i = 0; i < M * K; i++) a[i] = (float)(i % 7) - 3;
+    for (int64_t i = 0; i < K * N; i++) b[i] = (float)(i % 5) - 2;
+    char text[256];
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = f32[13,5] parameter(0)\n  b = f32[5,%lld] parameter(1)\n"
+             "  ROOT d = f32[13,%lld] dot(a, b), lhs_contracting_dims={1}, "
+             "rhs_contracting_dims={0}\n}\n",
+             (long long)N, (long long)N);
+    const TlArray in[2] = {{HLO_TYPE_F32, 2, (int64_t[]){M, K}, a},
+                           {HLO_TYPE_F32, 2, (int64_t[]){K, N}, b}};
+    for (int threads = 8; threads <= 16; threads += 8) {
+      TlRun r = tl_run_arrays(threads, text, 2, in);
+      const float *got = hlo_buffer_data(r.result);
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+          float want = 0;
+          for (int64_t p = 0; p < K; p++) want += a[i * K + p] * b[p * N + j];
+          wrong += got[i * N + j] != want;
+        }
+      ck_assert_msg(wrong == 0, "n = %lld, %d threads: %lld wrong", (long long)N, threads,
+                    (long long)wrong);
+      tl_run_done(&r);
+    }
+    free(a), free(b);
+  }
+}
+END_TEST
+
 /* A tall product with few columns: one column tile, so the threads share
  * out runs of row blocks, each packing B's panels for its own run; K spans
  * two shared-dim blocks. f32 and f64 on 1 to 4 threads, integer-valued
@@ -877,6 +917,7 @@ int main(void) {
   tcase_add_test(tc, t_int_hand);
   tcase_add_test(tc, t_int_threads);
   tcase_add_test(tc, t_gemv_orders);
+  tcase_add_test(tc, t_wide_products_many_threads);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return tl_main(s);

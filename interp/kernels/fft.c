@@ -248,7 +248,8 @@ HLK_VECTORIZE static void store_line_c64(const double *restrict re, const double
                                          float *restrict o, int64_t n, bool inverse) {
   double s = 1.0 / (double)n;
   if (inverse) {
-    for (int64_t i = 0; i < n; i++) o[2 * i] = (float)(re[i] * s), o[2 * i + 1] = (float)(-im[i] * s);
+    for (int64_t i = 0; i < n; i++)
+      o[2 * i] = (float)(re[i] * s), o[2 * i + 1] = (float)(-im[i] * s);
   } else {
     for (int64_t i = 0; i < n; i++) o[2 * i] = (float)re[i], o[2 * i + 1] = (float)im[i];
   }

@@ -167,13 +167,16 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
    * of A again; more groups of row blocks each pack all of B again. */
   while (threads > 1 && g->batch * pl->ntiles * pl->mgroups < 2 * threads) {
     if (g->m < g->n && ceil_div(g->n, pl->ntiles + 1) >= 8 * nr) {
-      pl->nc = round_up(ceil_div(g->n, pl->ntiles + 1), nr);
-      pl->ntiles = ceil_div(g->n, pl->nc);
-    } else if (pl->mgroups < pl->mtiles) {
-      pl->mgroups++;
-    } else {
-      break;
+      /* (rounding to whole slivers may leave the count where it was) */
+      int64_t nc = round_up(ceil_div(g->n, pl->ntiles + 1), nr);
+      if (ceil_div(g->n, nc) > pl->ntiles) {
+        pl->nc = nc;
+        pl->ntiles = ceil_div(g->n, nc);
+        continue;
+      }
     }
+    if (pl->mgroups >= pl->mtiles) break;
+    pl->mgroups++;
   }
 }
 
