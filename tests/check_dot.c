@@ -741,7 +741,7 @@ END_TEST
  * order. The order is emulated here in float, one rounding per step, so
  * the results must match bit for bit: two batch matrices, k = 1003 (a lane
  * tail), 150 rows (units of 64 and a tail), 2500 columns (units of 1024
- * and a tail), on 1 to 3 threads. */
+ * and a tail), on 1 to 3 threads; and bf16 operands. */
 static float lanes_order(const float *a, const float *y, int64_t k) {
   float t[16] = {0};
   for (int64_t p = 0; p < k; p++) {
@@ -799,7 +799,64 @@ START_TEST(t_gemv_orders) {
                   "vector times matrix, %d threads", threads);
     tl_run_done(&r);
   }
-  free(a), free(y), free(w), free(mv), free(vm);
+  /* bf16 operands of an f32 result: the same order on their exact f32
+   * values (the top 16 bits of each float above). */
+  uint16_t *ah = malloc(sizeof(uint16_t) * B * M * K), *yh = malloc(sizeof(uint16_t) * B * K);
+  for (int64_t i = 0; i < B * M * K; i++) {
+    uint32_t u;
+    memcpy(&u, &a[i], 4);
+    ah[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
+    memcpy(&a[i], &u, 4);
+  }
+  for (int64_t i = 0; i < B * K; i++) {
+    uint32_t u;
+    memcpy(&u, &y[i], 4);
+    yh[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
+    memcpy(&y[i], &u, 4);
+  }
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t i = 0; i < M; i++) mv[b * M + i] = lanes_order(a + (b * M + i) * K, y + b * K, K);
+  const char *mvh_text =
+      "HloModule m\nENTRY e {\n  a = bf16[2,150,1003] parameter(0)\n"
+      "  y = bf16[2,1003] parameter(1)\n"
+      "  ROOT d = f32[2,150] dot(a, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
+  const TlArray mvh_in[2] = {{HLO_TYPE_BF16, 3, (int64_t[]){B, M, K}, ah},
+                             {HLO_TYPE_BF16, 2, (int64_t[]){B, K}, yh}};
+  uint16_t *wh = malloc(sizeof(uint16_t) * B * K * N);
+  for (int64_t i = 0; i < B * K * N; i++) {
+    uint32_t u;
+    memcpy(&u, &w[i], 4);
+    wh[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
+    memcpy(&w[i], &u, 4);
+  }
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t j = 0; j < N; j++) {
+      float acc = 0;
+      for (int64_t p = 0; p < K; p++) {
+        float prod = y[b * K + p] * w[(b * K + p) * N + j];
+        acc = acc + prod;
+      }
+      vm[b * N + j] = acc;
+    }
+  const char *vmh_text =
+      "HloModule m\nENTRY e {\n  y = bf16[2,1003] parameter(0)\n"
+      "  w = bf16[2,1003,2500] parameter(1)\n"
+      "  ROOT d = f32[2,2500] dot(y, w), lhs_batch_dims={0}, lhs_contracting_dims={1}, "
+      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
+  const TlArray vmh_in[2] = {{HLO_TYPE_BF16, 2, (int64_t[]){B, K}, yh},
+                             {HLO_TYPE_BF16, 3, (int64_t[]){B, K, N}, wh}};
+  for (int threads = 1; threads <= 2; threads++) {
+    TlRun r = tl_run_arrays(threads, mvh_text, 2, mvh_in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), mv, sizeof(float) * B * M) == 0,
+                  "bf16 matrix times vector, %d threads", threads);
+    tl_run_done(&r);
+    r = tl_run_arrays(threads, vmh_text, 2, vmh_in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), vm, sizeof(float) * B * N) == 0,
+                  "bf16 vector times matrix, %d threads", threads);
+    tl_run_done(&r);
+  }
+  free(a), free(y), free(w), free(mv), free(vm), free(ah), free(yh), free(wh);
 }
 END_TEST
 

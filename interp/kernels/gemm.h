@@ -86,8 +86,9 @@ void hlk_interleave32(const uint32_t *const *src, int64_t mr, int64_t n, uint32_
 int hlk_gemm_f32(HliExec *x, const HlkGemm *g);
 /* f32 products with one result column (n == 1: rows of A contiguous, B's
  * column contiguous) or one result row (m == 1: A's row and B's rows
- * contiguous), native operands, A not packed: whether hlk_gemv_f32 takes
- * g, and the product itself (gemv.c), streaming the matrix once. */
+ * contiguous), both operands f32 or both bf16, A not packed: whether
+ * hlk_gemv_f32 takes g, and the product itself (gemv.c), streaming the
+ * matrix once. */
 bool hlk_gemv_f32_applies(const HlkGemm *g);
 void hlk_gemv_f32(HliExec *x, const HlkGemm *g);
 int hlk_gemm_f64(HliExec *x, const HlkGemm *g);
