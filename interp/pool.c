@@ -40,6 +40,7 @@ struct HliPool {
   pthread_cond_t done;          /* the caller sleeps here for pending == 0 */
   atomic_uint_fast64_t generation;  /* bumped once per job, under mu */
   bool stop;                    /* workers exit */
+  bool spin;                    /* poll before sleeping: no more threads than CPUs */
   int sleeping;                 /* workers asleep on wake */
   bool caller_sleeps;           /* the caller is asleep on done */
   atomic_int pending;           /* workers that have not finished the job */
@@ -77,8 +78,11 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Poll until done(p, v) holds or SPIN_NS pass; whether it holds. */
+/* Poll until done(p, v) holds or SPIN_NS pass; whether it holds. With
+ * more threads than CPUs, a polling thread would take a CPU from one with
+ * work: then only one look. */
 static bool spin_until(HliPool *p, bool (*done)(HliPool *, uint64_t), uint64_t v) {
+  if (!p->spin) return done(p, v);
   int64_t t0 = now_ns();
   for (int i = 1;; i++) {
     if (done(p, v)) return true;
@@ -132,6 +136,7 @@ HliPool *hli_pool_new(int nthreads) {
   atomic_init(&p->generation, 0);
   atomic_init(&p->pending, 0);
   atomic_flag_clear(&p->busy);
+  p->spin = nthreads <= hli_cpu_count();   /* before the workers read it */
   for (int i = 0; i < nthreads - 1; i++) {
     if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) break;
     p->nstarted++;
