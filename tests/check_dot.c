@@ -753,8 +753,69 @@ static float lanes_order(const float *a, const float *y, int64_t k) {
   return t[0];
 }
 
+enum { GV_B = 2, GV_M = 150, GV_K = 1003, GV_N = 2500 };
+
+/* The expected results in the documented orders: mv[b][i] (lanes) and
+ * vm[b][j] (k order), from a[b][i][p], y[b][p] and w[b][p][j]. */
+static void gemv_expected(const float *a, const float *y, const float *w, float *mv, float *vm) {
+  for (int64_t b = 0; b < GV_B; b++) {
+    for (int64_t i = 0; i < GV_M; i++)
+      mv[b * GV_M + i] = lanes_order(a + (b * GV_M + i) * GV_K, y + b * GV_K, GV_K);
+    for (int64_t j = 0; j < GV_N; j++) {
+      float s = 0;
+      for (int64_t p = 0; p < GV_K; p++) {
+        float prod = y[b * GV_K + p] * w[(b * GV_K + p) * GV_N + j];
+        s = s + prod;
+      }
+      vm[b * GV_N + j] = s;
+    }
+  }
+}
+
+/* Each float made a bf16 by dropping its low 16 bits: the bits to h, the
+ * (exact) value kept in v. */
+static void truncate_bf16(float *v, uint16_t *h, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &v[i], 4);
+    h[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
+    memcpy(&v[i], &u, 4);
+  }
+}
+
+/* Both products with operands of type ty (data a, y, w) and an f32 result,
+ * on 1 to max_threads threads, against mv and vm bit for bit. */
+static void gemv_check(const char *ty, HloElementType et, const void *a, const void *y,
+                       const void *w, const float *mv, const float *vm, int max_threads) {
+  char mv_text[320], vm_text[320];
+  snprintf(mv_text, sizeof mv_text,
+           "HloModule m\nENTRY e {\n  a = %s[2,150,1003] parameter(0)\n"
+           "  y = %s[2,1003] parameter(1)\n"
+           "  ROOT d = f32[2,150] dot(a, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+           "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n", ty, ty);
+  snprintf(vm_text, sizeof vm_text,
+           "HloModule m\nENTRY e {\n  y = %s[2,1003] parameter(0)\n"
+           "  w = %s[2,1003,2500] parameter(1)\n"
+           "  ROOT d = f32[2,2500] dot(y, w), lhs_batch_dims={0}, lhs_contracting_dims={1}, "
+           "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n", ty, ty);
+  const TlArray mv_in[2] = {{et, 3, (int64_t[]){GV_B, GV_M, GV_K}, a},
+                            {et, 2, (int64_t[]){GV_B, GV_K}, y}};
+  const TlArray vm_in[2] = {{et, 2, (int64_t[]){GV_B, GV_K}, y},
+                            {et, 3, (int64_t[]){GV_B, GV_K, GV_N}, w}};
+  for (int threads = 1; threads <= max_threads; threads++) {
+    TlRun r = tl_run_arrays(threads, mv_text, 2, mv_in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), mv, sizeof(float) * GV_B * GV_M) == 0,
+                  "%s matrix times vector, %d threads", ty, threads);
+    tl_run_done(&r);
+    r = tl_run_arrays(threads, vm_text, 2, vm_in);
+    ck_assert_msg(memcmp(hlo_buffer_data(r.result), vm, sizeof(float) * GV_B * GV_N) == 0,
+                  "%s vector times matrix, %d threads", ty, threads);
+    tl_run_done(&r);
+  }
+}
+
 START_TEST(t_gemv_orders) {
-  enum { B = 2, M = 150, K = 1003, N = 2500 };
+  enum { B = GV_B, M = GV_M, K = GV_K, N = GV_N };
   float *a = malloc(sizeof(float) * B * M * K), *y = malloc(sizeof(float) * B * K);
   float *w = malloc(sizeof(float) * B * K * N), *mv = malloc(sizeof(float) * B * M);
   float *vm = malloc(sizeof(float) * B * N);
@@ -764,98 +825,17 @@ START_TEST(t_gemv_orders) {
   for (int64_t i = 0; i < B * K; i++) y[i] = SMALL(53.0f);
   for (int64_t i = 0; i < B * K * N; i++) w[i] = SMALL(29.0f);
 #undef SMALL
-  for (int64_t b = 0; b < B; b++) {
-    for (int64_t i = 0; i < M; i++) mv[b * M + i] = lanes_order(a + (b * M + i) * K, y + b * K, K);
-    for (int64_t j = 0; j < N; j++) {
-      float s = 0;
-      for (int64_t p = 0; p < K; p++) {
-        float prod = y[b * K + p] * w[(b * K + p) * N + j];
-        s = s + prod;
-      }
-      vm[b * N + j] = s;
-    }
-  }
-  const char *mv_text =
-      "HloModule m\nENTRY e {\n  a = f32[2,150,1003] parameter(0)\n"
-      "  y = f32[2,1003] parameter(1)\n"
-      "  ROOT d = f32[2,150] dot(a, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
-      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
-  const char *vm_text =
-      "HloModule m\nENTRY e {\n  y = f32[2,1003] parameter(0)\n"
-      "  w = f32[2,1003,2500] parameter(1)\n"
-      "  ROOT d = f32[2,2500] dot(y, w), lhs_batch_dims={0}, lhs_contracting_dims={1}, "
-      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
-  const TlArray mv_in[2] = {{HLO_TYPE_F32, 3, (int64_t[]){B, M, K}, a},
-                            {HLO_TYPE_F32, 2, (int64_t[]){B, K}, y}};
-  const TlArray vm_in[2] = {{HLO_TYPE_F32, 2, (int64_t[]){B, K}, y},
-                            {HLO_TYPE_F32, 3, (int64_t[]){B, K, N}, w}};
-  for (int threads = 1; threads <= 3; threads++) {
-    TlRun r = tl_run_arrays(threads, mv_text, 2, mv_in);
-    ck_assert_msg(memcmp(hlo_buffer_data(r.result), mv, sizeof(float) * B * M) == 0,
-                  "matrix times vector, %d threads", threads);
-    tl_run_done(&r);
-    r = tl_run_arrays(threads, vm_text, 2, vm_in);
-    ck_assert_msg(memcmp(hlo_buffer_data(r.result), vm, sizeof(float) * B * N) == 0,
-                  "vector times matrix, %d threads", threads);
-    tl_run_done(&r);
-  }
+  gemv_expected(a, y, w, mv, vm);
+  gemv_check("f32", HLO_TYPE_F32, a, y, w, mv, vm, 3);
   /* bf16 operands of an f32 result: the same order on their exact f32
    * values (the top 16 bits of each float above). */
   uint16_t *ah = malloc(sizeof(uint16_t) * B * M * K), *yh = malloc(sizeof(uint16_t) * B * K);
-  for (int64_t i = 0; i < B * M * K; i++) {
-    uint32_t u;
-    memcpy(&u, &a[i], 4);
-    ah[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
-    memcpy(&a[i], &u, 4);
-  }
-  for (int64_t i = 0; i < B * K; i++) {
-    uint32_t u;
-    memcpy(&u, &y[i], 4);
-    yh[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
-    memcpy(&y[i], &u, 4);
-  }
-  for (int64_t b = 0; b < B; b++)
-    for (int64_t i = 0; i < M; i++) mv[b * M + i] = lanes_order(a + (b * M + i) * K, y + b * K, K);
-  const char *mvh_text =
-      "HloModule m\nENTRY e {\n  a = bf16[2,150,1003] parameter(0)\n"
-      "  y = bf16[2,1003] parameter(1)\n"
-      "  ROOT d = f32[2,150] dot(a, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
-      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
-  const TlArray mvh_in[2] = {{HLO_TYPE_BF16, 3, (int64_t[]){B, M, K}, ah},
-                             {HLO_TYPE_BF16, 2, (int64_t[]){B, K}, yh}};
   uint16_t *wh = malloc(sizeof(uint16_t) * B * K * N);
-  for (int64_t i = 0; i < B * K * N; i++) {
-    uint32_t u;
-    memcpy(&u, &w[i], 4);
-    wh[i] = (uint16_t)(u >> 16), u &= 0xFFFF0000u;
-    memcpy(&w[i], &u, 4);
-  }
-  for (int64_t b = 0; b < B; b++)
-    for (int64_t j = 0; j < N; j++) {
-      float acc = 0;
-      for (int64_t p = 0; p < K; p++) {
-        float prod = y[b * K + p] * w[(b * K + p) * N + j];
-        acc = acc + prod;
-      }
-      vm[b * N + j] = acc;
-    }
-  const char *vmh_text =
-      "HloModule m\nENTRY e {\n  y = bf16[2,1003] parameter(0)\n"
-      "  w = bf16[2,1003,2500] parameter(1)\n"
-      "  ROOT d = f32[2,2500] dot(y, w), lhs_batch_dims={0}, lhs_contracting_dims={1}, "
-      "rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n";
-  const TlArray vmh_in[2] = {{HLO_TYPE_BF16, 2, (int64_t[]){B, K}, yh},
-                             {HLO_TYPE_BF16, 3, (int64_t[]){B, K, N}, wh}};
-  for (int threads = 1; threads <= 2; threads++) {
-    TlRun r = tl_run_arrays(threads, mvh_text, 2, mvh_in);
-    ck_assert_msg(memcmp(hlo_buffer_data(r.result), mv, sizeof(float) * B * M) == 0,
-                  "bf16 matrix times vector, %d threads", threads);
-    tl_run_done(&r);
-    r = tl_run_arrays(threads, vmh_text, 2, vmh_in);
-    ck_assert_msg(memcmp(hlo_buffer_data(r.result), vm, sizeof(float) * B * N) == 0,
-                  "bf16 vector times matrix, %d threads", threads);
-    tl_run_done(&r);
-  }
+  truncate_bf16(a, ah, B * M * K);
+  truncate_bf16(y, yh, B * K);
+  truncate_bf16(w, wh, B * K * N);
+  gemv_expected(a, y, w, mv, vm);
+  gemv_check("bf16", HLO_TYPE_BF16, ah, yh, wh, mv, vm, 2);
   free(a), free(y), free(w), free(mv), free(vm), free(ah), free(yh), free(wh);
 }
 END_TEST
@@ -875,7 +855,8 @@ START_TEST(t_wide_products_many_threads) {
     for (int64_t i = 0; i < K * N; i++) b[i] = (float)(i % 5) - 2;
     char text[256];
     snprintf(text, sizeof text,
-             "HloModule m\nENTRY e {\n  a = f32[13,5] parameter(0)\n  b = f32[5,%lld] parameter(1)\n"
+             "HloModule m\nENTRY e {\n  a = f32[13,5] parameter(0)\n"
+             "  b = f32[5,%lld] parameter(1)\n"
              "  ROOT d = f32[13,%lld] dot(a, b), lhs_contracting_dims={1}, "
              "rhs_contracting_dims={0}\n}\n",
              (long long)N, (long long)N);
