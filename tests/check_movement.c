@@ -3,6 +3,7 @@
  * reverse, pad, iota. Expected values are worked out by hand from XLA's
  * operation semantics, or computed in the test from the definition (e.g.
  * transpose: out[a][b][c] == in[b][c][a]). */
+#include "interp/kernels/stream.h"
 #include "tests/testlib.h"
 #include <complex.h>
 #include <math.h>
@@ -291,6 +292,48 @@ START_TEST(copies_large_streamed) {
   }
   free(x);
   free(y);
+}
+END_TEST
+
+/* The streaming copy (stream.h): each store width this CPU has copies 0 to
+ * 5 whole lines into an aligned destination from every source offset mod
+ * 8; hlk_stream_copy (a plain head up to the first line boundary, lines,
+ * a plain tail) every length from 0 to 300 bytes into a destination at
+ * each of a few offsets. The bytes around a copy stay as they were. */
+START_TEST(stream_copy_each_width) {
+#if defined(HLK_STREAM_NT)
+  enum { N = 300, PAD = 64 };
+  static unsigned char src[N + 8];
+  static _Alignas(64) unsigned char dst[N + 3 * PAD];
+  for (int i = 0; i < N + 8; i++) src[i] = (unsigned char)(i * 7 + 1);
+  for (int w = 0; w < 3; w++) {
+    HlkStreamLinesFn *fn = hlk_stream_lines_variant(w);
+    int64_t wrong = 0;
+    for (int lines = 0; lines <= 5; lines++)
+      for (int so = 0; so < 8; so++) {
+        memset(dst, 0xee, sizeof dst);
+        fn((char *)dst + PAD, (const char *)src + so, (size_t)lines);
+        hlk_stream_fence();
+        for (int i = 0; i < (int)sizeof dst; i++) {
+          int k = i - PAD;
+          wrong += dst[i] != (k >= 0 && k < 64 * lines ? src[so + k] : 0xee);
+        }
+      }
+    ck_assert_msg(wrong == 0, "stream copy variant %d: %lld bytes wrong", w, (long long)wrong);
+  }
+  int64_t wrong = 0;
+  for (int n = 0; n <= N; n++)
+    for (int d0 = 0; d0 < 64; d0 += 21) {
+      memset(dst, 0xee, sizeof dst);
+      hlk_stream_copy(dst + PAD + d0, src + 5, (size_t)n);
+      hlk_stream_fence();
+      for (int i = 0; i < (int)sizeof dst; i++) {
+        int k = i - PAD - d0;
+        wrong += dst[i] != (k >= 0 && k < n ? src[5 + k] : 0xee);
+      }
+    }
+  ck_assert_msg(wrong == 0, "hlk_stream_copy: %lld bytes wrong", (long long)wrong);
+#endif
 }
 END_TEST
 
@@ -638,6 +681,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, transpose_blocked_each_size);
   tcase_add_test(tc, transpose_large_streamed);
   tcase_add_test(tc, copies_large_streamed);
+  tcase_add_test(tc, stream_copy_each_width);
   tcase_add_test(tc, transpose_size_zero_and_refusal);
   tcase_add_test(tc, slice_strided);
   tcase_add_test(tc, concatenate_each_dim);

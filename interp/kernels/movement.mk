@@ -2,7 +2,7 @@
 # (movement.c); slice, concatenate, reverse, pad (slicing.c); the strided
 # copy engine the movement and gather/scatter kernels share (strided.c).
 libhlorun_core_la_SOURCES += \
-	interp/kernels/movement.h interp/kernels/stream.h interp/kernels/strided.c \
+	interp/kernels/movement.h interp/kernels/stream.h interp/kernels/stream.c interp/kernels/strided.c \
 	interp/kernels/movement.c interp/kernels/slicing.c
 
 check_PROGRAMS += tests/check_movement

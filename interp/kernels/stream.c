@@ -1,0 +1,49 @@
+/* stream.c: the line loop of hlk_stream_copy (stream.h), out of line so it
+ * can use the widest stores the CPU has: a 64-byte line is one AVX-512
+ * store, two AVX or four SSE2 ones. The dynamic loader binds the copy for
+ * this CPU once (an ifunc). */
+#include "interp/kernels/stream.h"
+
+#if defined(HLK_STREAM_NT)
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static void lines_avx512(char *d, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    __m512 v = _mm512_loadu_ps((const float *)(const void *)(s + 64 * i));
+    _mm512_stream_ps((float *)(void *)(d + 64 * i), v);
+  }
+}
+
+__attribute__((target("avx"))) static void lines_avx(char *d, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const float *p = (const float *)(const void *)(s + 64 * i);
+    float *q = (float *)(void *)(d + 64 * i);
+    __m256 v0 = _mm256_loadu_ps(p), v1 = _mm256_loadu_ps(p + 8);
+    _mm256_stream_ps(q, v0);
+    _mm256_stream_ps(q + 8, v1);
+  }
+}
+
+static void lines_sse2(char *d, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const __m128i *p = (const __m128i *)(const void *)(s + 64 * i);
+    __m128i *q = (__m128i *)(void *)(d + 64 * i);
+    __m128i v0 = _mm_loadu_si128(p), v1 = _mm_loadu_si128(p + 1);
+    __m128i v2 = _mm_loadu_si128(p + 2), v3 = _mm_loadu_si128(p + 3);
+    _mm_stream_si128(q, v0);
+    _mm_stream_si128(q + 1, v1);
+    _mm_stream_si128(q + 2, v2);
+    _mm_stream_si128(q + 3, v3);
+  }
+}
+
+HlkStreamLinesFn *hlk_stream_lines_variant(int widest) {
+  __builtin_cpu_init();   /* ifunc resolvers run before constructors */
+  if (widest >= 2 && __builtin_cpu_supports("avx512f")) return lines_avx512;
+  if (widest >= 1 && __builtin_cpu_supports("avx")) return lines_avx;
+  return lines_sse2;
+}
+
+static HlkStreamLinesFn *pick_lines(void) { return hlk_stream_lines_variant(2); }
+void hlk_stream_lines(char *d, const char *s, size_t nlines) __attribute__((ifunc("pick_lines")));
+#endif
