@@ -886,6 +886,34 @@ END_TEST
  * two shared-dim blocks. f32 and f64 on 1 to 4 threads, integer-valued
  * operands small enough that every sum is exact: the values of the plain
  * triple loop. */
+/* hlk_interleave32, the patch and A-panel packer: d[t*mr + lane] =
+ * src[lane][t] for every row count up to 32 (multiples of 4 take the
+ * vector paths) and lengths up to 70 (whole blocks of 16 and 4 steps and
+ * tails), each source at its own unaligned address; values whose bits
+ * name their row and step (NaN patterns among them, which must pass
+ * unchanged). */
+START_TEST(t_interleave32) {
+  enum { MR = 32, N = 70 };
+  static uint32_t rows[MR][N + 1], d[MR * N + 8];
+  const uint32_t *src[MR];
+  for (int l = 0; l < MR; l++) {
+    for (int t = 0; t <= N; t++) rows[l][t] = 0x7f800001u + (uint32_t)(l << 8 | t);
+    src[l] = rows[l] + (l & 1);   /* odd rows start 4 bytes further on */
+  }
+  int64_t wrong = 0;
+  for (int mr = 1; mr <= MR; mr++)
+    for (int n = 0; n <= N; n++) {
+      for (int i = 0; i < MR * N + 8; i++) d[i] = 0xdeadbeefu;
+      hlk_interleave32(src, mr, n, d);
+      for (int i = 0; i < MR * N + 8; i++) {
+        uint32_t want = i < mr * n ? src[i % mr][i / mr] : 0xdeadbeefu;
+        wrong += d[i] != want;
+      }
+    }
+  ck_assert_msg(wrong == 0, "%lld elements wrong", (long long)wrong);
+}
+END_TEST
+
 START_TEST(t_row_block_runs) {
   tl_begin();
   enum { M = 1100, K = 300, N = 40 };
@@ -932,6 +960,7 @@ int main(void) {
   TCase *tc = tcase_create("dimension numbers");
   tcase_add_test(tc, t_matmul_f32);
   tcase_add_test(tc, t_row_block_runs);
+  tcase_add_test(tc, t_interleave32);
   tcase_add_test(tc, t_matvec_vecvec_outer);
   tcase_add_test(tc, t_batch_first);
   tcase_add_test(tc, t_batch_last);
