@@ -65,12 +65,19 @@ if [ "${1:-}" = --program ]; then
   vg_program "$2"
   exit 0
 fi
+# The slowest programs start first, so that no long one starts last while
+# the other cores have nothing left to do (their order: slowest first).
+SLOW="check_fuse check_control check_dot check_elementwise check_fft check_numeric"
 if want programs; then
   for prog in "$@"; do
     base=$(basename "$prog" .exe)
     rm -f "$logs/$base.status"
-    only "$base" && echo "$prog"
-  done | xargs -P "${VALGRIND_JOBS:-$(nproc)}" -I PROG sh "$0" --program PROG
+    only "$base" || continue
+    rank=99; i=0
+    for s in $SLOW; do i=$((i + 1)); [ "$s" = "$base" ] && rank=$i; done
+    echo "$rank $prog"
+  done | sort -n -s -k1,1 | cut -d' ' -f2- |
+    xargs -P "${VALGRIND_JOBS:-$(nproc)}" -I PROG sh "$0" --program PROG
   for prog in "$@"; do
     base=$(basename "$prog" .exe)
     [ -f "$logs/$base.status" ] || continue
