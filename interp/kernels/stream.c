@@ -1,7 +1,6 @@
 /* stream.c: the line loop of hlk_stream_copy (stream.h), out of line so it
  * can use the widest stores the CPU has: a 64-byte line is one AVX-512
- * store, two AVX or four SSE2 ones. The dynamic loader binds the copy for
- * this CPU once (an ifunc). */
+ * store, two AVX or four SSE2 ones, the copy for this CPU chosen once. */
 #include "interp/kernels/stream.h"
 
 #if defined(HLK_STREAM_NT)
@@ -38,12 +37,20 @@ static void lines_sse2(char *d, const char *s, size_t n) {
 }
 
 HlkStreamLinesFn *hlk_stream_lines_variant(int widest) {
-  __builtin_cpu_init();   /* ifunc resolvers run before constructors */
   if (widest >= 2 && __builtin_cpu_supports("avx512f")) return lines_avx512;
   if (widest >= 1 && __builtin_cpu_supports("avx")) return lines_avx;
   return lines_sse2;
 }
 
-static HlkStreamLinesFn *pick_lines(void) { return hlk_stream_lines_variant(2); }
-void hlk_stream_lines(char *d, const char *s, size_t nlines) __attribute__((ifunc("pick_lines")));
+/* Chosen at the first call (not by an ifunc: its resolver would run before
+ * AddressSanitizer is set up, and the sanitizer build crashed in it). */
+void hlk_stream_lines(char *d, const char *s, size_t nlines) {
+  static HlkStreamLinesFn *chosen;   /* a race stores the same pointer twice */
+  HlkStreamLinesFn *fn = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+  if (!fn) {
+    fn = hlk_stream_lines_variant(2);
+    __atomic_store_n(&chosen, fn, __ATOMIC_RELAXED);
+  }
+  fn(d, s, nlines);
+}
 #endif
