@@ -303,9 +303,9 @@ END_TEST
 START_TEST(stream_copy_each_width) {
 #if defined(HLK_STREAM_NT)
   enum { N = 300, PAD = 64 };
-  static unsigned char src[N + 8];
+  static unsigned char src[N + 64];   /* 5 lines from offset 7 fit too */
   static _Alignas(64) unsigned char dst[N + 3 * PAD];
-  for (int i = 0; i < N + 8; i++) src[i] = (unsigned char)(i * 7 + 1);
+  for (int i = 0; i < N + 64; i++) src[i] = (unsigned char)(i * 7 + 1);
   for (int w = 0; w < 3; w++) {
     HlkStreamLinesFn *fn = hlk_stream_lines_variant(w);
     int64_t wrong = 0;
