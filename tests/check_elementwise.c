@@ -900,85 +900,6 @@ START_TEST(xla_f32_transcendentals) {
 }
 END_TEST
 
-/* f32 division by one divisor (vmath.c div_by_f32: with AVX-512, through
- * the correctly rounded reciprocal and two remainder steps): the IEEE
- * quotient, from every table, for divisors with the hardest mantissas,
- * ordinary ones, and ones outside the fast path (beyond 2^+-120,
- * subnormal, zero, infinite, NaN), of dividends spread over the mantissas
- * of [1, 2) with both signs, scaled to put the quotient at 1 and near the
- * fast path's ends (2^+-98), just past them and past f32's range, plus
- * specials. Then a softmax's normalisation (each row divided by its sum,
- * fused) as an HLO module, against the same quotients. */
-static float pow2i(int e) { return ldexpf(1.0f, e); }
-
-START_TEST(divide_by_one_divisor) {
-  enum { NA = 16384 + 29 };
-  static float a[NA], got[NA];
-  const float divisors[] = {1.0f, 3.0f, -7.1f, 0x1.000002p0f, 0x1.fffffep0f, 0x1.555556p-1f,
-                            -0x1.7ffffep+17f, 1e-30f, 3e30f, 0x1p-120f, 0x1p120f, 0x1p-121f,
-                            0x1.8p121f, 0x1p-140f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 6.02e23f};
-  const float specials[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-130f, INFINITY, -INFINITY, NAN,
-                            0x1.fffffep127f, -0x1p-126f};
-  int nd = (int)(sizeof divisors / sizeof divisors[0]), ns = 9;
-  for (int isa = 0; isa < HLK_NUM_ISAS; isa++) {
-    const HlkVmath *vm = hlk_vmath_for_isa(isa);
-    if (!vm) continue;
-    int64_t wrong = 0;
-    bool first = true;
-    float first_a = 0, first_b = 0;
-    for (int d = 0; d < nd; d++) {
-      float b = divisors[d];
-      int eb = isfinite(b) && b != 0 ? ilogbf(b) : 0;
-      /* quotients near 1, near and past the fast path's ends, and past the
-       * ends of f32 (underflow to subnormals and zero, overflow to inf) */
-      const int shift[7] = {eb, eb - 98, eb + 97, eb - 101, eb + 101, eb - 140, eb + 128};
-      for (int i = 0; i < NA - ns; i++) {
-        uint32_t m = (uint32_t)i * 509u % (1u << 23);   /* spread over the mantissas */
-        float v = 1.0f + (float)m * 0x1p-23f;
-        int e = shift[i % 7];
-        a[i] = (i & 1 ? -v : v) * pow2i(e < -126 ? -126 : e > 127 ? 127 : e);
-      }
-      memcpy(&a[NA - ns], specials, sizeof specials);
-      vm->div_by_f32(a, b, got, NA);
-      for (int i = 0; i < NA; i++) {
-        float want = a[i] / b;
-        bool same = isnan(want) ? isnan(got[i]) : memcmp(&want, &got[i], 4) == 0;
-        if (!same && first) first = false, first_a = a[i], first_b = b;
-        wrong += !same;
-      }
-    }
-    ck_assert_msg(wrong == 0, "%s: %lld quotients wrong, first %a / %a", vm->name,
-                  (long long)wrong, (double)first_a, (double)first_b);
-  }
-
-  /* Softmax's normalisation, each row of x divided by its sum (passed in):
-   * 3 rows of 1000, sums 1, 7.3 and 1e-32 (the third row's quotients are
-   * large, some past the fast path). */
-  enum { R = 3, C = 1000 };
-  static float x[R * C];
-  float sums[R] = {1.0f, 7.3f, 1e-32f};
-  for (int r = 0; r < R; r++)
-    for (int c = 0; c < C; c++) x[r * C + c] = (float)((c * 37 + r * 11) % 1000 + 1) * 1e-3f;
-  const TlArray in[2] = {{HLO_TYPE_F32, 2, (int64_t[]){R, C}, x},
-                         {HLO_TYPE_F32, 1, (int64_t[]){R}, sums}};
-  TlRun t = tl_run_arrays(2,
-                          "HloModule m\nENTRY e {\n  x = f32[3,1000] parameter(0)\n"
-                          "  s = f32[3] parameter(1)\n"
-                          "  b = f32[3,1000] broadcast(s), dimensions={0}\n"
-                          "  ROOT d = f32[3,1000] divide(x, b)\n}\n",
-                          2, in);
-  const float *o = hlo_buffer_data(t.result);
-  int64_t wrong = 0;
-  for (int r = 0; r < R; r++)
-    for (int c = 0; c < C; c++) {
-      float want = x[r * C + c] / sums[r];
-      wrong += memcmp(&want, &o[r * C + c], 4) != 0;
-    }
-  ck_assert_msg(wrong == 0, "softmax normalisation: %lld quotients wrong", (long long)wrong);
-  tl_run_done(&t);
-}
-END_TEST
-
 /* HLORUN_ISA forces a path (each Check test runs in its own process). */
 START_TEST(isa_env) {
   setenv("HLORUN_ISA", "scalar", 1);
@@ -1051,7 +972,6 @@ static Suite *suite(void) {
   tcase_add_test(tm, vmath_ulp);
   tcase_add_test(tm, xla_f32_transcendentals);
   tcase_add_test(tm, isa_env);
-  tcase_add_test(tm, divide_by_one_divisor);
   suite_add_tcase(s, tm);
   return s;
 }

@@ -266,13 +266,6 @@ FLOAT_TYPES(FLOAT_OPS)
   BIN_LOOP_SCALAR(min_##ID, T, isnan(x) ? x : (isnan(y) ? y : (y < x ? y : x)))
 FLOAT_TYPES(FLOAT_SCALAR_OPS)
 
-/* f32 by one divisor: the vector table's loop (no divide per vector where
- * it can), the same bits as div_F32_sr. */
-static void div_by_F32_sr(const void *a, const void *b, void *o, int64_t n, int bits) {
-  (void)bits;
-  hlk_vmath()->div_by_f32(a, *(const float *)b, o, n);
-}
-
 /* [op][type][side]: side 0 = the right operand is the scalar, 1 = the left. */
 static HlkBinFn bins_tab[NUM_BIN][HLO_NUM_DTYPES][2];
 
@@ -397,7 +390,6 @@ static void fill_tables(void) {
   bins_tab[BIN_MAX][HLO_##ID][0] = max_##ID##_sr, bins_tab[BIN_MAX][HLO_##ID][1] = max_##ID##_sl; \
   bins_tab[BIN_MIN][HLO_##ID][0] = min_##ID##_sr, bins_tab[BIN_MIN][HLO_##ID][1] = min_##ID##_sl;
   FLOAT_TYPES(SET_SCALAR)
-  bins_tab[BIN_DIV][HLO_F32][0] = div_by_F32_sr;
 #undef SET_SCALAR
 #undef SET_ARITH
 #define SET_VM(UID, VMID)                                                       \

@@ -56,8 +56,6 @@ typedef void (*HlkVUnF)(const float *a, float *o, int64_t n);
 typedef void (*HlkVUnD)(const double *a, double *o, int64_t n);
 typedef void (*HlkVBinF)(const float *a, const float *b, float *o, int64_t n);
 typedef void (*HlkVBinD)(const double *a, const double *b, double *o, int64_t n);
-/* o[i] = a[i] / b, the IEEE quotient (vmath.c: how). */
-typedef void (*HlkVDivByF)(const float *a, float b, float *o, int64_t n);
 
 typedef struct HlkVmath {
   const char *name;             /* "scalar", "sse4", "avx2", "avx512" */
@@ -65,7 +63,6 @@ typedef struct HlkVmath {
   HlkVUnD ud[HLK_VM_NUNARY];    /* f64 unary */
   HlkVBinF bf[HLK_VM_NBINARY];  /* f32 binary */
   HlkVBinD bd[HLK_VM_NBINARY];  /* f64 binary */
-  HlkVDivByF div_by_f32;        /* f32 array by one divisor */
 } HlkVmath;
 
 enum { HLK_ISA_SCALAR, HLK_ISA_SSE4, HLK_ISA_AVX2, HLK_ISA_AVX512, HLK_NUM_ISAS };

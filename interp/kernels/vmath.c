@@ -240,7 +240,6 @@ static void vm_logistic_xla_f32(const float *a, float *o, int64_t n) {
 #else
 XLA_ELEMENT_LOOPS
 #endif
-
 static inline HlkVD logistic_vd(HlkVD x) {
   HlkVD one = hlk_set1d(1.0);
   HlkVD e = HLK_SLEEF_D(exp, u10)(hlk_subd(hlk_set1d(0.0), x));
@@ -268,52 +267,6 @@ static void vm_rsqrt_f64(const double *a, double *o, int64_t n) {
 #define vm_log1p_f32 vm_log1p_xla_f32
 #define vm_logistic_f32 vm_logistic_xla_f32
 
-/* f32 a[i] / b for one divisor b (a softmax's row sum), bit for bit the
- * IEEE quotient. A vector divide takes 10 to 16 cycles where a multiply-add
- * takes half of one, so with AVX-512 the quotient comes from y = 1/b,
- * correctly rounded (one scalar divide per call): q0 = a y is within 1.5
- * ULP of a/b; q1 = q0 + (a - b q0) y is within half an ULP plus a sliver, so
- * faithful; and then q1 + (a - b q1) y, the remainder exact, is the
- * correctly rounded a/b (Markstein's theorem: y within half an ULP of 1/b
- * and q1 within one ULP of a/b). That needs no underflow or overflow on the
- * way: b within 2^+-120 (else every lane divides) and each |a| within
- * [max(2^-100, |b| 2^-99), min(2^100, |b| 2^99)], so that |a/b| stays
- * within 2^+-99 and the remainders are exact; zeros, subnormals, infinities
- * and NaNs are outside, and such lanes divide. tools/div_by_sweep.c checks it
- * against the divide instruction over every mantissa of a. */
-static void vm_div_by_plain_f32(const float *a, float b, float *o, int64_t n) {
-  for (int64_t i = 0; i < n; i++) o[i] = a[i] / b;
-}
-#if defined(HLK_BUILD_AVX512)
-static void vm_div_by_f32(const float *a, float b, float *o, int64_t n) {
-  float m = fabsf(b);
-  if (!(m >= 0x1p-120f && m <= 0x1p120f)) {
-    vm_div_by_plain_f32(a, b, o, n);
-    return;
-  }
-  float lo = fmaxf(0x1p-100f, m * 0x1p-99f), hi = fminf(0x1p100f, m * 0x1p99f);
-  uint32_t lo_bits, hi_bits;
-  memcpy(&lo_bits, &lo, 4);
-  memcpy(&hi_bits, &hi, 4);
-  __m512 vb = _mm512_set1_ps(b), vy = _mm512_set1_ps(1.0f / b);
-  __m512i vlo = _mm512_set1_epi32((int)lo_bits), mag = _mm512_set1_epi32(0x7fffffff);
-  __m512i span = _mm512_set1_epi32((int)(hi_bits - lo_bits));
-  for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-    __m512 x = _mm512_maskz_loadu_ps(k, a + i);
-    __m512i u = _mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(x), mag), vlo);
-    __mmask16 out_of_range = _mm512_mask_cmpgt_epu32_mask(k, u, span);
-    __m512 q = _mm512_mul_ps(x, vy);
-    q = _mm512_fmadd_ps(_mm512_fnmadd_ps(vb, q, x), vy, q);
-    q = _mm512_fmadd_ps(_mm512_fnmadd_ps(vb, q, x), vy, q);
-    if (out_of_range) q = _mm512_mask_div_ps(q, out_of_range, x, vb);
-    _mm512_mask_storeu_ps(o + i, k, q);
-  }
-}
-#else
-#define vm_div_by_f32 vm_div_by_plain_f32
-#endif
-
 extern const HlkVmath HLK_VMATH_TABLE;
 const HlkVmath HLK_VMATH_TABLE = {
   .name = HLK_VMATH_NAME,
@@ -339,5 +292,4 @@ const HlkVmath HLK_VMATH_TABLE = {
     HLK_VM_BINARY(X)
 #undef X
   },
-  .div_by_f32 = vm_div_by_f32,
 };
