@@ -12,8 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    defined(__ELF__)
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <emmintrin.h>
 #define HLK_STREAM_NT 1
 /* nlines whole lines from s to the 64-byte aligned d (stream.c), with the
