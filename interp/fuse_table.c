@@ -4,9 +4,9 @@
  * pattern of that input (256 or 65536 elements), then each result element
  * is looked up by its input's bits. A bf16 activation chain costs about
  * 1.6 ns per element run directly and 0.28 ns looked up (AVX-512, one
- * core). 16-bit lookups use AVX-512 gathers where there are (no faster
- * than scalar lookups on an AMD Zen 5, much faster on an Intel Xeon); a
- * large 16-bit result is written with non-temporal stores.
+ * core). 16-bit lookups use AVX-512 gathers where they are the faster
+ * (timed at the first large lookup); a large 16-bit result is written with
+ * non-temporal stores.
  *
  * Bit-identical to running the tiles over the data: the table is computed
  * by the same loops, and their results do not depend on an element's
@@ -15,6 +15,7 @@
 #include "interp/fuse_prog.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -133,6 +134,56 @@ static void lookup(const Lookup *L, int64_t lo, int64_t hi, char *dst) {
   }
 }
 
+/* 16-bit lookups, streamed or not, without gathers. */
+static void lookup16_plain(const uint16_t *ix, const uint16_t *tab, uint16_t *o, int64_t n,
+                           bool stream) {
+  if (stream) {
+    lookup16_stream(ix, tab, o, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) o[i] = tab[ix[i]];
+}
+
+#if defined(HAVE_GATHER16)
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Whether the gathers are the faster lookup on this CPU: twice as fast as
+ * lookup16_stream on an Intel Xeon (Emerald Rapids), no faster on an AMD
+ * Zen 5, and slow where microcode mitigates Gather Data Sampling. So the
+ * first lookup of CALIBRATE elements or more times both (they write the
+ * same bits) and the rest take the faster; HLORUN_GATHER=0 or 1 forces the
+ * choice. -1: not decided yet (a race decides twice, harmlessly). */
+enum { CALIBRATE = 16384 };
+static int gather_wins = -1;
+
+static bool use_gather(const uint16_t *ix, const uint16_t *tab, uint16_t *o, int64_t n,
+                       bool stream) {
+  if (!__builtin_cpu_supports("avx512bw")) return false;
+  const char *env = getenv("HLORUN_GATHER");   /* per call: tests switch it */
+  if (env && *env) return strcmp(env, "0") != 0;
+  int g = __atomic_load_n(&gather_wins, __ATOMIC_RELAXED);
+  if (g < 0) {
+    if (n < CALIBRATE) return false;
+    double best[2] = {1e30, 1e30};
+    for (int round = 0; round < 2; round++)
+      for (int k = 0; k < 2; k++) {
+        double t0 = seconds();
+        if (k) lookup16_gather(ix, tab, o, CALIBRATE, stream);
+        else lookup16_plain(ix, tab, o, CALIBRATE, stream);
+        double t = seconds() - t0;
+        if (t < best[k]) best[k] = t;
+      }
+    g = best[1] < best[0];
+    __atomic_store_n(&gather_wins, g, __ATOMIC_RELAXED);
+  }
+  return g;
+}
+#endif
+
 static void lookup_chunk(void *arg, int64_t lo, int64_t hi) {
   const Lookup *L = arg;
   if (L->ies == 2 && L->oes == 2) {
@@ -140,15 +191,13 @@ static void lookup_chunk(void *arg, int64_t lo, int64_t hi) {
     const uint16_t *tab = (const uint16_t *)(const void *)L->table;
     uint16_t *o = (uint16_t *)(void *)L->out + lo;
 #if defined(HAVE_GATHER16)
-    if (__builtin_cpu_supports("avx512bw")) {
+    if (use_gather(ix, tab, o, hi - lo, L->stream)) {
       lookup16_gather(ix, tab, o, hi - lo, L->stream);
       return;
     }
 #endif
-    if (L->stream) {
-      lookup16_stream(ix, tab, o, hi - lo);
-      return;
-    }
+    lookup16_plain(ix, tab, o, hi - lo, L->stream);
+    return;
   }
   lookup(L, lo, hi, L->out + (size_t)lo * L->oes);
 }

@@ -542,6 +542,21 @@ static char *same_bytes_three_ways(const char *text, int n, const TlArray *in, s
   return planned;
 }
 
+/* The planned run's bytes (want, len of them) again with the table's
+ * lookups forced through AVX-512 gathers and through plain loads
+ * (HLORUN_GATHER; without AVX-512 both are plain). */
+static void same_with_each_lookup(const char *text, int n, const TlArray *in, const char *want,
+                                  size_t len) {
+  for (int g = 0; g < 2; g++) {
+    size_t l;
+    char *b = result_bytes(text, n, in, "HLORUN_GATHER", g ? "1" : "0", &l);
+    ck_assert_uint_eq(l, len);
+    ck_assert_msg(memcmp(b, want, len) == 0, "table lookups %s gathers differ",
+                  g ? "with" : "without");
+    free(b);
+  }
+}
+
 /* n 16-bit elements whose first 65536 are every bit pattern: element i is
  * i times an odd number, mod 2^16 (the caller frees them). */
 static uint16_t *every_pattern16(int64_t n) {
@@ -580,6 +595,7 @@ START_TEST(bf16_chain_through_table_has_direct_bits) {
   ck_assert_uint_eq(len, sizeof(uint16_t) * N);
   ck_assert_uint_eq(got[0], 0x3DFB);                      /* x = +0 */
   ck_assert_uint_eq(got[32768], 0x3DFB);                  /* x = -0: 32768 * 40503 = 0x8000 mod 2^16 */
+  same_with_each_lookup(text, 1, in, (const char *)got, len);
   /* Under a memory limit that holds the result (2097166 bytes) and the
    * tiles' scratch but not the table (65536 * 4 bytes), the chain runs on
    * its elements instead of failing: the same bytes. */
@@ -617,6 +633,7 @@ START_TEST(large_table_result_is_streamed_exactly) {
   char *cached = result_bytes(text, 1, in, "HLORUN_STREAM", "0", &len2);
   ck_assert_uint_eq(len, len2);
   ck_assert_msg(memcmp(got, cached, len) == 0, "streamed and cached table results differ");
+  same_with_each_lookup(text, 1, in, (const char *)got, len);
   ck_assert_uint_eq(got[0], 0x3F80);
   for (int64_t i = 0; i < 65536; i++)
     if (x[i] == 0x4000) ck_assert_uint_eq(got[i], 0x4040);
