@@ -218,3 +218,9 @@ void hlf_register_builtins(HlfRegistry *r) {
   XLA_FFI_Handler_Bundle tk = {NULL, NULL, NULL, topk};
   hlf_register_bundle(r, "TopK", 4, &tk, 0, HLF_SRC_BUILTIN, "built-in");
 }
+
+int hlf_register_builtin(HlfRegistry *r, const char *target,
+                         const struct XLA_FFI_Handler_Bundle *bundle, const char *origin) {
+  return hlf_register_bundle(r, target, strlen(target), bundle, 0, HLF_SRC_BUILTIN,
+                             origin ? origin : "built-in");
+}

@@ -67,6 +67,15 @@ char *hlf_explain(HlfRegistry *r, const HloModule *m, HlcDiags *d);
  * to d. 0 if all is well, else -1. */
 int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d);
 
+/* Register a built-in typed FFI handler bundle under target (replacing an
+ * earlier registration of that name): for the built-in target families
+ * above interp/ (targets/), which register as a plugin would but show as
+ * built-in. origin names the family in --explain-custom-calls ("built-in:
+ * LAPACK"). 0, or -1 when out of memory. */
+struct XLA_FFI_Handler_Bundle;
+int hlf_register_builtin(HlfRegistry *r, const char *target,
+                         const struct XLA_FFI_Handler_Bundle *bundle, const char *origin);
+
 /* ---- Run-time settings of the FFI host ---------------------------------- */
 
 /* Worker threads of the pool behind XLA_FFI_ThreadPool_Schedule (>= 1). */

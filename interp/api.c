@@ -34,7 +34,7 @@ uint64_t hlo_default_max_memory(void) {
   return ram < cap ? ram : cap;
 }
 
-HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
+HloStatus hli_ctx_create(const HloCtxOptions *opts, HloCtx **out) {
   if (!out) return HLO_INVALID_ARGUMENT;
   *out = NULL;
   HloCtxOptions o = {sizeof o, 0, 0, 0, 0, 0, NULL};

@@ -40,6 +40,10 @@ void hli_obs_reset(HliObs *o);
 bool hli_obs_stopped(const HliObs *o);
 void hli_obs_free(HliObs *o);
 
+/* The context without the built-in targets above interp/ (targets/ctx.c's
+ * hlo_ctx_new adds them): options as hlo_ctx_new's. */
+HloStatus hli_ctx_create(const HloCtxOptions *opts, HloCtx **out);
+
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
