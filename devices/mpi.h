@@ -16,6 +16,10 @@ HldRemote *hld_mpi_remote(void);
  * every rank has finished the run. */
 void hld_mpi_run_begin(void);
 void hld_mpi_progress_until_done(HldComm *c);
+/* The grid's device count (before a run: which rank runs which device). */
+void hld_mpi_set_devices(int64_t ndev);
+/* After hld_mpi_progress_until_done: did another rank's devices fail? */
+bool hld_mpi_remote_failed(void);
 /* Send every local device's result to rank 0, which fills results[d] for
  * every device. 0, or -1 with an error on ctx. */
 int hld_mpi_gather_results(HloCtx *ctx, const HloModule *m, int64_t ndev, int64_t first,

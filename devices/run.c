@@ -241,6 +241,7 @@ HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
     x->x.cur = NULL;
     x->x.mem_used = 0;
   }
+  hld_mpi_set_devices(r->ndev);
   hld_mpi_run_begin();
   for (int64_t i = 0; i < r->nlocal && st == HLO_OK; i++) {
     if (pthread_create(&jobs[i].th, NULL, device_main, &jobs[i]) != 0) {
@@ -261,6 +262,13 @@ HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
   }
   int before = ctx->diags.n;
   report(r, jobs);
+  if (hld_mpi_remote_failed()) {   /* every rank then skips the gathering below */
+    if (!failed)
+      hlc_diag(&ctx->diags, HLC_ERROR, "devices of another MPI process failed (its errors "
+               "say why), so this process's results (devices %lld to %lld) are not used",
+               (long long)r->first, (long long)(r->first + r->nlocal - 1));
+    failed = true;
+  }
   size_t peak = atomic_load(&r->share.peak);
   if (peak > e->x.mem_peak) e->x.mem_peak = peak;
   for (int64_t i = 0; i < r->nlocal; i++) {
