@@ -34,6 +34,8 @@ typedef struct Rv {
   bool *remote_owned;        /* pieces[r] was received from another process */
   int nleaves;
   int arrived, consumed, nlocal;
+  int refs;                  /* members inside comm_exchange with it */
+  bool linked;               /* in the table (found by arrivals) */
   bool complete, failed;
   char *why;                 /* owned: why it failed */
   struct Rv *next;
@@ -54,6 +56,7 @@ typedef struct Local {
   Count *counts;
   const HloInstr *waiting;   /* instruction it is blocked at, or NULL */
   uint64_t waiting_seq;
+  bool blocked;              /* counted out of `running` */
   bool departed, failed, secondary;
 } Local;
 
@@ -147,10 +150,13 @@ static void unlink_rv(HldComm *c, Rv *rv) {
     if (*p == rv) { *p = rv->next; return; }
 }
 
-static void fail_rv(Rv *rv, char *why) {
+static void release(HldComm *c, Rv *rv);
+
+static void fail_rv(HldComm *c, Rv *rv, char *why) {
   if (rv->failed || rv->complete) { free(why); return; }
   rv->failed = true;
   rv->why = why;
+  release(c, rv);
 }
 
 /* Deadlock: every local device is blocked and nothing local can complete.
@@ -173,7 +179,7 @@ static void check_deadlock(HldComm *c) {
   }
   put(&t, ")");
   c->deadlock = t.s ? t.s : strdup("deadlock");
-  for (Rv *rv = c->rvs; rv; rv = rv->next) fail_rv(rv, strdup(c->deadlock));
+  for (Rv *rv = c->rvs; rv; rv = rv->next) fail_rv(c, rv, strdup(c->deadlock));
   pthread_cond_broadcast(&c->cv);
 }
 
@@ -202,21 +208,38 @@ static void check_departed(HldComm *c, Rv *rv) {
     put_members(&t, rv, true);
     put(&t, " arrived; device %lld %s without reaching it", (long long)rv->devs[r],
         loc(c, rv->devs[r])->failed ? "failed" : "finished its program");
-    fail_rv(rv, t.s);
+    fail_rv(c, rv, t.s);
     return;
   }
 }
 
+/* A device waits (it no longer counts as running): when none runs, that
+ * is a deadlock. Whoever makes its wait end (completes its rendezvous,
+ * posts its message) counts it as running again at once, before it wakes,
+ * so that a device that wakes late is never taken for a blocked one. */
 static void block(HldComm *c, Local *l, const HloInstr *ins, uint64_t seq) {
   l->waiting = ins;
   l->waiting_seq = seq;
-  c->running--;
+  if (!l->blocked) {
+    l->blocked = true;
+    c->running--;
+  }
   check_deadlock(c);
 }
 
 static void unblock(HldComm *c, Local *l) {
   l->waiting = NULL;
-  c->running++;
+  if (l->blocked) {
+    l->blocked = false;
+    c->running++;
+  }
+}
+
+/* The rendezvous completed or failed: its local members run again. */
+static void release(HldComm *c, Rv *rv) {
+  for (int r = 0; r < rv->n; r++)
+    if (rv->pieces[r] && is_local(c, rv->devs[r])) unblock(c, loc(c, rv->devs[r]));
+  pthread_cond_broadcast(&c->cv);
 }
 
 static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
@@ -249,15 +272,17 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     for (int r = 0; r < n; r++) rv->nlocal += is_local(c, devs[r]);
     rv->next = c->rvs;
     c->rvs = rv;
-    if (c->deadlock) fail_rv(rv, strdup(c->deadlock));
+    rv->linked = true;
+    if (c->deadlock) fail_rv(c, rv, strdup(c->deadlock));
   }
   int rc = 0;
   if (rv->nleaves != nleaves || rv->n != n || memcmp(rv->devs, devs, (size_t)n * sizeof *devs) != 0)
-    fail_rv(rv, format("device %lld arrived with %d array leaves, device %lld with %d (or with "
+    fail_rv(c, rv, format("device %lld arrived with %d array leaves, device %lld with %d (or with "
                        "other groups): the devices disagree about this collective",
                        (long long)self, nleaves, (long long)rv->first, rv->nleaves));
   rv->pieces[rank] = mine;
   rv->arrived++;
+  rv->refs++;
   if (rv->arrived == rv->nlocal && !rv->failed) {
     if (rv->nlocal < rv->n && c->remote) {   /* fetch the other processes' members */
       HliPiece **recv = calloc((size_t)n, sizeof *recv);
@@ -272,11 +297,13 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       for (int r = 0; recv && r < n; r++)
         if (recv[r]) { rv->pieces[r] = recv[r]; rv->remote_owned[r] = true; }
       free(recv);
-      if (rrc != 0) fail_rv(rv, why ? why : strdup("the transfer between processes failed"));
+      if (rrc != 0) fail_rv(c, rv, why ? why : strdup("the transfer between processes failed"));
       else free(why);
     }
-    if (!rv->failed) rv->complete = true;
-    pthread_cond_broadcast(&c->cv);
+    if (!rv->failed) {
+      rv->complete = true;
+      release(c, rv);
+    }
   }
   double deadline = x->deadline;
   if (!rv->complete && !rv->failed) {
@@ -291,7 +318,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
         put(&t, " arrived, ");
         put_members(&t, rv, false);
         put(&t, " did not");
-        fail_rv(rv, t.s);
+        fail_rv(c, rv, t.s);
       }
     }
     unblock(c, l);
@@ -306,19 +333,17 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   }
   /* Keep every member's leaves alive until all have read them. */
   rv->consumed++;
-  if (rv->consumed == rv->nlocal) {
-    unlink_rv(c, rv);
-    free_rv(rv);
+  if (rv->consumed == rv->nlocal) {   /* everyone has read: no one may find it again */
+    if (rv->linked) { unlink_rv(c, rv); rv->linked = false; }
     pthread_cond_broadcast(&c->cv);
-  } else if (!rv->failed) {
-    Rv *me = rv;
-    bool gone = false;
-    while (!gone) {
-      gone = true;
-      for (Rv *p = c->rvs; p; p = p->next)
-        if (p == me) { gone = false; break; }
-      if (!gone) pthread_cond_wait(&c->cv, &c->mu);
-    }
+  }
+  while (!rv->failed && rv->consumed < rv->nlocal) pthread_cond_wait(&c->cv, &c->mu);
+  /* Every member that arrived holds a reference: the last one out frees it
+   * (an address freed here may be a new rendezvous's next time, so nobody
+   * waits on the list). */
+  if (--rv->refs == 0) {
+    if (rv->linked) unlink_rv(c, rv);
+    free_rv(rv);
   }
   pthread_mutex_unlock(&c->mu);
   return rc;
@@ -365,6 +390,8 @@ static int comm_send(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
   pthread_mutex_lock(&c->mu);
   m->next = c->msgs;
   c->msgs = m;
+  Local *dl = loc(c, to);
+  if (dl->waiting && dl->waiting->op == HLO_OP_RECV_DONE) unblock(c, dl);   /* it may be this one */
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
   return 0;
@@ -409,7 +436,6 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
     return rc;
   }
   int rc = 0;
-  bool blocked = false;
   for (;;) {
     Msg **p = &c->msgs;
     while (*p && !((*p)->channel == channel && (*p)->from == from && (*p)->to == self && (*p)->seq == seq))
@@ -431,15 +457,17 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
                     (long long)from, (long long)channel, why);
       break;
     }
-    if (!blocked) { block(c, l, ins, seq); blocked = true; continue; }
+    if (!l->blocked) {   /* counted as waiting now; look again (that may be a deadlock) */
+      block(c, l, ins, seq);
+      continue;
+    }
     if (!wait_until(c, x->deadline)) {
-      l->secondary = false;
       rc = hli_fail(x, ins, "timed out after %g s waiting for what device %lld sends on channel %lld",
                     x->timeout, (long long)from, (long long)channel);
       break;
     }
   }
-  if (blocked) unblock(c, l);
+  unblock(c, l);
   pthread_mutex_unlock(&c->mu);
   return rc;
 }
