@@ -525,7 +525,10 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   /* Tracing and NaN checks must see every instruction's value. */
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
-                      .no_fusion = o->trace || o->check_nan};
+                      .no_fusion = o->trace || o->check_nan,
+                      /* One device (devices.c runs the others): a module not
+                       * yet partitioned runs once, whatever its header says. */
+                      .replicas = 1, .partitions = 1};
   if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
   /* The progress line costs a clock read per instruction: only on a
    * terminal, never while benchmarking or tracing. */

@@ -71,6 +71,7 @@ struct HldComm {
   Rv *rvs;
   Msg *msgs;
   char *deadlock;            /* owned: the deadlock report, once found */
+  Local *deadlock_by;        /* the device whose wait completed it (NULL: a departure) */
 };
 
 static Local *loc(HldComm *c, int64_t d) { return &c->local[d - c->first]; }
@@ -162,7 +163,7 @@ static void fail_rv(HldComm *c, Rv *rv, char *why) {
 /* Deadlock: every local device is blocked and nothing local can complete.
  * Under MPI a remote peer may still unblock us, so only the deadline
  * decides there. */
-static void check_deadlock(HldComm *c) {
+static void check_deadlock(HldComm *c, Local *by) {
   if (c->running > 0 || c->remote || c->deadlock) return;
   bool anyone = false;
   for (int64_t i = 0; i < c->nlocal; i++) anyone |= !c->local[i].departed;
@@ -179,6 +180,7 @@ static void check_deadlock(HldComm *c) {
   }
   put(&t, ")");
   c->deadlock = t.s ? t.s : strdup("deadlock");
+  c->deadlock_by = by;   /* its error reports the deadlock; the others follow from it */
   for (Rv *rv = c->rvs; rv; rv = rv->next) fail_rv(c, rv, strdup(c->deadlock));
   pthread_cond_broadcast(&c->cv);
 }
@@ -224,7 +226,7 @@ static void block(HldComm *c, Local *l, const HloInstr *ins, uint64_t seq) {
     l->blocked = true;
     c->running--;
   }
-  check_deadlock(c);
+  check_deadlock(c, l);
 }
 
 static void unblock(HldComm *c, Local *l) {
@@ -290,7 +292,8 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       const HliPiece **local = rv->pieces;
       block(c, l, ins, seq);
       pthread_mutex_unlock(&c->mu);
-      int rrc = recv ? c->remote->exchange(c->remote, ins, seq, devs, n, local, nleaves, recv, &why)
+      int rrc = recv ? c->remote->exchange(c->remote, ins, seq, devs, n, local, nleaves, recv,
+                                               x->deadline, &why)
                      : -1;
       pthread_mutex_lock(&c->mu);
       unblock(c, l);
@@ -324,7 +327,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     unblock(c, l);
   }
   if (rv->failed) {
-    l->secondary = true;
+    l->secondary = !(c->deadlock && c->deadlock_by == l);
     rc = hli_fail(x, ins, "%s", rv->why ? rv->why : "the collective failed");
   } else {
     pthread_mutex_unlock(&c->mu);
@@ -424,7 +427,7 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
     block(c, l, ins, seq);
     pthread_mutex_unlock(&c->mu);
     char *why = NULL;
-    int rc = c->remote ? c->remote->recv(c->remote, channel, from, self, seq, dst, nleaves, &why) : -1;
+    int rc = c->remote ? c->remote->recv(c->remote, channel, from, self, seq, dst, nleaves, x->deadline, &why) : -1;
     pthread_mutex_lock(&c->mu);
     unblock(c, l);
     pthread_mutex_unlock(&c->mu);
@@ -452,7 +455,7 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
     const char *why = loc(c, from)->departed ? (loc(c, from)->failed ? "it failed" : "it finished its program without sending it")
                       : c->deadlock;
     if (why) {
-      l->secondary = true;
+      l->secondary = why != c->deadlock || c->deadlock_by != l;
       rc = hli_fail(x, ins, "waiting for what device %lld sends on channel %lld: %s",
                     (long long)from, (long long)channel, why);
       break;
@@ -506,6 +509,7 @@ void hld_comm_reset(HldComm *c) {
   }
   free(c->deadlock);
   c->deadlock = NULL;
+  c->deadlock_by = NULL;
   c->running = (int)c->nlocal;
   pthread_mutex_unlock(&c->mu);
 }
@@ -529,7 +533,7 @@ void hld_comm_depart(HldComm *c, int64_t d, bool failed) {
     l->failed = failed;
     c->running--;
     for (Rv *rv = c->rvs; rv; rv = rv->next) check_departed(c, rv);
-    check_deadlock(c);
+    check_deadlock(c, NULL);
     pthread_cond_broadcast(&c->cv);
   }
   bool all = true, anyfail = false;

@@ -247,11 +247,35 @@ static void finish(Req *r) {
 }
 
 /* Submit r and wait (device thread). */
-static int submit_wait(Req *r, char **why) {
+static void unlink_req(Req **list, Req *r) {
+  for (Req **p = list; *p; p = &(*p)->next)
+    if (*p == r) { *p = r->next; return; }
+}
+
+/* Submit r and wait (device thread) until it is done or the run's deadline
+ * (monotonic seconds, 0: none) passes. */
+static int submit_wait(Req *r, double deadline, char **why) {
   pthread_mutex_lock(&M.mu);
   r->next = M.queue;
   M.queue = r;
-  while (!r->done) pthread_cond_wait(&M.cv, &M.mu);
+  while (!r->done) {
+    if (deadline <= 0) { pthread_cond_wait(&M.cv, &M.mu); continue; }
+    double left = deadline - hli_now();
+    if (left <= 0) {   /* give up: the MPI thread must not see r again */
+      unlink_req(&M.queue, r);
+      unlink_req(&M.pending, r);
+      r->failed = r->done = true;
+      free(r->why);
+      r->why = strdup("timed out waiting for the devices of other MPI processes");
+      break;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double until = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + (left < 0.5 ? left : 0.5);
+    ts.tv_sec = (time_t)until;
+    ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+    pthread_cond_timedwait(&M.cv, &M.mu, &ts);
+  }
   pthread_mutex_unlock(&M.mu);
   int rc = r->failed ? -1 : 0;
   if (rc && why) *why = r->why ? r->why : strdup("the transfer between processes failed");
@@ -261,7 +285,7 @@ static int submit_wait(Req *r, char **why) {
 
 static int remote_exchange(HldRemote *rm, const HloInstr *ins, uint64_t seq, const int64_t *devs,
                            int n, const HliPiece *const *local, int nleaves, HliPiece **recv,
-                           char **why) {
+                           double deadline, char **why) {
   (void)rm;
   Req r = {0};
   r.out = calloc((size_t)n * (size_t)M.size + 1, sizeof *r.out);
@@ -293,7 +317,7 @@ static int remote_exchange(HldRemote *rm, const HloInstr *ins, uint64_t seq, con
   }
   free(to);
   to = NULL;
-  int rc = submit_wait(&r, why);
+  int rc = submit_wait(&r, deadline, why);
   free(r.want);
   free(r.slot);
   free(r.dest);
@@ -338,7 +362,7 @@ static int remote_send(HldRemote *rm, int64_t channel, int64_t from, int64_t to,
 }
 
 static int remote_recv(HldRemote *rm, int64_t channel, int64_t from, int64_t to, uint64_t seq,
-                       const HliPiece *dst, int nleaves, char **why) {
+                       const HliPiece *dst, int nleaves, double deadline, char **why) {
   (void)rm;
   Req r = {0};
   Hdr w = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0};
@@ -348,7 +372,7 @@ static int remote_recv(HldRemote *rm, int64_t channel, int64_t from, int64_t to,
   r.ndst = nleaves;
   int slot = 0;
   r.slot = &slot;
-  return submit_wait(&r, why);
+  return submit_wait(&r, deadline, why);
 }
 
 static void remote_depart(HldRemote *rm, bool failed) {

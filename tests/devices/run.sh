@@ -1,0 +1,125 @@
+#!/bin/sh
+# Multi-device runs end to end (spec/cli.md, "Running on many devices"):
+# every collective and group mode against per-device results worked out by
+# hand (the comments of each module), sharded inputs and assembled results,
+# per-device inputs and outputs, the MLP sample against its unpartitioned
+# twin, and the errors that must end a run at once (never a hang). When
+# Open MPI's mpirun is on PATH and hlorun has the MPI transport, the same
+# runs under mpirun -np 2 and -np 4 must give the threaded run's bytes.
+set -u
+srcdir=${srcdir:-.}
+d=$srcdir/tests/devices
+s=$srcdir/samples/spmd
+H=${HLORUN:-./hlorun}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-devices.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+
+# MPI runs as root need Open MPI's consent; more ranks than cores need --oversubscribe.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPI=""
+if command -v mpirun >/dev/null 2>&1 && [ "$(timeout 60 mpirun -np 2 "$H" --version 2>/dev/null | head -1)" ] &&
+   timeout 60 mpirun -np 2 "$H" --per-device-outputs "$d/modes.hlo" 2>/dev/null | cmp -s - "$d/modes.expected"; then
+  MPI=yes
+else
+  echo "note: mpirun or the MPI transport is missing: the MPI runs are skipped"
+fi
+
+# run NAME WANT_RC STDOUT_WANT_FILE_OR_- STDERR_GREP_OR_- ARGS...: threaded,
+# then (MPI) under mpirun -np 2 and -np 4 (up to $NDEV, the module's device
+# count, when set; none when NDEV=1) with the same exit status and stdout.
+NDEV=4
+run() {
+  name=$1 rc_want=$2 out_want=$3 err_want=$4
+  shift 4
+  for np in 0 2 4; do
+    [ "$np" = 0 ] || { [ -n "$MPI" ] && [ "$np" -le "$NDEV" ]; } || continue
+    if [ "$np" = 0 ]; then timeout 120 "$H" "$@" >"$tmp/out" 2>"$tmp/err"
+    else timeout 120 mpirun -np "$np" "$H" "$@" >"$tmp/out" 2>"$tmp/err"; fi
+    rc=$?
+    label="$name${np#0}"; [ "$np" = 0 ] || label="$name (mpirun -np $np)"
+    if [ "$rc" = 124 ]; then fail "$label: timed out"; continue; fi
+    # mpirun passes on a rank's failure as its own non-zero status.
+    if { [ "$np" = 0 ] && [ "$rc" != "$rc_want" ]; } ||
+       { [ "$rc_want" = 0 ] && [ "$rc" != 0 ]; } || { [ "$rc_want" != 0 ] && [ "$rc" = 0 ]; }; then
+      fail "$label: exit $rc, want $rc_want"; sed 's/^/  /' "$tmp/err" | head -8; continue
+    fi
+    if [ "$out_want" != - ] && ! cmp -s "$tmp/out" "$out_want"; then
+      fail "$label: stdout differs"; diff "$tmp/out" "$out_want" | head -8; continue
+    fi
+    if [ "$err_want" != - ] && ! grep -q -- "$err_want" "$tmp/err"; then
+      fail "$label: stderr lacks '$err_want'"; sed 's/^/  /' "$tmp/err" | head -8; continue
+    fi
+    ok "$label"
+  done
+}
+
+# Per-device results worked out by hand (see each module's comment).
+for m in collectives modes forms; do
+  run "$m" 0 "$d/$m.expected" - --per-device-outputs "$d/$m.hlo"
+done
+# A global input split by its sharding, the result assembled by the ROOT's.
+NDEV=2
+run sharded 0 "$d/sharded.expected" - "$d/sharded.hlo" "$d/sharded.in0.txt"
+run sharded-wrong-shape 2 - "takes its global shape f32\[4\]" "$d/sharded.hlo" "$d/ident.in0.txt"
+# A replicated result that differs between devices is an error, not one device's value.
+run replicated-differs 2 - "hold different values" "$d/modes.hlo"
+# --output-sharding assembles it instead: 4 devices' s32[] ... tuples cannot
+# be tiled, so use the sharded module with its result read as replicated.
+run output-sharding 2 - "devices 0 and 1 hold different values" --output-sharding='{replicated}' "$d/sharded.hlo" "$d/sharded.in0.txt"
+
+NDEV=4
+# Per-device outputs as a .npz, fed back as per-device inputs.
+timeout 60 "$H" --per-device-outputs -o "$tmp/id.npz" "$d/ident.hlo" "$d/ident.in0.txt" &&
+  timeout 60 "$H" --per-device-inputs --per-device-outputs "$d/ident.hlo" "$tmp/id.npz" >"$tmp/out" &&
+  printf 'device 0: s32[3] {5, 6, 7}\ndevice 1: s32[3] {7, 8, 9}\n' | cmp -s - "$tmp/out" &&
+  ok per-device-inputs || fail "per-device-inputs: $(cat "$tmp/out")"
+NDEV=2
+run per-device-expect 0 - - --per-device-outputs --expect "$tmp/id.npz" "$d/ident.hlo" "$d/ident.in0.txt"
+run per-device-expect-mismatch 1 - "id.npz\[d1\]" --per-device-outputs --expect "$tmp/id.npz" "$d/ident.hlo" "$tmp/id.npz" --per-device-inputs
+
+# The MLP sample after SPMD partitioning (2 x 4 mesh) gives its
+# unpartitioned twin's result for the same global inputs; the twin, whose
+# header says num_partitions=8 but which depends on no device, runs once.
+NDEV=8
+timeout 60 "$H" --random=7 -o "$tmp/twin.npy" "$s/mlp_global.hlo" 2>"$tmp/err" || fail "mlp twin: $(cat "$tmp/err")"
+run mlp-2x4 0 - - --random=7 --expect "$tmp/twin.npy" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo"
+run mlp-golden 0 - - --expect "$s/mlp_2x4.expected.txt" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo" \
+  "$s/mlp.in0.txt" "$s/mlp.in1.txt" "$s/mlp.in2.txt" "$s/mlp.in3.txt"
+# Bit-identical across thread counts and transports.
+for t in 1 3; do
+  timeout 60 "$H" --threads $t --random=7 -o "$tmp/t$t.npy" "$s/mlp_2x4.hlo" || fail "mlp --threads $t"
+done
+cmp -s "$tmp/t1.npy" "$tmp/t3.npy" && ok "mlp bits: 1 and 3 threads" || fail "mlp bits differ between 1 and 3 threads"
+if [ -n "$MPI" ]; then
+  for np in 2 3 4 8; do
+    timeout 120 mpirun -np $np "$H" --random=7 -o "$tmp/np$np.npy" "$s/mlp_2x4.hlo" &&
+      cmp -s "$tmp/t1.npy" "$tmp/np$np.npy" && ok "mlp bits: mpirun -np $np" || fail "mlp bits differ under mpirun -np $np"
+  done
+fi
+
+# Errors: positioned, exit 2, never a hang.
+NDEV=2
+run skip-in-branch 2 - "device 1 .*finished its program without reaching it" "$d/skip_in_branch.hlo"
+run recv-never-sent 2 - "device 1.* finished its program without" "$d/recv_never_sent.hlo"
+# (Under MPI a deadlock across processes ends by --timeout.)
+run deadlock 2 - "in rd (recv-done)" --timeout 10 "$d/deadlock.hlo"
+NDEV=1   # checked before anything runs: threaded only
+for b in bad_gather_size:"must grow by the group size 2" bad_permute_pairs:"has source 0 twice" \
+         bad_group_device:"names replica 5, but there are 4" bad_groups_partition:"replica 3 is in none"; do
+  run "${b%%:*}" 2 - "${b#*:}" --print "$d/${b%%:*}.hlo"
+done
+NDEV=3
+run inferred-grid 0 - "runs on 3 devices" --random --per-device-outputs "$d/inferred.hlo"
+# --max-memory counts the devices of a process together: 8 devices of 256 KB
+# results exceed 1 MB where one device fits.
+NDEV=1
+run memory-one-device 0 - - --replicas 1 --max-memory 1M --random "$d/memory.hlo"
+timeout 60 "$H" --max-memory 1M --random "$d/memory.hlo" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "devices of this process together" "$tmp/err" && ok memory-together ||
+  { fail "memory-together"; cat "$tmp/err"; }
+
+echo "$pass passed, $fails failed"
+[ "$fails" = 0 ]
