@@ -14,8 +14,11 @@ EXTRA_DIST += bench/run.py \
 	bench/ops/transpose_2d.hlo \
 	bench/ops/matvec.hlo \
 	bench/ops/vecmat.hlo \
-	bench/ops/weight_grad_conv.hlo
+	bench/ops/weight_grad_conv.hlo \
+	bench/devices.py bench/devices/allreduce_64m.hlo bench/devices/matmul_8way.hlo \
+	bench/devices/matmul_1way.hlo
 BENCH_DIR = $(abs_top_srcdir)/../shared/bench
 bench: all
 	/usr/bin/python3 $(srcdir)/bench/run.py ./hlorun --dir $(BENCH_DIR) $(BENCH_FLAGS)
+	/usr/bin/python3 $(srcdir)/bench/devices.py ./hlorun
 .PHONY: bench

@@ -25,6 +25,7 @@
 #include "interp/valio.h"
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,7 +516,13 @@ void hld_mpi_progress_until_done(HldComm *c) {
     pthread_mutex_unlock(&M.mu);
     if (over) break;
     if (busy) { idle = 0; continue; }
-    /* Poll quickly while messages flow, then back off to 1 ms. */
+    /* MPI moves a large message only while both sides call it: keep
+     * polling (yielding the core to the device threads) while a transfer
+     * is under way; otherwise back off to 1 ms. */
+    pthread_mutex_lock(&M.mu);
+    bool transfer = M.nsends > 0 || M.pending != NULL;
+    pthread_mutex_unlock(&M.mu);
+    if (transfer) { sched_yield(); continue; }
     struct timespec ts = {0, idle < 100 ? 20000 : 1000000};
     idle++;
     nanosleep(&ts, NULL);
