@@ -13,3 +13,11 @@ EXTRA_DIST += tests/devices/collectives.hlo tests/devices/collectives.expected \
 	samples/spmd/mlp_global.hlo samples/spmd/mlp_2x4.hlo samples/spmd/mlp_2x4.expected.txt \
 	samples/spmd/mlp.in0.txt samples/spmd/mlp.in1.txt samples/spmd/mlp.in2.txt \
 	samples/spmd/mlp.in3.txt samples/spmd/make_golden.py
+
+# The pieces: groups of the four modes, shardings and tiles, splitting and
+# assembling values, hlo_execute_devices (tests/check_devices.c).
+check_PROGRAMS += tests/check_devices
+TESTS += tests/check_devices
+tests_check_devices_SOURCES = tests/check_devices.c
+tests_check_devices_CFLAGS = $(TEST_CFLAGS)
+tests_check_devices_LDADD = $(TEST_LIBS)
