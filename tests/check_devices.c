@@ -77,7 +77,14 @@ START_TEST(group_modes) {
   /* collective-permute with a channel: every partition of the replica. */
   group_text(find(m, "pm"), 2, 3, 1, 2, g);
   ck_assert_str_eq(g, "3,4,5@2");
-  /* The smallest grid a header-less module needs. */
+  hlp_module_free(m);
+  /* The smallest grid a header-less module needs: partition ids 0-2 (a
+   * permute with a channel), replica ids 0-1 (groups without one). */
+  m = parse("HloModule h\n"
+            "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+            "ENTRY e { x = f32[2] parameter(0)\n"
+            " p = f32[2] collective-permute(x), source_target_pairs={{0,2}}, channel_id=1\n"
+            " ROOT r = f32[2] all-reduce(p), replica_groups={{0,1}}, to_apply=add }\n");
   int64_t R, P;
   hlp_devices_needed(m, &R, &P);
   ck_assert_int_eq(R, 2);
