@@ -15,6 +15,7 @@
 #include "interp/api.h"
 #include "interp/plan.h"
 #include "parser/collective.h"
+#include "ffi/ffi.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,7 @@ typedef struct Job {
 static void *device_main(void *arg) {
   Job *j = arg;
   HloExecutable *e = j->r->exes[j->i];
+  hlf_set_thread_device((int32_t)(j->r->first + j->i));   /* XLA_FFI_DeviceOrdinal_Get */
   j->rc = hli_plan_run(&e->x, e->entry, j->args, &j->res);
   hld_comm_depart(j->r->comm, j->r->first + j->i, j->rc != 0);
   return NULL;

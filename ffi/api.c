@@ -596,10 +596,16 @@ static XLA_FFI_Error *run_id_get(XLA_FFI_RunId_Get_Args *a) {
   return NULL;
 }
 
+/* The device the calling thread runs (a multi-device run gives each
+ * device a thread, devices/run.c); 0 in a run on one device. */
+static _Thread_local int32_t thread_device;
+
+void hlf_set_thread_device(int32_t ordinal) { thread_device = ordinal; }
+
 static XLA_FFI_Error *device_ordinal_get(XLA_FFI_DeviceOrdinal_Get_Args *a) {
   NEED(a, XLA_FFI_DeviceOrdinal_Get_Args_STRUCT_SIZE, "XLA_FFI_DeviceOrdinal_Get");
   NEED_CTX(a->ctx, "XLA_FFI_DeviceOrdinal_Get");
-  a->device_ordinal = 0;   /* one host device */
+  a->device_ordinal = thread_device;
   return NULL;
 }
 

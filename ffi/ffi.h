@@ -80,6 +80,10 @@ int hlf_register_builtin(HlfRegistry *r, const char *target,
 
 /* Worker threads of the pool behind XLA_FFI_ThreadPool_Schedule (>= 1). */
 void hlf_set_num_threads(HlfRegistry *r, int n);
+/* The device ordinal XLA_FFI_DeviceOrdinal_Get reports to handlers called
+ * from this thread: the device's number (replica * partitions + partition)
+ * in a multi-device run, where each device is a thread; 0 otherwise. */
+void hlf_set_thread_device(int32_t ordinal);
 /* Value XLA_FFI_RunId_Get reports (default 0). */
 void hlf_set_run_id(HlfRegistry *r, int64_t run_id);
 /* User data that XLA_FFI_ExecutionContext_Get returns for type_id. 0, or -1

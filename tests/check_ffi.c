@@ -663,6 +663,11 @@ START_TEST(test_api_functions) {
   XLA_FFI_DeviceOrdinal_Get_Args dg = {XLA_FFI_DeviceOrdinal_Get_Args_STRUCT_SIZE, NULL, &ctx, 9};
   ck_assert_ptr_null(api->XLA_FFI_DeviceOrdinal_Get(&dg));
   ck_assert_int_eq(dg.device_ordinal, 0);
+  /* A device thread of a multi-device run reports its device. */
+  hlf_set_thread_device(5);
+  ck_assert_ptr_null(api->XLA_FFI_DeviceOrdinal_Get(&dg));
+  ck_assert_int_eq(dg.device_ordinal, 5);
+  hlf_set_thread_device(0);
   /* Per-stage state (0.3): set in execute, read back; a second set fails. */
   int st = 1;
   XLA_FFI_State_Set_Args ss = {XLA_FFI_State_Set_Args_STRUCT_SIZE, NULL, &ctx,
