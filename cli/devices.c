@@ -78,40 +78,54 @@ static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, int R, in
   return rc;
 }
 
+/* The array leaves of b, depth first, as new handles (free each); -1 on error. */
+static int leaves(HloCtx *ctx, const HloBuffer *b, HloBuffer ***out, int *n) {
+  if (hlo_buffer_type(b) != HLO_TYPE_TUPLE) {
+    *out = realloc(*out, (size_t)(*n + 1) * sizeof **out);
+    if (!*out) return -1;
+    HloBuffer *el = NULL;
+    /* a handle of our own: the array again, as a one-element view */
+    if (hlo_buffer_new_array(ctx, hlo_buffer_type(b), hlo_buffer_dims(b), hlo_buffer_rank(b),
+                             hlo_buffer_data(b), &el) != HLO_OK) return -1;
+    (*out)[(*n)++] = el;
+    return 0;
+  }
+  for (int k = 0; k < hlo_buffer_tuple_size(b); k++) {
+    HloBuffer *el = NULL;
+    if (hlo_buffer_tuple_element(ctx, b, k, &el) != HLO_OK) return -1;
+    int rc = leaves(ctx, el, out, n);
+    hlo_buffer_free(el);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
 /* --per-device-outputs: every device's result, printed ("device N: ...")
  * or written as one .npz (dN, or dN_arr_K for a tuple's leaves), and
  * compared with a .npz of the same members. */
 static int emit_per_device(HloCtx *ctx, const Opts *o, HloBuffer **res, int ndev) {
   int rc = EXIT_OK;
   if (o->output) {
-    int cap = 0;
-    for (int d = 0; d < ndev; d++) cap += hlo_buffer_type(res[d]) == HLO_TYPE_TUPLE ? hlo_buffer_tuple_size(res[d]) : 1;
-    char **names = calloc((size_t)cap + 1, sizeof *names);
-    HloBuffer **bufs = calloc((size_t)cap + 1, sizeof *bufs);
-    bool *owned = calloc((size_t)cap + 1, sizeof *owned);
+    char **names = NULL;
+    HloBuffer **bufs = NULL;
     int n = 0;
-    for (int d = 0; d < ndev && names && bufs && owned; d++) {
-      if (hlo_buffer_type(res[d]) != HLO_TYPE_TUPLE) {
-        names[n] = xprintf("d%d", d);
-        bufs[n++] = res[d];
-        continue;
-      }
-      for (int k = 0; k < hlo_buffer_tuple_size(res[d]); k++) {
-        names[n] = xprintf("d%d_arr_%d", d, k);
-        owned[n] = true;
-        if (hlo_buffer_tuple_element(ctx, res[d], k, &bufs[n++]) != HLO_OK) rc = EXIT_ERROR;
-      }
+    for (int d = 0; d < ndev && rc == EXIT_OK; d++) {
+      int first = n;
+      if (leaves(ctx, res[d], &bufs, &n) != 0) { rc = fail_with(ctx, o->output); break; }
+      names = realloc(names, (size_t)(n + 1) * sizeof *names);
+      if (!names) { fprintf(stderr, "%s: out of memory\n", prog); rc = EXIT_ERROR; break; }
+      bool tuple = hlo_buffer_type(res[d]) == HLO_TYPE_TUPLE;
+      for (int k = first; k < n; k++)
+        names[k] = tuple ? xprintf("d%d_arr_%d", d, k - first) : xprintf("d%d", d);
     }
-    if (!names || !bufs || !owned) { fprintf(stderr, "%s: out of memory\n", prog); rc = EXIT_ERROR; }
     if (rc == EXIT_OK && hlo_buffers_save_npz(ctx, (const char *const *)names, bufs, n, o->output) != HLO_OK)
       rc = fail_with(ctx, o->output);
     for (int i = 0; i < n; i++) {
-      free(names[i]);
-      if (owned[i]) hlo_buffer_free(bufs[i]);
+      if (names) free(names[i]);
+      hlo_buffer_free(bufs[i]);
     }
     free(names);
     free(bufs);
-    free(owned);
     if (rc != EXIT_OK) return rc;
   } else if (!o->expect && o->bench == 0) {
     for (int d = 0; d < ndev; d++) {
@@ -124,26 +138,37 @@ static int emit_per_device(HloCtx *ctx, const Opts *o, HloBuffer **res, int ndev
     if (fflush(stdout) != 0) { fprintf(stderr, "%s: error: cannot write standard output\n", prog); return EXIT_ERROR; }
   }
   if (!o->expect) return EXIT_OK;
+  /* Each device's array (dN), or each leaf of its tuple depth first
+   * (dN_arr_K), as -o writes them. */
   for (int d = 0; d < ndev; d++) {
-    char name[32];
-    snprintf(name, sizeof name, "d%d", d);
-    HloBuffer *want = NULL;
-    if (hlo_buffer_type(res[d]) == HLO_TYPE_TUPLE) {
-      fprintf(stderr, "%s: error: --expect with --per-device-outputs compares array results only\n", prog);
-      return EXIT_ERROR;
+    HloBuffer **ls = NULL;
+    int n = 0;
+    if (leaves(ctx, res[d], &ls, &n) != 0) return fail_with(ctx, "--expect");
+    bool tuple = hlo_buffer_type(res[d]) == HLO_TYPE_TUPLE;
+    for (int k = 0; k < n && rc != EXIT_ERROR; k++) {
+      char name[48];
+      if (tuple) snprintf(name, sizeof name, "d%d_arr_%d", d, k);
+      else snprintf(name, sizeof name, "d%d", d);
+      HloBuffer *want = NULL;
+      if (hlo_load_like_member(ctx, ls[k], o->expect, name, &want) != HLO_OK) {
+        rc = fail_with(ctx, o->expect);
+        break;
+      }
+      HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
+      int64_t bad = 0;
+      char *report = NULL;
+      HloStatus st = hlo_buffer_compare(ctx, ls[k], want, &co, &bad, &report);
+      hlo_buffer_free(want);
+      if (st != HLO_OK) { rc = fail_with(ctx, "comparison failed"); break; }
+      if (bad) {
+        fprintf(stderr, "%s[%s]: %s", o->expect, name, report ? report : "mismatch\n");
+        rc = EXIT_MISMATCH;
+      }
+      hlo_free(report);
     }
-    if (hlo_load_like_member(ctx, res[d], o->expect, name, &want) != HLO_OK) return fail_with(ctx, o->expect);
-    HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
-    int64_t bad = 0;
-    char *report = NULL;
-    HloStatus st = hlo_buffer_compare(ctx, res[d], want, &co, &bad, &report);
-    hlo_buffer_free(want);
-    if (st != HLO_OK) return fail_with(ctx, "comparison failed");
-    if (bad) {
-      fprintf(stderr, "%s[%s]: %s", o->expect, name, report ? report : "mismatch\n");
-      rc = EXIT_MISMATCH;
-    }
-    hlo_free(report);
+    for (int k = 0; k < n; k++) hlo_buffer_free(ls[k]);
+    free(ls);
+    if (rc == EXIT_ERROR) return rc;
   }
   return rc;
 }

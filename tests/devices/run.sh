@@ -78,6 +78,10 @@ timeout 60 "$H" --per-device-outputs -o "$tmp/id.npz" "$d/ident.hlo" "$d/ident.i
   ok per-device-inputs || fail "per-device-inputs: $(cat "$tmp/out")"
 NDEV=2
 run per-device-expect 0 - - --per-device-outputs --expect "$tmp/id.npz" "$d/ident.hlo" "$d/ident.in0.txt"
+timeout 60 "$H" --per-device-outputs -o "$tmp/forms.npz" "$d/forms.hlo" || fail "forms -o"
+NDEV=4
+run per-device-tuple-expect 0 - - --per-device-outputs --expect "$tmp/forms.npz" "$d/forms.hlo"
+NDEV=2
 run per-device-expect-mismatch 1 - "id.npz\[d1\]" --per-device-outputs --expect "$tmp/id.npz" "$d/ident.hlo" "$tmp/id.npz" --per-device-inputs
 
 # The MLP sample after SPMD partitioning (2 x 4 mesh) gives its
