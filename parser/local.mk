@@ -73,6 +73,10 @@ tests_check_verify_LDADD = $(TEST_LIBS)
 # The broken modules and their expected errors (listed: automake has no wildcards).
 EXTRA_DIST += \
 	tests/verify/bitcast_convert_width.hlo tests/verify/bitcast_convert_width.err \
+	tests/verify/collective_gather_size.hlo tests/verify/collective_gather_size.err \
+	tests/verify/collective_permute_pairs.hlo tests/verify/collective_permute_pairs.err \
+	tests/verify/collective_group_device.hlo tests/verify/collective_group_device.err \
+	tests/verify/collective_groups_partition.hlo tests/verify/collective_groups_partition.err \
 	tests/verify/bitcast_convert_complex.hlo tests/verify/bitcast_convert_complex.err \
 	tests/verify/convert_complex_real.hlo tests/verify/convert_complex_real.err \
 	tests/verify/broadcast_dims_range.hlo tests/verify/broadcast_dims_range.err \

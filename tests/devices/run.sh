@@ -110,13 +110,11 @@ run skip-in-branch 2 - "device 1 .*finished its program without reaching it" "$d
 run recv-never-sent 2 - "device 1.* finished its program without" "$d/recv_never_sent.hlo"
 # (Under MPI a deadlock across processes ends by --timeout.)
 run deadlock 2 - "in rd (recv-done)" --timeout 10 "$d/deadlock.hlo"
-NDEV=1   # checked before anything runs: threaded only
-for b in bad_gather_size:"must grow by the group size 2" bad_permute_pairs:"has source 0 twice" \
-         bad_group_device:"names replica 5, but there are 4" bad_groups_partition:"replica 3 is in none"; do
-  run "${b%%:*}" 2 - "${b#*:}" --print "$d/${b%%:*}.hlo"
-done
+# Bad groups are refused before anything runs: tests/verify/collective_*.hlo.
 NDEV=3
 run inferred-grid 0 - "runs on 3 devices" --random --per-device-outputs "$d/inferred.hlo"
+NDEV=1
+run permute-pairs-at-run-time 2 - "names replica 2, but there are 2" --replicas 2 --random "$d/inferred.hlo"
 # --max-memory counts the devices of a process together: 8 devices of 256 KB
 # results exceed 1 MB where one device fits.
 NDEV=1
