@@ -98,6 +98,13 @@ static void usage(FILE *f) {
     "      --only-instruction NAME\n"
     "                           run only instruction NAME of MODULE; the INPUTs feed\n"
     "                           its operands (with --print: show that module)\n"
+    "      --graph FILE         draw the module (.dot; .svg or .png through Graphviz's\n"
+    "                           dot) instead of running it; with --stats, run it and\n"
+    "                           show each instruction's time and share, coloured\n"
+    "      --graph-filter NAME[:DEPTH]\n"
+    "                           draw only instructions within DEPTH (default 2)\n"
+    "                           operand/user steps of NAME\n"
+    "      --graph-collapse     draw each fusion as one node, without its body\n"
     "      --progress, --no-progress\n"
     "                           progress line on standard error (default: when it is\n"
     "                           a terminal)\n"
@@ -169,7 +176,8 @@ enum {
   OPT_PRINT, OPT_CUSTOM, OPT_PLUGIN, OPT_EXPLAIN, OPT_MEMBERS, OPT_TRACE, OPT_CHECK_NAN,
   OPT_STATS, OPT_DUMP_CC, OPT_REPLAY, OPT_ONLY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SUITE,
   OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT,
-  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES
+  OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
+  OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -236,6 +244,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"custom-call-timeout", required_argument, NULL, OPT_CC_TIMEOUT},
     {"crash-dir", required_argument, NULL, OPT_CRASH_DIR},
     {"max-iterations", required_argument, NULL, OPT_MAX_ITER},
+    {"graph", required_argument, NULL, OPT_GRAPH},
+    {"graph-filter", required_argument, NULL, OPT_GRAPH_FILTER},
+    {"graph-collapse", no_argument, NULL, OPT_GRAPH_COLLAPSE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -320,6 +331,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
     case OPT_TRACE: o->trace = true; o->trace_filter = optarg; break;
     case OPT_CHECK_NAN: o->check_nan = true; break;
     case OPT_STATS: o->stats = true; break;
+    case OPT_GRAPH: o->graph = optarg; break;
+    case OPT_GRAPH_FILTER: o->graph_filter = optarg; break;
+    case OPT_GRAPH_COLLAPSE: o->graph_collapse = true; break;
     case OPT_DUMP_CC: o->dump_dir = optarg; break;
     case OPT_REPLAY: o->replay = optarg; break;
     case OPT_ONLY: o->only = optarg; break;
@@ -489,6 +503,7 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
     fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, o->bench);
   }
   debug_after_run(dbg, exe, wall);
+  if (debug_graph_failed(dbg)) goto out;
   flush_diags(ctx);   /* warnings */
   if (o->output) {
     if (hlo_buffer_save(ctx, res, o->output) != HLO_OK) { rc = fail_with(ctx, o->output); goto out; }
@@ -540,7 +555,7 @@ static void opts_free(Opts *o) {
 /* Options that make no sense with --suite (each case is a run of its own). */
 static int suite_conflicts(const Opts *o) {
   const char *bad = o->output ? "-o" : o->expect ? "--expect" : o->trace ? "--trace"
-                  : o->check_nan ? "--check-nan" : o->stats ? "--stats"
+                  : o->check_nan ? "--check-nan" : o->stats ? "--stats" : o->graph ? "--graph"
                   : o->dump_dir ? "--dump-custom-calls" : o->replay ? "--replay"
                   : o->only ? "--only-instruction" : o->print ? "--print"
                   : o->explain ? "--explain-custom-calls" : o->bench ? "--bench" : NULL;
@@ -667,6 +682,10 @@ int main(int argc, char **argv) {
     fputs(text, stdout);
     hlo_free(text);
     rc = EXIT_OK;
+    goto out;
+  }
+  if (o.graph && !o.stats) {   /* a picture of the module, without a run */
+    rc = graph_write(ctx, m, &o, NULL);
     goto out;
   }
   rc = run_module(ctx, m, &o);
