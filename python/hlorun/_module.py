@@ -35,20 +35,22 @@ class _Context:
     def sync(self):
         """Apply the bindings made since the last call (caller holds self.lock)."""
         while self.applied < len(_bindings):
-            b = _bindings[self.applied]
+            _apply(self, _bindings[self.applied])
             self.applied += 1
-            if b[0] == "lib":
-                st = lib.hlo_ctx_bind_custom_call(self.ptr, b[1].encode(), b[2].encode(),
-                                                  b[3].encode() if b[3] else ffi.NULL)
-                check(self.ptr, st, f"cannot bind custom call {b[1]}")
-            elif b[0] == "plugin":
-                st = lib.hlo_ctx_load_plugin(self.ptr, b[1].encode(),
-                                             b[2].encode() if b[2] else ffi.NULL)
-                check(self.ptr, st, f"cannot load plugin {b[1]}")
-            else:
-                st = lib.hlo_ctx_register_ffi_handler(self.ptr, b[1].encode(), b[2],
-                                                      b[3].encode())
-                check(self.ptr, st, f"cannot register {b[1]}")
+
+
+def _apply(c, b):
+    """Make binding b in context c (raises Error when the library says no)."""
+    if b[0] == "lib":
+        st = lib.hlo_ctx_bind_custom_call(c.ptr, b[1].encode(), b[2].encode(),
+                                          b[3].encode() if b[3] else ffi.NULL)
+        check(c.ptr, st, f"cannot bind custom call {b[1]}")
+    elif b[0] == "plugin":
+        st = lib.hlo_ctx_load_plugin(c.ptr, b[1].encode(), b[2].encode() if b[2] else ffi.NULL)
+        check(c.ptr, st, f"cannot load plugin {b[1]}")
+    else:
+        st = lib.hlo_ctx_register_ffi_handler(c.ptr, b[1].encode(), b[2], b[3].encode())
+        check(c.ptr, st, f"cannot register {b[1]}")
 
 
 def _context(threads=None):
@@ -91,13 +93,15 @@ def plugin(path, function=None):
 
 
 def _add_binding(entry):
-    with _lock:
+    # Made first in the default context: a library that does not load is
+    # reported by the call that named it and never recorded, so later runs
+    # are not poisoned by it. Other contexts catch up before their next run.
+    c = _context()
+    with _lock, c.lock:
+        c.sync()
+        _apply(c, entry)
         _bindings.append(entry)
-        contexts = list(_contexts.values())
-    # Apply now, so that a bad library is reported by the call that named it.
-    for c in contexts:
-        with c.lock:
-            c.sync()
+        c.applied = len(_bindings)
 
 
 class Module:

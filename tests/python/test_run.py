@@ -1,0 +1,158 @@
+"""Running modules: results, tuples in and out, zero-copy results, and the
+errors (hlorun.Error with the command's messages)."""
+import gc
+import subprocess
+
+import numpy as np
+import pytest
+
+import hlorun
+from conftest import HLORUN, src
+
+PAIR = """HloModule pair
+ENTRY e {
+  p = (f32[2], s32[]) parameter(0)
+  a = f32[2] get-tuple-element(p), index=0
+  b = s32[] get-tuple-element(p), index=1
+  c = s32[] multiply(b, b)
+  d = f32[2] negate(a)
+  k = pred[] constant(true)
+  i = (f32[2], pred[]) tuple(d, k)
+  ROOT t = (s32[], (f32[2], pred[])) tuple(c, i)
+}
+"""
+
+
+def test_quickstart_by_hand():
+    # relu(x . W + b), worked out by hand in samples/quickstart.hlo's comment
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    y = m.run(np.float32([[1, 2, 3], [-1, 0.5, 2]]))
+    assert y.dtype == np.float32 and y.shape == (2, 2)
+    np.testing.assert_allclose(y, [[0, 3.3], [0, 3.175]], rtol=1e-6)
+
+
+def test_tuple_parameter_and_nested_tuple_result():
+    m = hlorun.load(PAIR)
+    c, (d, flag) = m.run((np.float32([1.5, -2]), np.int32(7)))
+    assert c.dtype == np.int32 and int(c) == 49
+    assert d.tolist() == [-1.5, 2.0] and flag.dtype == np.bool_ and bool(flag)
+
+
+def test_result_is_a_read_only_zero_copy_view_that_outlives_the_module():
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    y = m.run(np.float32([[1, 2, 3], [-1, 0.5, 2]]))
+    assert y.base is not None and not y.flags.writeable and not y.flags.owndata
+    del m
+    gc.collect()
+    np.testing.assert_allclose(y, [[0, 3.3], [0, 3.175]], rtol=1e-6)
+
+
+def test_random_matches_the_command_and_threads_do_not_change_bits():
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    a = m.run(random=5)
+    b = m.run(random=5, threads=2)
+    c = m.run(random=6)
+    assert a.tobytes() == b.tobytes() and a.tobytes() != c.tobytes()
+
+
+def test_parse_error_is_the_commands_message(tmp_path):
+    bad = src("tests", "cli", "bad.hlo")
+    with pytest.raises(hlorun.Error) as e:
+        hlorun.load(bad)
+    cli = subprocess.run([HLORUN, bad], capture_output=True, text=True)
+    assert cli.returncode == 2
+    assert str(e.value) + "\n" == cli.stderr
+    assert e.value.status == "parse error"
+
+
+def test_text_parse_error_has_line_column_and_caret():
+    with pytest.raises(hlorun.Error) as e:
+        hlorun.load("HloModule x\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] bogus(p)\n}",
+                    name="inline.hlo")
+    assert str(e.value) == ("inline.hlo:4:18: error: unknown opcode 'bogus'\n"
+                            "  ROOT r = f32[] bogus(p)\n"
+                            "                 ^")
+
+
+def test_missing_file():
+    with pytest.raises(hlorun.Error, match="nope.hlo"):
+        hlorun.load("/nonexistent/nope.hlo")
+
+
+def test_wrong_dtype_names_the_parameter():
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    with pytest.raises(hlorun.Error) as e:
+        m.run(np.zeros((2, 3), np.float64))
+    assert str(e.value) == ("hlorun: error: parameter 0 (f32[2,3]): got an array of float64[2,3], "
+                            "the module wants f32[2,3] (numpy float32)")
+    assert e.value.status == "type mismatch"
+
+
+def test_wrong_shape_names_the_parameter():
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    with pytest.raises(hlorun.Error, match=r"parameter 0 \(f32\[2,3\]\): got an array of "
+                                           r"float32\[3,2\]"):
+        m.run(np.zeros((3, 2), np.float32))
+
+
+def test_wrong_tuple_arity_names_the_parameter():
+    with pytest.raises(hlorun.Error, match=r"parameter 0 \(\(f32\[2\], s32\[\]\)\): expected a "
+                                           r"tuple of 2 values"):
+        hlorun.load(PAIR).run((np.float32([1, 2]),))
+
+
+def test_input_counts_use_the_commands_words():
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    with pytest.raises(hlorun.Error, match="the module's ENTRY takes 1 parameter, but 0 inputs "
+                                           "were given"):
+        m.run()
+    with pytest.raises(hlorun.Error, match="too many inputs: the module's ENTRY takes 1 "
+                                           "parameter, but 2 inputs were given"):
+        m.run(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
+
+
+def test_unbound_custom_call_names_instruction_and_line():
+    m = hlorun.load("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                    "  ROOT c = f32[2] custom-call(p), custom_call_target=\"nowhere_bound\", "
+                    "api_version=API_VERSION_TYPED_FFI\n}\n", name="cc.hlo")
+    with pytest.raises(hlorun.Error) as e:
+        m.run(np.float32([1, 2]))
+    assert str(e.value).startswith("cc.hlo:4:")
+    assert 'custom-call target "nowhere_bound"' in str(e.value)
+
+
+def test_multi_device_runs_are_refused_clearly():
+    m = hlorun.load(src("samples", "quickstart.hlo"))
+    for kw in ({"replicas": 2}, {"partitions": 4}):
+        with pytest.raises(hlorun.Error, match="multi-device runs are not available in this "
+                                               "build"):
+            m.run(np.zeros((2, 3), np.float32), **kw)
+    # one replica and one partition are an ordinary run
+    assert m.run(np.zeros((2, 3), np.float32), replicas=1, partitions=1).shape == (2, 2)
+
+
+def test_compare_report_is_the_commands(tmp_path):
+    got = np.float32([[1, 2, 3], [4, 5, 6]])
+    want = np.float32([[1, 2, 2], [4, 5, 6]])
+    r = hlorun.compare(got, want, rtol=1e-3, atol=1e-4)
+    assert not r and r.mismatches == 1
+    # the command's --expect report on the same values
+    np.save(tmp_path / "want.npy", want)
+    (tmp_path / "got.txt").write_text("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")
+    (tmp_path / "m.hlo").write_text("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n"
+                                    "  ROOT c = f32[2,3] copy(p)\n}\n")
+    cli = subprocess.run([HLORUN, "--expect", str(tmp_path / "want.npy"), "--rtol", "1e-3",
+                          "--atol", "1e-4", str(tmp_path / "m.hlo"), str(tmp_path / "got.txt")],
+                         capture_output=True, text=True)
+    assert cli.returncode == 1
+    assert cli.stderr == f"{tmp_path / 'want.npy'}: {r.report}"
+    assert "1 of 6 elements differ" in r.report
+    assert hlorun.compare(got, got) and str(hlorun.compare(got, got)) == "match"
+    with pytest.raises(AssertionError, match="1 of 6 elements differ"):
+        hlorun.assert_matches(got, want)
+
+
+def test_compare_tuples_and_shape_mismatch():
+    assert hlorun.compare((np.int32(3), np.float32([1, 2])), (np.int32(3), np.float32([1, 2])))
+    r = hlorun.compare(np.float32([1, 2]), np.float32([1, 2, 3]))
+    assert not r and r.mismatches == -1
