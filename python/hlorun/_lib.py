@@ -163,7 +163,10 @@ def _load():
     errors = []
     for path in _candidates():
         try:
-            return ffi.dlopen(path)
+            # RTLD_GLOBAL: handler libraries resolve the host's symbols
+            # (XlaCustomCallStatusSetFailure, xla::ffi::GetXlaFfiApi) in it,
+            # as they do in the hlorun command, which links it.
+            return ffi.dlopen(path, ffi.RTLD_NOW | ffi.RTLD_GLOBAL)
         except OSError as e:
             errors.append(f"{path}: {e}")
     raise ImportError("hlorun: cannot load libhlorun (set HLORUN_LIB to its path, e.g. "

@@ -53,10 +53,11 @@ class Case:
     def _read_tolerance(self, names):
         if "tolerance" in names:
             with open(os.path.join(self.path, "tolerance"), encoding="utf-8") as f:
-                for word in f.read().split("#")[0].split():
-                    key, _, value = word.partition("=")
-                    if key in ("rtol", "atol"):
-                        setattr(self, key, float(value))
+                for line in f:
+                    for word in line.split("#")[0].split():   # "#" starts a comment
+                        key, _, value = word.partition("=")
+                        if key in ("rtol", "atol"):
+                            setattr(self, key, float(value))
         for meta in ("case.json", "meta.json"):
             if meta in names:
                 with open(os.path.join(self.path, meta), encoding="utf-8") as f:
