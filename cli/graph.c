@@ -196,6 +196,30 @@ static void put_colour(FILE *f, double share) {
   fprintf(f, ", fillcolor=\"%.3f %.3f 1.000\"", 0.11 * (1 - s), sat);
 }
 
+/* A duration the way people read it: 850 ns, 12.3 us, 4.56 ms. */
+static void put_duration(FILE *f, uint64_t ns) {
+  if (ns < 1000) fprintf(f, "%llu ns", (unsigned long long)ns);
+  else if (ns < 1000000) fprintf(f, "%.3g us", (double)ns / 1e3);
+  else fprintf(f, "%.4g ms", (double)ns / 1e6);
+}
+
+/* The time drawn on i's node: its own, plus its body's when a collapsed
+ * fusion stands for it (body >= 0). false when none was measured. */
+static bool node_time(const Graph *g, const HloInstruction *i, int body, TimeSlot *out) {
+  const TimeSlot *own = time_of(g->times, i);
+  bool any = own != NULL;
+  if (own) *out = *own;
+  for (int k = 0; body >= 0 && k < hlo_module_computation_size(g->m, body); k++) {
+    const TimeSlot *t = time_of(g->times, hlo_module_instruction(g->m, body, k));
+    if (!t) continue;
+    out->ns += t->ns;
+    out->fused |= t->fused;
+    if (!any) out->count = t->count;
+    any = true;
+  }
+  return any;
+}
+
 static void put_node(FILE *f, const Graph *g, int n) {
   const HloInstruction *i = g->all[n];
   char shape[96];
@@ -220,12 +244,16 @@ static void put_node(FILE *f, const Graph *g, int n) {
   if (g->collapse && strcmp(hlo_instruction_opcode(i), "fusion") == 0 &&
       (body = comp_index(g, hlo_instruction_called(i, 0))) >= 0)
     fprintf(f, "\\n(fused: %d instructions)", hlo_module_computation_size(g->m, body));
-  const TimeSlot *t = time_of(g->times, i);
-  double share = t && g->times->total_ns ? (double)t->ns / (double)g->times->total_ns : 0;
-  if (t) {
-    fprintf(f, "\\n%.4g ms (%.1f%%)", (double)t->ns / 1e6, 100.0 * share);
-    if (t->count > 1) fprintf(f, " in %lld runs", (long long)t->count);
-    if (t->fused) fputs("\\nends a fused elementwise chain", f);
+  TimeSlot t = {0};
+  bool timed = node_time(g, i, body, &t);
+  double share = timed && g->times->total_ns ? (double)t.ns / (double)g->times->total_ns : 0;
+  if (timed) {
+    fputs("\\n", f);
+    put_duration(f, t.ns);
+    fprintf(f, " (%.1f%%)", 100.0 * share);
+    if (t.count > 1) fprintf(f, " in %lld runs", (long long)t.count);
+    if (t.fused) fputs(body >= 0 ? "\\nincludes fused elementwise chains"
+                                 : "\\nends a fused elementwise chain", f);
   } else if (g->times) {
     fputs("\\nno time of its own\\n(fused into a chain, or not run)", f);
   }

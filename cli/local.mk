@@ -41,3 +41,4 @@ hlorun_SOURCES += cli/graph.c
 libhlorun_core_la_SOURCES += interp/walk.c
 TESTS += tests/graph/graph.sh
 dist_noinst_SCRIPTS += tests/graph/graph.sh
+dist_noinst_DATA += doc/graph-example.svg

@@ -60,9 +60,9 @@ grep -q 'n[0-9]* -> n[0-9]*' "$tmp/f1.dot" && ok "filter keeps edges" || fail "f
 # colour.
 HLORUN_FUSION=0 "$H" --stats --graph "$tmp/s.dot" "$q" "$srcdir/samples/quickstart.in0.txt" >"$tmp/out" 2>"$tmp/err" \
   || { fail "stats graph: exit $?"; cat "$tmp/err"; }
-timed=$(grep -cE 'ms \([0-9.]+%\)' "$tmp/s.dot")
+timed=$(grep -cE '[0-9] (ns|us|ms) \([0-9.]+%\)' "$tmp/s.dot")
 coloured=$(grep -c 'fillcolor="[0-9.]* [0-9.]* 1.000"' "$tmp/s.dot")
-sum=$(sed -n 's/.*ms (\([0-9.]*\)%).*/\1/p' "$tmp/s.dot" | awk '{s += $1} END {printf "%.0f", s}')
+sum=$(sed -n 's/.*[num]s (\([0-9.]*\)%).*/\1/p' "$tmp/s.dot" | awk '{s += $1} END {printf "%.0f", s}')
 [ "$timed" = 9 ] && [ "$coloured" = 9 ] && [ "$sum" -ge 99 ] && [ "$sum" -le 101 ] \
   && ok "stats: 9 timed, coloured nodes, shares sum to $sum%" \
   || fail "stats: $timed timed, $coloured coloured, shares sum $sum"
@@ -74,7 +74,7 @@ grep -q '{ *0, 3.3 *}, *{ *0, 3.175 *}' "$tmp/out" && ok "stats graph prints the
 # Fused (the default), relu's chain broadcast.5 -> add.6 -> maximum.9
 # (with broadcast.8) runs as one step timed at maximum.9.
 "$H" --stats --graph "$tmp/fz.dot" "$q" "$srcdir/samples/quickstart.in0.txt" >/dev/null 2>&1
-grep -q 'maximum.9.*ms (.*ends a fused elementwise chain' "$tmp/fz.dot" \
+grep -q 'maximum.9.*s (.*ends a fused elementwise chain' "$tmp/fz.dot" \
   && [ "$(grep -c 'no time of its own' "$tmp/fz.dot")" = 3 ] && ok "fused chain timed at its end" \
   || fail "fused chain labels"
 
@@ -100,6 +100,12 @@ want=$(awk '/^%fused_computation/ {skip = 1} /^}/ {skip = 0}
 got=$(count_dot_nodes "$tmp/k.dot")
 [ "$got" = "$want" ] && ok "collapse: $want nodes" || fail "collapse: $got nodes, want $want"
 grep -q 'fused: 6 instructions' "$tmp/k.dot" && ok "collapse: fusion size shown" || fail "collapse: no size"
+# Collapsed and timed, a fusion's node carries its body's time: the shares
+# of the drawn nodes still add up to 100% (the reducers' bodies, never run
+# as steps of their own, have none).
+"$H" --stats --graph "$tmp/kt.dot" --graph-collapse --random "$c" >/dev/null 2>&1
+sum=$(sed -n 's/.*[num]s (\([0-9.]*\)%).*/\1/p' "$tmp/kt.dot" | awk '{s += $1} END {printf "%.0f", s}')
+[ "$sum" -ge 98 ] && [ "$sum" -le 102 ] && ok "collapse: shares sum to $sum%" || fail "collapse: shares sum to $sum%"
 if [ $have_dot = yes ]; then
   dot -Tsvg "$tmp/k.dot" >/dev/null 2>&1 && ok "collapse: valid dot" || fail "collapse: dot rejects it"
 fi
