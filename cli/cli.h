@@ -68,6 +68,11 @@ typedef struct Opts {
   const char *junit;
   double timeout;             /* seconds per run (suites: per case, default 600); 0 = none */
   bool verbose;
+
+  /* Many devices (devices.c) */
+  int replicas, partitions;   /* 0: the module's own grid */
+  bool per_device_inputs, per_device_outputs;
+  const char *output_sharding;
 } Opts;
 
 /* ---- Case directories (casedir.c) ---- */
@@ -103,6 +108,8 @@ HloStatus debug_attach(Debug *d, HloExecutable *exe);
 /* After a run (rc from hlo_execute): print statistics, clear the progress
  * line. Returns the exit status to use when the observer stopped the run. */
 void debug_after_run(Debug *d, HloExecutable *exe, double wall_ms);
+/* The run has several devices: lines name the device (no progress line). */
+void debug_set_devices(Debug *d, int ndev);
 /* The observer stopped the run (--check-nan found something). */
 bool debug_stopped(const Debug *d);
 void debug_free(Debug *d);
@@ -129,7 +136,28 @@ int suite_run(const Opts *o, const char *argv0, char *const *dirs, int ndirs);
  * is reported (target, instruction, signal) with exit 2. */
 void crash_reports_install(void);
 
+/* ---- Many devices (devices.c) ---- */
+
+/* The grid to run m on (options over the module's header; says on standard
+ * error when it was inferred from the collectives). */
+void devices_grid(const HloModule *m, const Opts *o, int *replicas, int *partitions);
+/* Should m run on its R x P grid? Not when it is not yet partitioned (no
+ * device-dependent instruction) and every input has its parameter's own
+ * shape: then it runs once, as one device. */
+bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
+/* Run m on every device of the grid, with global (or per-device) inputs,
+ * and print, write or compare the assembled (or per-device) result. */
+int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
+
 /* ---- Helpers (hlorun.c) ---- */
+
+/* Print or write res as -o says, then compare it with --expect: the exit
+ * status. */
+int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res);
+/* Sort n run times and print 'bench: median_ms=X runs=N' to standard error. */
+void print_bench(double *times, long n);
+int fail_with(HloCtx *ctx, const char *fallback);
+void flush_diags(HloCtx *ctx);
 
 double now_ms(void);
 bool has_suffix(const char *s, const char *suf);

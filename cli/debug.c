@@ -30,6 +30,7 @@ typedef struct Site {
 
 struct Debug {
   const Opts *o;
+  int ndev;                   /* devices of the run; lines name the device when > 1 */
   HloCtx *ctx;
   const HloModule *m;
   bool stopped;               /* --check-nan stopped the run */
@@ -180,7 +181,9 @@ static void trace_event(Debug *d, const HloEvent *e) {
   describe(e->result, text, sizeof text, false);
   hlo_value_shape_text(e->result, shape, sizeof shape);
   progress_clear(d);
-  fprintf(stderr, "trace: %*s", 2 * e->depth, "");
+  fprintf(stderr, "trace: ");
+  if (d->ndev > 1) fprintf(stderr, "device %d: ", e->device);
+  fprintf(stderr, "%*s", 2 * e->depth, "");
   if (e->depth > 0) fprintf(stderr, "%s/", e->computation);
   fprintf(stderr, "%s = %s %s (line %d)  %s\n", e->name, e->opcode, shape, e->line, text);
 }
@@ -204,9 +207,11 @@ static int check_nan_event(Debug *d, const HloEvent *e) {
     snprintf(what, sizeof what, "%lld NaN", (long long)s.num_nan);
   else
     snprintf(what, sizeof what, "%lld infinit%s", (long long)s.num_inf, s.num_inf == 1 ? "y" : "ies");
-  fprintf(stderr, "%s:%d: check-nan: %s (%s) produced %s; none of its operands held a NaN or "
-          "an infinity\n", d->o->module ? d->o->module : "<module>", e->line, e->name, e->opcode,
-          what);
+  char dev[32] = "";
+  if (d->ndev > 1) snprintf(dev, sizeof dev, "device %d: ", e->device);
+  fprintf(stderr, "%s:%d: check-nan: %s%s (%s) produced %s; none of its operands held a NaN or "
+          "an infinity\n", d->o->module ? d->o->module : "<module>", e->line, dev, e->name,
+          e->opcode, what);
   if (e->depth > 0)
     fprintf(stderr, "  in computation %s, run by %s (%s, line %d)\n", e->computation,
             hlo_instruction_name(e->caller), hlo_instruction_opcode(e->caller),
@@ -471,6 +476,10 @@ Debug *debug_new(const Opts *o, HloCtx *ctx, const HloModule *m, bool progress) 
   d->t_start = now_ms();
   pthread_mutex_init(&d->lock, NULL);
   return d;
+}
+
+void debug_set_devices(Debug *d, int ndev) {
+  if (d) d->ndev = ndev;
 }
 
 HloStatus debug_attach(Debug *d, HloExecutable *exe) {

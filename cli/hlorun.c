@@ -78,6 +78,21 @@ static void usage(FILE *f) {
     "      --timeout SECONDS    fail a run that takes longer than SECONDS (suites:\n"
     "                           kill a case after SECONDS, default 600)\n"
     "\n"
+    "Many devices (a module with replica_count x num_partitions > 1):\n"
+    "      --replicas R, --partitions P\n"
+    "                           run on R replicas x P partitions instead of the\n"
+    "                           module's own counts (device d = replica*P + partition);\n"
+    "                           every device is a thread; under 'mpirun -np N' the\n"
+    "                           devices are split into N blocks, one per process\n"
+    "      --per-device-inputs  each INPUT is a .npz holding the parameter's value on\n"
+    "                           every device as d0, d1, ... (default: INPUTs are\n"
+    "                           global values, split by each parameter's sharding)\n"
+    "      --per-device-outputs print or write (-o out.npz: d0, d1, ...) every device's\n"
+    "                           result instead of the global one\n"
+    "      --output-sharding SHARDING\n"
+    "                           assemble the global result by SHARDING (HLO syntax,\n"
+    "                           e.g. '{devices=[4,1]<=[4]}') instead of the ROOT's\n"
+    "\n"
     "Debugging:\n"
     "      --trace[=FILTER]     print every instruction as it runs: name, opcode, line,\n"
     "                           shape, min/max/mean, NaN and Inf counts, first elements\n"
@@ -177,6 +192,7 @@ enum {
   OPT_STATS, OPT_DUMP_CC, OPT_REPLAY, OPT_ONLY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SUITE,
   OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT,
   OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
+  OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
   OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE
 };
 
@@ -244,6 +260,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"custom-call-timeout", required_argument, NULL, OPT_CC_TIMEOUT},
     {"crash-dir", required_argument, NULL, OPT_CRASH_DIR},
     {"max-iterations", required_argument, NULL, OPT_MAX_ITER},
+    {"replicas", required_argument, NULL, OPT_REPLICAS},
+    {"partitions", required_argument, NULL, OPT_PARTITIONS},
+    {"per-device-inputs", no_argument, NULL, OPT_PER_DEV_IN},
+    {"per-device-outputs", no_argument, NULL, OPT_PER_DEV_OUT},
+    {"output-sharding", required_argument, NULL, OPT_OUT_SHARDING},
     {"graph", required_argument, NULL, OPT_GRAPH},
     {"graph-filter", required_argument, NULL, OPT_GRAPH_FILTER},
     {"graph-collapse", no_argument, NULL, OPT_GRAPH_COLLAPSE},
@@ -301,6 +322,18 @@ static int parse_args(int argc, char **argv, Opts *o) {
         return die_usage("--max-memory: bad size '%s' (bytes, or with K, M, G)", optarg);
       pass_on(o, "max-memory", optarg);
       break;
+    case OPT_REPLICAS:
+    case OPT_PARTITIONS:
+      if (!parse_u64(optarg, &u, false) || u < 1 || u > 4096)
+        return die_usage(c == OPT_REPLICAS ? "--replicas: bad count '%s' (1 to 4096)"
+                                           : "--partitions: bad count '%s' (1 to 4096)", optarg);
+      if (c == OPT_REPLICAS) o->replicas = (int)u;
+      else o->partitions = (int)u;
+      pass_on(o, c == OPT_REPLICAS ? "replicas" : "partitions", optarg);
+      break;
+    case OPT_PER_DEV_IN: o->per_device_inputs = true; break;
+    case OPT_PER_DEV_OUT: o->per_device_outputs = true; break;
+    case OPT_OUT_SHARDING: o->output_sharding = optarg; break;
     case OPT_PRINT: o->print = true; break;
     case OPT_EXPLAIN: o->explain = true; break;
     case OPT_CUSTOM: {
@@ -370,7 +403,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
 }
 
 /* Print the context's diagnostics (errors and warnings) and forget them. */
-static void flush_diags(HloCtx *ctx) {
+void flush_diags(HloCtx *ctx) {
   const char *d = hlo_ctx_diagnostics(ctx);
   if (d && *d) {
     fputs(d, stderr);
@@ -379,7 +412,7 @@ static void flush_diags(HloCtx *ctx) {
   hlo_ctx_clear_diagnostics(ctx);
 }
 
-static int fail_with(HloCtx *ctx, const char *fallback) {
+int fail_with(HloCtx *ctx, const char *fallback) {
   if (hlo_ctx_error_count(ctx) == 0 && fallback) fprintf(stderr, "%s: error: %s\n", prog, fallback);
   flush_diags(ctx);
   return EXIT_ERROR;
@@ -451,11 +484,52 @@ static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer
   return EXIT_OK;
 }
 
+void print_bench(double *times, long n) {
+  qsort(times, (size_t)n, sizeof *times, cmp_double);
+  double med = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, n);
+}
+
+int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res) {
+  HloBuffer *want = NULL;
+  int rc = EXIT_ERROR;
+  if (o->output) {
+    if (hlo_buffer_save(ctx, res, o->output) != HLO_OK) { rc = fail_with(ctx, o->output); goto out; }
+  } else if ((!o->expect || o->replay) && o->bench == 0) {
+    char *text;
+    size_t len;
+    if (hlo_buffer_to_literal(ctx, res, &text, &len) != HLO_OK) { rc = fail_with(ctx, "printing"); goto out; }
+    fwrite(text, 1, len, stdout);
+    fputc('\n', stdout);
+    hlo_free(text);
+    if (fflush(stdout) != 0) { fprintf(stderr, "%s: error: cannot write standard output\n", prog); goto out; }
+  }
+  rc = EXIT_OK;
+  if (o->expect) {
+    if (hlo_load_like(ctx, res, o->expect, &want) != HLO_OK) { rc = fail_with(ctx, o->expect); goto out; }
+    HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
+    int64_t bad = 0;
+    char *report = NULL;
+    if (hlo_buffer_compare(ctx, res, want, &co, &bad, &report) != HLO_OK) {
+      rc = fail_with(ctx, "comparison failed");
+      goto out;
+    }
+    if (bad != 0) {
+      fprintf(stderr, "%s: %s", o->expect, report ? report : "mismatch\n");
+      rc = EXIT_MISMATCH;
+    }
+    hlo_free(report);
+  }
+out:
+  hlo_buffer_free(want);
+  return rc;
+}
+
 static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   int np = hlo_module_num_params(m);
   HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
   HloExecutable *exe = NULL;
-  HloBuffer *res = NULL, *want = NULL;
+  HloBuffer *res = NULL;
   double *times = NULL;
   Debug *dbg = NULL;
   int rc = EXIT_ERROR;
@@ -497,45 +571,15 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
       hlo_buffer_free(again);
       if (st != HLO_OK) { rc = fail_with(ctx, "the run failed"); goto out; }
     }
-    qsort(times, (size_t)o->bench, sizeof *times, cmp_double);
-    double med = o->bench % 2 ? times[o->bench / 2]
-                              : (times[o->bench / 2 - 1] + times[o->bench / 2]) / 2;
-    fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, o->bench);
+    print_bench(times, o->bench);
   }
   debug_after_run(dbg, exe, wall);
   if (debug_graph_failed(dbg)) goto out;
   flush_diags(ctx);   /* warnings */
-  if (o->output) {
-    if (hlo_buffer_save(ctx, res, o->output) != HLO_OK) { rc = fail_with(ctx, o->output); goto out; }
-  } else if ((!o->expect || o->replay) && o->bench == 0) {
-    char *text;
-    size_t len;
-    if (hlo_buffer_to_literal(ctx, res, &text, &len) != HLO_OK) { rc = fail_with(ctx, "printing"); goto out; }
-    fwrite(text, 1, len, stdout);
-    fputc('\n', stdout);
-    hlo_free(text);
-    if (fflush(stdout) != 0) { fprintf(stderr, "%s: error: cannot write standard output\n", prog); goto out; }
-  }
-  rc = EXIT_OK;
-  if (o->expect) {
-    if (hlo_load_like(ctx, res, o->expect, &want) != HLO_OK) { rc = fail_with(ctx, o->expect); goto out; }
-    HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
-    int64_t bad = 0;
-    char *report = NULL;
-    if (hlo_buffer_compare(ctx, res, want, &co, &bad, &report) != HLO_OK) {
-      rc = fail_with(ctx, "comparison failed");
-      goto out;
-    }
-    if (bad != 0) {
-      fprintf(stderr, "%s: %s", o->expect, report ? report : "mismatch\n");
-      rc = EXIT_MISMATCH;
-    }
-    hlo_free(report);
-  }
+  rc = emit_result(ctx, o, res);
 out:
   debug_free(dbg);
   free(times);
-  hlo_buffer_free(want);
   hlo_buffer_free(res);
   hlo_executable_free(exe);
   for (int i = 0; i < np; i++) hlo_buffer_free(in[i]);
@@ -688,7 +732,10 @@ int main(int argc, char **argv) {
     rc = graph_write(ctx, m, &o, NULL);
     goto out;
   }
-  rc = run_module(ctx, m, &o);
+  int R, P;
+  devices_grid(m, &o, &R, &P);
+  if (devices_wanted(ctx, m, &o, R, P)) rc = devices_run(ctx, m, &o, R, P);
+  else rc = run_module(ctx, m, &o);
   flush_diags(ctx);
 out:
   hlo_module_free(m);

@@ -1,7 +1,8 @@
 # cli/: the hlorun command. It uses only the public API, so it links with the
 # installed library's interface (libhlorun.la re-exports hlo_* only).
 bin_PROGRAMS += hlorun
-hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c cli/crash.c
+hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c cli/crash.c \
+	cli/devices.c
 hlorun_LDADD = libhlorun.la
 dist_man_MANS += doc/hlorun.1
 

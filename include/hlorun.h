@@ -217,6 +217,13 @@ HloStatus hlo_buffer_to_literal(HloCtx *ctx, const HloBuffer *b, char **text, si
  * arr_1, ...), anything else literal text with a newline. Written to a
  * temporary file and renamed into place. */
 HloStatus hlo_buffer_save(HloCtx *ctx, const HloBuffer *b, const char *path);
+/* Save arrays as the members names[i].npy of one .npz (names of at most 27
+ * characters). */
+HloStatus hlo_buffers_save_npz(HloCtx *ctx, const char *const *names, HloBuffer *const *bufs,
+                               int n, const char *path);
+/* Load member (name without .npy) of a .npz, shaped like `like`. */
+HloStatus hlo_load_like_member(HloCtx *ctx, const HloBuffer *like, const char *path,
+                               const char *member, HloBuffer **out);
 /* Serialise to memory: format "npy", "npz" or "txt" (free *data). */
 HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format, char **data,
                             size_t *len);
@@ -253,6 +260,9 @@ typedef struct HloRunOptions {
   int no_fusion;             /* nonzero: run every instruction as its own step (no
                                 fusion of elementwise chains), so that an observer
                                 sees each instruction's value; also HLORUN_FUSION=0 */
+  /* The device grid (0: the module's own, hlo_module_device_grid). A grid
+   * of more than one device runs with hlo_execute_devices. */
+  int replicas, partitions;
 } HloRunOptions;
 
 /* Plan the ENTRY computation and everything it calls (kernels are checked
@@ -330,6 +340,8 @@ typedef struct HloEvent {
                                 instructions hlorun fused, ending at this one; the
                                 operands are the chain's inputs, not the instruction's
                                 own (compile with no_fusion to see every instruction) */
+  int device;                /* the device running it (replica * partitions +
+                                partition); 0 in a run on one device */
 } HloEvent;
 
 /* Return 0 to go on; anything else stops the run: hlo_execute returns
@@ -346,6 +358,73 @@ HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *us
  * deeper ones then cost almost nothing (e.g. a progress display watching
  * ENTRY only). After hlo_executable_set_observer. */
 HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth);
+
+/* ---- Many devices (SPMD-partitioned and multi-replica modules) ---------- */
+
+/* The grid a module runs on: replica_count x num_partitions of its header;
+ * when the header gives neither and its collectives name other devices
+ * (XLA's tests leave the counts to the harness), the smallest grid their
+ * ids need, and *inferred = 1. Device d is replica d / P, partition d % P. */
+void hlo_module_device_grid(const HloModule *m, int *replicas, int *partitions, int *inferred);
+/* Does any instruction's value depend on the device it runs on
+ * (collectives, replica-id, partition-id, send, recv)? A module without
+ * such instructions and with global shapes is not yet partitioned: it runs
+ * once, as one device, whatever its sharding annotations say. */
+int hlo_module_is_device_dependent(const HloModule *m);
+
+/* Devices of an executable, and those this process runs: all of them,
+ * unless the process is one rank of an MPI job (mpirun -np N), which runs
+ * the contiguous block [*first, *first + *count). */
+int hlo_executable_num_devices(const HloExecutable *e);
+void hlo_executable_local_devices(const HloExecutable *e, int *first, int *count);
+/* Run every device on its own inputs: inputs[d * n + i] is parameter i of
+ * device d (only this process's devices are read; others may be NULL).
+ * results[d] (room for every device) gets device d's result; under MPI the
+ * results of every device are gathered on rank 0 and other ranks get NULLs.
+ * Each device runs as a thread; they share the context's thread pool and
+ * memory limit. A failure on any device fails the run, naming the device. */
+HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
+                              HloBuffer **results);
+
+/* This process's rank and the number of processes (1 and 0 without MPI). */
+int hlo_process_count(void);
+int hlo_process_rank(void);
+
+/* Shardings (HLO syntax: {replicated}, {maximal device=N},
+ * {devices=[a,b]0,1,...}, {devices=[a,b]<=[n]T(...)}, last_tile_dim_replicate,
+ * last_tile_dims={...}, tuples {{...}, {...}}). Device numbers in a sharding
+ * are partition numbers: every replica is tiled alike. */
+/* Split a global value for ENTRY parameter index into one value per device
+ * of an R x P grid (per_device has room for R*P). A value of the
+ * parameter's own shape goes whole to every device; otherwise the
+ * parameter's sharding decides and the value must have the global shape.
+ * HLO_TYPE_MISMATCH names the shapes accepted. */
+HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloBuffer *global,
+                          int replicas, int partitions, HloBuffer **per_device);
+/* The global shape of ENTRY parameter index (its shape times its
+ * sharding's tile counts) as text (free it). */
+HloStatus hlo_param_global_shape(HloCtx *ctx, const HloModule *m, int index, int replicas,
+                                 int partitions, char **text);
+/* Load the global input of ENTRY parameter index from a file: a value of
+ * the parameter's own shape or of its global shape. */
+HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                HloBuffer **out);
+/* hlo_random_param's values drawn for the parameter's global shape (so
+ * that, sharded, replicated parts agree across devices, and an
+ * unpartitioned twin of the module gets the same values). */
+HloStatus hlo_random_param_global(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,
+                                  HloBuffer **out);
+/* One device's value of ENTRY parameter index: member (e.g. "d3") of a
+ * .npz file. */
+HloStatus hlo_load_param_member(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                const char *member, HloBuffer **out);
+/* Assemble the global result from every device's result by sharding (HLO
+ * syntax; NULL: the ROOT instruction's). Without a sharding the result is
+ * replicated: every device must hold the same bits (an error names the
+ * first two that differ). */
+HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *sharding,
+                              HloBuffer *const *per_device, int replicas, int partitions,
+                              HloBuffer **global);
 
 /* hlo_compile + hlo_execute + hlo_executable_free. */
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,

@@ -9,6 +9,7 @@
 #include "interp/plan.h"
 #include "interp/valio.h"
 #include "interp/isolate.h"
+#include "interp/comm.h"
 #include "parser/parser.h"
 #include "ffi/ffi.h"
 #include "hlorun/ffi.h"
@@ -476,6 +477,35 @@ static bool ends_with(const char *s, const char *suf) {
   return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
+HloStatus hlo_buffers_save_npz(HloCtx *ctx, const char *const *names, HloBuffer *const *bufs,
+                               int n, const char *path) {
+  if (!ctx || !names || (n > 0 && !bufs) || !path || n < 0) return HLO_INVALID_ARGUMENT;
+  HliValue **v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  if (!v) return fail(ctx, HLO_NOMEM, "out of memory");
+  for (int i = 0; i < n; i++) {
+    v[i] = bufs[i]->v;
+    if (v[i]->dtype == HLO_TUPLE || strlen(names[i]) > 27) {
+      free(v);
+      return fail(ctx, HLO_INVALID_ARGUMENT, "%s: member %s must be an array with a name of at "
+                  "most 27 characters", path, names[i]);
+    }
+  }
+  HliBuf b = {0};
+  int rc = hli_npz_write_named(v, names, n, &b, &ctx->diags);
+  free(v);
+  HloStatus st = rc == 0 ? write_file(ctx, path, b.data, b.len) : HLO_IO_ERROR;
+  hli_buf_free(&b);
+  return st;
+}
+
+HloStatus hlo_load_like_member(HloCtx *ctx, const HloBuffer *like, const char *path,
+                               const char *member, HloBuffer **out) {
+  if (!ctx || !like || !path || !member || !out) return HLO_INVALID_ARGUMENT;
+  char what[1024];
+  snprintf(what, sizeof what, "%s[%s]", path, member);
+  return hli_load_shaped(ctx, like->v->shape, path, member, what, out);
+}
+
 HloStatus hlo_buffer_save(HloCtx *ctx, const HloBuffer *b, const char *path) {
   if (!ctx || !b || !path) return HLO_INVALID_ARGUMENT;
   const char *fmt = ends_with(path, ".npy") ? "npy" : ends_with(path, ".npz") ? "npz" : "txt";
@@ -629,6 +659,44 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
   return HLO_OK;
 }
 
+static uint64_t shape_bytes(const HloShape *s);
+
+HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, const char *member,
+                          const char *what, HloBuffer **out) {
+  *out = NULL;
+  char *data;
+  size_t len;
+  HloStatus st = read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  HliValue *v = NULL;
+  if (member) {   /* one member of a .npz, by name */
+    HliNpzMember *mem;
+    int32_t nm;
+    if (hli_npz_read(data, len, path, &ctx->diags, &mem, &nm) != 0) { free(data); return HLO_IO_ERROR; }
+    const HliNpzMember *mm = hli_npz_find(mem, nm, member);
+    if (!mm) st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, member);
+    else st = decode_value(ctx, (const char *)mm->data, mm->len, want, what, &v);
+    hli_npz_members_free(mem, nm);
+  } else {
+    st = decode_value(ctx, data, len, want, what, &v);
+  }
+  free(data);
+  return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
+}
+
+HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const HloShape *s,
+                            uint64_t seed, HloBuffer **out) {
+  uint64_t bytes = shape_bytes(s);
+  if (ctx->max_memory && bytes > ctx->max_memory)
+    return fail(ctx, HLO_NOMEM, "parameter %d (%s) needs %llu bytes, more than the memory limit "
+                "of %llu bytes", index, m->entry->params[index]->name,
+                (unsigned long long)bytes, (unsigned long long)ctx->max_memory);
+  HliValue *v = hli_value_new(NULL, s);
+  if (!v) return fail(ctx, HLO_NOMEM, "out of memory for parameter %d", index);
+  hli_fill_random(v, seed * 0x2545f4914f6cdd1dull + (uint64_t)index * 0x9e3779b97f4a7c15ull + 1);
+  return hli_make_buffer(ctx, v, s, out);
+}
+
 HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out) {
   if (!ctx || !like || !path || !out) return HLO_INVALID_ARGUMENT;
   *out = NULL;
@@ -666,15 +734,7 @@ HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t 
   if (!ctx || !m || !out) return HLO_INVALID_ARGUMENT;
   const HloShape *s = param_shape(m, index);
   if (!s || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
-  uint64_t bytes = shape_bytes(s);
-  if (ctx->max_memory && bytes > ctx->max_memory)
-    return fail(ctx, HLO_NOMEM, "parameter %d (%s) needs %llu bytes, more than the memory limit "
-                "of %llu bytes", index, m->entry->params[index]->name,
-                (unsigned long long)bytes, (unsigned long long)ctx->max_memory);
-  HliValue *v = hli_value_new(NULL, s);
-  if (!v) return fail(ctx, HLO_NOMEM, "out of memory for parameter %d", index);
-  hli_fill_random(v, seed * 0x2545f4914f6cdd1dull + (uint64_t)index * 0x9e3779b97f4a7c15ull + 1);
-  return hli_make_buffer(ctx, v, s, out);
+  return hli_random_shaped(ctx, m, index, s, seed, out);
 }
 
 /* ---- Running ------------------------------------------------------------------ */
@@ -689,13 +749,15 @@ static HloStatus run_status(HloCtx *ctx, int before) {
   return HLO_RUNTIME_ERROR;
 }
 
-HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
-                      HloExecutable **out) {
+HloStatus hli_compile_device(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
+                             const HliDevice *dev, HloExecutable **out) {
   if (!ctx || !m || !out || !m->entry) return HLO_INVALID_ARGUMENT;
   *out = NULL;
   /* Shape-check the whole module before planning: kernels may then trust
-   * the declared shapes (their own checks stay as a second line). */
-  if (hlp_verify(m, &ctx->diags) != 0) return HLO_PARSE_ERROR;
+   * the declared shapes (their own checks stay as a second line). Once for
+   * the devices of a run. */
+  if ((!dev || (dev->replica == 0 && dev->partition == 0)) && hlp_verify(m, &ctx->diags) != 0)
+    return HLO_PARSE_ERROR;
   HloRunOptions o = {.struct_size = sizeof o};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   if (o.max_iterations < 0 || !(o.timeout >= 0))
@@ -719,6 +781,7 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
   e->x.isolate = ctx->isolate;
   e->x.cc_timeout = ctx->cc_timeout;
   e->x.crash_dir = ctx->crash_dir;
+  e->x.device = dev;
   int before = ctx->diags.n;
   /* Custom calls first: their errors point into backend_config (a caret at
    * the bad attribute), which the plan-time check cannot do. */
@@ -739,7 +802,8 @@ void hlo_executable_free(HloExecutable *e) {
   if (!e) return;
   /* Call-site state of custom calls dies with the executable (a later module
    * may reuse the same addresses). */
-  if (e->ctx && e->ctx->ffi) hlf_release_module(e->ctx->ffi, e->m);
+  if (e->ctx && e->ctx->ffi && !e->x.device) hlf_release_module(e->ctx->ffi, e->m);
+  if (e->devices) e->devices_free(e->devices);
   hli_exec_free(&e->x);
   hli_obs_free(e->obs);
   free(e);
@@ -752,6 +816,9 @@ HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuff
   *result = NULL;
   HloCtx *ctx = e->ctx;
   const HloComputation *c = e->m->entry;
+  if (e->devices)
+    return fail(ctx, HLO_INVALID_ARGUMENT, "the module runs on %d devices: run it with "
+                "hlo_execute_devices", hlo_executable_num_devices(e));
   if (n != c->nparams)
     return fail(ctx, HLO_INVALID_ARGUMENT, "the ENTRY computation %s takes %d parameter%s, but "
                 "%d input%s given", c->name, c->nparams, c->nparams == 1 ? "" : "s", n,
@@ -790,12 +857,31 @@ HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuff
   return hli_make_buffer(ctx, res, &c->root->shape, result);
 }
 
-HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
-                  HloBuffer **result) {
-  HloExecutable *e;
-  HloStatus st = hlo_compile(ctx, m, NULL, &e);
-  if (st != HLO_OK) return st;
-  st = hlo_execute(e, inputs, n, result);
-  hlo_executable_free(e);
-  return st;
+/* A run's arguments as executor values: the inputs' shapes checked against
+ * the ENTRY parameters. */
+HloStatus hli_entry_args(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
+                         HliValue **args) {
+  const HloComputation *c = m->entry;
+  if (n != c->nparams)
+    return fail(ctx, HLO_INVALID_ARGUMENT, "the ENTRY computation %s takes %d parameter%s, but "
+                "%d input%s given", c->name, c->nparams, c->nparams == 1 ? "" : "s", n,
+                n == 1 ? " was" : "s were");
+  for (int i = 0; i < n; i++) {
+    const HloShape *want = &c->params[i]->shape;
+    if (!inputs[i] || !hlp_shape_compatible(inputs[i]->v->shape, want)) {
+      HliBuf a = {0}, b = {0};
+      if (inputs[i]) hli_shape_text(inputs[i]->v->shape, &a);
+      hli_shape_text(want, &b);
+      fail(ctx, HLO_TYPE_MISMATCH, "input %d has shape %s, but parameter %d (%s) is %s", i,
+           a.data ? a.data : "(none)", i, c->params[i]->name, b.data ? b.data : "?");
+      hli_buf_free(&a);
+      hli_buf_free(&b);
+      return HLO_TYPE_MISMATCH;
+    }
+    args[i] = inputs[i]->v;
+  }
+  return HLO_OK;
 }
+
+HloStatus hli_run_status(HloCtx *ctx, int before) { return run_status(ctx, before); }
+

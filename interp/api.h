@@ -29,6 +29,10 @@ struct HloExecutable {
   HliPlan *entry;           /* the ENTRY plan (in x) */
   HliObs *obs;              /* owned: the observer (observe.c), or NULL */
   double timeout;           /* seconds per hlo_execute, 0 = none */
+  /* A run on several devices (devices/): the devices' executors and their
+   * communicator; x and entry then belong to the first local device. */
+  struct HldRun *devices;   /* owned, freed by devices_free */
+  void (*devices_free)(struct HldRun *);
 };
 
 /* Wrap v (consumes the reference) in a new buffer with its own copy of s. */
@@ -37,12 +41,33 @@ HloStatus hli_make_buffer(HloCtx *ctx, HliValue *v, const HloShape *s, HloBuffer
 /* Observers (observe.c): forget the state of an earlier run; did the
  * observer stop the last run? free (NULL is fine). */
 void hli_obs_reset(HliObs *o);
+/* Give dst the observer of src (none if src has none). */
+HloStatus hli_obs_copy(HloExecutable *dst, const HloExecutable *src);
 bool hli_obs_stopped(const HliObs *o);
 void hli_obs_free(HliObs *o);
 
 /* The context without the built-in targets above interp/ (targets/ctx.c's
  * hlo_ctx_new adds them): options as hlo_ctx_new's. */
 HloStatus hli_ctx_create(const HloCtxOptions *opts, HloCtx **out);
+
+/* hlo_compile for one device of a grid (dev NULL: a run on one device;
+ * devices/ compiles one executable per device). */
+struct HliDevice;
+HloStatus hli_compile_device(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
+                             const struct HliDevice *dev, HloExecutable **out);
+/* Check inputs against m's ENTRY parameters and borrow their values into args. */
+HloStatus hli_entry_args(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
+                         HliValue **args);
+/* The status of a failed run from the errors recorded since diags.n was before. */
+HloStatus hli_run_status(HloCtx *ctx, int before);
+
+/* Read a value of shape want from path (.npy, literal text, .npz of its
+ * leaves; member: that member of a .npz instead). what names it in messages. */
+HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, const char *member,
+                          const char *what, HloBuffer **out);
+/* hlo_random_param's values for ENTRY parameter index, drawn for shape s. */
+HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const HloShape *s,
+                            uint64_t seed, HloBuffer **out);
 
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)

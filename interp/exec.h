@@ -64,6 +64,13 @@ struct HliExec {
   bool isolate;                /* custom calls run in child processes */
   double cc_timeout;           /* seconds per isolated custom call */
   const char *crash_dir;       /* borrowed: where isolated crashes save inputs */
+  /* Multi-device runs (comm.h): this executor's device and its
+   * communicator; NULL for a run on one device. */
+  const struct HliDevice *device;
+  /* Memory shared by the devices of a run (--max-memory counts them
+   * together): when set, value buffers are counted here under its lock
+   * instead of in mem_used alone. */
+  struct HliMemShare *mem_share;
 };
 
 /* The observation hook (observe.c). result NULL: step s of p is about to

@@ -524,6 +524,11 @@ const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *n
 }
 
 int hli_npz_write(HliValue *const *leaves, int32_t n, HliBuf *b, HlcDiags *d) {
+  return hli_npz_write_named(leaves, NULL, n, b, d);
+}
+
+int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32_t n, HliBuf *b,
+                        HlcDiags *d) {
   typedef struct { char name[32]; uint32_t crc; uint64_t size, off; } Ent;
   Ent *ents = calloc((size_t)(n ? n : 1), sizeof *ents);
   if (!ents) { hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
@@ -532,7 +537,8 @@ int hli_npz_write(HliValue *const *leaves, int32_t n, HliBuf *b, HlcDiags *d) {
     HliBuf npy = {0};
     if (hli_npy_write(leaves[i], &npy, d) != 0) { rc = -1; break; }
     Ent *e = &ents[i];
-    snprintf(e->name, sizeof e->name, "arr_%d.npy", (int)i);
+    if (names) snprintf(e->name, sizeof e->name, "%.27s.npy", names[i]);
+    else snprintf(e->name, sizeof e->name, "arr_%d.npy", (int)i);
     uLong crc = crc32(0L, Z_NULL, 0);
     for (size_t o = 0; o < npy.len;) {
       uInt step = (uInt)(npy.len - o > (1u << 30) ? (1u << 30) : npy.len - o);

@@ -13,6 +13,8 @@
 #include "interp/plan.h"
 #include "interp/valio.h"
 #include "common/numeric.h"
+#include "interp/comm.h"
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,8 @@ struct HliObs {
   int32_t max_depth;         /* deepest depth observed; -1: all */
   bool stopped;              /* fn asked to stop the current run */
 };
+
+static pthread_mutex_t device_events = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -66,7 +70,14 @@ static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, int32_t n
   e.result = (const HloValue *)result;
   e.elapsed_ns = elapsed;
   e.fused = st->kind == HLI_STEP_FUSED;
-  if (o->fn(&e, o->user) == 0) return 0;
+  const HliDevice *d = x->device;
+  e.device = d ? (int)(d->replica * d->npartitions + d->partition) : 0;
+  /* The devices of a run are threads; the user's observer sees one event
+   * at a time. */
+  if (d) pthread_mutex_lock(&device_events);
+  int stop = o->fn(&e, o->user);
+  if (d) pthread_mutex_unlock(&device_events);
+  if (stop == 0) return 0;
   o->stopped = true;
   return hli_fail(x, ins, "the run was stopped here by an observer");
 }
@@ -141,6 +152,13 @@ HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth) {
   if (!e || !e->obs) return HLO_INVALID_ARGUMENT;
   e->obs->max_depth = max_depth < 0 ? -1 : max_depth;
   return HLO_OK;
+}
+
+HloStatus hli_obs_copy(HloExecutable *dst, const HloExecutable *src) {
+  if (!src->obs) return hlo_executable_set_observer(dst, NULL, NULL, 0);
+  HloStatus st = hlo_executable_set_observer(dst, src->obs->fn, src->obs->user, src->obs->phases);
+  if (st == HLO_OK) dst->obs->max_depth = src->obs->max_depth;
+  return st;
 }
 
 void hli_obs_reset(HliObs *o) {

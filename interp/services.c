@@ -3,6 +3,8 @@
  * Everything tolerates x == NULL (kernel unit tests run kernels without an
  * executor). The executor itself is exec.c/plan.c, the thread pool pool.c. */
 #include "interp/exec.h"
+#include "interp/comm.h"
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +57,17 @@ int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...) {
 
 int hli_mem_reserve(HliExec *x, size_t n) {
   if (!x) return 0;
-  if (x->mem_limit && x->mem_used + n > x->mem_limit) {
+  HliMemShare *sh = x->mem_share;
+  if (sh) {   /* the devices of a run share one limit (comm.h) */
+    size_t used = atomic_fetch_add(&sh->used, n) + n;
+    if (sh->limit && used > sh->limit) {
+      atomic_fetch_sub(&sh->used, n);
+      hli_fail(x, x->cur, "memory limit of %zu bytes exceeded by the devices of this process "
+               "together (%zu in use, %zu more requested)", sh->limit, used - n, n);
+      return -1;
+    }
+    for (size_t p = atomic_load(&sh->peak); used > p && !atomic_compare_exchange_weak(&sh->peak, &p, used);) {}
+  } else if (x->mem_limit && x->mem_used + n > x->mem_limit) {
     hli_fail(x, x->cur, "memory limit of %zu bytes exceeded (%zu in use, %zu more requested)",
              x->mem_limit, x->mem_used, n);
     return -1;
@@ -66,7 +78,10 @@ int hli_mem_reserve(HliExec *x, size_t n) {
 }
 
 void hli_mem_release(HliExec *x, size_t n) {
-  if (x) x->mem_used -= n < x->mem_used ? n : x->mem_used;
+  if (!x) return;
+  size_t k = n < x->mem_used ? n : x->mem_used;
+  x->mem_used -= k;
+  if (x->mem_share) atomic_fetch_sub(&x->mem_share->used, k);
 }
 
 int hli_num_threads(HliExec *x) { return x && x->nthreads > 0 ? x->nthreads : 1; }

@@ -54,6 +54,9 @@ void hli_npz_members_free(HliNpzMember *m, int32_t n);
 const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *name);
 /* Write leaves (arrays) as arr_0.npy, arr_1.npy, ... (stored, no compression). */
 int hli_npz_write(HliValue *const *leaves, int32_t n, HliBuf *b, HlcDiags *d);
+/* The same with member names (names[i] + ".npy", at most 27 characters). */
+int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32_t n, HliBuf *b,
+                        HlcDiags *d);
 
 /* Array leaves of v, depth first (tuples flattened). *n set; returns a
  * malloc'd array of borrowed pointers (NULL if out of memory). */

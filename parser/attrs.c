@@ -532,6 +532,8 @@ static int at_bool_only(A *a) { bool b; return get_bool(a, &b); }
 static int at_int_only(A *a) { int64_t v; return get_int(a, &v); }
 static int at_string_only(A *a) { const char *s; return get_string(a, &s); }
 
+static int at_use_global_device_ids(A *a) { return get_bool(a, &a->ins->use_global_device_ids); }
+
 static int at_mode(A *a) {
   static const char *const w[] = {"cross_replica", "cross_partition", "cross_replica_and_partition",
                                   "flattened_id"};
@@ -1107,7 +1109,7 @@ static const AttrDef attr_defs[] = {
   {"is_associative", at_is_associative, S_SCAN, R_NO},
   {"channel_id", at_channel_id, S_CHANNEL, R_NO},
   {"replica_groups", at_replica_groups, S_GROUPS, R_NO},
-  {"use_global_device_ids", at_bool_only, S_GLOBAL, R_NO},
+  {"use_global_device_ids", at_use_global_device_ids, S_GLOBAL, R_NO},
   {"constrain_layout", at_bool_only, S_CONSTRAIN, R_NO},
   {"mode", at_mode, S_ALLREDUCE, R_NO},
   {"source_target_pairs", at_source_target_pairs, S_PERMUTE, R_YES},

@@ -230,6 +230,7 @@ struct HloInstr {
   HloTransposeA transpose_a;
   int64_t num_carries; bool is_reverse, is_associative; /* scan */
   int64_t channel_id; bool has_channel_id;
+  bool use_global_device_ids;  /* all-reduce, all-gather, reduce-scatter */
   int32_t ngroups; HloI64s *replica_groups;     /* explicit or expanded iota form */
   int32_t npairs; int64_t (*source_target_pairs)[2];
   /* custom-call */

@@ -4,7 +4,8 @@ libhlorun_core_la_SOURCES += \
 	parser/opcodes.def parser/ir.h parser/ir.c parser/parser.h parser/syntax.h \
 	parser/parse.c parser/lower.c parser/attrs.c parser/literal.c parser/shape.c \
 	parser/print.c parser/verify.h parser/verify.c parser/verify_elem.c parser/verify_data.c \
-	parser/verify_index.c parser/verify_reduce.c parser/verify_linalg.c parser/verify_control.c
+	parser/verify_index.c parser/verify_reduce.c parser/verify_linalg.c parser/verify_control.c \
+	parser/collective.h parser/collective.c
 
 # Generated sources are written into the build tree only (the source tree may
 # be read-only, as in distcheck): lemon writes hlo.c and hlo.h into the

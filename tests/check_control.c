@@ -274,16 +274,18 @@ START_TEST(collectives_one_device) {
 }
 END_TEST
 
+/* hlo_execute runs one device; a module on a grid (its header's, or the
+ * one its ids need) runs with hlo_execute_devices (check_devices.c). */
 START_TEST(collectives_need_one_device) {
   expect_error("HloModule c, replica_count=2\n"
                "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[] add(a, b) }\n"
                "ENTRY e { x = f32[2] constant({1, 2})\n"
                " ROOT ar = f32[2] all-reduce(x), replica_groups={{0,1}}, to_apply=add }\n",
-               "not supported: the module runs on 2 replicas x 1 partitions; hlorun runs one device");
+               "the module runs on 2 devices: run it with hlo_execute_devices");
   expect_error("HloModule c\n"
                "ENTRY e { x = f32[2] constant({1, 2})\n"
                " ROOT cp = f32[2] collective-permute(x), source_target_pairs={{0,1},{1,0}} }\n",
-               "not supported: source_target_pairs names device 1; hlorun runs one device (0)");
+               "the module runs on 2 devices: run it with hlo_execute_devices");
 }
 END_TEST
 

@@ -1,0 +1,630 @@
+/* sharding.c: HLO shardings (sharding.h), and with them the public
+ * hlo_shard_param, hlo_param_global_shape and hlo_assemble_result.
+ *
+ * A tiled sharding of an array of rank r has r tile dimensions, then nsub
+ * subgroup dimensions (last_tile_dim_replicate: one replicated; or
+ * last_tile_dims={...}). Partition p's tile is its position in the tile
+ * assignment along the first r dimensions; devices that share a position
+ * (differing only in subgroup dimensions) hold the same tile. A device's
+ * value is the parameter's own shape; the global shape is that shape times
+ * the tile counts (XLA pads uneven shards; the global value given here is
+ * the padded one). */
+#include "devices/sharding.h"
+#include "interp/api.h"
+#include "interp/valio.h"
+#include "parser/parser.h"
+#include "parser/syntax.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parsing ------------------------------------------------------------------- */
+
+typedef struct P {
+  const char *s;
+  char *why;
+  size_t cap;
+  int err;
+} P;
+
+static void skip(P *p) { while (isspace((unsigned char)*p->s)) p->s++; }
+
+static int bad(P *p, const char *what) {
+  if (!p->err) snprintf(p->why, p->cap, "bad sharding: expected %s at '%.20s'", what, p->s);
+  p->err = 1;
+  return -1;
+}
+
+static bool eat(P *p, const char *w) {
+  skip(p);
+  size_t n = strlen(w);
+  if (strncmp(p->s, w, n) != 0) return false;
+  if (isalnum((unsigned char)w[n - 1]) && (isalnum((unsigned char)p->s[n]) || p->s[n] == '_')) return false;
+  p->s += n;
+  return true;
+}
+
+static int num(P *p, int64_t *v) {
+  skip(p);
+  char *end;
+  long long x = strtoll(p->s, &end, 10);
+  if (end == p->s) return bad(p, "a number");
+  p->s = end;
+  *v = x;
+  return 0;
+}
+
+/* [a,b,...] into v (at most cap). */
+static int list(P *p, int64_t *v, int32_t *n, int32_t cap) {
+  *n = 0;
+  if (!eat(p, "[")) return bad(p, "'['");
+  if (eat(p, "]")) return 0;
+  do {
+    if (*n >= cap) return bad(p, "fewer dimensions");
+    if (num(p, &v[(*n)++])) return -1;
+  } while (eat(p, ","));
+  return eat(p, "]") ? 0 : bad(p, "']'");
+}
+
+/* Skip a balanced {...} (metadata). */
+static int skip_braces(P *p) {
+  if (!eat(p, "{")) return bad(p, "'{'");
+  int depth = 1;
+  while (*p->s && depth) {
+    if (*p->s == '"') {
+      for (p->s++; *p->s && *p->s != '"'; p->s++) if (*p->s == '\\' && p->s[1]) p->s++;
+    }
+    if (*p->s == '{') depth++;
+    if (*p->s == '}') depth--;
+    if (*p->s) p->s++;
+  }
+  return depth ? bad(p, "'}'") : 0;
+}
+
+/* The iota tile assignment <=[dims]T(perm): arange reshaped to dims,
+ * transposed by perm, flattened. */
+static int iota(P *p, HldSharding *s, int64_t total) {
+  int64_t rd[HLD_MAX_TILE_DIMS], perm[HLD_MAX_TILE_DIMS];
+  int32_t nr, np = 0;
+  if (list(p, rd, &nr, HLD_MAX_TILE_DIMS)) return -1;
+  if (eat(p, "T")) {
+    skip(p);
+    if (*p->s != '(') return bad(p, "'('");
+    p->s++;
+    do {
+      if (np >= HLD_MAX_TILE_DIMS) return bad(p, "fewer dimensions");
+      if (num(p, &perm[np++])) return -1;
+    } while (eat(p, ","));
+    if (!eat(p, ")")) return bad(p, "')'");
+    if (np != nr) return bad(p, "T(...) with one entry per reshape dimension");
+  } else {
+    for (int32_t i = 0; i < nr; i++) perm[i] = i;
+  }
+  int64_t prod = 1;
+  for (int32_t i = 0; i < nr; i++) prod *= rd[i];
+  if (prod != total) return bad(p, "an iota whose size is the tile count");
+  uint32_t seen = 0;
+  for (int32_t i = 0; i < nr; i++) {
+    if (perm[i] < 0 || perm[i] >= nr || (seen >> perm[i] & 1)) return bad(p, "a permutation in T(...)");
+    seen |= 1u << perm[i];
+  }
+  /* Element k of the transposed array: its index in transposed dims, mapped
+   * back to the source index, whose row-major offset is the value. */
+  int64_t tdims[HLD_MAX_TILE_DIMS], sstride[HLD_MAX_TILE_DIMS];
+  for (int32_t i = 0; i < nr; i++) tdims[i] = rd[perm[i]];
+  for (int32_t i = nr - 1, st = 1; i >= 0; i--) { sstride[i] = st; st *= (int32_t)rd[i]; }
+  for (int64_t k = 0; k < total; k++) {
+    int64_t rem = k, v = 0;
+    for (int32_t i = nr - 1; i >= 0; i--) {
+      int64_t idx = rem % tdims[i];
+      rem /= tdims[i];
+      v += idx * sstride[perm[i]];
+    }
+    s->devices[k] = v;
+  }
+  return 0;
+}
+
+static int one(P *p, HldSharding *s);
+
+static int body(P *p, HldSharding *s) {
+  memset(s, 0, sizeof *s);
+  skip(p);
+  if (*p->s == '{') {   /* a tuple of shardings */
+    s->kind = HLD_TUPLE;
+    int cap = 4;
+    s->tuple = calloc((size_t)cap, sizeof *s->tuple);
+    if (!s->tuple) return bad(p, "memory");
+    do {
+      if (s->ntuple == cap) {
+        HldSharding *t = realloc(s->tuple, (size_t)(cap *= 2) * sizeof *t);
+        if (!t) return bad(p, "memory");
+        s->tuple = t;
+      }
+      if (one(p, &s->tuple[s->ntuple++])) return -1;
+    } while (eat(p, ","));
+    return 0;
+  }
+  if (*p->s == '}') { s->kind = HLD_TUPLE; return 0; }   /* {} : an empty tuple */
+  if (eat(p, "replicated")) s->kind = HLD_REPLICATED;
+  else if (eat(p, "manual")) s->kind = HLD_MANUAL;
+  else if (eat(p, "unknown")) s->kind = HLD_REPLICATED;
+  else if (eat(p, "maximal")) {
+    s->kind = HLD_MAXIMAL;
+    if (!eat(p, "device") || !eat(p, "=") || num(p, &s->device)) return bad(p, "device=N");
+  } else if (eat(p, "devices")) {
+    s->kind = HLD_TILED;
+    if (!eat(p, "=") || list(p, s->dims, &s->ndims, HLD_MAX_TILE_DIMS)) return bad(p, "devices=[...]");
+    int64_t total = 1;
+    for (int32_t i = 0; i < s->ndims; i++) {
+      if (s->dims[i] < 1 || s->dims[i] > 65536) return bad(p, "tile counts from 1 to 65536");
+      total *= s->dims[i];
+      if (total > (1 << 20)) return bad(p, "at most 2^20 tiles");
+    }
+    s->devices = malloc((size_t)total * sizeof *s->devices);
+    if (!s->devices) return bad(p, "memory");
+    if (eat(p, "<=")) {
+      if (iota(p, s, total)) return -1;
+    } else {
+      for (int64_t k = 0; k < total; k++) {
+        if (k && !eat(p, ",")) return bad(p, "one device per tile");
+        if (num(p, &s->devices[k])) return -1;
+      }
+    }
+    for (int64_t k = 0; k < total; k++)
+      for (int64_t j = 0; j < k; j++)
+        if (s->devices[j] == s->devices[k] && total <= 4096) return bad(p, "each device once in the tile assignment");
+  } else {
+    return bad(p, "replicated, manual, maximal or devices=");
+  }
+  /* Options after the kind. */
+  for (;;) {
+    if (eat(p, "last_tile_dim_replicate")) s->nsub = 1;
+    else if (eat(p, "last_tile_dims")) {
+      if (!eat(p, "=") || !eat(p, "{")) return bad(p, "last_tile_dims={...}");
+      s->nsub = 0;
+      do {
+        if (!eat(p, "replicated") && !eat(p, "manual")) return bad(p, "replicated or manual");
+        s->nsub++;
+      } while (eat(p, ","));
+      if (!eat(p, "}")) return bad(p, "'}'");
+    } else if (eat(p, "metadata")) {
+      if (!eat(p, "=") || skip_braces(p)) return bad(p, "metadata={...}");
+    } else if (eat(p, "shard_as") || eat(p, "shard_like")) {
+      int64_t v;
+      if (num(p, &v)) return -1;
+    } else if (eat(p, ",")) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  if (s->kind == HLD_TILED && s->nsub > s->ndims) return bad(p, "fewer subgroup dimensions");
+  return 0;
+}
+
+static int one(P *p, HldSharding *s) {
+  if (!eat(p, "{")) return bad(p, "'{'");
+  if (body(p, s)) return -1;
+  return eat(p, "}") ? 0 : bad(p, "'}'");
+}
+
+void hld_sharding_free(HldSharding *s) {
+  if (!s) return;
+  for (int32_t i = 0; i < s->ntuple; i++) hld_sharding_free(&s->tuple[i]);
+  free(s->tuple);
+  free(s->devices);
+  memset(s, 0, sizeof *s);
+}
+
+int hld_sharding_parse(const char *text, HldSharding *out, char *why, size_t cap) {
+  P p = {text, why, cap, 0};
+  memset(out, 0, sizeof *out);
+  if (one(&p, out) || (skip(&p), *p.s && bad(&p, "the end"))) {
+    hld_sharding_free(out);
+    return -1;
+  }
+  return 0;
+}
+
+int64_t hld_tiles(const HldSharding *s, int32_t j) {
+  if (s->kind != HLD_TILED || j >= s->ndims - s->nsub) return 1;
+  return s->dims[j];
+}
+
+int hld_tile_of(const HldSharding *s, int64_t p, int32_t rank, int64_t *index) {
+  for (int32_t j = 0; j < rank; j++) index[j] = 0;
+  if (s->kind != HLD_TILED) return 0;
+  int64_t total = 1;
+  for (int32_t i = 0; i < s->ndims; i++) total *= s->dims[i];
+  for (int64_t k = 0; k < total; k++) {
+    if (s->devices[k] != p) continue;
+    int64_t rem = k;
+    for (int32_t i = s->ndims - 1; i >= 0; i--) {
+      if (i < rank && i < s->ndims - s->nsub) index[i] = rem % s->dims[i];
+      rem /= s->dims[i];
+    }
+    return 0;
+  }
+  return -1;
+}
+
+/* ---- shardings of a module ------------------------------------------------------- */
+
+/* The sharding attribute of ins as text (malloc'd), or NULL. */
+static char *sharding_text(const HloInstr *ins) {
+  for (int32_t a = 0; a < ins->nattrs; a++) {
+    if (strcmp(ins->attrs[a].name, "sharding") != 0) continue;
+    HlpBuf b = {0};
+    hlp_print_vals(&b, ins->attrs[a].values, ins->attrs[a].nvalues, true);
+    char *t = b.p ? strndup(b.p, b.n) : NULL;
+    free(b.p);
+    return t;
+  }
+  return NULL;
+}
+
+static int parse_of(HloCtx *ctx, const HloInstr *ins, const char *text, HldSharding *s) {
+  char why[256];
+  if (!text) { memset(s, 0, sizeof *s); s->kind = HLD_REPLICATED; return 0; }
+  if (hld_sharding_parse(text, s, why, sizeof why) == 0) return 0;
+  if (ins) hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s: %s (line %d): %s", ins->parent->name, ins->name, ins->line, why);
+  else hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s", why);
+  return -1;
+}
+
+/* The leaf sharding of leaf k of shape sh (depth-first), for sharding s
+ * (a tuple sharding gives one per leaf; any other applies to all leaves). */
+static const HldSharding *leaf_sharding(const HldSharding *s, int32_t k) {
+  if (s->kind != HLD_TUPLE) return s;
+  return k < s->ntuple ? &s->tuple[k] : NULL;
+}
+
+static int32_t leaf_count(const HloShape *sh) {
+  if (sh->dtype != HLO_TUPLE) return 1;
+  int32_t n = 0;
+  for (int32_t i = 0; i < sh->ntuple; i++) n += leaf_count(&sh->tuple[i]);
+  return n;
+}
+
+/* Copy a block of count[] elements from src (dims sd, at so[]) to dst (dims
+ * dd, at doff[]). */
+static void copy_block(char *dst, const int64_t *dd, const int64_t *doff, const char *src,
+                       const int64_t *sd, const int64_t *so, const int64_t *count, int32_t rank,
+                       size_t es) {
+  if (rank == 0) { memcpy(dst, src, es); return; }
+  for (int32_t j = 0; j < rank; j++) if (count[j] == 0) return;
+  int64_t idx[HLD_MAX_TILE_DIMS] = {0};
+  size_t row = (size_t)count[rank - 1] * es;
+  for (;;) {
+    int64_t a = 0, b = 0;
+    for (int32_t j = 0; j < rank; j++) {
+      a = a * dd[j] + doff[j] + (j < rank - 1 ? idx[j] : 0);
+      b = b * sd[j] + so[j] + (j < rank - 1 ? idx[j] : 0);
+    }
+    memcpy(dst + (size_t)a * es, src + (size_t)b * es, row);
+    int32_t j = rank - 2;
+    while (j >= 0 && ++idx[j] == count[j]) idx[j--] = 0;
+    if (j < 0) break;
+  }
+}
+
+static void shape_text(const HloShape *s, char *buf, size_t cap) {
+  HlpBuf b = {0};
+  hlp_print_shape(&b, s, false);
+  snprintf(buf, cap, "%.*s", b.p ? (int)b.n : 1, b.p ? b.p : "?");
+  free(b.p);
+}
+
+HloStatus hlo_param_global_shape(HloCtx *ctx, const HloModule *m, int index, int replicas,
+                                 int partitions, char **text) {
+  (void)replicas; (void)partitions;
+  if (!ctx || !m || !text || index < 0 || index >= m->entry->nparams) return HLO_INVALID_ARGUMENT;
+  const HloInstr *prm = m->entry->params[index];
+  char *st = sharding_text(prm);
+  HldSharding s;
+  int rc = parse_of(ctx, prm, st, &s);
+  free(st);
+  if (rc) return HLO_INVALID_ARGUMENT;
+  const HloShape *sh = &prm->shape;
+  HloShape g = *sh;
+  int64_t dims[HLD_MAX_TILE_DIMS > 64 ? HLD_MAX_TILE_DIMS : 64];
+  if (sh->dtype != HLO_TUPLE && sh->rank <= 64) {
+    for (int32_t j = 0; j < sh->rank; j++) dims[j] = sh->dims[j] * hld_tiles(leaf_sharding(&s, 0), j);
+    g.dims = dims;
+    g.minor_to_major = NULL;
+  }
+  char buf[512];
+  shape_text(&g, buf, sizeof buf);
+  hld_sharding_free(&s);
+  *text = strdup(buf);
+  return *text ? HLO_OK : HLO_NOMEM;
+}
+
+/* Split one array leaf: dev[d] = device d's tile of g (or all of g). */
+static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *local,
+                            const HldSharding *s, const HloBuffer *g, int R, int P,
+                            HloBuffer **dev) {
+  int32_t rank = local->rank;
+  const int64_t *gd = hlo_buffer_dims(g);
+  bool whole = hlo_buffer_rank(g) == rank;
+  for (int32_t j = 0; whole && j < rank; j++) whole = gd[j] == local->dims[j];
+  char want[512], got[512];
+  HloShape gs = *local;
+  int64_t gdims[64];
+  for (int32_t j = 0; j < rank && j < 64; j++) gdims[j] = local->dims[j] * (s ? hld_tiles(s, j) : 1);
+  gs.dims = gdims;
+  gs.minor_to_major = NULL;
+  if (!whole) {
+    bool fits = s && s->kind == HLD_TILED && hlo_buffer_rank(g) == rank && rank <= 64 &&
+                (int)hlo_buffer_type(g) == (int)local->dtype;
+    for (int32_t j = 0; fits && j < rank; j++) fits = gd[j] == gdims[j];
+    if (!fits) {
+      shape_text(local, want, sizeof want);
+      HliBuf b = {0};
+      hli_shape_text(g->v->shape, &b);
+      snprintf(got, sizeof got, "%s", b.data ? b.data : "?");
+      hli_buf_free(&b);
+      char gl[512];
+      shape_text(&gs, gl, sizeof gl);
+      if (s && s->kind == HLD_MANUAL)
+        return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %lld (%s) has a manual sharding: "
+                            "its input must be the value every device gets (%s), or give each "
+                            "device's value with --per-device-inputs; got %s",
+                            (long long)prm->parameter_number, prm->name, want, got);
+      if (s && s->kind == HLD_TILED)
+        return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %lld (%s): the input is %s, but "
+                            "the parameter takes its global shape %s (sharded by its sharding) "
+                            "or %s (the same value on every device)",
+                            (long long)prm->parameter_number, prm->name, got, gl, want);
+      return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %lld (%s): the input is %s, but the "
+                          "parameter is %s and has no tiled sharding",
+                          (long long)prm->parameter_number, prm->name, got, want);
+    }
+  }
+  size_t es = hlc_dtype_size(local->dtype);
+  for (int64_t d = 0; d < (int64_t)R * P; d++) {
+    HloStatus st = hlo_buffer_new_array(ctx, (HloElementType)local->dtype, local->dims, rank,
+                                        whole ? hlo_buffer_data(g) : NULL, &dev[d]);
+    if (st != HLO_OK) return st;
+    if (whole) continue;
+    int64_t idx[64], off[64], zero[64] = {0};
+    if (hld_tile_of(s, d % P, rank, idx) != 0)
+      return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "parameter %s: partition %lld is not in its "
+                          "sharding's tile assignment", prm->name, (long long)(d % P));
+    for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * local->dims[j];
+    copy_block((char *)hlo_buffer_data(dev[d]), local->dims, zero, hlo_buffer_data(g), gdims, off,
+               local->dims, rank, es);
+  }
+  return HLO_OK;
+}
+
+HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloBuffer *global,
+                          int R, int P, HloBuffer **dev) {
+  if (!ctx || !m || !global || !dev || index < 0 || index >= m->entry->nparams || R < 1 || P < 1)
+    return HLO_INVALID_ARGUMENT;
+  int64_t ndev = (int64_t)R * P;
+  for (int64_t d = 0; d < ndev; d++) dev[d] = NULL;
+  const HloInstr *prm = m->entry->params[index];
+  char *st = sharding_text(prm);
+  HldSharding s;
+  int rc = parse_of(ctx, prm, st, &s);
+  free(st);
+  if (rc) return HLO_INVALID_ARGUMENT;
+  HloStatus res = HLO_OK;
+  const HloShape *sh = &prm->shape;
+  if (sh->dtype != HLO_TUPLE) {
+    res = shard_leaf(ctx, prm, sh, &s, global, R, P, dev);
+  } else {
+    /* A tuple parameter: shard every element, then rebuild one tuple per device. */
+    int32_t n = sh->ntuple;
+    HloBuffer **parts = calloc((size_t)(n * ndev + 1), sizeof *parts);
+    if (!parts || hlo_buffer_tuple_size(global) != n) {
+      free(parts);
+      hld_sharding_free(&s);
+      return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: a tuple of %d elements was expected",
+                          prm->name, n);
+    }
+    for (int32_t i = 0; i < n && res == HLO_OK; i++) {
+      HloBuffer *el = NULL;
+      res = hlo_buffer_tuple_element(ctx, global, i, &el);
+      if (res == HLO_OK && sh->tuple[i].dtype == HLO_TUPLE)
+        res = hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: parameter %s: nested tuples on "
+                           "several devices", prm->name);
+      const HldSharding *ls = leaf_sharding(&s, i);
+      if (res == HLO_OK) res = shard_leaf(ctx, prm, &sh->tuple[i], ls ? ls : &s, el, R, P, parts + i * ndev);
+      hlo_buffer_free(el);
+    }
+    for (int64_t d = 0; d < ndev && res == HLO_OK; d++) {
+      HloBuffer *el[256];
+      if (n > 256) { res = hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: tuples of more than 256 elements here"); break; }
+      for (int32_t i = 0; i < n; i++) el[i] = parts[i * ndev + d];
+      res = hlo_buffer_new_tuple(ctx, el, n, &dev[d]);
+    }
+    for (int64_t k = 0; k < n * ndev; k++) hlo_buffer_free(parts[k]);
+    free(parts);
+  }
+  hld_sharding_free(&s);
+  if (res != HLO_OK)
+    for (int64_t d = 0; d < ndev; d++) { hlo_buffer_free(dev[d]); dev[d] = NULL; }
+  return res;
+}
+
+/* ---- assembling results ------------------------------------------------------------ */
+
+static bool same_bits(const HloBuffer *a, const HloBuffer *b) {
+  if (hlo_buffer_nbytes(a) != hlo_buffer_nbytes(b)) return false;
+  return memcmp(hlo_buffer_data(a), hlo_buffer_data(b), hlo_buffer_nbytes(a)) == 0;
+}
+
+/* One array leaf from every device's leaf. */
+static HloStatus assemble_leaf(HloCtx *ctx, const HldSharding *s, HloBuffer *const *dev, int R,
+                               int P, int leaf, HloBuffer **out) {
+  int64_t ndev = (int64_t)R * P;
+  const HloBuffer *b0 = dev[0];
+  int32_t rank = hlo_buffer_rank(b0);
+  const int64_t *ld = hlo_buffer_dims(b0);
+  HloElementType t = hlo_buffer_type(b0);
+  const char *where = leaf >= 0 ? "result element" : "result";
+  if (!s || s->kind == HLD_REPLICATED || s->kind == HLD_MAXIMAL || s->kind == HLD_MANUAL) {
+    int64_t src = s && s->kind == HLD_MAXIMAL ? s->device : 0;
+    if (src < 0 || src >= P)
+      return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "the result's sharding names device %lld, "
+                          "but there are %d partitions", (long long)src, P);
+    for (int64_t d = 0; d < ndev; d++) {
+      if (s && s->kind == HLD_MAXIMAL && d % P != src) continue;
+      if (!same_bits(dev[d], dev[src]))
+        return hli_api_fail(ctx, HLO_RUNTIME_ERROR, "the %s%s%.0d is %s, but devices %lld and "
+                            "%lld hold different values (print every device's with "
+                            "--per-device-outputs, or give the result's sharding with "
+                            "--output-sharding)", where, leaf >= 0 ? " " : "", leaf >= 0 ? leaf : 0,
+                            s && s->kind == HLD_MAXIMAL ? "on one device per replica" : "replicated (it has no tiled sharding)",
+                            (long long)src, (long long)d);
+    }
+    return hlo_buffer_new_array(ctx, t, ld, rank, hlo_buffer_data(dev[src]), out);
+  }
+  if (rank > 64 || s->ndims - s->nsub > rank)
+    return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "the result's sharding has %d tile dimensions "
+                        "for a %s of rank %d", s->ndims - s->nsub, where, rank);
+  int64_t gd[64], idx[64], off[64], zero[64] = {0};
+  for (int32_t j = 0; j < rank; j++) gd[j] = ld[j] * hld_tiles(s, j);
+  HloStatus st = hlo_buffer_new_array(ctx, t, gd, rank, NULL, out);
+  if (st != HLO_OK) return st;
+  size_t es = hlo_buffer_nbytes(b0) / (size_t)(hlo_buffer_num_elements(b0) ? hlo_buffer_num_elements(b0) : 1);
+  /* Replica 0's tiles make the value; every other holder of a tile must agree. */
+  for (int64_t d = 0; d < ndev; d++) {
+    if (hld_tile_of(s, d % P, rank, idx) != 0) continue;
+    int64_t first = -1;
+    for (int64_t e = 0; e < d && first < 0; e++) {
+      int64_t other[64];
+      if (hld_tile_of(s, e % P, rank, other) != 0) continue;
+      bool same = true;
+      for (int32_t j = 0; j < rank; j++) same &= other[j] == idx[j];
+      if (same) first = e;
+    }
+    if (first >= 0) {
+      if (!same_bits(dev[d], dev[first])) {
+        hlo_buffer_free(*out);
+        *out = NULL;
+        return hli_api_fail(ctx, HLO_RUNTIME_ERROR, "devices %lld and %lld hold the same tile of "
+                            "the result by its sharding, but different values", (long long)first,
+                            (long long)d);
+      }
+      continue;
+    }
+    for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * ld[j];
+    copy_block((char *)hlo_buffer_data(*out), gd, off, hlo_buffer_data(dev[d]), ld, zero, ld, rank, es);
+  }
+  return HLO_OK;
+}
+
+HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *sharding,
+                              HloBuffer *const *dev, int R, int P, HloBuffer **out) {
+  if (!ctx || !m || !dev || !out || R < 1 || P < 1) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  const HloInstr *root = m->entry->root;
+  char *text = sharding ? strdup(sharding) : sharding_text(root);
+  HldSharding s;
+  int rc = parse_of(ctx, sharding ? NULL : root, text, &s);
+  free(text);
+  if (rc) return HLO_INVALID_ARGUMENT;
+  int64_t ndev = (int64_t)R * P;
+  HloStatus st = HLO_OK;
+  if (hlo_buffer_type(dev[0]) != HLO_TYPE_TUPLE) {
+    st = assemble_leaf(ctx, s.kind == HLD_TUPLE ? leaf_sharding(&s, 0) : &s, dev, R, P, -1, out);
+  } else {
+    int n = hlo_buffer_tuple_size(dev[0]);
+    HloBuffer **parts = calloc((size_t)(ndev + n + 1), sizeof *parts);
+    HloBuffer **el = parts ? parts + ndev : NULL;
+    if (!parts) st = HLO_NOMEM;
+    for (int i = 0; i < n && st == HLO_OK; i++) {
+      for (int64_t d = 0; d < ndev && st == HLO_OK; d++) st = hlo_buffer_tuple_element(ctx, dev[d], i, &parts[d]);
+      if (st == HLO_OK && hlo_buffer_type(parts[0]) == HLO_TYPE_TUPLE)
+        st = hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling nested tuple results "
+                          "(use --per-device-outputs)");
+      const HldSharding *ls = s.kind == HLD_TUPLE ? leaf_sharding(&s, i) : &s;
+      if (st == HLO_OK) st = assemble_leaf(ctx, ls, parts, R, P, i, &el[i]);
+      for (int64_t d = 0; d < ndev; d++) { hlo_buffer_free(parts[d]); parts[d] = NULL; }
+    }
+    if (st == HLO_OK) st = hlo_buffer_new_tuple(ctx, el, n, out);
+    for (int i = 0; el && i < n; i++) hlo_buffer_free(el[i]);
+    free(parts);
+  }
+  (void)leaf_count;
+  hld_sharding_free(&s);
+  return st;
+}
+
+/* ---- global inputs ------------------------------------------------------------------ */
+
+/* The global shape of parameter index into g (dims in gdims[64]). */
+static int global_shape(HloCtx *ctx, const HloModule *m, int index, HloShape *g, int64_t *gdims) {
+  const HloInstr *prm = m->entry->params[index];
+  *g = prm->shape;
+  if (g->dtype == HLO_TUPLE || g->rank > 64) return 0;
+  char *st = sharding_text(prm);
+  HldSharding s;
+  int rc = parse_of(ctx, prm, st, &s);
+  free(st);
+  if (rc) return -1;
+  for (int32_t j = 0; j < g->rank; j++) gdims[j] = g->dims[j] * hld_tiles(&s, j);
+  g->dims = gdims;
+  g->minor_to_major = NULL;
+  hld_sharding_free(&s);
+  return 0;
+}
+
+static void drop_diags(HlcDiags *d, int keep) {
+  while (d->n > keep) {
+    HlcDiag *g = &d->v[--d->n];
+    if (g->sev == HLC_ERROR) d->nerrors--;
+    if (g->sev == HLC_WARNING) d->nwarnings--;
+    free(g->text);
+    free(g->message);
+  }
+}
+
+HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                HloBuffer **out) {
+  if (!ctx || !m || !path || !out || index < 0 || index >= m->entry->nparams) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  const HloInstr *prm = m->entry->params[index];
+  HloShape g;
+  int64_t gdims[64];
+  if (global_shape(ctx, m, index, &g, gdims)) return HLO_INVALID_ARGUMENT;
+  char what[1024];
+  snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path, prm->name);
+  int before = ctx->diags.n;
+  HloStatus st = hli_load_shaped(ctx, &prm->shape, path, NULL, what, out);
+  if (st != HLO_TYPE_MISMATCH || hlp_shape_compatible(&g, &prm->shape)) return st;
+  drop_diags(&ctx->diags, before);   /* not the parameter's own shape: its global one? */
+  st = hli_load_shaped(ctx, &g, path, NULL, what, out);
+  if (st != HLO_TYPE_MISMATCH) return st;
+  drop_diags(&ctx->diags, before);
+  char a[512], b[512];
+  shape_text(&prm->shape, a, sizeof a);
+  shape_text(&g, b, sizeof b);
+  return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the parameter takes its global shape %s "
+                      "(split by its sharding) or %s (the same value on every device); the "
+                      "input is neither", what, b, a);
+}
+
+HloStatus hlo_random_param_global(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,
+                                  HloBuffer **out) {
+  if (!ctx || !m || !out || index < 0 || index >= m->entry->nparams) return HLO_INVALID_ARGUMENT;
+  HloShape g;
+  int64_t gdims[64];
+  if (global_shape(ctx, m, index, &g, gdims)) return HLO_INVALID_ARGUMENT;
+  return hli_random_shaped(ctx, m, index, &g, seed, out);
+}
+
+HloStatus hlo_load_param_member(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                const char *member, HloBuffer **out) {
+  if (!ctx || !m || !path || !member || !out || index < 0 || index >= m->entry->nparams)
+    return HLO_INVALID_ARGUMENT;
+  const HloInstr *prm = m->entry->params[index];
+  char what[1024];
+  snprintf(what, sizeof what, "input %d (%s[%s], parameter %s)", index, path, member, prm->name);
+  return hli_load_shaped(ctx, &prm->shape, path, member, what, out);
+}

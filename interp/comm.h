@@ -1,0 +1,66 @@
+/* comm.h: what the collective kernels see of the other devices of a
+ * multi-device run (a module with replica_count x num_partitions > 1).
+ *
+ * The interpreter runs one device per executor (HliExec). The runtime above
+ * interp/ (devices/) starts one executor per device and gives each an
+ * HliDevice: its coordinates and the communicator that joins it to the
+ * others. The communicator is an interface with two transports behind it
+ * (threads of one process, and MPI between processes); kernels never know
+ * which one runs.
+ *
+ * Collectives exchange raw values and every device folds what it received
+ * itself, in the group's rank order, so a result never depends on timing,
+ * on the transport or on the thread count. */
+#ifndef HLORUN_INTERP_COMM_H
+#define HLORUN_INTERP_COMM_H
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "interp/interp.h"
+
+/* One array leaf of a device's contribution. */
+typedef struct HliPiece {
+  const void *data;
+  size_t nbytes;
+} HliPiece;
+
+/* Called on every member once all members of the group have arrived:
+ * pieces[r] holds member r's nleaves leaves (r in rank order). It reads
+ * them (never writes) and computes this device's result. 0 or -1 (an error
+ * recorded on the executor). */
+typedef int (*HliConsume)(void *arg, const HliPiece *const *pieces);
+
+typedef struct HliComm HliComm;
+struct HliComm {
+  /* Device devs[rank] (this executor's device) arrives at instruction ins
+   * with the group devs[0..n) (flattened device ids in rank order) and its
+   * leaves mine[0..nleaves). consume runs on the calling thread when every
+   * member has arrived; the call returns after every member has consumed,
+   * so mine may be released then. The k-th execution of ins on one device
+   * meets the k-th on the others. 0, or -1 with an error recorded on x that
+   * names ins and the devices that did and did not arrive. */
+  int (*exchange)(HliComm *c, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
+                  int rank, const HliPiece *mine, int nleaves, HliConsume consume, void *arg);
+  /* Point to point (send/recv): post a copy of the leaves for device `to`
+   * on channel; it does not wait for the receiver. */
+  int (*send)(HliComm *c, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,
+              const HliPiece *leaves, int nleaves);
+  /* Wait for what device `from` sent on channel and copy it into dst
+   * (nleaves leaves of the given sizes, which must agree with the sender's). */
+  int (*recv)(HliComm *c, HliExec *x, const HloInstr *ins, int64_t channel, int64_t from,
+              const HliPiece *dst, int nleaves);
+};
+
+/* The memory limit the devices of one process share (exec.h). */
+typedef struct HliMemShare {
+  _Atomic size_t used, peak;
+  size_t limit;                     /* 0 = none */
+} HliMemShare;
+
+/* The device an executor runs. */
+typedef struct HliDevice {
+  int64_t replica, partition;       /* this device */
+  int64_t nreplicas, npartitions;   /* the grid; device id = replica * npartitions + partition */
+  HliComm *comm;                    /* borrowed */
+} HliDevice;
+#endif

@@ -1,0 +1,214 @@
+/* collective.c: participants of collective instructions (collective.h).
+ * The rules are XLA's: GetCollectiveOpGroupMode (collective_op_group_mode.cc),
+ * GetParticipatingDevices (collective_ops_utils.cc) and the verifier's
+ * CheckReplicaGroups / CheckDuplicatedSourceOrTarget (hlo_verifier.cc). */
+#include "parser/collective.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool reduce_family(HloOpcode op) {
+  return op == HLO_OP_ALL_REDUCE || op == HLO_OP_ALL_REDUCE_START || op == HLO_OP_ALL_GATHER ||
+         op == HLO_OP_ALL_GATHER_START || op == HLO_OP_REDUCE_SCATTER;
+}
+
+static bool is_permute(HloOpcode op) {
+  return op == HLO_OP_COLLECTIVE_PERMUTE || op == HLO_OP_COLLECTIVE_PERMUTE_START;
+}
+
+HlpGroupMode hlp_group_mode(const HloInstr *ins) {
+  if (!ins->has_channel_id) return ins->use_global_device_ids ? HLP_FLATTENED_ID : HLP_CROSS_REPLICA;
+  if (!reduce_family(ins->op)) return HLP_CROSS_PARTITION;
+  return ins->use_global_device_ids ? HLP_FLATTENED_ID : HLP_CROSS_REPLICA_AND_PARTITION;
+}
+
+const char *hlp_group_mode_name(HlpGroupMode m) {
+  switch (m) {
+  case HLP_CROSS_REPLICA: return "cross-replica";
+  case HLP_CROSS_PARTITION: return "cross-partition";
+  case HLP_CROSS_REPLICA_AND_PARTITION: return "cross-replica-and-partition";
+  default: return "flattened-id";
+  }
+}
+
+bool hlp_is_device_dependent(HloOpcode op) {
+  switch (op) {
+  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_GATHER:
+  case HLO_OP_ALL_GATHER_START: case HLO_OP_REDUCE_SCATTER: case HLO_OP_ALL_TO_ALL:
+  case HLO_OP_RAGGED_ALL_TO_ALL: case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_COLLECTIVE_PERMUTE:
+  case HLO_OP_COLLECTIVE_PERMUTE_START: case HLO_OP_REPLICA_ID: case HLO_OP_PARTITION_ID:
+  case HLO_OP_SEND: case HLO_OP_RECV:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool hlp_module_is_device_dependent(const HloModule *m, const HloInstr **first) {
+  for (int32_t c = 0; c < m->ncomps; c++)
+    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++)
+      if (hlp_is_device_dependent(m->comps[c]->instrs[i]->op)) {
+        if (first) *first = m->comps[c]->instrs[i];
+        return true;
+      }
+  if (first) *first = NULL;
+  return false;
+}
+
+/* How many ids the mode's id space holds. */
+static int64_t id_space(HlpGroupMode mode, const HloInstr *ins, int64_t R, int64_t P) {
+  if (is_permute(ins->op) || ins->op == HLO_OP_COLLECTIVE_BROADCAST || ins->op == HLO_OP_ALL_TO_ALL ||
+      ins->op == HLO_OP_RAGGED_ALL_TO_ALL)
+    return mode == HLP_CROSS_PARTITION ? P : R;
+  switch (mode) {
+  case HLP_CROSS_PARTITION: return P;
+  case HLP_FLATTENED_ID: return R * P;
+  default: return R;
+  }
+}
+
+int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_t wl) {
+  HlpGroupMode mode = hlp_group_mode(ins);
+  int64_t space = id_space(mode, ins, R, P);
+  if (ins->use_global_device_ids && !ins->has_channel_id) {
+    snprintf(why, wl, "use_global_device_ids=true needs a channel_id");
+    return -1;
+  }
+  const char *what = mode == HLP_CROSS_PARTITION ? "partition" : mode == HLP_FLATTENED_ID ? "device" : "replica";
+  if (is_permute(ins->op)) {
+    for (int32_t i = 0; i < ins->npairs; i++)
+      for (int k = 0; k < 2; k++) {
+        int64_t v = ins->source_target_pairs[i][k];
+        if (v < 0 || v >= space) {
+          snprintf(why, wl, "source_target_pairs {%lld,%lld} names %s %lld, but there %s %lld "
+                   "(%lld replicas x %lld partitions)", (long long)ins->source_target_pairs[i][0],
+                   (long long)ins->source_target_pairs[i][1], what, (long long)v,
+                   space == 1 ? "is" : "are", (long long)space, (long long)R, (long long)P);
+          return -1;
+        }
+      }
+    return 0;
+  }
+  if (ins->op == HLO_OP_REPLICA_ID || ins->op == HLO_OP_PARTITION_ID || ins->op == HLO_OP_SEND ||
+      ins->op == HLO_OP_RECV)
+    return 0;
+  if (ins->ngroups == 0) {
+    if (mode == HLP_FLATTENED_ID) {
+      snprintf(why, wl, "use_global_device_ids=true needs explicit replica_groups");
+      return -1;
+    }
+    return 0;
+  }
+  uint8_t *seen = calloc((size_t)(space > 0 ? space : 1), 1);
+  if (!seen) { snprintf(why, wl, "out of memory"); return -1; }
+  int64_t total = 0;
+  int rc = 0;
+  for (int32_t g = 0; g < ins->ngroups && !rc; g++) {
+    const HloI64s *grp = &ins->replica_groups[g];
+    if (grp->n == 0) { snprintf(why, wl, "replica group %d is empty", g); rc = -1; break; }
+    if (grp->n != ins->replica_groups[0].n && ins->op != HLO_OP_ALL_REDUCE &&
+        ins->op != HLO_OP_ALL_REDUCE_START && ins->op != HLO_OP_COLLECTIVE_BROADCAST) {
+      snprintf(why, wl, "replica groups must have one size (group 0 has %d ids, group %d has %d)",
+               ins->replica_groups[0].n, g, grp->n);
+      rc = -1;
+      break;
+    }
+    for (int32_t i = 0; i < grp->n; i++) {
+      int64_t v = grp->v[i];
+      if (v < 0 || v >= space) {
+        snprintf(why, wl, "replica group %d names %s %lld, but there %s %lld (%s groups; %lld "
+                 "replicas x %lld partitions)", g, what, (long long)v, space == 1 ? "is" : "are",
+                 (long long)space, hlp_group_mode_name(mode), (long long)R, (long long)P);
+        rc = -1;
+        break;
+      }
+      if (seen[v]) {
+        snprintf(why, wl, "%s %lld is in more than one replica group (or twice in one)", what,
+                 (long long)v);
+        rc = -1;
+        break;
+      }
+      seen[v] = 1;
+      total++;
+    }
+  }
+  if (!rc && total != space && ins->op != HLO_OP_COLLECTIVE_BROADCAST) {
+    int64_t miss = 0;
+    while (miss < space && seen[miss]) miss++;
+    snprintf(why, wl, "replica groups must cover every %s: %s %lld is in none (%s groups over "
+             "%lld %ss)", what, what, (long long)miss, hlp_group_mode_name(mode), (long long)space,
+             what);
+    rc = -1;
+  }
+  free(seen);
+  return rc;
+}
+
+int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64_t p,
+                     int64_t *out, int *n, int *rank, char *why, size_t wl) {
+  HlpGroupMode mode = hlp_group_mode(ins);
+  *n = 0;
+  *rank = 0;
+  if (is_permute(ins->op)) {   /* every device of the id space the pairs index */
+    if (mode == HLP_CROSS_PARTITION)
+      for (int64_t q = 0; q < P; q++) out[(*n)++] = r * P + q;
+    else
+      for (int64_t q = 0; q < R; q++) out[(*n)++] = q * P + p;
+    *rank = (int)(mode == HLP_CROSS_PARTITION ? p : r);
+    return 1;
+  }
+  int64_t self = mode == HLP_CROSS_PARTITION ? p : mode == HLP_FLATTENED_ID ? r * P + p : r;
+  int64_t space = id_space(mode, ins, R, P);
+  const HloI64s *grp = NULL;
+  HloI64s all = {0, NULL};
+  for (int32_t g = 0; g < ins->ngroups && !grp; g++)
+    for (int32_t i = 0; i < ins->replica_groups[g].n; i++)
+      if (ins->replica_groups[g].v[i] == self) { grp = &ins->replica_groups[g]; break; }
+  if (!ins->ngroups) {
+    if (mode == HLP_FLATTENED_ID) {
+      snprintf(why, wl, "use_global_device_ids=true needs explicit replica_groups");
+      return -1;
+    }
+    all.n = (int32_t)space;
+    grp = &all;
+  }
+  if (!grp) {
+    if (ins->op == HLO_OP_COLLECTIVE_BROADCAST) return 0;
+    snprintf(why, wl, "no replica group holds this device (replica %lld, partition %lld)",
+             (long long)r, (long long)p);
+    return -1;
+  }
+  for (int32_t i = 0; i < grp->n; i++) {
+    int64_t v = grp->v ? grp->v[i] : i;
+    if (v < 0 || v >= space) {
+      snprintf(why, wl, "replica group names %lld outside [0, %lld)", (long long)v, (long long)space);
+      return -1;
+    }
+    if (v == self) *rank = (int)(mode == HLP_CROSS_REPLICA_AND_PARTITION ? i * P + p : i);
+    switch (mode) {
+    case HLP_CROSS_REPLICA: out[(*n)++] = v * P + p; break;
+    case HLP_CROSS_PARTITION: out[(*n)++] = r * P + v; break;
+    case HLP_CROSS_REPLICA_AND_PARTITION:
+      for (int64_t q = 0; q < P; q++) out[(*n)++] = v * P + q;
+      break;
+    case HLP_FLATTENED_ID: out[(*n)++] = v; break;
+    }
+  }
+  return 1;
+}
+
+void hlp_devices_needed(const HloModule *m, int64_t *R, int64_t *P) {
+  *R = *P = 1;
+  for (int32_t c = 0; c < m->ncomps; c++)
+    for (int32_t k = 0; k < m->comps[c]->ninstrs; k++) {
+      const HloInstr *ins = m->comps[c]->instrs[k];
+      if (!hlp_is_device_dependent(ins->op)) continue;
+      HlpGroupMode mode = hlp_group_mode(ins);
+      int64_t *dst = mode == HLP_CROSS_PARTITION ? P : R;
+      for (int32_t g = 0; g < ins->ngroups; g++)
+        for (int32_t i = 0; i < ins->replica_groups[g].n; i++)
+          if (ins->replica_groups[g].v[i] + 1 > *dst) *dst = ins->replica_groups[g].v[i] + 1;
+      for (int32_t i = 0; i < ins->npairs; i++)
+        for (int j = 0; j < 2; j++)
+          if (ins->source_target_pairs[i][j] + 1 > *dst) *dst = ins->source_target_pairs[i][j] + 1;
+    }
+}

@@ -1,0 +1,55 @@
+/* collective.h: who takes part in a collective instruction, from the IR
+ * alone (XLA's collective_op_group_mode.cc and collective_ops_utils.cc
+ * GetParticipatingDevices). Shared by the verifier, the collective kernels
+ * and the multi-device runtime.
+ *
+ * Devices form a grid of R replicas x P partitions; device id (XLA's
+ * flattened id) = replica * P + partition. */
+#ifndef HLORUN_PARSER_COLLECTIVE_H
+#define HLORUN_PARSER_COLLECTIVE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "parser/ir.h"
+
+typedef enum HlpGroupMode {
+  HLP_CROSS_REPLICA,                /* ids are replica numbers; per partition */
+  HLP_CROSS_PARTITION,              /* ids are partition numbers; per replica */
+  HLP_CROSS_REPLICA_AND_PARTITION,  /* ids are replica numbers; every partition of them */
+  HLP_FLATTENED_ID                  /* ids are device ids */
+} HlpGroupMode;
+
+/* The group mode of a collective: channel_id and use_global_device_ids
+ * decide (all-reduce, all-gather and reduce-scatter never are
+ * cross-partition; the others never cross replicas and partitions). */
+HlpGroupMode hlp_group_mode(const HloInstr *ins);
+const char *hlp_group_mode_name(HlpGroupMode m);
+
+/* Does the value of an instruction with this opcode depend on the device
+ * it runs on (collectives, replica-id, partition-id, send, recv)? */
+bool hlp_is_device_dependent(HloOpcode op);
+/* Does any instruction of m? *first gets the first one found (may be NULL). */
+bool hlp_module_is_device_dependent(const HloModule *m, const HloInstr **first);
+
+/* The group of device (replica r, partition p) on an R x P grid: its
+ * members' device ids in rank order into out (room for R*P), their count
+ * in *n and the device's rank in *rank. Returns 1; 0 when no group holds
+ * the device (collective-broadcast's uncovered devices); -1 with *why (a
+ * static string) when the groups do not fit the grid. Groups of
+ * collective-permute are the devices its pairs index: every replica of
+ * partition p, or every partition of replica r. */
+int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64_t p,
+                     int64_t *out, int *n, int *rank, char *why, size_t why_len);
+
+/* Check a collective's groups against an R x P grid before anything runs:
+ * every id in range, no id twice, groups that cover the id space (except
+ * all-reduce's and collective-broadcast's, which may leave ids out ... see
+ * collective.c), uniform sizes where XLA requires them, permute pairs in
+ * range with no repeated source or target. 0, or -1 with a message in why. */
+int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_t why_len);
+
+/* The smallest grid the ids written in m's collectives need, for a module
+ * whose header gives neither replica_count nor num_partitions (XLA's tests
+ * leave them to the harness): replica numbers name replicas, partition
+ * numbers partitions. */
+void hlp_devices_needed(const HloModule *m, int64_t *R, int64_t *P);
+#endif
