@@ -358,7 +358,7 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
   gs.minor_to_major = NULL;
   if (!whole) {
     bool fits = s && s->kind == HLD_TILED && hlo_buffer_rank(g) == rank && rank <= 64 &&
-                (int)hlo_buffer_type(g) == (int)local->dtype;
+                hlo_buffer_type(g) == (HloElementType)hlc_dtype_xla_code(local->dtype);
     for (int32_t j = 0; fits && j < rank; j++) fits = gd[j] == gdims[j];
     if (!fits) {
       shape_text(local, want, sizeof want);
@@ -385,7 +385,7 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
   }
   size_t es = hlc_dtype_size(local->dtype);
   for (int64_t d = 0; d < (int64_t)R * P; d++) {
-    HloStatus st = hlo_buffer_new_array(ctx, (HloElementType)local->dtype, local->dims, rank,
+    HloStatus st = hlo_buffer_new_array(ctx, (HloElementType)hlc_dtype_xla_code(local->dtype), local->dims, rank,
                                         whole ? hlo_buffer_data(g) : NULL, &dev[d]);
     if (st != HLO_OK) return st;
     if (whole) continue;

@@ -5,6 +5,7 @@
 #include "parser/collective.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool reduce_family(HloOpcode op) {
   return op == HLO_OP_ALL_REDUCE || op == HLO_OP_ALL_REDUCE_START || op == HLO_OP_ALL_GATHER ||
@@ -66,8 +67,25 @@ static int64_t id_space(HlpGroupMode mode, const HloInstr *ins, int64_t R, int64
   }
 }
 
+bool hlp_groups_in_mesh_form(const HloInstr *ins) {
+  for (int32_t a = 0; a < ins->nattrs; a++)
+    if (strcmp(ins->attrs[a].name, "replica_groups") == 0 && ins->attrs[a].nvalues >= 1 &&
+        ins->attrs[a].values[0]->text && strncmp(ins->attrs[a].values[0]->text, "mesh", 4) == 0)
+      return true;
+  return false;
+}
+
+int64_t hlp_id_space(const HloInstr *ins, int64_t R, int64_t P) {
+  return id_space(hlp_group_mode(ins), ins, R, P);
+}
+
 int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_t wl) {
   HlpGroupMode mode = hlp_group_mode(ins);
+  if (hlp_groups_in_mesh_form(ins)) {
+    snprintf(why, wl, "not supported: the mesh form of replica_groups (write the groups out, or "
+             "in the iota form [G,S]<=[...])");
+    return -1;
+  }
   int64_t space = id_space(mode, ins, R, P);
   if (ins->use_global_device_ids && !ins->has_channel_id) {
     snprintf(why, wl, "use_global_device_ids=true needs a channel_id");
@@ -155,6 +173,10 @@ int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64
       for (int64_t q = 0; q < R; q++) out[(*n)++] = q * P + p;
     *rank = (int)(mode == HLP_CROSS_PARTITION ? p : r);
     return 1;
+  }
+  if (hlp_groups_in_mesh_form(ins)) {
+    snprintf(why, wl, "not supported: the mesh form of replica_groups");
+    return -1;
   }
   int64_t self = mode == HLP_CROSS_PARTITION ? p : mode == HLP_FLATTENED_ID ? r * P + p : r;
   int64_t space = id_space(mode, ins, R, P);

@@ -47,6 +47,12 @@ int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64
  * range with no repeated source or target. 0, or -1 with a message in why. */
 int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_t why_len);
 
+/* replica_groups written in the mesh form (kept unexpanded)? */
+bool hlp_groups_in_mesh_form(const HloInstr *ins);
+/* How many ids the instruction's groups or pairs draw from on an R x P
+ * grid (replicas, partitions or devices, by its mode). */
+int64_t hlp_id_space(const HloInstr *ins, int64_t R, int64_t P);
+
 /* The smallest grid the ids written in m's collectives need, for a module
  * whose header gives neither replica_count nor num_partitions (XLA's tests
  * leave them to the harness): replica numbers name replicas, partition

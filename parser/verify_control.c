@@ -9,6 +9,8 @@
  * infer.
  */
 #include "parser/verify.h"
+#include "parser/collective.h"
+#include <string.h>
 #include <stdio.h>
 
 static HlvResult while_op(HlvCtx *V, const HloInstr *ins) {
@@ -103,6 +105,66 @@ static HlvResult all_reduce(HlvCtx *V, const HloInstr *ins) {
   return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
 }
 
+/* Did the module's header give its device counts? (Without them the grid
+ * is inferred from the ids at run time, and only grid-free checks apply.) */
+static bool header_grid(const HloModule *m) {
+  for (int32_t a = 0; a < m->nattrs; a++)
+    if (!strcmp(m->attrs[a].name, "replica_count") || !strcmp(m->attrs[a].name, "num_partitions"))
+      return true;
+  return false;
+}
+
+/* The groups of a collective, as XLA's verifier checks them
+ * (CheckReplicaGroups, CheckDuplicatedSourceOrTarget): ids once each, no
+ * empty group, one size where XLA requires it, pairs without a repeated
+ * source or target, and against the header's grid when it gives one. */
+static HlvResult collective_groups(HlvCtx *V, const HloInstr *ins) {
+  if (ins->use_global_device_ids && !ins->has_channel_id)
+    return hlv_fail(V, ins, "use_global_device_ids=true needs a channel_id");
+  for (int32_t i = 0; i < ins->npairs; i++)
+    for (int32_t j = 0; j < i; j++)
+      for (int k = 0; k < 2; k++)
+        if (ins->source_target_pairs[i][k] == ins->source_target_pairs[j][k] && ins->nops == 1)
+          return hlv_fail(V, ins, "source_target_pairs has %s %lld twice", k ? "target" : "source",
+                          (long long)ins->source_target_pairs[i][k]);
+  for (int32_t g = 0; g < ins->ngroups; g++) {
+    const HloI64s *grp = &ins->replica_groups[g];
+    if (grp->n == 0) return hlv_fail(V, ins, "replica group %d is empty", (int)g);
+    for (int32_t i = 0; i < grp->n; i++) {
+      if (grp->v[i] < 0) return hlv_fail(V, ins, "replica group %d has a negative id", (int)g);
+      for (int32_t h = 0; h <= g; h++)
+        for (int32_t j = 0; j < (h == g ? i : ins->replica_groups[h].n); j++)
+          if (ins->replica_groups[h].v[j] == grp->v[i])
+            return hlv_fail(V, ins, "id %lld is in more than one replica group (or twice in one)",
+                            (long long)grp->v[i]);
+    }
+  }
+  /* Against the header's grid, as XLA's verifier: not when the ids' count
+   * is 1 (XLA skips it then), nor for the mesh form (kept unexpanded). */
+  if (header_grid(V->m) && !hlp_groups_in_mesh_form(ins) &&
+      hlp_id_space(ins, V->m->replica_count, V->m->num_partitions) > 1) {
+    char why[256];
+    if (hlp_check_groups(ins, V->m->replica_count, V->m->num_partitions, why, sizeof why) != 0)
+      return hlv_fail(V, ins, "%s", why);
+  }
+  return HLV_OK;
+}
+
+/* The size of every group, when the module says it: 0 when unknown (no
+ * explicit groups and no header). */
+static int64_t known_group_size(HlvCtx *V, const HloInstr *ins) {
+  int64_t P = V->m->num_partitions, R = V->m->replica_count;
+  HlpGroupMode mode = hlp_group_mode(ins);
+  if (ins->ngroups > 0)
+    return ins->replica_groups[0].n * (mode == HLP_CROSS_REPLICA_AND_PARTITION ? P : 1);
+  if (!header_grid(V->m)) return 0;
+  switch (mode) {
+  case HLP_CROSS_PARTITION: return P;
+  case HLP_CROSS_REPLICA: return R;
+  default: return R * P;
+  }
+}
+
 /* all-gather / reduce-scatter: results keep every dimension but the one
  * named, which grows (gather) or shrinks (scatter) by the group size. */
 static HlvResult gather_scatter_dim(HlvCtx *V, const HloInstr *ins) {
@@ -126,6 +188,14 @@ static HlvResult gather_scatter_dim(HlvCtx *V, const HloInstr *ins) {
     if (!ok)
       return hlv_fail(V, ins, "result %s does not fit operand %d %s along dimension %lld",
                       hlv_str(V, o), (int)i, hlv_str(V, a), (long long)d);
+    int64_t n = known_group_size(V, ins);
+    int64_t big = ins->op == HLO_OP_REDUCE_SCATTER ? a->dims[d] : o->dims[d];
+    int64_t small = ins->op == HLO_OP_REDUCE_SCATTER ? o->dims[d] : a->dims[d];
+    if (n > 0 && big != small * n)
+      return hlv_fail(V, ins, "result %s does not follow from operand %d %s: dimension %lld must "
+                      "%s by the group size %lld", hlv_str(V, o), (int)i, hlv_str(V, a),
+                      (long long)d, ins->op == HLO_OP_REDUCE_SCATTER ? "shrink" : "grow",
+                      (long long)n);
   }
   return HLV_OK;
 }
@@ -262,6 +332,9 @@ static HlvResult scan(HlvCtx *V, const HloInstr *ins) {
 }
 
 HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
+  if (hlp_is_device_dependent(ins->op) && ins->op != HLO_OP_SEND && ins->op != HLO_OP_RECV &&
+      collective_groups(V, ins) != HLV_OK)
+    return HLV_ERR;
   switch (ins->op) {
   case HLO_OP_WHILE: return while_op(V, ins);
   case HLO_OP_CONDITIONAL: return conditional(V, ins);

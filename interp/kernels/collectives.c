@@ -529,48 +529,57 @@ static int check_permute_pairs(HliExec *x, const HloInstr *ins) {
   return 0;
 }
 
-static int permute_into(HliExec *x, const HloInstr *ins, HliValue *src, HliValue *dst) {
+static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, int32_t nsrc,
+                        HliValue *dst) {
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   Copy a = {dst, -1};
   for (int32_t i = 0; i < ins->npairs; i++)
     if (ins->source_target_pairs[i][1] == g.rank) a.from = (int)ins->source_target_pairs[i][0];
-  int rc = exchange(x, ins, &g, &src, 1, consume_copy, &a);
+  int rc = exchange(x, ins, &g, src, nsrc, consume_copy, &a);
   group_free(&g);
   return rc;
 }
 
+/* One operand (the result has its shape), or the combined form: several
+ * operands, a tuple of their shapes. The in-place form (input, output and
+ * start indices) is refused. */
+static int check_permute_shape(HliExec *x, const HloInstr *ins, const HloShape *s) {
+  if (ins->nops == 1 && hlp_shape_compatible(&ins->ops[0]->shape, s)) return 0;
+  bool combined = s->dtype == HLO_TUPLE && s->ntuple == ins->nops;
+  for (int32_t i = 0; combined && i < ins->nops; i++)
+    combined = hlp_shape_compatible(&s->tuple[i], &ins->ops[i]->shape);
+  if (combined) return 0;
+  if (ins->nops == 4)
+    return hli_unsupported(x, ins, "the in-place collective-permute form (input, output, offsets)");
+  return hli_fail(x, ins, "result shape must equal the operand's (or be a tuple of the operands' "
+                  "shapes)");
+}
+
 static int check_permute(HliExec *x, const HloInstr *ins) {
-  if (ins->nops != 1)
-    return hli_unsupported(x, ins, "the in-place collective-permute form (%d operands)", ins->nops);
   if (check_permute_pairs(x, ins)) return -1;
-  if (!hlp_shape_compatible(&ins->ops[0]->shape, &ins->shape))
-    return hli_fail(x, ins, "result shape must equal the operand's");
-  return 0;
+  return check_permute_shape(x, ins, &ins->shape);
 }
 
 static int run_permute(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   if (check_permute(x, ins)) return -1;
-  return permute_into(x, ins, in[0], out);
+  return permute_into(x, ins, in, ins->nops, out);
 }
 
 /* collective-permute-start: (operand, result, contexts...). */
 static int check_permute_start(HliExec *x, const HloInstr *ins) {
-  if (ins->nops != 1)
-    return hli_unsupported(x, ins, "the in-place collective-permute form (%d operands)", ins->nops);
   if (check_permute_pairs(x, ins)) return -1;
-  const HloShape *s = &ins->shape, *o = &ins->ops[0]->shape;
-  if (s->dtype != HLO_TUPLE || s->ntuple < 2 || !hlp_shape_compatible(&s->tuple[0], o) ||
-      !hlp_shape_compatible(&s->tuple[1], o))
+  const HloShape *s = &ins->shape;
+  if (s->dtype != HLO_TUPLE || s->ntuple < 2 || check_permute_shape(x, ins, &s->tuple[1]))
     return hli_fail(x, ins, "collective-permute-start's shape must be (operand, result, ...)");
   return 0;
 }
 
 static int run_permute_start(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   if (check_permute_start(x, ins)) return -1;
-  hli_value_copy_into(out->tuple[0], in[0]);
+  for (int32_t i = 0; i < ins->nops; i++) hli_value_copy_into(result_part(out->tuple[0], i), in[i]);
   for (int32_t i = 2; i < out->ntuple; i++) zero_value(out->tuple[i]);
-  return permute_into(x, ins, in[0], out->tuple[1]);
+  return permute_into(x, ins, in, ins->nops, out->tuple[1]);
 }
 
 static int check_broadcast(HliExec *x, const HloInstr *ins) {
