@@ -83,12 +83,26 @@ HloStatus hlo_random_param(HloCtx *ctx, const HloModule *m, int index, uint64_t 
 
 typedef struct HloRunOptions {
   size_t struct_size; int random_constants; uint64_t seed; int64_t max_iterations;
-  double timeout; int no_fusion;
+  double timeout; int no_fusion; int replicas, partitions;
 } HloRunOptions;
 HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts,
                       HloExecutable **out);
 HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuffer **result);
 void hlo_executable_free(HloExecutable *e);
+
+void hlo_module_device_grid(const HloModule *m, int *replicas, int *partitions, int *inferred);
+int hlo_executable_num_devices(const HloExecutable *e);
+HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
+                              HloBuffer **results);
+HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloBuffer *global,
+                          int replicas, int partitions, HloBuffer **per_device);
+HloStatus hlo_param_global_shape(HloCtx *ctx, const HloModule *m, int index, int replicas,
+                                 int partitions, char **text);
+HloStatus hlo_random_param_global(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,
+                                  HloBuffer **out);
+HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *sharding,
+                              HloBuffer *const *per_device, int replicas, int partitions,
+                              HloBuffer **global);
 
 typedef struct HloCompareOptions {
   size_t struct_size; double rtol, atol; int max_report;

@@ -159,8 +159,8 @@ class Module:
             take_diagnostics(c.ptr)
         return s
 
-    def _executable(self, c, threads, random, seed):
-        key = (threads, random is not None, seed)
+    def _executable(self, c, threads, random, seed, grid):
+        key = (threads, random is not None, seed, grid)
         if key in self._exes:
             return self._exes[key][0]
         if True:
@@ -168,6 +168,7 @@ class Module:
             opts.struct_size = ffi.sizeof("HloRunOptions")
             opts.random_constants = int(random is not None)
             opts.seed = seed
+            opts.replicas, opts.partitions = grid
             out = ffi.new("HloExecutable **")
             check(c.ptr, lib.hlo_compile(c.ptr, self._ptr, opts, out),
                   "cannot prepare the module")
@@ -178,15 +179,32 @@ class Module:
             self._exes[key] = (exe,)
         return exe
 
+    def device_grid(self):
+        """(replicas, partitions) the module runs on by default: its header's
+        replica_count and num_partitions, or the smallest grid its collectives
+        need."""
+        r, p, inferred = ffi.new("int *"), ffi.new("int *"), ffi.new("int *")
+        lib.hlo_module_device_grid(self._ptr, r, p, inferred)
+        return r[0], p[0]
+
     def run(self, *inputs, random=None, threads=None, replicas=None, partitions=None):
         """Run ENTRY on inputs (one per parameter: numpy arrays, or tuples of them
         for tuple parameters). random: None, True (seed 0) or a seed: fill the
         parameters without an input and elided constants with pseudo-random
         values, as --random[=SEED]. Returns a numpy array, a tuple for a tuple
-        result (None for a token), viewing the result's memory (read-only)."""
-        if replicas not in (None, 1) or partitions not in (None, 1):
-            raise Error("hlorun: error: multi-device runs are not available in this build "
-                        f"(replicas={replicas}, partitions={partitions})", "unsupported")
+        result (None for a token), viewing the result's memory (read-only).
+
+        replicas, partitions: the device grid (default: device_grid()). On more
+        than one device each input is a global value (or one of the parameter's
+        own shape, given whole to every device), split by the parameter's
+        sharding, and the result is assembled from every device's by the ROOT's
+        sharding (replicated: every device must agree), as hlorun --replicas R
+        --partitions P does."""
+        for what, v in (("replicas", replicas), ("partitions", partitions)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise Error(f"hlorun: error: {what}={v!r}: a positive integer", "invalid argument")
+        if random is False:
+            random = None
         seed = 0 if random is None or random is True else int(random)
         if random is not None and random is not True and seed < 0:
             raise Error(f"hlorun: error: random={random}: the seed must be >= 0",
@@ -203,30 +221,85 @@ class Module:
                         f"{'s' if np_ != 1 else ''}, but {len(inputs)} input"
                         f"{'s were' if len(inputs) != 1 else ' was'} given (pass one input "
                         "per parameter, or random= to fill the rest)", "invalid argument")
+        own_r, own_p = self.device_grid()
+        grid = (replicas or own_r, partitions or own_p)
         c = _context(threads)
-        bufs = ffi.new("HloBuffer *[]", max(np_, 1))
         with c.lock:
-            try:
-                c.sync()
-                for k, shape in enumerate(shapes):
-                    if k < len(inputs):
-                        bufs[k] = _values.to_buffer(c.ptr, inputs[k],
-                                                    _values.parse_shape(shape),
-                                                    f"parameter {k} ({shape})")
-                    else:
-                        out = ffi.new("HloBuffer **")
-                        check(c.ptr, lib.hlo_random_param(c.ptr, self._ptr, k, seed, out),
-                              "random input")
-                        bufs[k] = out[0]
-                exe = self._executable(c, threads, random, seed)
-                result = ffi.new("HloBuffer **")
-                check(c.ptr, lib.hlo_execute(exe, bufs, np_, result), "the run failed")
-                take_diagnostics(c.ptr)   # warnings
-            finally:
-                for k in range(np_):
-                    if bufs[k] != ffi.NULL:
-                        lib.hlo_buffer_free(bufs[k])
-            return _values.from_buffer(c.ptr, result[0])
+            c.sync()
+            exe = self._executable(c, threads, random, seed, grid)
+            if grid[0] * grid[1] > 1:
+                result = self._run_devices(c, exe, inputs, shapes, seed, grid)
+            else:
+                result = self._run_one(c, exe, inputs, shapes, seed)
+            take_diagnostics(c.ptr)   # warnings
+            return _values.from_buffer(c.ptr, result)
+
+    def _input(self, c, k, value, shape, seed, grid=None):
+        """Parameter k's value as a new buffer: the input, or random values."""
+        if value is _MISSING:
+            out = ffi.new("HloBuffer **")
+            if grid:
+                st = lib.hlo_random_param_global(c.ptr, self._ptr, k, seed, out)
+            else:
+                st = lib.hlo_random_param(c.ptr, self._ptr, k, seed, out)
+            check(c.ptr, st, "random input")
+            return out[0]
+        what = f"parameter {k} ({shape})"
+        parsed = _values.parse_shape(shape)
+        if grid and not isinstance(parsed, list):
+            text = ffi.new("char **")
+            check(c.ptr, lib.hlo_param_global_shape(c.ptr, self._ptr, k, grid[0], grid[1], text),
+                  what)
+            global_shape = ffi.string(text[0]).decode()
+            lib.hlo_free(text[0])
+            what = f"parameter {k} ({shape} per device, {global_shape} global)"
+            if hasattr(value, "shape") and tuple(value.shape) != parsed[1]:
+                parsed = _values.parse_shape(global_shape)
+        return _values.to_buffer(c.ptr, value, parsed, what)
+
+    def _run_one(self, c, exe, inputs, shapes, seed):
+        n = len(shapes)
+        bufs = ffi.new("HloBuffer *[]", max(n, 1))
+        try:
+            for k, shape in enumerate(shapes):
+                bufs[k] = self._input(c, k, inputs[k] if k < len(inputs) else _MISSING, shape,
+                                      seed)
+            result = ffi.new("HloBuffer **")
+            check(c.ptr, lib.hlo_execute(exe, bufs, n, result), "the run failed")
+            return result[0]
+        finally:
+            for k in range(n):
+                lib.hlo_buffer_free(bufs[k])
+
+    def _run_devices(self, c, exe, inputs, shapes, seed, grid):
+        n, devices = len(shapes), grid[0] * grid[1]
+        per = ffi.new("HloBuffer *[]", max(devices * n, 1))   # per[d * n + k]
+        results = ffi.new("HloBuffer *[]", devices)
+        try:
+            for k, shape in enumerate(shapes):
+                g = self._input(c, k, inputs[k] if k < len(inputs) else _MISSING, shape, seed,
+                                grid)
+                parts = ffi.new("HloBuffer *[]", devices)
+                try:
+                    check(c.ptr, lib.hlo_shard_param(c.ptr, self._ptr, k, g, grid[0], grid[1],
+                                                     parts), f"parameter {k} ({shape})")
+                finally:
+                    lib.hlo_buffer_free(g)
+                for d in range(devices):
+                    per[d * n + k] = parts[d]
+            check(c.ptr, lib.hlo_execute_devices(exe, per, n, results), "the run failed")
+            out = ffi.new("HloBuffer **")
+            check(c.ptr, lib.hlo_assemble_result(c.ptr, self._ptr, ffi.NULL, results, grid[0],
+                                                 grid[1], out), "assembling the result")
+            return out[0]
+        finally:
+            for k in range(devices * n):
+                lib.hlo_buffer_free(per[k])
+            for d in range(devices):
+                lib.hlo_buffer_free(results[d])
+
+
+_MISSING = object()   # a parameter without an input (random= fills it)
 
 
 def load(source, name=None):

@@ -121,14 +121,83 @@ def test_unbound_custom_call_names_instruction_and_line():
     assert 'custom-call target "nowhere_bound"' in str(e.value)
 
 
-def test_multi_device_runs_are_refused_clearly():
-    m = hlorun.load(src("samples", "quickstart.hlo"))
-    for kw in ({"replicas": 2}, {"partitions": 4}):
-        with pytest.raises(hlorun.Error, match="multi-device runs are not available in this "
-                                               "build"):
-            m.run(np.zeros((2, 3), np.float32), **kw)
-    # one replica and one partition are an ordinary run
-    assert m.run(np.zeros((2, 3), np.float32), replicas=1, partitions=1).shape == (2, 2)
+ALL_REDUCE = """HloModule ar, replica_count=2
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[3] parameter(0)
+  ROOT r = f32[3] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+"""
+SHARDED = """HloModule sh, num_partitions=2
+
+ENTRY e {
+  p = f32[2] parameter(0), sharding={devices=[2]0,1}
+  ROOT n = f32[2] negate(p), sharding={devices=[2]0,1}
+}
+"""
+
+
+def test_replicas_all_reduce_by_hand():
+    # both replicas get [1, 2, 3]; the sum over the two is [2, 4, 6]
+    m = hlorun.load(ALL_REDUCE)
+    assert m.device_grid() == (2, 1)
+    assert m.run(np.float32([1, 2, 3])).tolist() == [2, 4, 6]
+    assert m.run(np.float32([1, 2, 3]), replicas=2).tolist() == [2, 4, 6]
+
+
+def test_partitions_split_and_assemble_by_sharding():
+    m = hlorun.load(SHARDED)
+    # a global f32[4] is split [1,2] | [3,4]; the negated halves are joined
+    assert m.run(np.float32([1, 2, 3, 4])).tolist() == [-1, -2, -3, -4]
+    # a value of the parameter's own shape goes whole to both partitions
+    assert m.run(np.float32([1, 2]), partitions=2).tolist() == [-1, -2, -1, -2]
+    with pytest.raises(hlorun.Error, match=r"parameter 0 \(f32\[2\] per device, f32\[4\] "
+                                           r"global\): got an array of float32\[3\]"):
+        m.run(np.float32([1, 2, 3]))
+
+
+def test_devices_that_disagree_on_a_replicated_result_fail():
+    m = hlorun.load("HloModule r, replica_count=2\nENTRY e {\n  ROOT r = u32[] replica-id()\n}\n")
+    with pytest.raises(hlorun.Error, match="devices 0 and 1 hold different values"):
+        m.run()
+
+
+def test_a_grid_too_small_for_the_collectives_names_the_instruction():
+    with pytest.raises(hlorun.Error, match=r"in r \(all-reduce\): replica group 0 names "
+                                           r"replica 1"):
+        hlorun.load(ALL_REDUCE).run(np.float32([1, 2, 3]), replicas=1)
+    with pytest.raises(hlorun.Error, match="replicas=0: a positive integer"):
+        hlorun.load(ALL_REDUCE).run(np.float32([1, 2, 3]), replicas=0)
+
+
+@pytest.mark.parametrize("text,flags,literal", [
+    (ALL_REDUCE, ["--replicas", "2", "--random=3"], None),
+    # (with --random the command runs this module, which has no collectives,
+    # as one device: given the input, it splits it as the package does)
+    (SHARDED, ["--partitions", "2"], "f32[4] {0.5, -1.25, 3, 1e-3}")])
+def test_multi_device_same_bytes_as_the_command(text, flags, literal, tmp_path):
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    m = hlorun.load(str(path))
+    inputs = []
+    if literal:
+        (tmp_path / "in0.txt").write_text(literal)
+        inputs = [str(tmp_path / "in0.txt")]
+        got = m.run(np.float32([0.5, -1.25, 3, 1e-3]))
+    else:
+        got = m.run(random=3)
+    cli = subprocess.run([HLORUN, *flags, "-o", str(tmp_path / "o.npy"), str(path), *inputs],
+                         capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    want = np.load(tmp_path / "o.npy")
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
 
 
 def test_compare_report_is_the_commands(tmp_path):
