@@ -22,4 +22,5 @@ endif
 # when cffi, numpy or pytest cannot be imported.
 TESTS += tests/python/run-pytest.sh
 dist_noinst_SCRIPTS += tests/python/run-pytest.sh
-EXTRA_DIST += tests/python
+EXTRA_DIST += tests/python/conftest.py tests/python/test_dtypes.py tests/python/test_run.py \
+	tests/python/test_handlers.py tests/python/test_golden.py tests/python/test_cli_equal.py
