@@ -57,6 +57,9 @@ typedef struct Opts {
   const char *replay;         /* --replay DIR */
   const char *only;           /* --only-instruction NAME */
   int progress;               /* -1 auto (terminal), 0 off, 1 on */
+  const char *graph;          /* --graph FILE (.dot, .gv, .svg, .png) */
+  const char *graph_filter;   /* --graph-filter NAME[:DEPTH] */
+  bool graph_collapse;        /* --graph-collapse: a fusion is one node */
 
   /* Suites */
   bool suite;
@@ -110,6 +113,18 @@ void debug_set_devices(Debug *d, int ndev);
 /* The observer stopped the run (--check-nan found something). */
 bool debug_stopped(const Debug *d);
 void debug_free(Debug *d);
+
+/* ---- Pictures (graph.c) ---- */
+
+/* Self times per instruction, summed over a run (--stats with --graph). */
+typedef struct GraphTimes GraphTimes;
+GraphTimes *graph_times_new(void);   /* NULL when out of memory */
+void graph_times_add(GraphTimes *t, const HloInstruction *i, uint64_t ns, bool fused);
+void graph_times_free(GraphTimes *t);
+/* Draw m into o->graph (times may be NULL: no run). Returns the exit status. */
+int graph_write(HloCtx *ctx, const HloModule *m, const Opts *o, const GraphTimes *times);
+/* --stats --graph: the picture drawn after the run failed (exit 2). */
+bool debug_graph_failed(const Debug *d);
 
 /* ---- Suites (suite.c) ---- */
 

@@ -38,6 +38,8 @@ struct Debug {
   OpStat *ops;
   int nops, capops;
   uint64_t *child_ns;         /* per depth: time of finished callees */
+  GraphTimes *times;          /* --graph with --stats: self time per instruction */
+  bool graph_failed;          /* the picture could not be written */
   int nchild;
   /* --dump-custom-calls */
   int ncalls;                 /* custom calls dumped so far */
@@ -257,6 +259,7 @@ static void stats_event(Debug *d, const HloEvent *e) {
   }
   d->ops[i].count++;
   d->ops[i].self_ns += self;
+  graph_times_add(d->times, e->instruction, self, e->fused);
 }
 
 static int cmp_stat(const void *a, const void *b) {
@@ -469,6 +472,7 @@ Debug *debug_new(const Opts *o, HloCtx *ctx, const HloModule *m, bool progress) 
   d->ctx = ctx;
   d->m = m;
   d->progress = progress;
+  if (o->graph && o->stats && !(d->times = graph_times_new())) { free(d); return NULL; }
   d->t_start = now_ms();
   pthread_mutex_init(&d->lock, NULL);
   return d;
@@ -500,7 +504,11 @@ void debug_after_run(Debug *d, HloExecutable *exe, double wall_ms) {
   if (!d) return;
   progress_stop(d);
   if (d->o->stats && !d->stopped) stats_print(d, exe, wall_ms);
+  if (d->o->graph && d->times && !d->stopped)
+    d->graph_failed = graph_write(d->ctx, d->m, d->o, d->times) != EXIT_OK;
 }
+
+bool debug_graph_failed(const Debug *d) { return d && d->graph_failed; }
 
 bool debug_stopped(const Debug *d) { return d && d->stopped; }
 
@@ -510,6 +518,7 @@ void debug_free(Debug *d) {
   pthread_mutex_destroy(&d->lock);
   free(d->ops);
   free(d->child_ns);
+  graph_times_free(d->times);
   free(d->call_dir);
   for (int i = 0; i < d->nsites; i++) { hlo_free(d->sites[i].text); hlo_free(d->sites[i].explain); }
   free(d->sites);

@@ -113,6 +113,13 @@ static void usage(FILE *f) {
     "      --only-instruction NAME\n"
     "                           run only instruction NAME of MODULE; the INPUTs feed\n"
     "                           its operands (with --print: show that module)\n"
+    "      --graph FILE         draw the module (.dot; .svg or .png through Graphviz's\n"
+    "                           dot) instead of running it; with --stats, run it and\n"
+    "                           show each instruction's time and share, coloured\n"
+    "      --graph-filter NAME[:DEPTH]\n"
+    "                           draw only instructions within DEPTH (default 2)\n"
+    "                           operand/user steps of NAME\n"
+    "      --graph-collapse     draw each fusion as one node, without its body\n"
     "      --progress, --no-progress\n"
     "                           progress line on standard error (default: when it is\n"
     "                           a terminal)\n"
@@ -185,7 +192,8 @@ enum {
   OPT_STATS, OPT_DUMP_CC, OPT_REPLAY, OPT_ONLY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SUITE,
   OPT_RECORD, OPT_JUNIT, OPT_TIMEOUT,
   OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
-  OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING
+  OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
+  OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -257,6 +265,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"per-device-inputs", no_argument, NULL, OPT_PER_DEV_IN},
     {"per-device-outputs", no_argument, NULL, OPT_PER_DEV_OUT},
     {"output-sharding", required_argument, NULL, OPT_OUT_SHARDING},
+    {"graph", required_argument, NULL, OPT_GRAPH},
+    {"graph-filter", required_argument, NULL, OPT_GRAPH_FILTER},
+    {"graph-collapse", no_argument, NULL, OPT_GRAPH_COLLAPSE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -353,6 +364,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
     case OPT_TRACE: o->trace = true; o->trace_filter = optarg; break;
     case OPT_CHECK_NAN: o->check_nan = true; break;
     case OPT_STATS: o->stats = true; break;
+    case OPT_GRAPH: o->graph = optarg; break;
+    case OPT_GRAPH_FILTER: o->graph_filter = optarg; break;
+    case OPT_GRAPH_COLLAPSE: o->graph_collapse = true; break;
     case OPT_DUMP_CC: o->dump_dir = optarg; break;
     case OPT_REPLAY: o->replay = optarg; break;
     case OPT_ONLY: o->only = optarg; break;
@@ -563,6 +577,7 @@ static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
     print_bench(times, o->bench);
   }
   debug_after_run(dbg, exe, wall);
+  if (debug_graph_failed(dbg)) goto out;
   flush_diags(ctx);   /* warnings */
   rc = emit_result(ctx, o, res);
 out:
@@ -587,7 +602,7 @@ static void opts_free(Opts *o) {
 /* Options that make no sense with --suite (each case is a run of its own). */
 static int suite_conflicts(const Opts *o) {
   const char *bad = o->output ? "-o" : o->expect ? "--expect" : o->trace ? "--trace"
-                  : o->check_nan ? "--check-nan" : o->stats ? "--stats"
+                  : o->check_nan ? "--check-nan" : o->stats ? "--stats" : o->graph ? "--graph"
                   : o->dump_dir ? "--dump-custom-calls" : o->replay ? "--replay"
                   : o->only ? "--only-instruction" : o->print ? "--print"
                   : o->explain ? "--explain-custom-calls" : o->bench ? "--bench" : NULL;
@@ -714,6 +729,10 @@ int main(int argc, char **argv) {
     fputs(text, stdout);
     hlo_free(text);
     rc = EXIT_OK;
+    goto out;
+  }
+  if (o.graph && !o.stats) {   /* a picture of the module, without a run */
+    rc = graph_write(ctx, m, &o, NULL);
     goto out;
   }
   int R, P;

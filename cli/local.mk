@@ -35,3 +35,11 @@ TESTS += tests/check_tools
 tests_check_tools_SOURCES = tests/check_tools.c
 tests_check_tools_CFLAGS = $(TEST_CFLAGS)
 tests_check_tools_LDADD = $(TEST_LIBS)
+
+# --graph FILE: the module as a Graphviz picture (cli/graph.c) over the
+# public walking API (interp/walk.c).
+hlorun_SOURCES += cli/graph.c
+libhlorun_core_la_SOURCES += interp/walk.c
+TESTS += tests/graph/graph.sh
+dist_noinst_SCRIPTS += tests/graph/graph.sh
+dist_noinst_DATA += doc/graph-example.svg

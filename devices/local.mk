@@ -15,3 +15,6 @@ else
 libhlorun_core_la_SOURCES += devices/mpi_none.c
 endif
 EXTRA_DIST += devices/mpi.c devices/mpi_none.c
+# The executor's collective interface (included by interp/), shipped in the
+# tarball (make distcheck failed without it).
+noinst_HEADERS += interp/comm.h

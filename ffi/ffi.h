@@ -76,6 +76,14 @@ struct XLA_FFI_Handler_Bundle;
 int hlf_register_builtin(HlfRegistry *r, const char *target,
                          const struct XLA_FFI_Handler_Bundle *bundle, const char *origin);
 
+/* Register a typed FFI bundle that a host made at run time (the public
+ * hlo_ctx_register_ffi_handler): shown as origin, replaced like a plugin's
+ * handler. 0, or -1 when out of memory. */
+int hlf_register_handler(HlfRegistry *r, const char *target,
+                         const struct XLA_FFI_Handler_Bundle *bundle, const char *origin);
+/* How target is bound (its origin, malloc'd), or NULL when it is not. */
+char *hlf_binding_text(HlfRegistry *r, const char *target);
+
 /* ---- Run-time settings of the FFI host ---------------------------------- */
 
 /* Worker threads of the pool behind XLA_FFI_ThreadPool_Schedule (>= 1). */

@@ -144,6 +144,21 @@ int hlf_register_bundle(HlfRegistry *r, const char *name, size_t name_len,
   return add_target(r, name, name_len, src, b, NULL, traits, origin);
 }
 
+int hlf_register_handler(HlfRegistry *r, const char *target,
+                         const struct XLA_FFI_Handler_Bundle *bundle, const char *origin) {
+  return hlf_register_bundle(r, target, strlen(target), bundle, 0, HLF_SRC_PLUGIN,
+                             origin ? origin : "registered handler");
+}
+
+char *hlf_binding_text(HlfRegistry *r, const char *target) {
+  /* Copied under the lock: a later binding of the target frees the entry. */
+  pthread_mutex_lock(&r->mu);
+  HlfTarget *t = find_locked(r, target, strlen(target));
+  char *s = t ? strdup(t->origin) : NULL;
+  pthread_mutex_unlock(&r->mu);
+  return s;
+}
+
 /* dlopen that also finds a bare "x.so" in the current directory, which is
  * what a user typing --custom-call t=x.so means. */
 static void *open_lib(HlfRegistry *r, const char *path, HlcDiags *d) {

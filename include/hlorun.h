@@ -105,6 +105,21 @@ HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int o
  * initialize before every execute, as XLA:GPU does. */
 HloStatus hlo_ctx_set_ffi_all_stages(HloCtx *ctx, int all);
 
+/* Custom calls: register a typed XLA FFI handler (the execute stage; the
+ * XLA_FFI_Handler of include/hlorun/ffi.h) for target, as a plugin would
+ * through XLA_FFI_Handler_Register, replacing an earlier binding; for hosts
+ * that make handlers at run time (the Python package's callables). origin
+ * describes it in --explain-custom-calls ("python: mod.fn"; NULL =
+ * "registered handler"). */
+struct XLA_FFI_CallFrame;
+struct XLA_FFI_Error;
+typedef struct XLA_FFI_Error *HloFfiHandler(struct XLA_FFI_CallFrame *frame);
+HloStatus hlo_ctx_register_ffi_handler(HloCtx *ctx, const char *target, HloFfiHandler *execute,
+                                       const char *origin);
+/* How target is bound ("./lib.so:sym", "built-in: LAPACK", "plugin handler
+ * t", ...), malloc'd (free with hlo_free); NULL if it is not bound. */
+char *hlo_ctx_custom_call_binding(HloCtx *ctx, const char *target);
+
 /* ---- Modules -------------------------------------------------------------- */
 
 /* Parse HLO text (need not be NUL-terminated). filename names it in messages. */
@@ -154,6 +169,25 @@ const char *hlo_instruction_custom_call_target(const HloInstruction *i);
  * come along. Constants and parameters cannot be extracted. */
 HloStatus hlo_module_extract(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
                              HloModule **out);
+
+/* Walking a module (for tools that draw or index it): computations in text
+ * order (callees before callers; ENTRY among them), each one's instructions
+ * in text order, and what an instruction calls. Handles and strings are
+ * borrowed from the module. Out-of-range indices give 0 / NULL. */
+enum { HLO_COMPUTATION_ENTRY = 1, HLO_COMPUTATION_FUSION = 2 /* a fusion's body */ };
+int hlo_module_num_computations(const HloModule *m);
+const char *hlo_module_computation_name(const HloModule *m, int c);
+unsigned hlo_module_computation_flags(const HloModule *m, int c);   /* HLO_COMPUTATION_* */
+int hlo_module_computation_size(const HloModule *m, int c);         /* instructions */
+const HloInstruction *hlo_module_instruction(const HloModule *m, int c, int k);
+int hlo_instruction_is_root(const HloInstruction *i);
+/* Computations i calls (fusion bodies, loop bodies, reducers, branches...),
+ * by name, in attribute order. */
+int hlo_instruction_num_called(const HloInstruction *i);
+const char *hlo_instruction_called(const HloInstruction *i, int k);
+/* i's result shape as text without layout ("f32[2,3]") into buf
+ * (NUL-terminated, truncated to cap); returns the full length. */
+size_t hlo_instruction_shape_text(const HloInstruction *i, char *buf, size_t cap);
 
 /* ---- Buffers (host values) ---------------------------------------------- */
 

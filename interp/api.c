@@ -12,6 +12,7 @@
 #include "interp/comm.h"
 #include "parser/parser.h"
 #include "ffi/ffi.h"
+#include "hlorun/ffi.h"
 #include "common/numeric.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -136,6 +137,18 @@ HloStatus hlo_ctx_load_plugin(HloCtx *ctx, const char *lib, const char *function
   if (!ctx || !lib) return HLO_INVALID_ARGUMENT;
   if (probe_load(ctx, NULL, lib, function) != HLO_OK) return HLO_IO_ERROR;
   return hlf_load_plugin(ctx->ffi, lib, function, &ctx->diags) ? HLO_IO_ERROR : HLO_OK;
+}
+
+HloStatus hlo_ctx_register_ffi_handler(HloCtx *ctx, const char *target, HloFfiHandler *execute,
+                                       const char *origin) {
+  if (!ctx || !target || !*target || !execute) return HLO_INVALID_ARGUMENT;
+  XLA_FFI_Handler_Bundle b = {.execute = (XLA_FFI_Handler *)execute};
+  return hlf_register_handler(ctx->ffi, target, &b, origin) ? fail(ctx, HLO_NOMEM, "out of memory")
+                                                          : HLO_OK;
+}
+
+char *hlo_ctx_custom_call_binding(HloCtx *ctx, const char *target) {
+  return ctx && target ? hlf_binding_text(ctx->ffi, target) : NULL;
 }
 
 HloStatus hlo_ctx_set_instruction_members(HloCtx *ctx, const char *target, int on) {

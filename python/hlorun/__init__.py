@@ -1,0 +1,28 @@
+"""hlorun: run XLA HLO modules from Python, on top of libhlorun.
+
+    import hlorun
+    m = hlorun.load("model.hlo")            # a path, or HLO text
+    y = m.run(x, w)                          # numpy arrays in, numpy arrays out
+    assert hlorun.compare(y, golden, rtol=1e-5)
+
+Custom calls: hlorun.bind("target", "./libf.so", symbol=None),
+hlorun.plugin("./libp.so"), or hlorun.bind("target", fn) with a Python
+callable fn(*operands, *results) on numpy views. Errors raise hlorun.Error
+with the messages of the hlorun command. hlorun.testing turns golden-suite
+directories into pytest tests.
+
+Element types: see hlorun._dtypes (bf16 and the 8-bit floats are ml_dtypes
+arrays when ml_dtypes is installed, raw uint16/uint8 bits otherwise).
+"""
+from ._compare import Comparison, assert_matches, compare
+from ._errors import Error
+from ._lib import ffi as _ffi, lib as _lib
+from ._module import Module, bind, load, plugin
+
+__all__ = ["Error", "Module", "load", "bind", "plugin", "compare", "assert_matches",
+           "Comparison", "version"]
+
+
+def version():
+    """The library's version ("0.1.0")."""
+    return _ffi.string(_lib.hlo_version()).decode()
