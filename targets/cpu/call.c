@@ -76,7 +76,7 @@ XLA_FFI_Error *hlt_cpu_matrix(CpuCall *c, const XLA_FFI_Buffer *b, const char *w
     char got[256];
     shape_text(b->dtype, b->rank, b->dims, got, sizeof got);
     return hlt_cpu_fail(c, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                        "%s must be a %s matrix or batch of matrices (rank >= 2), got %s", what,
+                        "%s must be a matrix or batch of matrices (rank >= 2) of %s, got %s", what,
                         dtype_name(c->t->dtype), got);
   }
   c->nbatch = (int)b->rank - 2;
@@ -108,6 +108,22 @@ XLA_FFI_Error *hlt_cpu_shape(CpuCall *c, const XLA_FFI_Buffer *b, const char *wh
                       got);
 }
 
+/* MLIR's name of a scalar attribute's type, as backend_config spells it. */
+static const char *mlir_type_name(XLA_FFI_DataType t) {
+  switch (t) {
+  case XLA_FFI_DataType_PRED: return "i1";
+  case XLA_FFI_DataType_S8: return "i8";
+  case XLA_FFI_DataType_S16: return "i16";
+  case XLA_FFI_DataType_S32: return "i32";
+  case XLA_FFI_DataType_S64: return "i64";
+  case XLA_FFI_DataType_U8: return "ui8";
+  case XLA_FFI_DataType_U16: return "ui16";
+  case XLA_FFI_DataType_U32: return "ui32";
+  case XLA_FFI_DataType_U64: return "ui64";
+  default: return dtype_name(t);
+  }
+}
+
 /* The scalar attribute `name`, or an error naming what is wrong. */
 static XLA_FFI_Error *scalar_attr(CpuCall *c, const char *name, XLA_FFI_DataType dt,
                                   const char *mlir_type, XLA_FFI_Scalar **out) {
@@ -121,9 +137,8 @@ static XLA_FFI_Error *scalar_attr(CpuCall *c, const char *name, XLA_FFI_DataType
     return hlt_cpu_fail(c, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                         "attribute '%s' must be a %s scalar (jaxlib's encoding), got %s", name,
                         mlir_type,
-                        c->f->attrs.types[i] == XLA_FFI_AttrType_SCALAR
-                            ? (s->dtype == XLA_FFI_DataType_PRED ? "i1" : dtype_name(s->dtype))
-                            : "a non-scalar");
+                        c->f->attrs.types[i] == XLA_FFI_AttrType_SCALAR ? mlir_type_name(s->dtype)
+                                                                        : "a non-scalar");
   *out = s;
   return NULL;
 }

@@ -6,3 +6,4 @@ libhlorun_core_la_SOURCES += targets/cpu/cpu.h targets/cpu/register.c targets/cp
 noinst_HEADERS += targets/cpu/targets.def
 libhlorun_core_la_LIBADD += $(LAPACK_LIBS)
 AM_CPPFLAGS += $(LAPACK_CFLAGS)
+include tests/lapack/local.mk
