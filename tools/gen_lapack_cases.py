@@ -2,7 +2,13 @@
 """Generate tests/lapack/: HLO modules calling jaxlib's CPU LAPACK custom
 calls as a JAX CPU dump prints them, with inputs and expected outputs.
 
-    tools/gen_lapack_cases.py JAX_CHECKOUT_OR_GIT_DIR [OUT_DIR]
+    tools/gen_lapack_cases.py JAX_CHECKOUT_OR_GIT_DIR [OUT_DIR [OLD_JAX]]
+
+OLD_JAX: a checkout of jax-ml/jax at d42d2e88b47e, before the older
+generation's data was removed (with a bare mirror, a directory holding the
+files of that commit's export_back_compat_test_data/ and 09d903fc9a60's
+cpu_triangular_solve_blas_trsm.py under the same relative path); its
+legacy_* cases run the descriptor-operand targets.
 
 Cases named bc_<family>_<dtype> come from JAX's back-compatibility test data
 (jax/_src/internal_test_util/export_back_compat_test_data/cpu_*.py, read from
@@ -388,6 +394,166 @@ def backcompat(src, out):
                    [a, b], list(e["expected_outputs"]), close(dt), src_)
 
 
+# ---- The older generation (descriptor operands, api_version 2) --------------
+
+MLIR_ELEM = {"f32": "f32", "f64": "f64", "complex<f32>": "c64", "complex<f64>": "c128",
+             "i32": "s32", "i64": "s64", "ui8": "u8", "i1": "pred"}
+
+
+def mlir_tensor(t):
+    """'tensor<2x4xf32>' -> ('f32', [2, 4])"""
+    body = t.strip()[len("tensor<"):-1]
+    m = re.match(r"((?:\d+x)*)(.*)$", body)
+    return MLIR_ELEM[m.group(2)], [int(d) for d in m.group(1).split("x") if d]
+
+
+def mlir_types(text):
+    """Split '(tensor<..>, tensor<..>)' or 'tuple<...>' into tensor types."""
+    return re.findall(r"tensor<(?:[^<>]|<[^<>]*>)*>", text)
+
+
+def legacy_module(text, target, keep, post=None):
+    """The legacy custom call of a back-compat module as HLO: its scalar
+    descriptor operands as constants (values from the module), the others
+    as parameters (the case's inputs); returns the results `keep` (post may
+    add instructions and change the list)."""
+    m = re.search(r"custom_call @%s\(([^)]*)\) \{(.*?)\} : \(([^)]*)\) -> (.*)" % target, text)
+    ops = [o.strip() for o in m.group(1).split(",")]
+    op_types = [mlir_tensor(t) for t in mlir_types(m.group(3))]
+    res_types = [mlir_tensor(t) for t in mlir_types(m.group(4).split(" loc(")[0])]
+    before = text[:m.start()]
+    M = Module("jit_" + target)
+    operands = []
+    for name, (ty, dims) in zip(ops, op_types):
+        if dims:
+            operands.append((M.param(ty, dims), ty, dims))
+            continue
+        c = re.findall(r"%s = stablehlo\.constant dense<([^>]*)> : tensor<" % re.escape(name), before)
+        val = c[-1]
+        if ty.startswith("c") and not val.startswith("("):
+            val = "(%s, 0)" % val
+        operands.append((M.ins("constant", ty + "[]", "constant(%s)" % val), ty, dims))
+    top = max(len(d) for _, _, d in operands)
+    res = [shape(t, d, len(d) == top) for t, d in res_types]
+    tuple_result = not m.group(4).lstrip().startswith("tensor")
+    rshape = "(" + ", ".join(res) + ")" if tuple_result else res[0]
+    opstr = ", ".join("%s %s" % (shape(t, d), n) for n, t, d in operands)
+    cons = ", ".join(shape(t, d, len(d) == top) for _, t, d in operands)
+    cc = M.ins("custom-call", rshape,
+               'custom-call(%s), custom_call_target="%s", operand_layout_constraints={%s}, '
+               "api_version=API_VERSION_STATUS_RETURNING" % (opstr, target, cons))
+    if not tuple_result:
+        return M.text([(cc, res_types[0][0], res_types[0][1])])
+    gtes = [M.ins("get-tuple-element", r, "get-tuple-element(%s), index=%d" % (cc, i))
+            for i, r in enumerate(res)]
+    out = [(gtes[i], res_types[i][0], res_types[i][1]) for i in keep]
+    if post:
+        out = post(M, gtes, res_types, out)
+    return M.text(out)
+
+
+def legacy(src, out):
+    def each(fname):
+        for dname, d in read_data(src, fname).items():
+            if not any("_ffi" in t for e in (d.values() if "mlir_module_text" not in d else [d])
+                       for t in e["custom_call_targets"]):
+                for dt, e in d.items():
+                    yield dt, e, "jax-ml/jax %s%s %s[%r] (older generation)" % (
+                        DATA, fname, dname, dt)
+
+    def iota(dt, n):
+        return np.arange(n * n).astype(DTYPES[dt]).reshape(n, n)
+
+    close = lambda dt: {"compare": "close", "rtol": TOL[dt][0], "atol": TOL[dt][1]}
+    for dt, e, src_ in each("cpu_lu_lapack_getrf.py"):
+        def pivots0(M, g, rt, out):   # pivots - 1, as the lowering
+            one = M.ins("constant", "s32[]", "constant(1)")
+            ob = M.ins("broadcast", shape("s32", rt[1][1]), "broadcast(%s), dimensions={}" % one)
+            p0 = M.ins("subtract", shape("s32", rt[1][1]), "subtract(%s, %s)" % (g[1], ob))
+            return [out[0], (p0, "s32", rt[1][1]), out[1]]
+        tgt = "lapack_%sgetrf" % PREFIX[dt]
+        write_case(out, "legacy_lu_" + dt, legacy_module(e["mlir_module_text"], tgt, [0, 2],
+                                                         pivots0),
+                   [iota(dt, 3)], list(e["expected_outputs"]),
+                   dict(close(dt), compare="lu", info_positive=[0]), src_)
+    for dt, e, src_ in each("cpu_cholesky_lapack_potrf.py"):
+        x = e["inputs"][0]
+        a = ((x + np.conj(x.T)) / 2).astype(x.dtype)
+        tgt = "lapack_%spotrf" % PREFIX[dt]
+        write_case(out, "legacy_cholesky_" + dt, legacy_module(e["mlir_module_text"], tgt, [0, 1]),
+                   [a], [], dict(close(dt), compare="cholesky", lower_only=True), src_)
+    for dt, e, src_ in each("cpu_eigh_lapack_syev.py"):
+        x = iota(dt, 8)
+        a = np.tril((x + x.T) / 2).astype(x.dtype)
+        tgt = "lapack_%s%s" % (PREFIX[dt], "heevd" if dt.startswith("c") else "syevd")
+        write_case(out, "legacy_eigh_" + dt, legacy_module(e["mlir_module_text"], tgt, [0, 1, 2]),
+                   [a], list(e["expected_outputs"]), dict(close(dt), compare="eigh"), src_)
+    for dt, e, src_ in each("cpu_svd_lapack_gesdd.py"):
+        tgt = "lapack_%sgesdd" % PREFIX[dt]
+        write_case(out, "legacy_svd_" + dt,
+                   legacy_module(e["mlir_module_text"], tgt, [2, 1, 3, 4]),
+                   [e["inputs"][0]], list(e["expected_outputs"]), dict(close(dt), compare="svd"),
+                   src_)
+    for dt, e, src_ in each("cpu_eig_lapack_geev.py"):
+        tgt = "lapack_%sgeev" % PREFIX[dt]
+        if dt.startswith("c"):
+            mod = legacy_module(e["mlir_module_text"], tgt, [2, 3, 4, 5])
+        else:
+            def cw(M, g, rt, out):   # w = complex(wr, wi)
+                w = M.ins("complex", shape(CPLX[dt], rt[3][1]), "complex(%s, %s)" % (g[3], g[4]))
+                return [(w, CPLX[dt], rt[3][1])] + out
+            mod = legacy_module(e["mlir_module_text"], tgt, [5, 6, 7], cw)
+        write_case(out, "legacy_eig_" + dt, mod, [iota(dt, 4)], list(e["expected_outputs"]),
+                   dict(close(dt), compare="eig"), src_)
+    for dt, e, src_ in each("cpu_schur_lapack_gees.py"):
+        tgt = "lapack_%sgees" % PREFIX[dt]
+        write_case(out, "legacy_schur_" + dt,
+                   legacy_module(e["mlir_module_text"], tgt, [0, 3, 5]), [e["inputs"][0]],
+                   list(e["expected_outputs"]), dict(close(dt), compare="schur"), src_)
+    for dt, e, src_ in each("cpu_hessenberg_lapack_gehrd.py"):
+        tgt = "lapack_%sgehrd" % PREFIX[dt]
+        a = mlir_constant(e["mlir_module_text"], DTYPES[dt])
+        write_case(out, "legacy_hessenberg_" + dt,
+                   legacy_module(e["mlir_module_text"], tgt, [0, 1]), [a],
+                   list(e["expected_outputs"]), close(dt), src_)
+    for dt, e, src_ in each("cpu_tridiagonal_lapack_sytrd_hetrd.py"):
+        tgt = "lapack_%s%s" % (PREFIX[dt], "hetrd" if dt.startswith("c") else "sytrd")
+        a = mlir_constant(e["mlir_module_text"], DTYPES[dt])
+        write_case(out, "legacy_tridiagonal_" + dt,
+                   legacy_module(e["mlir_module_text"], tgt, [0, 1, 2, 3]), [a],
+                   list(e["expected_outputs"]), close(dt), src_)
+    for dt, e, src_ in each("cpu_qr_lapack_geqrf.py"):
+        # Two calls (geqrf, then orgqr/ungqr) in a tuple-typed 2023 module:
+        # written out here with the same descriptors (b 1, m 3, n 3, k 3;
+        # the workspace size 96 is only the work result's length, hlorun
+        # queries LAPACK as jaxlib's FFI kernels do).
+        M = Module("jit_qr_legacy")
+        a = M.param(dt, [3, 3])
+        d = [M.ins("constant", "s32[]", "constant(%d)" % v) for v in (1, 3, 3, 96)]
+        tys = ", ".join([shape(dt, [3, 3], True), shape(dt, [3]), "s32[]", shape(dt, [96])])
+        cc = M.ins("custom-call", "(%s)" % tys,
+                   'custom-call(s32[] %s, s32[] %s, s32[] %s, s32[] %s, %s %s), '
+                   'custom_call_target="lapack_%sgeqrf", api_version=API_VERSION_STATUS_RETURNING'
+                   % (d[0], d[1], d[2], d[3], shape(dt, [3, 3]), a, PREFIX[dt]))
+        r = M.ins("get-tuple-element", shape(dt, [3, 3], True), "get-tuple-element(%s), index=0" % cc)
+        tau = M.ins("get-tuple-element", shape(dt, [3]), "get-tuple-element(%s), index=1" % cc)
+        k = M.ins("constant", "s32[]", "constant(3)")
+        tys = ", ".join([shape(dt, [3, 3], True), "s32[]", shape(dt, [96])])
+        cq = M.ins("custom-call", "(%s)" % tys,
+                   'custom-call(s32[] %s, s32[] %s, s32[] %s, s32[] %s, s32[] %s, %s %s, %s %s), '
+                   'custom_call_target="lapack_%s%s", api_version=API_VERSION_STATUS_RETURNING'
+                   % (d[0], d[1], d[2], k, d[3], shape(dt, [3, 3], True), r, shape(dt, [3]), tau,
+                      PREFIX[dt], "ungqr" if dt.startswith("c") else "orgqr"))
+        q = M.ins("get-tuple-element", shape(dt, [3, 3], True), "get-tuple-element(%s), index=0" % cq)
+        rt = M.triangle(r, dt, [3, 3], lower=False)
+        write_case(out, "legacy_qr_" + dt, M.text([(q, dt, [3, 3]), (rt, dt, [3, 3])]),
+                   [iota(dt, 3)], list(e["expected_outputs"]), close(dt), src_)
+    for dt, e, src_ in each("cpu_triangular_solve_blas_trsm.py"):
+        tgt = "blas_%strsm" % PREFIX[dt]
+        write_case(out, "legacy_trsm_" + dt, legacy_module(e["mlir_module_text"], tgt, []),
+                   list(e["inputs"]), list(e["expected_outputs"]), close(dt), src_)
+
+
 # ---- Own cases ---------------------------------------------------------------
 
 def own(out):
@@ -524,6 +690,8 @@ def main():
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lapack", "cases")
     backcompat(sys.argv[1], out)
+    if len(sys.argv) > 3:   # a checkout or mirror at a commit that still has the older data
+        legacy(sys.argv[3], out)
     own(out)
 
 

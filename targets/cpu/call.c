@@ -32,9 +32,8 @@ static const char *dtype_name(XLA_FFI_DataType t) {
   return d == HLO_DTYPE_INVALID ? "?" : hlc_dtype_name(d);
 }
 
-/* "f32[2,3]" */
-static void shape_text(XLA_FFI_DataType t, int64_t rank, const int64_t *dims, char *buf,
-                       size_t n) {
+void hlt_cpu_shape_text(XLA_FFI_DataType t, int64_t rank, const int64_t *dims, char *buf,
+                        size_t n) {
   int k = snprintf(buf, n, "%s[", dtype_name(t));
   for (int64_t i = 0; i < rank && k > 0 && (size_t)k < n; i++)
     k += snprintf(buf + k, n - (size_t)k, "%s%lld", i ? "," : "", (long long)dims[i]);
@@ -74,7 +73,7 @@ XLA_FFI_Error *hlt_cpu_matrix(CpuCall *c, const XLA_FFI_Buffer *b, const char *w
                               int64_t *rows, int64_t *cols) {
   if (b->dtype != c->t->dtype || b->rank < 2 || b->rank > CPU_MAX_RANK) {
     char got[256];
-    shape_text(b->dtype, b->rank, b->dims, got, sizeof got);
+    hlt_cpu_shape_text(b->dtype, b->rank, b->dims, got, sizeof got);
     return hlt_cpu_fail(c, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                         "%s must be a matrix or batch of matrices (rank >= 2) of %s, got %s", what,
                         dtype_name(c->t->dtype), got);
@@ -102,8 +101,8 @@ XLA_FFI_Error *hlt_cpu_shape(CpuCall *c, const XLA_FFI_Buffer *b, const char *wh
   for (int i = 0; same && i < rank; i++) same = b->dims[i] == want[i];
   if (same) return NULL;
   char w[256], got[256];
-  shape_text(dt, rank, want, w, sizeof w);
-  shape_text(b->dtype, b->rank, b->dims, got, sizeof got);
+  hlt_cpu_shape_text(dt, rank, want, w, sizeof w);
+  hlt_cpu_shape_text(b->dtype, b->rank, b->dims, got, sizeof got);
   return hlt_cpu_fail(c, XLA_FFI_Error_Code_INVALID_ARGUMENT, "%s must be %s, got %s", what, w,
                       got);
 }

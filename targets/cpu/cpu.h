@@ -12,7 +12,8 @@
  * pivot arithmetic): that is ordinary HLO in the dumped module.
  * Files: register.c (handlers, registration), call.c (checks, attributes,
  * copies), routines.c (the LAPACK/BLAS routines of the four types, the only
- * file that includes lapack.h), factor.c, spectral.c, solve.c (kernels). */
+ * file that includes lapack.h), factor.c, spectral.c, solve.c (kernels),
+ * legacy.c (the older descriptor-operand targets, rewritten into these). */
 #ifndef HLORUN_TARGETS_CPU_CPU_H
 #define HLORUN_TARGETS_CPU_CPU_H
 #include <stdbool.h>
@@ -117,6 +118,9 @@ XLA_FFI_Error *hlt_cpu_matrix(CpuCall *c, const XLA_FFI_Buffer *b, const char *w
 /* b is `what` of type dt and shape batch dims + ntrail trailing dims (d0, d1). */
 XLA_FFI_Error *hlt_cpu_shape(CpuCall *c, const XLA_FFI_Buffer *b, const char *what,
                              XLA_FFI_DataType dt, int ntrail, int64_t d0, int64_t d1);
+/* "f32[2,3]" into buf. */
+void hlt_cpu_shape_text(XLA_FFI_DataType t, int64_t rank, const int64_t *dims, char *buf,
+                        size_t n);
 /* Dimensions fit LAPACK's 32-bit integers. */
 XLA_FFI_Error *hlt_cpu_fits(CpuCall *c, int64_t n);
 
@@ -158,4 +162,8 @@ static inline char *hlt_cpu_at(const XLA_FFI_Buffer *b, size_t esize, int64_t k,
 CpuKernel hlt_cpu_trsm, hlt_cpu_getrf, hlt_cpu_geqrf, hlt_cpu_geqp3, hlt_cpu_orgqr,
     hlt_cpu_ormqr, hlt_cpu_potrf, hlt_cpu_gesdd, hlt_cpu_gesvd, hlt_cpu_syevd, hlt_cpu_geev,
     hlt_cpu_gees, hlt_cpu_gehrd, hlt_cpu_sytrd, hlt_cpu_gtsv;
+/* The older generation (legacy.c): rewrite the call, then run the above. */
+CpuKernel hlt_cpu_legacy_trsm, hlt_cpu_legacy_getrf, hlt_cpu_legacy_geqrf, hlt_cpu_legacy_orgqr,
+    hlt_cpu_legacy_potrf, hlt_cpu_legacy_gesdd, hlt_cpu_legacy_syevd, hlt_cpu_legacy_geev,
+    hlt_cpu_legacy_gees, hlt_cpu_legacy_gehrd, hlt_cpu_legacy_sytrd;
 #endif

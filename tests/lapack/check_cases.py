@@ -126,6 +126,8 @@ def check_cholesky(case, ins, outs, exp):
             all_nan(lj[np.tril_indices(lj.shape[-1])], "member %d" % j)
             need(np.all(lj[np.triu_indices(lj.shape[-1], 1)] == 0), "upper triangle not zero")
             continue
+        if case.get("lower_only"):   # the older targets left the upper triangle as given
+            lj = np.tril(lj)
         need(np.array_equal(lj, np.tril(lj)), "L is not lower triangular")
         h = np.tril(aj) + ct(np.tril(aj, -1))
         small(lj @ ct(lj) - h, h, case["rtol"], "L·Lᴴ = A (member %d)" % j)
