@@ -174,7 +174,10 @@ XLA_FFI_Error *hlt_cpu_bool_attr(CpuCall *c, const char *name, bool *out) {
 }
 
 void *hlt_cpu_alloc(CpuCall *c, size_t bytes, XLA_FFI_Error **err) {
-  void *p = c->nscratch < CPU_MAX_SCRATCH ? calloc(1, bytes ? bytes : 1) : NULL;
+  /* 64 bytes of slack: OpenBLAS's vector kernels (cgemv_n_HASWELL under
+   * cgesdd, seen by valgrind) read a few bytes past the last element of a
+   * matrix; XLA's padded buffers absorb that under jaxlib. */
+  void *p = c->nscratch < CPU_MAX_SCRATCH ? calloc(1, bytes + 64) : NULL;
   if (!p) {
     *err = hlt_cpu_fail(c, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
                         "out of memory (%zu bytes of LAPACK workspace)", bytes);
