@@ -1,0 +1,56 @@
+/* register.c: one typed FFI handler per row of targets.def (a handler is
+ * told nothing of the target it was bound to) and their registration as
+ * built-ins of the family "LAPACK". A handler answers the metadata query,
+ * runs only at the execute stage, and frees the kernel's scratch memory.
+ * Built without LAPACK, every target still exists and fails at the call
+ * with the Debian package that provides it. */
+#include "targets/cpu/cpu.h"
+#include <stdlib.h>
+
+static XLA_FFI_Error *run(XLA_FFI_CallFrame *f, CpuKernel *kernel, CpuTypeId type,
+                          const char *target) {
+  if (hlorun_ffi_metadata(f, 0)) return NULL;
+  if (f->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  CpuCall c = {.f = f, .target = target, .t = &hlt_cpu_types[type],
+               .la = hlt_cpu_lapack[type]};
+  if (!c.la)
+    return hlt_cpu_fail(&c, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                        "hlorun was built without LAPACK; install the Debian package "
+                        "'liblapacke-dev' and reconfigure (or bind the target with "
+                        "--custom-call)");
+  XLA_FFI_Error *err = kernel(&c);
+  for (int i = 0; i < c.nscratch; i++) free(c.scratch[i]);
+  return err;
+}
+
+/* The number of rows. */
+enum {
+#define CPU_TARGET(NAME, KERNEL, TYPE) CPU_ROW_##KERNEL##_##TYPE,
+#include "targets/cpu/targets.def"
+#undef CPU_TARGET
+  CPU_NROWS
+};
+
+#define CPU_TARGET(NAME, KERNEL, TYPE)                                        \
+  static XLA_FFI_Error *handler_##KERNEL##_##TYPE(XLA_FFI_CallFrame *f) {    \
+    return run(f, KERNEL, TYPE, NAME);                                       \
+  }
+#include "targets/cpu/targets.def"
+#undef CPU_TARGET
+
+static const struct {
+  const char *name;
+  XLA_FFI_Handler *handler;
+} rows[CPU_NROWS] = {
+#define CPU_TARGET(NAME, KERNEL, TYPE) {NAME, handler_##KERNEL##_##TYPE},
+#include "targets/cpu/targets.def"
+#undef CPU_TARGET
+};
+
+int hlt_cpu_register(HlfRegistry *r) {
+  for (int i = 0; i < CPU_NROWS; i++) {
+    XLA_FFI_Handler_Bundle b = {NULL, NULL, NULL, rows[i].handler};
+    if (hlf_register_builtin(r, rows[i].name, &b, "built-in: LAPACK") != 0) return -1;
+  }
+  return 0;
+}
