@@ -409,6 +409,13 @@ static int cmp_double(const void *a, const void *b) {
 static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
   int np = hlo_module_num_params(m);
   int k = 0;
+  /* A snapshot replays the arguments it recorded when no INPUT is given. */
+  if (o->ninputs == 0 && np > 0 && !o->random && hlo_file_is_snapshot(ctx, o->module)) {
+    int n = np;
+    if (hlo_load_snapshot_arguments(ctx, m, o->module, in, &n) != HLO_OK)
+      return fail_with(ctx, o->module);
+    return EXIT_OK;
+  }
   for (int i = 0; i < o->ninputs; i++) {
     const char *path = o->inputs[i];
     if (k >= np) {

@@ -197,6 +197,15 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
  * (*n in: capacity of out; out: count loaded = members in the file). */
 HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
                               HloBuffer **out, int *n);
+/* XLA's HloSnapshot files (--xla_dump_hlo_snapshots): is path one? Its
+ * recorded arguments for m's ENTRY parameters (*n in: capacity of out; out:
+ * count loaded), each checked against its parameter's shape. hlo_load_like
+ * on a snapshot loads its recorded result; hlo_load_param also reads a
+ * LiteralProto file. Modules load from HloSnapshot, HloProto and
+ * HloModuleProto files (hlo_module_load), recognised by content. */
+int hlo_file_is_snapshot(HloCtx *ctx, const char *path);
+HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const char *path,
+                                      HloBuffer **out, int *n);
 /* Load a value shaped like `like` (e.g. a golden result) from a file. */
 HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out);
 /* Deterministic pseudo-random value for ENTRY parameter index: floats in

@@ -10,6 +10,7 @@
 #include "interp/valio.h"
 #include "interp/isolate.h"
 #include "parser/parser.h"
+#include "proto/proto.h"
 #include "ffi/ffi.h"
 #include "common/numeric.h"
 #include <errno.h>
@@ -151,7 +152,7 @@ HloStatus hlo_ctx_set_ffi_all_stages(HloCtx *ctx, int all) {
 
 /* ---- Files ------------------------------------------------------------------ */
 
-static HloStatus read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
+HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
   *data = NULL;
   *len = 0;
   bool is_stdin = strcmp(path, "-") == 0;
@@ -227,7 +228,10 @@ static HloStatus write_file(HloCtx *ctx, const char *path, const char *data, siz
 HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char *filename,
                            HloModule **out) {
   if (!ctx || !text || !out) return HLO_INVALID_ARGUMENT;
-  *out = hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);
+  HpbKind kind = hpb_sniff(text, len);
+  *out = kind != HPB_NOT_PROTO && kind != HPB_LITERAL
+             ? hpb_parse_module(text, len, filename ? filename : "<input>", &ctx->diags)
+             : hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);
   if (!*out) {
     if (ctx->diags.nerrors == 0) fail(ctx, HLO_PARSE_ERROR, "%s: cannot parse", filename);
     return HLO_PARSE_ERROR;
@@ -244,7 +248,7 @@ HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out) {
   if (!ctx || !path || !out) return HLO_INVALID_ARGUMENT;
   char *text;
   size_t len;
-  HloStatus st = read_file(ctx, path, &text, &len);
+  HloStatus st = hli_read_file(ctx, path, &text, &len);
   if (st != HLO_OK) return st;
   st = hlo_module_parse(ctx, text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
   free(text);
@@ -501,6 +505,7 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, const H
                               const char *what, HliValue **out) {
   int before = ctx->diags.n;
   *out = NULL;
+  if (hpb_sniff(data, len) == HPB_LITERAL) return hli_value_from_proto(ctx, data, len, want, what, out);
   FileFmt f = sniff(data, len);
   if (f == FMT_NPY) {
     if (want->dtype == HLO_TUPLE)
@@ -559,7 +564,7 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   if (!want || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   char what[1024];
   snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path,
@@ -577,7 +582,7 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
   *n = 0;
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   HliNpzMember *mem;
   int32_t nm;
@@ -621,10 +626,13 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   *out = NULL;
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   HliValue *v;
-  st = decode_value(ctx, data, len, like->v->shape, path, &v);
+  /* --expect SNAPSHOT: the result the snapshot recorded. */
+  st = hpb_sniff(data, len) == HPB_SNAPSHOT
+           ? hli_value_from_proto(ctx, data, len, like->v->shape, path, &v)
+           : decode_value(ctx, data, len, like->v->shape, path, &v);
   free(data);
   return st == HLO_OK ? hli_make_buffer(ctx, v, like->v->shape, out) : st;
 }

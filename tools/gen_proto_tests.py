@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Write XLA protocol-buffer test files for tests/proto/ (binary wire format).
+
+The encoder below is written from the protobuf wire-format spec (varints,
+length-delimited fields, packed repeated scalars) and XLA's field numbers
+(xla/service/hlo.proto, xla/xla_data.proto). Modules follow XLA's ToProto
+conventions (xla/hlo/ir/hlo_instruction.cc HloInstruction::ToProto,
+hlo_computation.cc HloComputation::ToProto, hlo_module.cc HloModule::ToProto):
+  - instruction id = (computation id << 32) | local id (HloInstruction::unique_id
+    in current XLA); operand_ids / root_id / called_computation_ids carry ids;
+  - computations callees first, ENTRY last (MakeComputationPostOrder);
+  - while: called_computation_ids = [body, condition];
+  - iota: dimensions = [iota_dimension];
+  - compare: comparison_direction and comparison_type always written;
+  - shapes: arrays carry a layout (minor_to_major, descending by default);
+  - literals (LiteralBase::Piece::WriteToProto): f32s repeated, s32s repeated,
+    bf16/f16/s16 little-endian bytes, s4 one element per byte, elements in the
+    literal's physical (layout) order.
+Each module is also written as the HLO text XLA would print for it, and each
+snapshot records a result computed here with numpy, so the tests compare
+hlorun on the proto with hlorun on the text, and with numpy.
+
+Usage: gen_proto_tests.py OUTDIR
+"""
+import os
+import struct
+import sys
+
+import numpy as np
+
+# ---- wire format ----------------------------------------------------------------
+
+def varint(v):
+    if v < 0:
+        v += 1 << 64
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+def key(field, wt):
+    return varint(field << 3 | wt)
+
+def f_varint(field, v):
+    return key(field, 0) + varint(int(v))
+
+def f_bytes(field, b):
+    if isinstance(b, str):
+        b = b.encode()
+    return key(field, 2) + varint(len(b)) + b
+
+def f_packed(field, vals):
+    return f_bytes(field, b"".join(varint(int(v)) for v in vals)) if len(vals) else b""
+
+def f_packed_f32(field, vals):
+    return f_bytes(field, struct.pack("<%df" % len(vals), *vals)) if len(vals) else b""
+
+def msg(*parts):
+    return b"".join(parts)
+
+# ---- xla messages -------------------------------------------------------------------
+
+PT = {"pred": 1, "s8": 2, "s16": 3, "s32": 4, "s64": 5, "u8": 6, "u16": 7, "u32": 8,
+      "u64": 9, "f16": 10, "f32": 11, "f64": 12, "tuple": 13, "c64": 15, "bf16": 16,
+      "token": 17, "s4": 21, "u4": 22}
+
+def shape(t, dims=(), layout=None, tuple_shapes=None):
+    """ShapeProto: element_type=2, dimensions=3, tuple_shapes=4, layout=5, is_dynamic=6."""
+    if t == "tuple":
+        return msg(f_varint(2, PT[t]), *[f_bytes(4, s) for s in tuple_shapes])
+    m2m = list(layout) if layout is not None else list(range(len(dims) - 1, -1, -1))
+    lay = msg(f_packed(1, m2m), f_varint(16, 1))   # tail_padding_alignment_in_elements: 1
+    return msg(f_varint(2, PT[t]), f_packed(3, dims), f_bytes(5, lay),
+               f_bytes(6, bytes(len(dims) * 2)) if False else b"")
+
+def literal_f32(dims, values, layout=None):
+    a = np.asarray(values, np.float32).reshape(dims)
+    if layout is not None:   # physical order: minor_to_major[0] varies fastest
+        a = np.transpose(a, list(reversed(layout)))
+    return msg(f_bytes(1, shape("f32", dims, layout)), f_packed_f32(8, a.ravel().tolist()))
+
+def literal_s32(dims, values):
+    return msg(f_bytes(1, shape("s32", dims)), f_packed(4, [int(v) for v in np.ravel(values)]))
+
+class Comp:
+    def __init__(self, cid, name):
+        self.cid, self.name, self.instrs, self.local = cid, name, [], 0
+    def add(self, name, opcode, shp, operands=(), **fields):
+        iid = (self.cid << 32) | self.local
+        self.local += 1
+        parts = [f_bytes(1, name), f_bytes(2, opcode), f_bytes(3, shp),
+                 f_bytes(7, b""), f_varint(35, iid) if iid else b"",
+                 f_packed(36, [o for o in operands])]
+        for k, v in fields.items():
+            parts.append(v)
+        self.instrs.append(msg(*parts))
+        return iid
+    def proto(self, root):
+        return msg(f_bytes(1, self.name), *[f_bytes(2, i) for i in self.instrs],
+                   f_varint(5, self.cid) if self.cid else b"", f_varint(6, root) if root else b"")
+
+def module(name, comps_roots, entry_cid):
+    return msg(f_bytes(1, name), f_bytes(2, comps_roots[-1][0].name),
+               *[f_bytes(3, c.proto(r)) for c, r in comps_roots], f_varint(6, entry_cid))
+
+# ---- the test modules ------------------------------------------------------------------
+
+S = shape
+
+def zoo():
+    """Many instruction kinds in one module, with its HLO text and a numpy run."""
+    add = Comp(1, "add_f32")
+    a = add.add("a", "parameter", S("f32"), parameter_number=f_varint(9, 0))
+    b = add.add("b", "parameter", S("f32"), parameter_number=f_varint(9, 1))
+    r_add = add.add("sum", "add", S("f32"), [a, b])
+    cond = Comp(2, "cond")
+    cp = cond.add("cp", "parameter", S("tuple", tuple_shapes=[S("s32"), S("f32", [2, 3])]), parameter_number=f_varint(9, 0))
+    ci = cond.add("ci", "get-tuple-element", S("s32"), [cp], tuple_index=f_varint(13, 0))
+    ten = cond.add("ten", "constant", S("s32"), literal=f_bytes(8, literal_s32([], [3])))
+    r_cond = cond.add("lt", "compare", S("pred"), [ci, ten], comparison_direction=f_bytes(63, "LT"),
+                      comparison_type=f_bytes(72, "SIGNED"))
+    body = Comp(3, "body")
+    bp = body.add("bp", "parameter", S("tuple", tuple_shapes=[S("s32"), S("f32", [2, 3])]), parameter_number=f_varint(9, 0))
+    bi = body.add("bi", "get-tuple-element", S("s32"), [bp], tuple_index=f_varint(13, 0))
+    bx = body.add("bx", "get-tuple-element", S("f32", [2, 3]), [bp], tuple_index=f_varint(13, 1))
+    one = body.add("one", "constant", S("s32"), literal=f_bytes(8, literal_s32([], [1])))
+    bi2 = body.add("bi2", "add", S("s32"), [bi, one])
+    bx2 = body.add("bx2", "add", S("f32", [2, 3]), [bx, bx])
+    r_body = body.add("bt", "tuple", S("tuple", tuple_shapes=[S("s32"), S("f32", [2, 3])]), [bi2, bx2])
+    e = Comp(4, "main")
+    x = e.add("x", "parameter", S("f32", [2, 3]), parameter_number=f_varint(9, 0))
+    y = e.add("y", "parameter", S("f32", [3, 2]), parameter_number=f_varint(9, 1))
+    # A constant written column-major ({0,1}): its proto elements are in physical order.
+    c = e.add("c", "constant", S("f32", [2, 3]), literal=f_bytes(8, literal_f32([2, 3], [1, 2, 3, 4, 5, 6], layout=[0, 1])))
+    xc = e.add("xc", "multiply", S("f32", [2, 3]), [x, c])
+    yt = e.add("yt", "transpose", S("f32", [2, 3]), [y], dimensions=f_packed(14, [1, 0]))
+    s = e.add("s", "subtract", S("f32", [2, 3]), [xc, yt])
+    dot = e.add("d", "dot", S("f32", [2, 2]), [s, y],
+                dot_dimension_numbers=f_bytes(30, msg(f_packed(1, [1]), f_packed(2, [0]))),
+                precision_config=f_bytes(51, msg(f_packed(1, [0, 0]))))
+    zero = e.add("zero", "constant", S("f32"), literal=f_bytes(8, literal_f32([], [0])))
+    red = e.add("r", "reduce", S("f32", [2]), [s, zero], dimensions=f_packed(14, [1]),
+                called_computation_ids=f_packed(38, [add.cid << 32 | 0][:0] + [1]))
+    io = e.add("io", "iota", S("s32", [4]), dimensions=f_packed(14, [0]))
+    sl = e.add("sl", "slice", S("s32", [2]), [io],
+               slice_dimensions=f_bytes(17, msg(f_varint(1, 1), f_varint(2, 4), f_varint(3, 2))))
+    bc = e.add("bc", "broadcast", S("f32", [2, 3]), [red], dimensions=f_packed(14, [0]))
+    cv = e.add("cv", "convert", S("s32", [2]), [red])
+    cat = e.add("cat", "concatenate", S("s32", [4]), [cv, sl], dimensions=f_packed(14, [0]))
+    rs = e.add("rs", "reshape", S("s32", [2, 2]), [cat])
+    i0 = e.add("i0", "constant", S("s32"), literal=f_bytes(8, literal_s32([], [0])))
+    init = e.add("init", "tuple", S("tuple", tuple_shapes=[S("s32"), S("f32", [2, 3])]), [i0, bc])
+    wh = e.add("w", "while", S("tuple", tuple_shapes=[S("s32"), S("f32", [2, 3])]), [init],
+               called_computation_ids=f_packed(38, [3, 2]))   # [body, condition]
+    wx = e.add("wx", "get-tuple-element", S("f32", [2, 3]), [wh], tuple_index=f_varint(13, 1))
+    root = e.add("out", "tuple", S("tuple", tuple_shapes=[S("f32", [2, 2]), S("s32", [2, 2]), S("f32", [2, 3])]),
+                 [dot, rs, wx])
+    mod = module("proto_zoo", [(add, r_add), (cond, r_cond), (body, r_body), (e, root)], 4)
+    text = """HloModule proto_zoo
+
+%add_f32 {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+%cond {
+  %cp = (s32[], f32[2,3]) parameter(0)
+  %ci = s32[] get-tuple-element(%cp), index=0
+  %ten = s32[] constant(3)
+  ROOT %lt = pred[] compare(%ci, %ten), direction=LT
+}
+
+%body {
+  %bp = (s32[], f32[2,3]) parameter(0)
+  %bi = s32[] get-tuple-element(%bp), index=0
+  %bx = f32[2,3] get-tuple-element(%bp), index=1
+  %one = s32[] constant(1)
+  %bi2 = s32[] add(%bi, %one)
+  %bx2 = f32[2,3] add(%bx, %bx)
+  ROOT %bt = (s32[], f32[2,3]) tuple(%bi2, %bx2)
+}
+
+ENTRY %main {
+  %x = f32[2,3] parameter(0)
+  %y = f32[3,2] parameter(1)
+  %c = f32[2,3] constant({ { 1, 2, 3 }, { 4, 5, 6 } })
+  %xc = f32[2,3] multiply(%x, %c)
+  %yt = f32[2,3] transpose(%y), dimensions={1,0}
+  %s = f32[2,3] subtract(%xc, %yt)
+  %d = f32[2,2] dot(%s, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %zero = f32[] constant(0)
+  %r = f32[2] reduce(%s, %zero), dimensions={1}, to_apply=%add_f32
+  %io = s32[4] iota(), iota_dimension=0
+  %sl = s32[2] slice(%io), slice={[1:4:2]}
+  %bc = f32[2,3] broadcast(%r), dimensions={0}
+  %cv = s32[2] convert(%r)
+  %cat = s32[4] concatenate(%cv, %sl), dimensions={0}
+  %rs = s32[2,2] reshape(%cat)
+  %i0 = s32[] constant(0)
+  %init = (s32[], f32[2,3]) tuple(%i0, %bc)
+  %w = (s32[], f32[2,3]) while(%init), condition=%cond, body=%body
+  %wx = f32[2,3] get-tuple-element(%w), index=1
+  ROOT %out = (f32[2,2], s32[2,2], f32[2,3]) tuple(%d, %rs, %wx)
+}
+"""
+    rng = np.random.default_rng(20)
+    xv = rng.integers(-4, 5, (2, 3)).astype(np.float32)
+    yv = rng.integers(-4, 5, (3, 2)).astype(np.float32)
+    cvals = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+    sv = xv * cvals - yv.T
+    dv = sv @ yv
+    rv = sv.sum(axis=1)
+    cat = np.concatenate([rv.astype(np.int32), np.array([1, 3], np.int32)]).reshape(2, 2)
+    wv = np.broadcast_to(rv[:, None], (2, 3)) * 8   # three doublings
+    result = msg(f_bytes(1, S("tuple", tuple_shapes=[S("f32", [2, 2]), S("s32", [2, 2]), S("f32", [2, 3])])),
+                 f_bytes(10, literal_f32([2, 2], dv.ravel())), f_bytes(10, literal_s32([2, 2], cat)),
+                 f_bytes(10, literal_f32([2, 3], wv.ravel())))
+    args = [literal_f32([2, 3], xv.ravel()), literal_f32([3, 2], yv.ravel())]
+    return mod, text, args, result
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    mod, text, args, result = zoo()
+    hlo_proto = f_bytes(1, mod)
+    snapshot = msg(f_bytes(1, hlo_proto), *[f_bytes(2, a) for a in args], f_bytes(3, result))
+    files = {"zoo.module.pb": mod, "zoo.hloproto.pb": hlo_proto, "zoo.snapshot.pb": snapshot,
+             "zoo.arg0.literal.pb": args[0], "zoo.arg1.literal.pb": args[1]}
+    for name, data in files.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    with open(os.path.join(out, "zoo.hlo"), "w") as f:
+        f.write(text)
+
+if __name__ == "__main__":
+    main()
