@@ -229,6 +229,13 @@ HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char
                            HloModule **out) {
   if (!ctx || !text || !out) return HLO_INVALID_ARGUMENT;
   HpbKind kind = hpb_sniff(text, len);
+  if (kind == HPB_NOT_PROTO && hpb_looks_binary(text, len)) {
+    char why[256];
+    hpb_wire_explain(text, len, why, sizeof why);
+    *out = NULL;
+    return fail(ctx, HLO_PARSE_ERROR, "%s: neither HLO text nor a well-formed protocol buffer: %s",
+                filename ? filename : "<input>", why);
+  }
   *out = kind != HPB_NOT_PROTO && kind != HPB_LITERAL
              ? hpb_parse_module(text, len, filename ? filename : "<input>", &ctx->diags)
              : hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);

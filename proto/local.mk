@@ -21,3 +21,14 @@ proto/hlo.pb-c.c: $(srcdir)/proto/hlo.proto
 # One protoc-c run makes both files.
 proto/hlo.pb-c.h: proto/hlo.pb-c.c
 	@test -f $@ || { rm -f proto/hlo.pb-c.c; $(MAKE) $(AM_MAKEFLAGS) proto/hlo.pb-c.c; }
+
+# End-to-end tests of proto inputs: files written by tools/gen_proto_tests.py
+# (listed: automake has no wildcards).
+TESTS += tests/proto/run.sh
+dist_noinst_SCRIPTS += tests/proto/run.sh
+EXTRA_DIST += tools/gen_proto_tests.py tests/proto/bad-cases.txt tests/proto/zoo.hlo \
+	tests/proto/zoo.module.pb tests/proto/zoo.hloproto.pb tests/proto/zoo.snapshot.pb \
+	tests/proto/zoo.arg0.literal.pb tests/proto/zoo.arg1.literal.pb \
+	tests/proto/bad-cycle.pb tests/proto/bad-literal-size.pb tests/proto/bad-opcode.pb \
+	tests/proto/bad-operand.pb tests/proto/bad-root.pb tests/proto/bad-truncated.pb \
+	tests/proto/bad-wire-type.pb

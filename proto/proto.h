@@ -55,6 +55,12 @@ typedef struct HpbValues {
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags);
 void hpb_values_free(HpbValues *v);
 
+/* Binary content (control bytes in the first 4 KiB): not HLO text. */
+int hpb_looks_binary(const void *data, size_t len);
+/* Why bytes that are not text are not a message read here: the first
+ * truncated or malformed top-level field and its byte offset. */
+void hpb_wire_explain(const void *data, size_t len, char *msg, size_t cap);
+
 /* ---- Internal (proto/ sources) ----------------------------------------------- */
 
 /* The first length-delimited field `field` of a message: 0 and its payload,

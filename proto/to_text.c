@@ -709,7 +709,7 @@ static int order_instructions(Conv *c, Comp *k, const Xla__HloScheduleProto__Seq
         if (j < 0) continue;   /* reported with its name when the instruction is written */
         if (state[j] == 1)
           return fail(c, "computation %s, instruction %s (id %lld): xla.HloInstructionProto.%s: "
-                      "instruction %s depends on itself (a cycle)", p->name, in->name, (long long)in->id,
+                      "instruction %s is part of a cycle", p->name, in->name, (long long)in->id,
                       e < nops ? "operand_ids" : "control_predecessor_ids", p->instructions[j]->name);
         if (state[j] == 0) { state[j] = 1; stack[sp] = j; next[sp] = 0; sp++; }
         continue;

@@ -204,3 +204,35 @@ int hpb_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t
   }
   return 0;
 }
+
+int hpb_looks_binary(const void *data, size_t len) {
+  const uint8_t *p = data;
+  size_t n = len < 4096 ? len : 4096;
+  /* A message starts with a key: field 1-15, wire type varint or length. */
+  if (!n || p[0] < 0x08 || p[0] > 0x7f || ((p[0] & 7) != 0 && (p[0] & 7) != 2)) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i] < 0x09 || (p[i] > 0x0d && p[i] < 0x20)) return 1;
+  return 0;
+}
+
+void hpb_wire_explain(const void *data, size_t len, char *msg, size_t cap) {
+  const uint8_t *p = data, *start = data, *end = p + len, *sub;
+  size_t subn;
+  uint32_t f;
+  int wt;
+  while (p < end) {
+    const uint8_t *at = p;
+    if (hpb_wire_next(&p, end, &f, &wt, &sub, &subn) != 0) {
+      uint64_t key = 0;
+      const uint8_t *q = at;
+      if (get_varint(&q, end, &key) != 0) {
+        snprintf(msg, cap, "the bytes end inside a field key at byte %zu", (size_t)(at - start));
+        return;
+      }
+      snprintf(msg, cap, "field %llu (wire type %s) at byte %zu is truncated or malformed",
+               (unsigned long long)(key >> 3), wire_type_name((int)(key & 7)), (size_t)(at - start));
+      return;
+    }
+  }
+  snprintf(msg, cap, "its fields do not form an HloSnapshot, HloProto, HloModuleProto or LiteralProto");
+}

@@ -224,6 +224,42 @@ ENTRY %main {
     args = [literal_f32([2, 3], xv.ravel()), literal_f32([3, 2], yv.ravel())]
     return mod, text, args, result
 
+def one_instruction_module(*instrs, root):
+    """A module of one computation (id 1) from (name, opcode, shape, operand ids, fields)."""
+    e = Comp(1, "main")
+    for name, op, shp, ops, fields in instrs:
+        e.add(name, op, shp, ops, **fields)
+    return module("bad", [(e, root)], 1)
+
+def bad_cases(snapshot):
+    """Broken files and the message and field each must be reported with."""
+    p0 = (1 << 32) | 0
+    param = ("p", "parameter", S("f32", [3]), [], {"n": f_varint(9, 0)})
+    cases = {}
+    cases["bad-truncated.pb"] = (snapshot[: len(snapshot) // 2],
+                                 "neither HLO text nor a well-formed protocol buffer: field 1")
+    wrong = msg(f_bytes(1, "p"), f_bytes(2, "parameter"), f_varint(3, 7), f_varint(35, p0))
+    comp = msg(f_bytes(1, "main"), f_bytes(2, wrong), f_bytes(2, wrong), f_varint(5, 1), f_varint(6, p0))
+    cases["bad-wire-type.pb"] = (msg(f_bytes(1, "bad"), f_bytes(3, comp), f_varint(6, 1)),
+                                 "xla.HloInstructionProto.shape: wire type varint, expected length-delimited")
+    cases["bad-opcode.pb"] = (one_instruction_module(
+        param, ("q", "frobnicate", S("f32", [3]), [p0], {}), root=p0 + 1),
+        "instruction q (id 4294967297): xla.HloInstructionProto.opcode: unknown opcode \"frobnicate\"")
+    cases["bad-operand.pb"] = (one_instruction_module(
+        param, ("q", "negate", S("f32", [3]), [p0 + 7], {}), root=p0 + 1),
+        "xla.HloInstructionProto.operand_ids: no instruction of computation main has id 4294967303")
+    cases["bad-cycle.pb"] = (one_instruction_module(
+        param, ("q", "add", S("f32", [3]), [p0, p0 + 2], {}),
+        ("r", "negate", S("f32", [3]), [p0 + 1], {}), root=p0 + 2),
+        "instruction q is part of a cycle")
+    short = msg(f_bytes(1, S("f32", [3])), f_packed_f32(8, [1.0, 2.0]))
+    cases["bad-literal-size.pb"] = (one_instruction_module(
+        ("c", "constant", S("f32", [3]), [], {"l": f_bytes(8, short)}), root=p0),
+        "xla.HloInstructionProto.literal: xla.LiteralProto.f32s: 2 elements, the shape f32[...] of rank 1 holds 3")
+    cases["bad-root.pb"] = (one_instruction_module(param, root=p0 + 5),
+                            "xla.HloComputationProto.root_id: no instruction has id 4294967301")
+    return cases
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -237,6 +273,11 @@ def main():
             f.write(data)
     with open(os.path.join(out, "zoo.hlo"), "w") as f:
         f.write(text)
+    with open(os.path.join(out, "bad-cases.txt"), "w") as f:
+        for name, (data, expect) in sorted(bad_cases(snapshot).items()):
+            with open(os.path.join(out, name), "wb") as g:
+                g.write(data)
+            f.write("%s\t%s\n" % (name, expect))
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,46 @@
+#!/bin/sh
+# XLA protocol-buffer inputs end to end. The files are written by
+# tools/gen_proto_tests.py (XLA's ToProto conventions; results from numpy):
+#  - the module read from HloModuleProto, HloProto and HloSnapshot prints the
+#    same canonical text as the HLO text written for it (zoo.hlo);
+#  - the snapshot replays its arguments and matches its recorded result
+#    (--expect SNAPSHOT), which numpy computed;
+#  - LiteralProto files are INPUTs (and a shape mismatch is an error);
+#  - every broken file fails with exit 2 and the message and field listed
+#    in bad-cases.txt.
+set -u
+top=${abs_top_builddir:-$(pwd)}
+src=${srcdir:-.}/tests/proto
+hlorun="$top/hlorun"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$hlorun" --print "$src/zoo.hlo" >"$tmp/want.txt" || fail "--print zoo.hlo"
+for f in zoo.module.pb zoo.hloproto.pb zoo.snapshot.pb; do
+  if "$hlorun" --print "$src/$f" >"$tmp/got.txt"; then
+    cmp -s "$tmp/want.txt" "$tmp/got.txt" || { fail "--print $f differs from zoo.hlo"; diff "$tmp/want.txt" "$tmp/got.txt" | head; }
+  else
+    fail "--print $f"
+  fi
+done
+# Printed text parses back to the same text (proto -> text -> text).
+"$hlorun" --print "$tmp/got.txt" >"$tmp/again.txt" 2>&1 && cmp -s "$tmp/got.txt" "$tmp/again.txt" || fail "print of print"
+
+"$hlorun" --expect "$src/zoo.snapshot.pb" "$src/zoo.snapshot.pb" || fail "snapshot replay against its result"
+"$hlorun" --expect "$src/zoo.snapshot.pb" "$src/zoo.hlo" "$src/zoo.arg0.literal.pb" "$src/zoo.arg1.literal.pb" \
+  || fail "text module with LiteralProto inputs against the snapshot's result"
+out=$("$hlorun" "$src/zoo.hlo" "$src/zoo.arg1.literal.pb" "$src/zoo.arg0.literal.pb" 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "the literal is f32\[3,2\], expected f32\[2,3\]" || fail "literal shape mismatch: rc=$rc $out"
+out=$("$hlorun" --expect "$src/zoo.module.pb" "$src/zoo.snapshot.pb" 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "--expect on a module proto: rc=$rc"
+
+while IFS='	' read -r name expect; do
+  out=$("$hlorun" --print "$src/$name" 2>&1); rc=$?
+  [ $rc -eq 2 ] || fail "$name: exit $rc, want 2"
+  case "$out" in *"$expect"*) ;; *) fail "$name: got: $out"; echo "  want: $expect" ;; esac
+done <"$src/bad-cases.txt"
+
+[ $fails -eq 0 ] && echo "proto tests passed"
+exit $fails
