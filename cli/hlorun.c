@@ -412,11 +412,14 @@ static int cmp_double(const void *a, const void *b) {
 static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
   int np = hlo_module_num_params(m);
   int k = 0;
-  /* A snapshot replays the arguments it recorded when no INPUT is given. */
-  if (o->ninputs == 0 && np > 0 && !o->random && hlo_file_is_snapshot(ctx, o->module)) {
+  /* A snapshot replays the arguments it recorded when no INPUT is given; a
+   * run_hlo_module literals file as the one INPUT gives them all. */
+  const char *recorded = o->ninputs == 0 && np > 0 && !o->random ? o->module
+                         : o->ninputs == 1 ? o->inputs[0] : NULL;
+  if (recorded && hlo_file_is_snapshot(ctx, recorded)) {
     int n = np;
-    if (hlo_load_snapshot_arguments(ctx, m, o->module, in, &n) != HLO_OK)
-      return fail_with(ctx, o->module);
+    if (hlo_load_snapshot_arguments(ctx, m, recorded, in, &n) != HLO_OK)
+      return fail_with(ctx, recorded);
     return EXIT_OK;
   }
   for (int i = 0; i < o->ninputs; i++) {

@@ -197,8 +197,9 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
  * (*n in: capacity of out; out: count loaded = members in the file). */
 HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
                               HloBuffer **out, int *n);
-/* XLA's HloSnapshot files (--xla_dump_hlo_snapshots): is path one? Its
- * recorded arguments for m's ENTRY parameters (*n in: capacity of out; out:
+/* XLA's HloSnapshot files (--xla_dump_hlo_snapshots) and run_hlo_module's
+ * literals files (RunHloModuleLiterals, first iteration; or one
+ * RunHloModuleIterationLiterals): is path one? Its recorded arguments for m's ENTRY parameters (*n in: capacity of out; out:
  * count loaded), each checked against its parameter's shape. hlo_load_like
  * on a snapshot loads its recorded result; hlo_load_param also reads a
  * LiteralProto file. Modules load from HloSnapshot, HloProto and

@@ -637,7 +637,8 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   if (st != HLO_OK) return st;
   HliValue *v;
   /* --expect SNAPSHOT: the result the snapshot recorded. */
-  st = hpb_sniff(data, len) == HPB_SNAPSHOT
+  HpbKind kind = hpb_sniff(data, len);
+  st = kind == HPB_SNAPSHOT || kind == HPB_ITERATION || kind == HPB_RUN_LITERALS
            ? hli_value_from_proto(ctx, data, len, like->v->shape, path, &v)
            : decode_value(ctx, data, len, like->v->shape, path, &v);
   free(data);

@@ -47,9 +47,11 @@ HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, const 
   HpbValues *pv = hpb_read_values(data, len, what, &ctx->diags);
   if (!pv) return HLO_IO_ERROR;
   HloStatus st;
-  if (hpb_sniff(data, len) == HPB_SNAPSHOT) {
+  HpbKind k = hpb_sniff(data, len);
+  if (k != HPB_LITERAL) {
     st = pv->result ? to_value(ctx, pv->result, want, what, out)
-                    : hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s: the HloSnapshot holds no recorded result", what);
+                    : hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s: the %s holds no recorded result",
+                                   what, hpb_kind_name(k));
   } else {
     st = to_value(ctx, pv->values[0], want, what, out);
   }
@@ -61,7 +63,8 @@ int hlo_file_is_snapshot(HloCtx *ctx, const char *path) {
   char *data;
   size_t len;
   if (!ctx || !path || hli_read_file(ctx, path, &data, &len) != HLO_OK) return 0;
-  int yes = hpb_sniff(data, len) == HPB_SNAPSHOT;
+  HpbKind k = hpb_sniff(data, len);
+  int yes = k == HPB_SNAPSHOT || k == HPB_ITERATION || k == HPB_RUN_LITERALS;
   free(data);
   return yes;
 }
@@ -80,7 +83,7 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
   if (!pv) return HLO_IO_ERROR;
   int np = hlo_module_num_params(m);
   if (pv->n != np || pv->n > cap) {
-    st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the snapshot holds %d arguments, the module takes %d "
+    st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the file holds %d arguments, the module takes %d "
                       "parameters", path, (int)pv->n, np);
     goto out;
   }

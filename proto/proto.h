@@ -24,7 +24,9 @@ typedef enum HpbKind {
   HPB_MODULE,      /* HloModuleProto */
   HPB_HLO_PROTO,   /* HloProto (hlo_module = 1) */
   HPB_SNAPSHOT,    /* HloSnapshot (hlo = 1, arguments = 2, result = 3) */
-  HPB_LITERAL      /* LiteralProto (shape = 1 and element fields) */
+  HPB_LITERAL,     /* LiteralProto (shape = 1 and element fields) */
+  HPB_ITERATION,   /* RunHloModuleIterationLiterals (arguments = 2, result = 3) */
+  HPB_RUN_LITERALS /* RunHloModuleLiterals (iterations = 1): the first is read */
 } HpbKind;
 
 /* Sniffing walks the wire format only (no allocation). HLO text (it starts
@@ -50,7 +52,8 @@ typedef struct HpbValues {
   HloLiteral *result;     /* the snapshot's result, or NULL if it has none */
 } HpbValues;
 
-/* A snapshot's arguments and result, or a LiteralProto as one value.
+/* A snapshot's (or run_hlo_module literals file's) arguments and result,
+ * or a LiteralProto as one value.
  * NULL on error (diagnostic naming the message and field). */
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags);
 void hpb_values_free(HpbValues *v);

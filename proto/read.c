@@ -112,9 +112,19 @@ static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, cons
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags) {
   const uint8_t *p = data, *end = p + len;
   HpbKind k = hpb_sniff(p, len);
-  if (k != HPB_SNAPSHOT && k != HPB_LITERAL) {
-    report(diags, filename, "holds no values: not an HloSnapshot or LiteralProto");
+  if (k != HPB_SNAPSHOT && k != HPB_LITERAL && k != HPB_ITERATION && k != HPB_RUN_LITERALS) {
+    report(diags, filename, "holds no values: not an HloSnapshot, LiteralProto or run_hlo_module literals");
     return NULL;
+  }
+  const char *msgname = k == HPB_SNAPSHOT ? "xla.HloSnapshot" : "xla.RunHloModuleIterationLiterals";
+  if (k == HPB_RUN_LITERALS) {
+    /* The first iteration, as run_hlo_module --input_literals_file reads it. */
+    const uint8_t *it;
+    size_t itn;
+    hpb_wire_find(p, len, 1, &it, &itn);
+    p = it;
+    end = it + itn;
+    msgname = "xla.RunHloModuleLiterals.iterations[0]";
   }
   HpbValues *v = calloc(1, sizeof *v);
   if (!v) { report(diags, filename, "out of memory"); return NULL; }
@@ -145,9 +155,9 @@ HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, H
     size_t subn = 0;
     hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
     if ((f != 2 && f != 3) || wt != 2) continue;
-    char path[64];
-    if (f == 2) snprintf(path, sizeof path, "xla.HloSnapshot.arguments[%d]", (int)v->n);
-    else snprintf(path, sizeof path, "xla.HloSnapshot.result");
+    char path[96];
+    if (f == 2) snprintf(path, sizeof path, "%s.arguments[%d]", msgname, (int)v->n);
+    else snprintf(path, sizeof path, "%s.result", msgname);
     HloLiteral *l = decode_literal(v, sub, subn, filename, path, diags);
     if (!l) goto fail;
     if (f == 2) v->values[v->n++] = l;

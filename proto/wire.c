@@ -98,6 +98,15 @@ static int looks_like_literal(const uint8_t *p, size_t n) {
   return 0;
 }
 
+/* Arguments (2) or a result (3) that are literals, and no field 1. */
+static int looks_like_iteration(const uint8_t *p, size_t n) {
+  const uint8_t *s;
+  size_t sn;
+  if (hpb_wire_find(p, n, 1, &s, &sn) == 0) return 0;
+  return (hpb_wire_find(p, n, 2, &s, &sn) == 0 && looks_like_literal(s, sn)) ||
+         (hpb_wire_find(p, n, 3, &s, &sn) == 0 && looks_like_literal(s, sn));
+}
+
 static int starts_like_text(const uint8_t *p, size_t n) {
   size_t i = 0;
   while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
@@ -115,6 +124,9 @@ HpbKind hpb_sniff(const void *data, size_t len) {
   }
   if (looks_like_module(p, len)) return HPB_MODULE;
   if (looks_like_literal(p, len)) return HPB_LITERAL;
+  /* run_hlo_module's literals: iterations (1) of arguments (2) and result (3). */
+  if (looks_like_iteration(p, len)) return HPB_ITERATION;
+  if (has_message(p, len, 1, &a, &an) && looks_like_iteration(a, an)) return HPB_RUN_LITERALS;
   return HPB_NOT_PROTO;
 }
 
@@ -124,6 +136,8 @@ const char *hpb_kind_name(HpbKind k) {
   case HPB_HLO_PROTO: return "HloProto";
   case HPB_SNAPSHOT: return "HloSnapshot";
   case HPB_LITERAL: return "LiteralProto";
+  case HPB_ITERATION: return "RunHloModuleIterationLiterals";
+  case HPB_RUN_LITERALS: return "RunHloModuleLiterals";
   default: return "not a protocol buffer";
   }
 }

@@ -224,6 +224,86 @@ ENTRY %main {
     args = [literal_f32([2, 3], xv.ravel()), literal_f32([3, 2], yv.ravel())]
     return mod, text, args, result
 
+# ---- literals of every element type ---------------------------------------------
+
+def f32_bits(v):
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+# Bit patterns of 1, -2, 0.5 and 0 worked out by hand from each format's
+# exponent bias (f8e8m0fnu has no sign and no zero: 1, 2, 0.5, 4 instead).
+F8 = {
+    "f8e5m2": (19, [0x3C, 0xC0, 0x38, 0x00]),        # bias 15
+    "f8e4m3": (28, [0x38, 0xC0, 0x30, 0x00]),        # bias 7
+    "f8e4m3fn": (20, [0x38, 0xC0, 0x30, 0x00]),      # bias 7
+    "f8e4m3b11fnuz": (23, [0x58, 0xE0, 0x50, 0x00]),  # bias 11
+    "f8e3m4": (29, [0x30, 0xC0, 0x20, 0x00]),        # bias 3
+    "f8e5m2fnuz": (24, [0x40, 0xC4, 0x3C, 0x00]),    # bias 16
+    "f8e4m3fnuz": (25, [0x40, 0xC8, 0x38, 0x00]),    # bias 8
+    "f8e8m0fnu": (33, [0x7F, 0x80, 0x7E, 0x81]),     # bias 127, 2^(e-127)
+    "f4e2m1fn": (32, [0x02, 0x0C, 0x01, 0x00]),      # bias 1; 0.5 is subnormal
+}
+PT.update({k: v[0] for k, v in F8.items()})
+PT.update({"s2": 26, "u2": 27, "c128": 18})
+
+def literal_cases():
+    """(name, type, LiteralProto bytes, HLO literal text) for every element type."""
+    out = []
+    dims = [2, 2]
+    def sh(t):
+        return f_bytes(1, shape(t, dims))
+    floats = "{ { 1, -2 }, { 0.5, 0 } }"
+    out.append(("pred", msg(sh("pred"), f_packed(2, [1, 0, 1, 1])), "{ { true, false }, { true, true } }"))
+    for t, field, vals in [("s8", 15, [1, -2, 127, -128]), ("u8", 3, [1, 2, 255, 0])]:
+        out.append((t, msg(sh(t), f_bytes(field, bytes(v & 0xFF for v in vals))),
+                    "{ { %d, %d }, { %d, %d } }" % tuple(vals)))
+    # Sub-byte integers: one element per byte, the value in the low bits; the
+    # upper bits are set to junk here, which a reader must ignore.
+    for t, field, bits, vals in [("s4", 21, 4, [-8, 7, -1, 3]), ("u4", 22, 4, [15, 0, 9, 1]),
+                                 ("s2", 26, 2, [-2, 1, -1, 0]), ("u2", 27, 2, [3, 0, 2, 1])]:
+        raw = bytes(((v & ((1 << bits) - 1)) | 0xA0) for v in vals)
+        out.append((t, msg(sh(t), f_bytes(field, raw)), "{ { %d, %d }, { %d, %d } }" % tuple(vals)))
+    for t, field, fmt, vals in [("s16", 17, "<4h", [1, -2, 32767, -32768]), ("u16", 16, "<4H", [1, 2, 65535, 0])]:
+        out.append((t, msg(sh(t), f_bytes(field, struct.pack(fmt, *vals))), "{ { %d, %d }, { %d, %d } }" % tuple(vals)))
+    out.append(("s32", msg(sh("s32"), f_packed(4, [1, -2, 2147483647, -2147483648])),
+                "{ { 1, -2 }, { 2147483647, -2147483648 } }"))
+    out.append(("s64", msg(sh("s64"), f_packed(5, [1, -2, 2**62, -(2**63)])),
+                "{ { 1, -2 }, { %d, %d } }" % (2**62, -(2**63))))
+    out.append(("u32", msg(sh("u32"), f_packed(6, [1, 2, 2**32 - 1, 0])), "{ { 1, 2 }, { 4294967295, 0 } }"))
+    out.append(("u64", msg(sh("u64"), f_packed(7, [1, 2, 2**64 - 1, 0])), "{ { 1, 2 }, { 18446744073709551615, 0 } }"))
+    out.append(("f32", msg(sh("f32"), f_packed_f32(8, [1, -2, 0.5, 0])), floats))
+    out.append(("f64", msg(sh("f64"), f_bytes(9, struct.pack("<4d", 1, -2, 0.5, 0))), floats))
+    out.append(("f16", msg(sh("f16"), f_bytes(11, np.array([1, -2, 0.5, 0], np.float16).tobytes())), floats))
+    bf = [f32_bits(v) >> 16 for v in [1, -2, 0.5, 0]]
+    out.append(("bf16", msg(sh("bf16"), f_bytes(13, struct.pack("<4H", *bf))), floats))
+    fields = {"f8e5m2": 19, "f8e4m3": 28, "f8e4m3fn": 20, "f8e4m3b11fnuz": 23, "f8e3m4": 29,
+              "f8e5m2fnuz": 24, "f8e4m3fnuz": 25, "f8e8m0fnu": 33, "f4e2m1fn": 32}
+    for t, (_, bits) in F8.items():
+        text = "{ { 1, 2 }, { 0.5, 4 } }" if t == "f8e8m0fnu" else floats
+        out.append((t, msg(sh(t), f_bytes(fields[t], bytes(bits))), text))
+    out.append(("c64", msg(sh("c64"), f_packed_f32(12, [1, -2, 0.5, 0, 3, 4, -1, 0.25])),
+                "{ { (1, -2), (0.5, 0) }, { (3, 4), (-1, 0.25) } }"))
+    out.append(("c128", msg(sh("c128"), f_bytes(18, struct.pack("<8d", 1, -2, 0.5, 0, 3, 4, -1, 0.25))),
+                "{ { (1, -2), (0.5, 0) }, { (3, 4), (-1, 0.25) } }"))
+    # Physical order: a {0,1} (column-major) literal lists columns first.
+    out.append(("f32_colmajor", msg(f_bytes(1, shape("f32", [2, 3], [0, 1])), f_packed_f32(8, [1, 4, 2, 5, 3, 6])),
+                "{ { 1, 2, 3 }, { 4, 5, 6 } }"))
+    # A tuple literal: shape TUPLE + tuple_literals.
+    tup = msg(f_bytes(1, shape("tuple", tuple_shapes=[shape("s32", [2]), shape("pred", [])])),
+              f_bytes(10, msg(f_bytes(1, shape("s32", [2])), f_packed(4, [5, -6]))),
+              f_bytes(10, msg(f_bytes(1, shape("pred", [])), f_packed(2, [1]))))
+    out.append(("tuple", tup, "( s32[2] { 5, -6 }, pred[] true )"))
+    return out
+
+def literal_module(name, text):
+    """A module returning its one parameter, shaped like the literal."""
+    if name == "tuple":
+        shp = "(s32[2], pred[])"
+    elif name == "f32_colmajor":
+        shp = "f32[2,3]"
+    else:
+        shp = "%s[2,2]" % name
+    return "HloModule lit_%s\n\nENTRY %%main {\n  ROOT %%p = %s parameter(0)\n}\n" % (name, shp), shp
+
 def one_instruction_module(*instrs, root):
     """A module of one computation (id 1) from (name, opcode, shape, operand ids, fields)."""
     e = Comp(1, "main")
@@ -273,6 +353,21 @@ def main():
             f.write(data)
     with open(os.path.join(out, "zoo.hlo"), "w") as f:
         f.write(text)
+    with open(os.path.join(out, "literal-cases.txt"), "w") as f:
+        for name, data, text in literal_cases():
+            mtext, shp = literal_module(name, text)
+            with open(os.path.join(out, "lit_%s.pb" % name), "wb") as g:
+                g.write(data)
+            with open(os.path.join(out, "lit_%s.hlo" % name), "w") as g:
+                g.write(mtext)
+            lit = text if name == "tuple" else "%s %s" % (shp, text)
+            with open(os.path.join(out, "lit_%s.txt" % name), "w") as g:
+                g.write(lit + "\n")
+            f.write(name + "\n")
+    # run_hlo_module's literals file: iterations[0] holds arguments and result.
+    iteration = msg(*[f_bytes(2, a) for a in args], f_bytes(3, result))
+    with open(os.path.join(out, "zoo.literals.pb"), "wb") as f:
+        f.write(f_bytes(1, iteration))
     with open(os.path.join(out, "bad-cases.txt"), "w") as f:
         for name, (data, expect) in sorted(bad_cases(snapshot).items()):
             with open(os.path.join(out, name), "wb") as g:

@@ -36,6 +36,20 @@ out=$("$hlorun" "$src/zoo.hlo" "$src/zoo.arg1.literal.pb" "$src/zoo.arg0.literal
 out=$("$hlorun" --expect "$src/zoo.module.pb" "$src/zoo.snapshot.pb" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "--expect on a module proto: rc=$rc"
 
+# LiteralProto of every element type: the value read from the proto prints
+# as the literal text the generator wrote (spaces aside), and equals what the
+# text literal reader makes of that text.
+for name in $(cat "$src/literal-cases.txt"); do
+  got=$("$hlorun" "$src/lit_$name.hlo" "$src/lit_$name.pb" 2>&1) || fail "lit_$name.pb: $got"
+  txt=$("$hlorun" "$src/lit_$name.hlo" "$src/lit_$name.txt" 2>&1) || fail "lit_$name.txt: $txt"
+  [ "$got" = "$txt" ] || fail "lit_$name: proto gives $got, text gives $txt"
+  [ "$(printf %s "$got" | tr -d ' \n')" = "$(tr -d ' \n' <"$src/lit_$name.txt")" ] ||
+    fail "lit_$name: proto gives $got, want $(cat "$src/lit_$name.txt")"
+done
+# run_hlo_module's RunHloModuleLiterals: the arguments of its first iteration
+# as INPUT, its result for --expect.
+"$hlorun" --expect "$src/zoo.literals.pb" "$src/zoo.hlo" "$src/zoo.literals.pb" || fail "RunHloModuleLiterals"
+
 while IFS='	' read -r name expect; do
   out=$("$hlorun" --print "$src/$name" 2>&1); rc=$?
   [ $rc -eq 2 ] || fail "$name: exit $rc, want 2"
