@@ -134,4 +134,6 @@ EXTRA_DIST += tools/gen_proto_tests.py \
 	tests/proto/zoo.hloproto.pb \
 	tests/proto/zoo.literals.pb \
 	tests/proto/zoo.module.pb \
-	tests/proto/zoo.snapshot.pb
+	tests/proto/zoo.snapshot.pb \
+	tests/proto/zoo2.hlo \
+	tests/proto/zoo2.module.pb

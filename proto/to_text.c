@@ -165,22 +165,33 @@ static bool is_collective(const char *op) {
   return false;
 }
 
+/* As XLA's window_util::ToString: size always, the rest only when some
+ * dimension differs from the default (stride 1, pad 0_0, dilation 1). */
 static void put_window(HlpBuf *b, const Xla__Window *w) {
   size_t n = w->n_dimensions;
-  bool rev = false;
-  for (size_t i = 0; i < n; i++) rev |= w->dimensions[i]->window_reversal;
+  bool stride = false, pad = false, lhs = false, rhs = false, rev = false;
+  for (size_t i = 0; i < n; i++) {
+    const Xla__WindowDimension *d = w->dimensions[i];
+    stride |= d->stride != 1;
+    pad |= d->padding_low != 0 || d->padding_high != 0;
+    lhs |= d->base_dilation != 1;
+    rhs |= d->window_dilation != 1;
+    rev |= d->window_reversal;
+  }
 #define ROW(label, expr) do { hlp_buf_puts(b, label); \
     for (size_t i = 0; i < n; i++) { const Xla__WindowDimension *d = w->dimensions[i]; \
-      (void)d; hlp_buf_printf(b, "%s%lld", i ? "x" : "", (long long)(expr)); } } while (0)
+      hlp_buf_printf(b, "%s%lld", i ? "x" : "", (long long)(expr)); } } while (0)
   hlp_buf_puts(b, ", window={");
   ROW("size=", d->size);
-  ROW(" stride=", d->stride ? d->stride : 1);
-  hlp_buf_puts(b, " pad=");
-  for (size_t i = 0; i < n; i++)
-    hlp_buf_printf(b, "%s%lld_%lld", i ? "x" : "", (long long)w->dimensions[i]->padding_low,
-                   (long long)w->dimensions[i]->padding_high);
-  ROW(" lhs_dilate=", d->base_dilation ? d->base_dilation : 1);
-  ROW(" rhs_dilate=", d->window_dilation ? d->window_dilation : 1);
+  if (stride) ROW(" stride=", d->stride);
+  if (pad) {
+    hlp_buf_puts(b, " pad=");
+    for (size_t i = 0; i < n; i++)
+      hlp_buf_printf(b, "%s%lld_%lld", i ? "x" : "", (long long)w->dimensions[i]->padding_low,
+                     (long long)w->dimensions[i]->padding_high);
+  }
+  if (lhs) ROW(" lhs_dilate=", d->base_dilation);
+  if (rhs) ROW(" rhs_dilate=", d->window_dilation);
   if (rev) ROW(" rhs_reversal=", d->window_reversal ? 1 : 0);
 #undef ROW
   hlp_buf_puts(b, "}");

@@ -304,6 +304,151 @@ def literal_module(name, text):
         shp = "%s[2,2]" % name
     return "HloModule lit_%s\n\nENTRY %%main {\n  ROOT %%p = %s parameter(0)\n}\n" % (name, shp), shp
 
+def sharding_replicated():
+    return b""   # an empty OpSharding: type REPLICATED (0) is not written
+
+def zoo2():
+    """More instruction kinds and instruction fields, checked by --print against
+    the HLO text XLA prints for them (attributes in XLA's printing order)."""
+    f = lambda *d: S("f32", list(d))
+    lt = Comp(1, "less")
+    la = lt.add("la", "parameter", S("f32"), parameter_number=f_varint(9, 0))
+    lb = lt.add("lb", "parameter", S("f32"), parameter_number=f_varint(9, 1))
+    lc = lt.add("lc", "parameter", S("s32"), parameter_number=f_varint(9, 2))
+    ld = lt.add("ld", "parameter", S("s32"), parameter_number=f_varint(9, 3))
+    r_lt = lt.add("lr", "compare", S("pred"), [la, lb], comparison_direction=f_bytes(63, "LT"),
+                  comparison_type=f_bytes(72, "TOTALORDER"))
+    mx = Comp(2, "max")
+    ma = mx.add("ma", "parameter", S("f32"), parameter_number=f_varint(9, 0))
+    mb = mx.add("mb", "parameter", S("f32"), parameter_number=f_varint(9, 1))
+    r_mx = mx.add("mm", "maximum", S("f32"), [ma, mb])
+    fu = Comp(3, "fused")
+    fp = fu.add("fp", "parameter", f(4), parameter_number=f_varint(9, 0))
+    r_fu = fu.add("fe", "exponential", f(4), [fp])
+    tb = Comp(4, "on_true")
+    tp = tb.add("tp", "parameter", f(4), parameter_number=f_varint(9, 0))
+    r_tb = tb.add("tn", "negate", f(4), [tp])
+    fb = Comp(5, "on_false")
+    fq = fb.add("fq", "parameter", f(4), parameter_number=f_varint(9, 0))
+    r_fb = fb.add("fc", "copy", f(4), [fq])
+    e = Comp(6, "main")
+    x = e.add("x", "parameter", f(4), parameter_number=f_varint(9, 0),
+              sharding=f_bytes(40, sharding_replicated()))
+    img = e.add("img", "parameter", S("f32", [1, 5, 5, 2]), parameter_number=f_varint(9, 1),
+                sharding=f_bytes(40, msg(f_varint(1, 1), f_packed(4, [0]))))
+    ker = e.add("ker", "parameter", S("f32", [3, 3, 2, 4]), parameter_number=f_varint(9, 2),
+                sharding=f_bytes(40, msg(f_varint(1, 3), f_packed(3, [1, 1, 1, 2]), f_packed(9, [2]))))
+    idx = e.add("idx", "parameter", S("s32", [2, 1]), parameter_number=f_varint(9, 3))
+    p = e.add("p", "parameter", S("pred"), parameter_number=f_varint(9, 4))
+    zero = e.add("zero", "constant", S("f32"), literal=f_bytes(8, literal_f32([], [0])))
+    pad = e.add("pad", "pad", f(8), [x, zero],
+                padding_config=f_bytes(21, msg(f_bytes(1, msg(f_varint(1, 1), f_varint(2, 0), f_varint(3, 1))))))
+    win = msg(*[f_bytes(1, msg(f_varint(1, 3), f_varint(2, 1), f_varint(3, 1), f_varint(4, 1),
+                                f_varint(5, 1), f_varint(6, 1))) for _ in range(2)])
+    cdn = msg(f_varint(7, 0), f_varint(8, 3), f_packed(11, [1, 2]), f_varint(3, 2), f_varint(4, 3),
+              f_packed(6, [0, 1]), f_varint(9, 0), f_varint(10, 3), f_packed(12, [1, 2]))
+    conv = e.add("conv", "convolution", S("f32", [1, 5, 5, 4]), [img, ker], window=f_bytes(15, win),
+                 convolution_dimension_numbers=f_bytes(16, cdn), feature_group_count=f_varint(50, 1),
+                 batch_group_count=f_varint(58, 1),
+                 precision_config=f_bytes(51, msg(f_packed(1, [2, 0]))),
+                 metadata=f_bytes(7, msg(f_bytes(1, "Conv2D"), f_bytes(2, "jit(f)/conv"), f_bytes(3, "model.py"),
+                                          f_varint(4, 12))))
+    gdn = msg(f_packed(1, [1]), f_packed(3, [0]), f_varint(4, 1))
+    gat = e.add("gat", "gather", S("f32", [2, 2]), [pad, idx], gather_dimension_numbers=f_bytes(33, gdn),
+                gather_slice_sizes=f_packed(34, [2]),
+                indices_are_sorted=f_varint(67, 1))
+    rw = e.add("rw", "reduce-window", f(4), [x, zero],
+               window=f_bytes(15, msg(f_bytes(1, msg(f_varint(1, 3), f_varint(2, 1), f_varint(3, 1),
+                                                      f_varint(4, 1), f_varint(5, 1), f_varint(6, 1))))),
+               called_computation_ids=f_packed(38, [2]))
+    fus = e.add("fus", "fusion", f(4), [rw], fusion_kind=f_bytes(11, "kLoop"),
+                called_computation_ids=f_packed(38, [3]))
+    cnd = e.add("cnd", "conditional", f(4), [p, fus, x], called_computation_ids=f_packed(38, [4, 5]))
+    sl = e.add("sl", "dynamic-slice", f(2), [cnd, e.add("i1", "constant", S("s32"), literal=f_bytes(8, literal_s32([], [1])))],
+               dynamic_slice_sizes=f_packed(20, [2]))
+    srt = e.add("srt", "sort", S("tuple", tuple_shapes=[f(4), S("s32", [4])]),
+                [cnd, e.add("io", "iota", S("s32", [4]), dimensions=f_packed(14, [0]))],
+                dimensions=f_packed(14, [0]), is_stable=f_varint(60, 1), called_computation_ids=f_packed(38, [1]))
+    cc = e.add("cc", "custom-call", f(4), [x], custom_call_target=f_bytes(28, "my_target"),
+               custom_call_api_version=f_varint(77, 4), custom_call_has_side_effect=f_varint(65, 1),
+               backend_config=f_bytes(43, "{k = 1 : i32}"),
+               frontend_attributes=f_bytes(68, msg(f_bytes(1, msg(f_bytes(1, "b"), f_bytes(2, "2"))),
+                                                   f_bytes(1, msg(f_bytes(1, "a"), f_bytes(2, "x y"))))))
+    ex = e.add("ex", "exponential", f(4), [cc], result_accuracy=f_bytes(91, msg(f_varint(1, 1))),
+               control_predecessor_ids=f_packed(37, [fus]))
+    rbg = e.add("rbg", "rng-bit-generator", S("tuple", tuple_shapes=[S("u64", [2]), S("u32", [4])]),
+                [e.add("st", "constant", S("u64", [2]), literal=f_bytes(8, msg(f_bytes(1, S("u64", [2])), f_packed(7, [1, 2]))))],
+                rng_algorithm=f_varint(70, 2))
+    bcv = e.add("bcv", "bitcast-convert", S("u32", [4]), [ex])
+    rev = e.add("rev", "reverse", S("u32", [4]), [bcv], dimensions=f_packed(14, [0]))
+    tk = e.add("tk", "topk", S("tuple", tuple_shapes=[f(2), S("s32", [2])]), [ex], k=f_varint(81, 2), largest=f_varint(85, 1))
+    rp = e.add("rp", "reduce-precision", f(4), [ex], exponent_bits=f_varint(18, 5), mantissa_bits=f_varint(19, 10))
+    root = e.add("out", "tuple", S("tuple", tuple_shapes=[f(2, 2), S("f32", [1, 5, 5, 4]), f(2), S("tuple", tuple_shapes=[f(4), S("s32", [4])]),
+                                                           S("u32", [4]), S("tuple", tuple_shapes=[S("u64", [2]), S("u32", [4])]),
+                                                           S("tuple", tuple_shapes=[f(2), S("s32", [2])]), f(4)]),
+                 [gat, conv, sl, srt, rev, rbg, tk, rp])
+    mod = module("proto_zoo2", [(lt, r_lt), (mx, r_mx), (fu, r_fu), (tb, r_tb), (fb, r_fb), (e, root)], 6)
+    text = """HloModule proto_zoo2
+
+%less {
+  %la = f32[] parameter(0)
+  %lb = f32[] parameter(1)
+  %lc = s32[] parameter(2)
+  %ld = s32[] parameter(3)
+  ROOT %lr = pred[] compare(%la, %lb), direction=LT, type=TOTALORDER
+}
+
+%max {
+  %ma = f32[] parameter(0)
+  %mb = f32[] parameter(1)
+  ROOT %mm = f32[] maximum(%ma, %mb)
+}
+
+%fused {
+  %fp = f32[4] parameter(0)
+  ROOT %fe = f32[4] exponential(%fp)
+}
+
+%on_true {
+  %tp = f32[4] parameter(0)
+  ROOT %tn = f32[4] negate(%tp)
+}
+
+%on_false {
+  %fq = f32[4] parameter(0)
+  ROOT %fc = f32[4] copy(%fq)
+}
+
+ENTRY %main {
+  %x = f32[4] parameter(0), sharding={replicated}
+  %img = f32[1,5,5,2] parameter(1), sharding={maximal device=0}
+  %ker = f32[3,3,2,4] parameter(2), sharding={devices=[1,1,1,2]<=[2]}
+  %idx = s32[2,1] parameter(3)
+  %p = pred[] parameter(4)
+  %zero = f32[] constant(0)
+  %pad = f32[8] pad(%x, %zero), padding=1_0_1
+  %conv = f32[1,5,5,4] convolution(%img, %ker), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, operand_precision={highest,default}, metadata={op_type="Conv2D" op_name="jit(f)/conv" source_file="model.py" source_line=12}
+  %gat = f32[2,2] gather(%pad, %idx), offset_dims={1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2}, indices_are_sorted=true
+  %rw = f32[4] reduce-window(%x, %zero), window={size=3 pad=1_1}, to_apply=%max
+  %fus = f32[4] fusion(%rw), kind=kLoop, calls=%fused
+  %cnd = f32[4] conditional(%p, %fus, %x), true_computation=%on_true, false_computation=%on_false
+  %i1 = s32[] constant(1)
+  %sl = f32[2] dynamic-slice(%cnd, %i1), dynamic_slice_sizes={2}
+  %io = s32[4] iota(), iota_dimension=0
+  %srt = (f32[4], s32[4]) sort(%cnd, %io), dimensions={0}, is_stable=true, to_apply=%less
+  %cc = f32[4] custom-call(%x), custom_call_target="my_target", custom_call_has_side_effect=true, api_version=API_VERSION_TYPED_FFI, frontend_attributes={a="x y",b="2"}, backend_config="{k = 1 : i32}"
+  %ex = f32[4] exponential(%cc), control-predecessors={%fus}, result_accuracy={mode=highest}
+  %st = u64[2] constant({1, 2})
+  %rbg = (u64[2], u32[4]) rng-bit-generator(%st), algorithm=rng_philox
+  %bcv = u32[4] bitcast-convert(%ex)
+  %rev = u32[4] reverse(%bcv), dimensions={0}
+  %tk = (f32[2], s32[2]) topk(%ex), k=2, largest=true
+  %rp = f32[4] reduce-precision(%ex), exponent_bits=5, mantissa_bits=10
+  ROOT %out = (f32[2,2], f32[1,5,5,4], f32[2], (f32[4], s32[4]), u32[4], (u64[2], u32[4]), (f32[2], s32[2]), f32[4]) tuple(%gat, %conv, %sl, %srt, %rev, %rbg, %tk, %rp)
+}
+"""
+    return mod, text
+
 def one_instruction_module(*instrs, root):
     """A module of one computation (id 1) from (name, opcode, shape, operand ids, fields)."""
     e = Comp(1, "main")
@@ -353,6 +498,11 @@ def main():
             f.write(data)
     with open(os.path.join(out, "zoo.hlo"), "w") as f:
         f.write(text)
+    mod2, text2 = zoo2()
+    with open(os.path.join(out, "zoo2.module.pb"), "wb") as f:
+        f.write(mod2)
+    with open(os.path.join(out, "zoo2.hlo"), "w") as f:
+        f.write(text2)
     with open(os.path.join(out, "literal-cases.txt"), "w") as f:
         for name, data, text in literal_cases():
             mtext, shp = literal_module(name, text)

@@ -25,6 +25,12 @@ for f in zoo.module.pb zoo.hloproto.pb zoo.snapshot.pb; do
     fail "--print $f"
   fi
 done
+# More instruction kinds and fields (convolution, gather, pad, reduce-window,
+# fusion, conditional, sort, custom-call, shardings, metadata, frontend
+# attributes, control predecessors, result accuracy, ...).
+"$hlorun" --print "$src/zoo2.hlo" >"$tmp/want2.txt" || fail "--print zoo2.hlo"
+"$hlorun" --print "$src/zoo2.module.pb" >"$tmp/got2.txt" || fail "--print zoo2.module.pb"
+cmp -s "$tmp/want2.txt" "$tmp/got2.txt" || { fail "zoo2.module.pb differs from zoo2.hlo"; diff "$tmp/want2.txt" "$tmp/got2.txt" | head; }
 # Printed text parses back to the same text (proto -> text -> text).
 "$hlorun" --print "$tmp/got.txt" >"$tmp/again.txt" 2>&1 && cmp -s "$tmp/got.txt" "$tmp/again.txt" || fail "print of print"
 
