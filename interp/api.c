@@ -152,7 +152,7 @@ HloStatus hlo_ctx_set_ffi_all_stages(HloCtx *ctx, int all) {
 
 /* ---- Files ------------------------------------------------------------------ */
 
-HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
+static HloStatus read_bytes(HloCtx *ctx, const char *path, char **data, size_t *len) {
   *data = NULL;
   *len = 0;
   bool is_stdin = strcmp(path, "-") == 0;
@@ -221,6 +221,23 @@ static HloStatus write_file(HloCtx *ctx, const char *path, const char *data, siz
   if (rc != 0) unlink(tmp);
   free(tmp);
   return rc == 0 ? HLO_OK : fail(ctx, HLO_IO_ERROR, "%s: cannot write: %s", path, strerror(e));
+}
+
+/* A file's bytes; protocol-buffer text (.pbtxt) comes back in binary wire
+ * format, so every reader below sees one form of each message. */
+HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
+  HloStatus st = read_bytes(ctx, path, data, len);
+  if (st != HLO_OK || !hpb_text_message(*data, *len)) return st;
+  char *bin;
+  size_t n;
+  int rc = hpb_text_to_binary(*data, *len, strcmp(path, "-") == 0 ? "<stdin>" : path, &ctx->diags, &bin, &n);
+  free(*data);
+  *data = NULL;
+  *len = 0;
+  if (rc != 0) return HLO_PARSE_ERROR;
+  *data = bin;
+  *len = n;
+  return HLO_OK;
 }
 
 /* ---- Modules ---------------------------------------------------------------- */

@@ -1585,6 +1585,96 @@ void   xla__hlo_snapshot__free_unpacked
   assert(message->base.descriptor == &xla__hlo_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   xla__run_hlo_module_iteration_literals__init
+                     (Xla__RunHloModuleIterationLiterals         *message)
+{
+  static const Xla__RunHloModuleIterationLiterals init_value = XLA__RUN_HLO_MODULE_ITERATION_LITERALS__INIT;
+  *message = init_value;
+}
+size_t xla__run_hlo_module_iteration_literals__get_packed_size
+                     (const Xla__RunHloModuleIterationLiterals *message)
+{
+  assert(message->base.descriptor == &xla__run_hlo_module_iteration_literals__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t xla__run_hlo_module_iteration_literals__pack
+                     (const Xla__RunHloModuleIterationLiterals *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &xla__run_hlo_module_iteration_literals__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t xla__run_hlo_module_iteration_literals__pack_to_buffer
+                     (const Xla__RunHloModuleIterationLiterals *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &xla__run_hlo_module_iteration_literals__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Xla__RunHloModuleIterationLiterals *
+       xla__run_hlo_module_iteration_literals__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Xla__RunHloModuleIterationLiterals *)
+     protobuf_c_message_unpack (&xla__run_hlo_module_iteration_literals__descriptor,
+                                allocator, len, data);
+}
+void   xla__run_hlo_module_iteration_literals__free_unpacked
+                     (Xla__RunHloModuleIterationLiterals *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &xla__run_hlo_module_iteration_literals__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   xla__run_hlo_module_literals__init
+                     (Xla__RunHloModuleLiterals         *message)
+{
+  static const Xla__RunHloModuleLiterals init_value = XLA__RUN_HLO_MODULE_LITERALS__INIT;
+  *message = init_value;
+}
+size_t xla__run_hlo_module_literals__get_packed_size
+                     (const Xla__RunHloModuleLiterals *message)
+{
+  assert(message->base.descriptor == &xla__run_hlo_module_literals__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t xla__run_hlo_module_literals__pack
+                     (const Xla__RunHloModuleLiterals *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &xla__run_hlo_module_literals__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t xla__run_hlo_module_literals__pack_to_buffer
+                     (const Xla__RunHloModuleLiterals *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &xla__run_hlo_module_literals__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Xla__RunHloModuleLiterals *
+       xla__run_hlo_module_literals__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Xla__RunHloModuleLiterals *)
+     protobuf_c_message_unpack (&xla__run_hlo_module_literals__descriptor,
+                                allocator, len, data);
+}
+void   xla__run_hlo_module_literals__free_unpacked
+                     (Xla__RunHloModuleLiterals *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &xla__run_hlo_module_literals__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor xla__tile_proto__field_descriptors[1] =
 {
   {
@@ -5906,6 +5996,108 @@ const ProtobufCMessageDescriptor xla__hlo_snapshot__descriptor =
   xla__hlo_snapshot__field_indices_by_name,
   1,  xla__hlo_snapshot__number_ranges,
   (ProtobufCMessageInit) xla__hlo_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor xla__run_hlo_module_iteration_literals__field_descriptors[3] =
+{
+  {
+    "arguments",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Xla__RunHloModuleIterationLiterals, n_arguments),
+    offsetof(Xla__RunHloModuleIterationLiterals, arguments),
+    &xla__literal_proto__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "result",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Xla__RunHloModuleIterationLiterals, result),
+    &xla__literal_proto__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reference_result",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Xla__RunHloModuleIterationLiterals, reference_result),
+    &xla__literal_proto__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned xla__run_hlo_module_iteration_literals__field_indices_by_name[] = {
+  0,   /* field[0] = arguments */
+  2,   /* field[2] = reference_result */
+  1,   /* field[1] = result */
+};
+static const ProtobufCIntRange xla__run_hlo_module_iteration_literals__number_ranges[1 + 1] =
+{
+  { 2, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor xla__run_hlo_module_iteration_literals__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "xla.RunHloModuleIterationLiterals",
+  "RunHloModuleIterationLiterals",
+  "Xla__RunHloModuleIterationLiterals",
+  "xla",
+  sizeof(Xla__RunHloModuleIterationLiterals),
+  3,
+  xla__run_hlo_module_iteration_literals__field_descriptors,
+  xla__run_hlo_module_iteration_literals__field_indices_by_name,
+  1,  xla__run_hlo_module_iteration_literals__number_ranges,
+  (ProtobufCMessageInit) xla__run_hlo_module_iteration_literals__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor xla__run_hlo_module_literals__field_descriptors[1] =
+{
+  {
+    "iterations",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Xla__RunHloModuleLiterals, n_iterations),
+    offsetof(Xla__RunHloModuleLiterals, iterations),
+    &xla__run_hlo_module_iteration_literals__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned xla__run_hlo_module_literals__field_indices_by_name[] = {
+  0,   /* field[0] = iterations */
+};
+static const ProtobufCIntRange xla__run_hlo_module_literals__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor xla__run_hlo_module_literals__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "xla.RunHloModuleLiterals",
+  "RunHloModuleLiterals",
+  "Xla__RunHloModuleLiterals",
+  "xla",
+  sizeof(Xla__RunHloModuleLiterals),
+  1,
+  xla__run_hlo_module_literals__field_descriptors,
+  xla__run_hlo_module_literals__field_indices_by_name,
+  1,  xla__run_hlo_module_literals__number_ranges,
+  (ProtobufCMessageInit) xla__run_hlo_module_literals__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue xla__primitive_type__enum_values_by_number[35] =

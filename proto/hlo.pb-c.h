@@ -57,6 +57,8 @@ typedef struct Xla__HloBufferDonorProto__BufferDonorEntryProto Xla__HloBufferDon
 typedef struct Xla__HloModuleProto Xla__HloModuleProto;
 typedef struct Xla__HloProto Xla__HloProto;
 typedef struct Xla__HloSnapshot Xla__HloSnapshot;
+typedef struct Xla__RunHloModuleIterationLiterals Xla__RunHloModuleIterationLiterals;
+typedef struct Xla__RunHloModuleLiterals Xla__RunHloModuleLiterals;
 
 
 /* --- enums --- */
@@ -885,6 +887,33 @@ struct  Xla__HloSnapshot
     , NULL, 0,NULL, NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * xla/tools/run_hlo_module.proto (run_hlo_module --input_literals_file).
+ */
+struct  Xla__RunHloModuleIterationLiterals
+{
+  ProtobufCMessage base;
+  size_t n_arguments;
+  Xla__LiteralProto **arguments;
+  Xla__LiteralProto *result;
+  Xla__LiteralProto *reference_result;
+};
+#define XLA__RUN_HLO_MODULE_ITERATION_LITERALS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&xla__run_hlo_module_iteration_literals__descriptor) \
+    , 0,NULL, NULL, NULL }
+
+
+struct  Xla__RunHloModuleLiterals
+{
+  ProtobufCMessage base;
+  size_t n_iterations;
+  Xla__RunHloModuleIterationLiterals **iterations;
+};
+#define XLA__RUN_HLO_MODULE_LITERALS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&xla__run_hlo_module_literals__descriptor) \
+    , 0,NULL }
+
+
 /* Xla__TileProto methods */
 void   xla__tile_proto__init
                      (Xla__TileProto         *message);
@@ -1555,6 +1584,44 @@ Xla__HloSnapshot *
 void   xla__hlo_snapshot__free_unpacked
                      (Xla__HloSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Xla__RunHloModuleIterationLiterals methods */
+void   xla__run_hlo_module_iteration_literals__init
+                     (Xla__RunHloModuleIterationLiterals         *message);
+size_t xla__run_hlo_module_iteration_literals__get_packed_size
+                     (const Xla__RunHloModuleIterationLiterals   *message);
+size_t xla__run_hlo_module_iteration_literals__pack
+                     (const Xla__RunHloModuleIterationLiterals   *message,
+                      uint8_t             *out);
+size_t xla__run_hlo_module_iteration_literals__pack_to_buffer
+                     (const Xla__RunHloModuleIterationLiterals   *message,
+                      ProtobufCBuffer     *buffer);
+Xla__RunHloModuleIterationLiterals *
+       xla__run_hlo_module_iteration_literals__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   xla__run_hlo_module_iteration_literals__free_unpacked
+                     (Xla__RunHloModuleIterationLiterals *message,
+                      ProtobufCAllocator *allocator);
+/* Xla__RunHloModuleLiterals methods */
+void   xla__run_hlo_module_literals__init
+                     (Xla__RunHloModuleLiterals         *message);
+size_t xla__run_hlo_module_literals__get_packed_size
+                     (const Xla__RunHloModuleLiterals   *message);
+size_t xla__run_hlo_module_literals__pack
+                     (const Xla__RunHloModuleLiterals   *message,
+                      uint8_t             *out);
+size_t xla__run_hlo_module_literals__pack_to_buffer
+                     (const Xla__RunHloModuleLiterals   *message,
+                      ProtobufCBuffer     *buffer);
+Xla__RunHloModuleLiterals *
+       xla__run_hlo_module_literals__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   xla__run_hlo_module_literals__free_unpacked
+                     (Xla__RunHloModuleLiterals *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Xla__TileProto_Closure)
@@ -1683,6 +1750,12 @@ typedef void (*Xla__HloProto_Closure)
 typedef void (*Xla__HloSnapshot_Closure)
                  (const Xla__HloSnapshot *message,
                   void *closure_data);
+typedef void (*Xla__RunHloModuleIterationLiterals_Closure)
+                 (const Xla__RunHloModuleIterationLiterals *message,
+                  void *closure_data);
+typedef void (*Xla__RunHloModuleLiterals_Closure)
+                 (const Xla__RunHloModuleLiterals *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1742,6 +1815,8 @@ extern const ProtobufCMessageDescriptor xla__hlo_buffer_donor_proto__buffer_dono
 extern const ProtobufCMessageDescriptor xla__hlo_module_proto__descriptor;
 extern const ProtobufCMessageDescriptor xla__hlo_proto__descriptor;
 extern const ProtobufCMessageDescriptor xla__hlo_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor xla__run_hlo_module_iteration_literals__descriptor;
+extern const ProtobufCMessageDescriptor xla__run_hlo_module_literals__descriptor;
 
 PROTOBUF_C__END_DECLS
 

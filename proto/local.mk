@@ -9,15 +9,19 @@ AM_CPPFLAGS += $(PROTOBUF_C_CFLAGS)
 # protoc-c writes the message code into the build tree (the source tree may
 # be read-only, as in distcheck); it ships in the tarball like the lexer and
 # grammar outputs, so a tarball builds without protoc-c.
-PROTO_GEN = proto/hlo.pb-c.c proto/hlo.pb-c.h
+PROTO_GEN = proto/hlo.pb-c.c proto/hlo.pb-c.h proto/textfmt.c
 nodist_libhlorun_core_la_SOURCES += $(PROTO_GEN)
 BUILT_SOURCES += $(PROTO_GEN)
 CLEANFILES += $(PROTO_GEN)
-EXTRA_DIST += proto/hlo.proto $(PROTO_GEN)
+EXTRA_DIST += proto/hlo.proto proto/textfmt.re $(PROTO_GEN)
 
 proto/hlo.pb-c.c: $(srcdir)/proto/hlo.proto
 	$(AM_V_GEN)$(MKDIR_P) proto && \
 	$(PROTOC_C) --c_out=$(builddir)/proto -I$(srcdir)/proto $(srcdir)/proto/hlo.proto
+# re2c scans the text format (textfmt.re); it needs the message code.
+proto/textfmt.c: $(srcdir)/proto/textfmt.re proto/hlo.pb-c.h
+	$(AM_V_GEN)$(MKDIR_P) proto && \
+	$(RE2C) -W --no-generation-date --no-version -o $@ $(srcdir)/proto/textfmt.re
 # One protoc-c run makes both files.
 proto/hlo.pb-c.h: proto/hlo.pb-c.c
 	@test -f $@ || { rm -f proto/hlo.pb-c.c; $(MAKE) $(AM_MAKEFLAGS) proto/hlo.pb-c.c; }
@@ -29,11 +33,14 @@ dist_noinst_SCRIPTS += tests/proto/run.sh
 EXTRA_DIST += tools/gen_proto_tests.py \
 	tests/proto/bad-cases.txt \
 	tests/proto/bad-cycle.pb \
+	tests/proto/bad-enum.pbtxt \
+	tests/proto/bad-list.pbtxt \
 	tests/proto/bad-literal-size.pb \
 	tests/proto/bad-opcode.pb \
 	tests/proto/bad-operand.pb \
 	tests/proto/bad-root.pb \
 	tests/proto/bad-truncated.pb \
+	tests/proto/bad-unclosed.pbtxt \
 	tests/proto/bad-wire-type.pb \
 	tests/proto/lit_bf16.hlo \
 	tests/proto/lit_bf16.pb \
@@ -128,11 +135,13 @@ EXTRA_DIST += tools/gen_proto_tests.py \
 	tests/proto/literal-cases.txt \
 	tests/proto/run.sh.log \
 	tests/proto/run.sh.trs \
+	tests/proto/xla_nonconsecutive_ids.pbtxt \
 	tests/proto/zoo.arg0.literal.pb \
 	tests/proto/zoo.arg1.literal.pb \
 	tests/proto/zoo.hlo \
 	tests/proto/zoo.hloproto.pb \
 	tests/proto/zoo.literals.pb \
+	tests/proto/zoo.literals.pbtxt \
 	tests/proto/zoo.module.pb \
 	tests/proto/zoo.snapshot.pb \
 	tests/proto/zoo2.hlo \

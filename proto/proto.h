@@ -58,6 +58,15 @@ typedef struct HpbValues {
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags);
 void hpb_values_free(HpbValues *v);
 
+/* Protocol-buffer text format (.pbtxt): 0 and the same message in binary
+ * wire format (malloc'd) if the text starts with a top-level field of one
+ * of the messages read here; -1 otherwise, with positioned diagnostics if it
+ * does start like one but does not parse. */
+int hpb_text_to_binary(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                       char **bin, size_t *bin_len);
+/* Non-NULL (the message's descriptor) when the text starts like one. */
+const struct ProtobufCMessageDescriptor *hpb_text_message(const void *data, size_t len);
+
 /* Binary content (control bytes in the first 4 KiB): not HLO text. */
 int hpb_looks_binary(const void *data, size_t len);
 /* Why bytes that are not text are not a message read here: the first

@@ -81,7 +81,9 @@ HloModule *hpb_parse_module(const void *data, size_t len, const char *filename, 
   char *text = hpb_module_text(data, len, filename, diags, &n);
   if (!text) return NULL;
   /* Positions in messages refer to the module's HLO text, which --print shows. */
-  HloModule *m = hlp_parse(text, n, filename, diags);
+  char name[1024];
+  snprintf(name, sizeof name, "%s (as HLO text)", filename ? filename : "<input>");
+  HloModule *m = hlp_parse(text, n, name, diags);
   free(text);
   return m;
 }

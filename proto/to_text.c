@@ -14,7 +14,8 @@
  *   - select-and-scatter's are [select, scatter];
  *   - iota's dimension is dimensions[0];
  *   - an empty OpSharding is {replicated}.
- * Ids and names are checked: an operand id that is not an instruction of
+ * Instruction ids are matched by their low 32 bits (the local id), as XLA
+ * does. Ids and names are checked: an operand id that is not an instruction of
  * the same computation, a called computation id that does not exist, or a
  * cycle is an error naming the instruction and field.
  */
@@ -41,6 +42,11 @@ static int cmp_id(const void *a, const void *b) {
   int64_t x = ((const IdName *)a)->id, y = ((const IdName *)b)->id;
   return x < y ? -1 : x > y;
 }
+
+/* Instructions are found by their local id (the low 32 bits), as XLA's
+ * HloModule::CreateFromProto does (HloInstruction::CalculateLocalId): its
+ * own test protos refer to operands by local id alone. */
+static int64_t local_id(int64_t id) { return (int64_t)((uint64_t)id & 0xffffffffu); }
 
 static int find_id(const IdName *v, size_t n, int64_t id) {
   IdName key = {id, 0};
@@ -392,7 +398,7 @@ static int put_called(Conv *c, const Xla__HloInstructionProto *in, const char *o
 }
 
 static const char *operand_name(Conv *c, const Comp *k, int64_t id, const char *what, const char *field) {
-  int i = find_id(k->ids, k->nids, id);
+  int i = find_id(k->ids, k->nids, local_id(id));
   if (i < 0) {
     fail(c, "%s: xla.HloInstructionProto.%s: no instruction of computation %s has id %lld", what,
          field, k->p->name, (long long)id);
@@ -402,7 +408,7 @@ static const char *operand_name(Conv *c, const Comp *k, int64_t id, const char *
 }
 
 static HloDtype operand_dtype(const Comp *k, int64_t id) {
-  int i = find_id(k->ids, k->nids, id);
+  int i = find_id(k->ids, k->nids, local_id(id));
   const Xla__ShapeProto *s = i >= 0 ? k->p->instructions[i]->shape : NULL;
   return s ? hlc_dtype_from_xla_code((int)s->element_type) : HLO_DTYPE_INVALID;
 }
@@ -698,7 +704,7 @@ static int order_instructions(Conv *c, Comp *k, const Xla__HloScheduleProto__Seq
   if (seq && seq->value && seq->value->n_instruction_ids == n) {
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-      int j = find_id(k->ids, k->nids, seq->value->instruction_ids[i]);
+      int j = find_id(k->ids, k->nids, local_id(seq->value->instruction_ids[i]));
       ok = j >= 0 && !state[j];
       if (ok) { state[j] = 1; k->order[i] = j; }
     }
@@ -716,7 +722,7 @@ static int order_instructions(Conv *c, Comp *k, const Xla__HloScheduleProto__Seq
       size_t nops = in->n_operand_ids, ndeps = nops + in->n_control_predecessor_ids;
       if (e < ndeps) {
         int64_t id = e < nops ? in->operand_ids[e] : in->control_predecessor_ids[e - nops];
-        int j = find_id(k->ids, k->nids, id);
+        int j = find_id(k->ids, k->nids, local_id(id));
         if (j < 0) continue;   /* reported with its name when the instruction is written */
         if (state[j] == 1)
           return fail(c, "computation %s, instruction %s (id %lld): xla.HloInstructionProto.%s: "
@@ -745,13 +751,14 @@ static int put_computation(Conv *c, const Xla__HloComputationProto *p, bool entr
   for (size_t i = 0; i < k.nids; i++) {
     if (!p->instructions[i]->name || !*p->instructions[i]->name)
       return fail(c, "%s: xla.HloInstructionProto.name: instruction %zu has no name", what, i);
-    k.ids[i] = (IdName){p->instructions[i]->id, (int32_t)i};
+    k.ids[i] = (IdName){local_id(p->instructions[i]->id), (int32_t)i};
   }
   qsort(k.ids, k.nids, sizeof *k.ids, cmp_id);
   for (size_t i = 1; i < k.nids; i++)
     if (k.ids[i].id == k.ids[i - 1].id)
-      return fail(c, "%s: xla.HloInstructionProto.id: %lld is used twice", what, (long long)k.ids[i].id);
-  int root = find_id(k.ids, k.nids, p->root_id);
+      return fail(c, "%s: xla.HloInstructionProto.id: local id %lld (the low 32 bits) is used twice",
+                  what, (long long)k.ids[i].id);
+  int root = find_id(k.ids, k.nids, local_id(p->root_id));
   if (root < 0)
     return fail(c, "%s: xla.HloComputationProto.root_id: no instruction has id %lld", what, (long long)p->root_id);
   const Xla__HloScheduleProto__SequencesEntry *seq = NULL;

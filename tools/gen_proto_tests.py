@@ -449,6 +449,41 @@ ENTRY %main {
 """
     return mod, text
 
+def text_literal_f32(indent, dims, values):
+    """A LiteralProto in text format (TextFormat's layout of fields)."""
+    pad = " " * indent
+    out = [pad + "shape {", pad + "  element_type: F32"]
+    out += [pad + "  dimensions: %d" % d for d in dims]
+    out += [pad + "  layout {"] + [pad + "    minor_to_major: %d" % d for d in range(len(dims) - 1, -1, -1)]
+    out += [pad + "    tail_padding_alignment_in_elements: 1", pad + "  }", pad + "}"]
+    out += [pad + "f32s: %s" % repr(float(v)) for v in values]
+    return "\n".join(out)
+
+def zoo_literals_text():
+    """zoo's arguments and result as a RunHloModuleLiterals in text format:
+    comments, nested messages, repeated scalars one per line and as a list."""
+    rng = np.random.default_rng(20)
+    xv = rng.integers(-4, 5, (2, 3)).astype(np.float32)
+    yv = rng.integers(-4, 5, (3, 2)).astype(np.float32)
+    cvals = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+    sv = xv * cvals - yv.T
+    dv = sv @ yv
+    rv = sv.sum(axis=1)
+    cat = np.concatenate([rv.astype(np.int32), np.array([1, 3], np.int32)]).ravel()
+    wv = np.broadcast_to(rv[:, None], (2, 3)) * 8
+    t = ["# proto-file: xla/tools/run_hlo_module.proto", "# proto-message: RunHloModuleLiterals",
+         "iterations {", "  arguments {", text_literal_f32(4, [2, 3], xv.ravel()), "  }",
+         "  arguments <", text_literal_f32(4, [3, 2], yv.ravel()), "  >", "  result {",
+         "    shape {", "      element_type: TUPLE",
+         "      tuple_shapes { element_type: F32 dimensions: [2, 2] }",
+         "      tuple_shapes { element_type: S32 dimensions: [2, 2] }",
+         "      tuple_shapes { element_type: F32 dimensions: 2 dimensions: 3 }", "    }",
+         "    tuple_literals {", text_literal_f32(6, [2, 2], dv.ravel()), "    }",
+         "    tuple_literals {", "      shape { element_type: S32 dimensions: 2 dimensions: 2 }",
+         "      s32s: [%s]" % ", ".join(str(int(v)) for v in cat), "    }",
+         "    tuple_literals {", text_literal_f32(6, [2, 3], wv.ravel()), "    }", "  }", "}", ""]
+    return "\n".join(t)
+
 def one_instruction_module(*instrs, root):
     """A module of one computation (id 1) from (name, opcode, shape, operand ids, fields)."""
     e = Comp(1, "main")
@@ -483,6 +518,12 @@ def bad_cases(snapshot):
         "xla.HloInstructionProto.literal: xla.LiteralProto.f32s: 2 elements, the shape f32[...] of rank 1 holds 3")
     cases["bad-root.pb"] = (one_instruction_module(param, root=p0 + 5),
                             "xla.HloComputationProto.root_id: no instruction has id 4294967301")
+    cases["bad-enum.pbtxt"] = (b"shape { element_type: F33 dimensions: 2 }\n",
+                               "bad-enum.pbtxt:1:23: error: xla.ShapeProto.element_type: 'F33' is not a value of xla.PrimitiveType")
+    cases["bad-unclosed.pbtxt"] = (b"# a literal\nshape {\n  element_type: F32\n",
+                                   "bad-unclosed.pbtxt:4:1: error: xla.ShapeProto: expected '}' before the end of the file")
+    cases["bad-list.pbtxt"] = (b"shape { element_type: [F32, S32] }\n",
+                               "xla.ShapeProto.element_type: a list for a field that is not repeated")
     return cases
 
 def main():
@@ -514,6 +555,9 @@ def main():
             with open(os.path.join(out, "lit_%s.txt" % name), "w") as g:
                 g.write(lit + "\n")
             f.write(name + "\n")
+    # The same in protocol-buffer text format, as TextFormat prints it.
+    with open(os.path.join(out, "zoo.literals.pbtxt"), "w") as f:
+        f.write(zoo_literals_text())
     # run_hlo_module's literals file: iterations[0] holds arguments and result.
     iteration = msg(*[f_bytes(2, a) for a in args], f_bytes(3, result))
     with open(os.path.join(out, "zoo.literals.pb"), "wb") as f:

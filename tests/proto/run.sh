@@ -56,6 +56,16 @@ done
 # as INPUT, its result for --expect.
 "$hlorun" --expect "$src/zoo.literals.pb" "$src/zoo.hlo" "$src/zoo.literals.pb" || fail "RunHloModuleLiterals"
 
+# Protocol-buffer text format: run_hlo_module literals written as TextFormat
+# prints them; and a module from XLA's own tests whose operand ids are local
+# ids (xla/hlo/ir/hlo_module_test.cc): add.comp2's operands are arg1.comp2
+# then arg0.comp2 there, and the module is one XLA only loads unverified (a
+# 1-tuple shape with 2 operands), so hlorun stops at that instruction.
+"$hlorun" --expect "$src/zoo.literals.pbtxt" "$src/zoo.hlo" "$src/zoo.literals.pbtxt" || fail "RunHloModuleLiterals text"
+out=$("$hlorun" --print "$src/xla_nonconsecutive_ids.pbtxt" 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "xla_nonconsecutive_ids.pbtxt: exit $rc"
+case "$out" in *"%add.comp2 = (s32[]) tuple(%arg1.comp2, %arg0.comp2)"*) ;; *) fail "xla_nonconsecutive_ids.pbtxt: $out" ;; esac
+
 while IFS='	' read -r name expect; do
   out=$("$hlorun" --print "$src/$name" 2>&1); rc=$?
   [ $rc -eq 2 ] || fail "$name: exit $rc, want 2"
