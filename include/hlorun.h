@@ -115,6 +115,9 @@ HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out);
 void hlo_module_free(HloModule *m);
 /* Check every instruction's shape against its operands and attributes. */
 HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m);
+/* The same checks, what they find recorded as warnings (XLA's parser keeps
+ * modules that parse but do not verify): *problems = their count. */
+HloStatus hlo_module_verify_warn(HloCtx *ctx, const HloModule *m, int *problems);
 /* Canonical HLO text (free with hlo_free). */
 HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len);
 /* ENTRY parameters: count, and the shape of one as text ("f32[2,3]"; free it). */

@@ -286,6 +286,15 @@ HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m) {
   return hlp_verify(m, &ctx->diags) == 0 ? HLO_OK : HLO_PARSE_ERROR;
 }
 
+HloStatus hlo_module_verify_warn(HloCtx *ctx, const HloModule *m, int *problems) {
+  if (!ctx || !m) return HLO_INVALID_ARGUMENT;
+  HlcDiags d = {0};
+  hlp_verify(m, &d);
+  if (problems) *problems = d.nerrors;
+  hlc_diags_move_as_warnings(&ctx->diags, &d);
+  return HLO_OK;
+}
+
 HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len) {
   if (!ctx || !m || !text) return HLO_INVALID_ARGUMENT;
   *text = hlp_print(m, len);

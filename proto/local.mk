@@ -146,3 +146,18 @@ EXTRA_DIST += tools/gen_proto_tests.py \
 	tests/proto/zoo.snapshot.pb \
 	tests/proto/zoo2.hlo \
 	tests/proto/zoo2.module.pb
+
+# XLA's parser tests (must parse / must fail) and the parser leniency XLA has.
+TESTS += tests/xla-parser/run.sh
+dist_noinst_SCRIPTS += tests/xla-parser/run.sh
+EXTRA_DIST += tests/xla-parser/must-parse.hlo tests/xla-parser/must-fail.hlo
+
+# The proto fuzz target (fuzz/fuzz_proto.c, run by fuzz/run.sh proto) linked
+# with the replay driver: tests/harden/fuzz-regressions.sh replays
+# tests/fuzz-regressions/proto/ through it, and this test replays the seed
+# corpus (every reader on real and broken files) under the sanitizers.
+check_PROGRAMS += tests/fuzz_replay_proto
+tests_fuzz_replay_proto_SOURCES = tests/harden/fuzz_replay.c fuzz/fuzz_proto.c
+tests_fuzz_replay_proto_LDADD = libhlorun_core.la
+TESTS += tests/proto/fuzz-corpus.sh
+dist_noinst_SCRIPTS += tests/proto/fuzz-corpus.sh
