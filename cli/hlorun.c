@@ -419,7 +419,8 @@ static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer
   /* A snapshot replays the arguments it recorded when no INPUT is given; a
    * run_hlo_module literals file as the one INPUT gives them all. */
   const char *recorded = o->ninputs == 0 && np > 0 && !o->random ? o->module
-                         : o->ninputs == 1 ? o->inputs[0] : NULL;
+                         : o->ninputs == 1 && !has_suffix(o->inputs[0], ".npy") &&
+                                   !has_suffix(o->inputs[0], ".npz") ? o->inputs[0] : NULL;
   if (recorded && hlo_file_is_snapshot(ctx, recorded)) {
     int n = np;
     if (hlo_load_snapshot_arguments(ctx, m, recorded, in, &n) != HLO_OK)
