@@ -31,6 +31,7 @@ typedef struct Opts {
   int threads;
   uint64_t max_memory;
   bool print, explain;
+  bool strict;               /* --strict: --print stops at verifier errors */
   Binding *bind;
   int nbind;
   const char **plugins;       /* LIB.so[:FUNCTION] as given */

@@ -91,3 +91,28 @@ void hlc_diags_clear(HlcDiags *d) {
   memset(d, 0, sizeof *d);
   d->max_errors = max;
 }
+
+void hlc_diags_move_as_warnings(HlcDiags *dst, HlcDiags *src) {
+  for (int i = 0; i < src->n; i++) {
+    HlcDiag *x = &src->v[i];
+    char *text = x->text;
+    if (x->sev == HLC_ERROR && text) {
+      /* Re-render "...: error: MSG" as "...: warning: MSG". */
+      char *at = strstr(text, "error: ");
+      size_t n = strlen(text);
+      char *t = at ? malloc(n + 3) : NULL;
+      if (t) {
+        size_t pre = (size_t)(at - text);
+        memcpy(t, text, pre);
+        memcpy(t + pre, "warning: ", 9);
+        memcpy(t + pre + 9, at + 7, n - pre - 7 + 1);
+        free(text);
+        text = t;
+      }
+    }
+    push(dst, x->sev == HLC_ERROR ? HLC_WARNING : x->sev, x->line, x->col, x->message, text);
+    x->message = x->text = NULL;
+  }
+  free(src->v);
+  memset(src, 0, sizeof *src);
+}

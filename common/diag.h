@@ -35,4 +35,7 @@ void hlc_diag_at(HlcDiags *d, HlcSeverity sev, const char *file, const char *src
 void hlc_diag(HlcDiags *d, HlcSeverity sev, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void hlc_diags_clear(HlcDiags *d);   /* frees all and resets */
+/* Move every diagnostic of src to dst, errors re-rendered as warnings
+ * (src is left empty). */
+void hlc_diags_move_as_warnings(HlcDiags *dst, HlcDiags *src);
 #endif

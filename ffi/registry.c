@@ -455,8 +455,13 @@ int hlf_check(HlfRegistry *r, const HloModule *m, const HloInstr *ins, char **er
 
 int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
   int rc = 0;
+  /* A custom call in a computation nothing calls never runs: it needs no
+   * handler (XLA drops such computations). Without an ENTRY, all count. */
+  const HloComputation *entry = m->entry;
+  bool *live = entry ? hlp_reachable(m, &entry, 1) : NULL;
+  if (entry && !live) { hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
   for (int32_t c = 0; c < m->ncomps; c++)
-    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++) {
+    for (int32_t i = 0; (!live || live[c]) && i < m->comps[c]->ninstrs; i++) {
       const HloInstr *ins = m->comps[c]->instrs[i];
       if (ins->op != HLO_OP_CUSTOM_CALL) continue;
       HlfTarget *t = NULL;
@@ -469,6 +474,7 @@ int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
       free(err);
       rc = -1;
     }
+  free(live);
   return rc;
 }
 

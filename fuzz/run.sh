@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz/run.sh TARGET SECONDS [LIBFUZZER-OPTIONS...]
-#   TARGET: parse | values | attrs | run | all (all: SECONDS each, one after
+#   TARGET: parse | values | attrs | run | proto | all (all: SECONDS each, one after
 #   the other: the machine is shared).
 # Builds hlorun's core library with clang, libFuzzer, ASan and UBSan in a
 # private copy of the sources (so an in-tree gcc build is left alone), links
@@ -41,7 +41,7 @@ make -j2 libhlorun_core.la >/dev/null
 build() {
   local t=$1; shift
   "$CC" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer $SAN -I. -Iinclude -Iparser \
-    "fuzz/fuzz_$t.c" .libs/libhlorun_core.a -lsleef -lz -lm -ldl -pthread -o "$work/fuzz_$t"
+    "fuzz/fuzz_$t.c" .libs/libhlorun_core.a -lsleef -lz -lprotobuf-c -lm -ldl -pthread -o "$work/fuzz_$t"
 }
 
 run() {
@@ -57,7 +57,7 @@ run() {
 }
 
 case "$target" in
-  all) for t in parse values attrs run; do run "$t" "$@" || true; done ;;
-  parse|values|attrs|run) run "$target" "$@" ;;
-  *) echo "fuzz/run.sh: unknown target '$target' (parse, values, attrs, run, all)" >&2; exit 2 ;;
+  all) for t in parse values attrs run proto; do run "$t" "$@" || true; done ;;
+  parse|values|attrs|run|proto) run "$target" "$@" ;;
+  *) echo "fuzz/run.sh: unknown target '$target' (parse, values, attrs, run, proto, all)" >&2; exit 2 ;;
 esac

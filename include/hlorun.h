@@ -130,6 +130,9 @@ HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out);
 void hlo_module_free(HloModule *m);
 /* Check every instruction's shape against its operands and attributes. */
 HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m);
+/* The same checks, what they find recorded as warnings (XLA's parser keeps
+ * modules that parse but do not verify): *problems = their count. */
+HloStatus hlo_module_verify_warn(HloCtx *ctx, const HloModule *m, int *problems);
 /* Canonical HLO text (free with hlo_free). */
 HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len);
 /* ENTRY parameters: count, and the shape of one as text ("f32[2,3]"; free it). */
@@ -238,6 +241,16 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
  * (*n in: capacity of out; out: count loaded = members in the file). */
 HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
                               HloBuffer **out, int *n);
+/* XLA's HloSnapshot files (--xla_dump_hlo_snapshots) and run_hlo_module's
+ * literals files (RunHloModuleLiterals, first iteration; or one
+ * RunHloModuleIterationLiterals): is path one? Its recorded arguments for m's ENTRY parameters (*n in: capacity of out; out:
+ * count loaded), each checked against its parameter's shape. hlo_load_like
+ * on a snapshot loads its recorded result; hlo_load_param also reads a
+ * LiteralProto file. Modules load from HloSnapshot, HloProto and
+ * HloModuleProto files (hlo_module_load), recognised by content. */
+int hlo_file_is_snapshot(HloCtx *ctx, const char *path);
+HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const char *path,
+                                      HloBuffer **out, int *n);
 /* Load a value shaped like `like` (e.g. a golden result) from a file. */
 HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out);
 /* Deterministic pseudo-random value for ENTRY parameter index: floats in

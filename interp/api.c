@@ -11,6 +11,7 @@
 #include "interp/isolate.h"
 #include "interp/comm.h"
 #include "parser/parser.h"
+#include "proto/proto.h"
 #include "ffi/ffi.h"
 #include "hlorun/ffi.h"
 #include "common/numeric.h"
@@ -165,7 +166,7 @@ HloStatus hlo_ctx_set_ffi_all_stages(HloCtx *ctx, int all) {
 
 /* ---- Files ------------------------------------------------------------------ */
 
-static HloStatus read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
+static HloStatus read_bytes(HloCtx *ctx, const char *path, char **data, size_t *len) {
   *data = NULL;
   *len = 0;
   bool is_stdin = strcmp(path, "-") == 0;
@@ -236,12 +237,39 @@ static HloStatus write_file(HloCtx *ctx, const char *path, const char *data, siz
   return rc == 0 ? HLO_OK : fail(ctx, HLO_IO_ERROR, "%s: cannot write: %s", path, strerror(e));
 }
 
+/* A file's bytes; protocol-buffer text (.pbtxt) comes back in binary wire
+ * format, so every reader below sees one form of each message. */
+HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len) {
+  HloStatus st = read_bytes(ctx, path, data, len);
+  if (st != HLO_OK || !hpb_text_message(*data, *len)) return st;
+  char *bin;
+  size_t n;
+  int rc = hpb_text_to_binary(*data, *len, strcmp(path, "-") == 0 ? "<stdin>" : path, &ctx->diags, &bin, &n);
+  free(*data);
+  *data = NULL;
+  *len = 0;
+  if (rc != 0) return HLO_PARSE_ERROR;
+  *data = bin;
+  *len = n;
+  return HLO_OK;
+}
+
 /* ---- Modules ---------------------------------------------------------------- */
 
 HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char *filename,
                            HloModule **out) {
   if (!ctx || !text || !out) return HLO_INVALID_ARGUMENT;
-  *out = hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);
+  HpbKind kind = hpb_sniff(text, len);
+  if (kind == HPB_NOT_PROTO && hpb_looks_binary(text, len)) {
+    char why[256];
+    hpb_wire_explain(text, len, why, sizeof why);
+    *out = NULL;
+    return fail(ctx, HLO_PARSE_ERROR, "%s: neither HLO text nor a well-formed protocol buffer: %s",
+                filename ? filename : "<input>", why);
+  }
+  *out = kind != HPB_NOT_PROTO && kind != HPB_LITERAL
+             ? hpb_parse_module(text, len, filename ? filename : "<input>", &ctx->diags)
+             : hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);
   if (!*out) {
     if (ctx->diags.nerrors == 0) fail(ctx, HLO_PARSE_ERROR, "%s: cannot parse", filename);
     return HLO_PARSE_ERROR;
@@ -258,7 +286,7 @@ HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out) {
   if (!ctx || !path || !out) return HLO_INVALID_ARGUMENT;
   char *text;
   size_t len;
-  HloStatus st = read_file(ctx, path, &text, &len);
+  HloStatus st = hli_read_file(ctx, path, &text, &len);
   if (st != HLO_OK) return st;
   st = hlo_module_parse(ctx, text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
   free(text);
@@ -270,6 +298,15 @@ void hlo_module_free(HloModule *m) { if (m) hlp_module_free(m); }
 HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m) {
   if (!ctx || !m) return HLO_INVALID_ARGUMENT;
   return hlp_verify(m, &ctx->diags) == 0 ? HLO_OK : HLO_PARSE_ERROR;
+}
+
+HloStatus hlo_module_verify_warn(HloCtx *ctx, const HloModule *m, int *problems) {
+  if (!ctx || !m) return HLO_INVALID_ARGUMENT;
+  HlcDiags d = {0};
+  hlp_verify(m, &d);
+  if (problems) *problems = d.nerrors;
+  hlc_diags_move_as_warnings(&ctx->diags, &d);
+  return HLO_OK;
 }
 
 HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len) {
@@ -544,6 +581,7 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, const H
                               const char *what, HliValue **out) {
   int before = ctx->diags.n;
   *out = NULL;
+  if (hpb_sniff(data, len) == HPB_LITERAL) return hli_value_from_proto(ctx, data, len, want, what, out);
   FileFmt f = sniff(data, len);
   if (f == FMT_NPY) {
     if (want->dtype == HLO_TUPLE)
@@ -602,7 +640,7 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   if (!want || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   char what[1024];
   snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path,
@@ -620,7 +658,7 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
   *n = 0;
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   HliNpzMember *mem;
   int32_t nm;
@@ -702,10 +740,14 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   *out = NULL;
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   HliValue *v;
-  st = decode_value(ctx, data, len, like->v->shape, path, &v);
+  /* --expect SNAPSHOT: the result the snapshot recorded. */
+  HpbKind kind = hpb_sniff(data, len);
+  st = kind == HPB_SNAPSHOT || kind == HPB_ITERATION || kind == HPB_RUN_LITERALS
+           ? hli_value_from_proto(ctx, data, len, like->v->shape, path, &v)
+           : decode_value(ctx, data, len, like->v->shape, path, &v);
   free(data);
   return st == HLO_OK ? hli_make_buffer(ctx, v, like->v->shape, out) : st;
 }

@@ -69,6 +69,12 @@ HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, c
 HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const HloShape *s,
                             uint64_t seed, HloBuffer **out);
 
+/* The whole file ("-": standard input), malloc'd. */
+HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len);
+/* A LiteralProto file's value as a value of shape want (proto_io.c). */
+HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
+                               const char *what, HliValue **out);
+
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

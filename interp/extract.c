@@ -99,22 +99,41 @@ static void drop_control(HliBuf *b, const char *s, size_t n) {
   hli_buf_put(b, q, (size_t)(s + n - q));
 }
 
-/* The header line without entry_computation_layout={...}. */
-static void put_header(HliBuf *b, const char *text) {
-  const char *nl = strchr(text, '\n');
-  size_t n = nl ? (size_t)(nl - text) : strlen(text);
-  static const char key[] = ", entry_computation_layout={";
-  const char *k = memmem(text, n, key, sizeof key - 1);
-  if (!k) { hli_buf_put(b, text, n); return; }
-  const char *q = k + sizeof key - 1;
+/* Drop ", KEY{...}" (brace-balanced) from s[0..n) into b. */
+static size_t drop_braced(const char *s, size_t n, const char *key, char *out) {
+  size_t kn = strlen(key);
+  const char *k = memmem(s, n, key, kn);
+  if (!k) { memcpy(out, s, n); return n; }
+  const char *q = k + kn;
   int depth = 1;
-  while (q < text + n && depth > 0) {
+  while (q < s + n && depth > 0) {
     if (*q == '{') depth++;
     else if (*q == '}') depth--;
     q++;
   }
-  hli_buf_put(b, text, (size_t)(k - text));
-  hli_buf_put(b, q, (size_t)(text + n - q));
+  memcpy(out, s, (size_t)(k - s));
+  memcpy(out + (k - s), q, (size_t)(s + n - q));
+  return (size_t)(k - s) + (size_t)(s + n - q);
+}
+
+/* The header line without entry_computation_layout, input_output_alias and
+ * buffer_donor: the extracted ENTRY has other parameters and another result,
+ * which they would not fit. */
+static void put_header(HliBuf *b, const char *text) {
+  const char *nl = strchr(text, '\n');
+  size_t n = nl ? (size_t)(nl - text) : strlen(text);
+  static const char *const keys[] = {", entry_computation_layout={", ", input_output_alias={",
+                                     ", buffer_donor={"};
+  char *x = malloc(n + 1), *y = malloc(n + 1);
+  if (!x || !y) { free(x); free(y); b->failed = true; return; }
+  memcpy(x, text, n);
+  for (int i = 0; i < 3; i++) {
+    n = drop_braced(x, n, keys[i], y);
+    char *t = x; x = y; y = t;
+  }
+  hli_buf_put(b, x, n);
+  free(x);
+  free(y);
 }
 
 /* The text of a module running ins alone, or NULL with *why set. */
@@ -147,16 +166,29 @@ static char *extract_text(const HloModule *m, const HloInstr *ins, const char **
   hli_buf_free(&want);
   if (!ok) goto done;
 
-  /* Header, then every computation but ENTRY. */
+  /* Header, then the computations the instruction calls (directly or not),
+   * in module order: the others are unreachable in the extracted module. */
   put_header(&b, text);
-  const char *body = strchr(text, '\n');
-  body = body ? body + 1 : text + strlen(text);
   hli_buf_put(&b, "\n", 1);
-  hli_buf_put(&b, body, (size_t)(eb - body));
-  const char *after_entry = ee;
-  while (*after_entry == '\n') after_entry++;
-  hli_buf_puts(&b, after_entry);
-  while (b.len >= 2 && b.data[b.len - 1] == '\n' && b.data[b.len - 2] == '\n') b.len--;
+  const HloComputation **called = malloc(((size_t)ins->ncalled + 1) * sizeof *called);
+  bool *live = NULL;
+  if (called) {
+    for (int32_t k = 0; k < ins->ncalled; k++) called[k] = ins->called[k].comp;
+    live = hlp_reachable(m, called, ins->ncalled);
+    free(called);
+  }
+  if (!live) { *why = "out of memory"; goto done; }
+  for (int32_t k = 0; k < m->ncomps; k++) {
+    const char *bb, *be;
+    if (!live[k] || m->comps[k]->is_entry) continue;
+    if (!find_block(text, m->comps[k], &bb, &be)) { free(live); goto done; }
+    hli_buf_put(&b, "\n", 1);
+    hli_buf_put(&b, bb, (size_t)(be - bb));
+    hli_buf_put(&b, "\n", 1);
+  }
+  free(live);
+  (void)eb;
+  (void)ee;
 
   /* The new ENTRY: operands as parameters (tokens from after-all). */
   const char *pfx = strncmp(ins->name, "operand.", 8) == 0 ? "op." : "operand.";

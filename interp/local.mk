@@ -16,7 +16,7 @@ libhlorun_core_la_SOURCES += \
 libhlorun_core_la_LIBADD += $(ZLIB_LIBS)
 # Public API (include/hlorun.h).
 libhlorun_core_la_SOURCES += \
-	interp/api.h interp/api.c interp/compare.c
+	interp/api.h interp/api.c interp/proto_io.c interp/compare.c
 
 include interp/kernels/elementwise.mk
 include interp/kernels/movement.mk

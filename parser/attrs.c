@@ -912,7 +912,33 @@ static int at_shape_value(A *a) {
   if (i != a->n) return bad(a, "a shape");
   return 0;
 }
-static int at_result_accuracy(A *a) { return at_generic_brace(a); }
+static bool word_is(const HloVal *v, const char *w) {
+  size_t n = strlen(w);
+  return v->text && v->len == n && strncasecmp(v->text, w, n) == 0;
+}
+
+/* {mode=default|highest} or {tolerance={atol=A,rtol=R,ulps=N}}: XLA's parser
+ * knows no other mode (ResultAccuracy::Mode), so neither does this one. */
+static int at_result_accuracy(A *a) {
+  if (at_generic_brace(a)) return -1;
+  const HloVal *b = a->v[0];
+  for (int32_t i = 0; i < b->nitems; i++) {
+    const HloVal *it = b->items[i];
+    if (it->kind != HLO_VAL_ATTR || it->nitems < 1)
+      return bad(a, "{mode=default|highest} or {tolerance={atol=A,rtol=R,ulps=N}}");
+    if (word_is(it, "mode")) {
+      const HloVal *m = it->items[0];
+      if (m->kind != HLO_VAL_TOKEN || !(word_is(m, "default") || word_is(m, "highest"))) {
+        hlp_error(a->P, m->off, "result_accuracy: unknown mode '%.*s' (the modes are default and highest)",
+                  (int)(m->len < 64 ? m->len : 64), m->text ? m->text : "");
+        return -1;
+      }
+    } else if (!word_is(it, "tolerance")) {
+      return bad(a, "{mode=default|highest} or {tolerance={atol=A,rtol=R,ulps=N}}");
+    }
+  }
+  return 0;
+}
 
 /* ---- The table ------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* ir.c: small queries over the IR (opcode names, shape predicates). */
 #include "parser/ir.h"
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const opcode_names[HLO_NUM_OPCODES] = {
@@ -56,4 +57,33 @@ bool hlp_shape_equal(const HloShape *a, const HloShape *b) {
     return false;
   const char *ta = a->layout_tail ? a->layout_tail : "", *tb = b->layout_tail ? b->layout_tail : "";
   return strcmp(ta, tb) == 0;
+}
+
+/* Index of c in m->comps, or -1. */
+static int32_t comp_index(const HloModule *m, const HloComputation *c) {
+  for (int32_t k = 0; k < m->ncomps; k++)
+    if (m->comps[k] == c) return k;
+  return -1;
+}
+
+bool *hlp_reachable(const HloModule *m, const HloComputation *const *roots, int32_t nroots) {
+  bool *seen = calloc((size_t)m->ncomps + 1, sizeof *seen);
+  int32_t *stack = malloc(((size_t)m->ncomps + 1) * sizeof *stack);
+  if (!seen || !stack) { free(seen); free(stack); return NULL; }
+  int32_t sp = 0;
+  /* Marked when pushed, so each computation is on the stack at most once. */
+  for (int32_t i = 0; i < nroots; i++) {
+    int32_t k = comp_index(m, roots[i]);
+    if (k >= 0 && !seen[k]) { seen[k] = true; stack[sp++] = k; }
+  }
+  while (sp) {
+    const HloComputation *c = m->comps[stack[--sp]];
+    for (int32_t i = 0; i < c->ninstrs; i++)
+      for (int32_t j = 0; j < c->instrs[i]->ncalled; j++) {
+        int32_t k = comp_index(m, c->instrs[i]->called[j].comp);
+        if (k >= 0 && !seen[k]) { seen[k] = true; stack[sp++] = k; }
+      }
+  }
+  free(stack);
+  return seen;
 }

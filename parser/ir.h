@@ -55,6 +55,14 @@ bool hlp_shape_compatible(const HloShape *a, const HloShape *b);
 /* Shapes equal including layouts. */
 bool hlp_shape_equal(const HloShape *a, const HloShape *b);
 
+struct HloModule;
+struct HloComputation;
+/* Which computations (by index in m->comps) the roots call, directly or
+ * not, roots included: a malloc'd array of m->ncomps flags, NULL if out of
+ * memory. */
+bool *hlp_reachable(const struct HloModule *m, const struct HloComputation *const *roots,
+                    int32_t nroots);
+
 /* ---- Literals ---------------------------------------------------------- */
 
 /* A constant's value: dense, logical row-major, elements in memory format of

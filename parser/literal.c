@@ -241,6 +241,26 @@ static HloLiteral *array_literal(HlpParser *P, const HloShape *shape, const HloV
     hlp_error(P, v->off, "literal rank too large");
     return NULL;
   }
+  /* One scalar for an array shape (f32[3] constant(1)): XLA's parser takes
+   * it for every element. The declared size is bounded first: a scalar must
+   * not make a huge constant out of a few bytes of text. */
+  if (shape->rank > 0 && v->kind != HLO_VAL_BRACE) {
+    if (lit->nbytes > ((size_t)1 << 30)) {
+      hlp_error(P, v->off, "a scalar literal for an array of %zu bytes (more than 1 GiB)", lit->nbytes);
+      return NULL;
+    }
+    HloShape scalar = *shape;
+    scalar.rank = 0;
+    scalar.dims = NULL;
+    scalar.dynamic = NULL;
+    scalar.minor_to_major = NULL;
+    unsigned char one[16];
+    Lit S = {P, &scalar, one, es, 0};
+    if (fill(&S, v, 0, index)) return NULL;
+    lit->data = hlp_alloc(P, lit->nbytes ? lit->nbytes : 1);
+    for (int64_t k = 0; k < n; k++) memcpy((unsigned char *)lit->data + (size_t)k * es, one, es);
+    return lit;
+  }
   /* A large declared size is only allocated once the text has been checked
    * against it (a dry run): f32[11111111114] constant({1, 2}) is an error,
    * not a 44 GB allocation. */

@@ -51,7 +51,7 @@ void hlp_buf_printf(HlpBuf *b, const char *fmt, ...) {
 }
 
 /* C-escaped string body (printable ASCII kept, the rest as escapes). */
-static void put_escaped(HlpBuf *b, const char *s, size_t n, char quote) {
+void hlp_put_escaped(HlpBuf *b, const char *s, size_t n, char quote) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     switch (c) {
@@ -147,7 +147,7 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth) {
   case HLO_VAL_STRING: {
     char q = v->tok == '\'' ? '\'' : '"';
     hlp_buf_put(b, &q, 1);
-    put_escaped(b, v->text, v->len, q);
+    hlp_put_escaped(b, v->text, v->len, q);
     hlp_buf_put(b, &q, 1);
     break;
   }
@@ -206,13 +206,13 @@ static void print_array(HlpBuf *b, const HloShape *s, const unsigned char *data,
   hlp_buf_puts(b, inner ? "}" : " }");
 }
 
-static void print_literal(HlpBuf *b, const HloLiteral *l) {
+void hlp_print_literal(HlpBuf *b, const HloLiteral *l) {
   const HloShape *s = l->shape;
   if (s->dtype == HLO_TUPLE) {
     hlp_buf_puts(b, "(");
     for (int32_t i = 0; i < l->ntuple; i++) {
       if (i) hlp_buf_puts(b, ", ");
-      print_literal(b, &l->tuple[i]);
+      hlp_print_literal(b, &l->tuple[i]);
     }
     hlp_buf_puts(b, ")");
     return;
@@ -272,7 +272,7 @@ static void print_instr(HlpBuf *b, const HloInstr *ins) {
   if (ins->op == HLO_OP_PARAMETER) {
     hlp_buf_printf(b, "%lld", (long long)ins->parameter_number);
   } else if (ins->op == HLO_OP_CONSTANT) {
-    if (ins->literal) print_literal(b, ins->literal);
+    if (ins->literal) hlp_print_literal(b, ins->literal);
   } else {
     for (int32_t i = 0; i < ins->nops; i++) {
       hlp_buf_puts(b, i ? ", %" : "%");
@@ -309,7 +309,7 @@ static void print_comp(HlpBuf *b, const HloComputation *c) {
   hlp_buf_puts(b, "}");
   if (c->execution_thread) {
     hlp_buf_puts(b, ", execution_thread=\"");
-    put_escaped(b, c->execution_thread, strlen(c->execution_thread), '"');
+    hlp_put_escaped(b, c->execution_thread, strlen(c->execution_thread), '"');
     hlp_buf_puts(b, "\"");
   }
   hlp_buf_puts(b, "\n\n");

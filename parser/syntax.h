@@ -191,5 +191,8 @@ void hlp_buf_puts(HlpBuf *b, const char *s);
 void hlp_buf_printf(HlpBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hlp_print_shape(HlpBuf *b, const HloShape *s, bool layouts);
 void hlp_print_val(HlpBuf *b, const HloVal *v);
+/* A string body with C escapes (quote escaped); a literal as in constant(...). */
+void hlp_put_escaped(HlpBuf *b, const char *s, size_t n, char quote);
+void hlp_print_literal(HlpBuf *b, const HloLiteral *l);
 void hlp_print_vals(HlpBuf *b, HloVal *const *v, int32_t n, bool top);
 #endif

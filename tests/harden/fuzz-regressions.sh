@@ -4,7 +4,7 @@
 # libFuzzer (tests/fuzz_replay_TARGET). Each must now pass its checks.
 srcdir=${srcdir:-.}
 fail=0
-for t in parse values attrs run; do
+for t in parse values attrs run proto; do
   dir=$srcdir/tests/fuzz-regressions/$t
   [ -n "$(ls "$dir" 2>/dev/null)" ] || continue
   if out=$(./tests/fuzz_replay_$t "$dir" 2>&1); then

@@ -1,0 +1,106 @@
+/* proto_io.c: values from XLA's protocol buffers (proto/) as interpreter
+ * values: a LiteralProto INPUT, an HloSnapshot's arguments and its recorded
+ * result (for --expect). Shapes are checked against the parameter or result
+ * they feed, as for .npy inputs. */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include "interp/api.h"
+#include "interp/valio.h"
+#include "proto/proto.h"
+
+/* Copy the literal's leaves into v's, checking every shape first. */
+static HloStatus fill(HloCtx *ctx, const HloLiteral *l, HliValue *v, const char *what) {
+  if (!hlp_shape_compatible(l->shape, v->shape)) {
+    HliBuf got = {0}, want = {0};
+    hli_shape_text(l->shape, &got);
+    hli_shape_text(v->shape, &want);
+    HloStatus st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the literal is %s, expected %s", what,
+                                got.data ? got.data : "?", want.data ? want.data : "?");
+    hli_buf_free(&got);
+    hli_buf_free(&want);
+    return st;
+  }
+  if (v->shape->dtype == HLO_TUPLE) {
+    for (int32_t i = 0; i < v->ntuple; i++) {
+      HloStatus st = fill(ctx, &l->tuple[i], v->tuple[i], what);
+      if (st != HLO_OK) return st;
+    }
+    return HLO_OK;
+  }
+  if (v->nbytes && l->data) memcpy(v->data, l->data, v->nbytes);
+  return HLO_OK;
+}
+
+static HloStatus to_value(HloCtx *ctx, const HloLiteral *l, const HloShape *want, const char *what,
+                          HliValue **out) {
+  *out = hli_value_new(NULL, want);
+  if (!*out) return hli_api_fail(ctx, HLO_NOMEM, "%s: out of memory", what);
+  HloStatus st = fill(ctx, l, *out, what);
+  if (st != HLO_OK) { hli_value_unref(NULL, *out); *out = NULL; }
+  return st;
+}
+
+HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
+                               const char *what, HliValue **out) {
+  *out = NULL;
+  HpbValues *pv = hpb_read_values(data, len, what, &ctx->diags);
+  if (!pv) return HLO_IO_ERROR;
+  HloStatus st;
+  HpbKind k = hpb_sniff(data, len);
+  if (k != HPB_LITERAL) {
+    st = pv->result ? to_value(ctx, pv->result, want, what, out)
+                    : hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s: the %s holds no recorded result",
+                                   what, hpb_kind_name(k));
+  } else {
+    st = to_value(ctx, pv->values[0], want, what, out);
+  }
+  hpb_values_free(pv);
+  return st;
+}
+
+int hlo_file_is_snapshot(HloCtx *ctx, const char *path) {
+  char *data;
+  size_t len;
+  if (!ctx || !path || hli_read_file(ctx, path, &data, &len) != HLO_OK) return 0;
+  HpbKind k = hpb_sniff(data, len);
+  int yes = k == HPB_SNAPSHOT || k == HPB_ITERATION || k == HPB_RUN_LITERALS;
+  free(data);
+  return yes;
+}
+
+HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const char *path,
+                                      HloBuffer **out, int *n) {
+  if (!ctx || !m || !path || !out || !n) return HLO_INVALID_ARGUMENT;
+  int cap = *n;
+  *n = 0;
+  char *data;
+  size_t len;
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  HpbValues *pv = hpb_read_values(data, len, path, &ctx->diags);
+  free(data);   /* the values are decoded: the file's bytes are not needed twice */
+  if (!pv) return HLO_IO_ERROR;
+  int np = hlo_module_num_params(m);
+  if (pv->n != np || pv->n > cap) {
+    st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the file holds %d arguments, the module takes %d "
+                      "parameters", path, (int)pv->n, np);
+    goto out;
+  }
+  for (int i = 0; i < np; i++) {
+    char what[1024];
+    const HloInstr *p = m->entry->params[i];
+    snprintf(what, sizeof what, "%s: xla.HloSnapshot.arguments[%d] (parameter %s)", path, i,
+             p && p->name ? p->name : "?");
+    HliValue *v;
+    if ((st = to_value(ctx, pv->values[i], &p->shape, what, &v)) != HLO_OK ||
+        (st = hli_make_buffer(ctx, v, &p->shape, &out[i])) != HLO_OK) {
+      for (int k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+      goto out;
+    }
+    *n = i + 1;
+  }
+out:
+  hpb_values_free(pv);
+  return st;
+}

@@ -1,0 +1,83 @@
+/* proto.h: XLA's protocol-buffer dumps read into hlorun's IR.
+ *
+ * Reads HloModuleProto, HloProto and HloSnapshot (binary wire format) and
+ * LiteralProto values. A module is lowered by writing it as HLO text in
+ * XLA's syntax (to_text.c) and parsing that with the text parser, so the
+ * verifier, printer, interpreter and FFI are the same for both front ends,
+ * and a module read from a proto prints (--print) exactly as its text would.
+ * Literals are decoded into dense row-major arrays in hlorun's memory form
+ * (literal.c). Nothing here allocates from a size field it has not checked
+ * against the bytes actually present.
+ */
+#ifndef HLORUN_PROTO_PROTO_H
+#define HLORUN_PROTO_PROTO_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/arena.h"
+#include "common/diag.h"
+#include "parser/ir.h"
+
+/* What a buffer holds, judged from its content. */
+typedef enum HpbKind {
+  HPB_NOT_PROTO,   /* not a well-formed binary proto of a kind read here */
+  HPB_MODULE,      /* HloModuleProto */
+  HPB_HLO_PROTO,   /* HloProto (hlo_module = 1) */
+  HPB_SNAPSHOT,    /* HloSnapshot (hlo = 1, arguments = 2, result = 3) */
+  HPB_LITERAL,     /* LiteralProto (shape = 1 and element fields) */
+  HPB_ITERATION,   /* RunHloModuleIterationLiterals (arguments = 2, result = 3) */
+  HPB_RUN_LITERALS /* RunHloModuleLiterals (iterations = 1): the first is read */
+} HpbKind;
+
+/* Sniffing walks the wire format only (no allocation). HLO text (it starts
+ * with "HloModule", a comment or white space) is never taken for a proto. */
+HpbKind hpb_sniff(const void *data, size_t len);
+const char *hpb_kind_name(HpbKind k);   /* "HloSnapshot", ... */
+
+/* The module of a HloModuleProto, HloProto or HloSnapshot, parsed into the
+ * IR. NULL on error, with a diagnostic naming the message and field (or a
+ * positioned error in the generated text, which --print shows). */
+HloModule *hpb_parse_module(const void *data, size_t len, const char *filename, HlcDiags *diags);
+/* The module as HLO text (malloc'd, NUL-terminated), or NULL on error. */
+char *hpb_module_text(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                      size_t *text_len);
+
+/* Decoded literals: a snapshot's arguments and result, or one LiteralProto.
+ * Each value is an HloLiteral whose data is dense, row-major, elements in
+ * hlorun's memory form (common/numeric.h); everything is in arena. */
+typedef struct HpbValues {
+  HlcArena arena;
+  int32_t n;              /* arguments (or 1 for a LiteralProto) */
+  HloLiteral **values;
+  HloLiteral *result;     /* the snapshot's result, or NULL if it has none */
+} HpbValues;
+
+/* A snapshot's (or run_hlo_module literals file's) arguments and result,
+ * or a LiteralProto as one value.
+ * NULL on error (diagnostic naming the message and field). */
+HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags);
+void hpb_values_free(HpbValues *v);
+
+/* Protocol-buffer text format (.pbtxt): 0 and the same message in binary
+ * wire format (malloc'd) if the text starts with a top-level field of one
+ * of the messages read here; -1 otherwise, with positioned diagnostics if it
+ * does start like one but does not parse. */
+int hpb_text_to_binary(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                       char **bin, size_t *bin_len);
+/* Non-NULL (the message's descriptor) when the text starts like one. */
+const struct ProtobufCMessageDescriptor *hpb_text_message(const void *data, size_t len);
+
+/* Binary content (control bytes in the first 4 KiB): not HLO text. */
+int hpb_looks_binary(const void *data, size_t len);
+/* Why bytes that are not text are not a message read here: the first
+ * truncated or malformed top-level field and its byte offset. */
+void hpb_wire_explain(const void *data, size_t len, char *msg, size_t cap);
+
+/* ---- Internal (proto/ sources) ----------------------------------------------- */
+
+/* The first length-delimited field `field` of a message: 0 and its payload,
+ * -1 if absent or the message is malformed. */
+int hpb_wire_find(const uint8_t *p, size_t n, uint32_t field, const uint8_t **sub, size_t *subn);
+/* 1 if the bytes are a sequence of well-formed fields (depth 1 only). */
+int hpb_wire_valid(const uint8_t *p, size_t n);
+#endif

@@ -1,0 +1,5 @@
+
+bad@
+main
+p	parameter˜€€€€
+p	parameter˜€€€€(0€€€€0
