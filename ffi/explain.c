@@ -5,7 +5,9 @@
  * "hlorun.instruction" dictionary), and how the target is bound. Decoding
  * errors are shown in the text and also recorded, positioned, in the
  * diagnostics. No handler runs; typed handlers only answer the metadata
- * query (their API version and traits).
+ * query (their API version and traits), except that handlers reading a
+ * JSON backend_config (HLORUN_FFI_TRAIT_JSON_CONFIG) are instantiated, which
+ * checks their config, to say whether the call can run.
  * Not here: the checks themselves (registry.c). */
 #include "ffi/internal.h"
 #include <stdlib.h>
@@ -79,8 +81,15 @@ static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr
    * plugin handlers are typed FFI. */
   bool typed_ffi = t ? t->source != HLF_SRC_SYMBOL || ins->api_version == HLO_API_TYPED_FFI
                      : ins->api_version == HLO_API_TYPED_FFI;
+  char *qe = NULL;
+  bool json = typed_ffi && t && hlf_target_query(t, &qe) == 0 &&
+              (t->traits & HLORUN_FFI_TRAIT_JSON_CONFIG);
+  free(qe);
   if (!typed_ffi) {
     hlf_text_printf(out, "  opaque: %zu bytes (backend_config, passed verbatim; no attributes)\n",
+                    ins->backend_config ? ins->backend_config_len : (size_t)0);
+  } else if (json) {
+    hlf_text_printf(out, "  backend_config: %zu bytes of JSON, decoded by the handler\n",
                     ins->backend_config ? ins->backend_config_len : (size_t)0);
   } else {
     HlcArena a;
@@ -112,6 +121,14 @@ static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr
     hlc_arena_free(&a);
   }
   binding(out, r, ins);
+  if (json) {
+    /* The handler checks its config against the shapes when instantiated:
+     * say before running whether this call can run. */
+    char *err = NULL;
+    if (hlf_check(r, m, ins, &err) == 0) hlf_text_printf(out, "  runs: yes\n");
+    else hlf_text_printf(out, "  runs: NO: %s\n", err ? err : "out of memory");
+    free(err);
+  }
 }
 
 char *hlf_explain(HlfRegistry *r, const HloModule *m, HlcDiags *d) {

@@ -1,3 +1,4 @@
 # targets/: built-in custom-call target families above interp/ (targets.h).
 # ctx.c holds the public hlo_ctx_new, which registers them.
 libhlorun_core_la_SOURCES += targets/targets.h targets/ctx.c targets/register.c
+include targets/gpu/local.mk
