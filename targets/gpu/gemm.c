@@ -122,78 +122,13 @@ static const char *dims_str(char *buf, size_t n, HloDtype dt, const int64_t *dim
   return buf;
 }
 
-/* The module being written: names are v0, v1, ... */
-typedef struct Mod {
-  GpuText t;
-  int next;
-  HloDtype ct;           /* compute type */
-  int64_t dims[GPU_MAX_RANK];
-  int rank;              /* of the result */
-} Mod;
-
-/* Emit "vN = SHAPE OP" (the caller finishes the line); returns N. */
-static int emit(Mod *m, HloDtype dt, const int64_t *dims, int rank, const char *op) {
-  int v = m->next++;
-  gpu_text(&m->t, "  v%d = ", v);
-  gpu_text_shape(&m->t, dt, dims, rank);
-  gpu_text(&m->t, " %s", op);
-  return v;
-}
-
-/* A broadcast scalar of the result's shape in the compute type. */
-static int splat(Mod *m, double x) {
-  int k = emit(m, m->ct, NULL, 0, "constant(");
-  gpu_text_double(&m->t, x);
-  gpu_text(&m->t, ")\n");
-  int v = emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={}\n", k);
-  return v;
-}
-
-static int binary(Mod *m, const char *op, int x, int y) {
-  int v = emit(m, m->ct, m->dims, m->rank, op);
-  gpu_text(&m->t, "(v%d, v%d)\n", x, y);
-  return v;
-}
-
-static int unary(Mod *m, const char *op, int x) {
-  int v = emit(m, m->ct, m->dims, m->rank, op);
-  gpu_text(&m->t, "(v%d)\n", x);
-  return v;
-}
-
-/* Parameter i converted to the compute type (rounded through the
- * algorithm's operand type first). */
-static int operand(Mod *m, const GpuLeaf *l, int i, int alg) {
-  int v = emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  gpu_text(&m->t, "%d)\n", i);
-  HloDtype via = alg == ALG_BF16_BF16_F32 ? HLO_BF16 : alg == ALG_F16_F16_F32 ? HLO_F16
-                                                                              : HLO_DTYPE_INVALID;
-  if (via != HLO_DTYPE_INVALID && l->dtype != via) {
-    int w = emit(m, via, l->dims, l->rank, "convert(");
-    gpu_text(&m->t, "v%d)\n", v);
-    v = w;
-  }
-  if (l->dtype != m->ct) {
-    int w = emit(m, m->ct, l->dims, l->rank, "convert(");
-    gpu_text(&m->t, "v%d)\n", v);
-    v = w;
-  }
-  if (alg == ALG_TF32_TF32_F32) {
-    int w = emit(m, m->ct, l->dims, l->rank, "reduce-precision(");
-    gpu_text(&m->t, "v%d), exponent_bits=8, mantissa_bits=10\n", v);
-    v = w;
-  }
-  return v;
-}
-
-static int act_gelu_tanh(Mod *m, int x) {
+static int act_gelu_tanh(GpuMod *m, int x) {
   /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
-  int x2 = binary(m, "multiply", x, x), x3 = binary(m, "multiply", x2, x);
-  int inner = binary(m, "add", x, binary(m, "multiply", x3, splat(m, 0.044715)));
-  int th = unary(m, "tanh", binary(m, "multiply", inner, splat(m, sqrt(2.0 / M_PI))));
-  int one_p = binary(m, "add", th, splat(m, 1.0));
-  return binary(m, "multiply", binary(m, "multiply", x, splat(m, 0.5)), one_p);
+  int x2 = gpu_binary(m, "multiply", x, x), x3 = gpu_binary(m, "multiply", x2, x);
+  int inner = gpu_binary(m, "add", x, gpu_binary(m, "multiply", x3, gpu_splat(m, 0.044715)));
+  int th = gpu_unary(m, "tanh", gpu_binary(m, "multiply", inner, gpu_splat(m, sqrt(2.0 / M_PI))));
+  int one_p = gpu_binary(m, "add", th, gpu_splat(m, 1.0));
+  return gpu_binary(m, "multiply", gpu_binary(m, "multiply", x, gpu_splat(m, 0.5)), one_p);
 }
 
 char *gpu_build_gemm(GpuCall *c) {
@@ -265,7 +200,7 @@ char *gpu_build_gemm(GpuCall *c) {
     return NULL;
   }
   const GpuLeaf *D = &c->res[0];
-  Mod m = {0};
+  GpuMod m = {0};
   m.rank = dot_dims(c, &d, m.dims);
   char want[160], got[160];
   if (!same_dims(D, m.dims, m.rank)) {
@@ -287,19 +222,22 @@ char *gpu_build_gemm(GpuCall *c) {
   m.ct = integer ? D->dtype
          : (a->dtype == HLO_F64 || b->dtype == HLO_F64 || D->dtype == HLO_F64) ? HLO_F64
                                                                                : HLO_F32;
+  GpuRound rnd = alg == ALG_BF16_BF16_F32 ? GPU_ROUND_BF16
+                 : alg == ALG_F16_F16_F32 ? GPU_ROUND_F16
+                 : alg == ALG_TF32_TF32_F32 ? GPU_ROUND_TF32 : GPU_ROUND_NONE;
   gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
-  int va = integer ? emit(&m, a->dtype, a->dims, a->rank, "parameter(") : operand(&m, a, 0, alg);
+  int va = integer ? gpu_emit(&m, a->dtype, a->dims, a->rank, "parameter(") : gpu_operand(&m, a, 0, rnd);
   if (integer) gpu_text(&m.t, "0)\n");
-  int vb = integer ? emit(&m, b->dtype, b->dims, b->rank, "parameter(") : operand(&m, b, 1, alg);
+  int vb = integer ? gpu_emit(&m, b->dtype, b->dims, b->rank, "parameter(") : gpu_operand(&m, b, 1, rnd);
   if (integer) gpu_text(&m.t, "1)\n");
-  int t = emit(&m, m.ct, m.dims, m.rank, "dot(");
+  int t = gpu_emit(&m, m.ct, m.dims, m.rank, "dot(");
   gpu_text(&m.t, "v%d, v%d)", va, vb);
   if (d.nlb) { gpu_text(&m.t, ", lhs_batch_dims="); gpu_text_list(&m.t, d.lb, d.nlb); }
   if (d.nlc) { gpu_text(&m.t, ", lhs_contracting_dims="); gpu_text_list(&m.t, d.lc, d.nlc); }
   if (d.nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, d.rb, d.nrb); }
   if (d.nrc) { gpu_text(&m.t, ", rhs_contracting_dims="); gpu_text_list(&m.t, d.rc, d.nrc); }
   gpu_text(&m.t, "\n");
-  if (alpha != 1) t = binary(&m, "multiply", t, splat(&m, alpha));
+  if (alpha != 1) t = gpu_binary(&m, "multiply", t, gpu_splat(&m, alpha));
   int next_param = 2;
   if (has_c) {
     const GpuLeaf *C = &c->ops[next_param];
@@ -310,9 +248,9 @@ char *gpu_build_gemm(GpuCall *c) {
       free(m.t.s);
       return NULL;
     }
-    int vc = operand(&m, C, next_param++, ALG_UNSET);
-    if (beta != 1) vc = binary(&m, "multiply", vc, splat(&m, beta));
-    t = binary(&m, "add", t, vc);
+    int vc = gpu_operand(&m, C, next_param++, GPU_ROUND_NONE);
+    if (beta != 1) vc = gpu_binary(&m, "multiply", vc, gpu_splat(&m, beta));
+    t = gpu_binary(&m, "add", t, vc);
   }
   if (has_bias) {
     const GpuLeaf *B = &c->ops[next_param];
@@ -327,41 +265,25 @@ char *gpu_build_gemm(GpuCall *c) {
       free(m.t.s);
       return NULL;
     }
-    int vbias = operand(&m, B, next_param++, ALG_UNSET);
-    int bb = emit(&m, m.ct, m.dims, m.rank, "broadcast(");
+    int vbias = gpu_operand(&m, B, next_param++, GPU_ROUND_NONE);
+    int bb = gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
     gpu_text(&m.t, "v%d), dimensions={%lld}\n", vbias, (long long)minor);
-    t = binary(&m, "add", t, bb);
+    t = gpu_binary(&m, "add", t, bb);
   }
   int y = t;
-  if (epi == EPI_RELU || epi == EPI_BIAS_RELU) y = binary(&m, "maximum", t, splat(&m, 0));
+  if (epi == EPI_RELU || epi == EPI_BIAS_RELU) y = gpu_binary(&m, "maximum", t, gpu_splat(&m, 0));
   else if (epi == EPI_GELU || epi == EPI_GELU_AUX || epi == EPI_BIAS_GELU ||
            epi == EPI_BIAS_GELU_AUX)
     y = act_gelu_tanh(&m, t);
   else if (epi == EPI_SILU || epi == EPI_BIAS_SILU)
-    y = binary(&m, "multiply", t, unary(&m, "logistic", t));
-  int outs[2] = {y, t};
-  for (int i = 0; i < want_res; i++)
-    if (c->res[i].dtype != m.ct) {
-      if (aux && !same_dims(&c->res[i], m.dims, m.rank)) {
-        gpu_fail(c, "result %d (aux) must have the result's shape", i);
-        free(m.t.s);
-        return NULL;
-      }
-      int w = emit(&m, c->res[i].dtype, m.dims, m.rank, "convert(");
-      gpu_text(&m.t, "v%d)\n", outs[i]);
-      outs[i] = w;
-    }
-  if (want_res == 1) {
-    gpu_text(&m.t, "  ROOT r = ");
-    gpu_text_shape(&m.t, c->res[0].dtype, m.dims, m.rank);
-    gpu_text(&m.t, " copy(v%d)\n}\n", outs[0]);
-  } else {
-    gpu_text(&m.t, "  ROOT r = (");
-    gpu_text_shape(&m.t, c->res[0].dtype, m.dims, m.rank);
-    gpu_text(&m.t, ", ");
-    gpu_text_shape(&m.t, c->res[1].dtype, m.dims, m.rank);
-    gpu_text(&m.t, ") tuple(v%d, v%d)\n}\n", outs[0], outs[1]);
+    y = gpu_binary(&m, "multiply", t, gpu_unary(&m, "logistic", t));
+  if (aux && !same_dims(&c->res[1], m.dims, m.rank)) {
+    gpu_fail(c, "result 1 (the pre-activation aux output of %s) must have the result's shape",
+             epilogue_names[epi]);
+    free(m.t.s);
+    return NULL;
   }
-  if (m.t.oom) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  int outs[2] = {y, t};
+  if (gpu_finish(&m, c->res, outs, want_res)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
   return m.t.s;
 }

@@ -104,6 +104,30 @@ void gpu_text_list(GpuText *t, const int64_t *v, int n);
 /* A floating scalar literal in full precision ("1.5", "-inf", "nan"). */
 void gpu_text_double(GpuText *t, double v);
 
+/* The module being written: instructions v0, v1, ... of one ENTRY. */
+typedef struct GpuMod {
+  GpuText t;
+  int next;                       /* next instruction number */
+  HloDtype ct;                    /* compute type (f32, f64, s32) */
+  int64_t dims[GPU_MAX_RANK];     /* shape of the main result */
+  int rank;
+} GpuMod;
+/* How an operand is rounded before it is widened to the compute type
+ * (precision_config.algorithm). */
+typedef enum GpuRound { GPU_ROUND_NONE, GPU_ROUND_BF16, GPU_ROUND_F16, GPU_ROUND_TF32 } GpuRound;
+/* "  vN = SHAPE OP" (the caller finishes the line); returns N. */
+int gpu_emit(GpuMod *m, HloDtype dt, const int64_t *dims, int rank, const char *op);
+/* A scalar broadcast to the main result's shape, in the compute type. */
+int gpu_splat(GpuMod *m, double x);
+/* Elementwise op of the main result's shape and the compute type. */
+int gpu_binary(GpuMod *m, const char *op, int x, int y);
+int gpu_unary(GpuMod *m, const char *op, int x);
+/* Parameter i (leaf l), rounded as asked and converted to the compute type. */
+int gpu_operand(GpuMod *m, const GpuLeaf *l, int i, GpuRound round);
+/* The ROOT: values vals[0..n) converted once to the result leaves' types
+ * (one array, or a tuple). 0, or -1 when out of memory. */
+int gpu_finish(GpuMod *m, const GpuLeaf *res, const int *vals, int n);
+
 /* ---- handler plumbing (handler.c) ----------------------------------------- */
 
 /* Builds the module text for a call (returns malloc'd text, or NULL with

@@ -2,6 +2,14 @@
 # run on the CPU through equivalent standard-HLO modules (gpu.h). Their
 # backend_configs are JSON, read with jansson.
 libhlorun_core_la_SOURCES += targets/gpu/gpu.h targets/gpu/call.c targets/gpu/hlotext.c \
-	targets/gpu/subrun.c targets/gpu/handler.c targets/gpu/gemm.c targets/gpu/register.c
+	targets/gpu/subrun.c targets/gpu/handler.c targets/gpu/gemm.c targets/gpu/conv.c \
+	targets/gpu/register.c
 libhlorun_core_la_LIBADD += $(JANSSON_LIBS)
 AM_CFLAGS += $(JANSSON_CFLAGS)
+
+# Tests: tests/gpu/calls (the GPU custom calls) and tests/gpu/twins (the
+# same computations in standard HLO) against numpy-derived goldens written
+# by tools/gpu_cases.py; bad configs; --explain-custom-calls.
+TESTS += tests/gpu/run.sh
+dist_noinst_SCRIPTS += tests/gpu/run.sh tools/gpu_cases.py
+EXTRA_DIST += tests/gpu/calls tests/gpu/twins

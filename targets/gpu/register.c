@@ -12,6 +12,7 @@
   }
 
 GPU_TARGET(gemm, gpu_build_gemm)
+GPU_TARGET(conv, gpu_build_conv)
 
 static XLA_FFI_Error *triton_refuse(XLA_FFI_CallFrame *f) {
   return gpu_refuse(f, "__gpu$xla.gpu.triton holds a Triton kernel (Triton IR or PTX text) "
@@ -28,6 +29,10 @@ int hlt_register_gpu(HlfRegistry *r) {
   static const struct { const char *name; XLA_FFI_Handler *inst; } targets[] = {
       {"__cublas$gemm", gemm_instantiate},
       {"__cublas$lt$matmul", gemm_instantiate},
+      {"__cudnn$convForward", conv_instantiate},
+      {"__cudnn$convBackwardInput", conv_instantiate},
+      {"__cudnn$convBackwardFilter", conv_instantiate},
+      {"__cudnn$convBiasActivationForward", conv_instantiate},
   };
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
     XLA_FFI_Handler_Bundle b = {targets[i].inst, NULL, NULL, gpu_execute};
