@@ -49,16 +49,15 @@ def draw(shape, dt, scale=1.0):
     return round_to(rng.uniform(-scale, scale, size=shape), dt)
 
 
-def lit_body(x):
+def lit_body(x, integer=False):
     if x.ndim == 0:
-        return repr(float(x))
-    return "{" + ", ".join(lit_body(v) for v in x) + "}"
+        return str(int(x)) if integer else repr(float(x))
+    return "{" + ", ".join(lit_body(v, integer) for v in x) + "}"
 
 
 def literal(x, dt):
     dims = ",".join(str(d) for d in x.shape)
-    vals = x if dt in ("f64", "f32") else x
-    return "%s[%s] %s" % (dt, dims, lit_body(np.asarray(vals, np.float64)))
+    return "%s[%s] %s" % (dt, dims, lit_body(np.asarray(x, np.float64), dt[0] in "su"))
 
 
 def shape(dt, dims, layout=None):
@@ -488,6 +487,172 @@ def main():
               side_scale=0.5, scale=1.5)
     conv_case("conv_bias_relu_f16", "bias_act", "f16", "b01f_01io->b01f", [1, 4, 4, 2],
               [3, 3, 2, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], act="kRelu")
+    more_cases()
+
+
+# ---- One-op targets: triangular solve, TopK, CUB sorts, kCustom fusions ------
+
+def trsm_case(name, dt, a_dims, b_dims, left, lower, unit, trans):
+    n = a_dims[-1]
+    a = draw(a_dims, dt)
+    a = a + round_to(4 * np.eye(n), dt)          # well conditioned
+    b = draw(b_dims, dt)
+    tri = np.tril(a) if lower else np.triu(a)
+    if unit:
+        idx = np.arange(n)
+        tri = tri.copy()
+        tri[..., idx, idx] = 1
+    op = np.swapaxes(tri, -1, -2) if trans == "TRANSPOSE" else tri
+    x = np.linalg.solve(op, b) if left else np.swapaxes(
+        np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    opts = {"left_side": left, "lower": lower, "unit_diagonal": unit, "transpose_a": trans}
+    flags = "left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s" % (
+        str(left).lower(), str(lower).lower(), str(unit).lower(), trans)
+    B = shape(dt, b_dims)
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%a = %s parameter(0)\n  %%b = %s parameter(1)\n"
+              "  %%cc = (%s, s8[0]{0}) custom-call(%%a, %%b), custom_call_target=\"__cublas$triangularSolve\", "
+              "backend_config=%s\n  ROOT %%x = %s get-tuple-element(%%cc), index=0\n}\n" %
+              (name, shape(dt, a_dims), B, B, json.dumps(opts, separators=(",", ":")), B))
+    twin = ("HloModule %s_twin\n\nENTRY main {\n  a = %s parameter(0)\n  b = %s parameter(1)\n"
+            "  ROOT x = %s triangular-solve(a, b), %s\n}\n" % (name, shape(dt, a_dims), B, B, flags))
+    ins, exp = [(a, dt), (b, dt)], [(round_to(x, dt), dt)]
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def topk_case(name, dt, dims, k):
+    x = round_to(rng.integers(-4, 5, size=dims) / 2.0, dt)   # many ties
+    order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+    vals = np.take_along_axis(x, order, -1)
+    X, V, I = shape(dt, dims), shape(dt, dims[:-1] + [k]), shape("s32", dims[:-1] + [k])
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%x = %s parameter(0)\n"
+              "  ROOT %%cc = (%s, %s) custom-call(%%x), custom_call_target=\"__gpu$TopK\"\n}\n" %
+              (name, X, V, I))
+    r = len(dims) - 1
+    sl = ", ".join("[0:%d]" % d for d in dims[:-1] + [k])
+    twin = ("HloModule %s_twin\n\ncmp {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+            "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n  ROOT g = pred[] compare(a, b), direction=GT\n}\n\n"
+            "ENTRY main {\n  x = %s parameter(0)\n  i = %s iota(), iota_dimension=%d\n"
+            "  s = (%s, %s) sort(x, i), dimensions={%d}, is_stable=true, to_apply=cmp\n"
+            "  v = %s get-tuple-element(s), index=0\n  j = %s get-tuple-element(s), index=1\n"
+            "  vs = %s slice(v), slice={%s}\n  js = %s slice(j), slice={%s}\n  ROOT t = (%s, %s) tuple(vs, js)\n}\n" %
+            (name, dt, dt, X, shape("s32", dims), r, X, shape("s32", dims), r, X, shape("s32", dims),
+             V, sl, I, sl, V, I))
+    exp = [(vals, dt), (order.astype(np.float64), "s32")]
+    write_case("calls", name, module, [(x, dt)], exp, "rtol=0 atol=0")
+    write_case("twins", name, twin, [(x, dt)], exp, "rtol=0 atol=0")
+
+
+def radix_key(x, dt):
+    """CUB's radix order of keys, as unsigned integers."""
+    if dt == "f32":
+        b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+        return np.where(b >> 31, (~b) & 0xFFFFFFFF, b | 0x80000000)
+    return x.astype(np.int64) + (1 << 40)
+
+
+def cub_case(name, kdt, vdt, dims, batch, descending):
+    if kdt == "f32":
+        keys = round_to(rng.integers(-3, 4, size=dims) / 2.0, kdt)
+        keys.flat[0], keys.flat[1] = 0.0, -0.0               # -0 sorts before +0
+    else:
+        keys = rng.integers(-5, 6, size=dims).astype(np.float64)
+    rows = keys.reshape(batch, -1)
+    rk = radix_key(rows, kdt).astype(np.float64)
+    order = np.argsort(-rk if descending else rk, axis=-1, kind="stable")
+    sk = np.take_along_axis(rows, order, -1).reshape(dims)
+    K = shape(kdt, dims)
+    ins = [(keys, kdt)]
+    exp = [(sk, kdt)]
+    target = "xla.gpu.ext.cub_sort_keys"
+    if vdt:
+        vals = draw(dims, vdt)
+        ins.append((vals, vdt))
+        exp.append((np.take_along_axis(vals.reshape(batch, -1), order, -1).reshape(dims), vdt))
+        target = "xla.gpu.ext.cub_sort_pairs"
+    V = shape(vdt, dims) if vdt else None
+    res = ", ".join([K] + ([V] if V else []) + ["u8[256]{0}"])
+    ops = "%k" + (", %v" if vdt else "")
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%k = %s parameter(0)\n%s"
+              "  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", api_version=API_VERSION_TYPED_FFI, "
+              "backend_config={descending = %s, batch_size = %d : i64}\n" %
+              (name, K, "  %%v = %s parameter(1)\n" % V if V else "", res, ops, target,
+               str(descending).lower(), batch))
+    if vdt:
+        module += ("  %%a = %s get-tuple-element(%%cc), index=0\n  %%b = %s get-tuple-element(%%cc), index=1\n"
+                   "  ROOT %%t = (%s, %s) tuple(%%a, %%b)\n}\n" % (K, V, K, V))
+    else:
+        module += "  ROOT %%a = %s get-tuple-element(%%cc), index=0\n}\n" % K
+    R = "%s[%d,%d]" % (kdt, batch, keys.size // batch)
+    RV = "%s[%d,%d]" % (vdt, batch, keys.size // batch) if vdt else None
+    cmp = "cmp {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n" % (kdt, kdt)
+    if vdt:
+        cmp += "  c = %s[] parameter(2)\n  d = %s[] parameter(3)\n" % (vdt, vdt)
+    cmp += "  ROOT g = pred[] compare(a, b), direction=%s%s\n}\n" % (
+        "GT" if descending else "LT", ", type=TOTALORDER" if kdt == "f32" else "")
+    body = "  k = %s parameter(0)\n  kr = %s reshape(k)\n" % (K, R)
+    if vdt:
+        body += ("  v = %s parameter(1)\n  vr = %s reshape(v)\n  s = (%s, %s) sort(kr, vr), dimensions={1}, "
+                 "is_stable=true, to_apply=cmp\n  a = %s get-tuple-element(s), index=0\n"
+                 "  b = %s get-tuple-element(s), index=1\n  ao = %s reshape(a)\n  bo = %s reshape(b)\n"
+                 "  ROOT t = (%s, %s) tuple(ao, bo)\n" % (V, RV, R, RV, R, RV, K, V, K, V))
+    else:
+        body += "  s = %s sort(kr), dimensions={1}, is_stable=true, to_apply=cmp\n  ROOT o = %s reshape(s)\n" % (R, K)
+    twin = "HloModule %s_twin\n\n%s\nENTRY main {\n%s}\n" % (name, cmp, body)
+    write_case("calls", name, module, ins, exp, "rtol=0 atol=0")
+    write_case("twins", name, twin, ins, exp, "rtol=0 atol=0")
+
+
+def fusion_case(name, kind, extra_cfg, with_nop):
+    """A kCustom fusion: evaluated from its body whatever its backend kind."""
+    a, b = draw([4, 8], "f32"), draw([8, 3], "f32")
+    y = np.maximum(a @ b, 0)
+    ws = "u8[0]{0}"
+    out = "(f32[4,3]{1,0}, %s)" % ws if with_nop else "f32[4,3]{1,0}"
+    body = ("%%fused_%s (p0: f32[4,8], p1: f32[8,3]) -> %s {\n  %%p0 = f32[4,8]{1,0} parameter(0)\n"
+            "  %%p1 = f32[8,3]{1,0} parameter(1)\n  %%d = f32[4,3]{1,0} dot(%%p0, %%p1), "
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  %%z = f32[] constant(0)\n"
+            "  %%zb = f32[4,3]{1,0} broadcast(%%z), dimensions={}\n" % (name, out))
+    if with_nop:
+        body += ("  %%m = f32[4,3]{1,0} maximum(%%d, %%zb)\n  %%w = %s custom-call(), custom_call_target=\"__nop\"\n"
+                 "  ROOT %%t = %s tuple(%%m, %%w)\n}\n" % (ws, out))
+    else:
+        body += "  ROOT %m = f32[4,3]{1,0} maximum(%d, %zb)\n}\n"
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [],
+           "fusion_backend_config": dict({"kind": kind}, **extra_cfg), "force_earliest_schedule": False}
+    entry = ("ENTRY %%main {\n  %%a = f32[4,8]{1,0} parameter(0)\n  %%b = f32[8,3]{1,0} parameter(1)\n"
+             "  %%f = %s fusion(%%a, %%b), kind=kCustom, calls=%%fused_%s, backend_config=%s\n" %
+             (out, name, json.dumps(cfg, separators=(",", ":"))))
+    entry += ("  ROOT %r = f32[4,3]{1,0} get-tuple-element(%f), index=0\n}\n" if with_nop
+              else "  ROOT %r = f32[4,3]{1,0} copy(%f)\n}\n")
+    module = "HloModule %s\n\n%s\n%s" % (name, body, entry)
+    twin = ("HloModule %s_twin\n\nENTRY main {\n  a = f32[4,8] parameter(0)\n  b = f32[8,3] parameter(1)\n"
+            "  d = f32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+            "  z = f32[] constant(0)\n  zb = f32[4,3] broadcast(z), dimensions={}\n"
+            "  ROOT m = f32[4,3] maximum(d, zb)\n}\n" % name)
+    ins, exp = [(a, "f32"), (b, "f32")], [(y, "f32")]
+    write_case("calls", name, module, ins, exp, TOL["f32"])
+    write_case("twins", name, twin, ins, exp, TOL["f32"])
+
+
+def more_cases():
+    trsm_case("trsm_left_lower_f32", "f32", [5, 5], [5, 3], True, True, False, "NO_TRANSPOSE")
+    trsm_case("trsm_right_upper_t_f64", "f64", [2, 4, 4], [2, 3, 4], False, False, False, "TRANSPOSE")
+    trsm_case("trsm_left_unit_f32", "f32", [4, 4], [4, 2], True, True, True, "NO_TRANSPOSE")
+    topk_case("topk_f32", "f32", [3, 10], 4)
+    topk_case("topk_bf16", "bf16", [12], 5)
+    cub_case("cub_keys_f32", "f32", None, [2, 9], 2, False)
+    cub_case("cub_keys_desc_f32", "f32", None, [16], 1, True)
+    cub_case("cub_pairs_s32_f32", "s32", "f32", [3, 7], 3, True)
+    fusion_case("fusion_triton_gemm", "__triton_gemm",
+                {"triton_gemm_config": {"block_m": "16", "block_n": "16", "block_k": "32",
+                                        "split_k": "1", "num_stages": "1", "num_warps": "4",
+                                        "num_ctas": "1"}}, False)
+    fusion_case("fusion_triton", "__triton",
+                {"block_level_fusion_config": {"output_tiles": [{"sizes": ["1", "4"]}],
+                                               "num_warps": "1"}}, False)
+    fusion_case("fusion_custom", "__custom_fusion", {"custom_fusion_config": {"name": "cutlass_gemm"}}, False)
+    fusion_case("fusion_cudnn_nop", "__cudnn$fusion", {"cudnn_fusion_config": {"plan_id": "3"}}, True)
 
 
 if __name__ == "__main__":

@@ -87,6 +87,7 @@ static int read_window(GpuCall *c, const XLA_FFI_Attrs *mem) {
 int gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f) {
   memset(c, 0, sizeof *c);
   strcpy(c->name, "?");
+  c->attrs = &f->attrs;
   const XLA_FFI_Attrs *mem = attr(&f->attrs, HLORUN_FFI_INSTRUCTION_ATTR,
                                   XLA_FFI_AttrType_DICTIONARY);
   if (!mem) return gpu_fail(c, "the FFI host passed no instruction members");

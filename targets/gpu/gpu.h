@@ -44,7 +44,9 @@ typedef struct GpuCall {
   int64_t wsize[GPU_MAX_RANK], wstride[GPU_MAX_RANK], wpad_lo[GPU_MAX_RANK],
       wpad_hi[GPU_MAX_RANK], wlhs_dil[GPU_MAX_RANK], wrhs_dil[GPU_MAX_RANK];
   int8_t wrev[GPU_MAX_RANK];
-  json_t *config;                 /* the decoded backend_config (owned) */
+  json_t *config;                 /* the decoded JSON backend_config (owned), or NULL */
+  const XLA_FFI_Attrs *attrs;     /* the frame's attributes (targets whose config is an
+                                     attribute dictionary, such as the CUB sorts) */
   char *err;                      /* first error (malloc'd), NULL if none */
 } GpuCall;
 
@@ -137,13 +139,19 @@ typedef char *(*GpuBuildFn)(GpuCall *c);
 /* The two stages every family member shares: instantiate decodes the call
  * and compiles build(c)'s module into the site's state; execute runs it. */
 XLA_FFI_Error *gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build);
-XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f);
+/* traits: what the bundle reports to the host's metadata query (the host
+ * asks the execute stage): HLORUN_FFI_TRAIT_JSON_CONFIG for JSON configs,
+ * HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS for attribute-dictionary ones. */
+XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits);
 /* An instantiate stage that always refuses, with reason. */
 XLA_FFI_Error *gpu_refuse(XLA_FFI_CallFrame *f, const char *reason);
 
 /* ---- the targets ------------------------------------------------------------ */
 char *gpu_build_gemm(GpuCall *c);          /* __cublas$gemm, __cublas$lt$matmul */
 char *gpu_build_conv(GpuCall *c);          /* __cudnn$conv* */
+char *gpu_build_trsm(GpuCall *c);          /* __cublas$triangularSolve */
+char *gpu_build_topk(GpuCall *c);          /* __gpu$TopK */
+char *gpu_build_cub_sort(GpuCall *c);      /* xla.gpu.ext.cub_sort_keys/pairs */
 
 /* Registration of the whole family (register.c). 0, or -1 out of memory. */
 int hlt_register_gpu(HlfRegistry *r);

@@ -45,7 +45,7 @@ static XLA_FFI_Error *call_error(XLA_FFI_CallFrame *f, GpuCall *c) {
 }
 
 XLA_FFI_Error *gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build) {
-  if (hlorun_ffi_metadata(f, HLORUN_FFI_TRAIT_JSON_CONFIG)) return NULL;
+  if (hlorun_ffi_metadata(f, 0)) return NULL;   /* the host asks execute */
   XLA_FFI_Error *e = register_type(f->api);
   if (e) return e;
   GpuCall c;
@@ -68,8 +68,8 @@ XLA_FFI_Error *gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build) {
   return e;
 }
 
-XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f) {
-  if (hlorun_ffi_metadata(f, HLORUN_FFI_TRAIT_JSON_CONFIG)) return NULL;
+XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits) {
+  if (hlorun_ffi_metadata(f, traits)) return NULL;
   XLA_FFI_State_Get_Args g;
   memset(&g, 0, sizeof g);
   g.struct_size = XLA_FFI_State_Get_Args_STRUCT_SIZE;

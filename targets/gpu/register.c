@@ -5,6 +5,7 @@
  * --explain-custom-calls) says why they cannot run on a CPU. */
 #include "targets/gpu/gpu.h"
 #include "targets/targets.h"
+#include <string.h>
 
 #define GPU_TARGET(fn, build)                                                       \
   static XLA_FFI_Error *fn##_instantiate(XLA_FFI_CallFrame *f) {                    \
@@ -13,6 +14,32 @@
 
 GPU_TARGET(gemm, gpu_build_gemm)
 GPU_TARGET(conv, gpu_build_conv)
+GPU_TARGET(trsm, gpu_build_trsm)
+GPU_TARGET(topk, gpu_build_topk)
+GPU_TARGET(cub_sort, gpu_build_cub_sort)
+
+/* JSON backend_configs (most targets). */
+static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
+  return gpu_execute(f, HLORUN_FFI_TRAIT_JSON_CONFIG);
+}
+/* Attribute-dictionary backend_configs (the CUB sorts are typed FFI calls). */
+static XLA_FFI_Error *attrs_execute(XLA_FFI_CallFrame *f) {
+  return gpu_execute(f, HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS);
+}
+
+/* __nop (in __cudnn$fusion bodies) only allocates cuDNN's workspace: its
+ * result is that workspace, zero-filled. */
+static XLA_FFI_Error *nop_execute(XLA_FFI_CallFrame *f) {
+  if (hlorun_ffi_metadata(f, HLORUN_FFI_TRAIT_JSON_CONFIG)) return NULL;
+  if (f->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  for (int64_t i = 0; i < f->rets.size; i++) {
+    XLA_FFI_Buffer *r = f->rets.rets[i];
+    HloDtype d = hlc_dtype_from_xla_code((int)r->dtype);
+    if (d != HLO_DTYPE_INVALID && r->data)
+      memset(r->data, 0, (size_t)hlorun_ffi_elements(r) * hlc_dtype_size(d));
+  }
+  return NULL;
+}
 
 static XLA_FFI_Error *triton_refuse(XLA_FFI_CallFrame *f) {
   return gpu_refuse(f, "__gpu$xla.gpu.triton holds a Triton kernel (Triton IR or PTX text) "
@@ -26,16 +53,24 @@ static XLA_FFI_Error *refused_execute(XLA_FFI_CallFrame *f) {
 }
 
 int hlt_register_gpu(HlfRegistry *r) {
-  static const struct { const char *name; XLA_FFI_Handler *inst; } targets[] = {
-      {"__cublas$gemm", gemm_instantiate},
-      {"__cublas$lt$matmul", gemm_instantiate},
-      {"__cudnn$convForward", conv_instantiate},
-      {"__cudnn$convBackwardInput", conv_instantiate},
-      {"__cudnn$convBackwardFilter", conv_instantiate},
-      {"__cudnn$convBiasActivationForward", conv_instantiate},
+  static const struct {
+    const char *name;
+    XLA_FFI_Handler *inst, *exec;
+  } targets[] = {
+      {"__cublas$gemm", gemm_instantiate, json_execute},
+      {"__cublas$lt$matmul", gemm_instantiate, json_execute},
+      {"__cudnn$convForward", conv_instantiate, json_execute},
+      {"__cudnn$convBackwardInput", conv_instantiate, json_execute},
+      {"__cudnn$convBackwardFilter", conv_instantiate, json_execute},
+      {"__cudnn$convBiasActivationForward", conv_instantiate, json_execute},
+      {"__cublas$triangularSolve", trsm_instantiate, json_execute},
+      {"__gpu$TopK", topk_instantiate, json_execute},
+      {"xla.gpu.ext.cub_sort_keys", cub_sort_instantiate, attrs_execute},
+      {"xla.gpu.ext.cub_sort_pairs", cub_sort_instantiate, attrs_execute},
+      {"__nop", NULL, nop_execute},
   };
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
-    XLA_FFI_Handler_Bundle b = {targets[i].inst, NULL, NULL, gpu_execute};
+    XLA_FFI_Handler_Bundle b = {targets[i].inst, NULL, NULL, targets[i].exec};
     if (hlf_register_builtin(r, targets[i].name, &b, "built-in: XLA:GPU")) return -1;
   }
   XLA_FFI_Handler_Bundle refused = {triton_refuse, NULL, NULL, refused_execute};
