@@ -635,6 +635,90 @@ def fusion_case(name, kind, extra_cfg, with_nop):
     write_case("twins", name, twin, ins, exp, TOL["f32"])
 
 
+def fmha_case(name, dt, B, T, S, N, H, causal, bias, stats, scale=0.5):
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
+    ins = [(q, dt), (k, dt), (v, dt)]
+    if bias:
+        bb = draw([B, 1, T, S], dt)
+        sc = sc + bb
+        ins.append((bb, dt))
+    if causal:
+        sc = np.where(np.arange(S)[None, :] > np.arange(T)[:, None], -np.inf, sc)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    p = e / e.sum(-1, keepdims=True)
+    o = np.einsum("bnts,bsnh->bnth", p, v)
+    lse = (mx[..., 0] + np.log(e.sum(-1)))
+    exp = [(round_to(o, dt), dt)] + ([(round_to(lse, "f32"), "f32")] if stats else [])
+    target = "__cudnn$fmhaScaleBiasSoftmax" if bias else "__cudnn$fmhaSoftmax"
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_fmha_backend_config": {
+        "algorithm": {"algo_id": "0", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {"17": "1", "24": "0"},
+                      "is_cudnn_frontend": True, "workspace_size": "0"},
+        "fmha_scale": scale, "dropout_rate": 0,
+        "intermediate_tensor_shape": {"element_type": "BF16", "dimensions": [str(B), str(N), str(T), str(S)],
+                                      "tuple_shapes": [], "layout": {"dim_level_types": [], "dim_unique": [],
+                                      "dim_ordered": [], "minor_to_major": ["3", "2", "1", "0"],
+                                      "tail_padding_alignment_in_elements": "1"}, "is_dynamic_dimension": [False] * 4},
+        "seed": "42", "is_flash_attention": True, "mask_type": "CAUSAL" if causal else "NO_MASK",
+        "bmm1_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["3"],
+                                       "lhs_batch_dimensions": ["0", "2"], "rhs_batch_dimensions": ["0", "2"]},
+        "bmm2_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["1"],
+                                       "lhs_batch_dimensions": ["0", "1"], "rhs_batch_dimensions": ["0", "2"]},
+        "sliding_window_length": 0}}
+    O = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, T, H)
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B, N, T)
+    res = ", ".join([O] + ([ST] if stats else []) + ["u8[0]{0}"])
+    names = ["q", "k", "v"] + (["bias"] if bias else [])
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", "
+              "operand_layout_constraints={%s}, api_version=API_VERSION_STATUS_RETURNING, backend_config=%s\n" %
+              (name, params, res, ", ".join("%" + n for n in names), target,
+               ", ".join(shape(x[1], x[0].shape) for x in ins), json.dumps(cfg, separators=(",", ":"))))
+    if stats:
+        module += ("  %%o = %s get-tuple-element(%%cc), index=0\n  %%s = %s get-tuple-element(%%cc), index=1\n"
+                   "  ROOT %%t = (%s, %s) tuple(%%o, %%s)\n}\n" % (O, ST, O, ST))
+    else:
+        module += "  ROOT %%o = %s get-tuple-element(%%cc), index=0\n}\n" % O
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)\n  %s_c = %s convert(%s)" % (n, shape(x[1], x[0].shape), i, n,
+                                                              shape("f32", x[0].shape), n)
+         for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+             "  s1 = %s multiply(s0, alb)" % (SS, scale, SS, SS))
+    cur = "s1"
+    if bias:
+        L.append("  br = f32[%d,%d,%d] reshape(bias_c)\n  bb = %s broadcast(br), dimensions={0,2,3}\n  s2 = %s add(s1, bb)"
+                 % (B, T, S, SS, SS))
+        cur = "s2"
+    if causal:
+        L.append("  iq = s32[%d,%d,%d,%d] iota(), iota_dimension=2\n  ik = s32[%d,%d,%d,%d] iota(), iota_dimension=3\n"
+                 "  gt = pred[%d,%d,%d,%d] compare(ik, iq), direction=GT\n  ni = f32[] constant(-inf)\n"
+                 "  nib = %s broadcast(ni), dimensions={}\n  s3 = %s select(gt, nib, %s)"
+                 % (B, N, T, S, B, N, T, S, B, N, T, S, SS, SS, cur))
+        cur = "s3"
+    L.append("  mi = f32[] constant(-inf)\n  m = %s reduce(%s, mi), dimensions={3}, to_apply=max\n"
+             "  mb = %s broadcast(m), dimensions={0,1,2}\n  d = %s subtract(%s, mb)\n  e = %s exponential(d)\n"
+             "  z = f32[] constant(0)\n  sm = %s reduce(e, z), dimensions={3}, to_apply=sum\n"
+             "  smb = %s broadcast(sm), dimensions={0,1,2}\n  p = %s divide(e, smb)\n"
+             "  o = f32[%d,%d,%d,%d] dot(p, v_c), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,2}, rhs_contracting_dims={1}\n  oc = %s[%d,%d,%d,%d] convert(o)"
+             % (R, cur, SS, SS, cur, SS, R, SS, SS, B, N, T, H, dt, B, N, T, H))
+    if stats:
+        L.append("  lg = %s log(sm)\n  st = %s add(m, lg)\n  ROOT t = (%s[%d,%d,%d,%d], %s) tuple(oc, st)"
+                 % (R, R, dt, B, N, T, H, R))
+    else:
+        L.append("  ROOT r = %s[%d,%d,%d,%d] copy(oc)" % (dt, B, N, T, H))
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(L)))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
 def more_cases():
     trsm_case("trsm_left_lower_f32", "f32", [5, 5], [5, 3], True, True, False, "NO_TRANSPOSE")
     trsm_case("trsm_right_upper_t_f64", "f64", [2, 4, 4], [2, 3, 4], False, False, False, "TRANSPOSE")
@@ -644,6 +728,9 @@ def more_cases():
     cub_case("cub_keys_f32", "f32", None, [2, 9], 2, False)
     cub_case("cub_keys_desc_f32", "f32", None, [16], 1, True)
     cub_case("cub_pairs_s32_f32", "s32", "f32", [3, 7], 3, True)
+    fmha_case("fmha_softmax_f32", "f32", 1, 4, 5, 2, 3, False, False, False)
+    fmha_case("fmha_causal_stats_bf16", "bf16", 2, 6, 6, 2, 4, True, False, True)
+    fmha_case("fmha_bias_causal_f16", "f16", 1, 5, 5, 3, 4, True, True, True, scale=0.25)
     fusion_case("fusion_triton_gemm", "__triton_gemm",
                 {"triton_gemm_config": {"block_m": "16", "block_n": "16", "block_k": "32",
                                         "split_k": "1", "num_stages": "1", "num_warps": "4",

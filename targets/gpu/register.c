@@ -17,6 +17,7 @@ GPU_TARGET(conv, gpu_build_conv)
 GPU_TARGET(trsm, gpu_build_trsm)
 GPU_TARGET(topk, gpu_build_topk)
 GPU_TARGET(cub_sort, gpu_build_cub_sort)
+GPU_TARGET(fmha, gpu_build_fmha)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
@@ -67,6 +68,10 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__gpu$TopK", topk_instantiate, json_execute},
       {"xla.gpu.ext.cub_sort_keys", cub_sort_instantiate, attrs_execute},
       {"xla.gpu.ext.cub_sort_pairs", cub_sort_instantiate, attrs_execute},
+      {"__cudnn$fmhaSoftmax", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaScaleBiasSoftmax", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxDropout", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaScaleBiasSoftmaxDropout", fmha_instantiate, json_execute},
       {"__nop", NULL, nop_execute},
   };
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
