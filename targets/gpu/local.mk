@@ -13,3 +13,7 @@ AM_CFLAGS += $(JANSSON_CFLAGS)
 TESTS += tests/gpu/run.sh
 dist_noinst_SCRIPTS += tests/gpu/run.sh tools/gpu_cases.py
 EXTRA_DIST += tests/gpu/calls tests/gpu/twins
+# A hand-written XLA:GPU after-optimization dump with its inputs and golden.
+dist_noinst_DATA += samples/gpu/transformer_block.hlo samples/gpu/transformer_block.inputs.npz \
+	samples/gpu/transformer_block.expected.txt
+dist_noinst_SCRIPTS += samples/gpu/goldens.py

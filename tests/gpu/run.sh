@@ -84,4 +84,16 @@ else
   fail "explain"; cat "$tmp/out" "$tmp/err"
 fi
 
+# The hand-written XLA:GPU dump (samples/gpu/): every call runs, and the
+# block's output matches numpy's (samples/gpu/goldens.py).
+s=$srcdir/samples/gpu/transformer_block
+if "$H" --expect "$s.expected.txt" --rtol 1e-5 --atol 1e-6 "$s.hlo" "$s.inputs.npz" >"$tmp/out" 2>&1; then
+  echo "ok: transformer_block"
+else
+  fail "transformer_block"; cat "$tmp/out"
+fi
+"$H" --explain-custom-calls "$s.hlo" >"$tmp/out" 2>&1
+n=$(grep -c "^  runs: yes" "$tmp/out")
+[ "$n" = 6 ] && echo "ok: transformer_block explain" || { fail "transformer_block explain: $n of 6 run"; cat "$tmp/out"; }
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
