@@ -113,6 +113,7 @@ typedef struct GpuMod {
   HloDtype ct;                    /* compute type (f32, f64, s32) */
   int64_t dims[GPU_MAX_RANK];     /* shape of the main result */
   int rank;
+  size_t last_off;                /* text offset of the last instruction */
 } GpuMod;
 /* How an operand is rounded before it is widened to the compute type
  * (precision_config.algorithm). */

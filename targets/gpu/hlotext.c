@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void gpu_text(GpuText *t, const char *fmt, ...) {
   if (t->oom) return;
@@ -49,6 +50,7 @@ void gpu_text_double(GpuText *t, double v) {
 
 int gpu_emit(GpuMod *m, HloDtype dt, const int64_t *dims, int rank, const char *op) {
   int v = m->next++;
+  m->last_off = m->t.n;
   gpu_text(&m->t, "  v%d = ", v);
   gpu_text_shape(&m->t, dt, dims, rank);
   gpu_text(&m->t, " %s", op);
@@ -106,6 +108,19 @@ int gpu_finish(GpuMod *m, const GpuLeaf *res, const int *vals, int n) {
       gpu_text(&m->t, "v%d)\n", vals[i]);
       outs[i] = w;
     }
+  }
+  if (n == 1 && outs[0] == m->next - 1 && !m->t.oom) {
+    /* The last instruction is the result: make it the ROOT (a copy would
+     * cost a pass over the result). */
+    char *line = m->t.s + m->last_off;
+    size_t tail = m->t.n - m->last_off;
+    gpu_text(&m->t, "     ");
+    if (m->t.oom) return -1;
+    line = m->t.s + m->last_off;
+    memmove(line + 7, line + 2, tail - 2);
+    memcpy(line, "  ROOT ", 7);
+    gpu_text(&m->t, "}\n");
+    return m->t.oom ? -1 : 0;
   }
   gpu_text(&m->t, "  ROOT r = ");
   if (n == 1) {

@@ -17,3 +17,7 @@ EXTRA_DIST += tests/gpu/calls tests/gpu/twins
 dist_noinst_DATA += samples/gpu/transformer_block.hlo samples/gpu/transformer_block.inputs.npz \
 	samples/gpu/transformer_block.expected.txt
 dist_noinst_SCRIPTS += samples/gpu/goldens.py
+
+# make bench: two targets against their standard-HLO twins (bench/run.py).
+EXTRA_DIST += bench/ops/gpu_gemm_bias_gelu.hlo bench/ops/gpu_gemm_bias_gelu_twin.hlo \
+	bench/ops/gpu_conv_bias_relu.hlo bench/ops/gpu_conv_bias_relu_twin.hlo
