@@ -62,6 +62,8 @@ def literal(x, dt):
 
 def shape(dt, dims, layout=None):
     s = "%s[%s]" % (dt, ",".join(str(d) for d in dims))
+    if len(dims) == 0:
+        return s
     if layout is None:
         layout = list(range(len(dims) - 1, -1, -1))
     return s + "{" + ",".join(str(i) for i in layout) + "}"
@@ -719,6 +721,71 @@ def fmha_case(name, dt, B, T, S, N, H, causal, bias, stats, scale=0.5):
     write_case("twins", name, twin, ins, exp, TOL[dt])
 
 
+def round_fp(x, mbits, emin):
+    """Round to a float format with mbits mantissa bits and minimum normal
+    exponent emin (no range limit: callers clamp), half to even."""
+    x = np.asarray(x, np.float64)
+    e = np.floor(np.log2(np.where(x == 0, 1, np.abs(x))))
+    q = np.exp2(np.maximum(e, emin) - mbits)
+    return np.round(x / q) * q
+
+
+def f8_case(name, out_dt, epilogue, d_scale):
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    a = e4(rng.uniform(-8, 8, size=(4, 16)))
+    b = e4(rng.uniform(-8, 8, size=(16, 8)))
+    sa, sb = 0.5, 1.5
+    t = sa * sb * (a @ b)
+    y = np.maximum(t, 0) if "RELU" in epilogue else t
+    amax = np.abs(y).max()
+    ins = [(a, "f8e4m3fn"), (b, "f8e4m3fn"), (np.array(sa), "f32"), (np.array(sb), "f32")]
+    if out_dt == "f8e4m3fn":
+        ins.append((np.array(d_scale), "f32"))
+        d = e4(np.clip(y * d_scale, -448, 448))
+    else:
+        d = round_to(y, out_dt)
+    exp = [(d, out_dt), (np.array(amax), "f32")]
+    dn = {"lhs_contracting_dimensions": ["1"], "rhs_contracting_dimensions": ["0"],
+          "lhs_batch_dimensions": [], "rhs_batch_dimensions": []}
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "gemm_backend_config": {
+        "alpha_real": 1, "beta": 0, "dot_dimension_numbers": dn, "alpha_imag": 0,
+        "precision_config": {"operand_precision": ["DEFAULT", "DEFAULT"], "algorithm": "ALG_UNSET"},
+        "epilogue": epilogue, "damax_output": True, "scale_mode": "1"}}
+    names = ["a", "b", "sa", "sb"] + (["sd"] if out_dt == "f8e4m3fn" else [])
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    D = shape(out_dt, [4, 8])
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, f32[], s8[33554432]{0}) custom-call(%s), "
+              "custom_call_target=\"__cublas$lt$matmul$f8\", backend_config=%s\n"
+              "  %%d = %s get-tuple-element(%%cc), index=0\n  %%m = f32[] get-tuple-element(%%cc), index=1\n"
+              "  ROOT %%t = (%s, f32[]) tuple(%%d, %%m)\n}\n" %
+              (name, params, D, ", ".join("%" + n for n in names), json.dumps(cfg, separators=(",", ":")),
+               D, D))
+    L = ["  a = f8e4m3fn[4,16] parameter(0)\n  b = f8e4m3fn[16,8] parameter(1)\n  sa = f32[] parameter(2)\n"
+         "  sb = f32[] parameter(3)\n  af = f32[4,16] convert(a)\n  bf = f32[16,8] convert(b)\n"
+         "  d0 = f32[4,8] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  sab = f32[4,8] broadcast(sa), dimensions={}\n  sbb = f32[4,8] broadcast(sb), dimensions={}\n"
+         "  d1 = f32[4,8] multiply(d0, sab)\n  t = f32[4,8] multiply(d1, sbb)"]
+    cur = "t"
+    if "RELU" in epilogue:
+        L.append("  z = f32[] constant(0)\n  zb = f32[4,8] broadcast(z), dimensions={}\n  y = f32[4,8] maximum(t, zb)")
+        cur = "y"
+    L.append("  ab = f32[4,8] abs(%s)\n  z0 = f32[] constant(0)\n  am = f32[] reduce(ab, z0), dimensions={0,1}, to_apply=max" % cur)
+    if out_dt == "f8e4m3fn":
+        L.append("  sd = f32[] parameter(4)\n  sdb = f32[4,8] broadcast(sd), dimensions={}\n  ys = f32[4,8] multiply(%s, sdb)\n"
+                 "  lo = f32[] constant(-448)\n  lob = f32[4,8] broadcast(lo), dimensions={}\n  hi = f32[] constant(448)\n"
+                 "  hib = f32[4,8] broadcast(hi), dimensions={}\n  cl = f32[4,8] clamp(lob, ys, hib)\n"
+                 "  o = f8e4m3fn[4,8] convert(cl)" % cur)
+    else:
+        L.append("  o = %s[4,8] convert(%s)" % (out_dt, cur))
+    L.append("  ROOT r = (%s[4,8], f32[]) tuple(o, am)" % out_dt)
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(L)))
+    tol = "rtol=0 atol=0" if out_dt == "f8e4m3fn" else TOL[out_dt]
+    write_case("calls", name, module, ins, exp, tol)
+    write_case("twins", name, twin, ins, exp, tol)
+
+
 def more_cases():
     trsm_case("trsm_left_lower_f32", "f32", [5, 5], [5, 3], True, True, False, "NO_TRANSPOSE")
     trsm_case("trsm_right_upper_t_f64", "f64", [2, 4, 4], [2, 3, 4], False, False, False, "TRANSPOSE")
@@ -728,6 +795,8 @@ def more_cases():
     cub_case("cub_keys_f32", "f32", None, [2, 9], 2, False)
     cub_case("cub_keys_desc_f32", "f32", None, [16], 1, True)
     cub_case("cub_pairs_s32_f32", "s32", "f32", [3, 7], 3, True)
+    f8_case("f8_to_f32_damax", "f32", "DEFAULT", None)
+    f8_case("f8_to_f8_relu_saturating", "f8e4m3fn", "RELU", 64.0)
     fmha_case("fmha_softmax_f32", "f32", 1, 4, 5, 2, 3, False, False, False)
     fmha_case("fmha_causal_stats_bf16", "bf16", 2, 6, 6, 2, 4, True, False, True)
     fmha_case("fmha_bias_causal_f16", "f16", 1, 5, 5, 3, 4, True, True, True, scale=0.25)

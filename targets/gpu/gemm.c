@@ -13,7 +13,11 @@
  * the tanh form cuBLASLt uses (the pattern XLA's rewriter matches).
  * Integer gemms (s8 x s8 -> s32) take no alpha, beta or epilogue, as XLA's
  * rewriter never makes them.
- * Not here: the f8 and grouped variants. */
+ * __cublas$lt$matmul$f8: operands (a, b, [C], a_scale, b_scale, [bias],
+ * [d_scale]), f32 scalar scales multiplying the product; results (D,
+ * [damax = max |act(t)|, f32[]], workspace); an f8 D is d_scale * act(t)
+ * clamped to the type's finite range, then rounded.
+ * Not here: the grouped variant. */
 #include "targets/gpu/gpu.h"
 #include <math.h>
 #include <stdlib.h>
@@ -122,6 +126,14 @@ static const char *dims_str(char *buf, size_t n, HloDtype dt, const int64_t *dim
   return buf;
 }
 
+/* Scalar operand k broadcast to the result's shape (the f8 scales). */
+static int scalar_operand(GpuMod *m, const GpuCall *c, int k) {
+  int s = gpu_operand(m, &c->ops[k], k, GPU_ROUND_NONE);
+  int b = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={}\n", s);
+  return b;
+}
+
 static int act_gelu_tanh(GpuMod *m, int x) {
   /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
   int x2 = gpu_binary(m, "multiply", x, x), x3 = gpu_binary(m, "multiply", x2, x);
@@ -133,6 +145,7 @@ static int act_gelu_tanh(GpuMod *m, int x) {
 
 char *gpu_build_gemm(GpuCall *c) {
   bool lt = strcmp(c->target, "__cublas$gemm") != 0;
+  bool f8 = strcmp(c->target, "__cublas$lt$matmul$f8") == 0;
   json_t *g = gpu_config_section(c, "gemm_backend_config", "dot_dimension_numbers");
   if (!g) return NULL;
   double alpha, alpha_imag, beta;
@@ -162,7 +175,7 @@ char *gpu_build_gemm(GpuCall *c) {
   /* Algorithms whose several-pass emulation the CPU does not reproduce. */
   if (alg == ALG_BF16_BF16_F32_X3 || alg == ALG_BF16_BF16_F32_X6 || alg == ALG_BF16_BF16_F32_X9 ||
       alg == ALG_TF32_TF32_F32_X3 || alg == ALG_F16_F16_F16 || alg == ALG_BF16_BF16_BF16 ||
-      alg == ALG_ANY_F8_F8_F32 || alg == ALG_ANY_F8_F8_F32_FAST) {
+      (alg == ALG_ANY_F8_F8_F32 && !f8) || alg == ALG_ANY_F8_F8_F32_FAST) {
     gpu_fail(c, "backend_config field gemm_backend_config.precision_config.algorithm: %s is not "
                 "supported (ALG_UNSET, ALG_DOT_F32_F32_F32, ALG_DOT_F64_F64_F64, "
                 "ALG_DOT_BF16_BF16_F32, ALG_DOT_F16_F16_F32, ALG_DOT_TF32_TF32_F32 are)",
@@ -175,21 +188,39 @@ char *gpu_build_gemm(GpuCall *c) {
              epilogue_names[epi]);
     return NULL;
   }
-  if (damax || scale_mode) {
+  if ((damax || scale_mode) && !f8) {
     gpu_fail(c, "backend_config field gemm_backend_config.%s: only __cublas$lt$matmul$f8 "
                 "takes scales and an amax output", damax ? "damax_output" : "scale_mode");
     return NULL;
   }
-  const GpuLeaf *a = &c->ops[0], *b = &c->ops[1];
-  bool has_c = beta != 0, has_bias = epi_bias(epi), aux = epi_aux(epi);
-  int want_ops = 2 + has_c + has_bias;
-  if (c->nops != want_ops) {
-    gpu_fail(c, "has %d operands; beta=%g and epilogue %s need %d (a, b%s%s)", c->nops, beta,
-             epilogue_names[epi],
-             want_ops, has_c ? ", C" : "", has_bias ? ", bias" : "");
+  if (f8 && (scale_mode > 1 || epi_aux(epi))) {
+    gpu_fail(c, "backend_config field gemm_backend_config.%s: __cublas$lt$matmul$f8 takes "
+                "tensor scaling (scale_mode 0 or 1) and no _AUX epilogue",
+             scale_mode > 1 ? "scale_mode" : "epilogue");
     return NULL;
   }
-  int want_res = 1 + aux;
+  const GpuLeaf *a = &c->ops[0], *b = &c->ops[1];
+  bool has_c = beta != 0, has_bias = epi_bias(epi), aux = epi_aux(epi);
+  /* f8: (a, b, [C], a_scale, b_scale, [bias], [d_scale]) (thunk_emitter.cc). */
+  int want_ops = 2 + has_c + has_bias + (f8 ? 2 : 0);
+  bool has_dscale = f8 && c->nops == want_ops + 1;
+  want_ops += has_dscale;
+  if (c->nops != want_ops) {
+    gpu_fail(c, "has %d operands; beta=%g and epilogue %s need %d (a, b%s%s%s)", c->nops, beta,
+             epilogue_names[epi], want_ops, has_c ? ", C" : "", f8 ? ", a_scale, b_scale" : "",
+             has_bias ? ", bias" : "");
+    return NULL;
+  }
+  for (int i = 0; f8 && i < 3; i++) {
+    int k = i < 2 ? 2 + has_c + i : want_ops - 1;
+    if (i == 2 && !has_dscale) break;
+    if (c->ops[k].rank != 0 || c->ops[k].dtype != HLO_F32) {
+      gpu_fail(c, "operand %d (%s) must be an f32 scalar", k,
+               i == 0 ? "a_scale" : i == 1 ? "b_scale" : "d_scale");
+      return NULL;
+    }
+  }
+  int want_res = 1 + aux + damax;
   if (c->nres < want_res || c->nres > want_res + 1) {
     gpu_fail(c, "has %d results; epilogue %s gives %d (D%s) and an optional s8 workspace",
              c->nres, epilogue_names[epi], want_res, aux ? ", aux" : "");
@@ -211,6 +242,18 @@ char *gpu_build_gemm(GpuCall *c) {
     return NULL;
   }
   bool integer = hlc_dtype_is_int(a->dtype);
+  double f8_max = !f8 ? 0
+                  : D->dtype == HLO_F8E4M3FN ? 448 : D->dtype == HLO_F8E5M2 ? 57344
+                  : D->dtype == HLO_F8E4M3FNUZ ? 240 : D->dtype == HLO_F8E5M2FNUZ ? 57344 : 0;
+  if (has_dscale && f8_max == 0) {
+    gpu_fail(c, "operand %d (d_scale) is given but the result %s is not an f8 type",
+             want_ops - 1, hlc_dtype_name(D->dtype));
+    return NULL;
+  }
+  if (damax && (c->res[1].rank != 0 || c->res[1].dtype != HLO_F32)) {
+    gpu_fail(c, "result 1 (damax, damax_output is true) must be f32[]");
+    return NULL;
+  }
   if (integer && (alpha != 1 || has_c || epi != EPI_DEFAULT || alg != ALG_UNSET)) {
     gpu_fail(c, "an integer gemm takes no alpha (here %g), beta, epilogue or algorithm", alpha);
     return NULL;
@@ -225,7 +268,12 @@ char *gpu_build_gemm(GpuCall *c) {
   GpuRound rnd = alg == ALG_BF16_BF16_F32 ? GPU_ROUND_BF16
                  : alg == ALG_F16_F16_F32 ? GPU_ROUND_F16
                  : alg == ALG_TF32_TF32_F32 ? GPU_ROUND_TF32 : GPU_ROUND_NONE;
-  gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  if (damax)
+    gpu_text(&m.t, "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+                   "  ROOT r = %s[] maximum(a, b)\n}\n\n", hlc_dtype_name(m.ct),
+             hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
+  gpu_text(&m.t, "ENTRY e {\n");
   int va = integer ? gpu_emit(&m, a->dtype, a->dims, a->rank, "parameter(") : gpu_operand(&m, a, 0, rnd);
   if (integer) gpu_text(&m.t, "0)\n");
   int vb = integer ? gpu_emit(&m, b->dtype, b->dims, b->rank, "parameter(") : gpu_operand(&m, b, 1, rnd);
@@ -239,6 +287,13 @@ char *gpu_build_gemm(GpuCall *c) {
   gpu_text(&m.t, "\n");
   if (alpha != 1) t = gpu_binary(&m, "multiply", t, gpu_splat(&m, alpha));
   int next_param = 2;
+  if (f8) {
+    /* The scales multiply the product (the rewriter made dividing scales
+     * multiplicative); C and the bias come after them. */
+    int k = 2 + has_c;
+    t = gpu_binary(&m, "multiply", t, scalar_operand(&m, c, k));
+    t = gpu_binary(&m, "multiply", t, scalar_operand(&m, c, k + 1));
+  }
   if (has_c) {
     const GpuLeaf *C = &c->ops[next_param];
     if (!same_dims(C, m.dims, m.rank)) {
@@ -252,6 +307,7 @@ char *gpu_build_gemm(GpuCall *c) {
     if (beta != 1) vc = gpu_binary(&m, "multiply", vc, gpu_splat(&m, beta));
     t = gpu_binary(&m, "add", t, vc);
   }
+  if (f8) next_param += 2;   /* the scales */
   if (has_bias) {
     const GpuLeaf *B = &c->ops[next_param];
     int64_t minor = m.rank ? D->layout[0] : 0;
@@ -284,6 +340,26 @@ char *gpu_build_gemm(GpuCall *c) {
     return NULL;
   }
   int outs[2] = {y, t};
+  if (damax) {
+    /* max |y| over every element, before d_scale (thunk_emitter.cc). */
+    int ab = gpu_unary(&m, "abs", y);
+    int k = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+    int64_t all[GPU_MAX_RANK];
+    for (int i = 0; i < m.rank; i++) all[i] = i;
+    outs[1] = gpu_emit(&m, m.ct, NULL, 0, "reduce(");
+    gpu_text(&m.t, "v%d, v%d), dimensions=", ab, k);
+    gpu_text_list(&m.t, all, m.rank);
+    gpu_text(&m.t, ", to_apply=max\n");
+  }
+  if (f8_max > 0) {
+    /* An f8 result saturates to its finite range (the rewriter only fuses
+     * a clamp to it); d_scale multiplies first. */
+    int v = y;
+    if (has_dscale) v = gpu_binary(&m, "multiply", v, scalar_operand(&m, c, want_ops - 1));
+    int lo = gpu_splat(&m, -f8_max), hi = gpu_splat(&m, f8_max);
+    outs[0] = gpu_emit(&m, m.ct, m.dims, m.rank, "clamp(");
+    gpu_text(&m.t, "v%d, v%d, v%d)\n", lo, v, hi);
+  }
   if (gpu_finish(&m, c->res, outs, want_res)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
   return m.t.s;
 }

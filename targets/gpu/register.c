@@ -60,6 +60,7 @@ int hlt_register_gpu(HlfRegistry *r) {
   } targets[] = {
       {"__cublas$gemm", gemm_instantiate, json_execute},
       {"__cublas$lt$matmul", gemm_instantiate, json_execute},
+      {"__cublas$lt$matmul$f8", gemm_instantiate, json_execute},
       {"__cudnn$convForward", conv_instantiate, json_execute},
       {"__cudnn$convBackwardInput", conv_instantiate, json_execute},
       {"__cudnn$convBackwardFilter", conv_instantiate, json_execute},

@@ -93,7 +93,10 @@ else
   fail "transformer_block"; cat "$tmp/out"
 fi
 "$H" --explain-custom-calls "$s.hlo" >"$tmp/out" 2>&1
-n=$(grep -c "^  runs: yes" "$tmp/out")
+n=$(grep -c "^  runs: yes$" "$tmp/out")
 [ "$n" = 6 ] && echo "ok: transformer_block explain" || { fail "transformer_block explain: $n of 6 run"; cat "$tmp/out"; }
+grep -qF 'fusion %triton_softmax (line 85), kind=kCustom, backend kind "__triton"' "$tmp/out" &&
+  grep -qF '  runs: yes, evaluated from its fused computation %triton_softmax_computation (its tiling' "$tmp/out" &&
+  echo "ok: explain kCustom fusion" || { fail "explain kCustom fusion"; cat "$tmp/out"; }
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
