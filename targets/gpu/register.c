@@ -48,6 +48,17 @@ static XLA_FFI_Error *triton_refuse(XLA_FFI_CallFrame *f) {
                        "fusion kind=kCustom with an HLO body, can)");
 }
 
+static XLA_FFI_Error *not_built_in(XLA_FFI_CallFrame *f) {
+  return gpu_refuse(f, "this XLA:GPU target is known but not built into hlorun yet "
+                       "(doc/custom-calls.md lists the ones that are); bind a handler with "
+                       "--custom-call TARGET=LIB.so[:SYMBOL]");
+}
+
+static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
+  return gpu_refuse(f, "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
+                       "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
+}
+
 static XLA_FFI_Error *refused_execute(XLA_FFI_CallFrame *f) {
   if (hlorun_ffi_metadata(f, HLORUN_FFI_TRAIT_JSON_CONFIG)) return NULL;
   return hlorun_ffi_error(f->api, XLA_FFI_Error_Code_UNIMPLEMENTED, "refused target");
@@ -78,6 +89,22 @@ int hlt_register_gpu(HlfRegistry *r) {
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
     XLA_FFI_Handler_Bundle b = {targets[i].inst, NULL, NULL, targets[i].exec};
     if (hlf_register_builtin(r, targets[i].name, &b, "built-in: XLA:GPU")) return -1;
+  }
+  static const char *const later[] = {
+      "__cublas$lt$groupedMatmul", "__cublas$lt$matmul$mx", "__cudnn$convForwardGraph",
+      "__cudnn$fmhaSoftmaxBackward", "__cudnn$fmhaSoftmaxDropoutBackward",
+      "__cudnn$fmhaScaleBiasSoftmaxBackward", "__cudnn$fmhaScaleBiasSoftmaxDropoutBackward",
+      "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8", "__cudnn$norm",
+      "__cudnn$blockScaledDot"};
+  for (size_t i = 0; i < sizeof later / sizeof *later; i++) {
+    XLA_FFI_Handler_Bundle b = {not_built_in, NULL, NULL, refused_execute};
+    if (hlf_register_builtin(r, later[i], &b, "built-in: XLA:GPU (not implemented)")) return -1;
+  }
+  static const char *const reorder[] = {"__cudnn$convReorderFilter",
+                                        "__cudnn$convReorderFilterAndBias"};
+  for (size_t i = 0; i < 2; i++) {
+    XLA_FFI_Handler_Bundle b = {reorder_refuse, NULL, NULL, refused_execute};
+    if (hlf_register_builtin(r, reorder[i], &b, "built-in: XLA:GPU (refused on a CPU)")) return -1;
   }
   XLA_FFI_Handler_Bundle refused = {triton_refuse, NULL, NULL, refused_execute};
   return hlf_register_builtin(r, "__gpu$xla.gpu.triton", &refused,

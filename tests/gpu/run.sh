@@ -63,6 +63,11 @@ bad algorithm '__cublas$gemm' "$T" 'a, b' "{\"gemm_backend_config\":{\"alpha_rea
   'precision_config.algorithm: ALG_DOT_BF16_BF16_F32_X6 is not supported'
 bad conv-scale '__cudnn$convForward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, b' '{"cudnn_conv_backend_config":{"activation_mode":"kNone"}}' \
   'missing required field cudnn_conv_backend_config.conv_result_scale'
+bad fmha-dropout '__cudnn$fmhaSoftmaxDropout' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  "cudnn_fmha_backend_config.dropout_rate is 0.1: dropout draws from cuDNN's Philox stream"
+bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
+  'operand 2 (a_scale) must be an f32 scalar'
+bad not-yet '__cudnn$norm' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
 bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
   'cannot run on a CPU'
 
