@@ -21,7 +21,9 @@ A second table times the modules of bench/ops/ (sort, cumulative sum,
 sums over a leading dimension, argmax, FFT, depthwise and weight-gradient
 convolutions, max-pool gradient, a 2-D transpose, a concatenation, vector
 times matrix and matrix times vector) against numpy where it has a counterpart:
-figures only, no targets.
+figures only, no targets. A third times two built-in XLA:GPU targets (a
+cuBLASLt GEMM with a BIAS_GELU epilogue, a cuDNN bias+ReLU convolution)
+against the same computations in standard HLO.
 
 Targets (one PASS/MISS line each at the end):
   ratio       every workload at least as fast as numpy (ratio <= 1)
@@ -336,6 +338,35 @@ def ops_table(args, env):
             print(f"{name:<20} {ms:>10.2f} {'-':>10} {'-':>7}")
 
 
+# Built-in XLA:GPU targets (targets/gpu/) against their standard-HLO twins
+# (bench/ops/gpu_*.hlo and gpu_*_twin.hlo): the same kernels should give
+# the same time (ratio about 1); figures only.
+GPU_TWINS = ["gpu_gemm_bias_gelu", "gpu_conv_bias_relu"]
+
+
+def gpu_twins_table(args, env):
+    print("XLA:GPU targets against their standard-HLO twins (bench/ops/gpu_*; figures only)")
+    print(f"{'target':<20} {'call ms':>10} {'twin ms':>10} {'ratio':>7}")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops")
+    for name in GPU_TWINS:
+        if args.only and args.only not in name:
+            continue
+        c, t, err = [], [], ""
+        for _ in range(args.rounds):
+            ms, _, err = hlorun_ms(args.hlorun, os.path.join(here, name + ".hlo"), args.runs, env)
+            tw, _, err2 = hlorun_ms(args.hlorun, os.path.join(here, name + "_twin.hlo"), args.runs, env)
+            if ms is None or tw is None:
+                err = err or err2
+                break
+            c.append(ms)
+            t.append(tw)
+        if len(c) < args.rounds:
+            print(f"{name:<20} {'FAILED':>10}  {err}")
+            continue
+        cm, tm = statistics.median(c), statistics.median(t)
+        print(f"{name:<20} {cm:>10.2f} {tm:>10.2f} {cm / tm:>7.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("hlorun")
@@ -425,6 +456,8 @@ def main():
     }
     if not args.only or any(args.only in name for name in OPS):
         ops_table(args, env)
+    if not args.only or any(args.only in name for name in GPU_TWINS):
+        gpu_twins_table(args, env)
     for key, label in labels.items():
         if not checked[key]:
             print(f"target {key:<9} -     {label}: not measured")

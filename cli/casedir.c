@@ -18,6 +18,7 @@
 #include "cli.h"
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,94 +81,43 @@ static char *slurp(const char *path, size_t *len) {
   return b;
 }
 
-/* ---- A JSON subset reader: enough to find keys of objects ---- */
+/* ---- case.json / meta.json, read with jansson ---- */
 
-static const char *ws(const char *p) {
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-  return p;
-}
-
-/* Skip one JSON value; NULL if malformed. */
-static const char *skip_value(const char *p, int depth) {
-  p = ws(p);
-  if (depth > 64) return NULL;
-  if (*p == '"') {
-    for (p++; *p && *p != '"'; p++)
-      if (*p == '\\' && p[1]) p++;
-    return *p == '"' ? p + 1 : NULL;
+/* A tolerance member: absent leaves *out; a number >= 0 sets it; anything
+ * else is an error naming the member. */
+static int json_tolerance(json_t *obj, const char *key, const char *path, double *out) {
+  json_t *v = json_object_get(obj, key);
+  if (!v) return 0;
+  double d = json_is_number(v) ? json_number_value(v) : -1;
+  if (!(d >= 0)) {
+    fprintf(stderr, "%s: %s: \"%s\" must be a number >= 0\n", prog, path, key);
+    return -1;
   }
-  if (*p == '{' || *p == '[') {
-    char close = *p == '{' ? '}' : ']';
-    p = ws(p + 1);
-    if (*p == close) return p + 1;
-    for (;;) {
-      if (close == '}') {
-        if (!(p = skip_value(p, depth + 1))) return NULL;   /* the key */
-        p = ws(p);
-        if (*p++ != ':') return NULL;
-      }
-      if (!(p = skip_value(p, depth + 1))) return NULL;
-      p = ws(p);
-      if (*p == ',') { p++; continue; }
-      return *p == close ? p + 1 : NULL;
-    }
-  }
-  const char *s = p;
-  while (*p && !strchr(",}] \t\r\n", *p)) p++;
-  return p > s ? p : NULL;
-}
-
-/* The value of key in the object at obj; NULL if absent or malformed. */
-static const char *json_get(const char *obj, const char *key) {
-  const char *p = ws(obj);
-  if (*p != '{') return NULL;
-  p = ws(p + 1);
-  size_t kl = strlen(key);
-  while (*p == '"') {
-    const char *k = p + 1;
-    const char *e = skip_value(p, 0);
-    if (!e) return NULL;
-    bool match = (size_t)(e - 1 - k) == kl && strncmp(k, key, kl) == 0;
-    p = ws(e);
-    if (*p++ != ':') return NULL;
-    p = ws(p);
-    if (match) return p;
-    if (!(p = skip_value(p, 0))) return NULL;
-    p = ws(p);
-    if (*p != ',') return NULL;
-    p = ws(p + 1);
-  }
-  return NULL;
-}
-
-static bool json_number(const char *v, double *out) {
-  if (!v) return false;
-  char *e;
-  double d = strtod(v, &e);
-  if (e == v || !(d >= 0)) return false;
   *out = d;
-  return true;
+  return 0;
 }
 
 static int read_json(const char *path, Case *c) {
-  char *t = slurp(path, NULL);
-  if (!t) { fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno)); return -1; }
-  if (!skip_value(t, 0) || *ws(t) != '{') {
-    fprintf(stderr, "%s: %s: not a JSON object\n", prog, path);
-    free(t);
+  json_error_t e;
+  json_t *t = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+  if (!t) {
+    fprintf(stderr, "%s: %s:%d:%d: %s\n", prog, path, e.line, e.column, e.text);
     return -1;
   }
-  const char *cmp = json_get(t, "compare");
-  if (cmp && strncmp(cmp, "\"eq\"", 4) == 0) c->rtol = c->atol = 0;
-  const char *tol = json_get(t, "tolerance");
-  if (tol && *tol == '{') {
-    json_number(json_get(tol, "rtol"), &c->rtol);
-    json_number(json_get(tol, "atol"), &c->atol);
+  int rc = 0;
+  if (!json_is_object(t)) {
+    fprintf(stderr, "%s: %s: not a JSON object\n", prog, path);
+    rc = -1;
+  } else {
+    const char *cmp = json_string_value(json_object_get(t, "compare"));
+    if (cmp && strcmp(cmp, "eq") == 0) c->rtol = c->atol = 0;
+    json_t *tol = json_object_get(t, "tolerance");
+    if (json_is_object(tol))
+      rc |= json_tolerance(tol, "rtol", path, &c->rtol) | json_tolerance(tol, "atol", path, &c->atol);
+    rc |= json_tolerance(t, "rtol", path, &c->rtol) | json_tolerance(t, "atol", path, &c->atol);
   }
-  json_number(json_get(t, "rtol"), &c->rtol);
-  json_number(json_get(t, "atol"), &c->atol);
-  free(t);
-  return 0;
+  json_decref(t);
+  return rc;
 }
 
 /* "rtol=R atol=A", whitespace separated, '#' to the end of a line. */

@@ -3,7 +3,9 @@
 bin_PROGRAMS += hlorun
 hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c cli/crash.c \
 	cli/devices.c
-hlorun_LDADD = libhlorun.la
+# jansson reads case.json (casedir.c).
+hlorun_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+hlorun_LDADD = libhlorun.la $(JANSSON_LIBS)
 dist_man_MANS += doc/hlorun.1
 
 # Library side of the debugging tools (public API in include/hlorun.h):

@@ -4,10 +4,14 @@
  * types (what a typed FFI handler receives, including the opted-in
  * "hlorun.instruction" dictionary), and how the target is bound. Decoding
  * errors are shown in the text and also recorded, positioned, in the
- * diagnostics. No handler runs; typed handlers only answer the metadata
- * query (their API version and traits).
+ * diagnostics; fusions with kind=kCustom are listed too (their body runs).
+ * No handler runs; typed handlers only answer the metadata
+ * query (their API version and traits), except that handlers reading a
+ * JSON backend_config (HLORUN_FFI_TRAIT_JSON_CONFIG) are instantiated, which
+ * checks their config, to say whether the call can run.
  * Not here: the checks themselves (registry.c). */
 #include "ffi/internal.h"
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,8 +83,15 @@ static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr
    * plugin handlers are typed FFI. */
   bool typed_ffi = t ? t->source != HLF_SRC_SYMBOL || ins->api_version == HLO_API_TYPED_FFI
                      : ins->api_version == HLO_API_TYPED_FFI;
+  char *qe = NULL;
+  bool json = typed_ffi && t && hlf_target_query(t, &qe) == 0 &&
+              (t->traits & HLORUN_FFI_TRAIT_JSON_CONFIG);
+  free(qe);
   if (!typed_ffi) {
     hlf_text_printf(out, "  opaque: %zu bytes (backend_config, passed verbatim; no attributes)\n",
+                    ins->backend_config ? ins->backend_config_len : (size_t)0);
+  } else if (json) {
+    hlf_text_printf(out, "  backend_config: %zu bytes of JSON, decoded by the handler\n",
                     ins->backend_config ? ins->backend_config_len : (size_t)0);
   } else {
     HlcArena a;
@@ -112,6 +123,34 @@ static void one(HlfText *out, HlfRegistry *r, const HloModule *m, const HloInstr
     hlc_arena_free(&a);
   }
   binding(out, r, ins);
+  if (json) {
+    /* The handler checks its config against the shapes when instantiated:
+     * say before running whether this call can run. */
+    char *err = NULL;
+    if (hlf_check(r, m, ins, &err) == 0) hlf_text_printf(out, "  runs: yes\n");
+    else hlf_text_printf(out, "  runs: NO: %s\n", err ? err : "out of memory");
+    free(err);
+  }
+}
+
+/* A fusion with kind=kCustom (XLA:GPU's Triton, custom and cuDNN fusions):
+ * what its fusion_backend_config names, and that its HLO body is what runs
+ * (the tiling does not change the values). */
+static void custom_fusion(HlfText *out, const HloInstr *ins) {
+  hlf_text_printf(out, "fusion %%%s (line %d), kind=kCustom", ins->name ? ins->name : "?",
+                  (int)ins->line);
+  json_t *root = ins->backend_config
+                     ? json_loadb(ins->backend_config, ins->backend_config_len, 0, NULL) : NULL;
+  json_t *fbc = json_object_get(root, "fusion_backend_config");
+  const char *kind = json_string_value(json_object_get(fbc, "kind"));
+  if (kind) hlf_text_printf(out, ", backend kind \"%s\"", kind);
+  const HloComputation *body = NULL;
+  for (int32_t k = 0; k < ins->ncalled && !body; k++) body = ins->called[k].comp;
+  hlf_text_printf(out, "\n  runs: yes, evaluated from its fused computation %%%s%s\n",
+                  body && body->name ? body->name : "?",
+                  fbc && json_object_size(fbc) > 1 ? " (its tiling configuration is recorded, "
+                                                     "not needed for the values)" : "");
+  json_decref(root);
 }
 
 char *hlf_explain(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
@@ -120,9 +159,11 @@ char *hlf_explain(HlfRegistry *r, const HloModule *m, HlcDiags *d) {
   for (int32_t c = 0; c < m->ncomps; c++)
     for (int32_t i = 0; i < m->comps[c]->ninstrs; i++) {
       const HloInstr *ins = m->comps[c]->instrs[i];
-      if (ins->op != HLO_OP_CUSTOM_CALL) continue;
+      bool fusion = ins->op == HLO_OP_FUSION && ins->fusion_kind == HLO_FUSION_CUSTOM;
+      if (ins->op != HLO_OP_CUSTOM_CALL && !fusion) continue;
       if (n++) hlf_text_bytes(&out, "\n", 1);
-      one(&out, r, m, ins, d);
+      if (fusion) custom_fusion(&out, ins);
+      else one(&out, r, m, ins, d);
     }
   if (!n) hlf_text_printf(&out, "no custom calls in module %s\n", m->name ? m->name : "");
   return hlf_text_take(&out);

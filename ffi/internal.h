@@ -225,6 +225,9 @@ int hlf_call_legacy(void *fn, int api_version, const HloInstr *ins, const HlfBuf
 
 /* The "hlorun.instruction" dictionary of ins (members.c). */
 int hlf_members_attr(HlcArena *a, const HloInstr *ins, HlfAttr *out);
+/* Add ins's backend_config text as the string member "backend_config" of
+ * a members dictionary (JSON-config handlers). 0, or -1 out of memory. */
+int hlf_members_add_config(HlcArena *a, HlfAttr *members, const HloInstr *ins);
 
 char *hlf_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif

@@ -13,6 +13,8 @@
  *   literal: {dtype: string, dims: array<i64>, bytes: string} (when written)
  *   operand_precision, schedule, padding_type, output_to_operand_aliasing:
  *            string, the attribute's text as written (when written)
+ *   backend_config: string, verbatim (only for HLORUN_FFI_TRAIT_JSON_CONFIG
+ *            handlers, whose backend_config is not decoded as attributes)
  * Not here: parsing backend_config (attrs.c). */
 #include "ffi/internal.h"
 #include <stdio.h>
@@ -167,6 +169,11 @@ static int add_written(HlcArena *a, HlfAttr *d, const HloInstr *ins, const char 
     return rc;
   }
   return 0;
+}
+
+int hlf_members_add_config(HlcArena *a, HlfAttr *members, const HloInstr *ins) {
+  const char *c = ins->backend_config ? ins->backend_config : "";
+  return add_string(a, members, "backend_config", c, ins->backend_config ? ins->backend_config_len : 0);
 }
 
 int hlf_members_attr(HlcArena *a, const HloInstr *ins, HlfAttr *out) {

@@ -377,16 +377,23 @@ static int site_attrs(HlfRegistry *r, const HlfTarget *t, HlfSite *s, const HloM
   if (s->parsed) return 0;
   size_t eo;
   char *msg;
-  if (hlf_attrs_parse(&s->arena, ins->backend_config, ins->backend_config_len, &s->attrs, &eo,
-                      &msg)) {
+  bool json = t->traits & HLORUN_FFI_TRAIT_JSON_CONFIG;
+  if (json) {
+    /* The handler decodes the JSON itself, from the members. */
+    memset(&s->attrs, 0, sizeof s->attrs);
+    s->attrs.type = XLA_FFI_AttrType_DICTIONARY;
+  } else if (hlf_attrs_parse(&s->arena, ins->backend_config, ins->backend_config_len, &s->attrs,
+                             &eo, &msg)) {
     *src_off = hlf_config_source_offset(m, ins, eo);
     *err = msg;
     return -1;
   }
-  if ((t->traits & HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS) ||
+  if (json || (t->traits & HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS) ||
       hlf_members_wanted(r, ins->custom_call_target)) {
     HlfAttr mem;
-    if (hlf_members_attr(&s->arena, ins, &mem) || hlf_attrs_insert(&s->arena, &s->attrs, &mem)) {
+    if (hlf_members_attr(&s->arena, ins, &mem) ||
+        (json && hlf_members_add_config(&s->arena, &mem, ins)) ||
+        hlf_attrs_insert(&s->arena, &s->attrs, &mem)) {
       *err = hlf_strdup_printf("backend_config already has an attribute named %s (reserved for "
                                "the instruction's members)", HLORUN_FFI_INSTRUCTION_ATTR);
       *src_off = ins->off;
@@ -396,6 +403,22 @@ static int site_attrs(HlfRegistry *r, const HlfTarget *t, HlfSite *s, const HloM
   s->ffi_attrs = hlf_attrs_to_ffi(&s->arena, &s->attrs);
   if (!s->ffi_attrs) { *err = strdup("out of memory"); *src_off = ins->off; return -1; }
   s->parsed = true;
+  return 0;
+}
+
+static char *handler_failed(const HlfTarget *t, int stage, XLA_FFI_Error *e);
+
+/* Run the site's instantiate stage once (mem: see HlfMemHook; may be NULL). */
+static int instantiate_site(HlfRegistry *r, const HlfTarget *t, HlfSite *s,
+                            const HlfMemHook *mem, char **err) {
+  if (s->instantiated) return 0;
+  XLA_FFI_ExecutionContext ctx = {HLF_CTX_MAGIC, r, s, XLA_FFI_ExecutionStage_INSTANTIATE,
+                                  t->minor, mem, NULL};
+  XLA_FFI_Error *e = NULL;
+  if (t->bundle.instantiate)
+    e = hlf_invoke(t->bundle.instantiate, &ctx, NULL, 0, NULL, 0, s->ffi_attrs);
+  if (e) { *err = handler_failed(t, ctx.stage, e); return -1; }
+  s->instantiated = true;
   return 0;
 }
 
@@ -430,7 +453,11 @@ static int check_site(HlfRegistry *r, const HloModule *m, const HloInstr *ins, H
   HlfSite *s = get_site(r, m, ins);
   if (!s) { *err = strdup("out of memory"); return -1; }
   *sp = s;
-  return site_attrs(r, t, s, m, ins, err, src_off);
+  if (site_attrs(r, t, s, m, ins, err, src_off)) return -1;
+  /* A JSON-config handler validates its config against the shapes when it
+   * instantiates: do that now, before anything runs. */
+  if (t->traits & HLORUN_FFI_TRAIT_JSON_CONFIG) return instantiate_site(r, t, s, NULL, err);
+  return 0;
 }
 
 static char *with_position(const HloModule *m, size_t off, char *msg) {
@@ -510,15 +537,10 @@ int hlf_call_hooked(HlfRegistry *r, const HloModule *m, const HloInstr *ins, con
   if (!typed(t, ins))
     return hlf_call_legacy(t->symbol, ins->api_version, ins, args, nargs, rets, nrets, err);
 
+  if (instantiate_site(r, t, s, mem, err)) return -1;
   XLA_FFI_ExecutionContext ctx = {HLF_CTX_MAGIC, r, s, XLA_FFI_ExecutionStage_INSTANTIATE,
                                   t->minor, mem, NULL};
   XLA_FFI_Error *e = NULL;
-  if (!s->instantiated) {
-    if (t->bundle.instantiate)
-      e = hlf_invoke(t->bundle.instantiate, &ctx, NULL, 0, NULL, 0, s->ffi_attrs);
-    if (e) { *err = handler_failed(t, ctx.stage, e); return -1; }
-    s->instantiated = true;
-  }
   pthread_mutex_lock(&r->mu);
   bool all = r->all_stages;
   pthread_mutex_unlock(&r->mu);

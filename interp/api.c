@@ -704,7 +704,7 @@ HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, c
   *out = NULL;
   char *data;
   size_t len;
-  HloStatus st = read_file(ctx, path, &data, &len);
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
   if (st != HLO_OK) return st;
   HliValue *v = NULL;
   if (member) {   /* one member of a .npz, by name */

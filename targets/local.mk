@@ -2,3 +2,4 @@
 # ctx.c holds the public hlo_ctx_new, which registers them.
 libhlorun_core_la_SOURCES += targets/targets.h targets/ctx.c targets/register.c
 include targets/cpu/local.mk
+include targets/gpu/local.mk

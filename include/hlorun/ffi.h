@@ -483,6 +483,14 @@ XLA_FFI_DEFINE_STRUCT_TRAITS(XLA_FFI_Api, XLA_FFI_DeviceOrdinal_Get);
  * (metadata query answer, or XLA_FFI_Handler_Register's traits). XLA reads
  * only bit 0 of the traits, so the bit is harmless there. */
 #define HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS (1u << 31)
+/* A handler that reads its backend_config as JSON (XLA:GPU's
+ * GpuBackendConfig and friends) reports this bit: hlorun then does not
+ * decode backend_config as an attribute dictionary but passes it verbatim
+ * (unescaped) as the string member "backend_config" of the instruction
+ * members attribute, which it always passes; and it runs the instantiate
+ * stage when it checks the module, so a bad config fails before anything
+ * runs (and --explain-custom-calls says so). */
+#define HLORUN_FFI_TRAIT_JSON_CONFIG (1u << 30)
 
 /* A new error with a message (copied by the host). */
 static inline XLA_FFI_Error *hlorun_ffi_error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code,

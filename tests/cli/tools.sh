@@ -62,6 +62,14 @@ run suite-tolerance 0 --suite "$tmp/loose" && has suite-tolerance "$tmp/out" "1 
 echo '{"compare": "close", "tolerance": {"atol": 0.5, "rtol": 0}}' > "$tmp/loose/case.json"
 rm "$tmp/loose/tolerance"
 run suite-case-json 1 --suite "$tmp/loose" && has suite-case-json "$tmp/out" "rtol=0 atol=0.5"
+# case.json is read by jansson: a syntax error names its line and column,
+# a duplicate key and a tolerance that is not a number are errors.
+printf '{"compare": "close",\n "rtol": 0.1,,}\n' > "$tmp/loose/case.json"
+run case-json-syntax 2 --suite "$tmp/loose" && has case-json-syntax "$tmp/err" "case.json:2:14: "
+echo '{"rtol": 0.1, "rtol": 0.2}' > "$tmp/loose/case.json"
+run case-json-dup 2 --suite "$tmp/loose" && has case-json-dup "$tmp/err" "duplicate object key"
+echo '{"tolerance": {"atol": "big"}}' > "$tmp/loose/case.json"
+run case-json-type 2 --suite "$tmp/loose" && has case-json-type "$tmp/err" 'case.json: "atol" must be a number >= 0'
 
 # --record rewrites the wrong golden (atomically: no temporary left) and
 # says so; a case without a golden gets one; then the suite passes.

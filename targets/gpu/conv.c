@@ -1,0 +1,327 @@
+/* conv.c: cuDNN convolutions (__cudnn$convForward, convBackwardInput,
+ * convBackwardFilter, convBiasActivationForward) as standard HLO.
+ *
+ * Every kind carries the forward convolution y = conv(x, w) on the
+ * instruction: window, dim_labels (x_w->y) and feature_group_count
+ * (gpu_conv_runner.cc, GetGpuConvConfig). CudnnConvBackendConfig gives
+ * conv_result_scale, side_input_scale, activation_mode, leakyrelu_alpha.
+ *   forward:        (x, w) -> y = scale * conv(x, w)
+ *   backward input: (dy, w) -> dx, the adjoint of x -> conv(x, w): a
+ *                   convolution of dy, dilated by the stride, with the
+ *                   spatially reversed kernel whose feature roles swap
+ *   backward filter:(x, dy) -> dw, the adjoint of w -> conv(x, w): a
+ *                   convolution of x with dy as the kernel, batch and
+ *                   feature roles swapped, the stride becoming the kernel
+ *                   dilation
+ *   bias-activation:(x, w, bias, [side]) -> act(scale * conv(x, w)
+ *                   + side_input_scale * side + bias along y's feature dim)
+ * Results (value, u8 scratch). Floats are computed in f32 (f64 for f64) and
+ * rounded once. Integer (int8x4/int8x32) convolutions, convForwardGraph and
+ * the filter reorderings are refused with the reason.
+ * Not here: the gemm targets (gemm.c). */
+#include "targets/gpu/gpu.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CONV_FWD, CONV_BWD_INPUT, CONV_BWD_FILTER, CONV_BIAS_ACT };
+
+/* stream_executor.dnn.ActivationMode. */
+enum { ACT_NONE, ACT_SIGMOID, ACT_RELU, ACT_RELU6, ACT_RELUX, ACT_TANH, ACT_BANDPASS, ACT_ELU,
+       ACT_LEAKY_RELU, ACT_GELU_EXACT, ACT_COUNT };
+static const char *const act_names[ACT_COUNT] = {
+    "kNone", "kSigmoid", "kRelu", "kRelu6", "kReluX", "kTanh", "kBandPass", "kElu",
+    "kLeakyRelu", "kGeluExact"};
+
+/* dim_labels "b01f_01io->b01f": the three label strings. */
+typedef struct Labels { char in[GPU_MAX_RANK + 1], ker[GPU_MAX_RANK + 1], out[GPU_MAX_RANK + 1]; } Labels;
+
+static int split_labels(GpuCall *c, Labels *l) {
+  const char *s = c->dim_labels;
+  if (!s) return gpu_fail(c, "needs dim_labels (the forward convolution's)");
+  const char *u = strchr(s, '_'), *a = strstr(s, "->");
+  size_t n0 = u ? (size_t)(u - s) : 0, n1 = u && a > u ? (size_t)(a - u - 1) : 0;
+  size_t n2 = a ? strlen(a + 2) : 0;
+  if (!u || !a || a < u || !n0 || n0 > GPU_MAX_RANK || !n1 || n1 > GPU_MAX_RANK || !n2 ||
+      n2 > GPU_MAX_RANK || n0 != n1 || n0 != n2)
+    return gpu_fail(c, "dim_labels=%s: expected IN_KERNEL->OUT of equal ranks", s);
+  memcpy(l->in, s, n0); l->in[n0] = 0;
+  memcpy(l->ker, u + 1, n1); l->ker[n1] = 0;
+  memcpy(l->out, a + 2, n2); l->out[n2] = 0;
+  return 0;
+}
+
+/* Copy of labels with characters a and b exchanged. */
+static void swap2(char *dst, const char *src, char a, char b) {
+  size_t i = 0;
+  for (; src[i]; i++) dst[i] = src[i] == a ? b : src[i] == b ? a : src[i];
+  dst[i] = 0;
+}
+
+/* Position of label ch (a letter, or spatial digit k as '0'+k) in s. */
+static int pos(const char *s, char ch) {
+  const char *p = strchr(s, ch);
+  return p ? (int)(p - s) : -1;
+}
+
+static void window_text(GpuText *t, int n, const int64_t *size, const int64_t *stride,
+                        const int64_t *lo, const int64_t *hi, const int64_t *lhs_dil,
+                        const int64_t *rhs_dil) {
+  static const char *const keys[] = {"size=", " stride=", " pad=", " lhs_dilate=", " rhs_dilate="};
+  const int64_t *v[] = {size, stride, NULL, lhs_dil, rhs_dil};
+  gpu_text(t, "window={");
+  for (int k = 0; k < 5; k++) {
+    gpu_text(t, "%s", keys[k]);
+    for (int i = 0; i < n; i++) {
+      if (k == 2) gpu_text(t, "%s%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i]);
+      else gpu_text(t, "%s%lld", i ? "x" : "", (long long)v[k][i]);
+    }
+  }
+  gpu_text(t, "}");
+}
+
+/* The activation of convBiasActivationForward on value x. */
+static int activation(GpuMod *m, int act, double leaky_alpha, int x) {
+  switch (act) {
+  case ACT_SIGMOID: return gpu_unary(m, "logistic", x);
+  case ACT_RELU: return gpu_binary(m, "maximum", x, gpu_splat(m, 0));
+  case ACT_RELU6: {
+    int lo = gpu_splat(m, 0), hi = gpu_splat(m, 6);
+    int v = gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
+    gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
+    return v;
+  }
+  case ACT_TANH: return gpu_unary(m, "tanh", x);
+  case ACT_ELU: case ACT_LEAKY_RELU: {
+    int zero = gpu_splat(m, 0);
+    int neg = gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
+    gpu_text(&m->t, "v%d, v%d), direction=LT\n", x, zero);
+    int low = act == ACT_ELU ? gpu_unary(m, "exponential-minus-one", x)
+                             : gpu_binary(m, "multiply", x, gpu_splat(m, leaky_alpha));
+    int v = gpu_emit(m, m->ct, m->dims, m->rank, "select(");
+    gpu_text(&m->t, "v%d, v%d, v%d)\n", neg, low, x);
+    return v;
+  }
+  case ACT_GELU_EXACT: {
+    /* 0.5 x (1 + erf(x / sqrt 2)) */
+    int e = gpu_unary(m, "erf", gpu_binary(m, "multiply", x, gpu_splat(m, M_SQRT1_2)));
+    return gpu_binary(m, "multiply", gpu_binary(m, "multiply", x, gpu_splat(m, 0.5)),
+                      gpu_binary(m, "add", e, gpu_splat(m, 1)));
+  }
+  default: return x;
+  }
+}
+
+static bool same_shape(const GpuLeaf *a, const GpuLeaf *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+char *gpu_build_conv(GpuCall *c) {
+  const char *t = c->target;
+  int kind = !strcmp(t, "__cudnn$convForward") ? CONV_FWD
+             : !strcmp(t, "__cudnn$convBackwardInput") ? CONV_BWD_INPUT
+             : !strcmp(t, "__cudnn$convBackwardFilter") ? CONV_BWD_FILTER : CONV_BIAS_ACT;
+  json_t *g = gpu_config_section(c, "cudnn_conv_backend_config", "conv_result_scale");
+  double scale, side_scale, leaky;
+  int act;
+  Labels l;
+  if (!g ||
+      gpu_json_double_req(c, g, "conv_result_scale", "cudnn_conv_backend_config.conv_result_scale",
+                          &scale) ||
+      gpu_json_double(c, g, "side_input_scale", "cudnn_conv_backend_config.side_input_scale", 0,
+                      &side_scale) ||
+      gpu_json_double(c, g, "leakyrelu_alpha", "cudnn_conv_backend_config.leakyrelu_alpha", 0,
+                      &leaky) ||
+      gpu_json_enum(c, g, "activation_mode", "cudnn_conv_backend_config.activation_mode",
+                    act_names, ACT_COUNT, ACT_NONE, &act) ||
+      split_labels(c, &l))
+    return NULL;
+  if (json_is_true(json_object_get(g, "reordered_int8_nchw_vect")) ||
+      json_object_get(g, "serialized_graph")) {
+    gpu_fail(c, "backend_config field cudnn_conv_backend_config.%s: reordered int8 filters and "
+                "cuDNN graphs are not supported",
+             json_object_get(g, "serialized_graph") ? "serialized_graph" : "reordered_int8_nchw_vect");
+    return NULL;
+  }
+  if (kind != CONV_BIAS_ACT && act != ACT_NONE) {
+    gpu_fail(c, "backend_config field cudnn_conv_backend_config.activation_mode: %s takes no "
+                "activation (got %s)", t, act_names[act]);
+    return NULL;
+  }
+  if (act == ACT_RELUX || act == ACT_BANDPASS) {
+    gpu_fail(c, "backend_config field cudnn_conv_backend_config.activation_mode: %s is not "
+                "supported (its parameters are not in the config)", act_names[act]);
+    return NULL;
+  }
+  int want_ops = kind == CONV_BIAS_ACT ? (c->nops == 4 ? 4 : 3) : 2;
+  if (c->nops != want_ops || c->nres < 1 || c->nres > 2) {
+    gpu_fail(c, "has %d operands and %d results; %s takes %s and gives (value, u8 scratch)",
+             c->nops, c->nres, t, kind == CONV_BIAS_ACT ? "(x, w, bias[, side_input])"
+                                  : kind == CONV_BWD_INPUT ? "(dy, w)"
+                                  : kind == CONV_BWD_FILTER ? "(x, dy)" : "(x, w)");
+    return NULL;
+  }
+  if (kind == CONV_BIAS_ACT && c->nops == 3 && side_scale != 0) {
+    gpu_fail(c, "backend_config field cudnn_conv_backend_config.side_input_scale is %g but there "
+                "is no side input operand", side_scale);
+    return NULL;
+  }
+  const GpuLeaf *o0 = &c->ops[0], *o1 = &c->ops[1], *r = &c->res[0];
+  if (!hlc_dtype_is_float(o0->dtype) || !hlc_dtype_is_float(o1->dtype) ||
+      !hlc_dtype_is_float(r->dtype)) {
+    gpu_fail(c, "integer (int8) cuDNN convolutions are not supported; operands %s, %s",
+             hlc_dtype_name(o0->dtype), hlc_dtype_name(o1->dtype));
+    return NULL;
+  }
+  int ns = (int)strlen(l.in) - 2;
+  if (c->wrank != ns) {
+    gpu_fail(c, "window has %d dimensions; dim_labels=%s has %d spatial ones", c->wrank,
+             c->dim_labels, ns);
+    return NULL;
+  }
+  bool any_rev = false, all_rev = true;
+  for (int i = 0; i < ns; i++) {
+    any_rev |= c->wrev[i] != 0;
+    all_rev &= c->wrev[i] != 0;
+    if (c->wlhs_dil[i] != 1 && kind != CONV_FWD && kind != CONV_BIAS_ACT) {
+      gpu_fail(c, "window: lhs_dilate must be 1 for %s", t);
+      return NULL;
+    }
+  }
+  if (any_rev && !all_rev) {
+    gpu_fail(c, "window: rhs_reversal must be all or none (cuDNN)");
+    return NULL;
+  }
+  if ((kind == CONV_BWD_INPUT || kind == CONV_BWD_FILTER) && c->feature_group_count != 1) {
+    gpu_fail(c, "feature_group_count=%lld: grouped backward convolutions are not supported",
+             (long long)c->feature_group_count);
+    return NULL;
+  }
+  /* The tensor shaped like the forward result y, and x's spatial sizes:
+   * the window must map one onto the other. */
+  const GpuLeaf *yl = kind == CONV_BWD_INPUT ? o0 : kind == CONV_BWD_FILTER ? o1 : r;
+  const GpuLeaf *xl = kind == CONV_BWD_INPUT ? r : o0;
+  for (int i = 0; i < ns; i++) {
+    int px = pos(l.in, (char)('0' + i)), py = pos(l.out, (char)('0' + i));
+    if (px < 0 || py < 0 || px >= xl->rank || py >= yl->rank) {
+      gpu_fail(c, "dim_labels=%s: spatial dimension %d is missing", c->dim_labels, i);
+      return NULL;
+    }
+    int64_t in = (xl->dims[px] - 1) * c->wlhs_dil[i] + 1 + c->wpad_lo[i] + c->wpad_hi[i];
+    int64_t keff = (c->wsize[i] - 1) * c->wrhs_dil[i] + 1;
+    int64_t o = in < keff ? 0 : (in - keff) / c->wstride[i] + 1;
+    if (o != yl->dims[py]) {
+      gpu_fail(c, "window dimension %d (size %lld, stride %lld, pad %lld_%lld) maps x's %lld "
+                  "elements to %lld, but the %s has %lld", i, (long long)c->wsize[i],
+               (long long)c->wstride[i], (long long)c->wpad_lo[i], (long long)c->wpad_hi[i],
+               (long long)xl->dims[px], (long long)o,
+               kind == CONV_FWD || kind == CONV_BIAS_ACT ? "result" : "dy operand",
+               (long long)yl->dims[py]);
+      return NULL;
+    }
+  }
+  GpuMod m = {0};
+  m.ct = (o0->dtype == HLO_F64 || o1->dtype == HLO_F64 || r->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
+  m.rank = r->rank;
+  memcpy(m.dims, r->dims, sizeof m.dims);
+  gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  int v0 = gpu_operand(&m, o0, 0, GPU_ROUND_NONE), v1 = gpu_operand(&m, o1, 1, GPU_ROUND_NONE);
+  int64_t lo[GPU_MAX_RANK] = {0}, hi[GPU_MAX_RANK] = {0}, ones[GPU_MAX_RANK], size[GPU_MAX_RANK] = {0};
+  for (int i = 0; i < ns; i++) ones[i] = 1;
+  int y;
+  if (kind == CONV_FWD || kind == CONV_BIAS_ACT) {
+    y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
+    gpu_text(&m.t, "v%d, v%d), ", v0, v1);
+    window_text(&m.t, ns, c->wsize, c->wstride, c->wpad_lo, c->wpad_hi, c->wlhs_dil, c->wrhs_dil);
+    if (any_rev) {
+      gpu_text(&m.t, " rhs_reversal=");
+      for (int i = 0; i < ns; i++) gpu_text(&m.t, "%s1", i ? "x" : "");
+    }
+    gpu_text(&m.t, ", dim_labels=%s, feature_group_count=%lld\n", c->dim_labels,
+             (long long)c->feature_group_count);
+  } else if (kind == CONV_BWD_INPUT) {
+    /* dx = conv(dy dilated by the stride, reversed w with in/out swapped). */
+    const GpuLeaf *w = o1;
+    int64_t rdims[GPU_MAX_RANK];
+    int nr = 0;
+    for (int i = 0; i < ns; i++) rdims[nr++] = pos(l.ker, (char)('0' + i));
+    int wr = v1;
+    if (!any_rev) {
+      wr = gpu_emit(&m, m.ct, w->dims, w->rank, "reverse(");
+      gpu_text(&m.t, "v%d), dimensions=", v1);
+      gpu_text_list(&m.t, rdims, nr);
+      gpu_text(&m.t, "\n");
+    }
+    for (int i = 0; i < ns; i++) {
+      int64_t I = r->dims[pos(l.in, (char)('0' + i))], O = o0->dims[pos(l.out, (char)('0' + i))];
+      int64_t keff = (c->wsize[i] - 1) * c->wrhs_dil[i] + 1;
+      lo[i] = keff - 1 - c->wpad_lo[i];
+      hi[i] = I - 1 - (O - 1) * c->wstride[i] + c->wpad_lo[i];
+      size[i] = c->wsize[i];
+    }
+    char ker[GPU_MAX_RANK + 1];
+    swap2(ker, l.ker, 'i', 'o');
+    y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
+    gpu_text(&m.t, "v%d, v%d), ", v0, wr);
+    window_text(&m.t, ns, size, ones, lo, hi, c->wstride, c->wrhs_dil);
+    gpu_text(&m.t, ", dim_labels=%s_%s->%s\n", l.out, ker, l.in);
+  } else {
+    /* dw = conv(x with batch/feature swapped, dy as the kernel). */
+    char in[GPU_MAX_RANK + 1], ker[GPU_MAX_RANK + 1], out[GPU_MAX_RANK + 1];
+    swap2(in, l.in, 'b', 'f');
+    size_t k = 0;
+    for (; l.out[k]; k++) ker[k] = l.out[k] == 'b' ? 'i' : l.out[k] == 'f' ? 'o' : l.out[k];
+    ker[k] = 0;
+    for (k = 0; l.ker[k]; k++) out[k] = l.ker[k] == 'i' ? 'b' : l.ker[k] == 'o' ? 'f' : l.ker[k];
+    out[k] = 0;
+    for (int i = 0; i < ns; i++) {
+      int64_t I = o0->dims[pos(l.in, (char)('0' + i))], O = o1->dims[pos(l.out, (char)('0' + i))];
+      size[i] = O;
+      lo[i] = c->wpad_lo[i];
+      hi[i] = (c->wsize[i] - 1) * c->wrhs_dil[i] + (O - 1) * c->wstride[i] + 1 - I - c->wpad_lo[i];
+    }
+    y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
+    gpu_text(&m.t, "v%d, v%d), ", v0, v1);
+    window_text(&m.t, ns, size, c->wrhs_dil, lo, hi, ones, c->wstride);
+    gpu_text(&m.t, ", dim_labels=%s_%s->%s\n", in, ker, out);
+    if (any_rev) {
+      int64_t rdims[GPU_MAX_RANK];
+      for (int i = 0; i < ns; i++) rdims[i] = pos(l.ker, (char)('0' + i));
+      int w = gpu_emit(&m, m.ct, r->dims, r->rank, "reverse(");
+      gpu_text(&m.t, "v%d), dimensions=", y);
+      gpu_text_list(&m.t, rdims, ns);
+      gpu_text(&m.t, "\n");
+      y = w;
+    }
+  }
+  if (scale != 1) y = gpu_binary(&m, "multiply", y, gpu_splat(&m, scale));
+  if (kind == CONV_BIAS_ACT) {
+    const GpuLeaf *bias = &c->ops[2];
+    int fdim = pos(l.out, 'f');
+    if (bias->rank != 1 || bias->dims[0] != r->dims[fdim]) {
+      gpu_fail(c, "operand 2 (bias) must be 1-D of length %lld, the output features",
+               (long long)r->dims[fdim]);
+      free(m.t.s);
+      return NULL;
+    }
+    if (c->nops == 4) {
+      if (!same_shape(&c->ops[3], r)) {
+        gpu_fail(c, "operand 3 (side input) must have the result's shape");
+        free(m.t.s);
+        return NULL;
+      }
+      int side = gpu_operand(&m, &c->ops[3], 3, GPU_ROUND_NONE);
+      if (side_scale != 1) side = gpu_binary(&m, "multiply", side, gpu_splat(&m, side_scale));
+      y = gpu_binary(&m, "add", y, side);
+    }
+    int vb = gpu_operand(&m, bias, 2, GPU_ROUND_NONE);
+    int bb = gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
+    gpu_text(&m.t, "v%d), dimensions={%d}\n", vb, fdim);
+    y = activation(&m, act, leaky, gpu_binary(&m, "add", y, bb));
+  }
+  if (gpu_finish(&m, c->res, &y, 1)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  return m.t.s;
+}

@@ -1,0 +1,365 @@
+/* gemm.c: __cublas$gemm and __cublas$lt$matmul as standard HLO.
+ *
+ * GemmBackendConfig (under "gemm_backend_config", or bare in older dumps):
+ *   t = alpha * dot(a, b; dot_dimension_numbers) + beta * C + bias
+ *   D = act(t); aux = t (the *_AUX epilogues)
+ * Operands (a, b, [C when beta != 0], [bias when the epilogue has BIAS]), as
+ * XLA's thunk emitter reads them; results (D, [aux], [workspace]). The
+ * vector bias runs along D's physically minor dimension (XLA's
+ * gemm_rewriter_test, VectorBias with a column-major output). Floats are
+ * computed in f32 (f64 for f64) and rounded once to the result types;
+ * precision_config.algorithm rounds the operands first (BF16_BF16_F32: to
+ * bf16, F16_F16_F32: to f16, TF32_TF32_F32: to 10 mantissa bits). GELU is
+ * the tanh form cuBLASLt uses (the pattern XLA's rewriter matches).
+ * Integer gemms (s8 x s8 -> s32) take no alpha, beta or epilogue, as XLA's
+ * rewriter never makes them.
+ * __cublas$lt$matmul$f8: operands (a, b, [C], a_scale, b_scale, [bias],
+ * [d_scale]), f32 scalar scales multiplying the product; results (D,
+ * [damax = max |act(t)|, f32[]], workspace); an f8 D is d_scale * act(t)
+ * clamped to the type's finite range, then rounded.
+ * Not here: the grouped variant. */
+#include "targets/gpu/gpu.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EPI_DEFAULT, EPI_BIAS, EPI_RELU, EPI_BIAS_RELU, EPI_GELU, EPI_GELU_AUX, EPI_BIAS_GELU,
+       EPI_BIAS_GELU_AUX, EPI_SILU, EPI_BIAS_SILU, EPI_COUNT };
+/* Numbers as in backend_configs.proto (SILU, BIAS_SILU: the newer ones). */
+static const char *const epilogue_names[EPI_COUNT] = {
+    "DEFAULT", "BIAS", "RELU", "BIAS_RELU", "GELU", "GELU_AUX", "BIAS_GELU", "BIAS_GELU_AUX",
+    "SILU", "BIAS_SILU"};
+
+static bool epi_bias(int e) {
+  return e == EPI_BIAS || e == EPI_BIAS_RELU || e == EPI_BIAS_GELU || e == EPI_BIAS_GELU_AUX ||
+         e == EPI_BIAS_SILU;
+}
+static bool epi_aux(int e) { return e == EPI_GELU_AUX || e == EPI_BIAS_GELU_AUX; }
+
+/* precision_config.algorithm (xla_data.proto PrecisionConfig.Algorithm). */
+enum { ALG_UNSET, ALG_ANY_F8_F8_F32, ALG_ANY_F8_F8_F32_FAST, ALG_F16_F16_F16, ALG_F16_F16_F32,
+       ALG_BF16_BF16_BF16, ALG_BF16_BF16_F32, ALG_BF16_BF16_F32_X3, ALG_BF16_BF16_F32_X6,
+       ALG_TF32_TF32_F32, ALG_TF32_TF32_F32_X3, ALG_F32_F32_F32, ALG_F64_F64_F64,
+       ALG_BF16_BF16_F32_X9, ALG_COUNT };
+static const char *const algorithm_names[ALG_COUNT] = {
+    "ALG_UNSET", "ALG_DOT_ANY_F8_ANY_F8_F32", "ALG_DOT_ANY_F8_ANY_F8_F32_FAST_ACCUM",
+    "ALG_DOT_F16_F16_F16", "ALG_DOT_F16_F16_F32", "ALG_DOT_BF16_BF16_BF16",
+    "ALG_DOT_BF16_BF16_F32", "ALG_DOT_BF16_BF16_F32_X3", "ALG_DOT_BF16_BF16_F32_X6",
+    "ALG_DOT_TF32_TF32_F32", "ALG_DOT_TF32_TF32_F32_X3", "ALG_DOT_F32_F32_F32",
+    "ALG_DOT_F64_F64_F64", "ALG_DOT_BF16_BF16_F32_X9"};
+
+typedef struct Dnums {
+  int64_t lb[GPU_MAX_RANK], rb[GPU_MAX_RANK], lc[GPU_MAX_RANK], rc[GPU_MAX_RANK];
+  int nlb, nrb, nlc, nrc;
+} Dnums;
+
+static bool listed(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+static int read_dnums(GpuCall *c, json_t *g, Dnums *d) {
+  json_t *o = json_object_get(g, "dot_dimension_numbers");
+  if (!json_is_object(o))
+    return gpu_fail(c, "backend_config: missing required field "
+                       "gemm_backend_config.dot_dimension_numbers (an object)");
+  const char *p = "gemm_backend_config.dot_dimension_numbers.";
+  char path[4][128];
+  static const char *const keys[4] = {"lhs_batch_dimensions", "rhs_batch_dimensions",
+                                      "lhs_contracting_dimensions",
+                                      "rhs_contracting_dimensions"};
+  int64_t *dst[4] = {d->lb, d->rb, d->lc, d->rc};
+  int *cnt[4] = {&d->nlb, &d->nrb, &d->nlc, &d->nrc};
+  for (int i = 0; i < 4; i++) {
+    snprintf(path[i], sizeof path[i], "%s%s", p, keys[i]);
+    if (gpu_json_ints(c, o, keys[i], path[i], dst[i], GPU_MAX_RANK, cnt[i])) return -1;
+  }
+  const GpuLeaf *a = &c->ops[0], *b = &c->ops[1];
+  if (d->nlb != d->nrb || d->nlc != d->nrc)
+    return gpu_fail(c, "backend_config field %s: batch and contracting lists must pair up "
+                       "(lhs %d+%d, rhs %d+%d)", "gemm_backend_config.dot_dimension_numbers",
+                    d->nlb, d->nlc, d->nrb, d->nrc);
+  for (int i = 0; i < 4; i++) {
+    const GpuLeaf *l = i % 2 ? b : a;
+    for (int k = 0; k < *cnt[i]; k++)
+      if (dst[i][k] < 0 || dst[i][k] >= l->rank)
+        return gpu_fail(c, "backend_config field %s: dimension %lld is out of range for "
+                           "operand %d of rank %d", path[i], (long long)dst[i][k], i % 2,
+                        l->rank);
+  }
+  for (int k = 0; k < d->nlb; k++)
+    if (a->dims[d->lb[k]] != b->dims[d->rb[k]])
+      return gpu_fail(c, "backend_config field %s: batch dimension sizes differ (%lld vs %lld)",
+                      path[0], (long long)a->dims[d->lb[k]], (long long)b->dims[d->rb[k]]);
+  for (int k = 0; k < d->nlc; k++)
+    if (a->dims[d->lc[k]] != b->dims[d->rc[k]])
+      return gpu_fail(c, "backend_config field %s: contracting dimension sizes differ "
+                         "(%lld vs %lld)", path[2], (long long)a->dims[d->lc[k]],
+                      (long long)b->dims[d->rc[k]]);
+  return 0;
+}
+
+/* The dot's logical result dims: batch, lhs free, rhs free. */
+static int dot_dims(const GpuCall *c, const Dnums *d, int64_t *out) {
+  int n = 0;
+  for (int k = 0; k < d->nlb; k++) out[n++] = c->ops[0].dims[d->lb[k]];
+  for (int i = 0; i < c->ops[0].rank; i++)
+    if (!listed(d->lb, d->nlb, i) && !listed(d->lc, d->nlc, i)) out[n++] = c->ops[0].dims[i];
+  for (int i = 0; i < c->ops[1].rank; i++)
+    if (!listed(d->rb, d->nrb, i) && !listed(d->rc, d->nrc, i)) out[n++] = c->ops[1].dims[i];
+  return n;
+}
+
+static bool same_dims(const GpuLeaf *l, const int64_t *dims, int rank) {
+  if (l->rank != rank) return false;
+  for (int i = 0; i < rank; i++)
+    if (l->dims[i] != dims[i]) return false;
+  return true;
+}
+
+static const char *dims_str(char *buf, size_t n, HloDtype dt, const int64_t *dims, int rank) {
+  GpuText t = {0};
+  gpu_text_shape(&t, dt, dims, rank);
+  snprintf(buf, n, "%s", t.s ? t.s : "?");
+  free(t.s);
+  return buf;
+}
+
+/* Scalar operand k broadcast to the result's shape (the f8 scales). */
+static int scalar_operand(GpuMod *m, const GpuCall *c, int k) {
+  int s = gpu_operand(m, &c->ops[k], k, GPU_ROUND_NONE);
+  int b = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={}\n", s);
+  return b;
+}
+
+static int act_gelu_tanh(GpuMod *m, int x) {
+  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+  int x2 = gpu_binary(m, "multiply", x, x), x3 = gpu_binary(m, "multiply", x2, x);
+  int inner = gpu_binary(m, "add", x, gpu_binary(m, "multiply", x3, gpu_splat(m, 0.044715)));
+  int th = gpu_unary(m, "tanh", gpu_binary(m, "multiply", inner, gpu_splat(m, sqrt(2.0 / M_PI))));
+  int one_p = gpu_binary(m, "add", th, gpu_splat(m, 1.0));
+  return gpu_binary(m, "multiply", gpu_binary(m, "multiply", x, gpu_splat(m, 0.5)), one_p);
+}
+
+char *gpu_build_gemm(GpuCall *c) {
+  bool lt = strcmp(c->target, "__cublas$gemm") != 0;
+  bool f8 = strcmp(c->target, "__cublas$lt$matmul$f8") == 0;
+  json_t *g = gpu_config_section(c, "gemm_backend_config", "dot_dimension_numbers");
+  if (!g) return NULL;
+  double alpha, alpha_imag, beta;
+  int epi, alg;
+  int64_t scale_mode;
+  bool damax;
+  Dnums d;
+  if (c->nops < 2) { gpu_fail(c, "needs at least 2 operands (a, b), has %d", c->nops); return NULL; }
+  if (gpu_json_double_req(c, g, "alpha_real", "gemm_backend_config.alpha_real", &alpha) ||
+      gpu_json_double(c, g, "alpha_imag", "gemm_backend_config.alpha_imag", 0, &alpha_imag) ||
+      gpu_json_double(c, g, "beta", "gemm_backend_config.beta", 0, &beta) ||
+      gpu_json_enum(c, g, "epilogue", "gemm_backend_config.epilogue", epilogue_names, EPI_COUNT,
+                    EPI_DEFAULT, &epi) ||
+      gpu_json_bool(c, g, "damax_output", "gemm_backend_config.damax_output", false, &damax) ||
+      gpu_json_int(c, g, "scale_mode", "gemm_backend_config.scale_mode", 0, &scale_mode) ||
+      read_dnums(c, g, &d))
+    return NULL;
+  json_t *pc = json_object_get(g, "precision_config");
+  alg = ALG_UNSET;
+  if (pc && (!json_is_object(pc) ||
+             gpu_json_enum(c, pc, "algorithm", "gemm_backend_config.precision_config.algorithm",
+                           algorithm_names, ALG_COUNT, ALG_UNSET, &alg))) {
+    if (!json_is_object(pc))
+      gpu_fail(c, "backend_config field gemm_backend_config.precision_config: expected an object");
+    return NULL;
+  }
+  /* Algorithms whose several-pass emulation the CPU does not reproduce. */
+  if (alg == ALG_BF16_BF16_F32_X3 || alg == ALG_BF16_BF16_F32_X6 || alg == ALG_BF16_BF16_F32_X9 ||
+      alg == ALG_TF32_TF32_F32_X3 || alg == ALG_F16_F16_F16 || alg == ALG_BF16_BF16_BF16 ||
+      (alg == ALG_ANY_F8_F8_F32 && !f8) || alg == ALG_ANY_F8_F8_F32_FAST) {
+    gpu_fail(c, "backend_config field gemm_backend_config.precision_config.algorithm: %s is not "
+                "supported (ALG_UNSET, ALG_DOT_F32_F32_F32, ALG_DOT_F64_F64_F64, "
+                "ALG_DOT_BF16_BF16_F32, ALG_DOT_F16_F16_F32, ALG_DOT_TF32_TF32_F32 are)",
+             algorithm_names[alg]);
+    return NULL;
+  }
+  if (!lt && epi != EPI_DEFAULT) {
+    gpu_fail(c, "backend_config field gemm_backend_config.epilogue: __cublas$gemm has no "
+                "epilogue (got %s; __cublas$lt$matmul has them)",
+             epilogue_names[epi]);
+    return NULL;
+  }
+  if ((damax || scale_mode) && !f8) {
+    gpu_fail(c, "backend_config field gemm_backend_config.%s: only __cublas$lt$matmul$f8 "
+                "takes scales and an amax output", damax ? "damax_output" : "scale_mode");
+    return NULL;
+  }
+  if (f8 && (scale_mode > 1 || epi_aux(epi))) {
+    gpu_fail(c, "backend_config field gemm_backend_config.%s: __cublas$lt$matmul$f8 takes "
+                "tensor scaling (scale_mode 0 or 1) and no _AUX epilogue",
+             scale_mode > 1 ? "scale_mode" : "epilogue");
+    return NULL;
+  }
+  const GpuLeaf *a = &c->ops[0], *b = &c->ops[1];
+  bool has_c = beta != 0, has_bias = epi_bias(epi), aux = epi_aux(epi);
+  /* f8: (a, b, [C], a_scale, b_scale, [bias], [d_scale]) (thunk_emitter.cc). */
+  int want_ops = 2 + has_c + has_bias + (f8 ? 2 : 0);
+  bool has_dscale = f8 && c->nops == want_ops + 1;
+  want_ops += has_dscale;
+  if (c->nops != want_ops) {
+    gpu_fail(c, "has %d operands; beta=%g and epilogue %s need %d (a, b%s%s%s)", c->nops, beta,
+             epilogue_names[epi], want_ops, has_c ? ", C" : "", f8 ? ", a_scale, b_scale" : "",
+             has_bias ? ", bias" : "");
+    return NULL;
+  }
+  for (int i = 0; f8 && i < 3; i++) {
+    int k = i < 2 ? 2 + has_c + i : want_ops - 1;
+    if (i == 2 && !has_dscale) break;
+    if (c->ops[k].rank != 0 || c->ops[k].dtype != HLO_F32) {
+      gpu_fail(c, "operand %d (%s) must be an f32 scalar", k,
+               i == 0 ? "a_scale" : i == 1 ? "b_scale" : "d_scale");
+      return NULL;
+    }
+  }
+  int want_res = 1 + aux + damax;
+  if (c->nres < want_res || c->nres > want_res + 1) {
+    gpu_fail(c, "has %d results; epilogue %s gives %d (D%s) and an optional s8 workspace",
+             c->nres, epilogue_names[epi], want_res, aux ? ", aux" : "");
+    return NULL;
+  }
+  if (c->nres == want_res + 1 && c->res[want_res].rank != 1) {
+    gpu_fail(c, "result %d (the workspace) must be 1-D", want_res);
+    return NULL;
+  }
+  const GpuLeaf *D = &c->res[0];
+  GpuMod m = {0};
+  m.rank = dot_dims(c, &d, m.dims);
+  char want[160], got[160];
+  if (!same_dims(D, m.dims, m.rank)) {
+    gpu_fail(c, "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "
+                "of shape %s, but the instruction's result is %s",
+             dims_str(want, sizeof want, D->dtype, m.dims, m.rank),
+             dims_str(got, sizeof got, D->dtype, D->dims, D->rank));
+    return NULL;
+  }
+  bool integer = hlc_dtype_is_int(a->dtype);
+  double f8_max = !f8 ? 0
+                  : D->dtype == HLO_F8E4M3FN ? 448 : D->dtype == HLO_F8E5M2 ? 57344
+                  : D->dtype == HLO_F8E4M3FNUZ ? 240 : D->dtype == HLO_F8E5M2FNUZ ? 57344 : 0;
+  if (has_dscale && f8_max == 0) {
+    gpu_fail(c, "operand %d (d_scale) is given but the result %s is not an f8 type",
+             want_ops - 1, hlc_dtype_name(D->dtype));
+    return NULL;
+  }
+  if (damax && (c->res[1].rank != 0 || c->res[1].dtype != HLO_F32)) {
+    gpu_fail(c, "result 1 (damax, damax_output is true) must be f32[]");
+    return NULL;
+  }
+  if (integer && (alpha != 1 || has_c || epi != EPI_DEFAULT || alg != ALG_UNSET)) {
+    gpu_fail(c, "an integer gemm takes no alpha (here %g), beta, epilogue or algorithm", alpha);
+    return NULL;
+  }
+  if (hlc_dtype_is_complex(a->dtype) || hlc_dtype_is_complex(D->dtype) || alpha_imag != 0) {
+    gpu_fail(c, "complex gemms (alpha_imag, c64/c128 operands) are not supported");
+    return NULL;
+  }
+  m.ct = integer ? D->dtype
+         : (a->dtype == HLO_F64 || b->dtype == HLO_F64 || D->dtype == HLO_F64) ? HLO_F64
+                                                                               : HLO_F32;
+  GpuRound rnd = alg == ALG_BF16_BF16_F32 ? GPU_ROUND_BF16
+                 : alg == ALG_F16_F16_F32 ? GPU_ROUND_F16
+                 : alg == ALG_TF32_TF32_F32 ? GPU_ROUND_TF32 : GPU_ROUND_NONE;
+  gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  if (damax)
+    gpu_text(&m.t, "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+                   "  ROOT r = %s[] maximum(a, b)\n}\n\n", hlc_dtype_name(m.ct),
+             hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
+  gpu_text(&m.t, "ENTRY e {\n");
+  int va = integer ? gpu_emit(&m, a->dtype, a->dims, a->rank, "parameter(") : gpu_operand(&m, a, 0, rnd);
+  if (integer) gpu_text(&m.t, "0)\n");
+  int vb = integer ? gpu_emit(&m, b->dtype, b->dims, b->rank, "parameter(") : gpu_operand(&m, b, 1, rnd);
+  if (integer) gpu_text(&m.t, "1)\n");
+  int t = gpu_emit(&m, m.ct, m.dims, m.rank, "dot(");
+  gpu_text(&m.t, "v%d, v%d)", va, vb);
+  if (d.nlb) { gpu_text(&m.t, ", lhs_batch_dims="); gpu_text_list(&m.t, d.lb, d.nlb); }
+  if (d.nlc) { gpu_text(&m.t, ", lhs_contracting_dims="); gpu_text_list(&m.t, d.lc, d.nlc); }
+  if (d.nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, d.rb, d.nrb); }
+  if (d.nrc) { gpu_text(&m.t, ", rhs_contracting_dims="); gpu_text_list(&m.t, d.rc, d.nrc); }
+  gpu_text(&m.t, "\n");
+  if (alpha != 1) t = gpu_binary(&m, "multiply", t, gpu_splat(&m, alpha));
+  int next_param = 2;
+  if (f8) {
+    /* The scales multiply the product (the rewriter made dividing scales
+     * multiplicative); C and the bias come after them. */
+    int k = 2 + has_c;
+    t = gpu_binary(&m, "multiply", t, scalar_operand(&m, c, k));
+    t = gpu_binary(&m, "multiply", t, scalar_operand(&m, c, k + 1));
+  }
+  if (has_c) {
+    const GpuLeaf *C = &c->ops[next_param];
+    if (!same_dims(C, m.dims, m.rank)) {
+      gpu_fail(c, "operand 2 (C, present because beta=%g) is %s; it must have the result's "
+                  "shape %s", beta, dims_str(got, sizeof got, C->dtype, C->dims, C->rank),
+               dims_str(want, sizeof want, C->dtype, m.dims, m.rank));
+      free(m.t.s);
+      return NULL;
+    }
+    int vc = gpu_operand(&m, C, next_param++, GPU_ROUND_NONE);
+    if (beta != 1) vc = gpu_binary(&m, "multiply", vc, gpu_splat(&m, beta));
+    t = gpu_binary(&m, "add", t, vc);
+  }
+  if (f8) next_param += 2;   /* the scales */
+  if (has_bias) {
+    const GpuLeaf *B = &c->ops[next_param];
+    int64_t minor = m.rank ? D->layout[0] : 0;
+    if (B->rank != 1 || m.rank == 0 || B->dims[0] != m.dims[minor]) {
+      int64_t len = m.rank ? m.dims[minor] : 0;
+      gpu_fail(c, "operand %d (the bias of epilogue %s) is %s; it must be 1-D of length %lld, "
+                  "the result's physically minor dimension %lld",
+               next_param, epilogue_names[epi],
+               dims_str(got, sizeof got, B->dtype, B->dims, B->rank), (long long)len,
+               (long long)minor);
+      free(m.t.s);
+      return NULL;
+    }
+    int vbias = gpu_operand(&m, B, next_param++, GPU_ROUND_NONE);
+    int bb = gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
+    gpu_text(&m.t, "v%d), dimensions={%lld}\n", vbias, (long long)minor);
+    t = gpu_binary(&m, "add", t, bb);
+  }
+  int y = t;
+  if (epi == EPI_RELU || epi == EPI_BIAS_RELU) y = gpu_binary(&m, "maximum", t, gpu_splat(&m, 0));
+  else if (epi == EPI_GELU || epi == EPI_GELU_AUX || epi == EPI_BIAS_GELU ||
+           epi == EPI_BIAS_GELU_AUX)
+    y = act_gelu_tanh(&m, t);
+  else if (epi == EPI_SILU || epi == EPI_BIAS_SILU)
+    y = gpu_binary(&m, "multiply", t, gpu_unary(&m, "logistic", t));
+  if (aux && !same_dims(&c->res[1], m.dims, m.rank)) {
+    gpu_fail(c, "result 1 (the pre-activation aux output of %s) must have the result's shape",
+             epilogue_names[epi]);
+    free(m.t.s);
+    return NULL;
+  }
+  int outs[2] = {y, t};
+  if (damax) {
+    /* max |y| over every element, before d_scale (thunk_emitter.cc). */
+    int ab = gpu_unary(&m, "abs", y);
+    int k = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+    int64_t all[GPU_MAX_RANK];
+    for (int i = 0; i < m.rank; i++) all[i] = i;
+    outs[1] = gpu_emit(&m, m.ct, NULL, 0, "reduce(");
+    gpu_text(&m.t, "v%d, v%d), dimensions=", ab, k);
+    gpu_text_list(&m.t, all, m.rank);
+    gpu_text(&m.t, ", to_apply=max\n");
+  }
+  if (f8_max > 0) {
+    /* An f8 result saturates to its finite range (the rewriter only fuses
+     * a clamp to it); d_scale multiplies first. */
+    int v = y;
+    if (has_dscale) v = gpu_binary(&m, "multiply", v, scalar_operand(&m, c, want_ops - 1));
+    int lo = gpu_splat(&m, -f8_max), hi = gpu_splat(&m, f8_max);
+    outs[0] = gpu_emit(&m, m.ct, m.dims, m.rank, "clamp(");
+    gpu_text(&m.t, "v%d, v%d, v%d)\n", lo, v, hi);
+  }
+  if (gpu_finish(&m, c->res, outs, want_res)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  return m.t.s;
+}

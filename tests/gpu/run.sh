@@ -1,0 +1,107 @@
+#!/bin/sh
+# The built-in XLA:GPU targets (targets/gpu/): every case of tests/gpu/calls
+# (a GPU custom call as XLA:GPU prints it) and of tests/gpu/twins (the same
+# computation in standard HLO) must match its numpy-derived expected.txt
+# (tools/gpu_cases.py); bad backend_configs fail with errors that name the
+# instruction and the field; --explain-custom-calls says which calls run.
+# Run by `make check`.
+set -u
+srcdir=${srcdir:-.}
+H=${HLORUN:-./hlorun}
+d=$srcdir/tests/gpu
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-gpu.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$H" --suite -j2 "$d/calls" "$d/twins" >"$tmp/out" 2>&1 || { fail "suite"; cat "$tmp/out"; }
+grep -q " 0 failed" "$tmp/out" && echo "ok: $(cat "$tmp/out")"
+
+# bad NAME TARGET RESULT OPERANDS CONFIG TEXT: the call fails (exit 2) with
+# TEXT in its message, before anything runs.
+bad() {
+  name=$1 target=$2 result=$3 ops=$4 config=$5 want=$6
+  {
+    echo "HloModule $name"
+    echo "ENTRY e {"
+    echo "  a = f32[2,3]{1,0} parameter(0)"
+    echo "  b = f32[3,4]{1,0} parameter(1)"
+    echo "  v = f32[4]{0} parameter(2)"
+    echo "  ROOT cc = $result custom-call($ops), custom_call_target=\"$target\", backend_config=$config"
+    echo "}"
+  } >"$tmp/$name.hlo"
+  "$H" --random "$tmp/$name.hlo" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ]; then fail "$name: exit $rc, want 2"; cat "$tmp/out" "$tmp/err"; return; fi
+  grep -qF -- "$want" "$tmp/err" || { fail "$name: no '$want' in"; cat "$tmp/err"; return; }
+  echo "ok: $name"
+}
+G='"__cublas$lt$matmul"'
+DN='"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]}'
+T='(f32[2,4]{1,0}, s8[16]{0})'
+bad not-json '__cublas$lt$matmul' "$T" 'a, b' '{"gemm_backend_config":{"alpha_real":1,}}' \
+  '%cc: backend_config is not valid JSON'
+bad no-dnums '__cublas$lt$matmul' "$T" 'a, b' '{"gemm_backend_config":{"alpha_real":1}}' \
+  '%cc: backend_config: missing required field gemm_backend_config.dot_dimension_numbers'
+bad no-alpha '__cublas$gemm' "$T" 'a, b' "{\"gemm_backend_config\":{$DN}}" \
+  '%cc: backend_config: missing required field gemm_backend_config.alpha_real'
+bad bad-epilogue '__cublas$lt$matmul' "$T" 'a, b' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"epilogue\":\"SWISH\"}}" \
+  'backend_config field gemm_backend_config.epilogue: expected one of DEFAULT, BIAS, RELU'
+bad beta-no-c '__cublas$lt$matmul' "$T" 'a, b' "{\"gemm_backend_config\":{\"alpha_real\":1,\"beta\":1,$DN}}" \
+  '%cc: has 2 operands; beta=1 and epilogue DEFAULT need 3 (a, b, C)'
+bad wrong-dims '__cublas$lt$matmul' "$T" 'a, b' '{"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["0"],"rhs_contracting_dimensions":["0"]}}}' \
+  'gemm_backend_config.dot_dimension_numbers.lhs_contracting_dimensions: contracting dimension sizes differ (2 vs 3)'
+bad wrong-result '__cublas$lt$matmul' '(f32[4,2]{1,0}, s8[16]{0})' 'a, b' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
+  'gives a result of shape f32[2,4], but the instruction'"'"'s result is f32[4,2]'
+bad bias-length '__cublas$lt$matmul' "$T" 'a, b, a' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"epilogue\":\"BIAS\"}}" \
+  'operand 2 (the bias of epilogue BIAS) is f32[2,3]; it must be 1-D of length 4'
+bad gemm-epilogue '__cublas$gemm' "$T" 'a, b, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"epilogue\":\"BIAS\"}}" \
+  'gemm_backend_config.epilogue: __cublas$gemm has no epilogue'
+bad int-as-text '__cublas$gemm' "$T" 'a, b' '{"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["one"]}}}' \
+  'gemm_backend_config.dot_dimension_numbers.lhs_contracting_dimensions[0]: expected an integer'
+bad algorithm '__cublas$gemm' "$T" 'a, b' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"precision_config\":{\"algorithm\":\"ALG_DOT_BF16_BF16_F32_X6\"}}}" \
+  'precision_config.algorithm: ALG_DOT_BF16_BF16_F32_X6 is not supported'
+bad conv-scale '__cudnn$convForward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, b' '{"cudnn_conv_backend_config":{"activation_mode":"kNone"}}' \
+  'missing required field cudnn_conv_backend_config.conv_result_scale'
+bad fmha-dropout '__cudnn$fmhaSoftmaxDropout' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  "cudnn_fmha_backend_config.dropout_rate is 0.1: dropout draws from cuDNN's Philox stream"
+bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
+  'operand 2 (a_scale) must be an f32 scalar'
+bad not-yet '__cudnn$norm' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
+bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
+  'cannot run on a CPU'
+
+# --explain-custom-calls says, before running, which calls can run.
+cat >"$tmp/mix.hlo" <<'HLO'
+HloModule mix
+ENTRY e {
+  a = f32[2,3]{1,0} parameter(0)
+  b = f32[3,4]{1,0} parameter(1)
+  g = (f32[2,4]{1,0}, s8[16]{0}) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]}}}
+  ROOT t = f32[2,3]{1,0} custom-call(a), custom_call_target="__gpu$xla.gpu.triton", backend_config={name = "k"}
+}
+HLO
+"$H" --explain-custom-calls "$tmp/mix.hlo" >"$tmp/out" 2>"$tmp/err"
+if grep -qF "  runs: yes" "$tmp/out" && grep -qF "  runs: NO: " "$tmp/out" &&
+   grep -qF "binding: built-in: XLA:GPU, built-in typed FFI handler" "$tmp/out"; then
+  echo "ok: explain"
+else
+  fail "explain"; cat "$tmp/out" "$tmp/err"
+fi
+
+# The hand-written XLA:GPU dump (samples/gpu/): every call runs, and the
+# block's output matches numpy's (samples/gpu/goldens.py).
+s=$srcdir/samples/gpu/transformer_block
+if "$H" --expect "$s.expected.txt" --rtol 1e-5 --atol 1e-6 "$s.hlo" "$s.inputs.npz" >"$tmp/out" 2>&1; then
+  echo "ok: transformer_block"
+else
+  fail "transformer_block"; cat "$tmp/out"
+fi
+"$H" --explain-custom-calls "$s.hlo" >"$tmp/out" 2>&1
+n=$(grep -c "^  runs: yes$" "$tmp/out")
+[ "$n" = 6 ] && echo "ok: transformer_block explain" || { fail "transformer_block explain: $n of 6 run"; cat "$tmp/out"; }
+grep -qF 'fusion %triton_softmax (line 85), kind=kCustom, backend kind "__triton"' "$tmp/out" &&
+  grep -qF '  runs: yes, evaluated from its fused computation %triton_softmax_computation (its tiling' "$tmp/out" &&
+  echo "ok: explain kCustom fusion" || { fail "explain kCustom fusion"; cat "$tmp/out"; }
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -1,0 +1,815 @@
+#!/usr/bin/python3
+"""Generate tests/gpu/: golden cases for the built-in XLA:GPU targets.
+
+Each case is written twice, as a suite case directory (module.hlo, in*.txt,
+expected.txt, tolerance):
+  tests/gpu/calls/NAME  the GPU custom call (as XLA:GPU prints it)
+  tests/gpu/twins/NAME  the same computation in standard HLO (dot, convolution,
+                        add, maximum, ...)
+Both must match expected.txt, which numpy computes here from the definitions
+(XLA's documented semantics of each target: see doc/custom-calls.md), in f64
+from the exact operand values, rounded once to the result type. bf16 and f16
+operands are drawn on their grids, so every input is exact.
+
+Run: /usr/bin/python3 tools/gpu_cases.py   (needs python3-numpy; the
+generated files are committed, so make check does not need numpy).
+"""
+import json
+import math
+import os
+import shutil
+import sys
+
+import numpy as np
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "gpu")
+rng = np.random.default_rng(21)
+
+TOL = {"f32": "rtol=2e-5 atol=2e-5", "f64": "rtol=1e-12 atol=1e-12",
+       "bf16": "rtol=1e-2 atol=1e-2", "f16": "rtol=2e-3 atol=2e-3"}
+
+
+def round_to(x, dt):
+    """x (f64 array) rounded to dt's grid, returned as f64."""
+    x = np.asarray(x, np.float64)
+    if dt == "f64":
+        return x
+    if dt == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    f = x.astype(np.float32)
+    if dt == "f32":
+        return f.astype(np.float64)
+    # bf16: round to nearest even on the f32 bits
+    b = f.view(np.uint32).astype(np.uint64)
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    return b.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def draw(shape, dt, scale=1.0):
+    return round_to(rng.uniform(-scale, scale, size=shape), dt)
+
+
+def lit_body(x, integer=False):
+    if x.ndim == 0:
+        return str(int(x)) if integer else repr(float(x))
+    return "{" + ", ".join(lit_body(v, integer) for v in x) + "}"
+
+
+def literal(x, dt):
+    dims = ",".join(str(d) for d in x.shape)
+    return "%s[%s] %s" % (dt, dims, lit_body(np.asarray(x, np.float64), dt[0] in "su"))
+
+
+def shape(dt, dims, layout=None):
+    s = "%s[%s]" % (dt, ",".join(str(d) for d in dims))
+    if len(dims) == 0:
+        return s
+    if layout is None:
+        layout = list(range(len(dims) - 1, -1, -1))
+    return s + "{" + ",".join(str(i) for i in layout) + "}"
+
+
+def write_case(kind, name, module, inputs, expected, tol):
+    d = os.path.join(ROOT, kind, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "module.hlo"), "w") as f:
+        f.write(module)
+    for i, (x, dt) in enumerate(inputs):
+        with open(os.path.join(d, "in%d.txt" % i), "w") as f:
+            f.write(literal(x, dt) + "\n")
+    with open(os.path.join(d, "expected.txt"), "w") as f:
+        if len(expected) == 1:
+            f.write(literal(*expected[0]) + "\n")
+        else:
+            f.write("(" + ", ".join(literal(x, dt) for x, dt in expected) + ")\n")
+    with open(os.path.join(d, "tolerance"), "w") as f:
+        f.write(tol + "\n")
+
+
+# ---- GEMM -------------------------------------------------------------------
+
+def gelu_tanh(t):
+    return 0.5 * t * (1 + np.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t ** 3)))
+
+
+ACT = {"RELU": lambda t: np.maximum(t, 0), "GELU": gelu_tanh,
+       "SILU": lambda t: t / (1 + np.exp(-t))}
+
+
+def dot_general(a, b, lb, lc, rb, rc):
+    """HLO dot semantics: batch, lhs free, rhs free."""
+    lf = [i for i in range(a.ndim) if i not in lb + lc]
+    rf = [i for i in range(b.ndim) if i not in rb + rc]
+    at = np.transpose(a, lb + lf + lc)
+    bt = np.transpose(b, rb + rc + rf)
+    B = [a.shape[i] for i in lb]
+    M = [a.shape[i] for i in lf]
+    K = int(np.prod([a.shape[i] for i in lc])) if lc else 1
+    N = [b.shape[i] for i in rf]
+    at = at.reshape(int(np.prod(B)) if B else 1, int(np.prod(M)) if M else 1, K)
+    bt = bt.reshape(int(np.prod(B)) if B else 1, K, int(np.prod(N)) if N else 1)
+    return np.matmul(at, bt).reshape(B + M + N)
+
+
+def gemm_case(name, target, dt, a_dims, b_dims, lb, lc, rb, rc, epilogue="DEFAULT", alpha=1.0,
+              beta=0.0, out_layout=None, out_dt=None, workspace=True, wrapper=True,
+              quoted=False, a_layout=None, algorithm=None):
+    out_dt = out_dt or dt
+    a, b = draw(a_dims, dt), draw(b_dims, dt)
+    t = alpha * dot_general(a, b, lb, lc, rb, rc)
+    out_dims = list(t.shape)
+    inputs = [(a, dt), (b, dt)]
+    if algorithm == "ALG_DOT_BF16_BF16_F32":
+        t = alpha * dot_general(round_to(a, "bf16"), round_to(b, "bf16"), lb, lc, rb, rc)
+    c = None
+    if beta != 0:
+        c = draw(out_dims, out_dt)
+        t = t + beta * c
+        inputs.append((c, out_dt))
+    bias = None
+    if "BIAS" in epilogue:
+        minor = out_layout[0] if out_layout else len(out_dims) - 1
+        bias = draw([out_dims[minor]], out_dt)
+        shp = [1] * len(out_dims)
+        shp[minor] = out_dims[minor]
+        t = t + bias.reshape(shp)
+        inputs.append((bias, out_dt))
+    act = next((f for k, f in ACT.items() if k in epilogue), lambda v: v)
+    y = act(t)
+    aux = "AUX" in epilogue
+    expected = [(round_to(y, out_dt), out_dt)] + ([(round_to(t, out_dt), out_dt)] if aux else [])
+    dn = {"lhs_contracting_dimensions": [str(i) for i in lc],
+          "rhs_contracting_dimensions": [str(i) for i in rc],
+          "lhs_batch_dimensions": [str(i) for i in lb],
+          "rhs_batch_dimensions": [str(i) for i in rb]}
+    g = {"selected_algorithm": "7", "alpha_real": alpha, "beta": beta,
+         "dot_dimension_numbers": dn,
+         "precision_config": {"operand_precision": ["DEFAULT", "DEFAULT"],
+                              "algorithm": algorithm or "ALG_UNSET"},
+         "epilogue": epilogue}
+    if target == "__cublas$gemm":
+        del g["epilogue"]
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "gemm_backend_config": g,
+           "force_earliest_schedule": False} if wrapper else g
+    text = json.dumps(cfg, separators=(",", ":"))
+    bc = "backend_config=" + (json.dumps(text) if quoted else text)
+    params = []
+    names = ["a", "b"] + (["c"] if c is not None else []) + (["bias"] if bias is not None else [])
+    for i, ((x, xdt), nm) in enumerate(zip(inputs, names)):
+        lay = a_layout if nm == "a" else None
+        params.append("  %%%s = %s parameter(%d)" % (nm, shape(xdt, x.shape, lay), i))
+    o = shape(out_dt, out_dims, out_layout)
+    res = [o] + ([o] if aux else []) + (["s8[4194304]{0}"] if workspace else [])
+    ops = ", ".join("%" + n for n in names)
+    if len(res) == 1:
+        call = "  ROOT %%cc = %s custom-call(%s), custom_call_target=\"%s\", %s" % (o, ops, target, bc)
+    else:
+        call = ("  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", %s\n" %
+                (", ".join(res), ops, target, bc))
+        if aux:
+            call += ("  %%d = %s get-tuple-element(%%cc), index=0\n  %%x = %s get-tuple-element(%%cc), index=1\n"
+                     "  ROOT %%r = (%s, %s) tuple(%%d, %%x)" % (o, o, o, o))
+        else:
+            call += "  ROOT %%d = %s get-tuple-element(%%cc), index=0" % o
+    module = "HloModule %s, entry_computation_layout={}\n\nENTRY %%main {\n%s\n%s\n}\n" % (
+        name, "\n".join(params), call)
+    module = module.replace(", entry_computation_layout={}", "")
+    write_case("calls", name, module, inputs, expected, TOL[out_dt if out_dt != dt else dt])
+    # The twin: dot in f32 (f64), the epilogue as elementwise HLO.
+    ct = "f64" if "f64" in (dt, out_dt) else "f32"
+    L = []
+    for i, ((x, xdt), nm) in enumerate(zip(inputs, names)):
+        L.append("  %s = %s parameter(%d)" % (nm, shape(xdt, x.shape), i))
+        src = nm
+        if algorithm == "ALG_DOT_BF16_BF16_F32" and nm in ("a", "b") and xdt != "bf16":
+            L.append("  %s_r = %s convert(%s)" % (nm, shape("bf16", x.shape), nm))
+            src = nm + "_r"
+        L.append("  %s_c = %s convert(%s)" % (nm, shape(ct, x.shape), src))
+    O = shape(ct, out_dims)
+    dims_attr = "".join(", %s={%s}" % (k, ",".join(map(str, v))) for k, v in
+                        [("lhs_batch_dims", lb), ("lhs_contracting_dims", lc),
+                         ("rhs_batch_dims", rb), ("rhs_contracting_dims", rc)] if v)
+    L.append("  t0 = %s dot(a_c, b_c)%s" % (O, dims_attr))
+    L.append("  al = %s constant(%r)\n  alb = %s broadcast(al), dimensions={}\n  t1 = %s multiply(t0, alb)"
+             % (ct + "[]", alpha, O, O))
+    cur = "t1"
+    if c is not None:
+        L.append("  be = %s constant(%r)\n  beb = %s broadcast(be), dimensions={}\n  cb = %s multiply(c_c, beb)\n"
+                 "  t2 = %s add(%s, cb)" % (ct + "[]", beta, O, O, O, cur))
+        cur = "t2"
+    if bias is not None:
+        minor = out_layout[0] if out_layout else len(out_dims) - 1
+        L.append("  bb = %s broadcast(bias_c), dimensions={%d}\n  t3 = %s add(%s, bb)" % (O, minor, O, cur))
+        cur = "t3"
+    pre = cur
+    if "RELU" in epilogue:
+        L.append("  z = %s constant(0)\n  zb = %s broadcast(z), dimensions={}\n  y = %s maximum(%s, zb)"
+                 % (ct + "[]", O, O, cur))
+        cur = "y"
+    elif "GELU" in epilogue:
+        def k(n, v):
+            L.append("  %s = %s constant(%r)\n  %sb = %s broadcast(%s), dimensions={}" % (n, ct + "[]", v, n, O, n))
+        k("k1", 0.044715), k("k2", math.sqrt(2 / math.pi)), k("k3", 1.0), k("k4", 0.5)
+        L.append("  x2 = %s multiply(%s, %s)\n  x3 = %s multiply(x2, %s)\n  i1 = %s multiply(x3, k1b)\n"
+                 "  i2 = %s add(%s, i1)\n  i3 = %s multiply(i2, k2b)\n  th = %s tanh(i3)\n  o1 = %s add(th, k3b)\n"
+                 "  hx = %s multiply(%s, k4b)\n  y = %s multiply(hx, o1)"
+                 % (O, cur, cur, O, cur, O, O, cur, O, O, O, O, cur, O))
+        cur = "y"
+    elif "SILU" in epilogue:
+        L.append("  sg = %s logistic(%s)\n  y = %s multiply(%s, sg)" % (O, cur, O, cur))
+        cur = "y"
+    OD = shape(out_dt, out_dims)
+    L.append("  yo = %s convert(%s)" % (OD, cur))
+    if aux:
+        L.append("  xo = %s convert(%s)" % (OD, pre))
+        L.append("  ROOT r = (%s, %s) tuple(yo, xo)" % (OD, OD))
+    else:
+        L.append("  ROOT r = %s copy(yo)" % OD)
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case("twins", name, twin, inputs, expected, TOL[out_dt if out_dt != dt else dt])
+
+
+# ---- Convolutions -------------------------------------------------------------
+
+def conv_ref(x, w, stride, pad, rdil, groups=1):
+    """x (N,C,spatial...), w (O,I,spatial...), HLO convolution (cross-correlation)."""
+    N, C = x.shape[:2]
+    O, I = w.shape[:2]
+    sp = x.shape[2:]
+    ks = w.shape[2:]
+    n = len(sp)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p[0], p[1]) for p in pad])
+    keff = [(k - 1) * d + 1 for k, d in zip(ks, rdil)]
+    out = [(xp.shape[2 + i] - keff[i]) // stride[i] + 1 for i in range(n)]
+    y = np.zeros((N, O) + tuple(out))
+    og = O // groups
+    for idx in np.ndindex(*out):
+        for kidx in np.ndindex(*ks):
+            pos = tuple(idx[i] * stride[i] + kidx[i] * rdil[i] for i in range(n))
+            xs = xp[(slice(None), slice(None)) + pos]            # N, C
+            wk = w[(slice(None), slice(None)) + kidx]            # O, I
+            for g in range(groups):
+                y[(slice(None), slice(g * og, (g + 1) * og)) + idx] += \
+                    xs[:, g * I:(g + 1) * I] @ wk[g * og:(g + 1) * og].T
+    return y
+
+
+def to_canon(arr, labels, first, second):
+    """Array in labels order -> (first, second, spatial 0..) order."""
+    order = [labels.index(first), labels.index(second)] + \
+        [labels.index(str(i)) for i in range(len(labels) - 2)]
+    return np.transpose(arr, order)
+
+
+def from_canon(arr, labels, first, second):
+    order = [labels.index(first), labels.index(second)] + \
+        [labels.index(str(i)) for i in range(len(labels) - 2)]
+    return np.transpose(arr, np.argsort(order))
+
+
+def window_attr(size, stride, pad, rdil):
+    x = lambda v: "x".join(str(i) for i in v)
+    s = "window={size=%s" % x(size)
+    if any(v != 1 for v in stride):
+        s += " stride=%s" % x(stride)
+    s += " pad=%s" % "x".join("%d_%d" % p for p in pad)
+    if any(v != 1 for v in rdil):
+        s += " rhs_dilate=%s" % x(rdil)
+    return s + "}"
+
+
+def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act="kNone",
+              side=False, side_scale=0.0, leaky=0.0, groups=1):
+    inl, rest = labels.split("_")
+    kerl, outl = rest.split("->")
+    x = draw(xs, dt)
+    w = draw(ws, dt)
+    xc = to_canon(x, inl, "b", "f")
+    wc = to_canon(w, kerl, "o", "i")
+    yc = conv_ref(xc, wc, stride, pad, rdil, groups)
+    ys = from_canon(yc, outl, "b", "f").shape
+    size = list(ws[kerl.index(str(i))] for i in range(len(inl) - 2))
+    target = {"fwd": "__cudnn$convForward", "bwd_input": "__cudnn$convBackwardInput",
+              "bwd_filter": "__cudnn$convBackwardFilter",
+              "bias_act": "__cudnn$convBiasActivationForward"}[kind]
+    if kind in ("fwd", "bias_act"):
+        ops = [(x, dt), (w, dt)]
+        t = scale * yc
+        if kind == "bias_act":
+            bias = draw([yc.shape[1]], dt)
+            t = t + bias.reshape((1, -1) + (1,) * (yc.ndim - 2))
+            ops.append((bias, dt))
+            if side:
+                sd = draw(ys, dt)
+                t = t + side_scale * to_canon(sd, outl, "b", "f")
+                ops.append((sd, dt))
+            f = {"kNone": lambda v: v, "kRelu": lambda v: np.maximum(v, 0),
+                 "kRelu6": lambda v: np.clip(v, 0, 6), "kTanh": np.tanh,
+                 "kSigmoid": lambda v: 1 / (1 + np.exp(-v)),
+                 "kElu": lambda v: np.where(v < 0, np.expm1(v), v),
+                 "kLeakyRelu": lambda v: np.where(v < 0, leaky * v, v),
+                 "kGeluExact": lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))}[act]
+            t = f(t)
+        res = from_canon(t, outl, "b", "f")
+    elif kind == "bwd_input":
+        # dx = J^T dy: the adjoint, by linearity from unit inputs of x.
+        dy = draw(ys, dt)
+        dyc = to_canon(dy, outl, "b", "f")
+        dxc = np.zeros(xc.shape)
+        for idx in np.ndindex(*xc.shape):
+            e = np.zeros(xc.shape)
+            e[idx] = 1
+            dxc[idx] = np.sum(conv_ref(e, wc, stride, pad, rdil) * dyc)
+        res = from_canon(dxc, inl, "b", "f")
+        ops = [(dy, dt), (w, dt)]
+    else:
+        dy = draw(ys, dt)
+        dyc = to_canon(dy, outl, "b", "f")
+        dwc = np.zeros(wc.shape)
+        for idx in np.ndindex(*wc.shape):
+            e = np.zeros(wc.shape)
+            e[idx] = 1
+            dwc[idx] = np.sum(conv_ref(xc, e, stride, pad, rdil) * dyc)
+        res = from_canon(dwc, kerl, "o", "i")
+        ops = [(x, dt), (dy, dt)]
+    expected = [(round_to(res, dt), dt)]
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [],
+           "cudnn_conv_backend_config": {
+               "algorithm": {"algo_id": "1", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {},
+                             "is_cudnn_frontend": True, "workspace_size": "0"},
+               "conv_result_scale": scale, "activation_mode": act, "side_input_scale": side_scale,
+               "leakyrelu_alpha": leaky}}
+    win = window_attr(size, stride, pad, rdil)
+    names = ["p%d" % i for i in range(len(ops))]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(o[1], o[0].shape), i)
+                       for i, (n, o) in enumerate(zip(names, ops)))
+    rs = shape(dt, res.shape)
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), %s, "
+              "dim_labels=%s%s, custom_call_target=\"%s\", backend_config=%s\n"
+              "  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n" %
+              (name, params, rs, ", ".join("%" + n for n in names), win, labels,
+               ", feature_group_count=%d" % groups if groups != 1 else "", target,
+               json.dumps(cfg, separators=(",", ":")), rs))
+    write_case("calls", name, module, ops, expected, TOL[dt])
+    # The twin: what XLA's conv rewriter started from.
+    L = ["  p%d = %s parameter(%d)\n  c%d = %s convert(p%d)" % (i, shape(o[1], o[0].shape), i, i,
+                                                              shape("f32" if dt != "f64" else "f64", o[0].shape), i)
+         for i, o in enumerate(ops)]
+    ct = "f32" if dt != "f64" else "f64"
+    R = shape(ct, res.shape)
+    if kind in ("fwd", "bias_act"):
+        L.append("  y0 = %s convolution(c0, c1), %s, dim_labels=%s%s" % (
+            R, win, labels, ", feature_group_count=%d" % groups if groups != 1 else ""))
+        L.append("  s = %s[] constant(%r)\n  sb = %s broadcast(s), dimensions={}\n  y = %s multiply(y0, sb)"
+                 % (ct, scale, R, R))
+        cur = "y"
+        if kind == "bias_act":
+            L.append("  bb = %s broadcast(c2), dimensions={%d}\n  yb = %s add(%s, bb)" % (R, outl.index("f"), R, cur))
+            cur = "yb"
+            if side:
+                L.append("  ss = %s[] constant(%r)\n  ssb = %s broadcast(ss), dimensions={}\n"
+                         "  sd = %s multiply(c3, ssb)\n  ys = %s add(%s, sd)" % (ct, side_scale, R, R, R, cur))
+                cur = "ys"
+            z = "  z = %s[] constant(0)\n  zb = %s broadcast(z), dimensions={}\n" % (ct, R)
+            if act == "kRelu":
+                L.append(z + "  ya = %s maximum(%s, zb)" % (R, cur))
+                cur = "ya"
+            elif act == "kElu":
+                L.append(z + "  ng = %s compare(%s, zb), direction=LT\n  em = %s exponential-minus-one(%s)\n"
+                         "  ya = %s select(ng, em, %s)" % (shape("pred", res.shape), cur, R, cur, R, cur))
+                cur = "ya"
+            elif act == "kLeakyRelu":
+                L.append(z + "  al = %s[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+                         "  ng = %s compare(%s, zb), direction=LT\n  lk = %s multiply(%s, alb)\n"
+                         "  ya = %s select(ng, lk, %s)" % (ct, leaky, R, shape("pred", res.shape), cur, R, cur, R, cur))
+                cur = "ya"
+            elif act == "kGeluExact":
+                L.append("  r2 = %s[] constant(%r)\n  r2b = %s broadcast(r2), dimensions={}\n  h = %s[] constant(0.5)\n"
+                         "  hb = %s broadcast(h), dimensions={}\n  o = %s[] constant(1)\n  ob = %s broadcast(o), dimensions={}\n"
+                         "  xs = %s multiply(%s, r2b)\n  ef = %s erf(xs)\n  e1 = %s add(ef, ob)\n  hx = %s multiply(%s, hb)\n"
+                         "  ya = %s multiply(hx, e1)" % (ct, 1 / math.sqrt(2), R, ct, R, ct, R, R, cur, R, R, R, cur, R))
+                cur = "ya"
+            elif act == "kRelu6":
+                L.append(z + "  six = %s[] constant(6)\n  sixb = %s broadcast(six), dimensions={}\n"
+                         "  ya = %s clamp(zb, %s, sixb)" % (ct, R, R, cur))
+                cur = "ya"
+            elif act in ("kTanh", "kSigmoid"):
+                L.append("  ya = %s %s(%s)" % (R, "tanh" if act == "kTanh" else "logistic", cur))
+                cur = "ya"
+    else:
+        # The gradients as JAX writes them: the forward conv's vjp, here
+        # through a dot of the unit-response matrix is impossible in HLO, so
+        # the twin spells out the transposed convolution itself.
+        n = len(inl) - 2
+        if kind == "bwd_input":
+            kr = [kerl.index(str(i)) for i in range(n)]
+            L.append("  wr = %s reverse(c1), dimensions={%s}" % (shape(ct, w.shape), ",".join(map(str, kr))))
+            I = [res.shape[inl.index(str(i))] for i in range(n)]
+            O = [ys[outl.index(str(i))] for i in range(n)]
+            keff = [(size[i] - 1) * rdil[i] + 1 for i in range(n)]
+            p2 = [(keff[i] - 1 - pad[i][0], I[i] - 1 - (O[i] - 1) * stride[i] + pad[i][0]) for i in range(n)]
+            kl = kerl.replace("i", "T").replace("o", "i").replace("T", "o")
+            wtxt = "window={size=%s pad=%s lhs_dilate=%s rhs_dilate=%s}" % (
+                "x".join(map(str, size)), "x".join("%d_%d" % p for p in p2),
+                "x".join(map(str, stride)), "x".join(map(str, rdil)))
+            L.append("  y = %s convolution(c0, wr), %s, dim_labels=%s_%s->%s" % (R, wtxt, outl, kl, inl))
+        else:
+            I = [xs[inl.index(str(i))] for i in range(n)]
+            O = [ys[outl.index(str(i))] for i in range(n)]
+            p2 = [(pad[i][0], (size[i] - 1) * rdil[i] + (O[i] - 1) * stride[i] + 1 - I[i] - pad[i][0])
+                  for i in range(n)]
+            il = inl.replace("b", "T").replace("f", "b").replace("T", "f")
+            kl = outl.replace("b", "i").replace("f", "o")
+            ol = kerl.replace("i", "b").replace("o", "f")
+            wtxt = "window={size=%s stride=%s pad=%s rhs_dilate=%s}" % (
+                "x".join(map(str, O)), "x".join(map(str, rdil)), "x".join("%d_%d" % p for p in p2),
+                "x".join(map(str, stride)))
+            L.append("  y = %s convolution(c0, c1), %s, dim_labels=%s_%s->%s" % (R, wtxt, il, kl, ol))
+        cur = "y"
+    L.append("  ROOT r = %s convert(%s)" % (shape(dt, res.shape), cur))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case("twins", name, twin, ops, expected, TOL[dt])
+
+
+def main():
+    for k in ("calls", "twins"):
+        shutil.rmtree(os.path.join(ROOT, k), ignore_errors=True)
+    # __cublas$gemm: plain, the old quoted bare config with C and no workspace.
+    gemm_case("gemm_f32", "__cublas$gemm", "f32", [4, 5], [5, 3], [], [1], [], [0])
+    gemm_case("gemm_f32_beta_quoted", "__cublas$gemm", "f32", [4, 5], [5, 3], [], [1], [], [0],
+              alpha=2.0, beta=0.5, workspace=False, wrapper=False, quoted=True)
+    gemm_case("gemm_f64_batch", "__cublas$gemm", "f64", [2, 3, 4], [2, 4, 5], [0], [2], [0], [1])
+    gemm_case("gemm_bf16_transposed", "__cublas$gemm", "bf16", [6, 4], [5, 6], [], [0], [], [1])
+    gemm_case("gemm_f16_beta", "__cublas$gemm", "f16", [3, 8], [8, 4], [], [1], [], [0], beta=1.0)
+    gemm_case("gemm_alg_bf16", "__cublas$gemm", "f32", [4, 16], [16, 3], [], [1], [], [0],
+              algorithm="ALG_DOT_BF16_BF16_F32")
+    # __cublas$lt$matmul: every epilogue.
+    for epi in ("DEFAULT", "BIAS", "RELU", "BIAS_RELU", "GELU", "GELU_AUX", "BIAS_GELU",
+                "BIAS_GELU_AUX", "SILU", "BIAS_SILU"):
+        gemm_case("lt_%s_f32" % epi.lower(), "__cublas$lt$matmul", "f32", [5, 7], [7, 6], [], [1],
+                  [], [0], epilogue=epi, alpha=1.5, beta=0.25 if "GELU" in epi else 0.0)
+    gemm_case("lt_bias_relu_beta_bf16", "__cublas$lt$matmul", "bf16", [4, 8], [8, 6], [], [1], [],
+              [0], epilogue="BIAS_RELU", beta=1.0)
+    gemm_case("lt_bias_gelu_f16_batch", "__cublas$lt$matmul", "f16", [2, 4, 8], [2, 8, 3], [0], [2],
+              [0], [1], epilogue="BIAS_GELU")
+    gemm_case("lt_bias_f64_beta", "__cublas$lt$matmul", "f64", [3, 4], [4, 5], [], [1], [], [0],
+              epilogue="BIAS", alpha=0.5, beta=-2.0)
+    # Column-major output: the bias runs along dimension 0, the minor one.
+    gemm_case("lt_bias_colmajor_out", "__cublas$lt$matmul", "f32", [3, 4], [4, 5], [], [1], [], [0],
+              epilogue="BIAS", out_layout=[0, 1])
+    gemm_case("lt_transposed_bf16_gelu_aux", "__cublas$lt$matmul", "bf16", [8, 4], [6, 8], [], [0],
+              [], [1], epilogue="BIAS_GELU_AUX", a_layout=[0, 1])
+    # cuDNN convolutions.
+    conv_case("conv_fwd_nhwc_f32", "fwd", "f32", "b01f_01io->b01f", [2, 5, 5, 3], [3, 3, 3, 4],
+              [1, 1], [(1, 1), (1, 1)], [1, 1])
+    conv_case("conv_fwd_nchw_stride_f16", "fwd", "f16", "bf01_oi01->bf01", [1, 2, 7, 6],
+              [3, 2, 3, 2], [2, 2], [(1, 1), (0, 0)], [1, 1], scale=0.5)
+    conv_case("conv_fwd_dilated_bf16", "fwd", "bf16", "b01f_01io->b01f", [1, 8, 8, 2],
+              [3, 3, 2, 2], [1, 1], [(2, 2), (2, 2)], [2, 2])
+    conv_case("conv_fwd_grouped_f64", "fwd", "f64", "bf01_oi01->bf01", [1, 4, 5, 5], [6, 2, 3, 3],
+              [1, 1], [(1, 1), (1, 1)], [1, 1], groups=2)
+    conv_case("conv_bwd_input_f32", "bwd_input", "f32", "b01f_01io->b01f", [1, 5, 5, 2],
+              [3, 3, 2, 3], [1, 1], [(1, 1), (1, 1)], [1, 1])
+    conv_case("conv_bwd_input_stride_f32", "bwd_input", "f32", "bf01_oi01->bf01", [2, 2, 6, 5],
+              [3, 2, 3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1])
+    conv_case("conv_bwd_input_f16", "bwd_input", "f16", "b01f_01io->b01f", [1, 4, 4, 2],
+              [2, 2, 2, 2], [1, 1], [(0, 0), (0, 0)], [1, 1])
+    conv_case("conv_bwd_filter_f32", "bwd_filter", "f32", "b01f_01io->b01f", [2, 5, 5, 2],
+              [3, 3, 2, 3], [1, 1], [(1, 1), (1, 1)], [1, 1])
+    conv_case("conv_bwd_filter_stride_f32", "bwd_filter", "f32", "bf01_oi01->bf01", [1, 2, 7, 6],
+              [2, 2, 3, 3], [2, 2], [(1, 1), (1, 0)], [1, 1])
+    conv_case("conv_bwd_filter_bf16", "bwd_filter", "bf16", "b01f_01io->b01f", [2, 4, 4, 2],
+              [3, 3, 2, 2], [1, 1], [(1, 1), (1, 1)], [1, 1])
+    for act in ("kNone", "kRelu", "kRelu6", "kElu", "kLeakyRelu", "kGeluExact", "kTanh", "kSigmoid"):
+        conv_case("conv_bias_%s_f32" % act[1:].lower(), "bias_act", "f32", "b01f_01io->b01f",
+                  [1, 4, 4, 2], [3, 3, 2, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], act=act,
+                  leaky=0.1 if act == "kLeakyRelu" else 0.0, scale=2.0 if act == "kRelu6" else 1.0)
+    conv_case("conv_bias_side_relu_f32", "bias_act", "f32", "bf01_oi01->bf01", [1, 2, 5, 5],
+              [3, 2, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], act="kRelu", side=True,
+              side_scale=0.5, scale=1.5)
+    conv_case("conv_bias_relu_f16", "bias_act", "f16", "b01f_01io->b01f", [1, 4, 4, 2],
+              [3, 3, 2, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], act="kRelu")
+    more_cases()
+
+
+# ---- One-op targets: triangular solve, TopK, CUB sorts, kCustom fusions ------
+
+def trsm_case(name, dt, a_dims, b_dims, left, lower, unit, trans):
+    n = a_dims[-1]
+    a = draw(a_dims, dt)
+    a = a + round_to(4 * np.eye(n), dt)          # well conditioned
+    b = draw(b_dims, dt)
+    tri = np.tril(a) if lower else np.triu(a)
+    if unit:
+        idx = np.arange(n)
+        tri = tri.copy()
+        tri[..., idx, idx] = 1
+    op = np.swapaxes(tri, -1, -2) if trans == "TRANSPOSE" else tri
+    x = np.linalg.solve(op, b) if left else np.swapaxes(
+        np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    opts = {"left_side": left, "lower": lower, "unit_diagonal": unit, "transpose_a": trans}
+    flags = "left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s" % (
+        str(left).lower(), str(lower).lower(), str(unit).lower(), trans)
+    B = shape(dt, b_dims)
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%a = %s parameter(0)\n  %%b = %s parameter(1)\n"
+              "  %%cc = (%s, s8[0]{0}) custom-call(%%a, %%b), custom_call_target=\"__cublas$triangularSolve\", "
+              "backend_config=%s\n  ROOT %%x = %s get-tuple-element(%%cc), index=0\n}\n" %
+              (name, shape(dt, a_dims), B, B, json.dumps(opts, separators=(",", ":")), B))
+    twin = ("HloModule %s_twin\n\nENTRY main {\n  a = %s parameter(0)\n  b = %s parameter(1)\n"
+            "  ROOT x = %s triangular-solve(a, b), %s\n}\n" % (name, shape(dt, a_dims), B, B, flags))
+    ins, exp = [(a, dt), (b, dt)], [(round_to(x, dt), dt)]
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def topk_case(name, dt, dims, k):
+    x = round_to(rng.integers(-4, 5, size=dims) / 2.0, dt)   # many ties
+    order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+    vals = np.take_along_axis(x, order, -1)
+    X, V, I = shape(dt, dims), shape(dt, dims[:-1] + [k]), shape("s32", dims[:-1] + [k])
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%x = %s parameter(0)\n"
+              "  ROOT %%cc = (%s, %s) custom-call(%%x), custom_call_target=\"__gpu$TopK\"\n}\n" %
+              (name, X, V, I))
+    r = len(dims) - 1
+    sl = ", ".join("[0:%d]" % d for d in dims[:-1] + [k])
+    twin = ("HloModule %s_twin\n\ncmp {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+            "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n  ROOT g = pred[] compare(a, b), direction=GT\n}\n\n"
+            "ENTRY main {\n  x = %s parameter(0)\n  i = %s iota(), iota_dimension=%d\n"
+            "  s = (%s, %s) sort(x, i), dimensions={%d}, is_stable=true, to_apply=cmp\n"
+            "  v = %s get-tuple-element(s), index=0\n  j = %s get-tuple-element(s), index=1\n"
+            "  vs = %s slice(v), slice={%s}\n  js = %s slice(j), slice={%s}\n  ROOT t = (%s, %s) tuple(vs, js)\n}\n" %
+            (name, dt, dt, X, shape("s32", dims), r, X, shape("s32", dims), r, X, shape("s32", dims),
+             V, sl, I, sl, V, I))
+    exp = [(vals, dt), (order.astype(np.float64), "s32")]
+    write_case("calls", name, module, [(x, dt)], exp, "rtol=0 atol=0")
+    write_case("twins", name, twin, [(x, dt)], exp, "rtol=0 atol=0")
+
+
+def radix_key(x, dt):
+    """CUB's radix order of keys, as unsigned integers."""
+    if dt == "f32":
+        b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+        return np.where(b >> 31, (~b) & 0xFFFFFFFF, b | 0x80000000)
+    return x.astype(np.int64) + (1 << 40)
+
+
+def cub_case(name, kdt, vdt, dims, batch, descending):
+    if kdt == "f32":
+        keys = round_to(rng.integers(-3, 4, size=dims) / 2.0, kdt)
+        keys.flat[0], keys.flat[1] = 0.0, -0.0               # -0 sorts before +0
+    else:
+        keys = rng.integers(-5, 6, size=dims).astype(np.float64)
+    rows = keys.reshape(batch, -1)
+    rk = radix_key(rows, kdt).astype(np.float64)
+    order = np.argsort(-rk if descending else rk, axis=-1, kind="stable")
+    sk = np.take_along_axis(rows, order, -1).reshape(dims)
+    K = shape(kdt, dims)
+    ins = [(keys, kdt)]
+    exp = [(sk, kdt)]
+    target = "xla.gpu.ext.cub_sort_keys"
+    if vdt:
+        vals = draw(dims, vdt)
+        ins.append((vals, vdt))
+        exp.append((np.take_along_axis(vals.reshape(batch, -1), order, -1).reshape(dims), vdt))
+        target = "xla.gpu.ext.cub_sort_pairs"
+    V = shape(vdt, dims) if vdt else None
+    res = ", ".join([K] + ([V] if V else []) + ["u8[256]{0}"])
+    ops = "%k" + (", %v" if vdt else "")
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%k = %s parameter(0)\n%s"
+              "  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", api_version=API_VERSION_TYPED_FFI, "
+              "backend_config={descending = %s, batch_size = %d : i64}\n" %
+              (name, K, "  %%v = %s parameter(1)\n" % V if V else "", res, ops, target,
+               str(descending).lower(), batch))
+    if vdt:
+        module += ("  %%a = %s get-tuple-element(%%cc), index=0\n  %%b = %s get-tuple-element(%%cc), index=1\n"
+                   "  ROOT %%t = (%s, %s) tuple(%%a, %%b)\n}\n" % (K, V, K, V))
+    else:
+        module += "  ROOT %%a = %s get-tuple-element(%%cc), index=0\n}\n" % K
+    R = "%s[%d,%d]" % (kdt, batch, keys.size // batch)
+    RV = "%s[%d,%d]" % (vdt, batch, keys.size // batch) if vdt else None
+    cmp = "cmp {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n" % (kdt, kdt)
+    if vdt:
+        cmp += "  c = %s[] parameter(2)\n  d = %s[] parameter(3)\n" % (vdt, vdt)
+    cmp += "  ROOT g = pred[] compare(a, b), direction=%s%s\n}\n" % (
+        "GT" if descending else "LT", ", type=TOTALORDER" if kdt == "f32" else "")
+    body = "  k = %s parameter(0)\n  kr = %s reshape(k)\n" % (K, R)
+    if vdt:
+        body += ("  v = %s parameter(1)\n  vr = %s reshape(v)\n  s = (%s, %s) sort(kr, vr), dimensions={1}, "
+                 "is_stable=true, to_apply=cmp\n  a = %s get-tuple-element(s), index=0\n"
+                 "  b = %s get-tuple-element(s), index=1\n  ao = %s reshape(a)\n  bo = %s reshape(b)\n"
+                 "  ROOT t = (%s, %s) tuple(ao, bo)\n" % (V, RV, R, RV, R, RV, K, V, K, V))
+    else:
+        body += "  s = %s sort(kr), dimensions={1}, is_stable=true, to_apply=cmp\n  ROOT o = %s reshape(s)\n" % (R, K)
+    twin = "HloModule %s_twin\n\n%s\nENTRY main {\n%s}\n" % (name, cmp, body)
+    write_case("calls", name, module, ins, exp, "rtol=0 atol=0")
+    write_case("twins", name, twin, ins, exp, "rtol=0 atol=0")
+
+
+def fusion_case(name, kind, extra_cfg, with_nop):
+    """A kCustom fusion: evaluated from its body whatever its backend kind."""
+    a, b = draw([4, 8], "f32"), draw([8, 3], "f32")
+    y = np.maximum(a @ b, 0)
+    ws = "u8[0]{0}"
+    out = "(f32[4,3]{1,0}, %s)" % ws if with_nop else "f32[4,3]{1,0}"
+    body = ("%%fused_%s (p0: f32[4,8], p1: f32[8,3]) -> %s {\n  %%p0 = f32[4,8]{1,0} parameter(0)\n"
+            "  %%p1 = f32[8,3]{1,0} parameter(1)\n  %%d = f32[4,3]{1,0} dot(%%p0, %%p1), "
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  %%z = f32[] constant(0)\n"
+            "  %%zb = f32[4,3]{1,0} broadcast(%%z), dimensions={}\n" % (name, out))
+    if with_nop:
+        body += ("  %%m = f32[4,3]{1,0} maximum(%%d, %%zb)\n  %%w = %s custom-call(), custom_call_target=\"__nop\"\n"
+                 "  ROOT %%t = %s tuple(%%m, %%w)\n}\n" % (ws, out))
+    else:
+        body += "  ROOT %m = f32[4,3]{1,0} maximum(%d, %zb)\n}\n"
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [],
+           "fusion_backend_config": dict({"kind": kind}, **extra_cfg), "force_earliest_schedule": False}
+    entry = ("ENTRY %%main {\n  %%a = f32[4,8]{1,0} parameter(0)\n  %%b = f32[8,3]{1,0} parameter(1)\n"
+             "  %%f = %s fusion(%%a, %%b), kind=kCustom, calls=%%fused_%s, backend_config=%s\n" %
+             (out, name, json.dumps(cfg, separators=(",", ":"))))
+    entry += ("  ROOT %r = f32[4,3]{1,0} get-tuple-element(%f), index=0\n}\n" if with_nop
+              else "  ROOT %r = f32[4,3]{1,0} copy(%f)\n}\n")
+    module = "HloModule %s\n\n%s\n%s" % (name, body, entry)
+    twin = ("HloModule %s_twin\n\nENTRY main {\n  a = f32[4,8] parameter(0)\n  b = f32[8,3] parameter(1)\n"
+            "  d = f32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+            "  z = f32[] constant(0)\n  zb = f32[4,3] broadcast(z), dimensions={}\n"
+            "  ROOT m = f32[4,3] maximum(d, zb)\n}\n" % name)
+    ins, exp = [(a, "f32"), (b, "f32")], [(y, "f32")]
+    write_case("calls", name, module, ins, exp, TOL["f32"])
+    write_case("twins", name, twin, ins, exp, TOL["f32"])
+
+
+def fmha_case(name, dt, B, T, S, N, H, causal, bias, stats, scale=0.5):
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
+    ins = [(q, dt), (k, dt), (v, dt)]
+    if bias:
+        bb = draw([B, 1, T, S], dt)
+        sc = sc + bb
+        ins.append((bb, dt))
+    if causal:
+        sc = np.where(np.arange(S)[None, :] > np.arange(T)[:, None], -np.inf, sc)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    p = e / e.sum(-1, keepdims=True)
+    o = np.einsum("bnts,bsnh->bnth", p, v)
+    lse = (mx[..., 0] + np.log(e.sum(-1)))
+    exp = [(round_to(o, dt), dt)] + ([(round_to(lse, "f32"), "f32")] if stats else [])
+    target = "__cudnn$fmhaScaleBiasSoftmax" if bias else "__cudnn$fmhaSoftmax"
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_fmha_backend_config": {
+        "algorithm": {"algo_id": "0", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {"17": "1", "24": "0"},
+                      "is_cudnn_frontend": True, "workspace_size": "0"},
+        "fmha_scale": scale, "dropout_rate": 0,
+        "intermediate_tensor_shape": {"element_type": "BF16", "dimensions": [str(B), str(N), str(T), str(S)],
+                                      "tuple_shapes": [], "layout": {"dim_level_types": [], "dim_unique": [],
+                                      "dim_ordered": [], "minor_to_major": ["3", "2", "1", "0"],
+                                      "tail_padding_alignment_in_elements": "1"}, "is_dynamic_dimension": [False] * 4},
+        "seed": "42", "is_flash_attention": True, "mask_type": "CAUSAL" if causal else "NO_MASK",
+        "bmm1_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["3"],
+                                       "lhs_batch_dimensions": ["0", "2"], "rhs_batch_dimensions": ["0", "2"]},
+        "bmm2_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["1"],
+                                       "lhs_batch_dimensions": ["0", "1"], "rhs_batch_dimensions": ["0", "2"]},
+        "sliding_window_length": 0}}
+    O = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, T, H)
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B, N, T)
+    res = ", ".join([O] + ([ST] if stats else []) + ["u8[0]{0}"])
+    names = ["q", "k", "v"] + (["bias"] if bias else [])
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", "
+              "operand_layout_constraints={%s}, api_version=API_VERSION_STATUS_RETURNING, backend_config=%s\n" %
+              (name, params, res, ", ".join("%" + n for n in names), target,
+               ", ".join(shape(x[1], x[0].shape) for x in ins), json.dumps(cfg, separators=(",", ":"))))
+    if stats:
+        module += ("  %%o = %s get-tuple-element(%%cc), index=0\n  %%s = %s get-tuple-element(%%cc), index=1\n"
+                   "  ROOT %%t = (%s, %s) tuple(%%o, %%s)\n}\n" % (O, ST, O, ST))
+    else:
+        module += "  ROOT %%o = %s get-tuple-element(%%cc), index=0\n}\n" % O
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)\n  %s_c = %s convert(%s)" % (n, shape(x[1], x[0].shape), i, n,
+                                                              shape("f32", x[0].shape), n)
+         for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+             "  s1 = %s multiply(s0, alb)" % (SS, scale, SS, SS))
+    cur = "s1"
+    if bias:
+        L.append("  br = f32[%d,%d,%d] reshape(bias_c)\n  bb = %s broadcast(br), dimensions={0,2,3}\n  s2 = %s add(s1, bb)"
+                 % (B, T, S, SS, SS))
+        cur = "s2"
+    if causal:
+        L.append("  iq = s32[%d,%d,%d,%d] iota(), iota_dimension=2\n  ik = s32[%d,%d,%d,%d] iota(), iota_dimension=3\n"
+                 "  gt = pred[%d,%d,%d,%d] compare(ik, iq), direction=GT\n  ni = f32[] constant(-inf)\n"
+                 "  nib = %s broadcast(ni), dimensions={}\n  s3 = %s select(gt, nib, %s)"
+                 % (B, N, T, S, B, N, T, S, B, N, T, S, SS, SS, cur))
+        cur = "s3"
+    L.append("  mi = f32[] constant(-inf)\n  m = %s reduce(%s, mi), dimensions={3}, to_apply=max\n"
+             "  mb = %s broadcast(m), dimensions={0,1,2}\n  d = %s subtract(%s, mb)\n  e = %s exponential(d)\n"
+             "  z = f32[] constant(0)\n  sm = %s reduce(e, z), dimensions={3}, to_apply=sum\n"
+             "  smb = %s broadcast(sm), dimensions={0,1,2}\n  p = %s divide(e, smb)\n"
+             "  o = f32[%d,%d,%d,%d] dot(p, v_c), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,2}, rhs_contracting_dims={1}\n  oc = %s[%d,%d,%d,%d] convert(o)"
+             % (R, cur, SS, SS, cur, SS, R, SS, SS, B, N, T, H, dt, B, N, T, H))
+    if stats:
+        L.append("  lg = %s log(sm)\n  st = %s add(m, lg)\n  ROOT t = (%s[%d,%d,%d,%d], %s) tuple(oc, st)"
+                 % (R, R, dt, B, N, T, H, R))
+    else:
+        L.append("  ROOT r = %s[%d,%d,%d,%d] copy(oc)" % (dt, B, N, T, H))
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(L)))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def round_fp(x, mbits, emin):
+    """Round to a float format with mbits mantissa bits and minimum normal
+    exponent emin (no range limit: callers clamp), half to even."""
+    x = np.asarray(x, np.float64)
+    e = np.floor(np.log2(np.where(x == 0, 1, np.abs(x))))
+    q = np.exp2(np.maximum(e, emin) - mbits)
+    return np.round(x / q) * q
+
+
+def f8_case(name, out_dt, epilogue, d_scale):
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    a = e4(rng.uniform(-8, 8, size=(4, 16)))
+    b = e4(rng.uniform(-8, 8, size=(16, 8)))
+    sa, sb = 0.5, 1.5
+    t = sa * sb * (a @ b)
+    y = np.maximum(t, 0) if "RELU" in epilogue else t
+    amax = np.abs(y).max()
+    ins = [(a, "f8e4m3fn"), (b, "f8e4m3fn"), (np.array(sa), "f32"), (np.array(sb), "f32")]
+    if out_dt == "f8e4m3fn":
+        ins.append((np.array(d_scale), "f32"))
+        d = e4(np.clip(y * d_scale, -448, 448))
+    else:
+        d = round_to(y, out_dt)
+    exp = [(d, out_dt), (np.array(amax), "f32")]
+    dn = {"lhs_contracting_dimensions": ["1"], "rhs_contracting_dimensions": ["0"],
+          "lhs_batch_dimensions": [], "rhs_batch_dimensions": []}
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "gemm_backend_config": {
+        "alpha_real": 1, "beta": 0, "dot_dimension_numbers": dn, "alpha_imag": 0,
+        "precision_config": {"operand_precision": ["DEFAULT", "DEFAULT"], "algorithm": "ALG_UNSET"},
+        "epilogue": epilogue, "damax_output": True, "scale_mode": "1"}}
+    names = ["a", "b", "sa", "sb"] + (["sd"] if out_dt == "f8e4m3fn" else [])
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    D = shape(out_dt, [4, 8])
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, f32[], s8[33554432]{0}) custom-call(%s), "
+              "custom_call_target=\"__cublas$lt$matmul$f8\", backend_config=%s\n"
+              "  %%d = %s get-tuple-element(%%cc), index=0\n  %%m = f32[] get-tuple-element(%%cc), index=1\n"
+              "  ROOT %%t = (%s, f32[]) tuple(%%d, %%m)\n}\n" %
+              (name, params, D, ", ".join("%" + n for n in names), json.dumps(cfg, separators=(",", ":")),
+               D, D))
+    L = ["  a = f8e4m3fn[4,16] parameter(0)\n  b = f8e4m3fn[16,8] parameter(1)\n  sa = f32[] parameter(2)\n"
+         "  sb = f32[] parameter(3)\n  af = f32[4,16] convert(a)\n  bf = f32[16,8] convert(b)\n"
+         "  d0 = f32[4,8] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  sab = f32[4,8] broadcast(sa), dimensions={}\n  sbb = f32[4,8] broadcast(sb), dimensions={}\n"
+         "  d1 = f32[4,8] multiply(d0, sab)\n  t = f32[4,8] multiply(d1, sbb)"]
+    cur = "t"
+    if "RELU" in epilogue:
+        L.append("  z = f32[] constant(0)\n  zb = f32[4,8] broadcast(z), dimensions={}\n  y = f32[4,8] maximum(t, zb)")
+        cur = "y"
+    L.append("  ab = f32[4,8] abs(%s)\n  z0 = f32[] constant(0)\n  am = f32[] reduce(ab, z0), dimensions={0,1}, to_apply=max" % cur)
+    if out_dt == "f8e4m3fn":
+        L.append("  sd = f32[] parameter(4)\n  sdb = f32[4,8] broadcast(sd), dimensions={}\n  ys = f32[4,8] multiply(%s, sdb)\n"
+                 "  lo = f32[] constant(-448)\n  lob = f32[4,8] broadcast(lo), dimensions={}\n  hi = f32[] constant(448)\n"
+                 "  hib = f32[4,8] broadcast(hi), dimensions={}\n  cl = f32[4,8] clamp(lob, ys, hib)\n"
+                 "  o = f8e4m3fn[4,8] convert(cl)" % cur)
+    else:
+        L.append("  o = %s[4,8] convert(%s)" % (out_dt, cur))
+    L.append("  ROOT r = (%s[4,8], f32[]) tuple(o, am)" % out_dt)
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(L)))
+    tol = "rtol=0 atol=0" if out_dt == "f8e4m3fn" else TOL[out_dt]
+    write_case("calls", name, module, ins, exp, tol)
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def more_cases():
+    trsm_case("trsm_left_lower_f32", "f32", [5, 5], [5, 3], True, True, False, "NO_TRANSPOSE")
+    trsm_case("trsm_right_upper_t_f64", "f64", [2, 4, 4], [2, 3, 4], False, False, False, "TRANSPOSE")
+    trsm_case("trsm_left_unit_f32", "f32", [4, 4], [4, 2], True, True, True, "NO_TRANSPOSE")
+    topk_case("topk_f32", "f32", [3, 10], 4)
+    topk_case("topk_bf16", "bf16", [12], 5)
+    cub_case("cub_keys_f32", "f32", None, [2, 9], 2, False)
+    cub_case("cub_keys_desc_f32", "f32", None, [16], 1, True)
+    cub_case("cub_pairs_s32_f32", "s32", "f32", [3, 7], 3, True)
+    f8_case("f8_to_f32_damax", "f32", "DEFAULT", None)
+    f8_case("f8_to_f8_relu_saturating", "f8e4m3fn", "RELU", 3.5)
+    fmha_case("fmha_softmax_f32", "f32", 1, 4, 5, 2, 3, False, False, False)
+    fmha_case("fmha_causal_stats_bf16", "bf16", 2, 6, 6, 2, 4, True, False, True)
+    fmha_case("fmha_bias_causal_f16", "f16", 1, 5, 5, 3, 4, True, True, True, scale=0.25)
+    fusion_case("fusion_triton_gemm", "__triton_gemm",
+                {"triton_gemm_config": {"block_m": "16", "block_n": "16", "block_k": "32",
+                                        "split_k": "1", "num_stages": "1", "num_warps": "4",
+                                        "num_ctas": "1"}}, False)
+    fusion_case("fusion_triton", "__triton",
+                {"block_level_fusion_config": {"output_tiles": [{"sizes": ["1", "4"]}],
+                                               "num_warps": "1"}}, False)
+    fusion_case("fusion_custom", "__custom_fusion", {"custom_fusion_config": {"name": "cutlass_gemm"}}, False)
+    fusion_case("fusion_cudnn_nop", "__cudnn$fusion", {"cudnn_fusion_config": {"plan_id": "3"}}, True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
