@@ -131,6 +131,12 @@ if want samples; then
     fi
   done
   run "sample suite" 0 --suite "$S/suite"
+  # Eight devices as threads: the communicator and the collectives.
+  run "sample spmd/mlp_2x4" 0 --expect "$S/spmd/mlp_2x4.expected.txt" --rtol 0 --atol 0 \
+    "$S/spmd/mlp_2x4.hlo" "$S/spmd/mlp.in0.txt" "$S/spmd/mlp.in1.txt" "$S/spmd/mlp.in2.txt" \
+    "$S/spmd/mlp.in3.txt"
+  run "devices forms" 0 --per-device-outputs "$srcdir/tests/devices/forms.hlo"
+  run "devices deadlock" 2 "$srcdir/tests/devices/deadlock.hlo"
   # samples/xla-ffi: the legacy-API handlers build without XLA's headers;
   # the typed-FFI ones (handlers.cc, static_reg.cc) need them, so are left
   # to samples/xla-ffi/run.sh.
