@@ -56,6 +56,7 @@ typedef struct Local {
   Count *counts;
   const HloInstr *waiting;   /* instruction it is blocked at, or NULL */
   uint64_t waiting_seq;
+  int64_t waiting_from;      /* a recv: the sending device; else -1 */
   bool blocked;              /* counted out of `running` */
   bool departed, failed, secondary;
 } Local;
@@ -163,11 +164,33 @@ static void fail_rv(HldComm *c, Rv *rv, char *why) {
 /* Deadlock: every local device is blocked and nothing local can complete.
  * Under MPI a remote peer may still unblock us, so only the deadline
  * decides there. */
+static void check_departed(HldComm *c, Rv *rv);
+static void unblock(HldComm *c, Local *l);
+
 static void check_deadlock(HldComm *c, Local *by) {
   if (c->running > 0 || c->remote || c->deadlock) return;
   bool anyone = false;
   for (int64_t i = 0; i < c->nlocal; i++) anyone |= !c->local[i].departed;
   if (!anyone) return;
+  /* A wait that a departure ends is not a deadlock: end those first. */
+  bool ended = false;
+  for (Rv *rv = c->rvs; rv; rv = rv->next)
+    if (!rv->failed && !rv->complete) {
+      check_departed(c, rv);
+      ended |= rv->failed;
+    }
+  for (int64_t i = 0; i < c->nlocal; i++) {
+    Local *l = &c->local[i];
+    if (l->blocked && l->waiting_from >= 0 && is_local(c, l->waiting_from) &&
+        loc(c, l->waiting_from)->departed) {
+      unblock(c, l);
+      ended = true;
+    }
+  }
+  if (ended) {
+    pthread_cond_broadcast(&c->cv);
+    return;
+  }
   Text t = {0};
   put(&t, "deadlock: every device waits and none can go on (");
   bool firstw = true;
@@ -219,9 +242,10 @@ static void check_departed(HldComm *c, Rv *rv) {
  * is a deadlock. Whoever makes its wait end (completes its rendezvous,
  * posts its message) counts it as running again at once, before it wakes,
  * so that a device that wakes late is never taken for a blocked one. */
-static void block(HldComm *c, Local *l, const HloInstr *ins, uint64_t seq) {
+static void block(HldComm *c, Local *l, const HloInstr *ins, uint64_t seq, int64_t from) {
   l->waiting = ins;
   l->waiting_seq = seq;
+  l->waiting_from = from;
   if (!l->blocked) {
     l->blocked = true;
     c->running--;
@@ -290,7 +314,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       HliPiece **recv = calloc((size_t)n, sizeof *recv);
       char *why = NULL;
       const HliPiece **local = rv->pieces;
-      block(c, l, ins, seq);
+      block(c, l, ins, seq, -1);
       pthread_mutex_unlock(&c->mu);
       int rrc = recv ? c->remote->exchange(c->remote, ins, seq, devs, n, local, nleaves, recv,
                                                x->deadline, &why)
@@ -310,7 +334,8 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   }
   double deadline = x->deadline;
   if (!rv->complete && !rv->failed) {
-    block(c, l, ins, seq);
+    check_departed(c, rv);   /* a member may have left before we came */
+    if (!rv->complete && !rv->failed) block(c, l, ins, seq, -1);
     while (!rv->complete && !rv->failed) {
       check_departed(c, rv);
       if (rv->complete || rv->failed) break;
@@ -424,7 +449,7 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
   Local *l = loc(c, self);
   uint64_t seq = next_count(l, (const void *)(intptr_t)2, channel, from);
   if (!is_local(c, from)) {
-    block(c, l, ins, seq);
+    block(c, l, ins, seq, -1);
     pthread_mutex_unlock(&c->mu);
     char *why = NULL;
     int rc = c->remote ? c->remote->recv(c->remote, channel, from, self, seq, dst, nleaves, x->deadline, &why) : -1;
@@ -461,7 +486,7 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
       break;
     }
     if (!l->blocked) {   /* counted as waiting now; look again (that may be a deadlock) */
-      block(c, l, ins, seq);
+      block(c, l, ins, seq, from);
       continue;
     }
     if (!wait_until(c, x->deadline)) {

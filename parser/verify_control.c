@@ -352,6 +352,12 @@ HlvResult hlv_control(HlvCtx *V, const HloInstr *ins) {
   case HLO_OP_ALL_TO_ALL: {
     /* With dimensions={d}: the array form (one operand, same shape). Without:
      * the tuple form, one tuple element per operand, even for one operand. */
+    if (!ins->has_dimensions)   /* member j's operand i lands in slot j of member i */
+      for (int32_t i = 1; i < ins->nops; i++)
+        if (!hlv_compatible(&ins->ops[i]->shape, &ins->ops[0]->shape, false))
+          return hlv_fail(V, ins, "the tuple form's operands must have one shape: operand %d %s "
+                          "differs from operand 0 %s", (int)i, hlv_str(V, &ins->ops[i]->shape),
+                          hlv_str(V, &ins->ops[0]->shape));
     if (ins->has_dimensions || ins->nops != 1)
       return hlv_expect(V, ins, operands_shape(V, ins, 0, ins->nops), false);
     HloShape *t = hlv_tuple(V, 1);

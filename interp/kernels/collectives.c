@@ -480,6 +480,10 @@ static int check_all_to_all(HliExec *x, const HloInstr *ins) {
   if (ins->nops != n)
     return hli_fail(x, ins, "the tuple form takes one operand per group member (%lld), not %d",
                     (long long)n, ins->nops);
+  for (int32_t i = 1; i < ins->nops; i++)   /* each member's operand j lands in one result slot */
+    if (!hlp_shape_compatible(&ins->ops[i]->shape, &ins->ops[0]->shape))
+      return hli_fail(x, ins, "the tuple form's operands must have one shape: operand %d differs "
+                      "from operand 0", i);
   return check_all_reduce_shape(x, ins, &ins->shape);
 }
 
