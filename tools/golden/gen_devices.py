@@ -30,7 +30,8 @@ CASES = []
 
 
 def case(name, source, replicas, hlo, expected, inputs=(), partitions=1):
-    """expected: one (type, array) per device, or one list of them (a tuple) per device."""
+    """expected: one (type, array) per device, or one list of them (a tuple) per device.
+    inputs: (type, array) given whole to every device, or (type, [array per device])."""
     assert len(expected) == replicas * partitions, name
     CASES.append((name, source, replicas, partitions, hlo, list(inputs), expected))
 
@@ -69,8 +70,14 @@ def emit(name, source, replicas, partitions, hlo, inputs, expected):
         os.unlink(os.path.join(d, f))
     with open(os.path.join(d, 'module.hlo'), 'w') as f:
         f.write(header(hlo, replicas, partitions))
+    ndev = replicas * partitions
+    if any(isinstance(a, list) for _, a in inputs):  # --per-device-inputs takes only .npz
+        inputs = [(et, a if isinstance(a, list) else [a] * ndev) for et, a in inputs]
     for i, (et, a) in enumerate(inputs):
-        write_npy(os.path.join(d, 'in%d.npy' % i), a, et)
+        if isinstance(a, list):  # one value per device: in<i>.npz, --per-device-inputs
+            write_named_npz(os.path.join(d, 'in%d.npz' % i), [('d%d' % k, v, et) for k, v in enumerate(a)])
+        else:
+            write_npy(os.path.join(d, 'in%d.npy' % i), a, et)
     leaves = []
     for dev, res in enumerate(expected):
         if isinstance(res, list):
@@ -998,6 +1005,46 @@ case('while_loop_reduce_scatter', 'WhileLoopReduceScatterCodeMotion (%s)' % E2E_
   }
 ''', [u32(74), u32(110)])
 
+# Replica i gets A = (i+1) * ones(2,2) and B = {{0,0},{0,1}}; B.A keeps A's
+# second row, so three rotations leave device i with replica (i+3)%4's value.
+case('collective_permute_circular_pipeline', 'CollectivePermute_CircularPipelinePreOptimization '
+     '(xla/tests/collective_pipeline_parallelism_test.cc)', 4, '''
+  HloModule test
+
+  while_cond {
+    param = (u32[], f32[2,2], f32[2,2]) parameter(0)
+    iter = u32[] get-tuple-element(param), index=0
+    max_iter = u32[] constant(3)
+    ROOT cmp = pred[] compare(iter, max_iter), direction=LT
+  }
+
+  while_body {
+    param = (u32[], f32[2,2], f32[2,2]) parameter(0)
+    iter = u32[] get-tuple-element(param), index=0
+    data = f32[2,2] get-tuple-element(param), index=1
+    weights = f32[2,2] get-tuple-element(param), index=2
+    matmul = f32[2,2] dot(weights, data), lhs_contracting_dims={1},
+        rhs_contracting_dims={0}
+    cp = f32[2,2] collective-permute(matmul),
+        source_target_pairs={{0,1}, {1,2}, {2,3}, {3,0}}
+    iter_increment = u32[] constant(1)
+    next_iter = u32[] add(iter, iter_increment)
+    ROOT result = (u32[], f32[2,2], f32[2,2]) tuple(next_iter, cp, weights)
+  }
+
+  ENTRY test_computation {
+    iter = u32[] constant(0)
+    data = f32[2,2] parameter(0)
+    weights = f32[2,2] parameter(1)
+    input = (u32[], f32[2,2], f32[2,2]) tuple(iter, data, weights)
+    while_res = (u32[], f32[2,2], f32[2,2]) while(input), condition=while_cond,
+        body=while_body
+    ROOT data_out = f32[2,2] get-tuple-element(while_res), index=1
+  }
+''', [('f32', np.array([[0, 0], [v, v]], np.float32)) for v in (2, 3, 4, 1)],
+     inputs=[('f32', [np.full((2, 2), i + 1, np.float32) for i in range(4)]),
+             ('f32', np.array([[0, 0], [0, 1]], np.float32))])
+
 # ---- hlorun's own: partitions, channel_id, use_global_device_ids, iota groups.
 # Every device holds x = its flattened id (replica * P + partition).
 OWN = "hlorun's own case, values from XLA's operation_semantics.md: "
@@ -1075,6 +1122,20 @@ grid('reduce_scatter_cross_replica_and_partition', 'reduce-scatter with channel_
     v = u32[4] multiply(xb, io)
     ROOT rs = u32[1] reduce-scatter(v), channel_id=6, replica_groups={}, dimensions={0}, to_apply=add''',
      [u32(6 * d) for d in range(4)])
+
+
+# The same modules with each device's copy of the input given apart
+# (--per-device-inputs): the values XLA's test passes are the same on every
+# replica, so the expected results do not change. These run even while a
+# replicated input is mishandled (KNOWN_FAILURES, bug 1).
+PER_DEVICE = ('all_reduce_three_replica_groups', 'all_reduce_add_f16', 'all_reduce_add_f64',
+              'all_reduce_minimum_f16_negative', 'all_reduce_multiply_s8_negative',
+              'all_reduce_and_pred_equal', 'reduce_scatter_constrain_layout')
+for c in [c for c in CASES if c[0] in PER_DEVICE]:
+    name, source, replicas, partitions, hlo, inputs, expected = c
+    n = replicas * partitions
+    CASES.append((name + '_per_device_inputs', source + '; every device\'s input given apart',
+                  replicas, partitions, hlo, [(et, [a] * n) for et, a in inputs], expected))
 
 
 def main():

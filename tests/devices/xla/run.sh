@@ -57,10 +57,14 @@ for dir in "$xla"/*/; do
   dir=${dir%/}
   name=xla/${dir##*/}
   [ -f "$dir/module.hlo" ] || continue
-  inputs=$(ls "$dir"/in*.npy 2>/dev/null)
+  # in<i>.npy goes whole to every device; in<i>.npz holds every device's
+  # value (d0, d1, ...), and then every input must be an .npz.
+  inputs=$(ls "$dir"/in*.np[yz] 2>/dev/null)
+  per_device=
+  case $inputs in *.npz*) per_device=--per-device-inputs ;; esac
   # shellcheck disable=SC2086 # inputs are file names without spaces
-  timeout 60 "$hlorun" --per-device-outputs --rtol 0 --atol 0 --expect "$dir/expected.npz" \
-    -o "$tmp/threads.npz" "$dir/module.hlo" $inputs > /dev/null 2> "$tmp/err"
+  timeout 60 "$hlorun" --per-device-outputs $per_device --rtol 0 --atol 0 \
+    --expect "$dir/expected.npz" -o "$tmp/threads.npz" "$dir/module.hlo" $inputs > /dev/null 2> "$tmp/err"
   rc=$?
   if [ $rc -ne 0 ]; then bad "$name" "threaded run exit $rc"; continue; fi
   runs=threads
@@ -72,7 +76,7 @@ for dir in "$xla"/*/; do
     for np in $nps; do
       rm -f "$tmp/mpi.npz"
       # shellcheck disable=SC2086
-      timeout 120 mpirun --oversubscribe -np "$np" "$hlorun" --per-device-outputs \
+      timeout 120 mpirun --oversubscribe -np "$np" "$hlorun" --per-device-outputs $per_device \
         -o "$tmp/mpi.npz" "$dir/module.hlo" $inputs > /dev/null 2> "$tmp/err"
       rc=$?
       if [ $rc -ne 0 ]; then failed="mpirun -np $np exit $rc"; break; fi
