@@ -500,6 +500,15 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
   return rc;
 }
 
+static uint64_t comm_executions(HliComm *ic, HliExec *x, const HloInstr *ins) {
+  HldComm *c = (HldComm *)ic;
+  const HliDevice *d = x->device;
+  pthread_mutex_lock(&c->mu);
+  uint64_t k = next_count(loc(c, d->replica * d->npartitions + d->partition), ins, -9, -9);
+  pthread_mutex_unlock(&c->mu);
+  return k;
+}
+
 HldComm *hld_comm_new(int64_t ndev, int64_t first, int64_t nlocal, HldRemote *remote) {
   HldComm *c = calloc(1, sizeof *c);
   if (!c) return NULL;
@@ -508,6 +517,7 @@ HldComm *hld_comm_new(int64_t ndev, int64_t first, int64_t nlocal, HldRemote *re
   c->iface.exchange = comm_exchange;
   c->iface.send = comm_send;
   c->iface.recv = comm_recv;
+  c->iface.executions = comm_executions;
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->cv, NULL);
   c->ndev = ndev;

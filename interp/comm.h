@@ -49,6 +49,9 @@ struct HliComm {
    * (nleaves leaves of the given sizes, which must agree with the sender's). */
   int (*recv)(HliComm *c, HliExec *x, const HloInstr *ins, int64_t channel, int64_t from,
               const HliPiece *dst, int nleaves);
+  /* How many times this device ran ins before (counting this call): the
+   * loop iteration a send or recv in a while body is in. */
+  uint64_t (*executions)(HliComm *c, HliExec *x, const HloInstr *ins);
 };
 
 /* The memory limit the devices of one process share (exec.h). */

@@ -734,7 +734,14 @@ static int run_partition_id(HliExec *x, const HloInstr *ins, HliValue *const *in
 /* The source-target pairs XLA writes as the frontend attribute
  * _xla_send_recv_source_target_pairs="{{0,1},{1,2}}": ids are partition
  * numbers when the grid has several partitions, else replica numbers. */
+static int fe_pairs(HliExec *x, const HloInstr *ins, const char *key, int64_t (**pairs)[2], int *n);
+
 static int p2p_pairs(HliExec *x, const HloInstr *ins, int64_t (**pairs)[2], int *n) {
+  return fe_pairs(x, ins, "_xla_send_recv_source_target_pairs", pairs, n);
+}
+
+/* Pairs {{a,b},...} in frontend attribute key of ins (none: *n = 0). */
+static int fe_pairs(HliExec *x, const HloInstr *ins, const char *key, int64_t (**pairs)[2], int *n) {
   *pairs = NULL;
   *n = 0;
   for (int32_t a = 0; a < ins->nattrs; a++) {
@@ -743,14 +750,14 @@ static int p2p_pairs(HliExec *x, const HloInstr *ins, int64_t (**pairs)[2], int 
     const HloVal *b = at->values[0];
     for (int32_t i = 0; i < b->nitems; i++) {
       const HloVal *kv = b->items[i];
-      if (kv->kind != HLO_VAL_ATTR || strcmp(kv->text, "_xla_send_recv_source_target_pairs") != 0 ||
+      if (kv->kind != HLO_VAL_ATTR || strcmp(kv->text, key) != 0 ||
           kv->nitems < 1)
         continue;
       const HloVal *v = kv->items[0];
       const char *s = v->text;
       size_t len = v->len;
       if (v->kind != HLO_VAL_STRING || !s)
-        return hli_fail(x, ins, "_xla_send_recv_source_target_pairs must be a string \"{{a,b},...}\"");
+        return hli_fail(x, ins, "%s must be a string \"{{a,b},...}\"", key);
       /* "{{a,b},{c,d}}": every '{' followed by a number starts a pair. */
       char *text = malloc(len + 1);
       int cap = (int)(len / 4) + 1;
@@ -770,8 +777,7 @@ static int p2p_pairs(HliExec *x, const HloInstr *ins, int64_t (**pairs)[2], int 
           free(text);
           free(*pairs);
           *pairs = NULL;
-          return hli_fail(x, ins, "cannot read _xla_send_recv_source_target_pairs=\"%.*s\"",
-                          (int)len, s);
+          return hli_fail(x, ins, "cannot read %s=\"%.*s\"", key, (int)len, s);
         }
         (*pairs)[*n][0] = a0;
         (*pairs)[*n][1] = b0;
@@ -782,6 +788,21 @@ static int p2p_pairs(HliExec *x, const HloInstr *ins, int64_t (**pairs)[2], int 
     }
   }
   return 0;
+}
+
+/* _xla_send_recv_validation="{{lo,hi},...}" (XLA's
+ * CollectivePermuteValidIterationAnnotator): pair i moves data only in the
+ * loop iterations lo..hi; in the others the send sends nothing and the
+ * receiver gets zeros. The iteration is the count of this device's
+ * executions of the instruction (each once per iteration of its loop).
+ * 1: pair i is live now; 0: not; -1: error. */
+static int pair_live(HliExec *x, const HloInstr *ins, int i, uint64_t iteration) {
+  int64_t (*v)[2];
+  int n;
+  if (fe_pairs(x, ins, "_xla_send_recv_validation", &v, &n)) return -1;
+  int live = i >= n || ((int64_t)iteration >= v[i][0] && (int64_t)iteration <= v[i][1]);
+  free(v);
+  return live;
 }
 
 static bool is_host_transfer(const HloInstr *ins) {
@@ -836,8 +857,12 @@ static int run_send(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   int n, rc = 0;
   if (p2p_pairs(x, ins, &pairs, &n)) return -1;
   const HliDevice *d = device_of(x);
+  uint64_t it = d->comm ? d->comm->executions(d->comm, x, ins) : 0;
   for (int i = 0; i < n && !rc; i++) {
     if (pairs[i][0] != p2p_self(d)) continue;
+    int live = pair_live(x, ins, i, it);
+    if (live < 0) { rc = -1; break; }
+    if (!live) continue;
     HliPiece leaves[MAX_LEAVES];
     int k = 0;
     if (leaves_of(in[0], leaves, &k)) { rc = hli_unsupported(x, ins, "more than %d leaves", MAX_LEAVES); break; }
@@ -879,9 +904,16 @@ static int run_recv_done(HliExec *x, const HloInstr *ins, HliValue *const *in, H
   if (p2p_pairs(x, r, &pairs, &n)) return -1;
   const HliDevice *d = device_of(x);
   int64_t from = -1;
+  int pair = -1;
   for (int i = 0; i < n; i++)
-    if (pairs[i][1] == p2p_self(d)) from = pairs[i][0];
+    if (pairs[i][1] == p2p_self(d)) { from = pairs[i][0]; pair = i; }
   free(pairs);
+  uint64_t it = d->comm ? d->comm->executions(d->comm, x, ins) : 0;
+  if (pair >= 0) {
+    int live = pair_live(x, r, pair, it);
+    if (live < 0) return -1;
+    if (!live) from = -1;   /* this iteration moves nothing */
+  }
   HliValue *data = out->tuple[0];
   if (from < 0) {   /* no pair sends here: zeros, as collective-permute */
     zero_value(data);
