@@ -255,7 +255,18 @@ static void unlink_req(Req **list, Req *r) {
 
 /* Submit r and wait (device thread) until it is done or the run's deadline
  * (monotonic seconds, 0: none) passes. */
+/* With no --timeout, a wait for other processes still ends: after
+ * HLORUN_MPI_WAIT_LIMIT seconds (default 1800, XLA:CPU's collective
+ * timeout) without the messages, as a deadlock across processes would. */
+static double wait_limit(void) {
+  const char *e = getenv("HLORUN_MPI_WAIT_LIMIT");
+  double v = e ? atof(e) : 0;
+  return v > 0 ? v : 1800;
+}
+
 static int submit_wait(Req *r, double deadline, char **why) {
+  bool own_limit = deadline <= 0;
+  if (own_limit) deadline = hli_now() + wait_limit();
   pthread_mutex_lock(&M.mu);
   r->next = M.queue;
   M.queue = r;
@@ -267,7 +278,10 @@ static int submit_wait(Req *r, double deadline, char **why) {
       unlink_req(&M.pending, r);
       r->failed = r->done = true;
       free(r->why);
-      r->why = strdup("timed out waiting for the devices of other MPI processes");
+      r->why = strdup(own_limit ? "no message from the other MPI processes' devices for "
+                                  "HLORUN_MPI_WAIT_LIMIT seconds (default 1800): a deadlock "
+                                  "across processes, or a peer that hangs"
+                                : "timed out waiting for the devices of other MPI processes");
       break;
     }
     struct timespec ts;

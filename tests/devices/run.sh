@@ -110,7 +110,8 @@ fi
 NDEV=2
 run skip-in-branch 2 - "device 1 .*finished its program without reaching it" "$d/skip_in_branch.hlo"
 run recv-never-sent 2 - "device 1.* finished its program without" "$d/recv_never_sent.hlo"
-# (Under MPI a deadlock across processes ends by --timeout.)
+# (Under MPI a deadlock across processes ends by --timeout, or by
+# HLORUN_MPI_WAIT_LIMIT seconds without a message.)
 run deadlock 2 - "in rd (recv-done)" --timeout 10 "$d/deadlock.hlo"
 # Bad groups are refused before anything runs: tests/verify/collective_*.hlo.
 NDEV=3
