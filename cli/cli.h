@@ -31,7 +31,7 @@ typedef struct Opts {
   int threads;
   uint64_t max_memory;
   bool print, explain;
-  bool strict;               /* --strict: --print stops at verifier errors */
+  bool lenient;              /* --lenient: --print keeps unverified modules */
   Binding *bind;
   int nbind;
   const char **plugins;       /* LIB.so[:FUNCTION] as given */

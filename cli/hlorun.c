@@ -55,9 +55,11 @@ static void usage(FILE *f) {
     "                           FFI allocations (suffixes K, M, G; default 75%% of\n"
     "                           physical memory, at most 16G)\n"
     "      --print              parse and verify the module and print it as canonical\n"
-    "                           HLO text, without running it; what the verifier finds\n"
-    "                           is reported as warnings (XLA's parser keeps such modules)\n"
-    "      --strict             with --print: stop at verifier errors (exit 2)\n"
+    "                           HLO text, without running it (exit 2 when it does not\n"
+    "                           verify)\n"
+    "      --lenient            with --print: print a module that parses but does not\n"
+    "                           verify, the verifier's findings as warnings (XLA's parser\n"
+    "                           keeps such modules)\n"
     "      --custom-call TARGET=LIB.so[:SYMBOL]\n"
     "                           bind custom-call target TARGET to SYMBOL (default:\n"
     "                           TARGET) in LIB.so (repeatable)\n"
@@ -199,7 +201,7 @@ enum {
   OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
   OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
   OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE,
-  OPT_STRICT
+  OPT_LENIENT
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -243,7 +245,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
     {"print", no_argument, NULL, OPT_PRINT},
-    {"strict", no_argument, NULL, OPT_STRICT},
+    {"lenient", no_argument, NULL, OPT_LENIENT},
     {"custom-call", required_argument, NULL, OPT_CUSTOM},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"explain-custom-calls", no_argument, NULL, OPT_EXPLAIN},
@@ -342,7 +344,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     case OPT_PER_DEV_OUT: o->per_device_outputs = true; break;
     case OPT_OUT_SHARDING: o->output_sharding = optarg; break;
     case OPT_PRINT: o->print = true; break;
-    case OPT_STRICT: o->strict = true; break;
+    case OPT_LENIENT: o->lenient = true; break;
     case OPT_EXPLAIN: o->explain = true; break;
     case OPT_CUSTOM: {
       pass_on(o, "custom-call", optarg);
@@ -731,9 +733,9 @@ int main(int argc, char **argv) {
     }
   }
   if (o.print) {
-    /* XLA's parser keeps modules that parse but do not verify: so does
-     * --print, with what the verifier found as warnings (running verifies). */
-    if (o.strict) {
+    /* The contract: --print verifies. XLA's parser keeps modules that parse
+     * but do not verify: --lenient does too, the findings as warnings. */
+    if (!o.lenient) {
       if (hlo_module_verify(ctx, m) != HLO_OK) { rc = fail_with(ctx, "the module does not verify"); goto out; }
     } else {
       hlo_module_verify_warn(ctx, m, NULL);

@@ -120,8 +120,8 @@ if want samples; then
       *) bind= ;;   # ffi_builtins and the plain modules need no binding
     esac
     exp=
-    for e in "$S/$mod.expected.txt" "$S/$mod.expected"; do [ -f "$e" ] && { exp="--expect $e"; break; }; done
-    ins=$(ls "$S/$mod".in[0-9]*.txt 2>/dev/null | sort -V)
+    for e in "$S/$mod.expected.txt" "$S/$mod.expected" "$S/$mod.expected.npy" "$S/$mod.expected.npz"; do [ -f "$e" ] && { exp="--expect $e"; break; }; done
+    ins=$(ls "$S/$mod".in[0-9]*.txt "$S/$mod".in[0-9]*.npy 2>/dev/null | sort -V)
     # shellcheck disable=SC2086
     if [ -n "$ins" ]; then
       run "sample $mod" 0 $bind $exp "$m" $ins

@@ -1,9 +1,10 @@
 #!/bin/sh
 # XLA's parser tests as hlorun tests: every module of must-parse.hlo (from
-# xla/hlo/parser/hlo_parser_test.cc) prints with --print (exit 0; what the
-# verifier finds is a warning), every module of must-fail.hlo fails (exit 2).
+# xla/hlo/parser/hlo_parser_test.cc) prints with --print --lenient (exit 0;
+# what the verifier finds is a warning), every module of must-fail.hlo fails (exit 2).
 # Also the parser leniency XLA has: a scalar literal for an array constant,
-# and --print of a module that parses but does not verify (--strict: exit 2).
+# and --print --lenient of a module that parses but does not verify (plain
+# --print: exit 2).
 set -u
 top=${abs_top_builddir:-$(pwd)}
 src=${srcdir:-.}/tests/xla-parser
@@ -20,7 +21,7 @@ split must-fail.hlo bad
 n=0
 for f in "$tmp"/ok/*.hlo; do
   n=$((n + 1))
-  "$hlorun" --print "$f" >"$tmp/out" 2>"$tmp/err" || fail "$(basename "$f"): $(head -3 "$tmp/err")"
+  "$hlorun" --print --lenient "$f" >"$tmp/out" 2>"$tmp/err" || fail "$(basename "$f"): $(head -3 "$tmp/err")"
 done
 [ "$n" -ge 30 ] || fail "only $n must-parse cases"
 for f in "$tmp"/bad/*.hlo; do
@@ -33,15 +34,15 @@ printf 'HloModule s\n\nENTRY %%e {\n  ROOT %%c = f32[3] constant(1.5)\n}\n' >"$t
 out=$("$hlorun" "$tmp/scalar.hlo" 2>&1)
 [ "$out" = "f32[3] {1.5, 1.5, 1.5}" ] || fail "scalar literal for f32[3]: $out"
 
-# A module that parses but does not verify: --print warns and prints it,
-# --print --strict and running it stop with the positioned error.
+# A module that parses but does not verify: --print --lenient warns and
+# prints it, --print and running it stop with the positioned error.
 printf 'HloModule v\n\nENTRY %%e {\n  %%x = f32[2] parameter(0)\n  ROOT %%n = f32[3] negate(%%x)\n}\n' >"$tmp/v.hlo"
 want="$tmp/v.hlo:5:8: warning: negate 'n': result shape f32[3] does not match the inferred f32[2]"
-"$hlorun" --print "$tmp/v.hlo" >"$tmp/out" 2>"$tmp/err" || fail "--print of an unverified module: exit $?"
+"$hlorun" --print --lenient "$tmp/v.hlo" >"$tmp/out" 2>"$tmp/err" || fail "--print --lenient of an unverified module: exit $?"
 head -1 "$tmp/err" | grep -qxF "$want" || fail "--print warning: $(head -1 "$tmp/err")"
 grep -q "ROOT %n = f32\[3\]{0} negate(%x)" "$tmp/out" || fail "--print output: $(cat "$tmp/out")"
-"$hlorun" --print --strict "$tmp/v.hlo" >/dev/null 2>"$tmp/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "error: negate 'n'" "$tmp/err" || fail "--print --strict: exit $rc"
+"$hlorun" --print "$tmp/v.hlo" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "error: negate 'n'" "$tmp/err" || fail "--print: exit $rc"
 "$hlorun" --random "$tmp/v.hlo" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "error: negate 'n'" "$tmp/err" || fail "running an unverified module: exit $rc"
 
