@@ -4,8 +4,10 @@
  * where k counts the executions of the instruction on the arriving device,
  * so the k-th execution on one device meets the k-th on the others. Each
  * member publishes pointers to its leaves; when the last one arrives,
- * every member reads all of them (no copy) and computes its own result;
- * a second count keeps the leaves alive until every member has read them.
+ * every member reads all of them (no copy) and computes its own result
+ * (or, for an all-reduce, its share of every local member's: HliShare);
+ * a second count keeps the leaves alive until every member has read them
+ * and every result is whole.
  * Under MPI the last local arrival also fetches the members of other
  * processes (HldRemote) before releasing the local ones.
  *
@@ -31,6 +33,8 @@ typedef struct Rv {
   int n;
   int64_t *devs;             /* owned copy of the members */
   const HliPiece **pieces;   /* owned array: member r's leaves (borrowed, or owned when remote) */
+  const HliPiece **outs;     /* owned array: member r's result leaves to share the work (HliShare) */
+  bool shared;               /* every member gave its result leaves */
   bool *remote_owned;        /* pieces[r] was received from another process */
   int nleaves;
   int arrived, consumed, nlocal;
@@ -142,6 +146,7 @@ static void free_rv(Rv *rv) {
     }
   free(rv->remote_owned);
   free(rv->pieces);
+  free(rv->outs);
   free(rv->devs);
   free(rv->why);
   free(rv);
@@ -269,7 +274,8 @@ static void release(HldComm *c, Rv *rv) {
 }
 
 static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
-                         int rank, const HliPiece *mine, int nleaves, HliConsume consume, void *arg) {
+                         int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
+                         HliConsume consume, void *arg) {
   HldComm *c = (HldComm *)ic;
   int64_t self = devs[rank];
   pthread_mutex_lock(&c->mu);
@@ -282,9 +288,10 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     if (rv) {
       rv->devs = malloc((size_t)n * sizeof *rv->devs);
       rv->pieces = calloc((size_t)n, sizeof *rv->pieces);
+      rv->outs = calloc((size_t)n, sizeof *rv->outs);
       rv->remote_owned = calloc((size_t)n, sizeof *rv->remote_owned);
     }
-    if (!rv || !rv->devs || !rv->pieces || !rv->remote_owned) {
+    if (!rv || !rv->devs || !rv->pieces || !rv->outs || !rv->remote_owned) {
       if (rv) free_rv(rv);
       pthread_mutex_unlock(&c->mu);
       return hli_fail(x, ins, "out of memory");
@@ -294,6 +301,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     rv->first = devs[0];
     rv->n = n;
     rv->nleaves = nleaves;
+    rv->shared = true;
     memcpy(rv->devs, devs, (size_t)n * sizeof *devs);
     for (int r = 0; r < n; r++) rv->nlocal += is_local(c, devs[r]);
     rv->next = c->rvs;
@@ -307,6 +315,8 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
                        "other groups): the devices disagree about this collective",
                        (long long)self, nleaves, (long long)rv->first, rv->nleaves));
   rv->pieces[rank] = mine;
+  rv->outs[rank] = out;
+  rv->shared &= out != NULL;
   rv->arrived++;
   rv->refs++;
   if (rv->arrived == rv->nlocal && !rv->failed) {
@@ -355,8 +365,15 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     l->secondary = !(c->deadlock && c->deadlock_by == l);
     rc = hli_fail(x, ins, "%s", rv->why ? rv->why : "the collective failed");
   } else {
+    /* Our share: the members of this process in rank order split the work. */
+    HliShare share = {0, 1, NULL};
+    if (rv->shared) {
+      share.nparts = rv->nlocal;
+      share.outs = rv->outs;
+      for (int r = 0; r < rank; r++) share.part += is_local(c, devs[r]);
+    }
     pthread_mutex_unlock(&c->mu);
-    rc = consume(arg, rv->pieces);   /* read everyone's leaves, write our own result */
+    rc = consume(arg, rv->pieces, &share);   /* read everyone's leaves, write the result(s) */
     pthread_mutex_lock(&c->mu);
   }
   /* Keep every member's leaves alive until all have read them. */

@@ -24,11 +24,24 @@ typedef struct HliPiece {
   size_t nbytes;
 } HliPiece;
 
+/* How the members that run in one process share the work of a
+ * collective whose members all compute the same result (all-reduce): the
+ * member with share `part` of `nparts` computes that part of the result and
+ * writes it into every outs[r] that is not NULL (the members of this
+ * process; r in rank order). The parts are disjoint and the exchange
+ * returns only after every member has consumed, so each result is whole
+ * when its device goes on. With outs NULL each member computes all of its
+ * own result. */
+typedef struct HliShare {
+  int part, nparts;
+  const HliPiece *const *outs;
+} HliShare;
+
 /* Called on every member once all members of the group have arrived:
  * pieces[r] holds member r's nleaves leaves (r in rank order). It reads
- * them (never writes) and computes this device's result. 0 or -1 (an error
- * recorded on the executor). */
-typedef int (*HliConsume)(void *arg, const HliPiece *const *pieces);
+ * them (never writes) and computes this device's result, or its share of
+ * every member's (share). 0 or -1 (an error recorded on the executor). */
+typedef int (*HliConsume)(void *arg, const HliPiece *const *pieces, const HliShare *share);
 
 typedef struct HliComm HliComm;
 struct HliComm {
@@ -38,9 +51,11 @@ struct HliComm {
    * member has arrived; the call returns after every member has consumed,
    * so mine may be released then. The k-th execution of ins on one device
    * meets the k-th on the others. 0, or -1 with an error recorded on x that
-   * names ins and the devices that did and did not arrive. */
+   * names ins and the devices that did and did not arrive. out: this
+   * member's result leaves, to share the work (HliShare), or NULL. */
   int (*exchange)(HliComm *c, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
-                  int rank, const HliPiece *mine, int nleaves, HliConsume consume, void *arg);
+                  int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
+                  HliConsume consume, void *arg);
   /* Point to point (send/recv): post a copy of the leaves for device `to`
    * on channel; it does not wait for the receiver. */
   int (*send)(HliComm *c, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,

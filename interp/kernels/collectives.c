@@ -118,21 +118,27 @@ static void zero_value(HliValue *v) {
   if (v->nbytes) memset(v->data, 0, v->nbytes);
 }
 
-/* Exchange the operands' leaves over the group and run consume. */
+/* Exchange the operands' leaves over the group and run consume; with
+ * `shared` (a result every member computes alike) the members of this
+ * process split the work (HliShare). */
 static int exchange(HliExec *x, const HloInstr *ins, const Group *g, HliValue *const *in,
-                    int32_t nin, HliConsume consume, void *arg) {
-  HliPiece mine[MAX_LEAVES];
-  int k = 0;
+                    int32_t nin, HliValue *shared, HliConsume consume, void *arg) {
+  HliPiece mine[MAX_LEAVES], out[MAX_LEAVES];
+  int k = 0, kout = 0;
   for (int32_t i = 0; i < nin; i++)
     if (in[i] && leaves_of(in[i], mine, &k))
       return hli_unsupported(x, ins, "more than %d array operands", MAX_LEAVES);
+  if (shared && leaves_of(shared, out, &kout))
+    return hli_unsupported(x, ins, "more than %d array results", MAX_LEAVES);
   if (g->n == 1) {   /* a group of one: nobody to wait for */
     const HliPiece *only = mine;
-    return consume(arg, &only);
+    HliShare alone = {0, 1, NULL};
+    return consume(arg, &only, &alone);
   }
   const HliDevice *d = device_of(x);
   if (!d->comm) return hli_fail(x, ins, "a group of %d devices, but this run has no communicator", g->n);
-  return d->comm->exchange(d->comm, x, ins, g->devs, g->n, g->rank, mine, k, consume, arg);
+  return d->comm->exchange(d->comm, x, ins, g->devs, g->n, g->rank, mine, k, shared ? out : NULL,
+                           consume, arg);
 }
 
 /* ---- reductions ----------------------------------------------------------- */
@@ -228,14 +234,27 @@ typedef struct AllReduce {
   int32_t nops;
 } AllReduce;
 
-static int consume_all_reduce(void *arg, const HliPiece *const *pieces) {
+/* Each member of this process folds its share of every leaf (a contiguous
+ * run of elements) and copies it into the others' results: the per-element
+ * fold is the same, in rank order, whoever computes it. */
+static int consume_all_reduce(void *arg, const HliPiece *const *pieces, const HliShare *share) {
   AllReduce *a = arg;
   const void *src[1024];
   if (a->rd.n > 1024) return hli_unsupported(a->rd.x, a->rd.ins, "groups of more than 1024 devices");
   for (int32_t i = 0; i < a->nops; i++) {
     HliValue *o = result_part(a->out, i);
     for (int r = 0; r < a->rd.n; r++) src[r] = pieces[r][i].data;
-    if (fold_ranks(&a->rd, o->dtype, src, 0, o->nelem, o->data) != 0) return -1;
+    int64_t lo = 0, hi = o->nelem;
+    if (share->outs) {
+      lo = o->nelem * share->part / share->nparts;
+      hi = o->nelem * (share->part + 1) / share->nparts;
+    }
+    size_t es = hlc_dtype_size(o->dtype);
+    char *mine = (char *)o->data + lo * (int64_t)es;
+    if (fold_ranks(&a->rd, o->dtype, src, lo, hi - lo, mine) != 0) return -1;
+    for (int r = 0; share->outs && r < a->rd.n; r++)
+      if (share->outs[r] && share->outs[r][i].data != o->data && hi > lo)
+        memcpy((char *)share->outs[r][i].data + lo * (int64_t)es, mine, (size_t)(hi - lo) * es);
   }
   return 0;
 }
@@ -264,7 +283,7 @@ static int run_all_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, 
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   AllReduce a = {{x, ins, hlk_match_reducer(ins->called[0].comp), g.n}, out, ins->nops};
-  int rc = exchange(x, ins, &g, in, ins->nops, consume_all_reduce, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, out, consume_all_reduce, &a);
   group_free(&g);
   return rc;
 }
@@ -287,7 +306,8 @@ static void around(const HliValue *v, int64_t d, int64_t *outer, size_t *inner) 
   *inner = *outer ? v->nbytes / (size_t)*outer : 0;
 }
 
-static int consume_gather(void *arg, const HliPiece *const *pieces) {
+static int consume_gather(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
   Gather *a = arg;
   for (int32_t i = 0; i < a->nops; i++) {
     HliValue *o = result_part(a->out, i);
@@ -336,7 +356,7 @@ static int gather_into(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   Gather a = {x, out, ins->nops, ins->dimensions.v[0], g.n};
-  int rc = exchange(x, ins, &g, in, ins->nops, consume_gather, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_gather, &a);
   group_free(&g);
   return rc;
 }
@@ -373,7 +393,8 @@ typedef struct Scatter {
   int rank;
 } Scatter;
 
-static int consume_scatter(void *arg, const HliPiece *const *pieces) {
+static int consume_scatter(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
   Scatter *a = arg;
   const void *src[1024];
   if (a->rd.n > 1024) return hli_unsupported(a->rd.x, a->rd.ins, "groups of more than 1024 devices");
@@ -425,7 +446,7 @@ static int run_reduce_scatter(HliExec *x, const HloInstr *ins, HliValue *const *
   if (group_of(x, ins, &g) < 0) return -1;
   Scatter a = {{x, ins, hlk_match_reducer(ins->called[0].comp), g.n}, out, ins->nops,
                ins->dimensions.v[0], g.rank};
-  int rc = exchange(x, ins, &g, in, ins->nops, consume_scatter, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_scatter, &a);
   group_free(&g);
   return rc;
 }
@@ -439,7 +460,8 @@ typedef struct ToAll {
   int n, rank;
 } ToAll;
 
-static int consume_to_all(void *arg, const HliPiece *const *pieces) {
+static int consume_to_all(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
   ToAll *a = arg;
   if (a->dim < 0) {   /* tuple form: result j = member j's operand `rank` */
     for (int j = 0; j < a->n; j++) {
@@ -492,7 +514,7 @@ static int run_all_to_all(HliExec *x, const HloInstr *ins, HliValue *const *in, 
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   ToAll a = {out, ins->nops, ins->has_dimensions ? ins->dimensions.v[0] : -1, g.n, g.rank};
-  int rc = exchange(x, ins, &g, in, ins->nops, consume_to_all, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_to_all, &a);
   group_free(&g);
   return rc;
 }
@@ -514,7 +536,8 @@ static int copy_leaves(HliValue *v, const HliPiece *p, int *k) {
   return 0;
 }
 
-static int consume_copy(void *arg, const HliPiece *const *pieces) {
+static int consume_copy(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
   Copy *a = arg;
   int k = 0;
   if (a->from < 0) zero_value(a->out);
@@ -540,7 +563,7 @@ static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, i
   Copy a = {dst, -1};
   for (int32_t i = 0; i < ins->npairs; i++)
     if (ins->source_target_pairs[i][1] == g.rank) a.from = (int)ins->source_target_pairs[i][0];
-  int rc = exchange(x, ins, &g, src, nsrc, consume_copy, &a);
+  int rc = exchange(x, ins, &g, src, nsrc, NULL, consume_copy, &a);
   group_free(&g);
   return rc;
 }
@@ -603,7 +626,7 @@ static int run_broadcast(HliExec *x, const HloInstr *ins, HliValue *const *in, H
     return 0;
   }
   Copy a = {out, 0};
-  int rc = exchange(x, ins, &g, in, ins->nops, consume_copy, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_copy, &a);
   group_free(&g);
   return rc;
 }
@@ -629,7 +652,8 @@ static int64_t nth(HloDtype t, const void *p, int64_t i) {
   return t == HLO_S64 ? ((const int64_t *)p)[i] : ((const int32_t *)p)[i];
 }
 
-static int consume_ragged(void *arg, const HliPiece *const *pieces) {
+static int consume_ragged(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
   Ragged *a = arg;
   for (int j = 0; j < a->n; j++) {
     /* leaves of member j: input, output, input_offsets, send_sizes, output_offsets, recv_sizes */
@@ -676,7 +700,7 @@ static int run_ragged(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   int64_t in_rows = in[0]->dims[0], out_rows = out->dims[0];
   Ragged a = {x, ins, out, g.n, g.rank, in[2]->dtype,
               in_rows ? in[0]->nbytes / (size_t)in_rows : 0, in_rows, out_rows};
-  int rc = exchange(x, ins, &g, in, 6, consume_ragged, &a);
+  int rc = exchange(x, ins, &g, in, 6, NULL, consume_ragged, &a);
   group_free(&g);
   return rc;
 }
