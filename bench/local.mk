@@ -15,10 +15,19 @@ EXTRA_DIST += bench/run.py \
 	bench/ops/matvec.hlo \
 	bench/ops/vecmat.hlo \
 	bench/ops/weight_grad_conv.hlo \
+	bench/ops/strided_conv.hlo \
+	bench/ops/a_elementwise_incache.hlo \
+	bench/fma_peak.c \
 	bench/devices.py bench/devices/allreduce_64m.hlo bench/devices/matmul_8way.hlo \
 	bench/devices/matmul_1way.hlo
 BENCH_DIR = $(abs_top_srcdir)/../shared/bench
-bench: all
-	/usr/bin/python3 $(srcdir)/bench/run.py ./hlorun --dir $(BENCH_DIR) $(BENCH_FLAGS)
+# The FMA peak probe is built for this machine's widest vectors (never
+# installed, never part of the suite).
+bench/fma_peak$(EXEEXT): $(srcdir)/bench/fma_peak.c
+	@$(MKDIR_P) bench
+	$(CC) -O2 -march=native -pthread -o $@ $(srcdir)/bench/fma_peak.c
+CLEANFILES += bench/fma_peak$(EXEEXT)
+bench: all bench/fma_peak$(EXEEXT)
+	/usr/bin/python3 $(srcdir)/bench/run.py ./hlorun --dir $(BENCH_DIR) --fma-peak bench/fma_peak$(EXEEXT) $(BENCH_FLAGS)
 	/usr/bin/python3 $(srcdir)/bench/devices.py ./hlorun
 .PHONY: bench
