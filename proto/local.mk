@@ -133,8 +133,6 @@ EXTRA_DIST += tools/gen_proto_tests.py \
 	tests/proto/lit_u8.pb \
 	tests/proto/lit_u8.txt \
 	tests/proto/literal-cases.txt \
-	tests/proto/run.sh.log \
-	tests/proto/run.sh.trs \
 	tests/proto/xla_nonconsecutive_ids.pbtxt \
 	tests/proto/zoo.arg0.literal.pb \
 	tests/proto/zoo.arg1.literal.pb \

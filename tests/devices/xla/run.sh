@@ -27,6 +27,9 @@ mpi=
 if [ "${HLORUN_MPI:-yes}" != no ] && command -v mpirun >/dev/null 2>&1 &&
    mpirun --version 2>/dev/null | grep -q "Open MPI"; then
   mpi=yes
+elif [ "${HLORUN_MPI:-yes}" != no ] && [ "${HLORUN_MPIRUN:-no}" != no ]; then
+  echo "FAIL: the build has the MPI transport but no Open MPI mpirun runs here"
+  exit 1
 fi
 pass=0
 fail=0
