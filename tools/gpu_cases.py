@@ -809,6 +809,136 @@ def more_cases():
                                                "num_warps": "1"}}, False)
     fusion_case("fusion_custom", "__custom_fusion", {"custom_fusion_config": {"name": "cutlass_gemm"}}, False)
     fusion_case("fusion_cudnn_nop", "__cudnn$fusion", {"cudnn_fusion_config": {"plan_id": "3"}}, True)
+    gpu2_cases()
+
+
+# ---- cuDNN layer norm (__cudnn$norm) ------------------------------------------
+
+NORM_ALG = {"algo_id": "0", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {},
+            "is_cudnn_frontend": True, "workspace_size": "4194304"}
+SUMC = ("sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n")
+
+
+def norm_case(name, kind, dt, xs, eps=1e-3):
+    """Layer norm over every dimension of xs but the first, as XLA's
+    CudnnNormRewriter calls cuDNN: the operand bitcast to [N, d1, .., 1] (rank
+    4), scale and bias to [1, d1, .., 1]."""
+    N, rest = xs[0], list(xs[1:])
+    c4 = [N] + rest + [1] * (3 - len(rest))
+    s4 = [1] + c4[1:]
+    n = int(np.prod(rest))
+    x = draw(xs, dt)
+    sc, bi = draw(rest, dt), draw(rest, dt)
+    ax = tuple(range(1, len(xs)))
+    mean = x.mean(axis=ax)
+    xc = x - mean.reshape([N] + [1] * len(rest))
+    var = (xc * xc).mean(axis=ax)
+    nf = 1 / np.sqrt(var + eps)
+    nfb = nf.reshape([N] + [1] * len(rest))
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_norm_backend_config": {
+        "epsilon": eps, "algorithm": NORM_ALG, "kind": kind}}
+    C = json.dumps(cfg, separators=(",", ":"))
+    X4, S4, R4 = shape(dt, c4), shape(dt, s4), shape("f32", [N, 1, 1, 1])
+    XS, RS, SS = shape(dt, xs), shape(dt, rest), shape("f32", xs)
+    rdims = "{%s}" % ",".join(str(i) for i in ax)
+    kdims = "{%s}" % ",".join(str(i) for i in range(1, len(xs)))
+    if kind != "LAYER_BWD":
+        y = xc * nfb * sc + bi
+        ins = [(x, dt), (sc, dt), (bi, dt)]
+        train = kind == "LAYER_FWD_TRAIN"
+        exp = [(round_to(y, dt), dt)] + ([(round_to(mean, "f32"), "f32"), (round_to(nf, "f32"), "f32")]
+                                         if train else [])
+        res = [X4] + ([R4, R4] if train else []) + ["u8[4194304]{0}"]
+        L = ["  %%x = %s parameter(0)\n  %%xb = %s bitcast(%%x)" % (XS, X4),
+             "  %%s = %s parameter(1)\n  %%sb = %s bitcast(%%s)" % (RS, S4),
+             "  %%b = %s parameter(2)\n  %%bb = %s bitcast(%%b)" % (RS, S4),
+             "  %%cc = (%s) custom-call(%%xb, %%sb, %%bb), custom_call_target=\"__cudnn$norm\", "
+             "backend_config=%s" % (", ".join(res), C),
+             "  %%g0 = %s get-tuple-element(%%cc), index=0\n  %%y = %s bitcast(%%g0)" % (X4, XS)]
+        if train:
+            L.append("  %%g1 = %s get-tuple-element(%%cc), index=1\n  %%m = f32[%d]{0} bitcast(%%g1)\n"
+                     "  %%g2 = %s get-tuple-element(%%cc), index=2\n  %%f = f32[%d]{0} bitcast(%%g2)\n"
+                     "  ROOT %%t = (%s, f32[%d]{0}, f32[%d]{0}) tuple(%%y, %%m, %%f)" % (R4, N, R4, N, XS, N, N))
+        else:
+            L[-1] = L[-1].replace("  %y =", "  ROOT %y =")
+        module = "HloModule %s\n\nENTRY %%main {\n%s\n}\n" % (name, "\n".join(L))
+        # The twin: XLA's layer-norm pattern (the rewriter's input) in f32.
+        T = ["  x = %s parameter(0)\n  xf = %s convert(x)" % (XS, SS),
+             "  s = %s parameter(1)\n  sf = f32[%s] convert(s)" % (RS, ",".join(map(str, rest))),
+             "  b = %s parameter(2)\n  bf = f32[%s] convert(b)" % (RS, ",".join(map(str, rest))),
+             "  z = f32[] constant(0)\n  rn = f32[] constant(%r)\n  rnb = f32[%d] broadcast(rn), dimensions={}" % (1.0 / n, N),
+             "  su = f32[%d] reduce(xf, z), dimensions=%s, to_apply=sum\n  mean = f32[%d] multiply(su, rnb)" % (N, rdims, N),
+             "  mb = %s broadcast(mean), dimensions={0}\n  xc = %s subtract(xf, mb)\n  sq = %s multiply(xc, xc)" % (SS, SS, SS),
+             "  vs = f32[%d] reduce(sq, z), dimensions=%s, to_apply=sum\n  var = f32[%d] multiply(vs, rnb)" % (N, rdims, N),
+             "  ep = f32[] constant(%r)\n  epb = f32[%d] broadcast(ep), dimensions={}\n  ve = f32[%d] add(var, epb)" % (eps, N, N),
+             "  nf = f32[%d] rsqrt(ve)\n  nfb = %s broadcast(nf), dimensions={0}\n  nrm = %s multiply(xc, nfb)" % (N, SS, SS),
+             "  sb = %s broadcast(sf), dimensions=%s\n  bb = %s broadcast(bf), dimensions=%s" % (SS, kdims, SS, kdims),
+             "  ys = %s multiply(nrm, sb)\n  yf = %s add(ys, bb)\n  y = %s convert(yf)" % (SS, SS, XS)]
+        T.append("  ROOT t = (%s, f32[%d], f32[%d]) tuple(y, mean, nf)" % (XS, N, N) if train
+                 else "  ROOT r = %s copy(y)" % XS)
+    else:
+        dy = draw(xs, dt)
+        mean32, nf32 = round_to(mean, "f32"), round_to(nf, "f32")
+        xc = x - mean32.reshape([N] + [1] * len(rest))
+        nfb = nf32.reshape([N] + [1] * len(rest))
+        g = sc * dy
+        f2 = nfb * g
+        f0 = (xc * g).sum(axis=ax).reshape(nfb.shape)
+        f1 = -xc * f0 * nfb ** 3 / n
+        dx = f1 + f2 - (f1 + f2).mean(axis=ax).reshape(nfb.shape)
+        # the analytic gradient of layer norm agrees (the saved statistics
+        # are the forward's, to f32 rounding)
+        xh = xc * nfb
+        ref = nfb * (g - g.mean(axis=ax, keepdims=True) - xh * (g * xh).mean(axis=ax, keepdims=True))
+        assert np.allclose(dx, ref, rtol=1e-5, atol=1e-5)
+        dsc = (dy * xc * nfb).sum(axis=0)
+        dbi = dy.sum(axis=0)
+        ins = [(x, dt), (sc, dt), (dy, dt), (mean32, "f32"), (nf32, "f32")]
+        exp = [(round_to(dx, dt), dt), (round_to(dsc, dt), dt), (round_to(dbi, dt), dt)]
+        res = [X4, S4, S4, "u8[4194304]{0}"]
+        L = ["  %%x = %s parameter(0)\n  %%xb = %s bitcast(%%x)" % (XS, X4),
+             "  %%s = %s parameter(1)\n  %%sb = %s bitcast(%%s)" % (RS, S4),
+             "  %%dy = %s parameter(2)\n  %%dyb = %s bitcast(%%dy)" % (XS, X4),
+             "  %%m = f32[%d]{0} parameter(3)\n  %%mb = %s bitcast(%%m)" % (N, R4),
+             "  %%f = f32[%d]{0} parameter(4)\n  %%fb = %s bitcast(%%f)" % (N, R4),
+             "  %%cc = (%s) custom-call(%%xb, %%sb, %%dyb, %%mb, %%fb), custom_call_target=\"__cudnn$norm\", "
+             "backend_config=%s" % (", ".join(res), C),
+             "  %%g0 = %s get-tuple-element(%%cc), index=0\n  %%dx = %s bitcast(%%g0)" % (X4, XS),
+             "  %%g1 = %s get-tuple-element(%%cc), index=1\n  %%ds = %s bitcast(%%g1)" % (S4, RS),
+             "  %%g2 = %s get-tuple-element(%%cc), index=2\n  %%db = %s bitcast(%%g2)" % (S4, RS),
+             "  ROOT %%t = (%s, %s, %s) tuple(%%dx, %%ds, %%db)" % (XS, RS, RS)]
+        module = "HloModule %s\n\nENTRY %%main {\n%s\n}\n" % (name, "\n".join(L))
+        RF = "f32[%s]" % ",".join(map(str, rest))
+        # The twin: the layer-norm gradient in its textbook form,
+        # nf·(g - mean(g) - xh·mean(g·xh)), xh = (x - mean)·nf.
+        T = ["  x = %s parameter(0)\n  xf = %s convert(x)" % (XS, SS),
+             "  s = %s parameter(1)\n  sf = %s convert(s)" % (RS, RF),
+             "  dy = %s parameter(2)\n  dyf = %s convert(dy)" % (XS, SS),
+             "  mean = f32[%d] parameter(3)\n  nf = f32[%d] parameter(4)" % (N, N),
+             "  z = f32[] constant(0)\n  rn = f32[] constant(%r)\n  rnb = f32[%d] broadcast(rn), dimensions={}" % (1.0 / n, N),
+             "  mb = %s broadcast(mean), dimensions={0}\n  nfb = %s broadcast(nf), dimensions={0}" % (SS, SS),
+             "  xc = %s subtract(xf, mb)\n  xh = %s multiply(xc, nfb)" % (SS, SS),
+             "  sb = %s broadcast(sf), dimensions=%s\n  g = %s multiply(sb, dyf)" % (SS, kdims, SS),
+             "  gs = f32[%d] reduce(g, z), dimensions=%s, to_apply=sum\n  gm = f32[%d] multiply(gs, rnb)" % (N, rdims, N),
+             "  gx = %s multiply(g, xh)\n  gxs = f32[%d] reduce(gx, z), dimensions=%s, to_apply=sum" % (SS, N, rdims),
+             "  gxm = f32[%d] multiply(gxs, rnb)\n  gmb = %s broadcast(gm), dimensions={0}" % (N, SS),
+             "  gxmb = %s broadcast(gxm), dimensions={0}\n  t1 = %s subtract(g, gmb)" % (SS, SS),
+             "  t2 = %s multiply(xh, gxmb)\n  t3 = %s subtract(t1, t2)\n  dxf = %s multiply(nfb, t3)" % (SS, SS, SS),
+             "  dx = %s convert(dxf)" % XS,
+             "  dh = %s multiply(dyf, xh)\n  dsf = %s reduce(dh, z), dimensions={0}, to_apply=sum" % (SS, RF),
+             "  dbf = %s reduce(dyf, z), dimensions={0}, to_apply=sum" % RF,
+             "  ds = %s convert(dsf)\n  db = %s convert(dbf)" % (RS, RS),
+             "  ROOT t = (%s, %s, %s) tuple(dx, ds, db)" % (XS, RS, RS)]
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, SUMC, "\n".join(T))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def gpu2_cases():
+    norm_case("norm_infer_f32", "LAYER_FWD_INFER", "f32", [2, 3, 4])
+    norm_case("norm_infer_bf16", "LAYER_FWD_INFER", "bf16", [4, 16], eps=1e-5)
+    norm_case("norm_train_f32", "LAYER_FWD_TRAIN", "f32", [3, 8])
+    norm_case("norm_bwd_f32", "LAYER_BWD", "f32", [3, 2, 5])
 
 
 if __name__ == "__main__":

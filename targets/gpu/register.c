@@ -18,6 +18,7 @@ GPU_TARGET(trsm, gpu_build_trsm)
 GPU_TARGET(topk, gpu_build_topk)
 GPU_TARGET(cub_sort, gpu_build_cub_sort)
 GPU_TARGET(fmha, gpu_build_fmha)
+GPU_TARGET(norm, gpu_build_norm)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
@@ -84,6 +85,11 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cudnn$fmhaScaleBiasSoftmax", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxDropout", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmaxDropout", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxBackward", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaScaleBiasSoftmaxBackward", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxDropoutBackward", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaScaleBiasSoftmaxDropoutBackward", fmha_instantiate, json_execute},
+      {"__cudnn$norm", norm_instantiate, json_execute},
       {"__nop", NULL, nop_execute},
   };
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
@@ -92,9 +98,7 @@ int hlt_register_gpu(HlfRegistry *r) {
   }
   static const char *const later[] = {
       "__cublas$lt$groupedMatmul", "__cublas$lt$matmul$mx", "__cudnn$convForwardGraph",
-      "__cudnn$fmhaSoftmaxBackward", "__cudnn$fmhaSoftmaxDropoutBackward",
-      "__cudnn$fmhaScaleBiasSoftmaxBackward", "__cudnn$fmhaScaleBiasSoftmaxDropoutBackward",
-      "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8", "__cudnn$norm",
+      "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8",
       "__cudnn$blockScaledDot"};
   for (size_t i = 0; i < sizeof later / sizeof *later; i++) {
     XLA_FFI_Handler_Bundle b = {not_built_in, NULL, NULL, refused_execute};

@@ -67,7 +67,16 @@ bad fmha-dropout '__cudnn$fmhaSoftmaxDropout' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a,
   "cudnn_fmha_backend_config.dropout_rate is 0.1: dropout draws from cuDNN's Philox stream"
 bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
   'operand 2 (a_scale) must be an f32 scalar'
-bad not-yet '__cudnn$norm' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
+bad not-yet '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
+NC='"cudnn_norm_backend_config"'
+bad norm-eps '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"kind\":\"LAYER_FWD_INFER\"}}" \
+  '%cc: backend_config: missing required field cudnn_norm_backend_config.epsilon'
+bad norm-kind '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001,\"kind\":\"RMS_FWD\"}}" \
+  'backend_config field cudnn_norm_backend_config.kind: expected one of LAYER_FWD_INFER, LAYER_FWD_TRAIN, LAYER_BWD'
+bad norm-arity '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001,\"kind\":\"LAYER_BWD\"}}" \
+  'has 3 operands and 2 results; kind LAYER_BWD takes (x, scale, dy, mean, norm_factor) and gives (dx, dscale, dbias, u8 workspace)'
+bad norm-scale '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001}}" \
+  'operand 1 (scale) does not fit x (f32): it must have x'"'"'s shape with dimension 0 of size 1'
 bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
   'cannot run on a CPU'
 
