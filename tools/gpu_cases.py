@@ -934,11 +934,251 @@ def norm_case(name, kind, dt, xs, eps=1e-3):
     write_case("twins", name, twin, ins, exp, TOL[dt])
 
 
+# ---- cuDNN attention: padding masks, backward -----------------------------------
+
+FMHA_ALG = {"algo_id": "0", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {"17": "1", "24": "0"},
+            "is_cudnn_frontend": True, "workspace_size": "0"}
+MAXSUM = ("max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+          "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n")
+DN = {  # JAX's fused_attention_stablehlo.py, layout BTNH
+    "bmm1_dot_dimension_numbers": ([3], [3], [0, 2], [0, 2]),
+    "bmm2_dot_dimension_numbers": ([3], [1], [0, 1], [0, 2]),
+    "bmm1_grad_gemm1_dot_dimension_numbers": ([2], [1], [0, 1], [0, 2]),
+    "bmm1_grad_gemm2_dot_dimension_numbers": ([3], [1], [0, 1], [0, 2]),
+    "bmm2_grad_gemm1_dot_dimension_numbers": ([2], [1], [0, 1], [0, 2]),
+    "bmm2_grad_gemm2_dot_dimension_numbers": ([3], [3], [0, 2], [0, 2]),
+}
+
+
+def fmha_cfg(keys, scale, mask, B, N, T, S):
+    c = {"algorithm": FMHA_ALG, "fmha_scale": scale, "dropout_rate": 0, "seed": "42",
+         "intermediate_tensor_shape": {"element_type": "BF16", "dimensions": [str(B), str(N), str(T), str(S)],
+                                       "tuple_shapes": [], "layout": {"minor_to_major": ["3", "2", "1", "0"]},
+                                       "is_dynamic_dimension": [False] * 4},
+         "is_flash_attention": True, "mask_type": mask, "sliding_window_length": 0}
+    for k in keys:
+        lc, rc, lb, rb = DN[k]
+        c[k] = {"lhs_contracting_dimensions": [str(i) for i in lc], "rhs_contracting_dimensions": [str(i) for i in rc],
+                "lhs_batch_dimensions": [str(i) for i in lb], "rhs_batch_dimensions": [str(i) for i in rb]}
+    return json.dumps({"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_fmha_backend_config": c},
+                      separators=(",", ":"))
+
+
+def attn_mask(B, T, S, causal, qlen=None, kvlen=None):
+    """valid[b, t, s] (broadcast over heads later) and qrow[b, t]."""
+    t = np.arange(T)[None, :, None]
+    s_ = np.arange(S)[None, None, :]
+    valid = np.ones((B, T, S), bool)
+    if causal:
+        valid &= s_ <= t
+    qrow = np.ones((B, T), bool)
+    if qlen is not None:
+        valid &= (t < qlen[:, None, None]) & (s_ < kvlen[:, None, None])
+        qrow = np.arange(T)[None, :] < qlen[:, None]
+    return valid[:, None], qrow[:, None]
+
+
+def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
+    """Standard-HLO lines defining pred 'valid' (and 'qv') over f32[B,N,T,S]."""
+    P = "%%s[%d,%d,%d,%d]" % (B, N, T, S)
+    L = ["  iq = %s iota(), iota_dimension=2\n  ik = %s iota(), iota_dimension=3" % (P % "s32", P % "s32")]
+    have = None
+    if causal:
+        L.append("  cz = %s compare(ik, iq), direction=LE" % (P % "pred"))
+        have = "cz"
+    if padding:
+        L.append("  ql = s32[%d] parameter(%d)\n  kl = s32[%d] parameter(%d)\n"
+                 "  qlb = %s broadcast(ql), dimensions={0}\n  klb = %s broadcast(kl), dimensions={0}\n"
+                 "  qv = %s compare(iq, qlb), direction=LT\n  kv = %s compare(ik, klb), direction=LT\n"
+                 "  pv = %s and(qv, kv)" % (B, first_len_param, B, first_len_param + 1, P % "s32", P % "s32",
+                                            P % "pred", P % "pred", P % "pred"))
+        if have:
+            L.append("  valid = %s and(cz, pv)" % (P % "pred"))
+        else:
+            L.append("  valid = %s copy(pv)" % (P % "pred"))
+    else:
+        L.append("  valid = %s copy(cz)" % (P % "pred"))
+    return L
+
+
+def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5):
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    qlen = np.array([T - 1, 2][:B], np.int64)
+    kvlen = np.array([S - 2, S][:B], np.int64)
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
+    valid, qrow = attn_mask(B, T, S, causal, qlen, kvlen)
+    sc = np.where(valid, sc, -np.inf)
+    sc = np.where(qrow[..., None], sc, 0)
+    e = np.exp(sc - sc.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    p = np.where(qrow[..., None], p, 0)
+    o = np.einsum("bnts,bsnh->bnth", p, v)
+    mask = "PADDING_CAUSAL" if causal else "PADDING"
+    ins = [(q, dt), (k, dt), (v, dt), (qlen, "s32"), (kvlen, "s32")]
+    O = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, T, H)
+    names = ["q", "k", "v", "q_seqlen", "kv_seqlen"]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n  ROOT %%o = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, params, O, ", ".join("%" + n for n in names),
+                 fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale, mask, B, N, T, S), O))
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)\n  %s_c = %s convert(%s)" % (n, shape(dt, x[0].shape), i, n, shape("f32", x[0].shape), n)
+         for i, (n, x) in enumerate(zip(names[:3], ins[:3]))]
+    L += twin_mask_lines(B, N, T, S, causal, True, 3)
+    L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+             "  s1 = %s multiply(s0, alb)\n  ni = f32[] constant(-inf)\n  nib = %s broadcast(ni), dimensions={}\n"
+             "  zz = f32[] constant(0)\n  zb = %s broadcast(zz), dimensions={}\n"
+             "  s2 = %s select(valid, s1, nib)\n  s3 = %s select(qv, s2, zb)" % (SS, scale, SS, SS, SS, SS, SS, SS))
+    L.append("  mi = f32[] constant(-inf)\n  m = %s reduce(s3, mi), dimensions={3}, to_apply=max\n"
+             "  mb = %s broadcast(m), dimensions={0,1,2}\n  d = %s subtract(s3, mb)\n  e = %s exponential(d)\n"
+             "  sm = %s reduce(e, zz), dimensions={3}, to_apply=sum\n"
+             "  smb = %s broadcast(sm), dimensions={0,1,2}\n  p0 = %s divide(e, smb)\n  p = %s select(qv, p0, zb)\n"
+             "  o = f32[%d,%d,%d,%d] dot(p, v_c), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,2}, rhs_contracting_dims={1}\n  ROOT oc = %s[%d,%d,%d,%d] convert(o)"
+             % (R, SS, SS, SS, R, SS, SS, SS, B, N, T, H, dt, B, N, T, H))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    exp = [(round_to(o, dt), dt)]
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def attn_fwd64(q, k, v, bias, scale, valid):
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
+    if bias is not None:
+        sc = sc + bias
+    sc = np.where(valid, sc, -np.inf)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    p = e / e.sum(-1, keepdims=True)
+    return p, np.einsum("bnts,bsnh->btnh", p, v), mx[..., 0] + np.log(e.sum(-1))
+
+
+def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    bb = draw([1, N, T, S], dt) if bias else None
+    dO = draw([B, T, N, H], dt)
+    valid, _ = attn_mask(B, T, S, causal)
+    p, o, lse = attn_fwd64(q, k, v, bb, scale, valid)
+    O = round_to(o, dt)                  # the forward's output, in its type
+    stats = round_to(lse, "f32")
+    # cuDNN's backward from the saved statistics and output
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k) + (bb if bias else 0)
+    P = np.where(valid, np.exp(np.where(valid, sc, 0) - stats[..., None]), 0)
+    dP = np.einsum("btnh,bsnh->bnts", dO, v)
+    D = np.einsum("btnh,btnh->bnt", dO, O)
+    dS = P * (dP - D[..., None])
+    dV = np.einsum("bnts,btnh->bnsh", P, dO)
+    dQ = scale * np.einsum("bnts,bsnh->bnth", dS, k)
+    dK = scale * np.einsum("bnts,btnh->bnsh", dS, q)
+    dB = dS.sum(0, keepdims=True)
+    # independent check: central differences of L = sum(O(q, k, v, bias) * dO)
+    def loss(q_, k_, v_, b_):
+        return float((attn_fwd64(q_, k_, v_, b_, scale, valid)[1] * dO).sum())
+    h = 1e-6
+    for arr, grad, perm in ((q, dQ, (0, 2, 1, 3)), (k, dK, (0, 2, 1, 3)), (v, dV, (0, 2, 1, 3))):
+        idx = (0, 1, 1, 2)
+        a2 = arr.copy(); a2[idx] += h
+        a1 = arr.copy(); a1[idx] -= h
+        args1 = [q, k, v, bb]; args2 = [q, k, v, bb]
+        which = 0 if arr is q else 1 if arr is k else 2
+        args1[which], args2[which] = a1, a2
+        fd = (loss(*args2) - loss(*args1)) / (2 * h)
+        g = np.transpose(grad, perm)[idx]
+        assert abs(fd - g) < 2e-3 * (1 + abs(g)), (name, which, fd, g)
+    if bias:
+        idx = (0, 1, 2, 1)
+        b2 = bb.copy(); b2[idx] += h
+        b1 = bb.copy(); b1[idx] -= h
+        fd = (loss(q, k, v, b2) - loss(q, k, v, b1)) / (2 * h)
+        assert abs(fd - dB[idx]) < 2e-3 * (1 + abs(dB[idx])), (name, fd, dB[idx])
+    target = "__cudnn$fmhaScaleBiasSoftmaxBackward" if bias else "__cudnn$fmhaSoftmaxBackward"
+    mask = "CAUSAL" if causal else "NO_MASK"
+    names = ["q", "k", "v", "stats", "dO"] + (["bias"] if bias else []) + ["O"]
+    ins = [(q, dt), (k, dt), (v, dt), (stats, "f32"), (dO, dt)] + ([(bb, dt)] if bias else []) + [(O, dt)]
+    rq = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, T, H)
+    rk = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, S, H)
+    rb = shape(dt, [1, N, T, S])
+    res = [rq, rk, rk] + ([rb] if dbias else []) + ["u8[0]{0}"]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    keys = [k_ for k_ in DN if "grad" in k_]
+    outs = [rq, rk, rk] + ([rb] if dbias else [])
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(outs))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", "
+              "api_version=API_VERSION_STATUS_RETURNING, backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), target,
+                 fmha_cfg(keys, scale, mask, B, N, T, S), gtes, ", ".join(outs),
+                 ", ".join("%%g%d" % i for i in range(len(outs)))))
+    exp = [(round_to(dQ, dt), dt), (round_to(dK, dt), dt), (round_to(dV, dt), dt)] + \
+          ([(round_to(dB, dt), dt)] if dbias else [])
+    # The twin: the same gradients in standard HLO.
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = []
+    for i, (n, x) in enumerate(zip(names, ins)):
+        L.append("  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i))
+        if x[1] != "f32":
+            L.append("  %s_c = %s convert(%s)" % (n, shape("f32", x[0].shape), n))
+        else:
+            L.append("  %s_c = %s copy(%s)" % (n, shape("f32", x[0].shape), n))
+    L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+             "  s1 = %s multiply(s0, alb)" % (SS, scale, SS, SS))
+    cur = "s1"
+    if bias:
+        L.append("  br = f32[%d,%d,%d] reshape(bias_c)\n  bb = %s broadcast(br), dimensions={1,2,3}\n  s2 = %s add(s1, bb)"
+                 % (N, T, S, SS, SS))
+        cur = "s2"
+    L.append("  stb = %s broadcast(stats_c), dimensions={0,1,2}\n  sd = %s subtract(%s, stb)\n  p0 = %s exponential(sd)"
+             % (SS, SS, cur, SS))
+    cur = "p0"
+    if causal:
+        L += twin_mask_lines(B, N, T, S, True, False, 0)
+        L.append("  zz = f32[] constant(0)\n  zb = %s broadcast(zz), dimensions={}\n  p = %s select(valid, p0, zb)" % (SS, SS))
+    else:
+        L.append("  p = %s copy(p0)" % SS)
+    L.append("  dp = %s dot(dO_c, v_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}" % SS)
+    L.append("  od = f32[%d,%d,%d,%d] multiply(dO_c, O_c)\n  z0 = f32[] constant(0)\n"
+             "  dsum = f32[%d,%d,%d] reduce(od, z0), dimensions={3}, to_apply=sum\n"
+             "  dd = %s transpose(dsum), dimensions={0,2,1}\n  ddb = %s broadcast(dd), dimensions={0,1,2}\n"
+             "  dpd = %s subtract(dp, ddb)\n  ds = %s multiply(p, dpd)" % (B, T, N, H, B, T, N, R, SS, SS, SS))
+    FQ = "f32[%d,%d,%d,%d]" % (B, N, T, H)
+    FK = "f32[%d,%d,%d,%d]" % (B, N, S, H)
+    L.append("  dq0 = %s dot(ds, k_c), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}\n  sq = %s broadcast(al), dimensions={}\n  dq1 = %s multiply(dq0, sq)\n"
+             "  dq = %s convert(dq1)" % (FQ, FQ, FQ, rq.split("{")[0]))
+    L.append("  dk0 = %s dot(ds, q_c), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}\n  sk = %s broadcast(al), dimensions={}\n  dk1 = %s multiply(dk0, sk)\n"
+             "  dk = %s convert(dk1)" % (FK, FK, FK, rk.split("{")[0]))
+    L.append("  dv0 = %s dot(p, dO_c), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}\n  dv = %s convert(dv0)" % (FK, rk.split("{")[0]))
+    tw = ["dq", "dk", "dv"]
+    if dbias:
+        L.append("  db0 = f32[%d,%d,%d] reduce(ds, z0), dimensions={0}, to_apply=sum\n"
+                 "  db1 = f32[1,%d,%d,%d] reshape(db0)\n  db = %s convert(db1)" % (N, T, S, N, T, S, rb.split("{")[0]))
+        tw.append("db")
+    L.append("  ROOT t = (%s) tuple(%s)" % (", ".join(r.split("{")[0] for r in outs), ", ".join(tw)))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
 def gpu2_cases():
     norm_case("norm_infer_f32", "LAYER_FWD_INFER", "f32", [2, 3, 4])
     norm_case("norm_infer_bf16", "LAYER_FWD_INFER", "bf16", [4, 16], eps=1e-5)
     norm_case("norm_train_f32", "LAYER_FWD_TRAIN", "f32", [3, 8])
     norm_case("norm_bwd_f32", "LAYER_BWD", "f32", [3, 2, 5])
+    fmha_pad_case("fmha_padding_f32", "f32", 2, 5, 6, 2, 3, False)
+    fmha_pad_case("fmha_padding_causal_f32", "f32", 2, 5, 5, 2, 3, True)
+    fmha_bwd_case("fmha_bwd_f32", "f32", 2, 4, 5, 2, 3, False, False, False)
+    fmha_bwd_case("fmha_bwd_causal_f32", "f32", 1, 5, 5, 2, 4, True, False, False)
+    fmha_bwd_case("fmha_bwd_bias_dbias_f16", "f16", 2, 4, 4, 2, 3, True, True, True, scale=0.25)
 
 
 if __name__ == "__main__":
