@@ -319,7 +319,7 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         for idx in np.ndindex(*xc.shape):
             e = np.zeros(xc.shape)
             e[idx] = 1
-            dxc[idx] = np.sum(conv_ref(e, wc, stride, pad, rdil) * dyc)
+            dxc[idx] = np.sum(conv_ref(e, wc, stride, pad, rdil, groups) * dyc)
         res = from_canon(dxc, inl, "b", "f")
         ops = [(dy, dt), (w, dt)]
     else:
@@ -329,7 +329,7 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         for idx in np.ndindex(*wc.shape):
             e = np.zeros(wc.shape)
             e[idx] = 1
-            dwc[idx] = np.sum(conv_ref(xc, e, stride, pad, rdil) * dyc)
+            dwc[idx] = np.sum(conv_ref(xc, e, stride, pad, rdil, groups) * dyc)
         res = from_canon(dwc, kerl, "o", "i")
         ops = [(x, dt), (dy, dt)]
     expected = [(round_to(res, dt), dt)]
@@ -403,16 +403,34 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         n = len(inl) - 2
         if kind == "bwd_input":
             kr = [kerl.index(str(i)) for i in range(n)]
-            L.append("  wr = %s reverse(c1), dimensions={%s}" % (shape(ct, w.shape), ",".join(map(str, kr))))
+            kl = kerl.replace("i", "T").replace("o", "i").replace("T", "o")
+            if groups != 1:
+                # JAX's grouped vjp: split w's output features into
+                # (G, O/G), move G into the input features, swap roles.
+                perm = [kerl.index("o"), kerl.index("i")] + kr
+                cw = [w.shape[i] for i in perm]
+                O_, I_ = cw[0], cw[1]
+                G = groups
+                sp = ",".join(str(v) for v in cw[2:])
+                L.append("  wt = %s[%s] transpose(c1), dimensions={%s}" % (ct, ",".join(map(str, cw)), ",".join(map(str, perm))))
+                L.append("  w5 = %s[%d,%d,%d,%s] reshape(wt)" % (ct, G, O_ // G, I_, sp))
+                L.append("  w6 = %s[%d,%d,%d,%s] transpose(w5), dimensions={1,0,%s}" % (
+                    ct, O_ // G, G, I_, sp, ",".join(str(i) for i in range(2, 3 + n))))
+                L.append("  wg = %s[%d,%d,%s] reshape(w6)" % (ct, O_ // G, G * I_, sp))
+                L.append("  wr = %s[%d,%d,%s] reverse(wg), dimensions={%s}" % (
+                    ct, O_ // G, G * I_, sp, ",".join(str(2 + i) for i in range(n))))
+                kl = "io" + "".join(str(i) for i in range(n))
+            else:
+                L.append("  wr = %s reverse(c1), dimensions={%s}" % (shape(ct, w.shape), ",".join(map(str, kr))))
             I = [res.shape[inl.index(str(i))] for i in range(n)]
             O = [ys[outl.index(str(i))] for i in range(n)]
             keff = [(size[i] - 1) * rdil[i] + 1 for i in range(n)]
             p2 = [(keff[i] - 1 - pad[i][0], I[i] - 1 - (O[i] - 1) * stride[i] + pad[i][0]) for i in range(n)]
-            kl = kerl.replace("i", "T").replace("o", "i").replace("T", "o")
             wtxt = "window={size=%s pad=%s lhs_dilate=%s rhs_dilate=%s}" % (
                 "x".join(map(str, size)), "x".join("%d_%d" % p for p in p2),
                 "x".join(map(str, stride)), "x".join(map(str, rdil)))
-            L.append("  y = %s convolution(c0, wr), %s, dim_labels=%s_%s->%s" % (R, wtxt, outl, kl, inl))
+            L.append("  y = %s convolution(c0, wr), %s, dim_labels=%s_%s->%s%s" % (
+                R, wtxt, outl, kl, inl, ", feature_group_count=%d" % groups if groups != 1 else ""))
         else:
             I = [xs[inl.index(str(i))] for i in range(n)]
             O = [ys[outl.index(str(i))] for i in range(n)]
@@ -424,7 +442,8 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
             wtxt = "window={size=%s stride=%s pad=%s rhs_dilate=%s}" % (
                 "x".join(map(str, O)), "x".join(map(str, rdil)), "x".join("%d_%d" % p for p in p2),
                 "x".join(map(str, stride)))
-            L.append("  y = %s convolution(c0, c1), %s, dim_labels=%s_%s->%s" % (R, wtxt, il, kl, ol))
+            L.append("  y = %s convolution(c0, c1), %s, dim_labels=%s_%s->%s%s" % (
+                R, wtxt, il, kl, ol, ", batch_group_count=%d" % groups if groups != 1 else ""))
         cur = "y"
     L.append("  ROOT r = %s convert(%s)" % (shape(dt, res.shape), cur))
     twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
@@ -1178,6 +1197,14 @@ def gpu2_cases():
     fmha_pad_case("fmha_padding_causal_f32", "f32", 2, 5, 5, 2, 3, True)
     fmha_bwd_case("fmha_bwd_f32", "f32", 2, 4, 5, 2, 3, False, False, False)
     fmha_bwd_case("fmha_bwd_causal_f32", "f32", 1, 5, 5, 2, 4, True, False, False)
+    conv_case("conv_bwd_input_grouped_f32", "bwd_input", "f32", "bf01_oi01->bf01", [1, 4, 5, 4],
+              [6, 2, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], groups=2)
+    conv_case("conv_bwd_input_depthwise_nhwc_f32", "bwd_input", "f32", "b01f_01io->b01f", [1, 5, 4, 3],
+              [3, 2, 1, 6], [2, 1], [(1, 1), (1, 0)], [1, 1], groups=3)
+    conv_case("conv_bwd_filter_grouped_f32", "bwd_filter", "f32", "bf01_oi01->bf01", [2, 4, 5, 5],
+              [6, 2, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], groups=2)
+    conv_case("conv_bwd_filter_depthwise_nhwc_f32", "bwd_filter", "f32", "b01f_01io->b01f", [2, 5, 4, 3],
+              [3, 2, 1, 3], [2, 1], [(1, 1), (0, 1)], [1, 1], groups=3)
     fmha_bwd_case("fmha_bwd_bias_dbias_f16", "f16", 2, 4, 4, 2, 3, True, True, True, scale=0.25)
 
 

@@ -65,6 +65,12 @@ bad conv-scale '__cudnn$convForward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, b' '{"cudnn
   'missing required field cudnn_conv_backend_config.conv_result_scale'
 bad fmha-dropout '__cudnn$fmhaSoftmaxDropout' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   "cudnn_fmha_backend_config.dropout_rate is 0.1: dropout draws from cuDNN's Philox stream"
+bad fmha-bwd-dropout '__cudnn$fmhaSoftmaxDropoutBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.25,"bmm1_grad_gemm1_dot_dimension_numbers":{},"bmm1_grad_gemm2_dot_dimension_numbers":{},"bmm2_grad_gemm1_dot_dimension_numbers":{},"bmm2_grad_gemm2_dot_dimension_numbers":{}}}' \
+  "cudnn_fmha_backend_config.dropout_rate is 0.25: dropout draws from cuDNN's Philox stream"
+bad fmha-bwd-dnums '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
+bad fmha-alibi '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'cudnn_fmha_backend_config.mask_type: ALIBI is not supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)'
 bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
   'operand 2 (a_scale) must be an f32 scalar'
 bad not-yet '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
@@ -79,6 +85,23 @@ bad norm-scale '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"eps
   'operand 1 (scale) does not fit x (f32): it must have x'"'"'s shape with dimension 0 of size 1'
 bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
   'cannot run on a CPU'
+
+# A grouped backward convolution whose shapes do not fit its groups.
+cat >"$tmp/grp.hlo" <<'HLO'
+HloModule grp
+ENTRY e {
+  dy = f32[1,6,4,4]{3,2,1,0} parameter(0)
+  w = f32[6,2,3,3]{3,2,1,0} parameter(1)
+  cc = (f32[1,5,4,4]{3,2,1,0}, u8[0]{0}) custom-call(dy, w), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=2, custom_call_target="__cudnn$convBackwardInput", backend_config={"cudnn_conv_backend_config":{"conv_result_scale":1}}
+  ROOT r = f32[1,5,4,4]{3,2,1,0} get-tuple-element(cc), index=0
+}
+HLO
+"$H" --random "$tmp/grp.hlo" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 2 ] && grep -qF "%cc: feature_group_count=2 does not fit the forward convolution: x has 5 features" "$tmp/err"; then
+  echo "ok: conv-groups-mismatch"
+else
+  fail "conv-groups-mismatch"; cat "$tmp/err"
+fi
 
 # --explain-custom-calls says, before running, which calls can run.
 cat >"$tmp/mix.hlo" <<'HLO'
