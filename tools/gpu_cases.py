@@ -1188,6 +1188,77 @@ def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
     write_case("twins", name, twin, ins, exp, TOL[dt])
 
 
+# ---- __cublas$lt$groupedMatmul (a ragged-dot) ------------------------------------
+
+def grouped_case(name, dt, gdt, mode, a_dims, b_dims, sizes, alpha=1.0):
+    """mode: 'rows' (lhs dim 0 ragged, rhs dim 0 the group), 'contract' (lhs
+    dim 1 ragged and contracting, one result per group), 'batch_rows'
+    (batch dim 0, lhs dim 1 ragged, rhs dim 1 the group, sizes per batch)."""
+    a, b = draw(a_dims, dt), draw(b_dims, dt)
+    gs = np.array(sizes, np.int64)
+    if mode == "rows":
+        out = np.zeros((a_dims[0], b_dims[2]))
+        st = 0
+        for g, n in enumerate(sizes):
+            out[st:st + n] = a[st:st + n] @ b[g]
+            st += n
+        dn = ([1], [1], [], [], [0], [0])
+    elif mode == "contract":
+        out = np.zeros((len(sizes), a_dims[0], b_dims[1]))
+        st = 0
+        for g, n in enumerate(sizes):
+            out[g] = a[:, st:st + n] @ b[st:st + n]
+            st += n
+        dn = ([1], [0], [], [], [1], [])
+    else:
+        out = np.zeros((a_dims[0], a_dims[1], b_dims[3]))
+        for bi in range(a_dims[0]):
+            st = 0
+            for g, n in enumerate(sizes[bi]):
+                out[bi, st:st + n] = a[bi, st:st + n] @ b[bi, g]
+                st += n
+        dn = ([2], [2], [0], [0], [1], [1])
+    out = alpha * out
+    lc, rc, lb, rb, lr, rg = dn
+    L = lambda v: [str(i) for i in v]
+    dd = {"lhs_contracting_dimensions": L(lc), "rhs_contracting_dimensions": L(rc),
+          "lhs_batch_dimensions": L(lb), "rhs_batch_dimensions": L(rb)}
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "force_earliest_schedule": False,
+           "reification_cost": [], "device_type": "DEVICE_TYPE_INVALID",
+           "grouped_gemm_backend_config": {
+               "gemm_backend_config": {"alpha_real": alpha, "beta": 0, "dot_dimension_numbers": dd,
+                                       "alpha_imag": 0, "epilogue": "DEFAULT", "grad_x": False,
+                                       "grad_y": False, "damax_output": False,
+                                       "autotune_workspace_size": "4194304"},
+               "ragged_dot_dimension_numbers": {"dot_dimension_numbers": dd,
+                                                "lhs_ragged_dimensions": L(lr),
+                                                "rhs_group_dimensions": L(rg)}}}
+    ins = [(a, dt), (b, dt), (gs, gdt)]
+    R = shape(dt, out.shape)
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%p0 = %s parameter(0)\n  %%p1 = %s parameter(1)\n"
+              "  %%p2 = %s parameter(2)\n  %%cc = (%s, s8[4194304]{0}) custom-call(%%p0, %%p1, %%p2), "
+              "custom_call_target=\"__cublas$lt$groupedMatmul\", backend_config=%s\n"
+              "  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, shape(dt, a.shape), shape(dt, b.shape), shape(gdt, gs.shape), R,
+                 json.dumps(cfg, separators=(",", ":")), R))
+    attrs = "lhs_contracting_dims={%s}, rhs_contracting_dims={%s}" % (",".join(L(lc)), ",".join(L(rc)))
+    if lb:
+        attrs += ", lhs_batch_dims={%s}, rhs_batch_dims={%s}" % (",".join(L(lb)), ",".join(L(rb)))
+    attrs += ", lhs_ragged_dims={%s}" % ",".join(L(lr))
+    if rg:
+        attrs += ", rhs_group_dims={%s}" % ",".join(L(rg))
+    F = shape("f32", out.shape)
+    twin = ("HloModule %s_twin\n\nENTRY main {\n  p0 = %s parameter(0)\n  p1 = %s parameter(1)\n"
+            "  p2 = %s parameter(2)\n  c0 = %s convert(p0)\n  c1 = %s convert(p1)\n"
+            "  d = %s ragged-dot(c0, c1, p2), %s\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+            "  m = %s multiply(d, alb)\n  ROOT r = %s convert(m)\n}\n"
+            % (name, shape(dt, a.shape), shape(dt, b.shape), shape(gdt, gs.shape), shape("f32", a.shape),
+               shape("f32", b.shape), F, attrs, alpha, F, F, R))
+    exp = [(round_to(out, dt), dt)]
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
 def gpu2_cases():
     norm_case("norm_infer_f32", "LAYER_FWD_INFER", "f32", [2, 3, 4])
     norm_case("norm_infer_bf16", "LAYER_FWD_INFER", "bf16", [4, 16], eps=1e-5)
@@ -1206,6 +1277,10 @@ def gpu2_cases():
     conv_case("conv_bwd_filter_depthwise_nhwc_f32", "bwd_filter", "f32", "b01f_01io->b01f", [2, 5, 4, 3],
               [3, 2, 1, 3], [2, 1], [(1, 1), (0, 1)], [1, 1], groups=3)
     fmha_bwd_case("fmha_bwd_bias_dbias_f16", "f16", 2, 4, 4, 2, 3, True, True, True, scale=0.25)
+    grouped_case("grouped_rows_f32", "f32", "s32", "rows", [10, 5], [3, 5, 4], [2, 5, 2])
+    grouped_case("grouped_contract_bf16", "bf16", "s64", "contract", [6, 9], [9, 4], [4, 2, 3], alpha=0.5)
+    grouped_case("grouped_batch_rows_f32", "f32", "s32", "batch_rows", [2, 6, 5], [2, 2, 5, 3],
+                 [[2, 4], [5, 1]], alpha=2.0)
 
 
 if __name__ == "__main__":

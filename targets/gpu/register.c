@@ -19,6 +19,7 @@ GPU_TARGET(topk, gpu_build_topk)
 GPU_TARGET(cub_sort, gpu_build_cub_sort)
 GPU_TARGET(fmha, gpu_build_fmha)
 GPU_TARGET(norm, gpu_build_norm)
+GPU_TARGET(grouped, gpu_build_grouped)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
@@ -90,6 +91,7 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cudnn$fmhaSoftmaxDropoutBackward", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmaxDropoutBackward", fmha_instantiate, json_execute},
       {"__cudnn$norm", norm_instantiate, json_execute},
+      {"__cublas$lt$groupedMatmul", grouped_instantiate, json_execute},
       {"__nop", NULL, nop_execute},
   };
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
@@ -97,7 +99,7 @@ int hlt_register_gpu(HlfRegistry *r) {
     if (hlf_register_builtin(r, targets[i].name, &b, "built-in: XLA:GPU")) return -1;
   }
   static const char *const later[] = {
-      "__cublas$lt$groupedMatmul", "__cublas$lt$matmul$mx", "__cudnn$convForwardGraph",
+      "__cublas$lt$matmul$mx", "__cudnn$convForwardGraph",
       "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8",
       "__cudnn$blockScaledDot"};
   for (size_t i = 0; i < sizeof later / sizeof *later; i++) {

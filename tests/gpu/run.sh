@@ -71,6 +71,10 @@ bad fmha-bwd-dnums '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a,
   'backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
 bad fmha-alibi '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   'cudnn_fmha_backend_config.mask_type: ALIBI is not supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)'
+bad grouped-beta '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1,"beta":1},"ragged_dot_dimension_numbers":{"dot_dimension_numbers":{}}}}' \
+  'grouped_gemm_backend_config.gemm_backend_config.beta is 1: a grouped matmul has no C operand and no complex alpha (expected 0)'
+bad grouped-no-ragged '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1}}}' \
+  'backend_config: missing required field grouped_gemm_backend_config.ragged_dot_dimension_numbers'
 bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
   'operand 2 (a_scale) must be an f32 scalar'
 bad not-yet '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
