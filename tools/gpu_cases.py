@@ -1259,6 +1259,85 @@ def grouped_case(name, dt, gdt, mode, a_dims, b_dims, sizes, alpha=1.0):
     write_case("twins", name, twin, ins, exp, TOL[dt])
 
 
+# ---- __cudnn$blockScaledDot (MXFP8 / NVFP4) ----------------------------------------
+
+GRID = {"f8e4m3fn": [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3], "f8e5m2": [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3],
+        "f4e2m1fn": [0, 0.5, 1, 1.5, 2, 3, 4, 6]}
+SCALE_GRID = {"f8e8m0fnu": [0.25, 0.5, 1, 2, 4], "f8e4m3fn": [0.5, 1, 1.5, 2]}
+
+
+def on_grid(shape_, dt):
+    v = rng.choice(GRID[dt], size=shape_)
+    return v * rng.choice([-1.0, 1.0], size=shape_)
+
+
+def swizzle(sc, R, C, fill):
+    """XLA's PrepareScalingOperand: pad [B,M,kb] to [B,R,C], reshape
+    [B,R/128,4,32,C/4,4], transpose {0,1,4,3,2,5}, reshape back."""
+    B, M, kb = sc.shape
+    p = np.full((B, R, C), float(fill))
+    p[:, :M, :kb] = sc
+    return p.reshape(B, R // 128, 4, 32, C // 4, 4).transpose(0, 1, 4, 3, 2, 5).reshape(B, R, C)
+
+
+def block_case(name, ldt, rdt, sdt, bs, B, M, N, K, out_dt, gscale=None, config=False):
+    kb = -(-K // bs)
+    lhs, rhs = on_grid([B, M, K], ldt), on_grid([B, N, K], rdt)
+    ls = rng.choice(SCALE_GRID[sdt], size=[B, M, kb])
+    rsc = rng.choice(SCALE_GRID[sdt], size=[B, N, kb])
+    ldq = lhs * np.repeat(ls, bs, axis=2)[:, :, :K]
+    rdq = rhs * np.repeat(rsc, bs, axis=2)[:, :, :K]
+    out = np.einsum("bmk,bnk->bmn", ldq, rdq) * (gscale if gscale is not None else 1)
+    R, C = 128, -(-kb // 4) * 4
+    fill = SCALE_GRID[sdt][-1]
+    lsw, rsw = swizzle(ls, R, C, fill), swizzle(rsc, R, C, fill)
+    rank3 = B != 1
+    sq = (lambda a: a) if rank3 else (lambda a: a[0])
+    ins = [(sq(lhs), ldt), (sq(rhs), rdt), (sq(lsw), sdt), (sq(rsw), sdt)]
+    if gscale is not None:
+        ins.append((np.array(gscale), out_dt))
+    o = sq(out)
+    O = shape(out_dt, o.shape)
+    params = "\n".join("  %%p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(ins))
+    cfgtxt = ", backend_config={\"block_scaled_dot_backend_config\":{\"block_size\":\"%d\"}}" % bs if config else ""
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$blockScaledDot\"%s\n  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, params, O, ", ".join("%%p%d" % i for i in range(len(ins))), cfgtxt, O))
+    exp = [(round_to(o, out_dt), out_dt)]
+    write_case("calls", name, module, ins, exp, TOL[out_dt])
+    # The twin: XLA's expansion of the block-scaled dot (dequantize, dot)
+    # on the logical, unswizzled scales.
+    tins = [(sq(lhs), ldt), (sq(rhs), rdt), (sq(ls), sdt), (sq(rsc), sdt)] + ins[4:]
+    L = ["  p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(tins)]
+    bd = "0," if rank3 else ""
+    for side, (x, sc_, rows) in enumerate(((lhs, ls, M), (rhs, rsc, N))):
+        xs = list(sq(x).shape)
+        ss = list(sq(sc_).shape)
+        L.append("  x%d = %s convert(p%d)\n  s%d = %s convert(p%d)" % (
+            side, shape("f32", xs), side, side, shape("f32", ss), 2 + side))
+        L.append("  b%d = %s broadcast(s%d), dimensions={%s}" % (
+            side, shape("f32", ss + [bs]), side, ",".join(str(i) for i in range(len(ss)))))
+        full = ss[:-1] + [ss[-1] * bs]
+        L.append("  r%d = %s reshape(b%d)" % (side, shape("f32", full), side))
+        cur = "r%d" % side
+        if full[-1] != K:
+            L.append("  t%d = %s slice(r%d), slice={%s}" % (
+                side, shape("f32", xs), side, ", ".join("[0:%d]" % d for d in xs)))
+            cur = "t%d" % side
+        L.append("  d%d = %s multiply(x%d, %s)" % (side, shape("f32", xs), side, cur))
+    F = shape("f32", o.shape)
+    dn = "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}" if rank3 \
+        else "lhs_contracting_dims={1}, rhs_contracting_dims={1}"
+    L.append("  y = %s dot(d0, d1), %s" % (F, dn))
+    cur = "y"
+    if gscale is not None:
+        L.append("  g = f32[] convert(p4)\n  gb = %s broadcast(g), dimensions={}\n  yg = %s multiply(y, gb)" % (F, F))
+        cur = "yg"
+    L.append("  ROOT r = %s convert(%s)" % (O, cur))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case("twins", name, twin, tins, exp, TOL[out_dt])
+
+
 def gpu2_cases():
     norm_case("norm_infer_f32", "LAYER_FWD_INFER", "f32", [2, 3, 4])
     norm_case("norm_infer_bf16", "LAYER_FWD_INFER", "bf16", [4, 16], eps=1e-5)
@@ -1281,6 +1360,10 @@ def gpu2_cases():
     grouped_case("grouped_contract_bf16", "bf16", "s64", "contract", [6, 9], [9, 4], [4, 2, 3], alpha=0.5)
     grouped_case("grouped_batch_rows_f32", "f32", "s32", "batch_rows", [2, 6, 5], [2, 2, 5, 3],
                  [[2, 4], [5, 1]], alpha=2.0)
+    block_case("block_mxfp8_f32", "f8e4m3fn", "f8e5m2", "f8e8m0fnu", 32, 1, 5, 3, 64, "f32")
+    block_case("block_mxfp8_batch_bf16_gscale", "f8e4m3fn", "f8e4m3fn", "f8e8m0fnu", 32, 2, 4, 6, 96,
+               "bf16", gscale=0.5, config=True)
+    block_case("block_nvfp4_f32", "f4e2m1fn", "f4e2m1fn", "f8e4m3fn", 16, 1, 3, 4, 48, "f32")
 
 
 if __name__ == "__main__":

@@ -87,6 +87,12 @@ bad norm-arity '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"eps
   'has 3 operands and 2 results; kind LAYER_BWD takes (x, scale, dy, mean, norm_factor) and gives (dx, dscale, dbias, u8 workspace)'
 bad norm-scale '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001}}" \
   'operand 1 (scale) does not fit x (f32): it must have x'"'"'s shape with dimension 0 of size 1'
+bad mx '__cublas$lt$matmul$mx' 'f32[2,3]{1,0}' 'a' '{}' \
+  'where its scale operands sit and how gemm_backend_config.scale_mode lays them out is not established'
+bad conv-graph '__cudnn$convForwardGraph' 'f32[2,3]{1,0}' 'a' '{}' \
+  'how its ops map onto the extra operands and whether amax is taken before or after scaling is not established'
+bad block-scale '__cudnn$blockScaledDot' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a, a' '{}' \
+  'the block size is not in the backend_config (block_scaled_dot_backend_config.block_size) and the types (f32 input, f32 scale) are neither MXFP8'
 bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
   'cannot run on a CPU'
 
@@ -124,6 +130,19 @@ if grep -qF "  runs: yes" "$tmp/out" && grep -qF "  runs: NO: " "$tmp/out" &&
 else
   fail "explain"; cat "$tmp/out" "$tmp/err"
 fi
+
+# The targets issue 21 added say they run; the refused ones say why not.
+for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha_bwd_f32 \
+         fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
+         grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32; do
+  "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
+  grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
+done
+for t in '__cublas$lt$matmul$mx' '__cudnn$convForwardGraph' '__cudnn$fmhaSoftmaxF8'; do
+  printf 'HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} custom-call(a), custom_call_target="%s", backend_config={}\n}\n' "$t" >"$tmp/r.hlo"
+  "$H" --explain-custom-calls "$tmp/r.hlo" >"$tmp/out" 2>&1
+  grep -qF "  runs: NO: " "$tmp/out" && echo "ok: explain refuses $t" || { fail "explain refuses $t"; cat "$tmp/out"; }
+done
 
 # The hand-written XLA:GPU dump (samples/gpu/): every call runs, and the
 # block's output matches numpy's (samples/gpu/goldens.py).
