@@ -20,8 +20,9 @@
  *     dx = F1 + F2 - sum(F1 + F2)/n,
  *     dscale = sum over rows of dy·xc·nf, dbias = sum over rows of dy.
  * A config without kind (proto3 default LAYER_FWD_INFER) whose results are
- * the training form's four is read as LAYER_FWD_TRAIN (older rewriters
- * added the training outputs without setting kind). Computed in f32 (f64
+ * the training form's four is read as LAYER_FWD_TRAIN: the results say
+ * which form the call is, and a hand-edited config may omit the field.
+ * Computed in f32 (f64
  * for f64 operands), each result rounded once.
  * Not here: batch norm (XLA expands it before the GPU custom calls). */
 #include "targets/gpu/gpu.h"
