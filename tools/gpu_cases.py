@@ -319,7 +319,7 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         for idx in np.ndindex(*xc.shape):
             e = np.zeros(xc.shape)
             e[idx] = 1
-            dxc[idx] = np.sum(conv_ref(e, wc, stride, pad, rdil) * dyc)
+            dxc[idx] = np.sum(conv_ref(e, wc, stride, pad, rdil, groups) * dyc)
         res = from_canon(dxc, inl, "b", "f")
         ops = [(dy, dt), (w, dt)]
     else:
@@ -329,7 +329,7 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         for idx in np.ndindex(*wc.shape):
             e = np.zeros(wc.shape)
             e[idx] = 1
-            dwc[idx] = np.sum(conv_ref(xc, e, stride, pad, rdil) * dyc)
+            dwc[idx] = np.sum(conv_ref(xc, e, stride, pad, rdil, groups) * dyc)
         res = from_canon(dwc, kerl, "o", "i")
         ops = [(x, dt), (dy, dt)]
     expected = [(round_to(res, dt), dt)]
@@ -403,16 +403,34 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         n = len(inl) - 2
         if kind == "bwd_input":
             kr = [kerl.index(str(i)) for i in range(n)]
-            L.append("  wr = %s reverse(c1), dimensions={%s}" % (shape(ct, w.shape), ",".join(map(str, kr))))
+            kl = kerl.replace("i", "T").replace("o", "i").replace("T", "o")
+            if groups != 1:
+                # JAX's grouped vjp: split w's output features into
+                # (G, O/G), move G into the input features, swap roles.
+                perm = [kerl.index("o"), kerl.index("i")] + kr
+                cw = [w.shape[i] for i in perm]
+                O_, I_ = cw[0], cw[1]
+                G = groups
+                sp = ",".join(str(v) for v in cw[2:])
+                L.append("  wt = %s[%s] transpose(c1), dimensions={%s}" % (ct, ",".join(map(str, cw)), ",".join(map(str, perm))))
+                L.append("  w5 = %s[%d,%d,%d,%s] reshape(wt)" % (ct, G, O_ // G, I_, sp))
+                L.append("  w6 = %s[%d,%d,%d,%s] transpose(w5), dimensions={1,0,%s}" % (
+                    ct, O_ // G, G, I_, sp, ",".join(str(i) for i in range(2, 3 + n))))
+                L.append("  wg = %s[%d,%d,%s] reshape(w6)" % (ct, O_ // G, G * I_, sp))
+                L.append("  wr = %s[%d,%d,%s] reverse(wg), dimensions={%s}" % (
+                    ct, O_ // G, G * I_, sp, ",".join(str(2 + i) for i in range(n))))
+                kl = "io" + "".join(str(i) for i in range(n))
+            else:
+                L.append("  wr = %s reverse(c1), dimensions={%s}" % (shape(ct, w.shape), ",".join(map(str, kr))))
             I = [res.shape[inl.index(str(i))] for i in range(n)]
             O = [ys[outl.index(str(i))] for i in range(n)]
             keff = [(size[i] - 1) * rdil[i] + 1 for i in range(n)]
             p2 = [(keff[i] - 1 - pad[i][0], I[i] - 1 - (O[i] - 1) * stride[i] + pad[i][0]) for i in range(n)]
-            kl = kerl.replace("i", "T").replace("o", "i").replace("T", "o")
             wtxt = "window={size=%s pad=%s lhs_dilate=%s rhs_dilate=%s}" % (
                 "x".join(map(str, size)), "x".join("%d_%d" % p for p in p2),
                 "x".join(map(str, stride)), "x".join(map(str, rdil)))
-            L.append("  y = %s convolution(c0, wr), %s, dim_labels=%s_%s->%s" % (R, wtxt, outl, kl, inl))
+            L.append("  y = %s convolution(c0, wr), %s, dim_labels=%s_%s->%s%s" % (
+                R, wtxt, outl, kl, inl, ", feature_group_count=%d" % groups if groups != 1 else ""))
         else:
             I = [xs[inl.index(str(i))] for i in range(n)]
             O = [ys[outl.index(str(i))] for i in range(n)]
@@ -424,7 +442,8 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
             wtxt = "window={size=%s stride=%s pad=%s rhs_dilate=%s}" % (
                 "x".join(map(str, O)), "x".join(map(str, rdil)), "x".join("%d_%d" % p for p in p2),
                 "x".join(map(str, stride)))
-            L.append("  y = %s convolution(c0, c1), %s, dim_labels=%s_%s->%s" % (R, wtxt, il, kl, ol))
+            L.append("  y = %s convolution(c0, c1), %s, dim_labels=%s_%s->%s%s" % (
+                R, wtxt, il, kl, ol, ", batch_group_count=%d" % groups if groups != 1 else ""))
         cur = "y"
     L.append("  ROOT r = %s convert(%s)" % (shape(dt, res.shape), cur))
     twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
@@ -809,6 +828,542 @@ def more_cases():
                                                "num_warps": "1"}}, False)
     fusion_case("fusion_custom", "__custom_fusion", {"custom_fusion_config": {"name": "cutlass_gemm"}}, False)
     fusion_case("fusion_cudnn_nop", "__cudnn$fusion", {"cudnn_fusion_config": {"plan_id": "3"}}, True)
+    gpu2_cases()
+
+
+# ---- cuDNN layer norm (__cudnn$norm) ------------------------------------------
+
+NORM_ALG = {"algo_id": "0", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {},
+            "is_cudnn_frontend": True, "workspace_size": "4194304"}
+SUMC = ("sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n")
+
+
+def norm_case(name, kind, dt, xs, eps=1e-3):
+    """Layer norm over every dimension of xs but the first, as XLA's
+    CudnnNormRewriter calls cuDNN: the operand bitcast to [N, d1, .., 1] (rank
+    4), scale and bias to [1, d1, .., 1]."""
+    N, rest = xs[0], list(xs[1:])
+    c4 = [N] + rest + [1] * (3 - len(rest))
+    s4 = [1] + c4[1:]
+    n = int(np.prod(rest))
+    x = draw(xs, dt)
+    sc, bi = draw(rest, dt), draw(rest, dt)
+    ax = tuple(range(1, len(xs)))
+    mean = x.mean(axis=ax)
+    xc = x - mean.reshape([N] + [1] * len(rest))
+    var = (xc * xc).mean(axis=ax)
+    nf = 1 / np.sqrt(var + eps)
+    nfb = nf.reshape([N] + [1] * len(rest))
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_norm_backend_config": {
+        "epsilon": eps, "algorithm": NORM_ALG, "kind": kind}}
+    C = json.dumps(cfg, separators=(",", ":"))
+    X4, S4, R4 = shape(dt, c4), shape(dt, s4), shape("f32", [N, 1, 1, 1])
+    XS, RS, SS = shape(dt, xs), shape(dt, rest), shape("f32", xs)
+    rdims = "{%s}" % ",".join(str(i) for i in ax)
+    kdims = "{%s}" % ",".join(str(i) for i in range(1, len(xs)))
+    if kind != "LAYER_BWD":
+        y = xc * nfb * sc + bi
+        ins = [(x, dt), (sc, dt), (bi, dt)]
+        train = kind == "LAYER_FWD_TRAIN"
+        exp = [(round_to(y, dt), dt)] + ([(round_to(mean, "f32"), "f32"), (round_to(nf, "f32"), "f32")]
+                                         if train else [])
+        res = [X4] + ([R4, R4] if train else []) + ["u8[4194304]{0}"]
+        L = ["  %%x = %s parameter(0)\n  %%xb = %s bitcast(%%x)" % (XS, X4),
+             "  %%s = %s parameter(1)\n  %%sb = %s bitcast(%%s)" % (RS, S4),
+             "  %%b = %s parameter(2)\n  %%bb = %s bitcast(%%b)" % (RS, S4),
+             "  %%cc = (%s) custom-call(%%xb, %%sb, %%bb), custom_call_target=\"__cudnn$norm\", "
+             "backend_config=%s" % (", ".join(res), C),
+             "  %%g0 = %s get-tuple-element(%%cc), index=0\n  %%y = %s bitcast(%%g0)" % (X4, XS)]
+        if train:
+            L.append("  %%g1 = %s get-tuple-element(%%cc), index=1\n  %%m = f32[%d]{0} bitcast(%%g1)\n"
+                     "  %%g2 = %s get-tuple-element(%%cc), index=2\n  %%f = f32[%d]{0} bitcast(%%g2)\n"
+                     "  ROOT %%t = (%s, f32[%d]{0}, f32[%d]{0}) tuple(%%y, %%m, %%f)" % (R4, N, R4, N, XS, N, N))
+        else:
+            L[-1] = L[-1].replace("  %y =", "  ROOT %y =")
+        module = "HloModule %s\n\nENTRY %%main {\n%s\n}\n" % (name, "\n".join(L))
+        # The twin: XLA's layer-norm pattern (the rewriter's input) in f32.
+        T = ["  x = %s parameter(0)\n  xf = %s convert(x)" % (XS, SS),
+             "  s = %s parameter(1)\n  sf = f32[%s] convert(s)" % (RS, ",".join(map(str, rest))),
+             "  b = %s parameter(2)\n  bf = f32[%s] convert(b)" % (RS, ",".join(map(str, rest))),
+             "  z = f32[] constant(0)\n  rn = f32[] constant(%r)\n  rnb = f32[%d] broadcast(rn), dimensions={}" % (1.0 / n, N),
+             "  su = f32[%d] reduce(xf, z), dimensions=%s, to_apply=sum\n  mean = f32[%d] multiply(su, rnb)" % (N, rdims, N),
+             "  mb = %s broadcast(mean), dimensions={0}\n  xc = %s subtract(xf, mb)\n  sq = %s multiply(xc, xc)" % (SS, SS, SS),
+             "  vs = f32[%d] reduce(sq, z), dimensions=%s, to_apply=sum\n  var = f32[%d] multiply(vs, rnb)" % (N, rdims, N),
+             "  ep = f32[] constant(%r)\n  epb = f32[%d] broadcast(ep), dimensions={}\n  ve = f32[%d] add(var, epb)" % (eps, N, N),
+             "  nf = f32[%d] rsqrt(ve)\n  nfb = %s broadcast(nf), dimensions={0}\n  nrm = %s multiply(xc, nfb)" % (N, SS, SS),
+             "  sb = %s broadcast(sf), dimensions=%s\n  bb = %s broadcast(bf), dimensions=%s" % (SS, kdims, SS, kdims),
+             "  ys = %s multiply(nrm, sb)\n  yf = %s add(ys, bb)\n  y = %s convert(yf)" % (SS, SS, XS)]
+        T.append("  ROOT t = (%s, f32[%d], f32[%d]) tuple(y, mean, nf)" % (XS, N, N) if train
+                 else "  ROOT r = %s copy(y)" % XS)
+    else:
+        dy = draw(xs, dt)
+        mean32, nf32 = round_to(mean, "f32"), round_to(nf, "f32")
+        xc = x - mean32.reshape([N] + [1] * len(rest))
+        nfb = nf32.reshape([N] + [1] * len(rest))
+        g = sc * dy
+        f2 = nfb * g
+        f0 = (xc * g).sum(axis=ax).reshape(nfb.shape)
+        f1 = -xc * f0 * nfb ** 3 / n
+        dx = f1 + f2 - (f1 + f2).mean(axis=ax).reshape(nfb.shape)
+        # the analytic gradient of layer norm agrees (the saved statistics
+        # are the forward's, to f32 rounding)
+        xh = xc * nfb
+        ref = nfb * (g - g.mean(axis=ax, keepdims=True) - xh * (g * xh).mean(axis=ax, keepdims=True))
+        assert np.allclose(dx, ref, rtol=1e-5, atol=1e-5)
+        dsc = (dy * xc * nfb).sum(axis=0)
+        dbi = dy.sum(axis=0)
+        ins = [(x, dt), (sc, dt), (dy, dt), (mean32, "f32"), (nf32, "f32")]
+        exp = [(round_to(dx, dt), dt), (round_to(dsc, dt), dt), (round_to(dbi, dt), dt)]
+        res = [X4, S4, S4, "u8[4194304]{0}"]
+        L = ["  %%x = %s parameter(0)\n  %%xb = %s bitcast(%%x)" % (XS, X4),
+             "  %%s = %s parameter(1)\n  %%sb = %s bitcast(%%s)" % (RS, S4),
+             "  %%dy = %s parameter(2)\n  %%dyb = %s bitcast(%%dy)" % (XS, X4),
+             "  %%m = f32[%d]{0} parameter(3)\n  %%mb = %s bitcast(%%m)" % (N, R4),
+             "  %%f = f32[%d]{0} parameter(4)\n  %%fb = %s bitcast(%%f)" % (N, R4),
+             "  %%cc = (%s) custom-call(%%xb, %%sb, %%dyb, %%mb, %%fb), custom_call_target=\"__cudnn$norm\", "
+             "backend_config=%s" % (", ".join(res), C),
+             "  %%g0 = %s get-tuple-element(%%cc), index=0\n  %%dx = %s bitcast(%%g0)" % (X4, XS),
+             "  %%g1 = %s get-tuple-element(%%cc), index=1\n  %%ds = %s bitcast(%%g1)" % (S4, RS),
+             "  %%g2 = %s get-tuple-element(%%cc), index=2\n  %%db = %s bitcast(%%g2)" % (S4, RS),
+             "  ROOT %%t = (%s, %s, %s) tuple(%%dx, %%ds, %%db)" % (XS, RS, RS)]
+        module = "HloModule %s\n\nENTRY %%main {\n%s\n}\n" % (name, "\n".join(L))
+        RF = "f32[%s]" % ",".join(map(str, rest))
+        # The twin: the layer-norm gradient in its textbook form,
+        # nf·(g - mean(g) - xh·mean(g·xh)), xh = (x - mean)·nf.
+        T = ["  x = %s parameter(0)\n  xf = %s convert(x)" % (XS, SS),
+             "  s = %s parameter(1)\n  sf = %s convert(s)" % (RS, RF),
+             "  dy = %s parameter(2)\n  dyf = %s convert(dy)" % (XS, SS),
+             "  mean = f32[%d] parameter(3)\n  nf = f32[%d] parameter(4)" % (N, N),
+             "  z = f32[] constant(0)\n  rn = f32[] constant(%r)\n  rnb = f32[%d] broadcast(rn), dimensions={}" % (1.0 / n, N),
+             "  mb = %s broadcast(mean), dimensions={0}\n  nfb = %s broadcast(nf), dimensions={0}" % (SS, SS),
+             "  xc = %s subtract(xf, mb)\n  xh = %s multiply(xc, nfb)" % (SS, SS),
+             "  sb = %s broadcast(sf), dimensions=%s\n  g = %s multiply(sb, dyf)" % (SS, kdims, SS),
+             "  gs = f32[%d] reduce(g, z), dimensions=%s, to_apply=sum\n  gm = f32[%d] multiply(gs, rnb)" % (N, rdims, N),
+             "  gx = %s multiply(g, xh)\n  gxs = f32[%d] reduce(gx, z), dimensions=%s, to_apply=sum" % (SS, N, rdims),
+             "  gxm = f32[%d] multiply(gxs, rnb)\n  gmb = %s broadcast(gm), dimensions={0}" % (N, SS),
+             "  gxmb = %s broadcast(gxm), dimensions={0}\n  t1 = %s subtract(g, gmb)" % (SS, SS),
+             "  t2 = %s multiply(xh, gxmb)\n  t3 = %s subtract(t1, t2)\n  dxf = %s multiply(nfb, t3)" % (SS, SS, SS),
+             "  dx = %s convert(dxf)" % XS,
+             "  dh = %s multiply(dyf, xh)\n  dsf = %s reduce(dh, z), dimensions={0}, to_apply=sum" % (SS, RF),
+             "  dbf = %s reduce(dyf, z), dimensions={0}, to_apply=sum" % RF,
+             "  ds = %s convert(dsf)\n  db = %s convert(dbf)" % (RS, RS),
+             "  ROOT t = (%s, %s, %s) tuple(dx, ds, db)" % (XS, RS, RS)]
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, SUMC, "\n".join(T))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+# ---- cuDNN attention: padding masks, backward -----------------------------------
+
+FMHA_ALG = {"algo_id": "0", "math_type": "TENSOR_OP_MATH", "tuning_knobs": {"17": "1", "24": "0"},
+            "is_cudnn_frontend": True, "workspace_size": "0"}
+MAXSUM = ("max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+          "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n")
+DN = {  # JAX's fused_attention_stablehlo.py, layout BTNH
+    "bmm1_dot_dimension_numbers": ([3], [3], [0, 2], [0, 2]),
+    "bmm2_dot_dimension_numbers": ([3], [1], [0, 1], [0, 2]),
+    "bmm1_grad_gemm1_dot_dimension_numbers": ([2], [1], [0, 1], [0, 2]),
+    "bmm1_grad_gemm2_dot_dimension_numbers": ([3], [1], [0, 1], [0, 2]),
+    "bmm2_grad_gemm1_dot_dimension_numbers": ([2], [1], [0, 1], [0, 2]),
+    "bmm2_grad_gemm2_dot_dimension_numbers": ([3], [3], [0, 2], [0, 2]),
+}
+
+
+def fmha_cfg(keys, scale, mask, B, N, T, S):
+    c = {"algorithm": FMHA_ALG, "fmha_scale": scale, "dropout_rate": 0, "seed": "42",
+         "intermediate_tensor_shape": {"element_type": "BF16", "dimensions": [str(B), str(N), str(T), str(S)],
+                                       "tuple_shapes": [], "layout": {"minor_to_major": ["3", "2", "1", "0"]},
+                                       "is_dynamic_dimension": [False] * 4},
+         "is_flash_attention": True, "mask_type": mask, "sliding_window_length": 0}
+    for k in keys:
+        lc, rc, lb, rb = DN[k]
+        c[k] = {"lhs_contracting_dimensions": [str(i) for i in lc], "rhs_contracting_dimensions": [str(i) for i in rc],
+                "lhs_batch_dimensions": [str(i) for i in lb], "rhs_batch_dimensions": [str(i) for i in rb]}
+    return json.dumps({"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_fmha_backend_config": c},
+                      separators=(",", ":"))
+
+
+def attn_mask(B, T, S, causal, qlen=None, kvlen=None):
+    """valid[b, t, s] (broadcast over heads later) and qrow[b, t]."""
+    t = np.arange(T)[None, :, None]
+    s_ = np.arange(S)[None, None, :]
+    valid = np.ones((B, T, S), bool)
+    if causal:
+        valid &= s_ <= t
+    qrow = np.ones((B, T), bool)
+    if qlen is not None:
+        valid &= (t < qlen[:, None, None]) & (s_ < kvlen[:, None, None])
+        qrow = np.arange(T)[None, :] < qlen[:, None]
+    return valid[:, None], qrow[:, None]
+
+
+def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
+    """Standard-HLO lines defining pred 'valid' (and 'qv') over f32[B,N,T,S]."""
+    P = "%%s[%d,%d,%d,%d]" % (B, N, T, S)
+    L = ["  iq = %s iota(), iota_dimension=2\n  ik = %s iota(), iota_dimension=3" % (P % "s32", P % "s32")]
+    have = None
+    if causal:
+        L.append("  cz = %s compare(ik, iq), direction=LE" % (P % "pred"))
+        have = "cz"
+    if padding:
+        L.append("  ql = s32[%d] parameter(%d)\n  kl = s32[%d] parameter(%d)\n"
+                 "  qlb = %s broadcast(ql), dimensions={0}\n  klb = %s broadcast(kl), dimensions={0}\n"
+                 "  qv = %s compare(iq, qlb), direction=LT\n  kv = %s compare(ik, klb), direction=LT\n"
+                 "  pv = %s and(qv, kv)" % (B, first_len_param, B, first_len_param + 1, P % "s32", P % "s32",
+                                            P % "pred", P % "pred", P % "pred"))
+        if have:
+            L.append("  valid = %s and(cz, pv)" % (P % "pred"))
+        else:
+            L.append("  valid = %s copy(pv)" % (P % "pred"))
+    else:
+        L.append("  valid = %s copy(cz)" % (P % "pred"))
+    return L
+
+
+def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5):
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    qlen = np.array([T - 1, 2][:B], np.int64)
+    kvlen = np.array([S - 2, S][:B], np.int64)
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
+    valid, qrow = attn_mask(B, T, S, causal, qlen, kvlen)
+    sc = np.where(valid, sc, -np.inf)
+    sc = np.where(qrow[..., None], sc, 0)
+    e = np.exp(sc - sc.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    p = np.where(qrow[..., None], p, 0)
+    o = np.einsum("bnts,bsnh->bnth", p, v)
+    mask = "PADDING_CAUSAL" if causal else "PADDING"
+    ins = [(q, dt), (k, dt), (v, dt), (qlen, "s32"), (kvlen, "s32")]
+    O = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, T, H)
+    names = ["q", "k", "v", "q_seqlen", "kv_seqlen"]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n  ROOT %%o = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, params, O, ", ".join("%" + n for n in names),
+                 fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale, mask, B, N, T, S), O))
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)\n  %s_c = %s convert(%s)" % (n, shape(dt, x[0].shape), i, n, shape("f32", x[0].shape), n)
+         for i, (n, x) in enumerate(zip(names[:3], ins[:3]))]
+    L += twin_mask_lines(B, N, T, S, causal, True, 3)
+    L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+             "  s1 = %s multiply(s0, alb)\n  ni = f32[] constant(-inf)\n  nib = %s broadcast(ni), dimensions={}\n"
+             "  zz = f32[] constant(0)\n  zb = %s broadcast(zz), dimensions={}\n"
+             "  s2 = %s select(valid, s1, nib)\n  s3 = %s select(qv, s2, zb)" % (SS, scale, SS, SS, SS, SS, SS, SS))
+    L.append("  mi = f32[] constant(-inf)\n  m = %s reduce(s3, mi), dimensions={3}, to_apply=max\n"
+             "  mb = %s broadcast(m), dimensions={0,1,2}\n  d = %s subtract(s3, mb)\n  e = %s exponential(d)\n"
+             "  sm = %s reduce(e, zz), dimensions={3}, to_apply=sum\n"
+             "  smb = %s broadcast(sm), dimensions={0,1,2}\n  p0 = %s divide(e, smb)\n  p = %s select(qv, p0, zb)\n"
+             "  o = f32[%d,%d,%d,%d] dot(p, v_c), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,2}, rhs_contracting_dims={1}\n  ROOT oc = %s[%d,%d,%d,%d] convert(o)"
+             % (R, SS, SS, SS, R, SS, SS, SS, B, N, T, H, dt, B, N, T, H))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    exp = [(round_to(o, dt), dt)]
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def attn_fwd64(q, k, v, bias, scale, valid):
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
+    if bias is not None:
+        sc = sc + bias
+    sc = np.where(valid, sc, -np.inf)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    p = e / e.sum(-1, keepdims=True)
+    return p, np.einsum("bnts,bsnh->btnh", p, v), mx[..., 0] + np.log(e.sum(-1))
+
+
+def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    bb = draw([1, N, T, S], dt) if bias else None
+    dO = draw([B, T, N, H], dt)
+    valid, _ = attn_mask(B, T, S, causal)
+    p, o, lse = attn_fwd64(q, k, v, bb, scale, valid)
+    O = round_to(o, dt)                  # the forward's output, in its type
+    stats = round_to(lse, "f32")
+    # cuDNN's backward from the saved statistics and output
+    sc = scale * np.einsum("btnh,bsnh->bnts", q, k) + (bb if bias else 0)
+    P = np.where(valid, np.exp(np.where(valid, sc, 0) - stats[..., None]), 0)
+    dP = np.einsum("btnh,bsnh->bnts", dO, v)
+    D = np.einsum("btnh,btnh->bnt", dO, O)
+    dS = P * (dP - D[..., None])
+    dV = np.einsum("bnts,btnh->bnsh", P, dO)
+    dQ = scale * np.einsum("bnts,bsnh->bnth", dS, k)
+    dK = scale * np.einsum("bnts,btnh->bnsh", dS, q)
+    dB = dS.sum(0, keepdims=True)
+    # independent check: central differences of L = sum(O(q, k, v, bias) * dO)
+    def loss(q_, k_, v_, b_):
+        return float((attn_fwd64(q_, k_, v_, b_, scale, valid)[1] * dO).sum())
+    h = 1e-6
+    for arr, grad, perm in ((q, dQ, (0, 2, 1, 3)), (k, dK, (0, 2, 1, 3)), (v, dV, (0, 2, 1, 3))):
+        idx = (0, 1, 1, 2)
+        a2 = arr.copy(); a2[idx] += h
+        a1 = arr.copy(); a1[idx] -= h
+        args1 = [q, k, v, bb]; args2 = [q, k, v, bb]
+        which = 0 if arr is q else 1 if arr is k else 2
+        args1[which], args2[which] = a1, a2
+        fd = (loss(*args2) - loss(*args1)) / (2 * h)
+        g = np.transpose(grad, perm)[idx]
+        assert abs(fd - g) < 2e-3 * (1 + abs(g)), (name, which, fd, g)
+    if bias:
+        idx = (0, 1, 2, 1)
+        b2 = bb.copy(); b2[idx] += h
+        b1 = bb.copy(); b1[idx] -= h
+        fd = (loss(q, k, v, b2) - loss(q, k, v, b1)) / (2 * h)
+        assert abs(fd - dB[idx]) < 2e-3 * (1 + abs(dB[idx])), (name, fd, dB[idx])
+    target = "__cudnn$fmhaScaleBiasSoftmaxBackward" if bias else "__cudnn$fmhaSoftmaxBackward"
+    mask = "CAUSAL" if causal else "NO_MASK"
+    names = ["q", "k", "v", "stats", "dO"] + (["bias"] if bias else []) + ["O"]
+    ins = [(q, dt), (k, dt), (v, dt), (stats, "f32"), (dO, dt)] + ([(bb, dt)] if bias else []) + [(O, dt)]
+    rq = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, T, H)
+    rk = "%s[%d,%d,%d,%d]{3,1,2,0}" % (dt, B, N, S, H)
+    rb = shape(dt, [1, N, T, S])
+    res = [rq, rk, rk] + ([rb] if dbias else []) + ["u8[0]{0}"]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    keys = [k_ for k_ in DN if "grad" in k_]
+    outs = [rq, rk, rk] + ([rb] if dbias else [])
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(outs))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", "
+              "api_version=API_VERSION_STATUS_RETURNING, backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), target,
+                 fmha_cfg(keys, scale, mask, B, N, T, S), gtes, ", ".join(outs),
+                 ", ".join("%%g%d" % i for i in range(len(outs)))))
+    exp = [(round_to(dQ, dt), dt), (round_to(dK, dt), dt), (round_to(dV, dt), dt)] + \
+          ([(round_to(dB, dt), dt)] if dbias else [])
+    # The twin: the same gradients in standard HLO.
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = []
+    for i, (n, x) in enumerate(zip(names, ins)):
+        L.append("  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i))
+        if x[1] != "f32":
+            L.append("  %s_c = %s convert(%s)" % (n, shape("f32", x[0].shape), n))
+        else:
+            L.append("  %s_c = %s copy(%s)" % (n, shape("f32", x[0].shape), n))
+    L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+             "  s1 = %s multiply(s0, alb)" % (SS, scale, SS, SS))
+    cur = "s1"
+    if bias:
+        L.append("  br = f32[%d,%d,%d] reshape(bias_c)\n  bb = %s broadcast(br), dimensions={1,2,3}\n  s2 = %s add(s1, bb)"
+                 % (N, T, S, SS, SS))
+        cur = "s2"
+    L.append("  stb = %s broadcast(stats_c), dimensions={0,1,2}\n  sd = %s subtract(%s, stb)\n  p0 = %s exponential(sd)"
+             % (SS, SS, cur, SS))
+    cur = "p0"
+    if causal:
+        L += twin_mask_lines(B, N, T, S, True, False, 0)
+        L.append("  zz = f32[] constant(0)\n  zb = %s broadcast(zz), dimensions={}\n  p = %s select(valid, p0, zb)" % (SS, SS))
+    else:
+        L.append("  p = %s copy(p0)" % SS)
+    L.append("  dp = %s dot(dO_c, v_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}" % SS)
+    L.append("  od = f32[%d,%d,%d,%d] multiply(dO_c, O_c)\n  z0 = f32[] constant(0)\n"
+             "  dsum = f32[%d,%d,%d] reduce(od, z0), dimensions={3}, to_apply=sum\n"
+             "  dd = %s transpose(dsum), dimensions={0,2,1}\n  ddb = %s broadcast(dd), dimensions={0,1,2}\n"
+             "  dpd = %s subtract(dp, ddb)\n  ds = %s multiply(p, dpd)" % (B, T, N, H, B, T, N, R, SS, SS, SS))
+    FQ = "f32[%d,%d,%d,%d]" % (B, N, T, H)
+    FK = "f32[%d,%d,%d,%d]" % (B, N, S, H)
+    L.append("  dq0 = %s dot(ds, k_c), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}\n  sq = %s broadcast(al), dimensions={}\n  dq1 = %s multiply(dq0, sq)\n"
+             "  dq = %s convert(dq1)" % (FQ, FQ, FQ, rq.split("{")[0]))
+    L.append("  dk0 = %s dot(ds, q_c), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}\n  sk = %s broadcast(al), dimensions={}\n  dk1 = %s multiply(dk0, sk)\n"
+             "  dk = %s convert(dk1)" % (FK, FK, FK, rk.split("{")[0]))
+    L.append("  dv0 = %s dot(p, dO_c), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}\n  dv = %s convert(dv0)" % (FK, rk.split("{")[0]))
+    tw = ["dq", "dk", "dv"]
+    if dbias:
+        L.append("  db0 = f32[%d,%d,%d] reduce(ds, z0), dimensions={0}, to_apply=sum\n"
+                 "  db1 = f32[1,%d,%d,%d] reshape(db0)\n  db = %s convert(db1)" % (N, T, S, N, T, S, rb.split("{")[0]))
+        tw.append("db")
+    L.append("  ROOT t = (%s) tuple(%s)" % (", ".join(r.split("{")[0] for r in outs), ", ".join(tw)))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+# ---- __cublas$lt$groupedMatmul (a ragged-dot) ------------------------------------
+
+def grouped_case(name, dt, gdt, mode, a_dims, b_dims, sizes, alpha=1.0):
+    """mode: 'rows' (lhs dim 0 ragged, rhs dim 0 the group), 'contract' (lhs
+    dim 1 ragged and contracting, one result per group), 'batch_rows'
+    (batch dim 0, lhs dim 1 ragged, rhs dim 1 the group, sizes per batch)."""
+    a, b = draw(a_dims, dt), draw(b_dims, dt)
+    gs = np.array(sizes, np.int64)
+    if mode == "rows":
+        out = np.zeros((a_dims[0], b_dims[2]))
+        st = 0
+        for g, n in enumerate(sizes):
+            out[st:st + n] = a[st:st + n] @ b[g]
+            st += n
+        dn = ([1], [1], [], [], [0], [0])
+    elif mode == "contract":
+        out = np.zeros((len(sizes), a_dims[0], b_dims[1]))
+        st = 0
+        for g, n in enumerate(sizes):
+            out[g] = a[:, st:st + n] @ b[st:st + n]
+            st += n
+        dn = ([1], [0], [], [], [1], [])
+    else:
+        out = np.zeros((a_dims[0], a_dims[1], b_dims[3]))
+        for bi in range(a_dims[0]):
+            st = 0
+            for g, n in enumerate(sizes[bi]):
+                out[bi, st:st + n] = a[bi, st:st + n] @ b[bi, g]
+                st += n
+        dn = ([2], [2], [0], [0], [1], [1])
+    out = alpha * out
+    lc, rc, lb, rb, lr, rg = dn
+    L = lambda v: [str(i) for i in v]
+    dd = {"lhs_contracting_dimensions": L(lc), "rhs_contracting_dimensions": L(rc),
+          "lhs_batch_dimensions": L(lb), "rhs_batch_dimensions": L(rb)}
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "force_earliest_schedule": False,
+           "reification_cost": [], "device_type": "DEVICE_TYPE_INVALID",
+           "grouped_gemm_backend_config": {
+               "gemm_backend_config": {"alpha_real": alpha, "beta": 0, "dot_dimension_numbers": dd,
+                                       "alpha_imag": 0, "epilogue": "DEFAULT", "grad_x": False,
+                                       "grad_y": False, "damax_output": False,
+                                       "autotune_workspace_size": "4194304"},
+               "ragged_dot_dimension_numbers": {"dot_dimension_numbers": dd,
+                                                "lhs_ragged_dimensions": L(lr),
+                                                "rhs_group_dimensions": L(rg)}}}
+    ins = [(a, dt), (b, dt), (gs, gdt)]
+    R = shape(dt, out.shape)
+    module = ("HloModule %s\n\nENTRY %%main {\n  %%p0 = %s parameter(0)\n  %%p1 = %s parameter(1)\n"
+              "  %%p2 = %s parameter(2)\n  %%cc = (%s, s8[4194304]{0}) custom-call(%%p0, %%p1, %%p2), "
+              "custom_call_target=\"__cublas$lt$groupedMatmul\", backend_config=%s\n"
+              "  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, shape(dt, a.shape), shape(dt, b.shape), shape(gdt, gs.shape), R,
+                 json.dumps(cfg, separators=(",", ":")), R))
+    attrs = "lhs_contracting_dims={%s}, rhs_contracting_dims={%s}" % (",".join(L(lc)), ",".join(L(rc)))
+    if lb:
+        attrs += ", lhs_batch_dims={%s}, rhs_batch_dims={%s}" % (",".join(L(lb)), ",".join(L(rb)))
+    attrs += ", lhs_ragged_dims={%s}" % ",".join(L(lr))
+    if rg:
+        attrs += ", rhs_group_dims={%s}" % ",".join(L(rg))
+    F = shape("f32", out.shape)
+    twin = ("HloModule %s_twin\n\nENTRY main {\n  p0 = %s parameter(0)\n  p1 = %s parameter(1)\n"
+            "  p2 = %s parameter(2)\n  c0 = %s convert(p0)\n  c1 = %s convert(p1)\n"
+            "  d = %s ragged-dot(c0, c1, p2), %s\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
+            "  m = %s multiply(d, alb)\n  ROOT r = %s convert(m)\n}\n"
+            % (name, shape(dt, a.shape), shape(dt, b.shape), shape(gdt, gs.shape), shape("f32", a.shape),
+               shape("f32", b.shape), F, attrs, alpha, F, F, R))
+    exp = [(round_to(out, dt), dt)]
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+# ---- __cudnn$blockScaledDot (MXFP8 / NVFP4) ----------------------------------------
+
+GRID = {"f8e4m3fn": [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3], "f8e5m2": [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3],
+        "f4e2m1fn": [0, 0.5, 1, 1.5, 2, 3, 4, 6]}
+SCALE_GRID = {"f8e8m0fnu": [0.25, 0.5, 1, 2, 4], "f8e4m3fn": [0.5, 1, 1.5, 2]}
+
+
+def on_grid(shape_, dt):
+    v = rng.choice(GRID[dt], size=shape_)
+    return v * rng.choice([-1.0, 1.0], size=shape_)
+
+
+def swizzle(sc, R, C, fill):
+    """XLA's PrepareScalingOperand: pad [B,M,kb] to [B,R,C], reshape
+    [B,R/128,4,32,C/4,4], transpose {0,1,4,3,2,5}, reshape back."""
+    B, M, kb = sc.shape
+    p = np.full((B, R, C), float(fill))
+    p[:, :M, :kb] = sc
+    return p.reshape(B, R // 128, 4, 32, C // 4, 4).transpose(0, 1, 4, 3, 2, 5).reshape(B, R, C)
+
+
+def block_case(name, ldt, rdt, sdt, bs, B, M, N, K, out_dt, gscale=None, config=False):
+    kb = -(-K // bs)
+    lhs, rhs = on_grid([B, M, K], ldt), on_grid([B, N, K], rdt)
+    ls = rng.choice(SCALE_GRID[sdt], size=[B, M, kb])
+    rsc = rng.choice(SCALE_GRID[sdt], size=[B, N, kb])
+    ldq = lhs * np.repeat(ls, bs, axis=2)[:, :, :K]
+    rdq = rhs * np.repeat(rsc, bs, axis=2)[:, :, :K]
+    out = np.einsum("bmk,bnk->bmn", ldq, rdq) * (gscale if gscale is not None else 1)
+    R, C = 128, -(-kb // 4) * 4
+    fill = SCALE_GRID[sdt][-1]
+    lsw, rsw = swizzle(ls, R, C, fill), swizzle(rsc, R, C, fill)
+    rank3 = B != 1
+    sq = (lambda a: a) if rank3 else (lambda a: a[0])
+    ins = [(sq(lhs), ldt), (sq(rhs), rdt), (sq(lsw), sdt), (sq(rsw), sdt)]
+    if gscale is not None:
+        ins.append((np.array(gscale), out_dt))
+    o = sq(out)
+    O = shape(out_dt, o.shape)
+    params = "\n".join("  %%p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(ins))
+    cfgtxt = ", backend_config={\"block_scaled_dot_backend_config\":{\"block_size\":\"%d\"}}" % bs if config else ""
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$blockScaledDot\"%s\n  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, params, O, ", ".join("%%p%d" % i for i in range(len(ins))), cfgtxt, O))
+    exp = [(round_to(o, out_dt), out_dt)]
+    write_case("calls", name, module, ins, exp, TOL[out_dt])
+    # The twin: XLA's expansion of the block-scaled dot (dequantize, dot)
+    # on the logical, unswizzled scales.
+    tins = [(sq(lhs), ldt), (sq(rhs), rdt), (sq(ls), sdt), (sq(rsc), sdt)] + ins[4:]
+    L = ["  p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(tins)]
+    bd = "0," if rank3 else ""
+    for side, (x, sc_, rows) in enumerate(((lhs, ls, M), (rhs, rsc, N))):
+        xs = list(sq(x).shape)
+        ss = list(sq(sc_).shape)
+        L.append("  x%d = %s convert(p%d)\n  s%d = %s convert(p%d)" % (
+            side, shape("f32", xs), side, side, shape("f32", ss), 2 + side))
+        L.append("  b%d = %s broadcast(s%d), dimensions={%s}" % (
+            side, shape("f32", ss + [bs]), side, ",".join(str(i) for i in range(len(ss)))))
+        full = ss[:-1] + [ss[-1] * bs]
+        L.append("  r%d = %s reshape(b%d)" % (side, shape("f32", full), side))
+        cur = "r%d" % side
+        if full[-1] != K:
+            L.append("  t%d = %s slice(r%d), slice={%s}" % (
+                side, shape("f32", xs), side, ", ".join("[0:%d]" % d for d in xs)))
+            cur = "t%d" % side
+        L.append("  d%d = %s multiply(x%d, %s)" % (side, shape("f32", xs), side, cur))
+    F = shape("f32", o.shape)
+    dn = "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}" if rank3 \
+        else "lhs_contracting_dims={1}, rhs_contracting_dims={1}"
+    L.append("  y = %s dot(d0, d1), %s" % (F, dn))
+    cur = "y"
+    if gscale is not None:
+        L.append("  g = f32[] convert(p4)\n  gb = %s broadcast(g), dimensions={}\n  yg = %s multiply(y, gb)" % (F, F))
+        cur = "yg"
+    L.append("  ROOT r = %s convert(%s)" % (O, cur))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case("twins", name, twin, tins, exp, TOL[out_dt])
+
+
+def gpu2_cases():
+    norm_case("norm_infer_f32", "LAYER_FWD_INFER", "f32", [2, 3, 4])
+    norm_case("norm_infer_bf16", "LAYER_FWD_INFER", "bf16", [4, 16], eps=1e-5)
+    norm_case("norm_train_f32", "LAYER_FWD_TRAIN", "f32", [3, 8])
+    norm_case("norm_bwd_f32", "LAYER_BWD", "f32", [3, 2, 5])
+    fmha_pad_case("fmha_padding_f32", "f32", 2, 5, 6, 2, 3, False)
+    fmha_pad_case("fmha_padding_causal_f32", "f32", 2, 5, 5, 2, 3, True)
+    fmha_bwd_case("fmha_bwd_f32", "f32", 2, 4, 5, 2, 3, False, False, False)
+    fmha_bwd_case("fmha_bwd_causal_f32", "f32", 1, 5, 5, 2, 4, True, False, False)
+    conv_case("conv_bwd_input_grouped_f32", "bwd_input", "f32", "bf01_oi01->bf01", [1, 4, 5, 4],
+              [6, 2, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], groups=2)
+    conv_case("conv_bwd_input_depthwise_nhwc_f32", "bwd_input", "f32", "b01f_01io->b01f", [1, 5, 4, 3],
+              [3, 2, 1, 6], [2, 1], [(1, 1), (1, 0)], [1, 1], groups=3)
+    conv_case("conv_bwd_filter_grouped_f32", "bwd_filter", "f32", "bf01_oi01->bf01", [2, 4, 5, 5],
+              [6, 2, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], groups=2)
+    conv_case("conv_bwd_filter_depthwise_nhwc_f32", "bwd_filter", "f32", "b01f_01io->b01f", [2, 5, 4, 3],
+              [3, 2, 1, 3], [2, 1], [(1, 1), (0, 1)], [1, 1], groups=3)
+    fmha_bwd_case("fmha_bwd_bias_dbias_f16", "f16", 2, 4, 4, 2, 3, True, True, True, scale=0.25)
+    grouped_case("grouped_rows_f32", "f32", "s32", "rows", [10, 5], [3, 5, 4], [2, 5, 2])
+    grouped_case("grouped_contract_bf16", "bf16", "s64", "contract", [6, 9], [9, 4], [4, 2, 3], alpha=0.5)
+    grouped_case("grouped_batch_rows_f32", "f32", "s32", "batch_rows", [2, 6, 5], [2, 2, 5, 3],
+                 [[2, 4], [5, 1]], alpha=2.0)
+    block_case("block_mxfp8_f32", "f8e4m3fn", "f8e5m2", "f8e8m0fnu", 32, 1, 5, 3, 64, "f32")
+    block_case("block_mxfp8_batch_bf16_gscale", "f8e4m3fn", "f8e4m3fn", "f8e8m0fnu", 32, 2, 4, 6, 96,
+               "bf16", gscale=0.5, config=True)
+    block_case("block_nvfp4_f32", "f4e2m1fn", "f4e2m1fn", "f8e4m3fn", 16, 1, 3, 4, 48, "f32")
 
 
 if __name__ == "__main__":

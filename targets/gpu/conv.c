@@ -16,7 +16,12 @@
  *   bias-activation:(x, w, bias, [side]) -> act(scale * conv(x, w)
  *                   + side_input_scale * side + bias along y's feature dim)
  * Results (value, u8 scratch). Floats are computed in f32 (f64 for f64) and
- * rounded once. Integer (int8x4/int8x32) convolutions, convForwardGraph and
+ * rounded once. Grouped backward convolutions (feature_group_count G on the
+ * call, the forward's groups): backward input runs a G-group transposed
+ * convolution whose kernel takes w's output features per group as input
+ * features and x's features (group-major) as output features; backward
+ * filter pairs x's g-th feature group with dy's (batch_group_count G).
+ * Integer (int8x4/int8x32) convolutions, convForwardGraph and
  * the filter reorderings are refused with the reason.
  * Not here: the gemm targets (gemm.c). */
 #include "targets/gpu/gpu.h"
@@ -195,10 +200,22 @@ char *gpu_build_conv(GpuCall *c) {
     gpu_fail(c, "window: rhs_reversal must be all or none (cuDNN)");
     return NULL;
   }
-  if ((kind == CONV_BWD_INPUT || kind == CONV_BWD_FILTER) && c->feature_group_count != 1) {
-    gpu_fail(c, "feature_group_count=%lld: grouped backward convolutions are not supported",
-             (long long)c->feature_group_count);
-    return NULL;
+  int64_t G = c->feature_group_count;
+  if ((kind == CONV_BWD_INPUT || kind == CONV_BWD_FILTER) && G != 1) {
+    /* The forward conv's groups: x's features and w's output features
+     * split into G groups (w's input-feature dimension is one group's). */
+    const GpuLeaf *xl0 = kind == CONV_BWD_INPUT ? r : o0, *wl0 = kind == CONV_BWD_INPUT ? o1 : r;
+    int pf = pos(l.in, 'f'), po = pos(l.ker, 'o'), pi = pos(l.ker, 'i');
+    if (G < 1 || pf < 0 || po < 0 || pi < 0 || pf >= xl0->rank || po >= wl0->rank ||
+        pi >= wl0->rank || wl0->dims[po] % G || xl0->dims[pf] != wl0->dims[pi] * G) {
+      gpu_fail(c, "feature_group_count=%lld does not fit the forward convolution: x has %lld "
+                  "features, w %lld output and %lld input features (x's features must be G times "
+                  "w's input features, and G must divide w's output features)",
+               (long long)G, (long long)(pf >= 0 && pf < xl0->rank ? xl0->dims[pf] : -1),
+               (long long)(po >= 0 && po < wl0->rank ? wl0->dims[po] : -1),
+               (long long)(pi >= 0 && pi < wl0->rank ? wl0->dims[pi] : -1));
+      return NULL;
+    }
   }
   /* The tensor shaped like the forward result y, and x's spatial sizes:
    * the window must map one onto the other. */
@@ -249,9 +266,49 @@ char *gpu_build_conv(GpuCall *c) {
     int nr = 0;
     for (int i = 0; i < ns; i++) rdims[nr++] = pos(l.ker, (char)('0' + i));
     int wr = v1;
-    if (!any_rev) {
-      wr = gpu_emit(&m, m.ct, w->dims, w->rank, "reverse(");
+    const int64_t *wdims = w->dims;
+    int64_t cd[GPU_MAX_RANK];
+    char gker[GPU_MAX_RANK + 1];
+    if (G != 1) {
+      /* Grouped: the transposed convolution has G groups too; its kernel
+       * takes one group's output features of w as input features and all of
+       * x's features (group-major) as output features: w in canonical order
+       * [O, I, spatial] -> [G, O/G, I, ...] -> [O/G, G, I, ...] ->
+       * [O/G, G*I, ...] with labels "io01..". */
+      int64_t perm[GPU_MAX_RANK], d5[GPU_MAX_RANK + 1];
+      int64_t O = w->dims[pos(l.ker, 'o')], I = w->dims[pos(l.ker, 'i')];
+      perm[0] = pos(l.ker, 'o');
+      perm[1] = pos(l.ker, 'i');
+      for (int i = 0; i < ns; i++) perm[2 + i] = rdims[i];
+      for (int i = 0; i < w->rank; i++) cd[i] = w->dims[perm[i]];
+      int t0 = gpu_emit(&m, m.ct, cd, w->rank, "transpose(");
       gpu_text(&m.t, "v%d), dimensions=", v1);
+      gpu_text_list(&m.t, perm, w->rank);
+      gpu_text(&m.t, "\n");
+      d5[0] = G; d5[1] = O / G;
+      for (int i = 1; i < w->rank; i++) d5[i + 1] = cd[i];
+      int t1 = gpu_emit(&m, m.ct, d5, w->rank + 1, "reshape(");
+      gpu_text(&m.t, "v%d)\n", t0);
+      int64_t sw = d5[0], p5[GPU_MAX_RANK + 1];
+      d5[0] = d5[1]; d5[1] = sw;
+      for (int i = 0; i <= w->rank; i++) p5[i] = i;
+      p5[0] = 1; p5[1] = 0;
+      int t2 = gpu_emit(&m, m.ct, d5, w->rank + 1, "transpose(");
+      gpu_text(&m.t, "v%d), dimensions=", t1);
+      gpu_text_list(&m.t, p5, w->rank + 1);
+      gpu_text(&m.t, "\n");
+      cd[0] = O / G; cd[1] = G * I;
+      wr = gpu_emit(&m, m.ct, cd, w->rank, "reshape(");
+      gpu_text(&m.t, "v%d)\n", t2);
+      wdims = cd;
+      gker[0] = 'i'; gker[1] = 'o';
+      for (int i = 0; i < ns; i++) { gker[2 + i] = (char)('0' + i); rdims[i] = 2 + i; }
+      gker[2 + ns] = 0;
+    }
+    if (!any_rev) {
+      int src = wr;
+      wr = gpu_emit(&m, m.ct, wdims, w->rank, "reverse(");
+      gpu_text(&m.t, "v%d), dimensions=", src);
       gpu_text_list(&m.t, rdims, nr);
       gpu_text(&m.t, "\n");
     }
@@ -263,11 +320,14 @@ char *gpu_build_conv(GpuCall *c) {
       size[i] = c->wsize[i];
     }
     char ker[GPU_MAX_RANK + 1];
-    swap2(ker, l.ker, 'i', 'o');
+    if (G != 1) memcpy(ker, gker, sizeof ker);
+    else swap2(ker, l.ker, 'i', 'o');
     y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
     gpu_text(&m.t, "v%d, v%d), ", v0, wr);
     window_text(&m.t, ns, size, ones, lo, hi, c->wstride, c->wrhs_dil);
-    gpu_text(&m.t, ", dim_labels=%s_%s->%s\n", l.out, ker, l.in);
+    gpu_text(&m.t, ", dim_labels=%s_%s->%s", l.out, ker, l.in);
+    if (G != 1) gpu_text(&m.t, ", feature_group_count=%lld", (long long)G);
+    gpu_text(&m.t, "\n");
   } else {
     /* dw = conv(x with batch/feature swapped, dy as the kernel). */
     char in[GPU_MAX_RANK + 1], ker[GPU_MAX_RANK + 1], out[GPU_MAX_RANK + 1];
@@ -286,7 +346,11 @@ char *gpu_build_conv(GpuCall *c) {
     y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
     gpu_text(&m.t, "v%d, v%d), ", v0, v1);
     window_text(&m.t, ns, size, c->wrhs_dil, lo, hi, ones, c->wstride);
-    gpu_text(&m.t, ", dim_labels=%s_%s->%s\n", in, ker, out);
+    gpu_text(&m.t, ", dim_labels=%s_%s->%s", in, ker, out);
+    /* Grouped: x's features (the batch here) in G groups, group g paired
+     * with dy's g-th group of features. */
+    if (G != 1) gpu_text(&m.t, ", batch_group_count=%lld", (long long)G);
+    gpu_text(&m.t, "\n");
     if (any_rev) {
       int64_t rdims[GPU_MAX_RANK];
       for (int i = 0; i < ns; i++) rdims[i] = pos(l.ker, (char)('0' + i));

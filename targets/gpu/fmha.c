@@ -1,19 +1,41 @@
-/* fmha.c: cuDNN fused attention, forward (__cudnn$fmhaSoftmax,
- * __cudnn$fmhaScaleBiasSoftmax and their Dropout forms with dropout_rate 0)
- * as standard HLO. CudnnfMHABackendConfig:
+/* fmha.c: cuDNN fused attention as standard HLO: the forward targets
+ * (__cudnn$fmhaSoftmax, __cudnn$fmhaScaleBiasSoftmax and their Dropout forms
+ * with dropout_rate 0) and the backward ones (__cudnn$fmhaSoftmaxBackward,
+ * __cudnn$fmhaScaleBiasSoftmaxBackward, Dropout forms at rate 0).
+ * CudnnfMHABackendConfig (xla/service/gpu/backend_configs.proto); operand
+ * order from cudnn_custom_call_compiler.cc:
+ *   forward  (q, k, v, [bias], [q_seqlen, kv_seqlen]) -> (O, [stats], u8)
+ *   backward (q, k, v, stats, dO, [bias], O, [q_seqlen, kv_seqlen])
+ *            -> (dQ, dK, dV, [dBias], u8)
+ * The seqlens are present for mask_type PADDING and PADDING_CAUSAL.
+ * Forward:
  *   S = fmha_scale * dot(q, k; bmm1_dot_dimension_numbers) [+ bias]
- *   mask_type CAUSAL (or is_causal_mask): key positions after the query
- *     position are excluded (top-left aligned, as JAX's reference)
+ *   mask: CAUSAL (or is_causal_mask) excludes key positions after the
+ *     query position (top-left aligned, as JAX's reference); PADDING
+ *     excludes key positions >= kv_seqlen[b] and query rows >= q_seqlen[b]
+ *     (b the first batch dimension of S), whose output is 0
  *   P = softmax(S) over the last (key) dimension
  *   O = dot(P, v; bmm2_dot_dimension_numbers)
  *   stats (when the result has it) = log-sum-exp of each masked row of S,
- *     natural log, f32 (cudnn-frontend's reference tests)
- * Operands (q, k, v, [bias]); results (O, [stats], u8 workspace). Computed
- * in f32 (f64 for f64), O rounded once.
+ *     natural log, f32 (cudnn-frontend's reference tests); hlorun writes 0
+ *     for padded query rows
+ * Backward: the config holds only the gradient dot dimension numbers (JAX's
+ * fused_attention_stablehlo.py names them BMM1Grad1: dP @ Q -> dK,
+ * BMM1Grad2: dP @ K -> dQ, BMM2Grad1: P @ dO -> dV, BMM2Grad2: dO @ V -> dP).
+ * bmm2_grad_gemm2's dimension numbers pair dO with v, so they also pair q
+ * (dO's shape) with k (v's shape): S is recomputed with them. Then
+ *   P  = exp(S - stats) (stats: the forward's log-sum-exp), masked
+ *   dP = dot(dO, v; bmm2_grad_gemm2)
+ *   D  = the sum over head dimension of dO * O (O: the forward output)
+ *   dS = P * (dP - D)
+ *   dV = dot(P, dO; bmm2_grad_gemm1)
+ *   dQ = fmha_scale * dot(dS, k; bmm1_grad_gemm2)
+ *   dK = fmha_scale * dot(dS, q; bmm1_grad_gemm1)
+ *   dBias (a 5-result call) = dS summed over the bias's size-1 dimensions.
+ * Computed in f32 (f64 for f64), each result rounded once.
  * Refused with the reason: dropout_rate > 0 (cuDNN's Philox stream cannot be
- * reproduced), PADDING / PADDING_CAUSAL / ALIBI masks, sliding windows,
- * packed and paged layouts. The backward targets are not built in.
- * Not here: the gemm targets (gemm.c). */
+ * reproduced), ALIBI masks, sliding windows, packed and paged layouts.
+ * Not here: the F8 attention targets; the gemm targets (gemm.c). */
 #include "targets/gpu/gpu.h"
 #include <stdlib.h>
 #include <string.h>
@@ -69,12 +91,26 @@ static int out_dims(const GpuLeaf *a, const GpuLeaf *b, const Dims *d, int64_t *
   return n;
 }
 
+static bool same_dims(const int64_t *a, int na, const GpuLeaf *l) {
+  if (na != l->rank) return false;
+  for (int i = 0; i < na; i++)
+    if (a[i] != l->dims[i]) return false;
+  return true;
+}
+
 static void dot_attrs(GpuText *t, const Dims *d) {
   if (d->nlb) { gpu_text(t, ", lhs_batch_dims="); gpu_text_list(t, d->lb, d->nlb); }
   if (d->nlc) { gpu_text(t, ", lhs_contracting_dims="); gpu_text_list(t, d->lc, d->nlc); }
   if (d->nrb) { gpu_text(t, ", rhs_batch_dims="); gpu_text_list(t, d->rb, d->nrb); }
   if (d->nrc) { gpu_text(t, ", rhs_contracting_dims="); gpu_text_list(t, d->rc, d->nrc); }
   gpu_text(t, "\n");
+}
+
+static int dot(GpuMod *m, int a, int b, const int64_t *od, int orank, const Dims *d) {
+  int v = gpu_emit(m, m->ct, od, orank, "dot(");
+  gpu_text(&m->t, "v%d, v%d)", a, b);
+  dot_attrs(&m->t, d);
+  return v;
 }
 
 /* reduce over the last dimension of S (m->dims) with computation comp. */
@@ -97,19 +133,25 @@ static int row_broadcast(GpuMod *m, int x) {
   return v;
 }
 
-char *gpu_build_fmha(GpuCall *c) {
-  bool bias = strstr(c->target, "ScaleBias") != NULL;
-  json_t *g = gpu_config_section(c, "cudnn_fmha_backend_config", "fmha_scale");
-  double scale, dropout;
+/* The decoded config. */
+typedef struct Cfg {
+  double scale;
   int mask;
+  bool causal, padding;
+  Dims d1, d2;                  /* forward */
+  Dims g11, g12, g21, g22;      /* backward */
+} Cfg;
+
+static int read_config(GpuCall *c, bool bwd, Cfg *f) {
+  json_t *g = gpu_config_section(c, "cudnn_fmha_backend_config", "fmha_scale");
+  double dropout;
   int64_t window, segs;
   bool causal_old, paged;
-  Dims d1, d2;
   if (!g ||
-      gpu_json_double_req(c, g, "fmha_scale", "cudnn_fmha_backend_config.fmha_scale", &scale) ||
+      gpu_json_double_req(c, g, "fmha_scale", "cudnn_fmha_backend_config.fmha_scale", &f->scale) ||
       gpu_json_double(c, g, "dropout_rate", "cudnn_fmha_backend_config.dropout_rate", 0, &dropout) ||
       gpu_json_enum(c, g, "mask_type", "cudnn_fmha_backend_config.mask_type", mask_names,
-                    MASK_COUNT, MASK_NONE, &mask) ||
+                    MASK_COUNT, MASK_NONE, &f->mask) ||
       gpu_json_bool(c, g, "is_causal_mask", "cudnn_fmha_backend_config.is_causal_mask", false,
                     &causal_old) ||
       gpu_json_bool(c, g, "is_paged_attention", "cudnn_fmha_backend_config.is_paged_attention",
@@ -117,40 +159,155 @@ char *gpu_build_fmha(GpuCall *c) {
       gpu_json_int(c, g, "sliding_window_length",
                    "cudnn_fmha_backend_config.sliding_window_length", 0, &window) ||
       gpu_json_int(c, g, "max_seg_per_batch", "cudnn_fmha_backend_config.max_seg_per_batch", 0,
-                   &segs) ||
-      read_dims(c, g, "bmm1_dot_dimension_numbers", &d1) ||
-      read_dims(c, g, "bmm2_dot_dimension_numbers", &d2))
-    return NULL;
-  if (dropout > 0) {
-    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.dropout_rate is %g: dropout "
-                "draws from cuDNN's Philox stream on the GPU, which a CPU cannot reproduce",
-             dropout);
-    return NULL;
+                   &segs))
+    return -1;
+  if (!bwd ? read_dims(c, g, "bmm1_dot_dimension_numbers", &f->d1) ||
+                 read_dims(c, g, "bmm2_dot_dimension_numbers", &f->d2)
+           : read_dims(c, g, "bmm1_grad_gemm1_dot_dimension_numbers", &f->g11) ||
+                 read_dims(c, g, "bmm1_grad_gemm2_dot_dimension_numbers", &f->g12) ||
+                 read_dims(c, g, "bmm2_grad_gemm1_dot_dimension_numbers", &f->g21) ||
+                 read_dims(c, g, "bmm2_grad_gemm2_dot_dimension_numbers", &f->g22))
+    return -1;
+  if (dropout > 0)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.dropout_rate is %g: dropout "
+                       "draws from cuDNN's Philox stream on the GPU, which a CPU cannot reproduce",
+                    dropout);
+  if (f->mask == MASK_ALIBI)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.mask_type: ALIBI is not "
+                       "supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)");
+  if (window > 0 || segs > 1 || paged)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: sliding windows, "
+                       "packed and paged attention are not supported",
+                    window > 0 ? "sliding_window_length" : segs > 1 ? "max_seg_per_batch"
+                                                                    : "is_paged_attention");
+  f->causal = f->mask == MASK_CAUSAL || f->mask == MASK_PADDING_CAUSAL || causal_old;
+  f->padding = f->mask == MASK_PADDING || f->mask == MASK_PADDING_CAUSAL;
+  return 0;
+}
+
+static void prelude(GpuMod *m) {
+  const char *t = hlc_dtype_name(m->ct);
+  gpu_text(&m->t, "HloModule gpu_equivalent\n\n");
+  for (int i = 0; i < 2; i++)
+    gpu_text(&m->t, "%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}\n\n",
+             i ? "sum" : "max", t, t, t, i ? "add" : "maximum");
+  gpu_text(&m->t, "ENTRY e {\n");
+}
+
+/* bias (operand i) added to the scores sc, broadcast over its size-1 dims. */
+static int add_bias(GpuCall *c, GpuMod *m, int sc, int i) {
+  const GpuLeaf *b = &c->ops[i];
+  bool ok = b->rank == m->rank;
+  int64_t kept[GPU_MAX_RANK], kdims[GPU_MAX_RANK];
+  int nk = 0;
+  for (int j = 0; ok && j < m->rank; j++) {
+    ok = b->dims[j] == m->dims[j] || b->dims[j] == 1;
+    if (b->dims[j] != 1) { kept[nk] = j; kdims[nk++] = b->dims[j]; }
   }
-  if (mask != MASK_NONE && mask != MASK_CAUSAL) {
-    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.mask_type: %s is not supported "
-                "(NO_MASK and CAUSAL are)", mask_names[mask]);
-    return NULL;
+  if (!ok) return gpu_fail(c, "operand %d (bias) must have the scores' shape (size 1 to broadcast)", i);
+  int vb = gpu_operand(m, b, i, GPU_ROUND_NONE);
+  int rs = gpu_emit(m, m->ct, kdims, nk, "reshape(");
+  gpu_text(&m->t, "v%d)\n", vb);
+  int bb = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions=", rs);
+  gpu_text_list(&m->t, kept, nk);
+  gpu_text(&m->t, "\n");
+  return gpu_binary(m, "add", sc, bb);
+}
+
+/* The masks of the scores (m->dims: batch..., query, key).
+ * valid: pred of the scores' shape (-1 when every position is valid);
+ * qrow: pred of the row shape, the query row is within q_seqlen (-1 when
+ * not padding). ql, kl: the seqlen operand numbers. */
+typedef struct Mask { int valid, qrow, qvalid; } Mask;
+
+static int check_seqlens(GpuCall *c, GpuMod *m, int ql) {
+  for (int i = ql; i < ql + 2; i++) {
+    const GpuLeaf *l = &c->ops[i];
+    if (l->dtype != HLO_S32 || l->rank != 1 || l->dims[0] != m->dims[0])
+      return gpu_fail(c, "operand %d (%s) must be s32[%lld] (one length per batch) for mask_type "
+                         "PADDING / PADDING_CAUSAL",
+                      i, i == ql ? "q_seqlen" : "kv_seqlen", (long long)m->dims[0]);
   }
-  if (window > 0 || segs > 1 || paged) {
-    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: sliding windows, packed and "
-                "paged attention are not supported",
-             window > 0 ? "sliding_window_length" : segs > 1 ? "max_seg_per_batch"
-                                                             : "is_paged_attention");
-    return NULL;
+  return 0;
+}
+
+static int pred_and(GpuMod *m, int a, int b) {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  int v = gpu_emit(m, HLO_PRED, m->dims, m->rank, "and(");
+  gpu_text(&m->t, "v%d, v%d)\n", a, b);
+  return v;
+}
+
+static Mask build_mask(GpuMod *m, const Cfg *f, int ql) {
+  Mask k = {-1, -1, -1};
+  int r = m->rank;
+  if (!f->causal && !f->padding) return k;
+  int iq = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
+  gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
+  int ik = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
+  gpu_text(&m->t, "iota_dimension=%d\n", r - 1);
+  if (f->causal) {
+    k.valid = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+    gpu_text(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
   }
-  bool causal = mask == MASK_CAUSAL || causal_old;
-  int want = 3 + bias;
+  if (f->padding) {
+    int64_t len1[1] = {m->dims[0]};
+    for (int i = 0; i < 2; i++) {
+      int p = gpu_emit(m, HLO_S32, len1, 1, "parameter(");
+      gpu_text(&m->t, "%d)\n", ql + i);
+      int b = gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
+      gpu_text(&m->t, "v%d), dimensions={0}\n", p);
+      int cmp = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+      gpu_text(&m->t, "v%d, v%d), direction=LT\n", i ? ik : iq, b);
+      if (i == 0) {
+        k.qvalid = cmp;
+        int pr = gpu_emit(m, HLO_S32, m->dims, r - 1, "iota(), ");
+        gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
+        int br = gpu_emit(m, HLO_S32, m->dims, r - 1, "broadcast(");
+        gpu_text(&m->t, "v%d), dimensions={0}\n", p);
+        k.qrow = gpu_emit(m, HLO_PRED, m->dims, r - 1, "compare(");
+        gpu_text(&m->t, "v%d, v%d), direction=LT\n", pr, br);
+      }
+      k.valid = pred_and(m, k.valid, cmp);
+    }
+  }
+  return k;
+}
+
+static int select_v(GpuMod *m, int pred, int yes, int no) {
+  int v = gpu_emit(m, m->ct, m->dims, m->rank, "select(");
+  gpu_text(&m->t, "v%d, v%d, v%d)\n", pred, yes, no);
+  return v;
+}
+
+/* The scores S (scaled, biased, masked: excluded positions -inf; padded
+ * query rows all 0 so their softmax stays finite). */
+static int scores(GpuCall *c, GpuMod *m, const Cfg *f, int vq, int vk, const Dims *d, int bias_op,
+                  const Mask *k) {
+  int sc = dot(m, vq, vk, m->dims, m->rank, d);
+  if (f->scale != 1) sc = gpu_binary(m, "multiply", sc, gpu_splat(m, f->scale));
+  if (bias_op >= 0 && (sc = add_bias(c, m, sc, bias_op)) < 0) return -1;
+  if (k->valid >= 0) sc = select_v(m, k->valid, sc, gpu_splat(m, -__builtin_inf()));
+  if (k->qvalid >= 0) sc = select_v(m, k->qvalid, sc, gpu_splat(m, 0));
+  return sc;
+}
+
+static char *forward(GpuCall *c, const Cfg *f) {
+  bool bias = strstr(c->target, "ScaleBias") != NULL;
+  int want = 3 + bias + (f->padding ? 2 : 0);
   if (c->nops != want || c->nres < 1 || c->nres > 3) {
-    gpu_fail(c, "has %d operands and %d results; %s takes (q, k, v%s) and gives (O[, stats], "
-                "u8 workspace)", c->nops, c->nres, c->target, bias ? ", bias" : "");
+    gpu_fail(c, "has %d operands and %d results; %s with mask_type %s takes (q, k, v%s%s) and "
+                "gives (O[, stats], u8 workspace)", c->nops, c->nres, c->target,
+             mask_names[f->mask], bias ? ", bias" : "", f->padding ? ", q_seqlen, kv_seqlen" : "");
     return NULL;
   }
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->res[0];
   GpuLeaf s;
   int fa, fb, fp, fv;
   memset(&s, 0, sizeof s);
-  s.rank = out_dims(q, k, &d1, s.dims, &fa, &fb);
+  s.rank = out_dims(q, k, &f->d1, s.dims, &fa, &fb);
   if (s.rank < 2 || fa != 1 || fb != 1) {
     gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm1_dot_dimension_numbers does "
                 "not fit q and k (it must pair their batch and head sizes and leave one query and "
@@ -160,12 +317,9 @@ char *gpu_build_fmha(GpuCall *c) {
   GpuMod m = {0};
   m.ct = (q->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   s.dtype = m.ct;
-  GpuLeaf pl = s;
   int64_t od[GPU_MAX_RANK];
-  int orank = out_dims(&pl, v, &d2, od, &fp, &fv);
-  bool same = orank == O->rank;
-  for (int i = 0; same && i < orank; i++) same = od[i] == O->dims[i];
-  if (!same) {
+  int orank = out_dims(&s, v, &f->d2, od, &fp, &fv);
+  if (!same_dims(od, orank, O)) {
     gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_dot_dimension_numbers does "
                 "not map the scores and v onto the result's shape");
     return NULL;
@@ -174,77 +328,40 @@ char *gpu_build_fmha(GpuCall *c) {
                                 c->res[1].rank == s.rank - 1);
   if (stats) {
     const GpuLeaf *st = &c->res[1];
-    bool ok = st->rank == s.rank - 1 && st->dtype == HLO_F32;
-    for (int i = 0; ok && i < st->rank; i++) ok = st->dims[i] == s.dims[i];
-    if (!ok) {
+    if (st->dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, st)) {
       gpu_fail(c, "result 1 (stats) must be f32 with the scores' shape less the key dimension");
       return NULL;
     }
   }
   m.rank = s.rank;
   memcpy(m.dims, s.dims, sizeof m.dims);
-  gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
-  for (int i = 0; i < 2; i++)
-    gpu_text(&m.t, "%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}\n\n",
-             i ? "sum" : "max", hlc_dtype_name(m.ct), hlc_dtype_name(m.ct), hlc_dtype_name(m.ct),
-             i ? "add" : "maximum");
-  gpu_text(&m.t, "ENTRY e {\n");
+  int ql = 3 + bias;
+  if (f->padding && check_seqlens(c, &m, ql)) return NULL;
+  prelude(&m);
   int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
   int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE);
-  int sc = gpu_emit(&m, m.ct, s.dims, s.rank, "dot(");
-  gpu_text(&m.t, "v%d, v%d)", vq, vk);
-  dot_attrs(&m.t, &d1);
-  if (scale != 1) sc = gpu_binary(&m, "multiply", sc, gpu_splat(&m, scale));
-  if (bias) {
-    /* The bias broadcasts over its size-1 dimensions. */
-    const GpuLeaf *b = &c->ops[3];
-    bool ok = b->rank == s.rank;
-    int64_t kept[GPU_MAX_RANK], kdims[GPU_MAX_RANK];
-    int nk = 0;
-    for (int i = 0; ok && i < s.rank; i++) {
-      ok = b->dims[i] == s.dims[i] || b->dims[i] == 1;
-      if (b->dims[i] != 1) { kept[nk] = i; kdims[nk++] = b->dims[i]; }
-    }
-    if (!ok) {
-      gpu_fail(c, "operand 3 (bias) must have the scores' shape (size 1 to broadcast)");
-      free(m.t.s);
-      return NULL;
-    }
-    GpuLeaf bl = *b;
-    int vb = gpu_operand(&m, &bl, 3, GPU_ROUND_NONE);
-    int rs = gpu_emit(&m, m.ct, kdims, nk, "reshape(");
-    gpu_text(&m.t, "v%d)\n", vb);
-    int bb = gpu_emit(&m, m.ct, s.dims, s.rank, "broadcast(");
-    gpu_text(&m.t, "v%d), dimensions=", rs);
-    gpu_text_list(&m.t, kept, nk);
-    gpu_text(&m.t, "\n");
-    sc = gpu_binary(&m, "add", sc, bb);
-  }
-  if (causal) {
-    int iq = gpu_emit(&m, HLO_S32, s.dims, s.rank, "iota(), ");
-    gpu_text(&m.t, "iota_dimension=%d\n", s.rank - 2);
-    int ik = gpu_emit(&m, HLO_S32, s.dims, s.rank, "iota(), ");
-    gpu_text(&m.t, "iota_dimension=%d\n", s.rank - 1);
-    int after = gpu_emit(&m, HLO_PRED, s.dims, s.rank, "compare(");
-    gpu_text(&m.t, "v%d, v%d), direction=GT\n", ik, iq);
-    int ninf = gpu_splat(&m, -__builtin_inf());
-    int sel = gpu_emit(&m, m.ct, s.dims, s.rank, "select(");
-    gpu_text(&m.t, "v%d, v%d, v%d)\n", after, ninf, sc);
-    sc = sel;
-  }
+  Mask mk = build_mask(&m, f, ql);
+  int sc = scores(c, &m, f, vq, vk, &f->d1, bias ? 3 : -1, &mk);
+  if (sc < 0) { free(m.t.s); return NULL; }
   int mx = row_reduce(&m, sc, -__builtin_inf(), "max");
   int e = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
   int sum = row_reduce(&m, e, 0, "sum");
   int p = gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
-  int o = gpu_emit(&m, m.ct, O->dims, O->rank, "dot(");
-  gpu_text(&m.t, "v%d, v%d)", p, vv);
-  dot_attrs(&m.t, &d2);
-  int outs[2] = {o, 0};
+  if (mk.qvalid >= 0) p = select_v(&m, mk.qvalid, p, gpu_splat(&m, 0));
+  int outs[2] = {dot(&m, p, vv, O->dims, O->rank, &f->d2), 0};
   if (stats) {
     int lg = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
     gpu_text(&m.t, "v%d)\n", sum);
     outs[1] = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
     gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    if (mk.qrow >= 0) {
+      int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+      int zb = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "broadcast(");
+      gpu_text(&m.t, "v%d), dimensions={}\n", z);
+      int sel = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "select(");
+      gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, outs[1], zb);
+      outs[1] = sel;
+    }
   }
   if (gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
     free(m.t.s);
@@ -252,4 +369,154 @@ char *gpu_build_fmha(GpuCall *c) {
     return NULL;
   }
   return m.t.s;
+}
+
+static char *backward(GpuCall *c, const Cfg *f) {
+  bool bias = strstr(c->target, "ScaleBias") != NULL;
+  int want = 6 + bias + (f->padding ? 2 : 0);
+  if (c->nops != want || (c->nres != 4 && c->nres != 5) || (c->nres == 5 && !bias)) {
+    gpu_fail(c, "has %d operands and %d results; %s with mask_type %s takes (q, k, v, stats, "
+                "dO%s, O%s) and gives (dQ, dK, dV%s, u8 workspace)", c->nops, c->nres, c->target,
+             mask_names[f->mask], bias ? ", bias" : "", f->padding ? ", q_seqlen, kv_seqlen" : "",
+             bias ? "[, dBias]" : "");
+    return NULL;
+  }
+  const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *st = &c->ops[3],
+                *dO = &c->ops[4], *O = &c->ops[5 + bias];
+  GpuLeaf s, s2;
+  int fa, fb;
+  memset(&s, 0, sizeof s);
+  memset(&s2, 0, sizeof s2);
+  s.rank = out_dims(dO, v, &f->g22, s.dims, &fa, &fb);
+  s2.rank = out_dims(q, k, &f->g22, s2.dims, &fa, &fb);
+  if (s.rank < 2 || fa != 1 || fb != 1 || !same_dims(s.dims, s.rank, &s2)) {
+    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_grad_gemm2_dot_dimension_"
+                "numbers does not fit dO and v, or q and k (it must pair their batch and head "
+                "sizes and leave one query and one key dimension)");
+    return NULL;
+  }
+  bool okO = O->rank == dO->rank;
+  for (int i = 0; okO && i < O->rank; i++) okO = O->dims[i] == dO->dims[i];
+  if (!okO) {
+    gpu_fail(c, "operand %d (the forward output O) must have dO's shape", 5 + bias);
+    return NULL;
+  }
+  if (st->dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, st)) {
+    gpu_fail(c, "operand 3 (stats) must be f32 with the scores' shape less the key dimension");
+    return NULL;
+  }
+  GpuMod m = {0};
+  m.ct = (q->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
+  s.dtype = m.ct;
+  /* the three gradients' shapes */
+  struct { const Dims *d; const GpuLeaf *b; int res; const char *key; } g[3] = {
+      {&f->g12, k, 0, "bmm1_grad_gemm2"}, {&f->g11, q, 1, "bmm1_grad_gemm1"},
+      {&f->g21, dO, 2, "bmm2_grad_gemm1"}};
+  for (int i = 0; i < 3; i++) {
+    int64_t od[GPU_MAX_RANK];
+    int orank = out_dims(&s, g[i].b, g[i].d, od, &fa, &fb);
+    if (!same_dims(od, orank, &c->res[g[i].res])) {
+      gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s_dot_dimension_numbers does "
+                  "not map the scores' gradient and %s onto result %d (%s)",
+               g[i].key, i == 0 ? "k" : i == 1 ? "q" : "dO", g[i].res,
+               i == 0 ? "dQ" : i == 1 ? "dK" : "dV");
+      return NULL;
+    }
+  }
+  m.rank = s.rank;
+  memcpy(m.dims, s.dims, sizeof m.dims);
+  int ql = 6 + bias;
+  if (f->padding && check_seqlens(c, &m, ql)) return NULL;
+  prelude(&m);
+  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE), vs = gpu_operand(&m, st, 3, GPU_ROUND_NONE);
+  int vdo = gpu_operand(&m, dO, 4, GPU_ROUND_NONE), vo = gpu_operand(&m, O, 5 + bias, GPU_ROUND_NONE);
+  Mask mk = build_mask(&m, f, ql);
+  int sc = scores(c, &m, f, vq, vk, &f->g22, bias ? 5 : -1, &mk);
+  if (sc < 0) { free(m.t.s); return NULL; }
+  int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
+  if (mk.valid >= 0) p = select_v(&m, mk.valid, p, gpu_splat(&m, 0));
+  int dp = dot(&m, vdo, vv, m.dims, m.rank, &f->g22);
+  /* D = sum over dO's contracting (head) dimensions of dO * O, in the
+   * scores' row order (batch dimensions, then the query dimension). */
+  int e = gpu_emit(&m, m.ct, dO->dims, dO->rank, "multiply(");
+  gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
+  int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
+  int nrem = 0;
+  for (int i = 0; i < dO->rank; i++)
+    if (!has(f->g22.lc, f->g22.nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
+  int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+  int dsum = gpu_emit(&m, m.ct, rdims, nrem, "reduce(");
+  gpu_text(&m.t, "v%d, v%d), dimensions=", e, z);
+  gpu_text_list(&m.t, f->g22.lc, f->g22.nlc);
+  gpu_text(&m.t, ", to_apply=sum\n");
+  int np = 0;
+  for (int i = 0; i < f->g22.nlb; i++)
+    for (int j = 0; j < nrem; j++)
+      if (rem[j] == f->g22.lb[i]) perm[np++] = j;
+  for (int j = 0; j < nrem; j++)
+    if (!has(f->g22.lb, f->g22.nlb, rem[j])) perm[np++] = j;
+  int dd = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "transpose(");
+  gpu_text(&m.t, "v%d), dimensions=", dsum);
+  gpu_text_list(&m.t, perm, np);
+  gpu_text(&m.t, "\n");
+  int ds = gpu_binary(&m, "multiply", p, gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
+  int outs[4];
+  for (int i = 0; i < 3; i++) {
+    const GpuLeaf *r = &c->res[g[i].res];
+    int x = dot(&m, i == 2 ? p : ds, i == 0 ? vk : i == 1 ? vq : vdo, r->dims, r->rank, g[i].d);
+    if (i < 2 && f->scale != 1) {
+      int k0 = gpu_emit(&m, m.ct, NULL, 0, "constant(");
+      gpu_text_double(&m.t, f->scale);
+      gpu_text(&m.t, ")\n");
+      int kb = gpu_emit(&m, m.ct, r->dims, r->rank, "broadcast(");
+      gpu_text(&m.t, "v%d), dimensions={}\n", k0);
+      int y = gpu_emit(&m, m.ct, r->dims, r->rank, "multiply(");
+      gpu_text(&m.t, "v%d, v%d)\n", x, kb);
+      x = y;
+    }
+    outs[g[i].res] = x;
+  }
+  if (c->nres == 5) {
+    const GpuLeaf *b = &c->ops[5], *db = &c->res[3];
+    bool ok = db->rank == b->rank;
+    for (int i = 0; ok && i < b->rank; i++) ok = db->dims[i] == b->dims[i];
+    if (!ok) {
+      gpu_fail(c, "result 3 (dBias) must have the bias's shape");
+      free(m.t.s);
+      return NULL;
+    }
+    int64_t red[GPU_MAX_RANK];
+    int nr = 0;
+    for (int i = 0; i < s.rank; i++)
+      if (b->dims[i] == 1 && s.dims[i] != 1) red[nr++] = i;
+    int x = ds;
+    if (nr) {
+      int64_t kd[GPU_MAX_RANK];
+      int nk = 0;
+      for (int i = 0; i < s.rank; i++)
+        if (!has(red, nr, i)) kd[nk++] = s.dims[i];
+      int z2 = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+      x = gpu_emit(&m, m.ct, kd, nk, "reduce(");
+      gpu_text(&m.t, "v%d, v%d), dimensions=", ds, z2);
+      gpu_text_list(&m.t, red, nr);
+      gpu_text(&m.t, ", to_apply=sum\n");
+    }
+    outs[3] = gpu_emit(&m, m.ct, b->dims, b->rank, "reshape(");
+    gpu_text(&m.t, "v%d)\n", x);
+  }
+  if (gpu_finish(&m, c->res, outs, c->nres - 1)) {
+    free(m.t.s);
+    gpu_fail(c, "out of memory");
+    return NULL;
+  }
+  return m.t.s;
+}
+
+char *gpu_build_fmha(GpuCall *c) {
+  bool bwd = strstr(c->target, "Backward") != NULL;
+  Cfg f;
+  memset(&f, 0, sizeof f);
+  if (read_config(c, bwd, &f)) return NULL;
+  return bwd ? backward(c, &f) : forward(c, &f);
 }

@@ -154,6 +154,9 @@ char *gpu_build_trsm(GpuCall *c);          /* __cublas$triangularSolve */
 char *gpu_build_topk(GpuCall *c);          /* __gpu$TopK */
 char *gpu_build_cub_sort(GpuCall *c);      /* xla.gpu.ext.cub_sort_keys/pairs */
 char *gpu_build_fmha(GpuCall *c);          /* __cudnn$fmha*Softmax* (forward) */
+char *gpu_build_norm(GpuCall *c);          /* __cudnn$norm */
+char *gpu_build_grouped(GpuCall *c);       /* __cublas$lt$groupedMatmul */
+char *gpu_build_block_scaled(GpuCall *c);  /* __cudnn$blockScaledDot */
 
 /* Registration of the whole family (register.c). 0, or -1 out of memory. */
 int hlt_register_gpu(HlfRegistry *r);

@@ -18,6 +18,9 @@ GPU_TARGET(trsm, gpu_build_trsm)
 GPU_TARGET(topk, gpu_build_topk)
 GPU_TARGET(cub_sort, gpu_build_cub_sort)
 GPU_TARGET(fmha, gpu_build_fmha)
+GPU_TARGET(norm, gpu_build_norm)
+GPU_TARGET(grouped, gpu_build_grouped)
+GPU_TARGET(block_scaled, gpu_build_block_scaled)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
@@ -54,6 +57,22 @@ static XLA_FFI_Error *not_built_in(XLA_FFI_CallFrame *f) {
                        "--custom-call TARGET=LIB.so[:SYMBOL]");
 }
 
+static XLA_FFI_Error *mx_refuse(XLA_FFI_CallFrame *f) {
+  return gpu_refuse(f, "__cublas$lt$matmul$mx is the hipBLASLt block-scaled (MX) gemm that "
+                       "XLA's ROCm autotuner picks for a scaled dot; where its scale operands sit "
+                       "and how gemm_backend_config.scale_mode lays them out is not established "
+                       "from XLA's sources, so hlorun does not guess; bind a handler with "
+                       "--custom-call TARGET=LIB.so[:SYMBOL]");
+}
+
+static XLA_FFI_Error *graph_refuse(XLA_FFI_CallFrame *f) {
+  return gpu_refuse(f, "__cudnn$convForwardGraph runs the cuDNN graph serialized in "
+                       "cudnn_conv_backend_config.serialized_graph (f8 convolutions with fused "
+                       "scale/amax ops); how its ops map onto the extra operands and whether amax "
+                       "is taken before or after scaling is not established from XLA's sources, "
+                       "so hlorun refuses it rather than guess");
+}
+
 static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
   return gpu_refuse(f, "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
                        "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
@@ -84,6 +103,13 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cudnn$fmhaScaleBiasSoftmax", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxDropout", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmaxDropout", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxBackward", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaScaleBiasSoftmaxBackward", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxDropoutBackward", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaScaleBiasSoftmaxDropoutBackward", fmha_instantiate, json_execute},
+      {"__cudnn$norm", norm_instantiate, json_execute},
+      {"__cublas$lt$groupedMatmul", grouped_instantiate, json_execute},
+      {"__cudnn$blockScaledDot", block_scaled_instantiate, json_execute},
       {"__nop", NULL, nop_execute},
   };
   for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
@@ -91,11 +117,7 @@ int hlt_register_gpu(HlfRegistry *r) {
     if (hlf_register_builtin(r, targets[i].name, &b, "built-in: XLA:GPU")) return -1;
   }
   static const char *const later[] = {
-      "__cublas$lt$groupedMatmul", "__cublas$lt$matmul$mx", "__cudnn$convForwardGraph",
-      "__cudnn$fmhaSoftmaxBackward", "__cudnn$fmhaSoftmaxDropoutBackward",
-      "__cudnn$fmhaScaleBiasSoftmaxBackward", "__cudnn$fmhaScaleBiasSoftmaxDropoutBackward",
-      "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8", "__cudnn$norm",
-      "__cudnn$blockScaledDot"};
+      "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8"};
   for (size_t i = 0; i < sizeof later / sizeof *later; i++) {
     XLA_FFI_Handler_Bundle b = {not_built_in, NULL, NULL, refused_execute};
     if (hlf_register_builtin(r, later[i], &b, "built-in: XLA:GPU (not implemented)")) return -1;
@@ -106,6 +128,13 @@ int hlt_register_gpu(HlfRegistry *r) {
     XLA_FFI_Handler_Bundle b = {reorder_refuse, NULL, NULL, refused_execute};
     if (hlf_register_builtin(r, reorder[i], &b, "built-in: XLA:GPU (refused on a CPU)")) return -1;
   }
+  XLA_FFI_Handler_Bundle mx = {mx_refuse, NULL, NULL, refused_execute};
+  if (hlf_register_builtin(r, "__cublas$lt$matmul$mx", &mx, "built-in: XLA:GPU (refused on a CPU)"))
+    return -1;
+  XLA_FFI_Handler_Bundle graph = {graph_refuse, NULL, NULL, refused_execute};
+  if (hlf_register_builtin(r, "__cudnn$convForwardGraph", &graph,
+                           "built-in: XLA:GPU (refused on a CPU)"))
+    return -1;
   XLA_FFI_Handler_Bundle refused = {triton_refuse, NULL, NULL, refused_execute};
   return hlf_register_builtin(r, "__gpu$xla.gpu.triton", &refused,
                               "built-in: XLA:GPU (refused on a CPU)");

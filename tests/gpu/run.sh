@@ -65,11 +65,53 @@ bad conv-scale '__cudnn$convForward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, b' '{"cudnn
   'missing required field cudnn_conv_backend_config.conv_result_scale'
 bad fmha-dropout '__cudnn$fmhaSoftmaxDropout' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   "cudnn_fmha_backend_config.dropout_rate is 0.1: dropout draws from cuDNN's Philox stream"
+bad fmha-bwd-dropout '__cudnn$fmhaSoftmaxDropoutBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.25,"bmm1_grad_gemm1_dot_dimension_numbers":{},"bmm1_grad_gemm2_dot_dimension_numbers":{},"bmm2_grad_gemm1_dot_dimension_numbers":{},"bmm2_grad_gemm2_dot_dimension_numbers":{}}}' \
+  "cudnn_fmha_backend_config.dropout_rate is 0.25: dropout draws from cuDNN's Philox stream"
+bad fmha-bwd-dnums '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
+bad fmha-alibi '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'cudnn_fmha_backend_config.mask_type: ALIBI is not supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)'
+bad grouped-beta '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1,"beta":1},"ragged_dot_dimension_numbers":{"dot_dimension_numbers":{}}}}' \
+  'grouped_gemm_backend_config.gemm_backend_config.beta is 1: a grouped matmul has no C operand and no complex alpha (expected 0)'
+bad grouped-no-ragged '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1}}}' \
+  'backend_config: missing required field grouped_gemm_backend_config.ragged_dot_dimension_numbers'
 bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
   'operand 2 (a_scale) must be an f32 scalar'
-bad not-yet '__cudnn$norm' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
+bad not-yet '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
+NC='"cudnn_norm_backend_config"'
+bad norm-eps '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"kind\":\"LAYER_FWD_INFER\"}}" \
+  '%cc: backend_config: missing required field cudnn_norm_backend_config.epsilon'
+bad norm-kind '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001,\"kind\":\"RMS_FWD\"}}" \
+  'backend_config field cudnn_norm_backend_config.kind: expected one of LAYER_FWD_INFER, LAYER_FWD_TRAIN, LAYER_BWD'
+bad norm-arity '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001,\"kind\":\"LAYER_BWD\"}}" \
+  'has 3 operands and 2 results; kind LAYER_BWD takes (x, scale, dy, mean, norm_factor) and gives (dx, dscale, dbias, u8 workspace)'
+bad norm-scale '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001}}" \
+  'operand 1 (scale) does not fit x (f32): it must have x'"'"'s shape with dimension 0 of size 1'
+bad mx '__cublas$lt$matmul$mx' 'f32[2,3]{1,0}' 'a' '{}' \
+  'where its scale operands sit and how gemm_backend_config.scale_mode lays them out is not established'
+bad conv-graph '__cudnn$convForwardGraph' 'f32[2,3]{1,0}' 'a' '{}' \
+  'how its ops map onto the extra operands and whether amax is taken before or after scaling is not established'
+bad block-scale '__cudnn$blockScaledDot' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a, a' '{}' \
+  'the block size is not in the backend_config (block_scaled_dot_backend_config.block_size) and the types (f32 input, f32 scale) are neither MXFP8'
 bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
   'cannot run on a CPU'
+
+# A grouped backward convolution whose shapes do not fit its groups.
+cat >"$tmp/grp.hlo" <<'HLO'
+HloModule grp
+ENTRY e {
+  dy = f32[1,6,4,4]{3,2,1,0} parameter(0)
+  w = f32[6,2,3,3]{3,2,1,0} parameter(1)
+  cc = (f32[1,5,4,4]{3,2,1,0}, u8[0]{0}) custom-call(dy, w), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=2, custom_call_target="__cudnn$convBackwardInput", backend_config={"cudnn_conv_backend_config":{"conv_result_scale":1}}
+  ROOT r = f32[1,5,4,4]{3,2,1,0} get-tuple-element(cc), index=0
+}
+HLO
+"$H" --random "$tmp/grp.hlo" >"$tmp/out" 2>"$tmp/err"
+if [ $? = 2 ] && grep -qF "%cc: feature_group_count=2 does not fit the forward convolution: x has 5 features" "$tmp/err"; then
+  echo "ok: conv-groups-mismatch"
+else
+  fail "conv-groups-mismatch"; cat "$tmp/err"
+fi
 
 # --explain-custom-calls says, before running, which calls can run.
 cat >"$tmp/mix.hlo" <<'HLO'
@@ -88,6 +130,19 @@ if grep -qF "  runs: yes" "$tmp/out" && grep -qF "  runs: NO: " "$tmp/out" &&
 else
   fail "explain"; cat "$tmp/out" "$tmp/err"
 fi
+
+# The targets issue 21 added say they run; the refused ones say why not.
+for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha_bwd_f32 \
+         fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
+         grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32; do
+  "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
+  grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
+done
+for t in '__cublas$lt$matmul$mx' '__cudnn$convForwardGraph' '__cudnn$fmhaSoftmaxF8'; do
+  printf 'HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} custom-call(a), custom_call_target="%s", backend_config={}\n}\n' "$t" >"$tmp/r.hlo"
+  "$H" --explain-custom-calls "$tmp/r.hlo" >"$tmp/out" 2>&1
+  grep -qF "  runs: NO: " "$tmp/out" && echo "ok: explain refuses $t" || { fail "explain refuses $t"; cat "$tmp/out"; }
+done
 
 # The hand-written XLA:GPU dump (samples/gpu/): every call runs, and the
 # block's output matches numpy's (samples/gpu/goldens.py).
