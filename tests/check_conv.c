@@ -592,6 +592,62 @@ START_TEST(t_window_in_parts) {
 }
 END_TEST
 
+/* f32 convolutions with contiguous input features and a (b, s..., f)
+ * result read the input rows in place per window tap (conv_rows.c). Cases
+ * with 16+ features on both sides: 3x3 SAME with an output width that is
+ * no multiple of any micro-kernel's rows and output features that are no
+ * multiple of its columns; stride 2 with asymmetric padding; dilated and
+ * reversed taps whose in-range outputs are fewer than a tile (the copied
+ * rows); negative padding; 1-D and 3-D; an input whose spatial dims are
+ * stored in the other order. Under every micro-kernel they equal the
+ * reference loop (integer values: exact), and the module on 1 to 3
+ * threads gives the same bits. */
+START_TEST(t_rows_in_place) {
+  tl_begin();
+  ConvCase rows_cases[7] = {
+      {"same", "b01f_01io->b01f", 4, {2, 4, 29, 16}, {3, 3, 16, 40}, {2, 4, 29, 40}, 2,
+       {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 2 * 4 * 29 * 40, NULL},
+      {"stride2", "b01f_01io->b01f", 4, {1, 6, 26, 17}, {3, 3, 17, 16}, {1, 3, 13, 16}, 2,
+       {{3, 2, 0, 1, 1, 1, 0}, {3, 2, 0, 1, 1, 1, 0}}, 1, 1, 3 * 13 * 16, NULL},
+      {"dilated_short", "b01f_01io->b01f", 4, {1, 3, 14, 16}, {2, 3, 16, 33}, {1, 4, 12, 33}, 2,
+       {{2, 1, 1, 1, 1, 1, 1}, {3, 1, 1, 5, 1, 4, 1}}, 1, 1, 4 * 12 * 33, NULL},
+      {"negative_pad", "b01f_01io->b01f", 4, {1, 5, 30, 16}, {3, 3, 16, 16}, {1, 3, 26, 16}, 2,
+       {{3, 1, 0, 0, 1, 1, 0}, {3, 1, -2, 0, 1, 1, 0}}, 1, 1, 3 * 26 * 16, NULL},
+      {"1d", "b0f_0io->b0f", 3, {3, 40, 20}, {5, 20, 18}, {3, 38, 18}, 1,
+       {{5, 1, 2, 0, 1, 1, 0}}, 1, 1, 3 * 38 * 18, NULL},
+      {"3d", "b012f_012io->b012f", 5, {1, 3, 4, 13, 16}, {2, 3, 3, 16, 16}, {1, 2, 4, 13, 16}, 3,
+       {{2, 1, 0, 0, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1,
+       2 * 4 * 13 * 16, NULL},
+      {"input_10", "b10f_01io->b01f", 4, {2, 25, 3, 16}, {3, 3, 16, 20}, {2, 3, 25, 20}, 2,
+       {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 2 * 3 * 25 * 20, NULL}};
+  for (int c = 0; c < 7; c++) {
+    HloInstr *ins = make_conv(&rows_cases[c], HLO_F32, HLO_F32);
+    ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s: %s", rows_cases[c].name, hli_last_error());
+    HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                       formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+    expect_ref_every_isa(ins, in, rows_cases[c].name);
+  }
+  /* The first case as a module on 1 to 3 threads. */
+  HloInstr *ins = make_conv(&rows_cases[0], HLO_F32, HLO_F32);
+  HliValue *in[2] = {formula_value(&ins->ops[0]->shape, 7, 3, 11),
+                     formula_value(&ins->ops[1]->shape, 3, 1, 7)};
+  HliValue *want = tl_kept(&ins->shape, NULL);
+  ck_assert_int_eq(hlk_conv_run(NULL, ins, in, want, true), 0);
+  const char *text =
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  x = f32[2,4,29,16] parameter(0)\n"
+      "  k = f32[3,3,16,40] parameter(1)\n"
+      "  ROOT c = f32[2,4,29,40] convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f\n"
+      "}\n";
+  const TlArray b[2] = {{HLO_TYPE_F32, 4, (int64_t[]){2, 4, 29, 16}, in[0]->data},
+                        {HLO_TYPE_F32, 4, (int64_t[]){3, 3, 16, 40}, in[1]->data}};
+  expect_threads(text, b, want, "rows in place");
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -687,6 +743,7 @@ int main(void) {
   tcase_add_test(tc, t_nchw_lines);
   tcase_add_test(tc, t_transposed_phases);
   tcase_add_test(tc, t_window_in_parts);
+  tcase_add_test(tc, t_rows_in_place);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);

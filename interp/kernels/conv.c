@@ -18,38 +18,18 @@
  * most 32 bits, else 64-bit (as dot: hlk_int_lanes); padding and dilation
  * holes become zero products, exact for integers. f32/f64 convolutions
  * with small feature groups (depthwise ones included; features innermost)
- * skip the GEMM for a direct vector loop over the output features. Complex convolutions, and
+ * skip the GEMM for a direct vector loop over the output features; f32
+ * ones with contiguous input features and a (batch, spatial..., feature)
+ * result skip the patches instead (conv_rows.c). Complex convolutions, and
  * float ones whose kernel holds an infinity or NaN, run the exact reference
  * loop.
  */
+#include "interp/kernels/conv.h"
 #include "interp/kernels/gemm.h"
 #include "interp/kernels/vectorize.h"
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Geometry of one convolution, from the operands' shapes and attributes. */
-typedef struct Geo {
-  int nsp;                                   /* spatial dims */
-  int64_t ib, ifeat, isp[HLK_MAX_RANK];      /* lhs dims: batch, feature, spatial */
-  int64_t kin, kout, ksp[HLK_MAX_RANK];      /* rhs dims */
-  int64_t ob, ofeat, osp[HLK_MAX_RANK];      /* result dims */
-  int64_t istr[HLK_MAX_RANK], kstr[HLK_MAX_RANK], ostr[HLK_MAX_RANK];   /* element strides */
-  int64_t in_sz[HLK_MAX_RANK], out_sz[HLK_MAX_RANK], win[HLK_MAX_RANK]; /* spatial extents */
-  bool rev[HLK_MAX_RANK];
-  int64_t n_in, cin, cin_g, cout, bout;      /* batch/feature sizes */
-  int64_t fgc, bgc;
-  int64_t wpos, srows;                       /* window positions; output positions per batch */
-  bool binner;                               /* GEMM rows ordered (s..., b): see row_coords */
-  int64_t *tab[HLK_MAX_RANK];                /* per spatial dim: [s * win + w] -> input
-                                                index, or -1 (padding / dilation hole) */
-  /* A phase of an input-dilated convolution (lower_phases) is a Geo of its
-   * own: its window tap t is the kernel's tap wmap[i][t] (NULL: t itself)
-   * of a window kwin[i] long, and its output index s is the result's
-   * ophase[i] + ostep[i] * s. */
-  int64_t kwin[HLK_MAX_RANK], ophase[HLK_MAX_RANK], ostep[HLK_MAX_RANK];
-  const int64_t *wmap[HLK_MAX_RANK];
-} Geo;
 
 /* ---- Plan-time check ---------------------------------------------------- */
 
@@ -216,11 +196,6 @@ static void row_coords(const Geo *g, int64_t row, int64_t *b, int64_t *s) {
 /* Offset of the input element for output position s and window position w
  * (spatial part only), or -1 if it falls in padding or a dilation hole; also
  * the kernel's spatial offset (after reversal). */
-/* The kernel's element offset (spatial part) of window tap w along dim i. */
-static int64_t tap_offset(const Geo *g, int i, int64_t w) {
-  int64_t t = g->wmap[i] ? g->wmap[i][w] : w;
-  return (g->rev[i] ? g->kwin[i] - 1 - t : t) * g->kstr[g->ksp[i]];
-}
 
 static int64_t window_offsets(const Geo *g, const int64_t *s, const int64_t *w, int64_t *koff) {
   int64_t in = 0, kk = 0;
@@ -228,7 +203,7 @@ static int64_t window_offsets(const Geo *g, const int64_t *s, const int64_t *w, 
     int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
     if (p < 0) return -1;
     in += p * g->istr[g->isp[i]];
-    kk += tap_offset(g, i, w[i]);
+    kk += hlk_conv_tap_offset(g, i, w[i]);
   }
   *koff = kk;
   return in;
@@ -446,7 +421,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
     for (int64_t q = 0; q < g->wpos; q++) {                                                 \
       unflatten(q, g->win, g->nsp, w);                                                      \
       int64_t koff = 0;                                                                     \
-      for (int i = 0; i < g->nsp; i++) koff += tap_offset(g, i, w[i]);                      \
+      for (int i = 0; i < g->nsp; i++) koff += hlk_conv_tap_offset(g, i, w[i]);                      \
       for (int64_t iz = 0; iz < g->cin_g; iz++)                                             \
         for (int64_t n = 0; n < cg; n++)                                                    \
           *dst++ = K[koff + iz * g->kstr[g->kin] + (grp * cg + n) * g->kstr[g->kout]];      \
@@ -920,6 +895,13 @@ static const void *as_ctype(HliExec *x, const HloInstr *ins, const HliValue *v, 
   return *owned;
 }
 
+/* HLORUN_CONV_ROWS=0 sends every f32 convolution through the patches (to
+ * compare the two). */
+static bool rows_enabled(void) {
+  const char *e = getenv("HLORUN_CONV_ROWS");
+  return !e || strcmp(e, "0") != 0;
+}
+
 int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
                  bool force_ref) {
   if (out->nelem == 0) return 0;
@@ -949,6 +931,8 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   } else if (!force_ref && direct && (ct == HLK_CT_F32 || ct == HLK_CT_F64) &&
              grouped_direct_layout(&g)) {
     rc = run_grouped(x, ins, &g, ct == HLK_CT_F64, L, K, O);
+  } else if (!force_ref && ct == HLK_CT_F32 && rows_enabled() && hlk_conv_rows_applies(&g, ins)) {
+    rc = hlk_conv_rows_f32(x, ins, &g, L, K, O);
   } else if (ints || ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
                       all_finite(ct, K, in[1]->nelem))) {
     Kind kd = ct == HLK_CT_F32 ? KIND(f32, float, f32, float, 1)

@@ -73,6 +73,7 @@ static const HlkUkrTable *ukr(void) {
 }
 
 const char *hlk_gemm_isa(void) { return ukr()->isa; }
+const HlkUkrTable *hlk_gemm_ukr(void) { return ukr(); }
 int hlk_gemm_mr_f32(void) { return ukr()->mr_f32; }
 int hlk_gemm_mr_f64(void) { return ukr()->mr_f64; }
 int hlk_gemm_mr_u32(void) { return ukr()->mr_u32; }

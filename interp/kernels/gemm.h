@@ -104,6 +104,9 @@ int hlk_gemm_i16(HliExec *x, const HlkGemm *g);
 
 /* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
 const char *hlk_gemm_isa(void);
+/* The micro-kernels in use (the table below), for kernels that drive them
+ * themselves (conv_rows.c). */
+const struct HlkUkrTable *hlk_gemm_ukr(void);
 /* Register-tile rows of the micro-kernels in use (layout of a_packed). */
 int hlk_gemm_mr_f32(void);
 int hlk_gemm_mr_f64(void);

@@ -1,0 +1,184 @@
+/* conv_rows.c: f32 convolutions without patches (conv.h says which and in
+ * what order they sum).
+ *
+ * The output is cut into lines: one batch element and one position of
+ * every spatial dimension but the innermost, all positions along that one.
+ * For window tap q, output position ox of a line reads input position
+ * ox * stride - pad + t * dilation along the innermost dimension, so the
+ * input rows a run of consecutive outputs reads are evenly spaced (lda =
+ * stride * the input's spacing there) with the features contiguous: the
+ * A operand of a row-major product, read in place by the micro-kernel
+ * against the kernel's slice for the tap (packed once, like any B). The
+ * outputs where the tap falls in padding form a prefix and a suffix of the
+ * line and are left out. A line is zeroed, then every tap adds its
+ * products. */
+#include "interp/kernels/conv.h"
+#include <stdlib.h>
+#include <string.h>
+
+bool hlk_conv_rows_applies(const Geo *g, const HloInstr *ins) {
+  int n = g->nsp;
+  if (n < 1 || g->fgc != 1 || g->bgc != 1 || g->binner || g->istr[g->ifeat] != 1) return false;
+  /* Few features per tap would leave the micro-kernel mostly loading and
+   * storing its tile: the patch lowering packs those better. */
+  if (g->cin_g < 16 || g->cout < 16) return false;
+  if (g->ob != 0 || g->ofeat != n + 1) return false;   /* output (b, s..., f) row-major */
+  for (int i = 0; i < n; i++) {
+    if (ins->window.dims[i].lhs_dilate != 1 || g->wmap[i] || g->ostep[i] != 1 ||
+        g->osp[i] != i + 1)
+      return false;
+  }
+  return g->out_sz[n - 1] >= hlk_gemm_ukr()->mr_f32;
+}
+
+typedef struct RowsJob {
+  const Geo *g;
+  const float *L, *Bp;       /* input; the kernel packed per tap and column sliver */
+  float *O;
+  const HlkUkrTable *u;
+  int64_t mr, nr, nsl;       /* register tile; column slivers */
+  int64_t ow, wl, lda, xstr; /* outputs per line; taps along the innermost dim; row spacing */
+  int64_t outer;             /* lines per batch element */
+  const int64_t *lo, *hi;    /* per innermost tap: the outputs it reads input for */
+  _Atomic bool oom;
+} RowsJob;
+
+/* Split a linear index over extents sz[0..n) (row-major) into idx. */
+static void split(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
+  for (int i = n - 1; i >= 0; i--) {
+    idx[i] = sz[i] ? lin % sz[i] : 0;
+    lin = sz[i] ? lin / sz[i] : 0;
+  }
+}
+
+/* Outputs ox0 .. ox0+m of tap q's products added into the line at c
+ * (column sliver js): in place when the tile is whole, else through a
+ * scratch tile (rows from an in-range start, or copied when the tap's
+ * range is shorter than a tile). */
+static void tile_add(const RowsJob *j, const float *row0, int64_t ox0, int64_t m, int64_t first,
+                     int64_t js, const float *bp, float *c, float *abuf) {
+  const Geo *g = j->g;
+  int64_t mr = j->mr, nr = j->nr, cin = g->cin_g, cout = g->cout;
+  int64_t ncols = cout - js * nr < nr ? cout - js * nr : nr;
+  if (m == mr && ncols == nr) {
+    j->u->f32_rows(cin, row0 + (ox0 - first) * j->lda, j->lda, bp, c, cout, 1);
+    return;
+  }
+  float tile[32 * 64];
+  const float *ap;
+  int64_t lda, skip;
+  if (m == mr || ox0 + m - first >= mr) {   /* mr whole rows end at the last one wanted */
+    int64_t start = ox0 + m - mr;
+    ap = row0 + (start - first) * j->lda;
+    lda = j->lda;
+    skip = ox0 - start;
+  } else {
+    for (int64_t i = 0; i < mr; i++) {
+      if (i < m) memcpy(abuf + i * cin, row0 + (ox0 + i - first) * j->lda, (size_t)cin * sizeof(float));
+      else memset(abuf + i * cin, 0, (size_t)cin * sizeof(float));
+    }
+    ap = abuf;
+    lda = cin;
+    skip = 0;
+  }
+  j->u->f32_rows(cin, ap, lda, bp, tile, nr, 0);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t jj = 0; jj < ncols; jj++) c[i * cout + jj] += tile[(skip + i) * nr + jj];
+}
+
+static void rows_lines(void *arg, int64_t lo, int64_t hi) {
+  RowsJob *j = arg;
+  const Geo *g = j->g;
+  int n = g->nsp;
+  int64_t cin = g->cin_g, cout = g->cout, last = n - 1;
+  float *abuf = malloc((size_t)(j->mr * cin) * sizeof(float));
+  if (!abuf) { j->oom = true; return; }
+  int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];
+  for (int64_t line = lo; line < hi; line++) {
+    int64_t b = line / j->outer;
+    split(line % j->outer, g->out_sz, n - 1, s);
+    float *oline = j->O + line * j->ow * cout;
+    memset(oline, 0, (size_t)(j->ow * cout) * sizeof(float));
+    for (int64_t q = 0; q < g->wpos; q++) {
+      split(q, g->win, n, w);
+      int64_t in = b * g->istr[g->ib];
+      bool pad = false;
+      for (int i = 0; i < last && !pad; i++) {
+        int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
+        pad = p < 0;
+        in += p * g->istr[g->isp[i]];
+      }
+      int64_t t = w[last], ox_lo = j->lo[t], ox_hi = j->hi[t];
+      if (pad || ox_lo >= ox_hi) continue;
+      /* The input row of output ox_lo for this tap; the others follow lda apart. */
+      const float *row0 = j->L + in + g->tab[last][ox_lo * g->win[last] + t] * j->xstr;
+      const float *bq = j->Bp + q * j->nsl * cin * j->nr;
+      for (int64_t ox0 = ox_lo; ox0 < ox_hi; ox0 += j->mr) {
+        int64_t m = ox_hi - ox0 < j->mr ? ox_hi - ox0 : j->mr;
+        for (int64_t js = 0; js < j->nsl; js++)
+          tile_add(j, row0, ox0, m, ox_lo, js, bq + js * cin * j->nr,
+                   oline + ox0 * cout + js * j->nr, abuf);
+      }
+    }
+  }
+  free(abuf);
+}
+
+int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                      const float *K, float *O) {
+  const HlkUkrTable *u = hlk_gemm_ukr();
+  int n = g->nsp, last = n - 1;
+  int64_t mr = u->mr_f32, nr = u->nr_f32, cin = g->cin_g, cout = g->cout;
+  if (mr * nr > 32 * 64) return hli_fail(x, ins, "micro-kernel tile too large");
+  int64_t nsl = (cout + nr - 1) / nr, wl = g->win[last], ow = g->out_sz[last];
+  size_t bsize = (size_t)(g->wpos * nsl * cin * nr) * sizeof(float);
+  float *Bp = hli_scratch_alloc(x, ins, bsize ? bsize : 1);
+  int64_t *range = Bp ? hli_scratch_alloc(x, ins, (size_t)(2 * wl + 1) * sizeof(int64_t)) : NULL;
+  if (!Bp || !range) {
+    hli_scratch_free(x, Bp);
+    return -1;   /* hli_scratch_alloc said why */
+  }
+  /* The kernel: per tap q and column sliver js, cin steps of nr values
+   * (zero past cout). */
+  int64_t w[HLK_MAX_RANK];
+  for (int64_t q = 0; q < g->wpos; q++) {
+    split(q, g->win, n, w);
+    int64_t koff = 0;
+    for (int i = 0; i < n; i++) koff += hlk_conv_tap_offset(g, i, w[i]);
+    for (int64_t js = 0; js < nsl; js++) {
+      float *d = Bp + (q * nsl + js) * cin * nr;
+      for (int64_t p = 0; p < cin; p++)
+        for (int64_t jj = 0; jj < nr; jj++) {
+          int64_t o = js * nr + jj;
+          d[p * nr + jj] = o < cout ? K[koff + p * g->kstr[g->kin] + o * g->kstr[g->kout]] : 0.0f;
+        }
+    }
+  }
+  /* Per innermost tap, the outputs whose input is in range (a contiguous
+   * run: no input dilation). */
+  int64_t *lo = range, *hi = range + wl;
+  for (int64_t t = 0; t < wl; t++) {
+    lo[t] = ow;
+    hi[t] = ow;
+    for (int64_t ox = 0; ox < ow; ox++)
+      if (g->tab[last][ox * wl + t] >= 0) { lo[t] = ox; break; }
+    for (int64_t ox = lo[t]; ox < ow && g->tab[last][ox * wl + t] >= 0; ox++) hi[t] = ox + 1;
+  }
+  int64_t stride = ins->window.dims[last].stride, xstr = g->istr[g->isp[last]];
+  RowsJob j = {.g = g, .L = L, .Bp = Bp, .O = O, .u = u, .mr = mr, .nr = nr, .nsl = nsl,
+               .ow = ow, .wl = wl, .lda = stride * xstr, .xstr = xstr,
+               .outer = g->srows / ow, .lo = lo, .hi = hi};
+  int64_t lines = g->bout * j.outer;
+  int64_t flops_per_line = 2 * ow * cout * g->wpos * cin;
+  /* Each worker's copied rows, counted against --max-memory. */
+  size_t work = (size_t)hli_num_threads(x) * (size_t)(mr * cin) * sizeof(float);
+  int rc = hli_scratch_reserve(x, ins, work);
+  if (rc == 0) {
+    hli_parallel_for(x, lines, 1 + ((int64_t)1 << 21) / (flops_per_line + 1), rows_lines, &j);
+    hli_scratch_unreserve(x, work);
+    if (j.oom) rc = hli_fail(x, ins, "out of memory");
+  }
+  hli_scratch_free(x, range);
+  hli_scratch_free(x, Bp);
+  return rc;
+}
