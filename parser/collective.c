@@ -116,7 +116,13 @@ int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_
     }
     return 0;
   }
-  uint8_t *seen = calloc((size_t)(space > 0 ? space : 1), 1);
+  /* Ids seen, up to one past the number the groups list: a larger id space
+   * (a huge replica_count) cannot be covered anyway, and the first id it
+   * misses is below that bound. */
+  int64_t ids = 0;
+  for (int32_t g = 0; g < ins->ngroups; g++) ids += ins->replica_groups[g].n;
+  int64_t cap = space < ids + 1 ? space : ids + 1;
+  uint8_t *seen = calloc((size_t)(cap > 0 ? cap : 1), 1);
   if (!seen) { snprintf(why, wl, "out of memory"); return -1; }
   int64_t total = 0;
   int rc = 0;
@@ -139,19 +145,19 @@ int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_
         rc = -1;
         break;
       }
-      if (seen[v]) {
+      if (v < cap && seen[v]) {
         snprintf(why, wl, "%s %lld is in more than one replica group (or twice in one)", what,
                  (long long)v);
         rc = -1;
         break;
       }
-      seen[v] = 1;
+      if (v < cap) seen[v] = 1;
       total++;
     }
   }
   if (!rc && total != space && ins->op != HLO_OP_COLLECTIVE_BROADCAST) {
     int64_t miss = 0;
-    while (miss < space && seen[miss]) miss++;
+    while (miss < cap && seen[miss]) miss++;
     snprintf(why, wl, "replica groups must cover every %s: %s %lld is in none (%s groups over "
              "%lld %ss)", what, what, (long long)miss, hlp_group_mode_name(mode), (long long)space,
              what);

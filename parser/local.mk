@@ -77,6 +77,7 @@ EXTRA_DIST += \
 	tests/verify/collective_permute_pairs.hlo tests/verify/collective_permute_pairs.err \
 	tests/verify/collective_group_device.hlo tests/verify/collective_group_device.err \
 	tests/verify/collective_groups_partition.hlo tests/verify/collective_groups_partition.err \
+	tests/verify/collective_huge_grid.hlo tests/verify/collective_huge_grid.err \
 	tests/verify/bitcast_convert_complex.hlo tests/verify/bitcast_convert_complex.err \
 	tests/verify/convert_complex_real.hlo tests/verify/convert_complex_real.err \
 	tests/verify/broadcast_dims_range.hlo tests/verify/broadcast_dims_range.err \
