@@ -2,7 +2,7 @@
 # LiteralProto) read into the same IR as HLO text. Depends only on parser/
 # (the IR) and common/.
 libhlorun_core_la_SOURCES += \
-	proto/proto.h proto/wire.h proto/wire.c proto/lower.h proto/to_text.c proto/literal.c proto/read.c
+	proto/proto.h proto/wire.h proto/wire.c proto/lower.h proto/to_text.c proto/literal.c proto/read.c proto/write.c
 libhlorun_core_la_LIBADD += $(PROTOBUF_C_LIBS)
 AM_CPPFLAGS += $(PROTOBUF_C_CFLAGS)
 

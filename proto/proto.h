@@ -67,6 +67,12 @@ int hpb_text_to_binary(const void *data, size_t len, const char *filename, HlcDi
 /* Non-NULL (the message's descriptor) when the text starts like one. */
 const struct ProtobufCMessageDescriptor *hpb_text_message(const void *data, size_t len);
 
+/* The module as a binary HloModuleProto, following XLA's ToProto
+ * conventions (write.c): 0 and *out (malloc'd) of *len bytes, or -1 with
+ * err naming the computation, instruction and attribute that cannot be
+ * written. */
+int hpb_write_module(const HloModule *m, uint8_t **out, size_t *len, char *err, size_t errn);
+
 /* Binary content (control bytes in the first 4 KiB): not HLO text. */
 int hpb_looks_binary(const void *data, size_t len);
 /* Why bytes that are not text are not a message read here: the first
