@@ -317,10 +317,13 @@ HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t 
 
 HloStatus hlo_module_to_proto(HloCtx *ctx, const HloModule *m, void **bytes, size_t *len) {
   if (!ctx || !m || !bytes || !len) return HLO_INVALID_ARGUMENT;
-  char err[600];
+  char err[600], note[600];
   uint8_t *out = NULL;
-  if (hpb_write_module(m, &out, len, err, sizeof err) != 0)
+  if (hpb_write_module(m, &out, len, err, sizeof err, note, sizeof note) != 0)
     return fail(ctx, HLO_INVALID_ARGUMENT, "cannot write the module as xla.HloModuleProto: %s", err);
+  if (note[0])
+    hlc_diag(&ctx->diags, HLC_WARNING, "xla.HloModuleProto has no field for %s (XLA keeps them in "
+             "HloModuleConfig): the proto leaves them out", note);
   *bytes = out;
   return HLO_OK;
 }

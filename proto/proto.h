@@ -70,8 +70,11 @@ const struct ProtobufCMessageDescriptor *hpb_text_message(const void *data, size
 /* The module as a binary HloModuleProto, following XLA's ToProto
  * conventions (write.c): 0 and *out (malloc'd) of *len bytes, or -1 with
  * err naming the computation, instruction and attribute that cannot be
- * written. */
-int hpb_write_module(const HloModule *m, uint8_t **out, size_t *len, char *err, size_t errn);
+ * written. Module attributes that belong to XLA's HloModuleConfig (replica
+ * and partition counts, SPMD propagation flags), which HloModuleProto has no
+ * field for, are left out and named in note (empty if none). */
+int hpb_write_module(const HloModule *m, uint8_t **out, size_t *len, char *err, size_t errn,
+                     char *note, size_t noten);
 
 /* Binary content (control bytes in the first 4 KiB): not HLO text. */
 int hpb_looks_binary(const void *data, size_t len);

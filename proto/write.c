@@ -996,12 +996,6 @@ static int program_shape(W *w, const HloComputation *c, bool host, Xla__ProgramS
   return shape_proto(w, r, &ps->result);
 }
 
-static const HloAttr *module_attr(const HloModule *m, const char *name) {
-  for (int32_t i = 0; i < m->nattrs; i++)
-    if (strcmp(m->attrs[i].name, name) == 0) return &m->attrs[i];
-  return NULL;
-}
-
 /* input_output_alias={ {0}: (0, {}, may-alias), ... } */
 static int io_alias_proto(W *w, const HloAttr *a, Xla__HloModuleProto *mp) {
   const char *t = attr_text(w, a);
@@ -1073,8 +1067,10 @@ bad:
   return fail(w, "buffer_donor=%s cannot be written by this version", t);
 }
 
-int hpb_write_module(const HloModule *m, uint8_t **out, size_t *out_len, char *err, size_t errn) {
+int hpb_write_module(const HloModule *m, uint8_t **out, size_t *out_len, char *err, size_t errn,
+                     char *note, size_t noten) {
   W w = {.m = m, .err = err, .errn = errn};
+  note[0] = 0;
   hlc_arena_init(&w.a);
   int rc = -1;
   *out = NULL;
@@ -1090,8 +1086,17 @@ int hpb_write_module(const HloModule *m, uint8_t **out, size_t *out_len, char *e
   for (int32_t i = 0; i < m->nattrs; i++) {
     const HloAttr *a = &m->attrs[i];
     const char *n = a->name;
-    if (strcmp(n, "is_scheduled") == 0 || strcmp(n, "entry_computation_layout") == 0 ||
-        strcmp(n, "replica_count") == 0 || strcmp(n, "num_partitions") == 0) continue;
+    if (strcmp(n, "is_scheduled") == 0 || strcmp(n, "entry_computation_layout") == 0) continue;
+    if (strcmp(n, "replica_count") == 0 || strcmp(n, "num_partitions") == 0 ||
+        strcmp(n, "allow_spmd_sharding_propagation_to_parameters") == 0 ||
+        strcmp(n, "allow_spmd_sharding_propagation_to_output") == 0 ||
+        strcmp(n, "alias_passthrough_params") == 0) {
+      /* HloModuleConfig, not HloModuleProto: XLA's ToProto does not write
+       * them either. Said, not dropped silently. */
+      size_t k = strlen(note);
+      snprintf(note + k, noten - k, "%s%s", k ? ", " : "", n);
+      continue;
+    }
     if (strcmp(n, "input_output_alias") == 0) { if (io_alias_proto(&w, a, &mp) != 0) goto done; continue; }
     if (strcmp(n, "buffer_donor") == 0) { if (donor_proto(&w, a, &mp) != 0) goto done; continue; }
     if (strcmp(n, "frontend_attributes") == 0) {
@@ -1101,14 +1106,6 @@ int hpb_write_module(const HloModule *m, uint8_t **out, size_t *out_len, char *e
     fail(&w, "module attribute %s cannot be written to xla.HloModuleProto by this version%s", n,
          strcmp(n, "replica_count") == 0 || strcmp(n, "num_partitions") == 0 ? " (it belongs to HloModuleConfig)" : "");
     goto done;
-  }
-  if (module_attr(m, "replica_count") || module_attr(m, "num_partitions")) {
-    /* XLA keeps them in the module's config, not in HloModuleProto. */
-    if (m->replica_count > 1 || m->num_partitions > 1) {
-      fail(&w, "replica_count and num_partitions are not fields of xla.HloModuleProto (XLA keeps them in "
-               "HloModuleConfigProto); the proto would lose them");
-      goto done;
-    }
   }
   if (m->stack_frames_text) {
     fail(&w, "the FileNames/StackFrames section (xla.StackFrameIndexProto) cannot be written by this version");
