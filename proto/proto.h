@@ -56,6 +56,9 @@ typedef struct HpbValues {
  * or a LiteralProto as one value.
  * NULL on error (diagnostic naming the message and field). */
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags);
+/* The same with the arguments left out (n = 0): only the recorded result
+ * (or a LiteralProto's value) is decoded, for --expect. */
+HpbValues *hpb_read_result(const void *data, size_t len, const char *filename, HlcDiags *diags);
 void hpb_values_free(HpbValues *v);
 
 /* Protocol-buffer text format (.pbtxt): 0 and the same message in binary

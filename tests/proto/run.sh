@@ -102,6 +102,31 @@ printf 'HloModule e\n\nENTRY %%m {\n  ROOT %%c = f32[2] constant({...})\n}\n' >"
 out=$("$hlorun" --write-proto "$tmp/e.pb" "$tmp/elided.hlo" 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "instruction c: an elided literal" || fail "elided literal: rc=$rc $out"
 
+# LiteralProto inputs large enough for the reader's no-copy path (the element
+# field read in place from the file's bytes), and one whose elements are split
+# over two fields (the full-unpack fallback): sums worked out in big_literal.py.
+python3 "$src/big_literal.py" "$tmp" || fail "big_literal.py"
+cat >"$tmp/add.hlo" <<'HLO'
+HloModule s
+
+%add {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+HLO
+{ cat "$tmp/add.hlo"; printf '%s\n' 'ENTRY %m {' '  %p = f32[1100] parameter(0)' '  %z = f32[] constant(0)' \
+  '  ROOT %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add' '}'; } >"$tmp/sum.hlo"
+{ cat "$tmp/add.hlo"; printf '%s\n' 'ENTRY %m {' '  %p = bf16[3000] parameter(0)' '  %c = f32[3000] convert(%p)' \
+  '  %z = f32[] constant(0)' '  ROOT %r = f32[] reduce(%c, %z), dimensions={0}, to_apply=%add' '}'; } >"$tmp/sumb.hlo"
+for f in f32 f32split; do
+  got=$("$hlorun" "$tmp/sum.hlo" "$tmp/$f.pb" 2>&1)
+  [ "$got" = "f32[] 302225" ] || fail "$f.pb: $got, want f32[] 302225"
+done
+got=$("$hlorun" "$tmp/sumb.hlo" "$tmp/bf16.pb" 2>&1)
+[ "$got" = "f32[] 4500" ] || fail "bf16.pb: $got, want f32[] 4500"
+
 while IFS='	' read -r name expect; do
   out=$("$hlorun" --print "$src/$name" 2>&1); rc=$?
   [ $rc -eq 2 ] || fail "$name: exit $rc, want 2"
