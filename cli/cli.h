@@ -32,6 +32,7 @@ typedef struct Opts {
   uint64_t max_memory;
   bool print, explain;
   bool lenient;              /* --lenient: --print keeps unverified modules */
+  const char *write_proto;    /* --write-proto FILE: the module as HloModuleProto */
   Binding *bind;
   int nbind;
   const char **plugins;       /* LIB.so[:FUNCTION] as given */

@@ -60,6 +60,9 @@ static void usage(FILE *f) {
     "      --lenient            with --print: print a module that parses but does not\n"
     "                           verify, the verifier's findings as warnings (XLA's parser\n"
     "                           keeps such modules)\n"
+    "      --write-proto FILE   parse and verify the module and write it to FILE as a\n"
+    "                           binary xla.HloModuleProto (XLA's --xla_dump_hlo_as_proto\n"
+    "                           form), without running it; with --print also print it\n"
     "      --custom-call TARGET=LIB.so[:SYMBOL]\n"
     "                           bind custom-call target TARGET to SYMBOL (default:\n"
     "                           TARGET) in LIB.so (repeatable)\n"
@@ -201,7 +204,7 @@ enum {
   OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
   OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
   OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE,
-  OPT_LENIENT
+  OPT_LENIENT, OPT_WRITE_PROTO
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -246,6 +249,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
     {"print", no_argument, NULL, OPT_PRINT},
     {"lenient", no_argument, NULL, OPT_LENIENT},
+    {"write-proto", required_argument, NULL, OPT_WRITE_PROTO},
     {"custom-call", required_argument, NULL, OPT_CUSTOM},
     {"plugin", required_argument, NULL, OPT_PLUGIN},
     {"explain-custom-calls", no_argument, NULL, OPT_EXPLAIN},
@@ -345,6 +349,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     case OPT_OUT_SHARDING: o->output_sharding = optarg; break;
     case OPT_PRINT: o->print = true; break;
     case OPT_LENIENT: o->lenient = true; break;
+    case OPT_WRITE_PROTO: o->write_proto = optarg; break;
     case OPT_EXPLAIN: o->explain = true; break;
     case OPT_CUSTOM: {
       pass_on(o, "custom-call", optarg);
@@ -625,7 +630,7 @@ static int suite_conflicts(const Opts *o) {
   const char *bad = o->output ? "-o" : o->expect ? "--expect" : o->trace ? "--trace"
                   : o->check_nan ? "--check-nan" : o->stats ? "--stats" : o->graph ? "--graph"
                   : o->dump_dir ? "--dump-custom-calls" : o->replay ? "--replay"
-                  : o->only ? "--only-instruction" : o->print ? "--print"
+                  : o->only ? "--only-instruction" : o->print ? "--print" : o->write_proto ? "--write-proto"
                   : o->explain ? "--explain-custom-calls" : o->bench ? "--bench" : NULL;
   if (bad) return die_usage("%s cannot be used with --suite (run one case alone with --replay DIR)", bad);
   if (o->ninputs == 0) return die_usage("%s", "--suite needs at least one DIR");
@@ -732,13 +737,28 @@ int main(int argc, char **argv) {
       goto out;
     }
   }
-  if (o.print) {
+  if (o.print || o.write_proto) {
     /* The contract: --print verifies. XLA's parser keeps modules that parse
      * but do not verify: --lenient does too, the findings as warnings. */
     if (!o.lenient) {
       if (hlo_module_verify(ctx, m) != HLO_OK) { rc = fail_with(ctx, "the module does not verify"); goto out; }
     } else {
       hlo_module_verify_warn(ctx, m, NULL);
+    }
+    if (o.write_proto) {
+      void *bytes;
+      size_t n;
+      if (hlo_module_to_proto(ctx, m, &bytes, &n) != HLO_OK) { rc = fail_with(ctx, "--write-proto"); goto out; }
+      FILE *f = fopen(o.write_proto, "wb");
+      bool ok = f && fwrite(bytes, 1, n, f) == n;
+      ok = f && fclose(f) == 0 && ok;
+      hlo_free(bytes);
+      if (!ok) {
+        fprintf(stderr, "%s: error: cannot write %s\n", prog, o.write_proto);
+        rc = EXIT_ERROR;
+        goto out;
+      }
+      if (!o.print) { flush_diags(ctx); rc = EXIT_OK; goto out; }
     }
     char *text;
     size_t len;

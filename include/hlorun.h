@@ -135,6 +135,10 @@ HloStatus hlo_module_verify(HloCtx *ctx, const HloModule *m);
 HloStatus hlo_module_verify_warn(HloCtx *ctx, const HloModule *m, int *problems);
 /* Canonical HLO text (free with hlo_free). */
 HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t *len);
+/* The module as a binary xla.HloModuleProto, as XLA's HloModule::ToProto
+ * writes it (free with hlo_free). An attribute the proto fields cannot hold
+ * is an error naming the instruction and attribute. */
+HloStatus hlo_module_to_proto(HloCtx *ctx, const HloModule *m, void **bytes, size_t *len);
 /* ENTRY parameters: count, and the shape of one as text ("f32[2,3]"; free it). */
 int hlo_module_num_params(const HloModule *m);
 HloStatus hlo_module_param_shape(HloCtx *ctx, const HloModule *m, int index, char **text);

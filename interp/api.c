@@ -315,6 +315,19 @@ HloStatus hlo_module_print(HloCtx *ctx, const HloModule *m, char **text, size_t 
   return *text ? HLO_OK : fail(ctx, HLO_NOMEM, "out of memory printing the module");
 }
 
+HloStatus hlo_module_to_proto(HloCtx *ctx, const HloModule *m, void **bytes, size_t *len) {
+  if (!ctx || !m || !bytes || !len) return HLO_INVALID_ARGUMENT;
+  char err[600], note[600];
+  uint8_t *out = NULL;
+  if (hpb_write_module(m, &out, len, err, sizeof err, note, sizeof note) != 0)
+    return fail(ctx, HLO_INVALID_ARGUMENT, "cannot write the module as xla.HloModuleProto: %s", err);
+  if (note[0])
+    hlc_diag(&ctx->diags, HLC_WARNING, "xla.HloModuleProto has no field for %s (XLA keeps them in "
+             "HloModuleConfig): the proto leaves them out", note);
+  *bytes = out;
+  return HLO_OK;
+}
+
 int hlo_module_num_params(const HloModule *m) { return m && m->entry ? m->entry->nparams : 0; }
 
 static const HloShape *param_shape(const HloModule *m, int index) {

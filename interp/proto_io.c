@@ -44,7 +44,7 @@ static HloStatus to_value(HloCtx *ctx, const HloLiteral *l, const HloShape *want
 HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
                                const char *what, HliValue **out) {
   *out = NULL;
-  HpbValues *pv = hpb_read_values(data, len, what, &ctx->diags);
+  HpbValues *pv = hpb_read_result(data, len, what, &ctx->diags);
   if (!pv) return HLO_IO_ERROR;
   HloStatus st;
   HpbKind k = hpb_sniff(data, len);

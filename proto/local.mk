@@ -2,7 +2,7 @@
 # LiteralProto) read into the same IR as HLO text. Depends only on parser/
 # (the IR) and common/.
 libhlorun_core_la_SOURCES += \
-	proto/proto.h proto/wire.h proto/wire.c proto/lower.h proto/to_text.c proto/literal.c proto/read.c
+	proto/proto.h proto/wire.h proto/wire.c proto/lower.h proto/to_text.c proto/literal.c proto/read.c proto/write.c
 libhlorun_core_la_LIBADD += $(PROTOBUF_C_LIBS)
 AM_CPPFLAGS += $(PROTOBUF_C_CFLAGS)
 
@@ -28,9 +28,9 @@ proto/hlo.pb-c.h: proto/hlo.pb-c.c
 
 # End-to-end tests of proto inputs: files written by tools/gen_proto_tests.py
 # (listed: automake has no wildcards).
-TESTS += tests/proto/run.sh
-dist_noinst_SCRIPTS += tests/proto/run.sh
-EXTRA_DIST += tools/gen_proto_tests.py \
+TESTS += tests/proto/run.sh tests/proto/roundtrip.sh
+dist_noinst_SCRIPTS += tests/proto/run.sh tests/proto/roundtrip.sh
+EXTRA_DIST += tools/gen_proto_tests.py tests/proto/check_written.py tests/proto/big_literal.py \
 	tests/proto/bad-cases.txt \
 	tests/proto/bad-cycle.pb \
 	tests/proto/bad-enum.pbtxt \

@@ -56,6 +56,9 @@ typedef struct HpbValues {
  * or a LiteralProto as one value.
  * NULL on error (diagnostic naming the message and field). */
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags);
+/* The same with the arguments left out (n = 0): only the recorded result
+ * (or a LiteralProto's value) is decoded, for --expect. */
+HpbValues *hpb_read_result(const void *data, size_t len, const char *filename, HlcDiags *diags);
 void hpb_values_free(HpbValues *v);
 
 /* Protocol-buffer text format (.pbtxt): 0 and the same message in binary
@@ -66,6 +69,15 @@ int hpb_text_to_binary(const void *data, size_t len, const char *filename, HlcDi
                        char **bin, size_t *bin_len);
 /* Non-NULL (the message's descriptor) when the text starts like one. */
 const struct ProtobufCMessageDescriptor *hpb_text_message(const void *data, size_t len);
+
+/* The module as a binary HloModuleProto, following XLA's ToProto
+ * conventions (write.c): 0 and *out (malloc'd) of *len bytes, or -1 with
+ * err naming the computation, instruction and attribute that cannot be
+ * written. Module attributes that belong to XLA's HloModuleConfig (replica
+ * and partition counts, SPMD propagation flags), which HloModuleProto has no
+ * field for, are left out and named in note (empty if none). */
+int hpb_write_module(const HloModule *m, uint8_t **out, size_t *len, char *err, size_t errn,
+                     char *note, size_t noten);
 
 /* Binary content (control bytes in the first 4 KiB): not HLO text. */
 int hpb_looks_binary(const void *data, size_t len);

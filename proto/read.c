@@ -90,10 +90,97 @@ HloModule *hpb_parse_module(const void *data, size_t len, const char *filename, 
 
 /* ---- Values ----------------------------------------------------------------- */
 
+/* Element fields whose wire bytes are the elements themselves (bytes
+ * fields, and packed float/double, little-endian as in memory): their
+ * payload need not be copied out by protobuf-c before it is decoded. */
+static bool raw_element_field(uint32_t f) {
+  switch (f) {
+  case 3: case 11: case 13: case 15: case 16: case 17: case 21: case 22: case 26: case 27:
+  case 19: case 20: case 23: case 24: case 25: case 28: case 29: case 30: case 31: case 32: case 33:
+  case 8: case 9: case 12: case 18:
+    return true;
+  default: return false;
+  }
+}
+
+/* Point the literal's element field `f` at `len` bytes of the file. */
+static void set_raw_field(Xla__LiteralProto *lp, uint32_t f, const uint8_t *p, size_t len) {
+#define B(num, name) case num: lp->name.data = (uint8_t *)p; lp->name.len = len; return;
+#define R(num, name, w) case num: lp->name = (void *)p; lp->n_##name = len / (w); return;
+  switch (f) {
+  B(3, u8s) B(11, f16s) B(13, bf16s) B(15, s8s) B(16, u16s) B(17, s16s) B(21, s4s) B(22, u4s)
+  B(26, s2s) B(27, u2s) B(19, f8e5m2s) B(20, f8e4m3fns) B(23, f8e4m3b11fnuzs) B(24, f8e5m2fnuzs)
+  B(25, f8e4m3fnuzs) B(28, f8e4m3s) B(29, f8e3m4s) B(30, s1s) B(31, u1s) B(32, f4e2m1fns)
+  B(33, f8e8m0fnus)
+  R(8, f32s, 4) R(9, f64s, 8) R(12, c64s, 4) R(18, c128s, 8)
+  default: return;
+  }
+#undef B
+#undef R
+}
+
+/* Unpack a LiteralProto without copying its elements: every field but the
+ * element field is unpacked by protobuf-c from a small copy of the message
+ * that leaves the element field out, and the element field then points into
+ * the file's bytes (p). So a 1 GB argument is not copied once more into
+ * protobuf-c's repeated field before it is decoded into the dense array.
+ * Falls back to a plain unpack when the element field is not one whose wire
+ * bytes are the elements, or occurs more than once. *raw_field is the field
+ * pointed into (0 if none): it must be cleared before the message is freed. */
+static Xla__LiteralProto *unpack_literal(const uint8_t *p, size_t n, const char *filename, const char *path,
+                                         HlcDiags *d, uint32_t *raw_field) {
+  *raw_field = 0;
+  const uint8_t *end = p + n, *big = NULL;
+  size_t bign = 0;
+  uint32_t bigf = 0;
+  int count = 0;
+  char where[1024], msg[1400];
+  if (hpb_wire_check(&xla__literal_proto__descriptor, p, n, 0, where, sizeof where) != 0)
+    return (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
+  for (const uint8_t *q = p; q < end;) {
+    uint32_t f;
+    int wt;
+    const uint8_t *sub = NULL;
+    size_t subn = 0;
+    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) break;
+    if (wt == 2 && raw_element_field(f) && subn >= 4096) { big = sub; bign = subn; bigf = f; count++; }
+  }
+  if (count != 1)
+    return (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
+  /* The message without the element field: the bytes before its key and
+   * after its payload. */
+  const uint8_t *key = p, *q = p;
+  for (; q < end;) {
+    key = q;
+    uint32_t f;
+    int wt;
+    const uint8_t *sub = NULL;
+    size_t subn = 0;
+    hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
+    if (sub == big) break;
+  }
+  size_t before = (size_t)(key - p), after = (size_t)(end - (big + bign));
+  uint8_t *rest = malloc(before + after + 1);
+  if (!rest) { report(d, filename, "out of memory"); return NULL; }
+  memcpy(rest, p, before);
+  memcpy(rest + before, big + bign, after);
+  Xla__LiteralProto *lp = (Xla__LiteralProto *)protobuf_c_message_unpack(&xla__literal_proto__descriptor, NULL,
+                                                                          before + after, rest);
+  free(rest);
+  if (!lp) {
+    snprintf(msg, sizeof msg, "%s: xla.LiteralProto: cannot be decoded (malformed or out of memory)", path);
+    report(d, filename, msg);
+    return NULL;
+  }
+  set_raw_field(lp, bigf, big, bign);
+  *raw_field = bigf;
+  return lp;
+}
+
 static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, const char *filename,
                                   const char *path, HlcDiags *d) {
-  Xla__LiteralProto *lp =
-      (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
+  uint32_t raw_field;
+  Xla__LiteralProto *lp = unpack_literal(p, n, filename, path, d, &raw_field);
   if (!lp) return NULL;
   HloShape *s = hlc_arena_alloc(&v->arena, sizeof *s);
   HloLiteral *l = hlc_arena_alloc(&v->arena, sizeof *l);
@@ -102,6 +189,7 @@ static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, cons
   if (rc == 0 && !lp->shape) rc = (snprintf(err, sizeof err, "xla.LiteralProto.shape: missing"), -1);
   if (rc == 0) rc = hpb_shape(&v->arena, lp->shape, s, err, sizeof err);
   if (rc == 0) rc = hpb_literal(&v->arena, lp, s, l, err, sizeof err);
+  if (raw_field) set_raw_field(lp, raw_field, NULL, 0);   /* the file's bytes: not protobuf-c's to free */
   protobuf_c_message_free_unpacked(&lp->base, NULL);
   if (rc != 0) {
     snprintf(msg, sizeof msg, "%s: %s", path, err);
@@ -111,7 +199,19 @@ static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, cons
   return l;
 }
 
+static HpbValues *read_values(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                              bool arguments);
+
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags) {
+  return read_values(data, len, filename, diags, true);
+}
+
+HpbValues *hpb_read_result(const void *data, size_t len, const char *filename, HlcDiags *diags) {
+  return read_values(data, len, filename, diags, false);
+}
+
+static HpbValues *read_values(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                              bool arguments) {
   const uint8_t *p = data, *end = p + len;
   HpbKind k = hpb_sniff(p, len);
   if (k != HPB_SNAPSHOT && k != HPB_LITERAL && k != HPB_ITERATION && k != HPB_RUN_LITERALS) {
@@ -156,7 +256,7 @@ HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, H
     const uint8_t *sub = NULL;
     size_t subn = 0;
     hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
-    if ((f != 2 && f != 3) || wt != 2) continue;
+    if ((f != 2 && f != 3) || wt != 2 || (f == 2 && !arguments)) continue;
     char path[96];
     if (f == 2) snprintf(path, sizeof path, "%s.arguments[%d]", msgname, (int)v->n);
     else snprintf(path, sizeof path, "%s.result", msgname);

@@ -382,7 +382,7 @@ static int put_called(Conv *c, const Xla__HloInstructionProto *in, const char *o
   }
   const char *attr = strcmp(op, "conditional") == 0 ? "branch_computations"
                      : strcmp(op, "custom-call") == 0 ? "called_computations"
-                     : strcmp(op, "fusion") == 0 || strcmp(op, "async-start") == 0 ? "calls"
+                     : strcmp(op, "fusion") == 0 || strncmp(op, "async-", 6) == 0 ? "calls"
                      : "to_apply";
   bool list = strcmp(attr, "branch_computations") == 0 || strcmp(attr, "called_computations") == 0;
   if (!list && n != 1)
@@ -462,8 +462,11 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     hlp_buf_puts(b, ", slice={");
     for (size_t i = 0; i < in->n_slice_dimensions; i++) {
       const Xla__HloInstructionProto__SliceDimensions *s = in->slice_dimensions[i];
-      hlp_buf_printf(b, "%s[%lld:%lld:%lld]", i ? ", " : "", (long long)s->start, (long long)s->limit,
-                     (long long)(s->stride ? s->stride : 1));
+      /* As HloSliceInstruction prints it: the stride only when it is not 1. */
+      int64_t stride = s->stride ? s->stride : 1;
+      hlp_buf_printf(b, "%s[%lld:%lld", i ? ", " : "", (long long)s->start, (long long)s->limit);
+      if (stride != 1) hlp_buf_printf(b, ":%lld", (long long)stride);
+      hlp_buf_puts(b, "]");
     }
     hlp_buf_puts(b, "}");
   }

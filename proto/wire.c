@@ -107,17 +107,21 @@ static int looks_like_iteration(const uint8_t *p, size_t n) {
          (hpb_wire_find(p, n, 3, &s, &sn) == 0 && looks_like_literal(s, sn));
 }
 
-static int starts_like_text(const uint8_t *p, size_t n) {
+static int starts_like_module_text(const uint8_t *p, size_t n) {
   size_t i = 0;
   while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
-  if (i < n && (p[i] == '/' || p[i] == '#')) return 1;
   return n - i >= 9 && memcmp(p + i, "HloModule", 9) == 0;
 }
 
 HpbKind hpb_sniff(const void *data, size_t len) {
   const uint8_t *p = data, *a, *b;
   size_t an, bn;
-  if (!p || len == 0 || starts_like_text(p, len) || !hpb_wire_valid(p, len)) return HPB_NOT_PROTO;
+  /* Text that starts "HloModule" is never a proto. A comment start ('#',
+   * '/') or white space is not enough to say so: a module whose name is 35
+   * bytes long starts with field 1's key 0x0a ('\n') then its length 0x23
+   * ('#'). Such text is told apart by the structure checks below, which no
+   * text passes. */
+  if (!p || len == 0 || starts_like_module_text(p, len) || !hpb_wire_valid(p, len)) return HPB_NOT_PROTO;
   if (has_message(p, len, 1, &a, &an)) {
     if (has_message(a, an, 1, &b, &bn) && looks_like_module(b, bn)) return HPB_SNAPSHOT;
     if (looks_like_module(a, an)) return HPB_HLO_PROTO;

@@ -66,6 +66,67 @@ out=$("$hlorun" --print "$src/xla_nonconsecutive_ids.pbtxt" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "xla_nonconsecutive_ids.pbtxt: exit $rc"
 case "$out" in *"%add.comp2 = (s32[]) tuple(%arg1.comp2, %arg0.comp2)"*) ;; *) fail "xla_nonconsecutive_ids.pbtxt: $out" ;; esac
 
+# --write-proto: text -> HloModuleProto -> text. The written proto, decoded
+# by check_written.py (its own wire decoder, not hlorun's reader), holds what
+# zoo.hlo says under XLA's ToProto conventions. Read back, it prints the text
+# of zoo*.hlo exactly, plus the entry_computation_layout XLA's
+# host_program_shape always adds (written out here from the ENTRY's
+# parameters and ROOT, default layouts); written again from the module read
+# back, it is the same bytes; and it runs to the snapshot's recorded result.
+"$hlorun" --write-proto "$tmp/zoo.pb" "$src/zoo.hlo" || fail "--write-proto zoo.hlo"
+python3 "$src/check_written.py" "$tmp/zoo.pb" || fail "zoo.pb: the written fields"
+layout_zoo='entry_computation_layout={(f32[2,3]{1,0}, f32[3,2]{1,0})->(f32[2,2]{1,0}, s32[2,2]{1,0}, f32[2,3]{1,0})}'
+layout_zoo2='entry_computation_layout={(f32[4]{0}, f32[1,5,5,2]{3,2,1,0}, f32[3,3,2,4]{3,2,1,0}, s32[2,1]{1,0}, pred[])->(f32[2,2]{1,0}, f32[1,5,5,4]{3,2,1,0}, f32[2]{0}, (f32[4]{0}, s32[4]{0}), u32[4]{0}, (u64[2]{0}, u32[4]{0}), (f32[2]{0}, s32[2]{0}), f32[4]{0})}'
+for z in zoo zoo2; do
+  eval "layout=\$layout_$z"
+  "$hlorun" --write-proto "$tmp/$z.pb" "$src/$z.hlo" || fail "--write-proto $z.hlo"
+  "$hlorun" --print "$src/$z.hlo" | sed "1s/\$/, $layout/" >"$tmp/$z.want"
+  "$hlorun" --print "$tmp/$z.pb" >"$tmp/$z.got" || fail "--print of the written $z.pb"
+  cmp -s "$tmp/$z.want" "$tmp/$z.got" || { fail "$z.hlo -> proto -> text differs"; diff "$tmp/$z.want" "$tmp/$z.got" | head; }
+  "$hlorun" --write-proto "$tmp/$z.again.pb" "$tmp/$z.pb" || fail "--write-proto of the read-back $z.pb"
+  cmp -s "$tmp/$z.pb" "$tmp/$z.again.pb" || fail "$z: proto -> module -> proto is not the same bytes"
+done
+"$hlorun" --expect "$src/zoo.snapshot.pb" "$tmp/zoo.pb" "$src/zoo.arg0.literal.pb" "$src/zoo.arg1.literal.pb" \
+  || fail "the written zoo.pb against the snapshot's result"
+# The other direction: XLA-convention protos written by the generator
+# survive proto -> text -> proto -> text.
+"$hlorun" --write-proto "$tmp/m2.pb" "$src/zoo2.module.pb" || fail "--write-proto zoo2.module.pb"
+"$hlorun" --print "$tmp/m2.pb" | sed "1s/, entry_computation_layout=.*//" >"$tmp/m2.txt"
+cmp -s "$tmp/m2.txt" "$tmp/want2.txt" || fail "zoo2.module.pb -> text -> proto -> text differs"
+# Module-config attributes have no HloModuleProto field: said, and left out.
+printf 'HloModule cfg, replica_count=2\n\nENTRY %%m {\n  ROOT %%p = f32[2] parameter(0)\n}\n' >"$tmp/cfg.hlo"
+out=$("$hlorun" --write-proto "$tmp/cfg.pb" "$tmp/cfg.hlo" 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "no field for replica_count" || fail "replica_count note: rc=$rc $out"
+# An attribute no proto field holds is an error naming instruction and attribute.
+printf 'HloModule e\n\nENTRY %%m {\n  ROOT %%c = f32[2] constant({...})\n}\n' >"$tmp/elided.hlo"
+out=$("$hlorun" --write-proto "$tmp/e.pb" "$tmp/elided.hlo" 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "instruction c: an elided literal" || fail "elided literal: rc=$rc $out"
+
+# LiteralProto inputs large enough for the reader's no-copy path (the element
+# field read in place from the file's bytes), and one whose elements are split
+# over two fields (the full-unpack fallback): sums worked out in big_literal.py.
+python3 "$src/big_literal.py" "$tmp" || fail "big_literal.py"
+cat >"$tmp/add.hlo" <<'HLO'
+HloModule s
+
+%add {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+HLO
+{ cat "$tmp/add.hlo"; printf '%s\n' 'ENTRY %m {' '  %p = f32[1100] parameter(0)' '  %z = f32[] constant(0)' \
+  '  ROOT %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add' '}'; } >"$tmp/sum.hlo"
+{ cat "$tmp/add.hlo"; printf '%s\n' 'ENTRY %m {' '  %p = bf16[3000] parameter(0)' '  %c = f32[3000] convert(%p)' \
+  '  %z = f32[] constant(0)' '  ROOT %r = f32[] reduce(%c, %z), dimensions={0}, to_apply=%add' '}'; } >"$tmp/sumb.hlo"
+for f in f32 f32split; do
+  got=$("$hlorun" "$tmp/sum.hlo" "$tmp/$f.pb" 2>&1)
+  [ "$got" = "f32[] 302225" ] || fail "$f.pb: $got, want f32[] 302225"
+done
+got=$("$hlorun" "$tmp/sumb.hlo" "$tmp/bf16.pb" 2>&1)
+[ "$got" = "f32[] 4500" ] || fail "bf16.pb: $got, want f32[] 4500"
+
 while IFS='	' read -r name expect; do
   out=$("$hlorun" --print "$src/$name" 2>&1); rc=$?
   [ $rc -eq 2 ] || fail "$name: exit $rc, want 2"
