@@ -586,6 +586,7 @@ static int mesh_groups(HlpParser *P, HloInstr *ins, HloAttr *rg, HloAttr *dv) {
       return mesh_err(P, dv->values[0], "expected device_ids=(ids) {axes}");
     axes_v = dv->values[1];
   } else {
+    if (rg->nvalues > 3) return mesh_err(P, v[3], "unexpected text after the {axes}");
     if (rg->nvalues != 3 || v[2]->kind != HLO_VAL_BRACE)
       return mesh_err(P, v[rg->nvalues - 1], "expected {axes} after the mesh (e.g. mesh['x'=4] {'x'})");
     axes_v = v[2];
@@ -602,7 +603,7 @@ static int mesh_groups(HlpParser *P, HloInstr *ins, HloAttr *rg, HloAttr *dv) {
     const char *nm;
     size_t nl;
     int64_t sz;
-    if (i && it->sep != 2) return mesh_err(P, it, "mesh axes are separated by commas");
+    if ((i > 0) != (it->sep == 2)) return mesh_err(P, it, "mesh axes are separated by commas");
     if (it->kind == HLO_VAL_ATTR) {
       nm = it->text; nl = it->len;
       if (!val_int(it->items[0], &sz)) return mesh_err(P, it->items[0], "expected an integer size");
@@ -694,7 +695,7 @@ static int mesh_groups(HlpParser *P, HloInstr *ins, HloAttr *rg, HloAttr *dv) {
     HloVal *it = axes_v->items[i];
     const char *nm;
     size_t nl;
-    if (i && it->sep != 2) return mesh_err(P, it, "axis refs are separated by commas");
+    if ((i > 0) != (it->sep == 2)) return mesh_err(P, it, "axis refs are separated by commas");
     bool colon = is_tok(it, TK_CNAME);   /* a bare name:( lexes as one "name:" token */
     if (colon) { nm = it->text; nl = it->len - 1; }
     else if (!mesh_name(it, &nm, &nl)) return mesh_err(P, it, "expected an axis name or name:(pre-size)size");
@@ -759,7 +760,7 @@ static int at_replica_groups(A *a) {
     return 0;
   }
   if (mesh_head(a->attr))   /* with ", device_ids=" the rest comes as the next attribute */
-    return a->n == 2 ? 0 : mesh_groups(P, ins, a->attr, NULL);
+    return a->n == 2 && a->v[1]->kind == HLO_VAL_BRACKET ? 0 : mesh_groups(P, ins, a->attr, NULL);
   HloI64s gs, rd, perm = {0};
   if (!(a->n == 3 || a->n == 5) || !bracket_ints(P, a->v[0], &gs) || gs.n != 2 ||
       !is_tok(a->v[1], TK_LEQ) || !bracket_ints(P, a->v[2], &rd) || rd.n < 1)
