@@ -241,6 +241,14 @@ START_TEST(mesh_parse) {
   ck_assert_str_eq(g, "{0,2},{1,3}");
   parsed_groups("mesh['a'=2,'b'=2] {'b','a'}", g);
   ck_assert_str_eq(g, "{0,2,1,3}");
+  /* As JAX writes it, with axes of size 1: device 2*a0 + a1, over axis_0. */
+  parsed_groups("mesh['axis_0'=2,'axis_1'=2,'axis_2'=1,'axis_3'=1] {'axis_0'}", g);
+  ck_assert_str_eq(g, "{0,2},{1,3}");
+  /* No refs: every device alone (a group of one, XLA's no-op reduce). */
+  parsed_groups("mesh['a'=4] {}", g);
+  ck_assert_str_eq(g, "{0},{1},{2},{3}");
+  parsed_groups("maximal_mesh[device_id=3] {}", g);
+  ck_assert_str_eq(g, "{3}");
   /* Malformed: a positioned error naming the fault, never a crash. */
   parsed_groups("mesh['a'=2,'b'=2] {'c'}", g);
   ck_assert_msg(strstr(g, "t.hlo:6:67:") && strstr(g, "no axis 'c'"), "%s", g);
