@@ -9,6 +9,7 @@
  * still load). Every attribute stays in HloInstr.attrs for the printer.
  */
 #include "parser/syntax.h"
+#include "parser/collective.h"
 #include "hlo.h"
 #include <math.h>
 #include <stdio.h>
@@ -548,6 +549,204 @@ static bool bracket_ints(HlpParser *P, const HloVal *v, HloI64s *out) {
   return val_ints(P, &tmp, out);
 }
 
+/* ---- The mesh form of replica_groups ----------------------------------------
+ * As XLA prints it (MeshAxesReplicaGroupList::ToString, Mesh::ToString and
+ * AxisRef::ToString in xla/hlo/ir/replica_group.cc and mesh_and_axis.cc):
+ *   mesh[NAME=SIZE,...] {REF,...}
+ *   mesh[NAME=SIZE,...], device_ids=(IDS) {REF,...}   IDS: d,d,... or [dims]T(perm)
+ *   maximal_mesh[device_id=D] {}
+ * NAME is 'quoted' (XLA today) or bare (earlier XLA); REF is NAME or
+ * NAME:(pre-size)size. The ", device_ids=" reads as an attribute of its own:
+ * hlp_lower_attrs hands it here with the replica_groups before it. The
+ * groups are expanded (hlp_mesh_groups) into ins->replica_groups. */
+static bool mesh_name(const HloVal *v, const char **s, size_t *len) {
+  if (v->kind == HLO_VAL_STRING || (v->kind == HLO_VAL_TOKEN && (v->tok == TK_IDENT || v->tok == TK_NAME))) {
+    *s = v->text;
+    *len = v->len;
+    return true;
+  }
+  return false;
+}
+
+static int mesh_err(HlpParser *P, const HloVal *at, const char *what) {
+  hlp_error(P, at->off, "replica_groups in the mesh form: %s", what);
+  return -1;
+}
+
+static int mesh_groups(HlpParser *P, HloInstr *ins, HloAttr *rg, HloAttr *dv) {
+  HloVal **v = rg->values;
+  bool maximal = v[0]->len == 12;   /* mesh_head: "mesh" or "maximal_mesh" */
+  if (rg->nvalues < 2 || v[1]->kind != HLO_VAL_BRACKET)
+    return mesh_err(P, rg->nvalues < 2 ? v[0] : v[1], "expected [name=size,...] after mesh");
+  HloVal *axes_v;
+  if (dv) {
+    if (rg->nvalues != 2) return mesh_err(P, v[2], "device_ids=(...) must follow the mesh's [...]");
+    if (maximal) return mesh_err(P, dv->values[0], "a maximal mesh takes no device_ids");
+    if (dv->nvalues != 2 || dv->values[0]->kind != HLO_VAL_PAREN || dv->values[1]->kind != HLO_VAL_BRACE)
+      return mesh_err(P, dv->values[0], "expected device_ids=(ids) {axes}");
+    axes_v = dv->values[1];
+  } else {
+    if (rg->nvalues > 3) return mesh_err(P, v[3], "unexpected text after the {axes}");
+    if (rg->nvalues != 3 || v[2]->kind != HLO_VAL_BRACE)
+      return mesh_err(P, v[rg->nvalues - 1], "expected {axes} after the mesh (e.g. mesh['x'=4] {'x'})");
+    axes_v = v[2];
+  }
+  /* The mesh's axes: NAME=SIZE, comma separated. */
+  HloVal *mb = v[1];
+  int32_t cap = mb->nitems + 1, naxes = 0;
+  const char **names = hlp_alloc(P, (size_t)cap * sizeof *names);
+  size_t *nlen = hlp_alloc(P, (size_t)cap * sizeof *nlen);
+  int64_t *sizes = hlp_alloc(P, (size_t)cap * sizeof *sizes);
+  int64_t total = 1;
+  for (int32_t i = 0; i < mb->nitems;) {
+    HloVal *it = mb->items[i];
+    const char *nm;
+    size_t nl;
+    int64_t sz;
+    if ((i > 0) != (it->sep == 2)) return mesh_err(P, it, "mesh axes are separated by commas");
+    if (it->kind == HLO_VAL_ATTR) {
+      nm = it->text; nl = it->len;
+      if (!val_int(it->items[0], &sz)) return mesh_err(P, it->items[0], "expected an integer size");
+      i += 1;
+    } else if (mesh_name(it, &nm, &nl) && i + 2 < mb->nitems &&
+               is_tok(mb->items[i + 1], TK_EQ)) {
+      if (!val_int(mb->items[i + 2], &sz)) return mesh_err(P, mb->items[i + 2], "expected an integer size");
+      i += 3;
+    } else {
+      return mesh_err(P, it, maximal ? "expected [device_id=D]" : "expected name=size");
+    }
+    if (maximal) {
+      if (nl != 9 || strncmp(nm, "device_id", 9) != 0 || mb->nitems != 1 || sz < 0)
+        return mesh_err(P, it, "expected maximal_mesh[device_id=D] with D >= 0");
+      sizes[0] = sz;
+      continue;
+    }
+    if (sz <= 0) return mesh_err(P, it, "a mesh axis size must be positive");
+    if (total > (1 << 24) / sz) return mesh_err(P, it, "the mesh has too many devices (at most 2^24)");
+    for (int32_t k = 0; k < naxes; k++)
+      if (nlen[k] == nl && memcmp(names[k], nm, nl) == 0) return mesh_err(P, it, "the mesh names this axis twice");
+    names[naxes] = nm; nlen[naxes] = nl; sizes[naxes] = sz;
+    naxes++;
+    total *= sz;
+  }
+  if (maximal && mb->nitems != 1) return mesh_err(P, mb, "expected maximal_mesh[device_id=D]");
+  if (!maximal && naxes == 0) return mesh_err(P, mb, "a mesh must have at least one axis");
+  int64_t *ids = NULL;
+  if (maximal) { ids = hlp_alloc(P, sizeof *ids); ids[0] = sizes[0]; }
+  if (dv) {             /* the device order: ids listed, or [dims]T(perm) */
+    HloVal *pv = dv->values[0];
+    ids = hlp_alloc(P, (size_t)total * sizeof *ids);
+    if (pv->nitems >= 1 && pv->items[0]->kind == HLO_VAL_BRACKET) {
+      HloI64s rd, perm = {0, NULL};
+      if (!bracket_ints(P, pv->items[0], &rd) || rd.n < 1)
+        return mesh_err(P, pv->items[0], "expected device_ids=([dims]T(perm))");
+      if (pv->nitems == 3 && val_word(pv->items[1], "T") && pv->items[2]->kind == HLO_VAL_PAREN) {
+        HloVal tmp = *pv->items[2];
+        tmp.kind = HLO_VAL_BRACE;
+        if (!val_ints(P, &tmp, &perm) || perm.n != rd.n)
+          return mesh_err(P, pv->items[2], "T(...) must permute the iota's dimensions");
+      } else if (pv->nitems != 1) {
+        return mesh_err(P, pv->items[1], "expected device_ids=([dims]T(perm))");
+      }
+      int64_t prod = 1;
+      for (int32_t j = 0; j < rd.n; j++) {
+        if (rd.v[j] <= 0 || prod > total) return mesh_err(P, pv->items[0], "iota dimensions must be positive");
+        prod *= rd.v[j];
+      }
+      if (prod != total) return mesh_err(P, pv->items[0], "the iota's device count differs from the mesh's");
+      int32_t r = rd.n;
+      int64_t *stride = hlp_alloc(P, (size_t)r * sizeof *stride), *td = hlp_alloc(P, (size_t)r * sizeof *td);
+      int64_t *ix = hlp_alloc(P, (size_t)r * sizeof *ix);
+      uint8_t *seen = hlp_alloc(P, (size_t)r);
+      for (int32_t j = r - 1, st = 1; j >= 0; j--) { stride[j] = st; st *= (int32_t)rd.v[j]; }
+      for (int32_t j = 0; j < r; j++) {
+        int64_t p = perm.n ? perm.v[j] : j;
+        if (p < 0 || p >= r || seen[p]++) return mesh_err(P, pv->items[2], "T(...) must permute the iota's dimensions");
+        td[j] = rd.v[p];
+      }
+      for (int64_t lin = 0; lin < total; lin++) {
+        int64_t rem = lin, val = 0;
+        for (int32_t j = r - 1; j >= 0; j--) { ix[j] = rem % td[j]; rem /= td[j]; }
+        for (int32_t j = 0; j < r; j++) val += ix[j] * stride[perm.n ? perm.v[j] : j];
+        ids[lin] = val;
+      }
+    } else {
+      HloI64s l;
+      HloVal tmp = *pv;
+      tmp.kind = HLO_VAL_BRACE;
+      if (!val_ints(P, &tmp, &l)) return mesh_err(P, pv, "expected device_ids=(d,d,...) or ([dims]T(perm))");
+      if (l.n != total) {
+        char m[128];
+        snprintf(m, sizeof m, "device_ids lists %d ids, but the mesh has %lld devices", l.n, (long long)total);
+        return mesh_err(P, pv, m);
+      }
+      uint8_t *seen = hlp_alloc(P, (size_t)total);
+      for (int32_t j = 0; j < l.n; j++) {
+        if (l.v[j] < 0 || l.v[j] >= total || seen[l.v[j]]++)
+          return mesh_err(P, pv, "device_ids must be a permutation of 0..N-1");
+        ids[j] = l.v[j];
+      }
+    }
+  }
+  /* The axis refs: NAME or NAME:(pre)size, comma separated. */
+  int32_t nrefs = 0;
+  HlpMeshAxisRef *refs = hlp_alloc(P, (size_t)(axes_v->nitems + 1) * sizeof *refs);
+  for (int32_t i = 0; i < axes_v->nitems;) {
+    HloVal *it = axes_v->items[i];
+    const char *nm;
+    size_t nl;
+    if ((i > 0) != (it->sep == 2)) return mesh_err(P, it, "axis refs are separated by commas");
+    bool colon = is_tok(it, TK_CNAME);   /* a bare name:( lexes as one "name:" token */
+    if (colon) { nm = it->text; nl = it->len - 1; }
+    else if (!mesh_name(it, &nm, &nl)) return mesh_err(P, it, "expected an axis name or name:(pre-size)size");
+    int32_t ax = -1;
+    for (int32_t k = 0; k < naxes; k++)
+      if (nlen[k] == nl && memcmp(names[k], nm, nl) == 0) ax = k;
+    if (ax < 0) {
+      char m[160];
+      snprintf(m, sizeof m, "the mesh has no axis '%.*s'", (int)(nl > 64 ? 64 : nl), nm);
+      return mesh_err(P, it, m);
+    }
+    HlpMeshAxisRef r = {ax, 0, 0};
+    i++;
+    if (!colon && i < axes_v->nitems && axes_v->items[i]->sep != 2 && is_tok(axes_v->items[i], TK_COLON)) {
+      colon = true;
+      i++;
+    }
+    if (colon) {
+      HloI64s pre;
+      HloVal tmp;
+      if (i + 1 >= axes_v->nitems || axes_v->items[i]->kind != HLO_VAL_PAREN ||
+          axes_v->items[i + 1]->sep == 2)
+        return mesh_err(P, it, "expected name:(pre-size)size");
+      tmp = *axes_v->items[i];
+      tmp.kind = HLO_VAL_BRACE;
+      if (!val_ints(P, &tmp, &pre) || pre.n != 1 || !val_int(axes_v->items[i + 1], &r.size))
+        return mesh_err(P, axes_v->items[i], "expected name:(pre-size)size");
+      r.pre = pre.v[0];
+      if (r.pre < 1) return mesh_err(P, axes_v->items[i], "a sub-axis pre-size must be >= 1");
+      i += 2;
+    }
+    refs[nrefs++] = r;
+  }
+  int64_t *flat = hlp_alloc(P, (size_t)total * sizeof *flat), gs = 1;
+  char why[200];
+  if (hlp_mesh_groups(maximal ? 0 : naxes, sizes, ids, nrefs, refs, flat, &gs, why, sizeof why) != 0)
+    return mesh_err(P, axes_v, why);
+  int64_t ng = total / gs;
+  ins->ngroups = (int32_t)ng;
+  ins->replica_groups = hlp_alloc(P, (size_t)ng * sizeof(HloI64s));
+  for (int64_t g = 0; g < ng; g++) ins->replica_groups[g] = (HloI64s){(int32_t)gs, flat + g * gs};
+  return 0;
+}
+
+static bool mesh_head(const HloAttr *at) {
+  const HloVal *v = at->nvalues >= 1 ? at->values[0] : NULL;
+  return v && is_tok(v, TK_IDENT) &&
+         ((v->len == 4 && strncmp(v->text, "mesh", 4) == 0) ||
+          (v->len == 12 && strncmp(v->text, "maximal_mesh", 12) == 0));
+}
+
 /* replica_groups: {{0,1},{2,3}} | [G,S]<=[dims]T(perm) | mesh[...] {...}. */
 static int at_replica_groups(A *a) {
   HlpParser *P = a->P;
@@ -560,8 +759,8 @@ static int at_replica_groups(A *a) {
       if (!val_ints(P, b->items[i], &ins->replica_groups[i])) return bad(a, "{{a,b,...},...}");
     return 0;
   }
-  if (a->n >= 1 && is_tok(a->v[0], TK_IDENT) && strncmp(a->v[0]->text, "mesh", 4) == 0)
-    return 0;   /* mesh form: kept generic */
+  if (mesh_head(a->attr))   /* with ", device_ids=" the rest comes as the next attribute */
+    return a->n == 2 && a->v[1]->kind == HLO_VAL_BRACKET ? 0 : mesh_groups(P, ins, a->attr, NULL);
   HloI64s gs, rd, perm = {0};
   if (!(a->n == 3 || a->n == 5) || !bracket_ints(P, a->v[0], &gs) || gs.n != 2 ||
       !is_tok(a->v[1], TK_LEQ) || !bracket_ints(P, a->v[2], &rd) || rd.n < 1)
@@ -1273,6 +1472,12 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
         hlp_error(P, at->off, "attribute %s given twice", at->name);
         return -1;
       }
+    if (strcmp(at->name, "device_ids") == 0 && i > 0 &&
+        strcmp(ins->attrs[i - 1].name, "replica_groups") == 0 && mesh_head(&ins->attrs[i - 1])) {
+      if (mesh_groups(P, ins, &ins->attrs[i - 1], at) != 0) return -1;
+      at->known = true;
+      continue;
+    }
     int d = find_def(at->name);
     if (d < 0) {
       char key[300];
@@ -1290,6 +1495,11 @@ int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si) {
     at->known = true;
     seen[d] = true;
   }
+  for (int32_t k = 0; k < ins->nattrs; k++)
+    if (strcmp(ins->attrs[k].name, "replica_groups") == 0 && mesh_head(&ins->attrs[k]) &&
+        ins->attrs[k].nvalues == 2 &&
+        (k + 1 >= ins->nattrs || strcmp(ins->attrs[k + 1].name, "device_ids") != 0))
+      return mesh_err(P, ins->attrs[k].values[1], "expected {axes} after the mesh (e.g. mesh['x'=4] {'x'})");
   for (int d = 0; d < NDEFS; d++)
     if (!seen[d] && in_set(attr_defs[d].set, ins->op) && required_here(&attr_defs[d], ins)) {
       if (ins->op == HLO_OP_ASYNC_START) continue;

@@ -70,9 +70,154 @@ static int64_t id_space(HlpGroupMode mode, const HloInstr *ins, int64_t R, int64
 bool hlp_groups_in_mesh_form(const HloInstr *ins) {
   for (int32_t a = 0; a < ins->nattrs; a++)
     if (strcmp(ins->attrs[a].name, "replica_groups") == 0 && ins->attrs[a].nvalues >= 1 &&
-        ins->attrs[a].values[0]->text && strncmp(ins->attrs[a].values[0]->text, "mesh", 4) == 0)
+        ins->attrs[a].values[0]->kind == HLO_VAL_TOKEN && ins->attrs[a].values[0]->text &&
+        (strncmp(ins->attrs[a].values[0]->text, "mesh", 4) == 0 ||
+         strncmp(ins->attrs[a].values[0]->text, "maximal_mesh", 12) == 0))
       return true;
   return false;
+}
+
+/* The mesh form, after XLA (xla/hlo/ir/replica_group.cc,
+ * MeshAxesReplicaGroupList): every mesh axis is reshaped so that each
+ * referenced (sub-)axis becomes a dimension of its own --
+ *   no ref:           [n]
+ *   the whole axis:   [n], grouped over it
+ *   one sub-axis (p)s: [p, s, n/(p*s)], grouped over the middle one
+ *   several sub-axes: sorted by pre-size, with a padding dimension before a
+ *                     sub-axis whose pre-size is not the product so far and
+ *                     a suffix dimension up to n; grouped over theirs
+ * -- then the device array, so reshaped, is transposed to put the ungrouped
+ * dimensions first (in order) and the grouped ones last, in the order the
+ * refs are written, and cut into groups of the grouped dimensions' product.
+ * The checks are ValidateSpanOfAxes and AxisRef::Validate (mesh_and_axis.cc):
+ * a sub-axis has pre-size >= 1 and size > 1, p*s divides n and s < n; no two
+ * refs overlap (the whole axis overlaps anything on it), the gap between two
+ * sub-axes of one axis is a whole factor; adjacent refs that could merge
+ * ("x":(1)2,"x":(2)2) are refused. */
+int hlp_mesh_groups(int32_t naxes, const int64_t *sizes, const int64_t *ids, int32_t nrefs,
+                    const HlpMeshAxisRef *refs, int64_t *out, int64_t *group_size, char *why,
+                    size_t wl) {
+  int64_t total = 1;
+  for (int32_t i = 0; i < naxes; i++) total *= sizes[i];
+  if (naxes == 0) {                 /* maximal mesh: one device, no axes */
+    if (nrefs) { snprintf(why, wl, "a maximal mesh has no axes to group over"); return -1; }
+    out[0] = ids ? ids[0] : 0;
+    *group_size = 1;
+    return 0;
+  }
+  for (int32_t k = 0; k < nrefs; k++) {
+    const HlpMeshAxisRef *r = &refs[k];
+    if (r->axis < 0 || r->axis >= naxes) {
+      snprintf(why, wl, "axis %d is not an axis of the mesh", r->axis);
+      return -1;
+    }
+    if (!r->pre) continue;
+    int64_t n = sizes[r->axis];
+    if (r->pre < 1 || r->size <= 1) {
+      snprintf(why, wl, "sub-axis (%lld)%lld: the pre-size must be >= 1 and the size > 1",
+               (long long)r->pre, (long long)r->size);
+      return -1;
+    }
+    if (r->pre > n || r->size > n || n % (r->pre * r->size) != 0) {
+      snprintf(why, wl, "sub-axis (%lld)%lld: %lld x %lld does not divide the axis size %lld",
+               (long long)r->pre, (long long)r->size, (long long)r->pre, (long long)r->size,
+               (long long)n);
+      return -1;
+    }
+    if (r->size >= n) {
+      snprintf(why, wl, "sub-axis (%lld)%lld: its size must be less than the axis size %lld",
+               (long long)r->pre, (long long)r->size, (long long)n);
+      return -1;
+    }
+  }
+  for (int32_t k = 0; k < nrefs; k++)
+    for (int32_t l = k + 1; l < nrefs; l++) {
+      const HlpMeshAxisRef *a = &refs[k], *b = &refs[l];
+      if (a->axis != b->axis) continue;
+      bool ok = a->pre && b->pre;
+      if (ok) {
+        int64_t an = a->pre * a->size, bn = b->pre * b->size;
+        if (an > b->pre && bn > a->pre) ok = false;     /* overlap */
+        int64_t maxpre = a->pre > b->pre ? a->pre : b->pre, minnext = an < bn ? an : bn;
+        if (ok && maxpre % minnext != 0) ok = false;
+      }
+      if (!ok) {
+        snprintf(why, wl, "axis refs %d and %d overlap or cannot coexist (same mesh axis)", k, l);
+        return -1;
+      }
+    }
+  for (int32_t k = 0; k + 1 < nrefs; k++) {
+    const HlpMeshAxisRef *a = &refs[k], *b = &refs[k + 1];
+    if (a->axis == b->axis && a->pre && b->pre && a->pre * a->size == b->pre) {
+      snprintf(why, wl, "adjacent axis refs %d and %d can be merged into one (write the merged "
+               "sub-axis)", k, k + 1);
+      return -1;
+    }
+  }
+  /* Reshaped dimensions: at most 1 + 2 per ref for each axis. */
+  int32_t cap = naxes + 2 * nrefs + 1;
+  int64_t *dims = malloc((size_t)cap * sizeof *dims), *grouped = malloc((size_t)(nrefs + 1) * sizeof *grouped);
+  int32_t *perm = malloc((size_t)cap * sizeof *perm), *order = malloc((size_t)(nrefs + 1) * sizeof *order);
+  int64_t *stride = malloc((size_t)cap * sizeof *stride), *tdim = malloc((size_t)cap * sizeof *tdim);
+  int64_t *idx = malloc((size_t)cap * sizeof *idx);
+  if (!dims || !grouped || !perm || !order || !stride || !tdim || !idx) {
+    free(dims); free(grouped); free(perm); free(order); free(stride); free(tdim); free(idx);
+    snprintf(why, wl, "out of memory");
+    return -1;
+  }
+  int32_t nd = 0;
+  for (int32_t ax = 0; ax < naxes; ax++) {
+    int64_t n = sizes[ax];
+    int32_t m = 0;
+    for (int32_t k = 0; k < nrefs; k++)
+      if (refs[k].axis == ax) order[m++] = k;
+    if (m == 0) { dims[nd++] = n; continue; }
+    if (m == 1) {
+      const HlpMeshAxisRef *r = &refs[order[0]];
+      if (!r->pre) { grouped[order[0]] = nd; dims[nd++] = n; }
+      else {
+        dims[nd++] = r->pre;
+        grouped[order[0]] = nd;
+        dims[nd++] = r->size;
+        dims[nd++] = n / (r->pre * r->size);
+      }
+      continue;
+    }
+    /* Several sub-axes (none whole, else they would overlap): by pre-size. */
+    for (int32_t i = 1; i < m; i++)
+      for (int32_t j = i; j > 0 && refs[order[j]].pre < refs[order[j - 1]].pre; j--) {
+        int32_t t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+      }
+    int64_t prod = 1;
+    for (int32_t i = 0; i < m; i++) {
+      const HlpMeshAxisRef *r = &refs[order[i]];
+      if (r->pre != prod) { dims[nd++] = r->pre / prod; prod = r->pre; }
+      grouped[order[i]] = nd;
+      dims[nd++] = r->size;
+      prod *= r->size;
+    }
+    if (prod != n) dims[nd++] = n / prod;
+  }
+  /* Transpose: ungrouped dimensions in order, then the grouped ones in ref order. */
+  int32_t np = 0;
+  for (int32_t d = 0; d < nd; d++) {
+    bool g = false;
+    for (int32_t k = 0; k < nrefs; k++) g = g || grouped[k] == d;
+    if (!g) perm[np++] = d;
+  }
+  int64_t gs = 1;
+  for (int32_t k = 0; k < nrefs; k++) { perm[np++] = (int32_t)grouped[k]; gs *= dims[grouped[k]]; }
+  for (int32_t d = nd - 1, st = 1; d >= 0; d--) { stride[d] = st; st *= (int32_t)dims[d]; }
+  for (int32_t j = 0; j < nd; j++) tdim[j] = dims[perm[j]];
+  for (int64_t lin = 0; lin < total; lin++) {
+    int64_t rem = lin, src = 0;
+    for (int32_t j = nd - 1; j >= 0; j--) { idx[j] = rem % tdim[j]; rem /= tdim[j]; }
+    for (int32_t j = 0; j < nd; j++) src += idx[j] * stride[perm[j]];
+    out[lin] = ids ? ids[src] : src;
+  }
+  *group_size = gs;
+  free(dims); free(grouped); free(perm); free(order); free(stride); free(tdim); free(idx);
+  return 0;
 }
 
 int64_t hlp_id_space(const HloInstr *ins, int64_t R, int64_t P) {
@@ -81,11 +226,6 @@ int64_t hlp_id_space(const HloInstr *ins, int64_t R, int64_t P) {
 
 int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_t wl) {
   HlpGroupMode mode = hlp_group_mode(ins);
-  if (hlp_groups_in_mesh_form(ins)) {
-    snprintf(why, wl, "not supported: the mesh form of replica_groups (write the groups out, or "
-             "in the iota form [G,S]<=[...])");
-    return -1;
-  }
   int64_t space = id_space(mode, ins, R, P);
   if (ins->use_global_device_ids && !ins->has_channel_id) {
     snprintf(why, wl, "use_global_device_ids=true needs a channel_id");
@@ -179,10 +319,6 @@ int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64
       for (int64_t q = 0; q < R; q++) out[(*n)++] = q * P + p;
     *rank = (int)(mode == HLP_CROSS_PARTITION ? p : r);
     return 1;
-  }
-  if (hlp_groups_in_mesh_form(ins)) {
-    snprintf(why, wl, "not supported: the mesh form of replica_groups");
-    return -1;
   }
   int64_t self = mode == HLP_CROSS_PARTITION ? p : mode == HLP_FLATTENED_ID ? r * P + p : r;
   int64_t space = id_space(mode, ins, R, P);

@@ -47,8 +47,27 @@ int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64
  * range with no repeated source or target. 0, or -1 with a message in why. */
 int hlp_check_groups(const HloInstr *ins, int64_t R, int64_t P, char *why, size_t why_len);
 
-/* replica_groups written in the mesh form (kept unexpanded)? */
+/* replica_groups written in the mesh form (mesh[...] {...} or
+ * maximal_mesh[...] {...}; the parser expands it into replica_groups)? */
 bool hlp_groups_in_mesh_form(const HloInstr *ins);
+
+/* One axis reference of the mesh form: the whole mesh axis `axis`
+ * (pre == 0), or its sub-axis "name:(pre)size". */
+typedef struct HlpMeshAxisRef {
+  int32_t axis;
+  int64_t pre, size;
+} HlpMeshAxisRef;
+
+/* XLA's MeshAxesReplicaGroupList::flattened_replica_groups
+ * (xla/hlo/ir/replica_group.cc): the groups of a mesh with naxes axes of
+ * the given sizes whose devices are ids (row-major over the axes; NULL for
+ * iota 0..N-1; naxes == 0 is a one-device maximal mesh, ids[0] its device)
+ * grouped over the axes refs (in the order given). Validates the refs as
+ * XLA's ValidateSpanOfAxes (mesh_and_axis.cc). Fills out with the N ids,
+ * group after group, and *group_size; 0, or -1 with a message in why. */
+int hlp_mesh_groups(int32_t naxes, const int64_t *sizes, const int64_t *ids, int32_t nrefs,
+                    const HlpMeshAxisRef *refs, int64_t *out, int64_t *group_size, char *why,
+                    size_t wl);
 /* How many ids the instruction's groups or pairs draw from on an R x P
  * grid (replicas, partitions or devices, by its mode). */
 int64_t hlp_id_space(const HloInstr *ins, int64_t R, int64_t P);

@@ -110,13 +110,13 @@ static void print_shape(HlpBuf *b, const HloShape *s, int layouts) {
 
 void hlp_print_shape(HlpBuf *b, const HloShape *s, bool layouts) { print_shape(b, s, layouts ? 1 : 0); }
 
-static void print_val(HlpBuf *b, const HloVal *v, int depth);
+static void print_val(HlpBuf *b, const HloVal *v, int depth, bool tight);
 
 /* Canonical separators: items are joined as written (nothing, a blank or a
  * comma); a comma gets a blank after it unless a number or a {...} group
  * follows, as XLA writes dimensions={1,0} and replica_groups={{0,1},{2,3}}
  * but slice={[0:2], [1:3]} and branch_computations={%a, %b}. */
-static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth) {
+static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth, bool tight_all) {
   /* A leading comma is kept: it is what makes "]{,1}" a group rather than
    * a layout when read back. */
   if (n && v[0]->sep == 2) hlp_buf_puts(b, ",");
@@ -130,17 +130,17 @@ static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth) {
        * attribute name, "w =" as an instruction definition. */
       hlp_buf_puts(b, "/**/");
     } else if (i && v[i]->sep == 2) {
-      bool tight = v[i]->kind == HLO_VAL_BRACE ||
+      bool tight = tight_all || v[i]->kind == HLO_VAL_BRACE ||
                    (v[i]->kind == HLO_VAL_TOKEN && v[i]->tok != TK_NAME && v[i]->tok != TK_IDENT);
       hlp_buf_puts(b, tight ? "," : ", ");
     } else if (i && v[i]->sep == 1) {
       hlp_buf_puts(b, " ");
     }
-    print_val(b, v[i], depth);
+    print_val(b, v[i], depth, tight_all);
   }
 }
 
-static void print_val(HlpBuf *b, const HloVal *v, int depth) {
+static void print_val(HlpBuf *b, const HloVal *v, int depth, bool tight) {
   if (depth > HLX_MAX_DEPTH + 8) return;
   switch (v->kind) {
   case HLO_VAL_TOKEN: case HLO_VAL_RAW: hlp_buf_put(b, v->text, v->len); break;
@@ -155,14 +155,14 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth) {
     const char *open = v->kind == HLO_VAL_BRACE ? "{" : v->kind == HLO_VAL_BRACKET ? "[" : "(";
     const char *close = v->kind == HLO_VAL_BRACE ? "}" : v->kind == HLO_VAL_BRACKET ? "]" : ")";
     hlp_buf_puts(b, open);
-    print_items(b, v->items, v->nitems, depth + 1);
+    print_items(b, v->items, v->nitems, depth + 1, tight);
     hlp_buf_puts(b, close);
     break;
   }
   case HLO_VAL_ATTR:
     hlp_buf_put(b, v->text, v->len);
     hlp_buf_puts(b, "=");
-    print_val(b, v->items[0], depth + 1);
+    print_val(b, v->items[0], depth + 1, tight);
     break;
   case HLO_VAL_SHAPE: print_shape(b, v->shape, 2); break;
   case HLO_VAL_COMP:
@@ -175,11 +175,11 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth) {
   }
 }
 
-void hlp_print_val(HlpBuf *b, const HloVal *v) { print_val(b, v, 0); }
+void hlp_print_val(HlpBuf *b, const HloVal *v) { print_val(b, v, 0, false); }
 
 void hlp_print_vals(HlpBuf *b, HloVal *const *v, int32_t n, bool top) {
   (void)top;
-  print_items(b, v, n, 0);
+  print_items(b, v, n, 0, false);
 }
 
 /* ---- Literals ----------------------------------------------------------------- */
@@ -244,7 +244,15 @@ static void print_attr(HlpBuf *b, const HloAttr *a) {
   hlp_buf_puts(b, ", ");
   hlp_buf_puts(b, a->name);
   hlp_buf_puts(b, "=");
-  print_items(b, a->values, a->nvalues, 0);
+  /* The mesh form of replica_groups (and its device_ids part, which reads
+   * as an attribute of its own) joins with bare commas, as XLA prints it:
+   * mesh['a'=2,'b'=2] {'a','b'} (MeshAxesReplicaGroupList::ToString). */
+  const HloVal *v0 = a->nvalues ? a->values[0] : NULL;
+  bool mesh = strcmp(a->name, "device_ids") == 0 ||
+              (strcmp(a->name, "replica_groups") == 0 && v0 && v0->kind == HLO_VAL_TOKEN &&
+               ((v0->len == 4 && strncmp(v0->text, "mesh", 4) == 0) ||
+                (v0->len == 12 && strncmp(v0->text, "maximal_mesh", 12) == 0)));
+  print_items(b, a->values, a->nvalues, 0, mesh);
 }
 
 /* calls: a computation to print as calls= among the called computations

@@ -140,8 +140,8 @@ static HlvResult collective_groups(HlvCtx *V, const HloInstr *ins) {
     }
   }
   /* Against the header's grid, as XLA's verifier: not when the ids' count
-   * is 1 (XLA skips it then), nor for the mesh form (kept unexpanded). */
-  if (header_grid(V->m) && !hlp_groups_in_mesh_form(ins) &&
+   * is 1 (XLA skips it then). The mesh form arrives expanded. */
+  if (header_grid(V->m) &&
       hlp_id_space(ins, V->m->replica_count, V->m->num_partitions) > 1) {
     char why[256];
     if (hlp_check_groups(ins, V->m->replica_count, V->m->num_partitions, why, sizeof why) != 0)

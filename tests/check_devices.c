@@ -111,6 +111,181 @@ END_TEST
 
 /* ---- shardings ----------------------------------------------------------------- */
 
+/* The mesh form of replica_groups (XLA's MeshAxesReplicaGroupList,
+ * xla/hlo/ir/replica_group.cc): every expected list is worked out by hand
+ * from its definition -- flattened_replica_groups reshapes each mesh axis
+ * so each referenced sub-axis "x":(p)s is a dimension of its own ([p, s,
+ * n/(p*s)] for one; for several, sorted by p with padding and suffix
+ * dimensions, the comment of GetDimToReshapeAndAggregateAxes: @mesh<"a"=8>
+ * {a:(1)2} -> [1,2,4] over [1], {a:(1)2, a:(4)2} -> [2,2,2] over [0,2]),
+ * then get_replica_groups_for_full_axes transposes the ungrouped
+ * dimensions first and the grouped ones last in the refs' order and cuts
+ * the device array into groups. Device ids are row-major over the mesh
+ * axes (iota unless device_ids says otherwise). */
+static void mesh_text(int32_t naxes, const int64_t *sizes, const int64_t *ids, int32_t nrefs,
+                      const HlpMeshAxisRef *refs, char *out) {
+  int64_t total = 1, gs = 0, flat[64];
+  char why[200];
+  for (int32_t i = 0; i < naxes; i++) total *= sizes[i];
+  if (hlp_mesh_groups(naxes, sizes, ids, nrefs, refs, flat, &gs, why, sizeof why) != 0) {
+    sprintf(out, "error: %s", why);
+    return;
+  }
+  out[0] = 0;
+  for (int64_t i = 0; i < total; i++)
+    sprintf(out + strlen(out), "%s%lld", i == 0 ? "{" : i % gs == 0 ? "},{" : ",", (long long)flat[i]);
+  strcat(out, "}");
+}
+
+START_TEST(mesh_groups) {
+  char g[512];
+  const int64_t ab[2] = {2, 4}, x8[1] = {8}, a2b2[2] = {2, 2};
+  /* mesh[a=2,b=4]: device a*4+b. Over b: rows; over a: columns. */
+  mesh_text(2, ab, NULL, 1, (HlpMeshAxisRef[]){{1, 0, 0}}, g);
+  ck_assert_str_eq(g, "{0,1,2,3},{4,5,6,7}");
+  mesh_text(2, ab, NULL, 1, (HlpMeshAxisRef[]){{0, 0, 0}}, g);
+  ck_assert_str_eq(g, "{0,4},{1,5},{2,6},{3,7}");
+  /* {a,b}: one group in row-major order; {b,a}: b major within the group. */
+  mesh_text(2, ab, NULL, 2, (HlpMeshAxisRef[]){{0, 0, 0}, {1, 0, 0}}, g);
+  ck_assert_str_eq(g, "{0,1,2,3,4,5,6,7}");
+  mesh_text(2, ab, NULL, 2, (HlpMeshAxisRef[]){{1, 0, 0}, {0, 0, 0}}, g);
+  ck_assert_str_eq(g, "{0,4,1,5,2,6,3,7}");
+  /* No refs: groups of one device each. */
+  mesh_text(2, ab, NULL, 0, NULL, g);
+  ck_assert_str_eq(g, "{0},{1},{2},{3},{4},{5},{6},{7}");
+  /* mesh[x=8]: x:(1)2 -> [1,2,4], device 4*i1 + i2, over i1. */
+  mesh_text(1, x8, NULL, 1, (HlpMeshAxisRef[]){{0, 1, 2}}, g);
+  ck_assert_str_eq(g, "{0,4},{1,5},{2,6},{3,7}");
+  /* x:(2)2 -> [2,2,2], device 4*i0 + 2*i1 + i2, over i1. */
+  mesh_text(1, x8, NULL, 1, (HlpMeshAxisRef[]){{0, 2, 2}}, g);
+  ck_assert_str_eq(g, "{0,2},{1,3},{4,6},{5,7}");
+  /* x:(4)2 -> [4,2,1], device 2*i0 + i1, over i1. */
+  mesh_text(1, x8, NULL, 1, (HlpMeshAxisRef[]){{0, 4, 2}}, g);
+  ck_assert_str_eq(g, "{0,1},{2,3},{4,5},{6,7}");
+  /* x:(1)2, x:(4)2 -> [2,2,2] over [0,2]; the group runs i0 then i2. */
+  mesh_text(1, x8, NULL, 2, (HlpMeshAxisRef[]){{0, 1, 2}, {0, 4, 2}}, g);
+  ck_assert_str_eq(g, "{0,1,4,5},{2,3,6,7}");
+  /* x:(4)2, x:(1)2: the same dimensions, grouped over [2,0] (the refs' order). */
+  mesh_text(1, x8, NULL, 2, (HlpMeshAxisRef[]){{0, 4, 2}, {0, 1, 2}}, g);
+  ck_assert_str_eq(g, "{0,4,1,5},{2,6,3,7}");
+  /* mesh[a=2,b=4] {b:(2)2, a}: dims [2 | 2,2,1], grouped [2,0];
+   * device 4*i0 + 2*i1 + i2, groups per i1 over (i2, i0). */
+  mesh_text(2, ab, NULL, 2, (HlpMeshAxisRef[]){{1, 2, 2}, {0, 0, 0}}, g);
+  ck_assert_str_eq(g, "{0,4,1,5},{2,6,3,7}");
+  /* device_ids=(3,1,2,0): the array [[3,1],[2,0]]; over a: its columns. */
+  mesh_text(2, a2b2, (const int64_t[]){3, 1, 2, 0}, 1, (HlpMeshAxisRef[]){{0, 0, 0}}, g);
+  ck_assert_str_eq(g, "{3,2},{1,0}");
+  /* maximal_mesh[device_id=5] {}: the one device. */
+  mesh_text(0, NULL, (const int64_t[]){5}, 0, NULL, g);
+  ck_assert_str_eq(g, "{5}");
+  /* ValidateSpanOfAxes / AxisRef::Validate (mesh_and_axis.cc) refusals. */
+  mesh_text(1, x8, NULL, 2, (HlpMeshAxisRef[]){{0, 1, 2}, {0, 2, 2}}, g);   /* mergeable */
+  ck_assert_msg(strstr(g, "can be merged"), "%s", g);
+  mesh_text(1, x8, NULL, 2, (HlpMeshAxisRef[]){{0, 0, 0}, {0, 1, 2}}, g);   /* whole + sub */
+  ck_assert_msg(strstr(g, "overlap"), "%s", g);
+  mesh_text(1, x8, NULL, 2, (HlpMeshAxisRef[]){{0, 2, 2}, {0, 1, 4}}, g);   /* overlap */
+  ck_assert_msg(strstr(g, "overlap"), "%s", g);
+  mesh_text(1, x8, NULL, 1, (HlpMeshAxisRef[]){{0, 1, 3}}, g);              /* 3 does not divide 8 */
+  ck_assert_msg(strstr(g, "does not divide"), "%s", g);
+  mesh_text(1, x8, NULL, 1, (HlpMeshAxisRef[]){{0, 1, 8}}, g);              /* not a proper sub-axis */
+  ck_assert_msg(strstr(g, "less than the axis size"), "%s", g);
+  mesh_text(1, x8, NULL, 1, (HlpMeshAxisRef[]){{0, 2, 1}}, g);              /* size 1 */
+  ck_assert_msg(strstr(g, "size > 1"), "%s", g);
+}
+END_TEST
+
+/* The same through the parser: the text forms, the groups they expand to,
+ * --print's text, and positioned errors for malformed ones. */
+static const char *mesh_module(const char *groups, char *buf) {
+  sprintf(buf, "HloModule g, replica_count=4\n"
+          "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+          "ENTRY e { x = f32[2] parameter(0)\n"
+          " ROOT r = f32[2] all-reduce(x), replica_groups=%s, to_apply=add }\n", groups);
+  return buf;
+}
+
+static void parsed_groups(const char *groups, char *out) {
+  char text[1024];
+  HlcDiags d = {0};
+  mesh_module(groups, text);
+  HloModule *m = hlp_parse(text, strlen(text), "t.hlo", &d);
+  if (!m) {
+    sprintf(out, "error: %s", d.n ? d.v[0].text : "?");
+    hlc_diags_clear(&d);
+    return;
+  }
+  hlc_diags_clear(&d);
+  const HloInstr *r = find(m, "r");
+  out[0] = 0;
+  for (int32_t i = 0; i < r->ngroups; i++)
+    for (int32_t j = 0; j < r->replica_groups[i].n; j++)
+      sprintf(out + strlen(out), "%s%lld", j ? "," : i ? "},{" : "{", (long long)r->replica_groups[i].v[j]);
+  strcat(out, "}");
+  hlp_module_free(m);
+}
+
+START_TEST(mesh_parse) {
+  char g[1024];
+  parsed_groups("mesh['a'=2,'b'=2] {'b'}", g);
+  ck_assert_str_eq(g, "{0,1},{2,3}");
+  parsed_groups("mesh[a=2,b=2] {a}", g);            /* bare names, as earlier XLA printed */
+  ck_assert_str_eq(g, "{0,2},{1,3}");
+  parsed_groups("mesh['x'=4] {'x':(2)2}", g);       /* [2,2,1] over [1] */
+  ck_assert_str_eq(g, "{0,1},{2,3}");
+  parsed_groups("mesh[x=4] {x:(1)2}", g);           /* [1,2,2] over [1] */
+  ck_assert_str_eq(g, "{0,2},{1,3}");
+  parsed_groups("mesh['a'=2,'b'=2], device_ids=(3,1,2,0) {'a'}", g);
+  ck_assert_str_eq(g, "{3,2},{1,0}");
+  /* device_ids=([2,2]T(1,0)): iota [[0,1],[2,3]] transposed = [[0,2],[1,3]]. */
+  parsed_groups("mesh['a'=2,'b'=2], device_ids=([2,2]T(1,0)) {'b'}", g);
+  ck_assert_str_eq(g, "{0,2},{1,3}");
+  parsed_groups("mesh['a'=2,'b'=2] {'b','a'}", g);
+  ck_assert_str_eq(g, "{0,2,1,3}");
+  /* As JAX writes it, with axes of size 1: device 2*a0 + a1, over axis_0. */
+  parsed_groups("mesh['axis_0'=2,'axis_1'=2,'axis_2'=1,'axis_3'=1] {'axis_0'}", g);
+  ck_assert_str_eq(g, "{0,2},{1,3}");
+  /* No refs: every device alone (a group of one, XLA's no-op reduce). */
+  parsed_groups("mesh['a'=4] {}", g);
+  ck_assert_str_eq(g, "{0},{1},{2},{3}");
+  parsed_groups("maximal_mesh[device_id=3] {}", g);
+  ck_assert_str_eq(g, "{3}");
+  /* Malformed: a positioned error naming the fault, never a crash. */
+  parsed_groups("mesh['a'=2,'b'=2] {'c'}", g);
+  ck_assert_msg(strstr(g, "t.hlo:6:67:") && strstr(g, "no axis 'c'"), "%s", g);
+  parsed_groups("mesh['a'=2,'a'=2] {'a'}", g);
+  ck_assert_msg(strstr(g, "names this axis twice"), "%s", g);
+  parsed_groups("mesh['a'=4]", g);
+  ck_assert_msg(strstr(g, "expected {axes}"), "%s", g);
+  parsed_groups("mesh['a'=4] {'a':(1)2,'a':(2)2}", g);
+  ck_assert_msg(strstr(g, "can be merged"), "%s", g);
+  parsed_groups("mesh['a'=2,'b'=2], device_ids=(0,1,2) {'a'}", g);
+  ck_assert_msg(strstr(g, "lists 3 ids, but the mesh has 4"), "%s", g);
+  parsed_groups("mesh['a'=2,'b'=2], device_ids=(0,1,2,2) {'a'}", g);
+  ck_assert_msg(strstr(g, "permutation"), "%s", g);
+  parsed_groups("mesh['a'=0] {'a'}", g);
+  ck_assert_msg(strstr(g, "must be positive"), "%s", g);
+  parsed_groups("mesh[] {}", g);
+  ck_assert_msg(strstr(g, "at least one axis"), "%s", g);
+  parsed_groups("mesh['a'=4] {'a':(1)}", g);
+  ck_assert_msg(strstr(g, "(pre-size)size"), "%s", g);
+  parsed_groups("maximal_mesh[device_id=1, x=2] {}", g);
+  ck_assert_msg(strstr(g, "maximal_mesh[device_id=D]"), "%s", g);
+  /* --print writes the form as XLA's ToString: bare commas. */
+  char text[1024];
+  HlcDiags d = {0};
+  mesh_module("mesh['a'=2, 'b'=2], device_ids=(3,1,2,0) {'b', 'a'}", text);
+  HloModule *m = hlp_parse(text, strlen(text), "t.hlo", &d);
+  ck_assert_ptr_nonnull(m);
+  size_t plen;
+  char *printed = hlp_print(m, &plen);
+  ck_assert_msg(strstr(printed, "replica_groups=mesh['a'=2,'b'=2], device_ids=(3,1,2,0) {'b','a'}, "),
+                "%s", printed);
+  free(printed);
+  hlp_module_free(m);
+  hlc_diags_clear(&d);
+}
+END_TEST
+
 START_TEST(sharding_tiles) {
   HldSharding s;
   char why[256];
@@ -177,7 +352,7 @@ START_TEST(shard_and_assemble) {
   ck_assert_ptr_nonnull(strstr(hlo_ctx_diagnostics(ctx), "devices 1 and 3"));
   for (int d = 0; d < 4; d++) hlo_buffer_free(dev[d]);
   hlo_buffer_free(g);
-  hlo_module_free(m);
+  hlp_module_free(m);
   hlo_ctx_free(ctx);
 }
 END_TEST
@@ -216,7 +391,7 @@ static void run_sum(int threads, float *out) {
   memcpy(out, hlo_buffer_data(res[0]), 12);
   for (int d = 0; d < 4; d++) { hlo_buffer_free(in[d]); hlo_buffer_free(res[d]); }
   hlo_executable_free(e);
-  hlo_module_free(m);
+  hlp_module_free(m);
   hlo_ctx_free(ctx);
 }
 
@@ -240,6 +415,8 @@ static Suite *suite(void) {
   tcase_set_timeout(t, 60);
   tcase_add_test(t, group_modes);
   tcase_add_test(t, group_checks);
+  tcase_add_test(t, mesh_groups);
+  tcase_add_test(t, mesh_parse);
   tcase_add_test(t, sharding_tiles);
   tcase_add_test(t, shard_and_assemble);
   tcase_add_test(t, all_reduce_bits);
