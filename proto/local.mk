@@ -134,6 +134,9 @@ EXTRA_DIST += tools/gen_proto_tests.py tests/proto/check_written.py tests/proto/
 	tests/proto/lit_u8.txt \
 	tests/proto/literal-cases.txt \
 	tests/proto/xla_nonconsecutive_ids.pbtxt \
+	tests/proto/xla/README \
+	tests/proto/xla/input_literal_f32_2_2.pbtxt \
+	tests/proto/xla/sharded_unoptimized_hlo_snapshot.pbtxt \
 	tests/proto/zoo.arg0.literal.pb \
 	tests/proto/zoo.arg1.literal.pb \
 	tests/proto/zoo.hlo \

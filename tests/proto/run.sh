@@ -66,6 +66,34 @@ out=$("$hlorun" --print "$src/xla_nonconsecutive_ids.pbtxt" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "xla_nonconsecutive_ids.pbtxt: exit $rc"
 case "$out" in *"%add.comp2 = (s32[]) tuple(%arg1.comp2, %arg0.comp2)"*) ;; *) fail "xla_nonconsecutive_ids.pbtxt: $out" ;; esac
 
+# Real files from XLA's tests (tests/proto/xla/README). The literals file
+# is one f32[2,2] {{0.1, 0.2}, {0.3, 0.4}} argument: negated, the signs
+# flip. The unoptimized snapshot's module, read from its text proto (ids,
+# operand ids, the iota sharding, the s64 literal 2, metadata), prints as
+# the HLO below, worked out from the pbtxt by hand; its per-partition
+# arguments are not read (a module file's inputs come from INPUTs).
+printf 'HloModule m\nENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT n = f32[2,2] negate(x)\n}\n' >"$tmp/neg.hlo"
+got=$("$hlorun" "$tmp/neg.hlo" "$src/xla/input_literal_f32_2_2.pbtxt" 2>&1)
+[ "$got" = "f32[2,2] {{-0.1, -0.2}, {-0.3, -0.4}}" ] || fail "input_literal_f32_2_2.pbtxt: $got"
+"$hlorun" --print "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" >"$tmp/unopt.txt" 2>&1 ||
+  fail "sharded_unoptimized_hlo_snapshot.pbtxt: --print exit $?"
+cat >"$tmp/unopt.want" <<'HLO'
+HloModule jit__lambda_, entry_computation_layout={(s64[8,1]{1,0})->s64[8,1]{1,0}}
+
+ENTRY %main.5 (Arg_0.1: s64[8,1]) -> s64[8,1] {
+  %Arg_0.1 = s64[8,1]{1,0} parameter(0), sharding={devices=[2,1]<=[2]}, metadata={op_name="x"}
+  %constant.2 = s64[] constant(2)
+  %broadcast.3 = s64[8,1]{1,0} broadcast(%constant.2), dimensions={}
+  ROOT %multiply.4 = s64[8,1]{1,0} multiply(%Arg_0.1, %broadcast.3), metadata={op_name="jit(<lambda>)/jit(main)/mul" source_file="third_party/py/jax/tests/pjit_test.py" source_line=3599 stack_frame_id=10}
+}
+
+HLO
+cmp -s "$tmp/unopt.want" "$tmp/unopt.txt" || { fail "sharded_unoptimized_hlo_snapshot.pbtxt: --print"; diff "$tmp/unopt.want" "$tmp/unopt.txt" | head; }
+# The partitions' arguments (0..3 and 4..7) as global input: 2x each.
+printf 's64[8,1] {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}\n' >"$tmp/arg8.txt"
+got=$("$hlorun" "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" "$tmp/arg8.txt" 2>&1)
+[ "$got" = "s64[8,1] {{0}, {2}, {4}, {6}, {8}, {10}, {12}, {14}}" ] || fail "unoptimized snapshot run: $got"
+
 # --write-proto: text -> HloModuleProto -> text. The written proto, decoded
 # by check_written.py (its own wire decoder, not hlorun's reader), holds what
 # zoo.hlo says under XLA's ToProto conventions. Read back, it prints the text
