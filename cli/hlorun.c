@@ -24,9 +24,11 @@ static void usage(FILE *f) {
     "       %s --replay DIR [OPTIONS]\n"
     "Run an XLA HLO text module on the CPU and print its result as an HLO literal.\n"
     "\n"
-    "MODULE.hlo is an HLO text module ('-' reads standard input), or XLA's binary\n"
-    "HloSnapshot, HloProto or HloModuleProto (a snapshot without INPUTs replays its\n"
-    "recorded arguments). INPUT number i feeds ENTRY parameter i: a .npy file, a\n"
+    "MODULE.hlo is an HLO text module ('-' reads standard input), or XLA's\n"
+    "HloSnapshot, HloUnoptimizedSnapshot, HloProto or HloModuleProto, binary or text\n"
+    "(a snapshot without INPUTs replays its recorded arguments; an unoptimized one's\n"
+    "partitions' shards are assembled by the parameters' shardings). INPUT number i\n"
+    "feeds ENTRY parameter i: a .npy file, a\n"
     "text file holding one HLO literal, a LiteralProto, or one .npz\n"
     "holding parameters as arr_0, arr_1, ... (a tuple parameter takes a .npz of its\n"
     "leaves, flattened depth-first). The parameter's type says how raw bits are read\n"
@@ -467,6 +469,36 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* An HloUnoptimizedSnapshot's arguments: every parameter assembled from
+ * its shards in the nparts partitions by its sharding (the partitions are
+ * the devices 0..nparts-1 of its sharding's tiles). */
+static int load_partitions(HloCtx *ctx, const HloModule *m, const char *path, int nparts,
+                           HloBuffer **in) {
+  int np = hlo_module_num_params(m), rc = EXIT_OK;
+  HloBuffer **shards = calloc((size_t)nparts * (size_t)np + 1, sizeof *shards);
+  if (!shards) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  for (int p = 0; p < nparts && rc == EXIT_OK; p++) {
+    int n = np;
+    if (hlo_load_partition_arguments(ctx, path, p, shards + (size_t)p * np, &n) != HLO_OK) {
+      rc = fail_with(ctx, path);
+    } else if (n != np) {
+      fprintf(stderr, "%s: error: %s: partition %d holds %d argument%s, the module's ENTRY takes %d "
+              "parameter%s\n", prog, path, p, n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
+      rc = EXIT_ERROR;
+    }
+  }
+  HloBuffer **column = rc == EXIT_OK ? calloc((size_t)nparts, sizeof *column) : NULL;
+  if (rc == EXIT_OK && !column) { fprintf(stderr, "%s: out of memory\n", prog); rc = EXIT_ERROR; }
+  for (int i = 0; i < np && rc == EXIT_OK; i++) {
+    for (int p = 0; p < nparts; p++) column[p] = shards[(size_t)p * np + i];
+    if (hlo_assemble_param(ctx, m, i, column, 1, nparts, &in[i]) != HLO_OK) rc = fail_with(ctx, path);
+  }
+  free(column);
+  for (size_t k = 0; k < (size_t)nparts * (size_t)np; k++) hlo_buffer_free(shards[k]);
+  free(shards);
+  return rc;
+}
+
 /* Read INPUTs (and --random fills) into in[0..nparams-1]. */
 static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
   int np = hlo_module_num_params(m);
@@ -482,6 +514,8 @@ static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer
       return fail_with(ctx, recorded);
     return EXIT_OK;
   }
+  int nparts = recorded ? hlo_file_partitions(ctx, recorded) : 0;
+  if (nparts > 0) return load_partitions(ctx, m, recorded, nparts, in);
   for (int i = 0; i < o->ninputs; i++) {
     const char *path = o->inputs[i];
     if (k >= np) {

@@ -556,6 +556,39 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
   return st;
 }
 
+HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
+                             HloBuffer *const *dev, int R, int P, HloBuffer **out) {
+  if (!ctx || !m || !dev || !out || index < 0 || index >= m->entry->nparams || R < 1 || P < 1)
+    return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  const HloInstr *prm = m->entry->params[index];
+  if (prm->shape.dtype == HLO_TUPLE)
+    return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
+                        "its shards", prm->name);
+  char *text = sharding_text(prm);
+  HldSharding s;
+  int rc = parse_of(ctx, prm, text, &s);
+  free(text);
+  if (rc) return HLO_INVALID_ARGUMENT;
+  if (s.kind == HLD_REPLICATED)   /* say which parameter, in the inputs' words */
+    for (int64_t d = 1; d < (int64_t)R * P; d++)
+      if (!same_bits(dev[0], dev[d])) {
+        hld_sharding_free(&s);
+        return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s is replicated (it has no tiled "
+                            "sharding), but devices 0 and %lld hold different values of it",
+                            prm->name, (long long)d);
+      }
+  HloStatus st = assemble_leaf(ctx, s.kind == HLD_TUPLE ? leaf_sharding(&s, 0) : &s, dev, R, P, -1, out);
+  hld_sharding_free(&s);
+  if (st == HLO_OK && !hlp_shape_compatible(&prm->shape, (*out)->v->shape)) {
+    st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: its shards assemble to another shape "
+                      "than its own", prm->name);
+    hlo_buffer_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 /* ---- global inputs ------------------------------------------------------------------ */
 
 /* The global shape of parameter index into g (dims in gdims[64]). */

@@ -1,6 +1,7 @@
 /* fuzz_proto.c: libFuzzer target for the protocol-buffer readers (proto/):
  * the binary wire format (HloModuleProto, HloProto, HloSnapshot,
- * LiteralProto, run_hlo_module literals) and the text format. The first
+ * HloUnoptimizedSnapshot, LiteralProto, run_hlo_module literals) and the
+ * text format. The first
  * byte picks binary or text; the rest is the file. A module that reads is
  * also written back as HLO text by the printer. Not here: HLO text
  * (fuzz_parse.c). */
@@ -14,7 +15,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 static void read_binary(const char *buf, size_t n) {
   HlcDiags d = {0};
   HpbKind k = hpb_sniff(buf, n);
-  if (k == HPB_MODULE || k == HPB_HLO_PROTO || k == HPB_SNAPSHOT) {
+  if (k == HPB_MODULE || k == HPB_HLO_PROTO || k == HPB_SNAPSHOT || k == HPB_UNOPT_SNAPSHOT) {
     HloModule *m = hpb_parse_module(buf, n, "fuzz", &d);
     if (m) {
       char *text = hlp_print(m, NULL);
@@ -24,6 +25,8 @@ static void read_binary(const char *buf, size_t n) {
   }
   if (k == HPB_SNAPSHOT || k == HPB_LITERAL || k == HPB_ITERATION || k == HPB_RUN_LITERALS)
     hpb_values_free(hpb_read_values(buf, n, "fuzz", &d));
+  int parts = hpb_count_partitions(buf, n);
+  for (int p = 0; p < parts && p < 4; p++) hpb_values_free(hpb_read_partition(buf, n, "fuzz", &d, p));
   if (k == HPB_NOT_PROTO && hpb_looks_binary(buf, n)) {
     char why[256];
     hpb_wire_explain(buf, n, why, sizeof why);

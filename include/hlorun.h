@@ -255,6 +255,14 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
 int hlo_file_is_snapshot(HloCtx *ctx, const char *path);
 HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const char *path,
                                       HloBuffer **out, int *n);
+/* XLA's HloUnoptimizedSnapshot (a module before SPMD partitioning and each
+ * partition's arguments): its number of partitions (0 if path is no such
+ * file), and partition part's arguments in the shapes they were recorded
+ * in (each device's shards; *n in: capacity of out; out: count loaded).
+ * hlo_assemble_param makes global values of them. */
+int hlo_file_partitions(HloCtx *ctx, const char *path);
+HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, HloBuffer **out,
+                                       int *n);
 /* Load a value shaped like `like` (e.g. a golden result) from a file. */
 HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out);
 /* Deterministic pseudo-random value for ENTRY parameter index: floats in
@@ -442,6 +450,12 @@ HloStatus hlo_load_param_member(HloCtx *ctx, const HloModule *m, int index, cons
 HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *sharding,
                               HloBuffer *const *per_device, int replicas, int partitions,
                               HloBuffer **global);
+/* The global value of ENTRY parameter index from every device's shard of
+ * it, by the parameter's sharding (none: replicated, so all must hold the
+ * same bits). An array parameter only. */
+HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
+                             HloBuffer *const *per_device, int replicas, int partitions,
+                             HloBuffer **global);
 
 /* hlo_compile + hlo_execute + hlo_executable_free. */
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,

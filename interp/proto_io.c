@@ -104,3 +104,46 @@ out:
   hpb_values_free(pv);
   return st;
 }
+
+int hlo_file_partitions(HloCtx *ctx, const char *path) {
+  char *data;
+  size_t len;
+  if (!ctx || !path || hli_read_file(ctx, path, &data, &len) != HLO_OK) return 0;
+  int n = hpb_count_partitions(data, len);
+  free(data);
+  return n;
+}
+
+HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, HloBuffer **out,
+                                       int *n) {
+  if (!ctx || !path || !out || !n || part < 0) return HLO_INVALID_ARGUMENT;
+  int cap = *n;
+  *n = 0;
+  char *data;
+  size_t len;
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  HpbValues *pv = hpb_read_partition(data, len, path, &ctx->diags, part);
+  free(data);
+  if (!pv) return HLO_IO_ERROR;
+  if (pv->n > cap) {
+    st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: partition %d holds %d arguments, more than %d",
+                      path, part, (int)pv->n, cap);
+    goto out;
+  }
+  for (int i = 0; i < pv->n; i++) {
+    char what[1024];
+    snprintf(what, sizeof what, "%s: xla.HloUnoptimizedSnapshot.partitions[%d].arguments[%d]", path,
+             part, i);
+    HliValue *v;
+    if ((st = to_value(ctx, pv->values[i], pv->values[i]->shape, what, &v)) != HLO_OK ||
+        (st = hli_make_buffer(ctx, v, pv->values[i]->shape, &out[i])) != HLO_OK) {
+      for (int k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+      goto out;
+    }
+    *n = i + 1;
+  }
+out:
+  hpb_values_free(pv);
+  return st;
+}

@@ -1585,6 +1585,96 @@ void   xla__hlo_snapshot__free_unpacked
   assert(message->base.descriptor == &xla__hlo_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   xla__hlo_inputs__init
+                     (Xla__HloInputs         *message)
+{
+  static const Xla__HloInputs init_value = XLA__HLO_INPUTS__INIT;
+  *message = init_value;
+}
+size_t xla__hlo_inputs__get_packed_size
+                     (const Xla__HloInputs *message)
+{
+  assert(message->base.descriptor == &xla__hlo_inputs__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t xla__hlo_inputs__pack
+                     (const Xla__HloInputs *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &xla__hlo_inputs__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t xla__hlo_inputs__pack_to_buffer
+                     (const Xla__HloInputs *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &xla__hlo_inputs__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Xla__HloInputs *
+       xla__hlo_inputs__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Xla__HloInputs *)
+     protobuf_c_message_unpack (&xla__hlo_inputs__descriptor,
+                                allocator, len, data);
+}
+void   xla__hlo_inputs__free_unpacked
+                     (Xla__HloInputs *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &xla__hlo_inputs__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   xla__hlo_unoptimized_snapshot__init
+                     (Xla__HloUnoptimizedSnapshot         *message)
+{
+  static const Xla__HloUnoptimizedSnapshot init_value = XLA__HLO_UNOPTIMIZED_SNAPSHOT__INIT;
+  *message = init_value;
+}
+size_t xla__hlo_unoptimized_snapshot__get_packed_size
+                     (const Xla__HloUnoptimizedSnapshot *message)
+{
+  assert(message->base.descriptor == &xla__hlo_unoptimized_snapshot__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t xla__hlo_unoptimized_snapshot__pack
+                     (const Xla__HloUnoptimizedSnapshot *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &xla__hlo_unoptimized_snapshot__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t xla__hlo_unoptimized_snapshot__pack_to_buffer
+                     (const Xla__HloUnoptimizedSnapshot *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &xla__hlo_unoptimized_snapshot__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Xla__HloUnoptimizedSnapshot *
+       xla__hlo_unoptimized_snapshot__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Xla__HloUnoptimizedSnapshot *)
+     protobuf_c_message_unpack (&xla__hlo_unoptimized_snapshot__descriptor,
+                                allocator, len, data);
+}
+void   xla__hlo_unoptimized_snapshot__free_unpacked
+                     (Xla__HloUnoptimizedSnapshot *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &xla__hlo_unoptimized_snapshot__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   xla__run_hlo_module_iteration_literals__init
                      (Xla__RunHloModuleIterationLiterals         *message)
 {
@@ -5996,6 +6086,95 @@ const ProtobufCMessageDescriptor xla__hlo_snapshot__descriptor =
   xla__hlo_snapshot__field_indices_by_name,
   1,  xla__hlo_snapshot__number_ranges,
   (ProtobufCMessageInit) xla__hlo_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor xla__hlo_inputs__field_descriptors[1] =
+{
+  {
+    "arguments",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Xla__HloInputs, n_arguments),
+    offsetof(Xla__HloInputs, arguments),
+    &xla__literal_proto__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned xla__hlo_inputs__field_indices_by_name[] = {
+  0,   /* field[0] = arguments */
+};
+static const ProtobufCIntRange xla__hlo_inputs__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor xla__hlo_inputs__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "xla.HloInputs",
+  "HloInputs",
+  "Xla__HloInputs",
+  "xla",
+  sizeof(Xla__HloInputs),
+  1,
+  xla__hlo_inputs__field_descriptors,
+  xla__hlo_inputs__field_indices_by_name,
+  1,  xla__hlo_inputs__number_ranges,
+  (ProtobufCMessageInit) xla__hlo_inputs__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor xla__hlo_unoptimized_snapshot__field_descriptors[2] =
+{
+  {
+    "hlo_module",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Xla__HloUnoptimizedSnapshot, hlo_module),
+    &xla__hlo_module_proto__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "partitions",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Xla__HloUnoptimizedSnapshot, n_partitions),
+    offsetof(Xla__HloUnoptimizedSnapshot, partitions),
+    &xla__hlo_inputs__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned xla__hlo_unoptimized_snapshot__field_indices_by_name[] = {
+  0,   /* field[0] = hlo_module */
+  1,   /* field[1] = partitions */
+};
+static const ProtobufCIntRange xla__hlo_unoptimized_snapshot__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor xla__hlo_unoptimized_snapshot__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "xla.HloUnoptimizedSnapshot",
+  "HloUnoptimizedSnapshot",
+  "Xla__HloUnoptimizedSnapshot",
+  "xla",
+  sizeof(Xla__HloUnoptimizedSnapshot),
+  2,
+  xla__hlo_unoptimized_snapshot__field_descriptors,
+  xla__hlo_unoptimized_snapshot__field_indices_by_name,
+  1,  xla__hlo_unoptimized_snapshot__number_ranges,
+  (ProtobufCMessageInit) xla__hlo_unoptimized_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor xla__run_hlo_module_iteration_literals__field_descriptors[3] =

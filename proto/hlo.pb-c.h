@@ -57,6 +57,8 @@ typedef struct Xla__HloBufferDonorProto__BufferDonorEntryProto Xla__HloBufferDon
 typedef struct Xla__HloModuleProto Xla__HloModuleProto;
 typedef struct Xla__HloProto Xla__HloProto;
 typedef struct Xla__HloSnapshot Xla__HloSnapshot;
+typedef struct Xla__HloInputs Xla__HloInputs;
+typedef struct Xla__HloUnoptimizedSnapshot Xla__HloUnoptimizedSnapshot;
 typedef struct Xla__RunHloModuleIterationLiterals Xla__RunHloModuleIterationLiterals;
 typedef struct Xla__RunHloModuleLiterals Xla__RunHloModuleLiterals;
 
@@ -888,6 +890,33 @@ struct  Xla__HloSnapshot
 
 
 /*
+ * xla/service/hlo.proto: a module before optimization (SPMD partitioning)
+ * with the arguments of every partition, each device's shards of them.
+ */
+struct  Xla__HloInputs
+{
+  ProtobufCMessage base;
+  size_t n_arguments;
+  Xla__LiteralProto **arguments;
+};
+#define XLA__HLO_INPUTS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&xla__hlo_inputs__descriptor) \
+    , 0,NULL }
+
+
+struct  Xla__HloUnoptimizedSnapshot
+{
+  ProtobufCMessage base;
+  Xla__HloModuleProto *hlo_module;
+  size_t n_partitions;
+  Xla__HloInputs **partitions;
+};
+#define XLA__HLO_UNOPTIMIZED_SNAPSHOT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&xla__hlo_unoptimized_snapshot__descriptor) \
+    , NULL, 0,NULL }
+
+
+/*
  * xla/tools/run_hlo_module.proto (run_hlo_module --input_literals_file).
  */
 struct  Xla__RunHloModuleIterationLiterals
@@ -1584,6 +1613,44 @@ Xla__HloSnapshot *
 void   xla__hlo_snapshot__free_unpacked
                      (Xla__HloSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Xla__HloInputs methods */
+void   xla__hlo_inputs__init
+                     (Xla__HloInputs         *message);
+size_t xla__hlo_inputs__get_packed_size
+                     (const Xla__HloInputs   *message);
+size_t xla__hlo_inputs__pack
+                     (const Xla__HloInputs   *message,
+                      uint8_t             *out);
+size_t xla__hlo_inputs__pack_to_buffer
+                     (const Xla__HloInputs   *message,
+                      ProtobufCBuffer     *buffer);
+Xla__HloInputs *
+       xla__hlo_inputs__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   xla__hlo_inputs__free_unpacked
+                     (Xla__HloInputs *message,
+                      ProtobufCAllocator *allocator);
+/* Xla__HloUnoptimizedSnapshot methods */
+void   xla__hlo_unoptimized_snapshot__init
+                     (Xla__HloUnoptimizedSnapshot         *message);
+size_t xla__hlo_unoptimized_snapshot__get_packed_size
+                     (const Xla__HloUnoptimizedSnapshot   *message);
+size_t xla__hlo_unoptimized_snapshot__pack
+                     (const Xla__HloUnoptimizedSnapshot   *message,
+                      uint8_t             *out);
+size_t xla__hlo_unoptimized_snapshot__pack_to_buffer
+                     (const Xla__HloUnoptimizedSnapshot   *message,
+                      ProtobufCBuffer     *buffer);
+Xla__HloUnoptimizedSnapshot *
+       xla__hlo_unoptimized_snapshot__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   xla__hlo_unoptimized_snapshot__free_unpacked
+                     (Xla__HloUnoptimizedSnapshot *message,
+                      ProtobufCAllocator *allocator);
 /* Xla__RunHloModuleIterationLiterals methods */
 void   xla__run_hlo_module_iteration_literals__init
                      (Xla__RunHloModuleIterationLiterals         *message);
@@ -1750,6 +1817,12 @@ typedef void (*Xla__HloProto_Closure)
 typedef void (*Xla__HloSnapshot_Closure)
                  (const Xla__HloSnapshot *message,
                   void *closure_data);
+typedef void (*Xla__HloInputs_Closure)
+                 (const Xla__HloInputs *message,
+                  void *closure_data);
+typedef void (*Xla__HloUnoptimizedSnapshot_Closure)
+                 (const Xla__HloUnoptimizedSnapshot *message,
+                  void *closure_data);
 typedef void (*Xla__RunHloModuleIterationLiterals_Closure)
                  (const Xla__RunHloModuleIterationLiterals *message,
                   void *closure_data);
@@ -1815,6 +1888,8 @@ extern const ProtobufCMessageDescriptor xla__hlo_buffer_donor_proto__buffer_dono
 extern const ProtobufCMessageDescriptor xla__hlo_module_proto__descriptor;
 extern const ProtobufCMessageDescriptor xla__hlo_proto__descriptor;
 extern const ProtobufCMessageDescriptor xla__hlo_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor xla__hlo_inputs__descriptor;
+extern const ProtobufCMessageDescriptor xla__hlo_unoptimized_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor xla__run_hlo_module_iteration_literals__descriptor;
 extern const ProtobufCMessageDescriptor xla__run_hlo_module_literals__descriptor;
 

@@ -24,6 +24,7 @@ typedef enum HpbKind {
   HPB_MODULE,      /* HloModuleProto */
   HPB_HLO_PROTO,   /* HloProto (hlo_module = 1) */
   HPB_SNAPSHOT,    /* HloSnapshot (hlo = 1, arguments = 2, result = 3) */
+  HPB_UNOPT_SNAPSHOT, /* HloUnoptimizedSnapshot (hlo_module = 1, partitions = 2) */
   HPB_LITERAL,     /* LiteralProto (shape = 1 and element fields) */
   HPB_ITERATION,   /* RunHloModuleIterationLiterals (arguments = 2, result = 3) */
   HPB_RUN_LITERALS /* RunHloModuleLiterals (iterations = 1): the first is read */
@@ -59,6 +60,12 @@ HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, H
 /* The same with the arguments left out (n = 0): only the recorded result
  * (or a LiteralProto's value) is decoded, for --expect. */
 HpbValues *hpb_read_result(const void *data, size_t len, const char *filename, HlcDiags *diags);
+/* An HloUnoptimizedSnapshot's partitions: how many (0 when data holds no
+ * such snapshot), and partition part's arguments (each device's shards,
+ * in their own shapes) as values. */
+int hpb_count_partitions(const void *data, size_t len);
+HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                              int part);
 void hpb_values_free(HpbValues *v);
 
 /* Protocol-buffer text format (.pbtxt): 0 and the same message in binary

@@ -44,6 +44,10 @@ static int module_bytes(const uint8_t *p, size_t n, const char *filename, HlcDia
   switch (k) {
   case HPB_MODULE: *mp = p; *mn = n; *path = NULL; return 0;
   case HPB_HLO_PROTO: hpb_wire_find(p, n, 1, mp, mn); *path = "xla.HloProto.hlo_module"; return 0;
+  case HPB_UNOPT_SNAPSHOT:
+    hpb_wire_find(p, n, 1, mp, mn);
+    *path = "xla.HloUnoptimizedSnapshot.hlo_module";
+    return 0;
   case HPB_SNAPSHOT:
     hpb_wire_find(p, n, 1, &a, &an);
     hpb_wire_find(a, an, 1, mp, mn);
@@ -51,7 +55,7 @@ static int module_bytes(const uint8_t *p, size_t n, const char *filename, HlcDia
     return 0;
   default:
     report(d, filename, k == HPB_LITERAL ? "a LiteralProto holds no module"
-                                         : "not an HloSnapshot, HloProto or HloModuleProto");
+                                         : "not an HloSnapshot, HloUnoptimizedSnapshot, HloProto or HloModuleProto");
     return -1;
   }
 }
@@ -264,6 +268,74 @@ static HpbValues *read_values(const void *data, size_t len, const char *filename
     if (!l) goto fail;
     if (f == 2) v->values[v->n++] = l;
     else v->result = l;
+  }
+  return v;
+fail:
+  hpb_values_free(v);
+  return NULL;
+}
+
+int hpb_count_partitions(const void *data, size_t len) {
+  if (hpb_sniff(data, len) != HPB_UNOPT_SNAPSHOT) return 0;
+  const uint8_t *q = data, *end = q + len;
+  int n = 0;
+  while (q < end) {
+    uint32_t f;
+    int wt;
+    const uint8_t *sub;
+    size_t subn;
+    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) return 0;
+    n += f == 2 && wt == 2;
+  }
+  return n;
+}
+
+HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                              int part) {
+  const uint8_t *q = data, *end = q + len, *b = NULL;
+  size_t bn = 0;
+  for (int k = 0; q < end && !b;) {   /* the part-th partition (field 2) */
+    uint32_t f;
+    int wt;
+    const uint8_t *sub;
+    size_t subn;
+    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) break;
+    if (f == 2 && wt == 2 && k++ == part) { b = sub; bn = subn; }
+  }
+  if (!b) {
+    report(diags, filename, "xla.HloUnoptimizedSnapshot.partitions: no such partition");
+    return NULL;
+  }
+  HpbValues *v = calloc(1, sizeof *v);
+  if (!v) { report(diags, filename, "out of memory"); return NULL; }
+  hlc_arena_init(&v->arena);
+  size_t nargs = 0;
+  for (const uint8_t *r = b; r < b + bn;) {
+    uint32_t f;
+    int wt;
+    const uint8_t *sub;
+    size_t subn;
+    if (hpb_wire_next(&r, b + bn, &f, &wt, &sub, &subn) != 0) {
+      report(diags, filename, "xla.HloUnoptimizedSnapshot.partitions: malformed");
+      goto fail;
+    }
+    nargs += f == 1 && wt == 2;
+  }
+  v->values = hlc_arena_alloc(&v->arena, (nargs + 1) * sizeof *v->values);
+  if (!v->values) { report(diags, filename, "out of memory"); goto fail; }
+  for (const uint8_t *r = b; r < b + bn;) {
+    uint32_t f;
+    int wt;
+    const uint8_t *sub = NULL;
+    size_t subn = 0;
+    hpb_wire_next(&r, b + bn, &f, &wt, &sub, &subn);
+    if (f != 1 || wt != 2) continue;
+    char path[112];
+    snprintf(path, sizeof path, "xla.HloUnoptimizedSnapshot.partitions[%d].arguments[%d]", part,
+             (int)v->n);
+    HloLiteral *l = decode_literal(v, sub, subn, filename, path, diags);
+    if (!l) goto fail;
+    v->values[v->n++] = l;
   }
   return v;
 fail:

@@ -400,7 +400,9 @@ const ProtobufCMessageDescriptor *hpb_text_message(const void *data, size_t len)
   if (IS("arguments") || IS("result"))
     return has_top_field(s, len, "hlo") ? &xla__hlo_snapshot__descriptor
                                         : &xla__run_hlo_module_iteration_literals__descriptor;
-  if (IS("hlo_module")) return &xla__hlo_proto__descriptor;
+  if (IS("hlo_module") || IS("partitions"))
+    return has_top_field(s, len, "partitions") ? &xla__hlo_unoptimized_snapshot__descriptor
+                                               : &xla__hlo_proto__descriptor;
   if (IS("iterations")) return &xla__run_hlo_module_literals__descriptor;
   if (IS("shape") || IS("tuple_literals")) return &xla__literal_proto__descriptor;
   if (IS("name") || IS("entry_computation_name") || IS("computations") || IS("host_program_shape") ||

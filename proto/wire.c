@@ -124,6 +124,13 @@ HpbKind hpb_sniff(const void *data, size_t len) {
   if (!p || len == 0 || starts_like_module_text(p, len) || !hpb_wire_valid(p, len)) return HPB_NOT_PROTO;
   if (has_message(p, len, 1, &a, &an)) {
     if (has_message(a, an, 1, &b, &bn) && looks_like_module(b, bn)) return HPB_SNAPSHOT;
+    /* HloProto's field 2 is reserved (an old hlo_ordering): partitions hold
+     * literals, or nothing. */
+    const uint8_t *c;
+    size_t cn;
+    if (looks_like_module(a, an) && has_message(p, len, 2, &b, &bn) &&
+        (bn == 0 || (has_message(b, bn, 1, &c, &cn) && looks_like_literal(c, cn))))
+      return HPB_UNOPT_SNAPSHOT;
     if (looks_like_module(a, an)) return HPB_HLO_PROTO;
   }
   if (looks_like_module(p, len)) return HPB_MODULE;
@@ -139,6 +146,7 @@ const char *hpb_kind_name(HpbKind k) {
   case HPB_MODULE: return "HloModuleProto";
   case HPB_HLO_PROTO: return "HloProto";
   case HPB_SNAPSHOT: return "HloSnapshot";
+  case HPB_UNOPT_SNAPSHOT: return "HloUnoptimizedSnapshot";
   case HPB_LITERAL: return "LiteralProto";
   case HPB_ITERATION: return "RunHloModuleIterationLiterals";
   case HPB_RUN_LITERALS: return "RunHloModuleLiterals";

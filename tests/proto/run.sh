@@ -70,8 +70,12 @@ case "$out" in *"%add.comp2 = (s32[]) tuple(%arg1.comp2, %arg0.comp2)"*) ;; *) f
 # is one f32[2,2] {{0.1, 0.2}, {0.3, 0.4}} argument: negated, the signs
 # flip. The unoptimized snapshot's module, read from its text proto (ids,
 # operand ids, the iota sharding, the s64 literal 2, metadata), prints as
-# the HLO below, worked out from the pbtxt by hand; its per-partition
-# arguments are not read (a module file's inputs come from INPUTs).
+# the HLO below, worked out from the pbtxt by hand. Run without INPUTs, its
+# two partitions' s64[4,1] arguments {0..3} and {4..7} are the halves of the
+# parameter sharded {devices=[2,1]<=[2]}: the global argument is 0..7, the
+# result twice that; the same partitions given with the sharding removed
+# (replicated) disagree, which is an error, as are shards whose count does
+# not fit their shape.
 printf 'HloModule m\nENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT n = f32[2,2] negate(x)\n}\n' >"$tmp/neg.hlo"
 got=$("$hlorun" "$tmp/neg.hlo" "$src/xla/input_literal_f32_2_2.pbtxt" 2>&1)
 [ "$got" = "f32[2,2] {{-0.1, -0.2}, {-0.3, -0.4}}" ] || fail "input_literal_f32_2_2.pbtxt: $got"
@@ -89,10 +93,20 @@ ENTRY %main.5 (Arg_0.1: s64[8,1]) -> s64[8,1] {
 
 HLO
 cmp -s "$tmp/unopt.want" "$tmp/unopt.txt" || { fail "sharded_unoptimized_hlo_snapshot.pbtxt: --print"; diff "$tmp/unopt.want" "$tmp/unopt.txt" | head; }
-# The partitions' arguments (0..3 and 4..7) as global input: 2x each.
+got=$("$hlorun" "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" 2>&1)
+[ "$got" = "s64[8,1] {{0}, {2}, {4}, {6}, {8}, {10}, {12}, {14}}" ] || fail "unoptimized snapshot replay: $got"
 printf 's64[8,1] {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}\n' >"$tmp/arg8.txt"
 got=$("$hlorun" "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" "$tmp/arg8.txt" 2>&1)
-[ "$got" = "s64[8,1] {{0}, {2}, {4}, {6}, {8}, {10}, {12}, {14}}" ] || fail "unoptimized snapshot run: $got"
+[ "$got" = "s64[8,1] {{0}, {2}, {4}, {6}, {8}, {10}, {12}, {14}}" ] || fail "unoptimized snapshot with an INPUT: $got"
+awk 'BEGIN{skip=0} /^      sharding \{/{skip=1} skip&&/^      \}/{skip=0; next} !skip' \
+  "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" >"$tmp/repl.pbtxt"
+out=$("$hlorun" "$tmp/repl.pbtxt" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"parameter Arg_0.1 is replicated (it has no tiled sharding), but devices 0 and 1 hold different values of it"*) true ;; *) false ;; esac ||
+  fail "unoptimized snapshot, replicated parameter: exit $rc: $out"
+sed 's/dimensions: 4/dimensions: 3/' "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" >"$tmp/bad3.pbtxt"
+out=$("$hlorun" "$tmp/bad3.pbtxt" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"xla.HloUnoptimizedSnapshot.partitions[0].arguments[0]: xla.LiteralProto.s64s: 4 elements"*) true ;; *) false ;; esac ||
+  fail "unoptimized snapshot, bad shard: exit $rc: $out"
 
 # --write-proto: text -> HloModuleProto -> text. The written proto, decoded
 # by check_written.py (its own wire decoder, not hlorun's reader), holds what
