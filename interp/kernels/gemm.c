@@ -395,7 +395,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
  * into C for full tiles, through a scratch tile at the edges. T is the type
  * of C and of the packed panels; KP shared-dim steps share one packed value
  * (2 for the pair kernel, whose pre-packed A is in int16 units). */
-#define DEFINE_GEMM(T, SUF, KP, ROWS_OK, ROWS_KERNEL)                                         \
+#define DEFINE_GEMM(T, SUF, KP, ROWS_OK, ROWS_KERNEL, EDGE_KERNEL)                                         \
   static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ni,      \
                          int64_t mb0, int64_t mb1, T *pa, T *pb) {                           \
     const HlkGemm *g = pl->g;                                                                \
@@ -445,6 +445,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
                 kern(kcp, ap, bp, cp, g->ldc, acc);                                          \
                 continue;                                                                    \
               }                                                                              \
+              if (cols == nr && EDGE_KERNEL(rows, kcp, ap, bp, cp, g->ldc, acc)) continue;   \
               kern(kcp, ap, bp, edge, nr, 0);                                                \
             }                                                                                \
             for (int64_t i = 0; i < rows; i++)                                               \
@@ -505,8 +506,18 @@ static bool rows_off(void) {
 }
 #define F32_ROWS(kc, ar, lda, bp, c, ldc, acc) ukr()->f32_rows(kc, ar, lda, bp, c, ldc, acc)
 #define NO_ROWS(kc, ar, lda, bp, c, ldc, acc) ((void)(ar), (void)(lda))
-DEFINE_GEMM(float, f32, 1, 1, F32_ROWS)
-DEFINE_GEMM(double, f64, 1, 0, NO_ROWS)
-DEFINE_GEMM(uint32_t, u32, 1, 0, NO_ROWS)
-DEFINE_GEMM(uint64_t, u64, 1, 0, NO_ROWS)
-DEFINE_GEMM(uint32_t, i16, 2, 0, NO_ROWS)
+/* A partial sliver of full-width f32 columns runs a kernel for just its
+ * rows, straight into C; other types go through the scratch tile. */
+static inline bool f32_edge(int64_t rows, int64_t kc, const float *ap, const float *bp,
+                            float *c, int64_t ldc, int acc) {
+  HlkUkrF32 k = ukr()->f32_edge[rows];
+  if (!k) return false;
+  k(kc, ap, bp, c, ldc, acc);
+  return true;
+}
+#define NO_EDGE(rows, kc, ap, bp, c, ldc, acc) false
+DEFINE_GEMM(float, f32, 1, 1, F32_ROWS, f32_edge)
+DEFINE_GEMM(double, f64, 1, 0, NO_ROWS, NO_EDGE)
+DEFINE_GEMM(uint32_t, u32, 1, 0, NO_ROWS, NO_EDGE)
+DEFINE_GEMM(uint64_t, u64, 1, 0, NO_ROWS, NO_EDGE)
+DEFINE_GEMM(uint32_t, i16, 2, 0, NO_ROWS, NO_EDGE)

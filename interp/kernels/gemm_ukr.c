@@ -47,7 +47,37 @@
 /* Stamp one kernel for element type T. Fully unrolled so the MR x NV
  * accumulators stay in registers; the broadcast of one A value times NV
  * vectors of B is the whole inner step. Unaligned access to C, aligned to
- * the packed panels. */
+ * the packed panels. ROWS (<= MR) rows of C are computed and stored: the
+ * full kernel has ROWS = MR, the edge variants fewer, so a last partial
+ * sliver of A needs no scratch tile (its padding rows are never read).
+ * C's rows are prefetched for writing first: the tile is touched only after
+ * kc steps, and a miss there stalled every call (C rows are far apart). */
+#define UKR_BODY(T, SUF, MR, ROWS)                                                        \
+  {                                                                                       \
+    SUF##_v acc[ROWS][NV];                                                                \
+    _Pragma("GCC unroll 16") for (int i = 0; i < ROWS; i++) {                             \
+      __builtin_prefetch(c + i * ldc, 1, 3);                                              \
+      __builtin_prefetch(c + i * ldc + NV * SUF##_VL - 1, 1, 3);                          \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (SUF##_v){0};      \
+    }                                                                                     \
+    for (int64_t p = 0; p < kc; p++) {                                                    \
+      SUF##_v b[NV];                                                                      \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++)                                \
+        b[j] = *(const SUF##_v *)(bp + j * SUF##_VL);                                     \
+      _Pragma("GCC unroll 16") for (int i = 0; i < ROWS; i++) {                           \
+        SUF##_v a = splat_##SUF(ap[i]);                                                   \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];       \
+      }                                                                                   \
+      ap += MR;                                                                           \
+      bp += NV * SUF##_VL;                                                                \
+    }                                                                                     \
+    _Pragma("GCC unroll 16") for (int i = 0; i < ROWS; i++)                               \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {                              \
+        SUF##_vu *cp = (SUF##_vu *)(c + i * ldc + j * SUF##_VL);                          \
+        if (accumulate) *cp += acc[i][j];                                                 \
+        else *cp = acc[i][j];                                                             \
+      }                                                                                   \
+  }
 #define DEFINE_UKR(T, SUF, MR)                                                            \
   typedef T SUF##_v __attribute__((vector_size(VBYTES)));                                 \
   typedef T SUF##_vu __attribute__((vector_size(VBYTES), aligned(sizeof(T))));            \
@@ -56,30 +86,23 @@
    * every x, so it folds away, where {0} + x costs an add (-0 + 0 = +0). */    \
   static inline SUF##_v splat_##SUF(T x) { return x - (SUF##_v){0}; }                     \
   static void ukr_##SUF(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc,          \
-                        int accumulate) {                                                 \
-    SUF##_v acc[MR][NV];                                                                  \
-    _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                                 \
-      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (SUF##_v){0};      \
-    for (int64_t p = 0; p < kc; p++) {                                                    \
-      SUF##_v b[NV];                                                                      \
-      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++)                                \
-        b[j] = *(const SUF##_v *)(bp + j * SUF##_VL);                                     \
-      _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) {                             \
-        SUF##_v a = splat_##SUF(ap[i]);                                                   \
-        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];       \
-      }                                                                                   \
-      ap += MR;                                                                           \
-      bp += NV * SUF##_VL;                                                                \
-    }                                                                                     \
-    _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                                 \
-      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {                              \
-        SUF##_vu *cp = (SUF##_vu *)(c + i * ldc + j * SUF##_VL);                          \
-        if (accumulate) *cp += acc[i][j];                                                 \
-        else *cp = acc[i][j];                                                             \
-      }                                                                                   \
-  }
+                        int accumulate) UKR_BODY(T, SUF, MR, MR)
 
 DEFINE_UKR(float, f32, MR_F32)
+
+/* The f32 kernel for the first `rows` (< MR) rows of a sliver: one
+ * instantiation per row count, the same products and sums per element as
+ * ukr_f32, so an edge row gets the bits a full tile would give it. */
+#define EDGE_F32(R)                                                                       \
+  static void ukr_f32_r##R(int64_t kc, const float *ap, const float *bp, float *c,        \
+                           int64_t ldc, int accumulate) UKR_BODY(float, f32, MR_F32, R)
+EDGE_F32(1) EDGE_F32(2) EDGE_F32(3)
+#if MR_F32 > 4
+EDGE_F32(4) EDGE_F32(5)
+#endif
+#if MR_F32 > 6
+EDGE_F32(6) EDGE_F32(7) EDGE_F32(8) EDGE_F32(9) EDGE_F32(10) EDGE_F32(11)
+#endif
 DEFINE_UKR(double, f64, MR_F64)
 
 /* The f32 kernel with A read in place from MR rows lda apart (a row-major
@@ -91,6 +114,8 @@ static void ukr_rows_f32(int64_t kc, const float *ap, int64_t lda, const float *
   const float *row[MR_F32];
   _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++) {
     row[i] = ap + i * lda;
+    __builtin_prefetch(c + i * ldc, 1, 3);
+    __builtin_prefetch(c + i * ldc + NV * f32_VL - 1, 1, 3);
     _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (f32_v){0};
   }
   for (int64_t p = 0; p < kc; p++) {
@@ -167,6 +192,14 @@ static void ukr_i16(int64_t kp, const uint32_t *ap, const uint32_t *bp, uint32_t
 const HlkUkrTable TABLE = {
   .isa = ISA_NAME,
   .mr_f32 = MR_F32, .nr_f32 = NV * f32_VL, .f32 = ukr_f32, .f32_rows = ukr_rows_f32,
+#if MR_F32 > 6
+  .f32_edge = {0, ukr_f32_r1, ukr_f32_r2, ukr_f32_r3, ukr_f32_r4, ukr_f32_r5, ukr_f32_r6,
+               ukr_f32_r7, ukr_f32_r8, ukr_f32_r9, ukr_f32_r10, ukr_f32_r11},
+#elif MR_F32 > 4
+  .f32_edge = {0, ukr_f32_r1, ukr_f32_r2, ukr_f32_r3, ukr_f32_r4, ukr_f32_r5},
+#else
+  .f32_edge = {0, ukr_f32_r1, ukr_f32_r2, ukr_f32_r3},
+#endif
   .mr_f64 = MR_F64, .nr_f64 = NV * f64_VL, .f64 = ukr_f64,
   .mr_u32 = MR_U32, .nr_u32 = NV * u32_VL, .u32 = ukr_u32,
   .mr_u64 = MR_U64, .nr_u64 = NV * u64_VL, .u64 = ukr_u64,
