@@ -9,6 +9,8 @@
 #include "interp/kernels/gemm.h"
 #include "common/numeric.h"
 #include <stdlib.h>
+#include <math.h>
+#include <string.h>
 
 typedef struct Arr { HloDtype t; int rank; int64_t dims[8]; const void *data; } Arr;
 typedef struct Dl { int n; int64_t v[8]; } Dl;
@@ -955,11 +957,116 @@ START_TEST(t_row_block_runs) {
 }
 END_TEST
 
+/* The f32 GEMM against a plain loop summing in the documented order
+ * (gemm.h: blocks of hlk_gemm_kc_f32(k) steps, each summed from zero in
+ * step order, block sums added in order), bit for bit: every instruction
+ * set the CPU has, 1 to 3 threads, sizes that are no multiple of any
+ * tile (partial row slivers of every kernel, partial column slivers, row
+ * blocks and column tiles split between threads, three shared-dim blocks),
+ * f32 operands with B row-major and transposed, and bf16 operands (widened
+ * exactly while packed). AVX2 and AVX-512 fuse each multiply-add; the
+ * portable kernel may or may not (the compiler's choice), but must do one
+ * or the other throughout. */
+static void order_ref(const float *a, const float *b, int64_t bcs, int64_t brs, int M, int N,
+                      int K, bool fused, float *c) {
+  int64_t kc = hlk_gemm_kc_f32(K);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float acc = 0;
+      for (int64_t p0 = 0; p0 < K; p0 += kc) {
+        float s = 0;
+        for (int64_t p = p0; p < K && p < p0 + kc; p++) {
+          float x = a[(int64_t)i * K + p], y = b[p * brs + j * bcs];
+          if (fused) s = fmaf(x, y, s);
+          else { volatile float t = x * y; s = s + t; }
+        }
+        acc = p0 == 0 ? s : acc + s;
+      }
+      c[(int64_t)i * N + j] = acc;
+    }
+}
+
+static float bf16_round(float f) {   /* to a bf16 value (truncation is enough for inputs) */
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u &= 0xffff0000u;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+START_TEST(t_gemm_fixed_order) {
+  tl_begin();
+  /* Then M = 2..25: every row count of a last sliver for tiles of 4, 6
+   * and 12 rows (one row is a vector-matrix product: gemv.c, its own
+   * order). */
+  static const int shapes[][3] = {{61, 77, 517}, {301, 600, 300}};
+  int nshapes = (int)(sizeof shapes / sizeof *shapes);
+  for (int sh = 0; sh < nshapes + 24; sh++) {
+    int M = sh < nshapes ? shapes[sh][0] : sh - nshapes + 2;
+    int N = sh < nshapes ? shapes[sh][1] : 45, K = sh < nshapes ? shapes[sh][2] : 300;
+    float *a = malloc(sizeof(float) * (size_t)(M * K)), *b = malloc(sizeof(float) * (size_t)(K * N));
+    uint16_t *a16 = malloc(2 * (size_t)(M * K)), *b16 = malloc(2 * (size_t)(K * N));
+    float *fused = malloc(sizeof(float) * (size_t)(M * N)), *plain = malloc(sizeof(float) * (size_t)(M * N));
+    ck_assert(a && b && a16 && b16 && fused && plain);
+    uint64_t seed = 5 + (uint64_t)sh;
+    for (int t = 0; t < 3; t++) {   /* 0: f32, B row-major; 1: f32, B transposed; 2: bf16 */
+      /* Values of mixed magnitude, so that the order of the sums shows. */
+      for (int i = 0; i < M * K; i++)
+        a[i] = (float)((double)(tl_lcg(&seed) >> 20) / 8589934592.0 - 0.5) * (i % 7 == 0 ? 1000.f : 1.f);
+      for (int i = 0; i < K * N; i++)
+        b[i] = (float)((double)(tl_lcg(&seed) >> 20) / 8589934592.0 - 0.5) * (i % 5 == 0 ? 1e-3f : 1.f);
+      if (t == 2) {
+        for (int i = 0; i < M * K; i++) { a[i] = bf16_round(a[i]); uint32_t u; memcpy(&u, &a[i], 4); a16[i] = (uint16_t)(u >> 16); }
+        for (int i = 0; i < K * N; i++) { b[i] = bf16_round(b[i]); uint32_t u; memcpy(&u, &b[i], 4); b16[i] = (uint16_t)(u >> 16); }
+      }
+      /* t == 1: the same values read as b[j][p] (rhs [N,K], contracting dim 1). */
+      int64_t brs = t == 1 ? 1 : N, bcs = t == 1 ? K : 1;
+      order_ref(a, b, bcs, brs, M, N, K, true, fused);
+      order_ref(a, b, bcs, brs, M, N, K, false, plain);
+      const char *ty = t == 2 ? "bf16" : "f32";
+      char text[512];
+      snprintf(text, sizeof text,
+               "HloModule m\nENTRY e {\n  a = %s[%d,%d] parameter(0)\n  b = %s[%d,%d] parameter(1)\n"
+               "  ROOT d = f32[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={%d}\n}\n",
+               ty, M, K, ty, t == 1 ? N : K, t == 1 ? K : N, M, N, t == 1 ? 1 : 0);
+      HloElementType et = t == 2 ? HLO_TYPE_BF16 : HLO_TYPE_F32;
+      const TlArray in[2] = {
+          {et, 2, (int64_t[]){M, K}, t == 2 ? (const void *)a16 : (const void *)a},
+          {et, 2, t == 1 ? (int64_t[]){N, K} : (int64_t[]){K, N}, t == 2 ? (const void *)b16 : (const void *)b}};
+      for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+        bool portable = strcmp(g.isa, "scalar") == 0;
+        for (int threads = 1; threads <= 3; threads++) {
+          TlRun r = tl_run_arrays(threads, text, 2, in);
+          const float *got = hlo_buffer_data(r.result);
+          int64_t bad_f = -1, bad_p = -1;
+          for (int64_t i = 0; i < (int64_t)M * N; i++) {
+            if (bad_f < 0 && memcmp(&got[i], &fused[i], 4) != 0) bad_f = i;
+            if (bad_p < 0 && memcmp(&got[i], &plain[i], 4) != 0) bad_p = i;
+          }
+          /* The portable kernel: the reference it follows further. */
+          bool use_p = portable && bad_f >= 0 && (bad_p < 0 || bad_p > bad_f);
+          int64_t bad = use_p ? bad_p : bad_f;
+          const float *want = use_p ? plain : fused;
+          ck_assert_msg(bad < 0, "%s %dx%dx%d %s%s, %d threads: element [%lld,%lld] = %.9g, want %.9g",
+                        g.isa, M, N, K, ty, t == 1 ? " (B transposed)" : "", threads,
+                        (long long)(bad / N), (long long)(bad % N), bad >= 0 ? got[bad] : 0.0,
+                        bad >= 0 ? want[bad] : 0.0);
+          tl_run_done(&r);
+        }
+      }
+    }
+    free(a); free(b); free(a16); free(b16); free(fused); free(plain);
+  }
+  tl_end();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("dot");
   TCase *tc = tcase_create("dimension numbers");
   tcase_add_test(tc, t_matmul_f32);
   tcase_add_test(tc, t_row_block_runs);
+  tcase_add_test(tc, t_gemm_fixed_order);
   tcase_add_test(tc, t_interleave32);
   tcase_add_test(tc, t_matvec_vecvec_outer);
   tcase_add_test(tc, t_batch_first);

@@ -10,6 +10,13 @@
  * scalar|avx2|avx512 forces a choice. Tiles of C are spread over the
  * executor's threads.
  *
+ * Summation order (f32, f64), the same on any number of threads and for
+ * any tiling:  k is cut into blocks (a function of k
+ * alone; hlk_gemm_kc_f32 for f32); within a block each element of C sums its products in step
+ * order into a register that starts at zero (fused multiply-adds in the
+ * AVX2 and AVX-512 kernels), and the block sums are added to C in block
+ * order (the first block overwrites C unless accumulate is set).
+ *
  * Integer products run on the same driver in 32-bit or 64-bit unsigned
  * lanes (hlk_gemm_u32/u64), or as int16 pairs into 32-bit lanes when the
  * operands fit (hlk_gemm_i16, pmaddwd): multiply-add modulo 2^w is
@@ -102,6 +109,9 @@ int hlk_gemm_u64(HliExec *x, const HlkGemm *g);
  * p%2 int16s, KP = ceil(k/2), zero past k. */
 int hlk_gemm_i16(HliExec *x, const HlkGemm *g);
 
+/* Steps per shared-dim block of an f32 product of k steps (the summation
+ * order above). */
+int64_t hlk_gemm_kc_f32(int64_t k);
 /* Instruction set of the micro-kernels in use ("avx512", "avx2", "scalar"). */
 const char *hlk_gemm_isa(void);
 /* The micro-kernels in use (the table below), for kernels that drive them
