@@ -16,11 +16,12 @@
  * the group's output features; the patch matrix is built in chunks of rows
  * (im2col). Integers (and pred) run in 32-bit lanes when the result has at
  * most 32 bits, else 64-bit (as dot: hlk_int_lanes); padding and dilation
- * holes become zero products, exact for integers. f32/f64 convolutions
- * with small feature groups (depthwise ones included; features innermost)
- * skip the GEMM for a direct vector loop over the output features; f32
- * ones with contiguous input features and a (batch, spatial..., feature)
- * result skip the patches instead (conv_rows.c). Complex convolutions, and
+ * holes become zero products, exact for integers. Depthwise f32
+ * convolutions (features innermost) run conv_dw.c's line kernel; f32/f64
+ * ones with small feature groups skip the GEMM for a direct vector loop
+ * over the output features; f32 ones with 16+ features per group on both
+ * sides skip the patches instead (conv_rows.c, any layout). bf16/f16
+ * operands reach those f32 paths converted once. Complex convolutions, and
  * float ones whose kernel holds an infinity or NaN, run the exact reference
  * loop.
  */
@@ -895,10 +896,11 @@ static const void *as_ctype(HliExec *x, const HloInstr *ins, const HliValue *v, 
   return *owned;
 }
 
-/* HLORUN_CONV_ROWS=0 sends every f32 convolution through the patches (to
- * compare the two). */
-static bool rows_enabled(void) {
-  const char *e = getenv("HLORUN_CONV_ROWS");
+/* HLORUN_CONV_ROWS=0 sends the f32 convolutions conv_rows.c takes through
+ * the patches, HLORUN_CONV_DW=0 depthwise ones through the older loop (to
+ * compare). */
+static bool env_enabled(const char *name) {
+  const char *e = getenv(name);
   return !e || strcmp(e, "0") != 0;
 }
 
@@ -928,10 +930,15 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   int rc = 0;
   if (!L || !K || !O) {
     rc = -1;   /* hli_scratch_alloc said why */
-  } else if (!force_ref && direct && (ct == HLK_CT_F32 || ct == HLK_CT_F64) &&
+  } else if (!force_ref && ct == HLK_CT_F32 && env_enabled("HLORUN_CONV_DW") &&
+             hlk_conv_dw_applies(&g)) {
+    rc = hlk_conv_dw_f32(x, ins, &g, L, K, O);
+  } else if (!force_ref && (ct == HLK_CT_F32 || (ct == HLK_CT_F64 && direct)) &&
              grouped_direct_layout(&g)) {
+    /* f32 compute with a bf16/f16 result too: O is then f32 scratch. */
     rc = run_grouped(x, ins, &g, ct == HLK_CT_F64, L, K, O);
-  } else if (!force_ref && ct == HLK_CT_F32 && rows_enabled() && hlk_conv_rows_applies(&g, ins)) {
+  } else if (!force_ref && ct == HLK_CT_F32 && env_enabled("HLORUN_CONV_ROWS") &&
+             hlk_conv_rows_applies(&g, ins)) {
     rc = hlk_conv_rows_f32(x, ins, &g, L, K, O);
   } else if (ints || ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
                       all_finite(ct, K, in[1]->nelem))) {
