@@ -61,10 +61,18 @@ bool hlk_conv_rows_applies(const Geo *g, const HloInstr *ins);
 int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
                       const float *K, float *O);
 
+/* run(x, ins, g', L', K, O') on g's input and result in (b, s..., f)
+ * order: L and O themselves when they are, else transposed copies (the
+ * input before, the result after). */
+typedef int (*HlkConvF32)(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                          const float *K, float *O);
+int hlk_conv_canonical(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                       const float *K, float *O, HlkConvF32 run);
+
 /* conv_dw.c: a depthwise f32 convolution (one input feature per group, any
- * channel multiplier m: output feature o reads input feature o / m) with
- * the features innermost in the input, the kernel's output dimension and
- * the result. Summation order, per output element, the evaluator's: acc =
+ * channel multiplier m: output feature o reads input feature o / m), any
+ * layout (through hlk_conv_canonical when the features are not innermost).
+ * Summation order, per output element, the evaluator's: acc =
  * +0; for each window tap in window order, skipping padding and dilation
  * holes, acc = acc + x * k (a multiply, then an add: two roundings). bf16/
  * f16 operands arrive converted to f32; the result is rounded once. */

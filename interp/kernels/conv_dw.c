@@ -14,19 +14,18 @@
 #include <string.h>
 
 bool hlk_conv_dw_applies(const Geo *g) {
-  return g->nsp >= 1 && g->bgc == 1 && g->cin_g == 1 && g->fgc == g->cin &&
-         g->istr[g->ifeat] == 1 && g->kstr[g->kout] == 1 && g->ostr[g->ofeat] == 1;
+  return g->nsp >= 1 && g->bgc == 1 && g->cin_g == 1 && g->fgc == g->cin;
 }
 
 typedef float DwV __attribute__((vector_size(64)));
 
 /* V = the inputs of outputs f .. f+15: one load, or with a channel
- * multiplier m, output o reads input o / m. (Macros: a function returning
+ * multiplier m, output o reads input ix[o] = o / m. (Macros: a function returning
  * a 64-byte vector would change the ABI of the non-AVX-512 clones.) */
 #define DW_X(V, XP, F, M)                                              \
   do {                                                                 \
     if ((M) == 1) memcpy(&(V), (XP) + (F), sizeof(V));                 \
-    else for (int l_ = 0; l_ < 16; l_++) (V)[l_] = (XP)[((F) + l_) / (M)]; \
+    else for (int l_ = 0; l_ < 16; l_++) (V)[l_] = (XP)[ix[(F) + l_]];    \
   } while (0)
 #define DW_ADD(A, XP, F, M, KP)                                        \
   do {                                                                 \
@@ -43,7 +42,7 @@ typedef float DwV __attribute__((vector_size(64)));
 HLK_VECTORIZE static void dw_line(const float *const *base, const int64_t *tl,
                                   const float *const *kq, int64_t nq, const int64_t *tab,
                                   int64_t wl, int64_t xstr, int64_t ow, int64_t cout, int64_t m,
-                                  float *o, int64_t ostep) {
+                                  const int32_t *ix, float *o, int64_t ostep) {
   for (int64_t ox = 0; ox < ow; ox++) {
     const int64_t *tr = tab + ox * wl;
     float *op = o + ox * ostep;
@@ -77,7 +76,7 @@ HLK_VECTORIZE static void dw_line(const float *const *base, const int64_t *tl,
       for (int64_t q = 0; q < nq; q++) {
         int64_t idx = tr[tl[q]];
         if (!base[q] || idx < 0) continue;
-        a = a + base[q][idx * xstr + f / m] * kq[q][f];
+        a = a + base[q][idx * xstr + ix[f]] * kq[q][f];
       }
       op[f] = a;
     }
@@ -88,7 +87,8 @@ typedef struct DwJob {
   const Geo *g;
   const float *L, *K;
   float *O;
-  int64_t outer;   /* lines per batch element */
+  const int32_t *ix;   /* output feature -> input feature */
+  int64_t outer;       /* lines per batch element */
   _Atomic bool oom;
 } DwJob;
 
@@ -111,9 +111,7 @@ static void dw_lines(void *arg, int64_t lo, int64_t hi) {
   int64_t *tl = (int64_t *)(void *)(kq + nq), s[HLK_MAX_RANK], w[HLK_MAX_RANK];
   for (int64_t q = 0; q < nq; q++) {
     split(q, g->win, n, w);
-    int64_t koff = 0;
-    for (int i = 0; i < n; i++) koff += hlk_conv_tap_offset(g, i, w[i]);
-    kq[q] = j->K + koff;
+    kq[q] = j->K + q * g->cout;
     tl[q] = w[last];
   }
   for (int64_t line = lo; line < hi; line++) {
@@ -132,20 +130,42 @@ static void dw_lines(void *arg, int64_t lo, int64_t hi) {
       base[q] = pad ? NULL : j->L + in;
     }
     dw_line(base, tl, kq, nq, g->tab[last], g->win[last], g->istr[g->isp[last]], g->out_sz[last],
-            g->cout, m, j->O + ooff, g->ostr[g->osp[last]]);
+            g->cout, m, j->ix, j->O + ooff, g->ostr[g->osp[last]]);
   }
   free(mem);
 }
 
-int hlk_conv_dw_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
-                    const float *K, float *O) {
-  int64_t ow = g->out_sz[g->nsp - 1];
-  DwJob j = {.g = g, .L = L, .K = K, .O = O, .outer = ow ? g->srows / ow : 0};
+/* g with the features innermost in the input and the result. */
+static int dw_native(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                     const float *K, float *O) {
+  int64_t ow = g->out_sz[g->nsp - 1], w[HLK_MAX_RANK];
+  /* The kernel as [tap][output feature], whatever its layout (small). */
+  float *Kp = hli_scratch_alloc(x, ins, (size_t)(g->wpos * g->cout + 1) * sizeof(float) +
+                                              (size_t)g->cout * sizeof(int32_t));
+  if (!Kp) return -1;   /* hli_scratch_alloc said why */
+  int32_t *ix = (int32_t *)(void *)(Kp + g->wpos * g->cout + 1);
+  for (int64_t o = 0; o < g->cout; o++) ix[o] = (int32_t)(o / (g->cout / g->fgc));
+  for (int64_t q = 0; q < g->wpos; q++) {
+    split(q, g->win, g->nsp, w);
+    int64_t koff = 0;
+    for (int i = 0; i < g->nsp; i++) koff += hlk_conv_tap_offset(g, i, w[i]);
+    for (int64_t o = 0; o < g->cout; o++) Kp[q * g->cout + o] = K[koff + o * g->kstr[g->kout]];
+  }
+  DwJob j = {.g = g, .L = L, .K = Kp, .O = O, .ix = ix, .outer = ow ? g->srows / ow : 0};
   int64_t lines = g->bout * j.outer;
   size_t work = (size_t)hli_num_threads(x) * (size_t)g->wpos * (2 * sizeof(float *) + sizeof(int64_t));
-  if (hli_scratch_reserve(x, ins, work)) return -1;
-  int64_t per_line = ow * g->wpos * g->cout + 1;
-  hli_parallel_for(x, lines, 1 + 65536 / per_line, dw_lines, &j);
-  hli_scratch_unreserve(x, work);
-  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  int rc = hli_scratch_reserve(x, ins, work);
+  if (rc == 0) {
+    int64_t per_line = ow * g->wpos * g->cout + 1;
+    hli_parallel_for(x, lines, 1 + 65536 / per_line, dw_lines, &j);
+    hli_scratch_unreserve(x, work);
+    if (j.oom) rc = hli_fail(x, ins, "out of memory");
+  }
+  hli_scratch_free(x, Kp);
+  return rc;
+}
+
+int hlk_conv_dw_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                    const float *K, float *O) {
+  return hlk_conv_canonical(x, ins, g, L, K, O, dw_native);
 }

@@ -244,11 +244,11 @@ static int rows_native(HliExec *x, const HloInstr *ins, const Geo *g, const floa
   return rc;
 }
 
-int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
-                      const float *K, float *O) {
+int hlk_conv_canonical(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                       const float *K, float *O, HlkConvF32 run) {
   int n = g->nsp, rank = n + 2;
   bool lin = g->istr[g->ifeat] == 1, lout = out_native(g);
-  if (lin && lout) return rows_native(x, ins, g, L, K, O);
+  if (lin && lout) return run(x, ins, g, L, K, O);
   /* g over an input and a result in (b, s..., f) order. */
   Geo t = *g;
   int64_t idims[HLK_MAX_RANK], odims[HLK_MAX_RANK];
@@ -288,10 +288,15 @@ int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float
       for (int i = 0; i < rank; i++) src_dims[iperm[i]] = idims[i];
       permute(x, L, src_dims, rank, iperm, Lt);
     }
-    rc = rows_native(x, ins, &t, lin ? L : Lt, K, lout ? O : Ot);
+    rc = run(x, ins, &t, lin ? L : Lt, K, lout ? O : Ot);
     if (rc == 0 && !lout) permute(x, Ot, odims, rank, operm, O);
   }
   hli_scratch_free(x, Ot);
   hli_scratch_free(x, Lt);
   return rc;
+}
+
+int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                      const float *K, float *O) {
+  return hlk_conv_canonical(x, ins, g, L, K, O, rows_native);
 }
