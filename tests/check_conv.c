@@ -826,9 +826,10 @@ static void expect_order(ConvCase c, HloDtype lt, HloDtype ot, Order ord) {
   free(kf);
 }
 
-/* conv_rows.c beyond NHWC: feature groups (with stride, window dilation,
- * negative padding, reversal), NCHW (the input and result transposed),
- * a result in another layout only, bf16 and f16 operands. */
+/* conv_rows.c beyond NHWC: input dilation (phases), feature groups (with
+ * stride, window dilation, negative padding, reversal), NCHW (the input and
+ * result transposed), a result in another layout only, 3-D, bf16 and f16
+ * operands. */
 START_TEST(t_rows_order) {
   tl_begin();
   ConvCase g1 = {"grouped", "b01f_01io->b01f", 4, {2, 7, 30, 32}, {3, 3, 16, 40}, {0}, 2,
@@ -843,6 +844,15 @@ START_TEST(t_rows_order) {
                  {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 0, NULL};
   ConvCase d3 = {"3d", "b012f_012io->b012f", 5, {1, 3, 4, 14, 16}, {2, 3, 3, 16, 16}, {0}, 3,
                  {{2, 1, 0, 0, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 0, NULL};
+  /* Input-dilated (transposed): phase by phase, holes skipped; a phase
+   * with no taps along the 1-wide dim gives zeros. */
+  ConvCase t1 = {"transposed", "b01f_01io->b01f", 4, {2, 4, 14, 32}, {3, 4, 16, 40}, {0}, 2,
+                 {{3, 1, 1, 1, 2, 1, 0}, {4, 1, 2, 2, 2, 1, 1}}, 2, 1, 0, NULL};
+  ConvCase t2 = {"transposed_nchw_d3", "bf01_oi01->bf01", 4, {1, 16, 3, 13}, {18, 16, 1, 3}, {0}, 2,
+                 {{1, 1, 0, 0, 2, 1, 0}, {3, 1, 2, 1, 3, 1, 0}}, 1, 1, 0, NULL};
+  expect_order(t1, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(t2, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(t1, HLO_BF16, HLO_BF16, ORD_ROWS);
   expect_order(g1, HLO_F32, HLO_F32, ORD_ROWS);
   expect_order(g2, HLO_F32, HLO_F32, ORD_ROWS);
   expect_order(n1, HLO_F32, HLO_F32, ORD_ROWS);

@@ -643,7 +643,7 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
  * holes' zeros; the GEMM's blocks of the shared dimension fall elsewhere
  * in a shorter sum, though, so a result may differ from the unphased
  * lowering's in the last place (both are one rounding per step). */
-static bool phased(const HloInstr *ins, const Geo *g) {
+bool hlk_conv_phased(const HloInstr *ins, const Geo *g) {
   bool any = false;
   for (int i = 0; i < g->nsp; i++) {
     const HloWindowDim *w = &ins->window.dims[i];
@@ -654,8 +654,8 @@ static bool phased(const HloInstr *ins, const Geo *g) {
   return any;
 }
 
-static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
-                        const void *L, const void *K, void *O) {
+int hlk_conv_phases(HliExec *x, const HloInstr *ins, const Geo *g,
+                    int (*fn)(void *ctx, const Geo *p), void *ctx) {
   int n = g->nsp, rc = 0;
   int64_t d[HLK_MAX_RANK], ph[HLK_MAX_RANK] = {0}, nph = 1;
   for (int i = 0; i < n; i++) {
@@ -680,7 +680,7 @@ static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kin
       int64_t wn = g->win[i] > w0 ? (g->win[i] - w0 + d[i] - 1) / d[i] : 0;
       at = geo_sub_dim(p, g, i, ph[i], d[i], on, w0, d[i], wn, at);
     }
-    if (p->srows > 0) rc = lower_geo(x, ins, p, kd, L, K, O);
+    if (p->srows > 0) rc = fn(ctx, p);
     for (int i = n - 1; i >= 0; i--) {   /* next phase */
       if (++ph[i] < d[i]) break;
       ph[i] = 0;
@@ -691,9 +691,24 @@ static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kin
   return rc;
 }
 
+typedef struct PhaseGemm {
+  HliExec *x;
+  const HloInstr *ins;
+  const Kind *kd;
+  const void *L, *K;
+  void *O;
+} PhaseGemm;
+
+static int phase_gemm(void *ctx, const Geo *p) {
+  PhaseGemm *c = ctx;
+  return lower_geo(c->x, c->ins, p, c->kd, c->L, c->K, c->O);
+}
+
 static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
                       const void *L, const void *K, void *O) {
-  return phased(ins, g) ? lower_phases(x, ins, g, kd, L, K, O) : lower_geo(x, ins, g, kd, L, K, O);
+  PhaseGemm c = {x, ins, kd, L, K, O};
+  return hlk_conv_phased(ins, g) ? hlk_conv_phases(x, ins, g, phase_gemm, &c)
+                                 : lower_geo(x, ins, g, kd, L, K, O);
 }
 
 /* The GEMM lowering multiplies padding and dilation holes by the kernel as

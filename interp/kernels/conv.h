@@ -36,10 +36,11 @@ static inline int64_t hlk_conv_tap_offset(const Geo *g, int i, int64_t w) {
   return (g->rev[i] ? g->kwin[i] - 1 - t : t) * g->kstr[g->ksp[i]];
 }
 
-/* conv_rows.c: an f32 convolution with one batch group, no input
- * dilation, at least 16 input and 16 output features per feature group and
- * outputs along the innermost spatial dimension at least a micro-kernel
- * tile tall, computed without patches: for each window tap, the output
+/* conv_rows.c: an f32 convolution with one batch group, at least 16 input
+ * and 16 output features per feature group and outputs along the innermost
+ * spatial dimension at least a micro-kernel tile tall (per phase when the
+ * input is dilated: then phase by phase, hlk_conv_phases), computed without
+ * patches: for each window tap, the output
  * positions along the innermost spatial dimension read input rows evenly
  * spaced (stride * the input's spacing), so the micro-kernel reads them in
  * place (HlkUkrF32Rows) against that tap's slice of the group's kernel.
@@ -51,7 +52,7 @@ static inline int64_t hlk_conv_tap_offset(const Geo *g, int i, int64_t w) {
  *
  * Summation order, per output element: acc = +0; for each window tap in
  * window order (row-major over the spatial dims), skipping taps that fall
- * in padding (as XLA's evaluator does): t = the micro-kernel's chain over
+ * in padding or input-dilation holes (as XLA's evaluator does): t = the micro-kernel's chain over
  * the group's input features in order starting from +0 (t = t + x * k, one
  * fused multiply-add per step where the micro-kernel fuses: AVX2/AVX-512;
  * a multiply then an add in the scalar one), then acc = acc + t. Nothing
@@ -60,6 +61,16 @@ static inline int64_t hlk_conv_tap_offset(const Geo *g, int i, int64_t w) {
 bool hlk_conv_rows_applies(const Geo *g, const HloInstr *ins);
 int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
                       const float *K, float *O);
+
+/* conv.c: an input-dilated convolution with stride 1 and no window
+ * dilation along its dilated dims (hlk_conv_phased) splits into phases, one
+ * per residue class of the outputs modulo the dilation, each a convolution
+ * of the undilated input with only the taps that meet real inputs (a Geo
+ * with wmap/ophase/ostep); hlk_conv_phases calls fn on each (nonempty) one
+ * and stops at the first nonzero return. */
+bool hlk_conv_phased(const HloInstr *ins, const Geo *g);
+int hlk_conv_phases(HliExec *x, const HloInstr *ins, const Geo *g,
+                    int (*fn)(void *ctx, const Geo *p), void *ctx);
 
 /* run(x, ins, g', L', K, O') on g's input and result in (b, s..., f)
  * order: L and O themselves when they are, else transposed copies (the

@@ -36,9 +36,12 @@ bool hlk_conv_rows_applies(const Geo *g, const HloInstr *ins) {
   /* Few features per tap would leave the micro-kernel mostly loading and
    * storing its tile: the patch lowering packs those better. */
   if (g->cin_g < 16 || g->cout / g->fgc < 16) return false;
+  bool phased = hlk_conv_phased(ins, g);
   for (int i = 0; i < n; i++)
-    if (ins->window.dims[i].lhs_dilate != 1 || g->wmap[i] || g->ostep[i] != 1) return false;
-  return g->out_sz[n - 1] >= hlk_gemm_ukr()->mr_f32;
+    if ((ins->window.dims[i].lhs_dilate != 1 && !phased) || g->wmap[i] || g->ostep[i] != 1)
+      return false;
+  /* Every phase's outputs along the last dim (at least this many) fill a tile. */
+  return g->out_sz[n - 1] / ins->window.dims[n - 1].lhs_dilate >= hlk_gemm_ukr()->mr_f32;
 }
 
 typedef struct RowsJob {
@@ -49,6 +52,7 @@ typedef struct RowsJob {
   int64_t mr, nr, nsl;       /* register tile; column slivers per group */
   int64_t cg;                /* output features per group */
   int64_t ow, wl, lda, xstr; /* outputs per line; taps along the innermost dim; row spacing */
+  int64_t ldc;               /* spacing of a line's outputs in O (a phase's are ostep apart) */
   int64_t outer;             /* lines per batch element */
   const int64_t *lo, *hi;    /* per innermost tap: the outputs it reads input for */
   _Atomic bool oom;
@@ -69,7 +73,7 @@ static void split(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
 static void tile_add(const RowsJob *j, const float *row0, int64_t ox0, int64_t m, int64_t first,
                      int64_t js, const float *bp, float *c, float *abuf) {
   const Geo *g = j->g;
-  int64_t mr = j->mr, nr = j->nr, cin = g->cin_g, ldc = g->cout;
+  int64_t mr = j->mr, nr = j->nr, cin = g->cin_g, ldc = j->ldc;
   int64_t ncols = j->cg - js * nr < nr ? j->cg - js * nr : nr;
   if (m == mr && ncols == nr) {
     j->u->f32_rows(cin, row0 + (ox0 - first) * j->lda, j->lda, bp, c, ldc, 1);
@@ -106,10 +110,11 @@ static void rows_lines(void *arg, int64_t lo, int64_t hi) {
   if (!abuf) { j->oom = true; return; }
   int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];
   for (int64_t line = lo; line < hi; line++) {
-    int64_t b = line / j->outer;
+    int64_t b = line / j->outer, ooff = b * g->ostr[g->ob] + g->ophase[last] * g->ostr[g->osp[last]];
     split(line % j->outer, g->out_sz, n - 1, s);
-    float *oline = j->O + line * j->ow * cout;
-    memset(oline, 0, (size_t)(j->ow * cout) * sizeof(float));
+    for (int i = 0; i < last; i++) ooff += (g->ophase[i] + g->ostep[i] * s[i]) * g->ostr[g->osp[i]];
+    float *oline = j->O + ooff;
+    for (int64_t ox = 0; ox < j->ow; ox++) memset(oline + ox * j->ldc, 0, (size_t)cout * sizeof(float));
     for (int64_t q = 0; q < g->wpos; q++) {
       split(q, g->win, n, w);
       int64_t in = b * g->istr[g->ib];
@@ -131,7 +136,7 @@ static void rows_lines(void *arg, int64_t lo, int64_t hi) {
           int64_t m = ox_hi - ox0 < j->mr ? ox_hi - ox0 : j->mr;
           for (int64_t js = 0; js < j->nsl; js++)
             tile_add(j, rg, ox0, m, ox_lo, js, bq + js * cin * j->nr,
-                     og + ox0 * cout + js * j->nr, abuf);
+                     og + ox0 * j->ldc + js * j->nr, abuf);
         }
       }
     }
@@ -228,6 +233,7 @@ static int rows_native(HliExec *x, const HloInstr *ins, const Geo *g, const floa
   int64_t stride = ins->window.dims[last].stride, xstr = g->istr[g->isp[last]];
   RowsJob j = {.g = g, .L = L, .Bp = Bp, .O = O, .u = u, .mr = mr, .nr = nr, .nsl = nsl, .cg = cg,
                .ow = ow, .wl = wl, .lda = stride * xstr, .xstr = xstr,
+               .ldc = g->ostep[last] * g->ostr[g->osp[last]],
                .outer = g->srows / ow, .lo = lo, .hi = hi};
   int64_t lines = g->bout * j.outer;
   int64_t flops_per_line = 2 * ow * cout * g->wpos * cin;
@@ -296,7 +302,27 @@ int hlk_conv_canonical(HliExec *x, const HloInstr *ins, const Geo *g, const floa
   return rc;
 }
 
+typedef struct RowsPhase {
+  HliExec *x;
+  const HloInstr *ins;
+  const float *L, *K;
+  float *O;
+} RowsPhase;
+
+static int rows_phase(void *ctx, const Geo *p) {
+  RowsPhase *c = ctx;
+  return rows_native(c->x, c->ins, p, c->L, c->K, c->O);
+}
+
+/* g in (b, s..., f) order, phase by phase when the input is dilated. */
+static int rows_run(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                    const float *K, float *O) {
+  if (!hlk_conv_phased(ins, g)) return rows_native(x, ins, g, L, K, O);
+  RowsPhase c = {x, ins, L, K, O};
+  return hlk_conv_phases(x, ins, g, rows_phase, &c);
+}
+
 int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
                       const float *K, float *O) {
-  return hlk_conv_canonical(x, ins, g, L, K, O, rows_native);
+  return hlk_conv_canonical(x, ins, g, L, K, O, rows_run);
 }
