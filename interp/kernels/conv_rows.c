@@ -114,7 +114,8 @@ static void rows_lines(void *arg, int64_t lo, int64_t hi) {
     split(line % j->outer, g->out_sz, n - 1, s);
     for (int i = 0; i < last; i++) ooff += (g->ophase[i] + g->ostep[i] * s[i]) * g->ostr[g->osp[i]];
     float *oline = j->O + ooff;
-    for (int64_t ox = 0; ox < j->ow; ox++) memset(oline + ox * j->ldc, 0, (size_t)cout * sizeof(float));
+    if (j->ldc == cout) memset(oline, 0, (size_t)(j->ow * cout) * sizeof(float));
+    else for (int64_t ox = 0; ox < j->ow; ox++) memset(oline + ox * j->ldc, 0, (size_t)cout * sizeof(float));
     for (int64_t q = 0; q < g->wpos; q++) {
       split(q, g->win, n, w);
       int64_t in = b * g->istr[g->ib];
