@@ -17,7 +17,7 @@
  * (im2col). Integers (and pred) run in 32-bit lanes when the result has at
  * most 32 bits, else 64-bit (as dot: hlk_int_lanes); padding and dilation
  * holes become zero products, exact for integers. Depthwise f32
- * convolutions (features innermost) run conv_dw.c's line kernel; f32/f64
+ * convolutions (any layout) run conv_dw.c's line kernel; f32/f64
  * ones with small feature groups skip the GEMM for a direct vector loop
  * over the output features; f32 ones with 16+ features per group on both
  * sides skip the patches instead (conv_rows.c, any layout). bf16/f16
@@ -638,7 +638,8 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
  * same taps, every d-th from the first that fits. Each phase is a
  * convolution of its own over the undilated input with those taps only:
  * the GEMM no longer multiplies the holes (3/4 of the products for d = 2 in
- * two dims). The phases' outputs interleave, so they go through scatter.
+ * two dims). The phases' outputs interleave, so they go through scatter
+ * (conv_rows.c writes them in place instead, ostep apart).
  * Each output sums the same products in the same order, without the
  * holes' zeros; the GEMM's blocks of the shared dimension fall elsewhere
  * in a shorter sum, though, so a result may differ from the unphased
