@@ -16,6 +16,8 @@ EXTRA_DIST += bench/run.py \
 	bench/ops/vecmat.hlo \
 	bench/ops/weight_grad_conv.hlo \
 	bench/ops/strided_conv.hlo \
+	bench/ops/bf16_conv.hlo \
+	bench/ops/nchw_conv.hlo \
 	bench/ops/a_elementwise_incache.hlo \
 	bench/fma_peak.c \
 	bench/devices.py bench/devices/allreduce_64m.hlo bench/devices/matmul_8way.hlo \

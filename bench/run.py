@@ -287,6 +287,8 @@ OPS = {
     "weight_grad_conv": np_weight_grad_conv,
     "strided_conv": np_strided_conv,
     "maxpool_grad": None,
+    "bf16_conv": None,
+    "nchw_conv": None,
     "transpose_2d": np_transpose_2d,
     "concat_rows": np_concat_rows,
     "vecmat": np_vecmat,

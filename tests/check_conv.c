@@ -13,6 +13,7 @@
  */
 #include "tests/testlib.h"
 #include "interp/kernels/gemm.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -648,6 +649,250 @@ START_TEST(t_rows_in_place) {
 }
 END_TEST
 
+/* ---- The no-patch paths against their documented order ------------------
+ * conv.h documents how conv_rows.c (per tap: the micro-kernel's chain over
+ * the group's input features from +0, fused where the micro-kernel fuses,
+ * then added to the output's sum) and conv_dw.c (the evaluator's acc = acc
+ * + x * k per tap, two roundings) sum. The loop below computes exactly
+ * that from the definition of a convolution, on values with many fraction
+ * bits (any other order or rounding shows); bf16/f16 results are rounded
+ * once from it. */
+typedef enum { ORD_DW, ORD_ROWS } Order;
+
+/* Does the micro-kernel in use fuse its multiply-adds? Two steps whose
+ * fused and unfused sums differ: -1 + (1 + 2^-12)^2 is 2^-11 + 2^-24 fused,
+ * 2^-11 when the square is rounded first. */
+static bool ukr_fuses(void) {
+  const HlkUkrTable *u = hlk_gemm_ukr();
+  static _Alignas(64) float b[2 * 64], c[32 * 64];
+  float a[32 * 2];
+  ck_assert(u->mr_f32 <= 32 && u->nr_f32 <= 64);
+  for (int i = 0; i < u->mr_f32; i++) a[2 * i] = 1, a[2 * i + 1] = 1 + 0x1p-12f;
+  for (int j = 0; j < u->nr_f32; j++) b[j] = -1, b[u->nr_f32 + j] = 1 + 0x1p-12f;
+  u->f32_rows(2, a, 2, b, c, u->nr_f32, 0);
+  ck_assert(c[0] == 0x1p-11f || c[0] == 0x1p-11f + 0x1p-24f);
+  return c[0] != 0x1p-11f;
+}
+
+static int64_t out_extent_of(int64_t in, const int64_t *w) {
+  int64_t base = w[2] + (in ? (in - 1) * w[4] + 1 : 0) + w[3], win = (w[0] - 1) * w[5] + 1;
+  return win > base ? 0 : (base - win) / w[1] + 1;
+}
+
+/* c's output shape and size from its operands and window. */
+static void fill_out_shape(ConvCase *c) {
+  HloConvDims cd;
+  parse_labels(c->labels, &cd);
+  c->os[cd.out_batch] = c->ls[cd.in_batch] / c->bgc;
+  c->os[cd.out_feature] = c->rs[cd.k_out_feature];
+  for (int i = 0; i < c->nwin; i++)
+    c->os[cd.out_spatial.v[i]] = out_extent_of(c->ls[cd.in_spatial.v[i]], c->win[i]);
+  c->nout = 1;
+  for (int i = 0; i < c->rank; i++) c->nout *= c->os[i];
+}
+
+static float fma_or_not(float x, float k, float t, bool fused) {
+  if (fused) return fmaf(x, k, t);
+  volatile float p = x * k;   /* rounded on its own */
+  return t + p;
+}
+
+/* The documented order for ins on f32 operands x, k (row-major), into o. */
+__attribute__((optimize("fp-contract=off")))
+static void ref_order(const HloInstr *ins, const float *x, const float *k, float *o, Order ord,
+                      bool fused) {
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
+  const HloConvDims *cd = &ins->conv;
+  int n = cd->in_spatial.n, r = os->rank;
+  int64_t lstr[8], kstr[8], idx[8], w[8], total = 1, wtotal = 1;
+  hli_strides(ls->dims, r, lstr);
+  hli_strides(rs->dims, r, kstr);
+  for (int i = 0; i < r; i++) total *= os->dims[i];
+  for (int i = 0; i < n; i++) wtotal *= ins->window.dims[i].size;
+  int64_t cin_g = rs->dims[cd->k_in_feature], cg = os->dims[cd->out_feature] / ins->feature_group_count;
+  for (int64_t e = 0; e < total; e++) {
+    int64_t rem = e;
+    for (int i = r - 1; i >= 0; i--) idx[i] = rem % os->dims[i], rem /= os->dims[i];
+    int64_t f = idx[cd->out_feature], grp = f / cg;
+    int64_t lb = idx[cd->out_batch] * lstr[cd->in_batch], kb = f * kstr[cd->k_out_feature];
+    float acc = 0;
+    for (int64_t q = 0; q < wtotal; q++) {
+      int64_t qr = q, loff = lb, koff = kb;
+      bool in = true;
+      for (int i = n - 1; i >= 0; i--) w[i] = qr % ins->window.dims[i].size, qr /= ins->window.dims[i].size;
+      for (int i = 0; i < n && in; i++) {
+        const HloWindowDim *wd = &ins->window.dims[i];
+        int64_t pos = idx[cd->out_spatial.v[i]] * wd->stride - wd->pad_lo + w[i] * wd->rhs_dilate;
+        in = pos >= 0 && pos % wd->lhs_dilate == 0 &&
+             pos / wd->lhs_dilate < ls->dims[cd->in_spatial.v[i]];
+        loff += pos / wd->lhs_dilate * lstr[cd->in_spatial.v[i]];
+        koff += (wd->reversal ? wd->size - 1 - w[i] : w[i]) * kstr[cd->k_spatial.v[i]];
+      }
+      if (!in) continue;
+      if (ord == ORD_DW) {
+        int64_t fin = f / (os->dims[cd->out_feature] / ls->dims[cd->in_feature]);
+        acc = acc + x[loff + fin * lstr[cd->in_feature]] * k[koff];
+        continue;
+      }
+      float t = 0;
+      for (int64_t iz = 0; iz < cin_g; iz++)
+        t = fma_or_not(x[loff + (grp * cin_g + iz) * lstr[cd->in_feature]],
+                       k[koff + iz * kstr[cd->k_in_feature]], t, fused);
+      acc = acc + t;
+    }
+    o[e] = acc;
+  }
+}
+
+static HloElementType etype(HloDtype t) {
+  return t == HLO_BF16 ? HLO_TYPE_BF16 : t == HLO_F16 ? HLO_TYPE_F16 : HLO_TYPE_F32;
+}
+
+/* The module text of convolution c. */
+static void case_text(const ConvCase *c, HloDtype lt, HloDtype ot, char *buf, size_t size) {
+  const int64_t *sh[3] = {c->ls, c->rs, c->os};
+  char shp[3][64], win[256] = "";
+  for (int k = 0; k < 3; k++) {
+    int at = snprintf(shp[k], sizeof shp[k], "%s[", hlc_dtype_name(k < 2 ? lt : ot));
+    for (int i = 0; i < c->rank; i++)
+      at += snprintf(shp[k] + at, sizeof shp[k] - (size_t)at, "%s%lld", i ? "," : "", (long long)sh[k][i]);
+    snprintf(shp[k] + at, sizeof shp[k] - (size_t)at, "]");
+  }
+  static const char *const key[7] = {"size", "stride", "pad", "", "lhs_dilate", "rhs_dilate", "rhs_reversal"};
+  for (int f = 0; f < 7; f++) {
+    if (f == 3) continue;
+    size_t at = strlen(win);
+    at += (size_t)snprintf(win + at, sizeof win - at, "%s%s=", at ? " " : "", key[f]);
+    for (int i = 0; i < c->nwin; i++) {
+      if (f == 2)
+        at += (size_t)snprintf(win + at, sizeof win - at, "%s%lld_%lld", i ? "x" : "",
+                               (long long)c->win[i][2], (long long)c->win[i][3]);
+      else
+        at += (size_t)snprintf(win + at, sizeof win - at, "%s%lld", i ? "x" : "", (long long)c->win[i][f]);
+    }
+  }
+  snprintf(buf, size,
+           "HloModule m\nENTRY e {\n  x = %s parameter(0)\n  k = %s parameter(1)\n"
+           "  ROOT c = %s convolution(x, k), window={%s}, dim_labels=%s, feature_group_count=%lld\n}\n",
+           shp[0], shp[1], shp[2], win, c->labels, (long long)c->fgc);
+}
+
+/* Operand values in [-1, 1) with many fraction bits, as dtype t (rounded
+ * once from f32), and the f32 values the convolution computes with. */
+static HliValue *order_value(const HloShape *s, HloDtype ot, uint64_t *seed, float **f32) {
+  HliValue *v = tl_kept(s, NULL);
+  float *tmp = malloc((size_t)(v->nelem + 1) * sizeof(float));
+  for (int64_t i = 0; i < v->nelem; i++)
+    tmp[i] = (float)((double)tl_lcg(seed) / 0x1p53 * 2 - 1);
+  hlk_store_ctype(s->dtype, tmp, v->nelem, v->data);
+  *f32 = malloc((size_t)(v->nelem + 1) * sizeof(float));
+  hlk_load_ctype(s->dtype, ot, v->data, v->nelem, *f32);
+  free(tmp);
+  return v;
+}
+
+/* c through hlk_conv_run under every micro-kernel, and as a module on 1 to
+ * 3 threads, equals ref_order's bytes. */
+static void expect_order(ConvCase c, HloDtype lt, HloDtype ot, Order ord) {
+  fill_out_shape(&c);
+  HloInstr *ins = make_conv(&c, lt, ot);
+  ck_assert_msg(hlk_conv_check(NULL, ins) == 0, "%s: %s", c.name, hli_last_error());
+  uint64_t seed = 12345;
+  float *xf, *kf;
+  HliValue *in[2] = {order_value(&ins->ops[0]->shape, ot, &seed, &xf),
+                     order_value(&ins->ops[1]->shape, ot, &seed, &kf)};
+  HliValue *want = tl_kept(&ins->shape, NULL), *got = tl_kept(&ins->shape, NULL);
+  float *w32 = malloc((size_t)(c.nout + 1) * sizeof(float));
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+    ref_order(ins, xf, kf, w32, ord, ukr_fuses());
+    hlk_store_ctype(ot, w32, c.nout, want->data);
+    memset(got->data, 0xA5, got->nbytes);
+    ck_assert_int_eq(hlk_conv_run(NULL, ins, in, got, false), 0);
+    for (int64_t e = 0; e < c.nout; e++)
+      ck_assert_msg(memcmp((char *)got->data + e * (int64_t)got->nbytes / c.nout,
+                           (char *)want->data + e * (int64_t)want->nbytes / c.nout,
+                           (size_t)got->nbytes / (size_t)c.nout) == 0,
+                    "%s (%s -> %s), %s: element %lld differs from the documented order", c.name,
+                    hlc_dtype_name(lt), hlc_dtype_name(ot), g.isa, (long long)e);
+  }
+  ref_order(ins, xf, kf, w32, ord, ukr_fuses());
+  hlk_store_ctype(ot, w32, c.nout, want->data);
+  char text[1024];
+  case_text(&c, lt, ot, text, sizeof text);
+  const TlArray b[2] = {{etype(lt), c.rank, c.ls, in[0]->data}, {etype(lt), c.rank, c.rs, in[1]->data}};
+  expect_threads(text, b, want, c.name);
+  free(w32);
+  free(xf);
+  free(kf);
+}
+
+/* conv_rows.c beyond NHWC: input dilation (phases), feature groups (with
+ * stride, window dilation, negative padding, reversal), NCHW (the input and
+ * result transposed), a result in another layout only, 3-D, bf16 and f16
+ * operands. */
+START_TEST(t_rows_order) {
+  tl_begin();
+  ConvCase g1 = {"grouped", "b01f_01io->b01f", 4, {2, 7, 30, 32}, {3, 3, 16, 40}, {0}, 2,
+                 {{3, 2, 1, 0, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 2, 1, 0, NULL};
+  ConvCase g2 = {"grouped_dilated", "b01f_01io->b01f", 4, {1, 6, 33, 51}, {2, 3, 17, 48}, {0}, 2,
+                 {{2, 1, 0, 1, 1, 2, 1}, {3, 2, -1, 2, 1, 2, 0}}, 3, 1, 0, NULL};
+  ConvCase n1 = {"nchw", "bf01_oi01->bf01", 4, {2, 24, 5, 31}, {20, 24, 3, 3}, {0}, 2,
+                 {{3, 1, 1, 1, 1, 1, 0}, {3, 2, 2, 1, 1, 1, 0}}, 1, 1, 0, NULL};
+  ConvCase n2 = {"nchw_grouped", "bf01_oi01->bf01", 4, {1, 32, 4, 26}, {32, 16, 3, 3}, {0}, 2,
+                 {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 1}}, 2, 1, 0, NULL};
+  ConvCase o1 = {"result_bf01", "b01f_01io->bf01", 4, {2, 4, 27, 16}, {3, 3, 16, 18}, {0}, 2,
+                 {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 0, NULL};
+  ConvCase d3 = {"3d", "b012f_012io->b012f", 5, {1, 3, 4, 14, 16}, {2, 3, 3, 16, 16}, {0}, 3,
+                 {{2, 1, 0, 0, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 0, NULL};
+  /* Input-dilated (transposed): phase by phase, holes skipped; a phase
+   * with no taps along the 1-wide dim gives zeros. */
+  ConvCase t1 = {"transposed", "b01f_01io->b01f", 4, {2, 4, 14, 32}, {3, 4, 16, 40}, {0}, 2,
+                 {{3, 1, 1, 1, 2, 1, 0}, {4, 1, 2, 2, 2, 1, 1}}, 2, 1, 0, NULL};
+  ConvCase t2 = {"transposed_nchw_d3", "bf01_oi01->bf01", 4, {1, 16, 3, 13}, {18, 16, 1, 3}, {0}, 2,
+                 {{1, 1, 0, 0, 2, 1, 0}, {3, 1, 2, 1, 3, 1, 0}}, 1, 1, 0, NULL};
+  expect_order(t1, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(t2, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(t1, HLO_BF16, HLO_BF16, ORD_ROWS);
+  expect_order(g1, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(g2, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(n1, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(n2, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(o1, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(d3, HLO_F32, HLO_F32, ORD_ROWS);
+  expect_order(g1, HLO_BF16, HLO_BF16, ORD_ROWS);
+  expect_order(n1, HLO_F16, HLO_F32, ORD_ROWS);
+  expect_order(g2, HLO_BF16, HLO_F32, ORD_ROWS);
+  tl_end();
+}
+END_TEST
+
+/* conv_dw.c: 80 features (a block of 64 and one of 16), a channel
+ * multiplier of 3 on 19 features (57 outputs: blocks and a scalar tail)
+ * with dilation, negative padding and reversal, NCHW (transposed), input
+ * dilation (holes skipped), 3-D, bf16 and f16. */
+START_TEST(t_depthwise_order) {
+  tl_begin();
+  ConvCase d1 = {"dw", "b01f_01io->b01f", 4, {2, 9, 31, 80}, {3, 3, 1, 80}, {0}, 2,
+                 {{3, 2, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 80, 1, 0, NULL};
+  ConvCase d2 = {"dw_multiplier", "b01f_01io->b01f", 4, {1, 7, 20, 19}, {3, 5, 1, 57}, {0}, 2,
+                 {{3, 1, 1, 1, 1, 2, 1}, {5, 2, -1, 3, 1, 2, 0}}, 19, 1, 0, NULL};
+  ConvCase d3 = {"dw_nchw", "bf01_oi01->bf01", 4, {2, 24, 9, 12}, {24, 1, 3, 3}, {0}, 2,
+                 {{3, 2, 1, 1, 1, 1, 0}, {3, 2, 1, 1, 1, 1, 0}}, 24, 1, 0, NULL};
+  ConvCase d4 = {"dw_lhs_dilated", "b01f_01io->b01f", 4, {1, 5, 6, 32}, {3, 3, 1, 32}, {0}, 2,
+                 {{3, 1, 1, 1, 2, 1, 0}, {3, 1, 2, 2, 2, 1, 1}}, 32, 1, 0, NULL};
+  ConvCase d5 = {"dw_3d", "b012f_012io->b012f", 5, {1, 3, 4, 9, 16}, {2, 3, 3, 1, 16}, {0}, 3,
+                 {{2, 1, 0, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}, {3, 2, 0, 0, 1, 1, 0}}, 16, 1, 0, NULL};
+  expect_order(d1, HLO_F32, HLO_F32, ORD_DW);
+  expect_order(d2, HLO_F32, HLO_F32, ORD_DW);
+  expect_order(d3, HLO_F32, HLO_F32, ORD_DW);
+  expect_order(d4, HLO_F32, HLO_F32, ORD_DW);
+  expect_order(d5, HLO_F32, HLO_F32, ORD_DW);
+  expect_order(d1, HLO_BF16, HLO_BF16, ORD_DW);
+  expect_order(d3, HLO_F16, HLO_F16, ORD_DW);
+  tl_end();
+}
+END_TEST
+
 /* Hand-worked 1-D cases: x = [1,2,3,4,5], kernel [1,0,-1] (bf0_oi0->bf0). */
 static void hand(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ld, int64_t rd,
                  int64_t rev, int64_t nout, const float *want) {
@@ -744,6 +989,8 @@ int main(void) {
   tcase_add_test(tc, t_transposed_phases);
   tcase_add_test(tc, t_window_in_parts);
   tcase_add_test(tc, t_rows_in_place);
+  tcase_add_test(tc, t_rows_order);
+  tcase_add_test(tc, t_depthwise_order);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);
   return tl_main(s);

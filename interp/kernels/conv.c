@@ -16,11 +16,12 @@
  * the group's output features; the patch matrix is built in chunks of rows
  * (im2col). Integers (and pred) run in 32-bit lanes when the result has at
  * most 32 bits, else 64-bit (as dot: hlk_int_lanes); padding and dilation
- * holes become zero products, exact for integers. f32/f64 convolutions
- * with small feature groups (depthwise ones included; features innermost)
- * skip the GEMM for a direct vector loop over the output features; f32
- * ones with contiguous input features and a (batch, spatial..., feature)
- * result skip the patches instead (conv_rows.c). Complex convolutions, and
+ * holes become zero products, exact for integers. Depthwise f32
+ * convolutions (any layout) run conv_dw.c's line kernel; f32/f64
+ * ones with small feature groups skip the GEMM for a direct vector loop
+ * over the output features; f32 ones with 16+ features per group on both
+ * sides skip the patches instead (conv_rows.c, any layout). bf16/f16
+ * operands reach those f32 paths converted once. Complex convolutions, and
  * float ones whose kernel holds an infinity or NaN, run the exact reference
  * loop.
  */
@@ -637,12 +638,13 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
  * same taps, every d-th from the first that fits. Each phase is a
  * convolution of its own over the undilated input with those taps only:
  * the GEMM no longer multiplies the holes (3/4 of the products for d = 2 in
- * two dims). The phases' outputs interleave, so they go through scatter.
+ * two dims). The phases' outputs interleave, so they go through scatter
+ * (conv_rows.c writes them in place instead, ostep apart).
  * Each output sums the same products in the same order, without the
  * holes' zeros; the GEMM's blocks of the shared dimension fall elsewhere
  * in a shorter sum, though, so a result may differ from the unphased
  * lowering's in the last place (both are one rounding per step). */
-static bool phased(const HloInstr *ins, const Geo *g) {
+bool hlk_conv_phased(const HloInstr *ins, const Geo *g) {
   bool any = false;
   for (int i = 0; i < g->nsp; i++) {
     const HloWindowDim *w = &ins->window.dims[i];
@@ -653,8 +655,8 @@ static bool phased(const HloInstr *ins, const Geo *g) {
   return any;
 }
 
-static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
-                        const void *L, const void *K, void *O) {
+int hlk_conv_phases(HliExec *x, const HloInstr *ins, const Geo *g,
+                    int (*fn)(void *ctx, const Geo *p), void *ctx) {
   int n = g->nsp, rc = 0;
   int64_t d[HLK_MAX_RANK], ph[HLK_MAX_RANK] = {0}, nph = 1;
   for (int i = 0; i < n; i++) {
@@ -679,7 +681,7 @@ static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kin
       int64_t wn = g->win[i] > w0 ? (g->win[i] - w0 + d[i] - 1) / d[i] : 0;
       at = geo_sub_dim(p, g, i, ph[i], d[i], on, w0, d[i], wn, at);
     }
-    if (p->srows > 0) rc = lower_geo(x, ins, p, kd, L, K, O);
+    if (p->srows > 0) rc = fn(ctx, p);
     for (int i = n - 1; i >= 0; i--) {   /* next phase */
       if (++ph[i] < d[i]) break;
       ph[i] = 0;
@@ -690,9 +692,24 @@ static int lower_phases(HliExec *x, const HloInstr *ins, const Geo *g, const Kin
   return rc;
 }
 
+typedef struct PhaseGemm {
+  HliExec *x;
+  const HloInstr *ins;
+  const Kind *kd;
+  const void *L, *K;
+  void *O;
+} PhaseGemm;
+
+static int phase_gemm(void *ctx, const Geo *p) {
+  PhaseGemm *c = ctx;
+  return lower_geo(c->x, c->ins, p, c->kd, c->L, c->K, c->O);
+}
+
 static int lower_gemm(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *kd,
                       const void *L, const void *K, void *O) {
-  return phased(ins, g) ? lower_phases(x, ins, g, kd, L, K, O) : lower_geo(x, ins, g, kd, L, K, O);
+  PhaseGemm c = {x, ins, kd, L, K, O};
+  return hlk_conv_phased(ins, g) ? hlk_conv_phases(x, ins, g, phase_gemm, &c)
+                                 : lower_geo(x, ins, g, kd, L, K, O);
 }
 
 /* The GEMM lowering multiplies padding and dilation holes by the kernel as
@@ -895,10 +912,11 @@ static const void *as_ctype(HliExec *x, const HloInstr *ins, const HliValue *v, 
   return *owned;
 }
 
-/* HLORUN_CONV_ROWS=0 sends every f32 convolution through the patches (to
- * compare the two). */
-static bool rows_enabled(void) {
-  const char *e = getenv("HLORUN_CONV_ROWS");
+/* HLORUN_CONV_ROWS=0 sends the f32 convolutions conv_rows.c takes through
+ * the patches, HLORUN_CONV_DW=0 depthwise ones through the older loop (to
+ * compare). */
+static bool env_enabled(const char *name) {
+  const char *e = getenv(name);
   return !e || strcmp(e, "0") != 0;
 }
 
@@ -928,10 +946,15 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   int rc = 0;
   if (!L || !K || !O) {
     rc = -1;   /* hli_scratch_alloc said why */
-  } else if (!force_ref && direct && (ct == HLK_CT_F32 || ct == HLK_CT_F64) &&
+  } else if (!force_ref && ct == HLK_CT_F32 && env_enabled("HLORUN_CONV_DW") &&
+             hlk_conv_dw_applies(&g)) {
+    rc = hlk_conv_dw_f32(x, ins, &g, L, K, O);
+  } else if (!force_ref && (ct == HLK_CT_F32 || (ct == HLK_CT_F64 && direct)) &&
              grouped_direct_layout(&g)) {
+    /* f32 compute with a bf16/f16 result too: O is then f32 scratch. */
     rc = run_grouped(x, ins, &g, ct == HLK_CT_F64, L, K, O);
-  } else if (!force_ref && ct == HLK_CT_F32 && rows_enabled() && hlk_conv_rows_applies(&g, ins)) {
+  } else if (!force_ref && ct == HLK_CT_F32 && env_enabled("HLORUN_CONV_ROWS") &&
+             hlk_conv_rows_applies(&g, ins)) {
     rc = hlk_conv_rows_f32(x, ins, &g, L, K, O);
   } else if (ints || ((ct == HLK_CT_F32 || ct == HLK_CT_F64) && !force_ref &&
                       all_finite(ct, K, in[1]->nelem))) {

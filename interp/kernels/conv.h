@@ -36,18 +36,58 @@ static inline int64_t hlk_conv_tap_offset(const Geo *g, int i, int64_t w) {
   return (g->rev[i] ? g->kwin[i] - 1 - t : t) * g->kstr[g->ksp[i]];
 }
 
-/* conv_rows.c: an f32 convolution whose input features are contiguous and
- * whose output is (batch, spatial..., feature) row-major, with no input
- * dilation and one group, computed without patches: for each window tap,
- * the output positions along the innermost spatial dimension read input
- * rows evenly spaced (stride * the input's spacing), so the micro-kernel
- * reads them in place (HlkUkrF32Rows) against that tap's slice of the
- * kernel. Each output sums its taps in window order, each tap's input
- * features in order (one fused multiply-add chain from zero, then added to
- * the sum); taps that fall in padding add nothing, as in XLA's evaluator.
- * The order depends on nothing else (threads split the output rows).
+/* conv_rows.c: an f32 convolution with one batch group, at least 16 input
+ * and 16 output features per feature group and outputs along the innermost
+ * spatial dimension at least a micro-kernel tile tall (per phase when the
+ * input is dilated: then phase by phase, hlk_conv_phases), computed without
+ * patches: for each window tap, the output
+ * positions along the innermost spatial dimension read input rows evenly
+ * spaced (stride * the input's spacing), so the micro-kernel reads them in
+ * place (HlkUkrF32Rows) against that tap's slice of the group's kernel.
+ * Inputs whose features are not contiguous (NCHW) are transposed to
+ * (b, s..., f) first, and results not (b, s..., f) come back through a
+ * transpose: copies that move each element once. bf16/f16 operands arrive
+ * converted to f32 once (exactly); the result is rounded once from the f32
+ * sums.
+ *
+ * Summation order, per output element: acc = +0; for each window tap in
+ * window order (row-major over the spatial dims), skipping taps that fall
+ * in padding or input-dilation holes (as XLA's evaluator does): t = the micro-kernel's chain over
+ * the group's input features in order starting from +0 (t = t + x * k, one
+ * fused multiply-add per step where the micro-kernel fuses: AVX2/AVX-512;
+ * a multiply then an add in the scalar one), then acc = acc + t. Nothing
+ * else (threads split whole output lines) moves it.
  * Whether it applies to g (of instruction ins), and the product. */
 bool hlk_conv_rows_applies(const Geo *g, const HloInstr *ins);
 int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
                       const float *K, float *O);
+
+/* conv.c: an input-dilated convolution with stride 1 and no window
+ * dilation along its dilated dims (hlk_conv_phased) splits into phases, one
+ * per residue class of the outputs modulo the dilation, each a convolution
+ * of the undilated input with only the taps that meet real inputs (a Geo
+ * with wmap/ophase/ostep); hlk_conv_phases calls fn on each (nonempty) one
+ * and stops at the first nonzero return. */
+bool hlk_conv_phased(const HloInstr *ins, const Geo *g);
+int hlk_conv_phases(HliExec *x, const HloInstr *ins, const Geo *g,
+                    int (*fn)(void *ctx, const Geo *p), void *ctx);
+
+/* run(x, ins, g', L', K, O') on g's input and result in (b, s..., f)
+ * order: L and O themselves when they are, else transposed copies (the
+ * input before, the result after). */
+typedef int (*HlkConvF32)(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                          const float *K, float *O);
+int hlk_conv_canonical(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                       const float *K, float *O, HlkConvF32 run);
+
+/* conv_dw.c: a depthwise f32 convolution (one input feature per group, any
+ * channel multiplier m: output feature o reads input feature o / m), any
+ * layout (through hlk_conv_canonical when the features are not innermost).
+ * Summation order, per output element, the evaluator's: acc =
+ * +0; for each window tap in window order, skipping padding and dilation
+ * holes, acc = acc + x * k (a multiply, then an add: two roundings). bf16/
+ * f16 operands arrive converted to f32; the result is rounded once. */
+bool hlk_conv_dw_applies(const Geo *g);
+int hlk_conv_dw_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
+                    const float *K, float *O);
 #endif
