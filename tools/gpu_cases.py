@@ -1364,6 +1364,167 @@ def gpu2_cases():
     block_case("block_mxfp8_batch_bf16_gscale", "f8e4m3fn", "f8e4m3fn", "f8e8m0fnu", 32, 2, 4, 6, 96,
                "bf16", gscale=0.5, config=True)
     block_case("block_nvfp4_f32", "f4e2m1fn", "f4e2m1fn", "f8e4m3fn", 16, 1, 3, 4, 48, "f32")
+    gpu3_cases()
+
+
+# ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
+
+def clit_body(x):
+    if x.ndim == 0:
+        return "(%r, %r)" % (float(x.real), float(x.imag))
+    return "{" + ", ".join(clit_body(v) for v in x) + "}"
+
+
+def write_case_any(kind, name, module, inputs, expected, tol):
+    """write_case for inputs/outputs that may be complex ((x, dt) pairs)."""
+    d = os.path.join(ROOT, kind, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "module.hlo"), "w") as f:
+        f.write(module)
+
+    def lit(x, dt):
+        if dt[0] == "c":
+            return "%s[%s] %s" % (dt, ",".join(str(v) for v in x.shape), clit_body(np.asarray(x)))
+        return literal(x, dt)
+    for i, (x, dt) in enumerate(inputs):
+        with open(os.path.join(d, "in%d.txt" % i), "w") as f:
+            f.write(lit(x, dt) + "\n")
+    with open(os.path.join(d, "expected.txt"), "w") as f:
+        if len(expected) == 1:
+            f.write(lit(*expected[0]) + "\n")
+        else:
+            f.write("(" + ", ".join(lit(x, dt) for x, dt in expected) + ")\n")
+    with open(os.path.join(d, "tolerance"), "w") as f:
+        f.write(tol + "\n")
+
+
+def cdraw(shape_, dt):
+    """Complex values whose parts are exact in dt's part type."""
+    pt = "f32" if dt == "c64" else "f64"
+    return draw(shape_, pt) + 1j * draw(shape_, pt)
+
+
+CTOL = {"c64": "rtol=2e-5 atol=2e-5", "c128": "rtol=1e-12 atol=1e-12"}
+
+
+def gemm_cfg(lb, lc, rb, rc, alpha, alpha_imag, beta, algorithm="ALG_UNSET", epilogue=None):
+    dn = {"lhs_contracting_dimensions": [str(i) for i in lc],
+          "rhs_contracting_dimensions": [str(i) for i in rc],
+          "lhs_batch_dimensions": [str(i) for i in lb],
+          "rhs_batch_dimensions": [str(i) for i in rb]}
+    g = {"selected_algorithm": "-1", "alpha_real": alpha, "beta": beta,
+         "dot_dimension_numbers": dn,
+         "precision_config": {"operand_precision": ["DEFAULT", "DEFAULT"], "algorithm": algorithm},
+         "lhs_stride": "20", "rhs_stride": "15", "grad_x": False, "grad_y": False,
+         "damax_output": False, "autotune_workspace_size": "4194304"}
+    if alpha_imag is not None:
+        g["alpha_imag"] = alpha_imag
+    if epilogue:
+        g["epilogue"] = epilogue
+    return json.dumps({"operation_queue_id": "0", "wait_on_operation_queues": [],
+                       "gemm_backend_config": g, "force_earliest_schedule": False},
+                      separators=(",", ":"))
+
+
+def gemm3_case(name, target, dt, a_dims, b_dims, lb, lc, rb, rc, alpha=1.0, alpha_imag=None,
+               beta=0.0, a_layout=None, out_dt=None, algorithm="ALG_UNSET", a=None, b=None,
+               tol=None):
+    """A gemm over c64/c128 (or one real special case), with its twin: the
+    same dot, alpha (complex) and beta * C in standard HLO."""
+    out_dt = out_dt or dt
+    cplx = dt[0] == "c"
+    if a is None:
+        a = cdraw(a_dims, dt) if cplx else draw(a_dims, dt)
+    if b is None:
+        b = cdraw(b_dims, dt) if cplx else draw(b_dims, dt)
+    al = alpha + 1j * (alpha_imag or 0.0)
+    zero = alpha == 0 and not alpha_imag and beta == 0 and target == "__cublas$gemm"
+    t = al * dot_general(a.astype(np.complex128) if cplx else a, b.astype(np.complex128) if cplx else b,
+                         lb, lc, rb, rc)
+    if not cplx:
+        t = t.real
+    out_dims = list(t.shape)
+    inputs = [(a, dt), (b, dt)]
+    names = ["a", "b"]
+    if beta != 0:
+        c = cdraw(out_dims, out_dt) if cplx else draw(out_dims, out_dt)
+        t = t + beta * c
+        inputs.append((c, out_dt))
+        names.append("c")
+    if zero:
+        t = np.zeros(out_dims)
+    if cplx:
+        pt = "f32" if dt == "c64" else "f64"
+        y = round_to(t.real, pt) + 1j * round_to(t.imag, pt)
+    else:
+        y = round_to(t, out_dt)
+    expected = [(y, out_dt)]
+    tol = tol or (CTOL[dt] if cplx else TOL[out_dt])
+    bc = gemm_cfg(lb, lc, rb, rc, alpha, alpha_imag, beta, algorithm)
+    params = ["  %%%s = %s parameter(%d)" % (nm, shape(xdt, x.shape, a_layout if nm == "a" else None), i)
+              for i, ((x, xdt), nm) in enumerate(zip(inputs, names))]
+    o = shape(out_dt, out_dims)
+    alias = ", output_to_operand_aliasing={{0}: (2, {})}" if beta != 0 else ""
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, s8[4194304]{0}) custom-call(%s), "
+              "custom_call_target=\"%s\"%s, backend_config=%s\n"
+              "  ROOT %%d = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, "\n".join(params), o, ", ".join("%" + n for n in names), target, alias, bc, o))
+    write_case_any("calls", name, module, inputs, expected, tol)
+    # The twin: dot, alpha, beta * C as standard HLO.
+    ct = dt if cplx else ("f64" if "f64" in (dt, out_dt) else "f32")
+    L = []
+    for i, ((x, xdt), nm) in enumerate(zip(inputs, names)):
+        L.append("  %s = %s parameter(%d)" % (nm, shape(xdt, x.shape), i))
+        L.append("  %s_c = %s convert(%s)" % (nm, shape(ct, x.shape), nm))
+    O = shape(ct, out_dims)
+    dims_attr = "".join(", %s={%s}" % (k, ",".join(map(str, v))) for k, v in
+                        [("lhs_batch_dims", lb), ("lhs_contracting_dims", lc),
+                         ("rhs_batch_dims", rb), ("rhs_contracting_dims", rc)] if v)
+    L.append("  t0 = %s dot(a_c, b_c)%s" % (O, dims_attr))
+
+    def const(v):
+        return "(%r, %r)" % (v.real, v.imag) if cplx else repr(float(v.real))
+    L.append("  al = %s[] constant(%s)\n  alb = %s broadcast(al), dimensions={}\n  t1 = %s multiply(t0, alb)"
+             % (ct, const(al), O, O))
+    cur = "t1"
+    if beta != 0:
+        L.append("  be = %s[] constant(%s)\n  beb = %s broadcast(be), dimensions={}\n"
+                 "  cb = %s multiply(c_c, beb)\n  t2 = %s add(t1, cb)" % (ct, const(beta + 0j), O, O, O))
+        cur = "t2"
+    if zero:
+        L.append("  z = %s[] constant(%s)\n  t3 = %s broadcast(z), dimensions={}" % (ct, const(0j), O))
+        cur = "t3"
+    L.append("  ROOT r = %s convert(%s)" % (shape(out_dt, out_dims), cur))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case_any("twins", name, twin, inputs, expected, tol)
+
+
+def gpu3_cases():
+    # Complex gemms: XLA sends c64/c128 dots to cuBLAS (legacy or Lt) with a
+    # complex alpha and a real beta.
+    gemm3_case("gemm_c64", "__cublas$gemm", "c64", [4, 5], [5, 3], [], [1], [], [0],
+               alpha=1.5, alpha_imag=-0.5)
+    gemm3_case("gemm_c128_batch_beta", "__cublas$gemm", "c128", [2, 5, 3], [2, 4, 5], [0], [1], [0],
+               [2], alpha=0.5, alpha_imag=2.0, beta=0.5)
+    gemm3_case("lt_c64_transposed_beta", "__cublas$lt$matmul", "c64", [6, 3], [6, 4], [], [0], [],
+               [0], alpha=1.0, alpha_imag=0.0, beta=1.0, a_layout=[0, 1])
+    gemm3_case("lt_c128_imag_alpha", "__cublas$lt$matmul", "c128", [3, 4], [4, 2], [], [1], [], [0],
+               alpha=0.0, alpha_imag=1.0)
+    # A multi-pass algorithm is a plain f32 gemm to cuBLAS.
+    gemm3_case("gemm_alg_x3_f32", "__cublas$gemm", "f32", [4, 8], [8, 5], [], [1], [], [0],
+               algorithm="ALG_DOT_BF16_BF16_F32_X3", alpha_imag=0.0)
+    gemm3_case("lt_alg_x9_f32_beta", "__cublas$lt$matmul", "f32", [3, 8], [8, 4], [], [1], [], [0],
+               algorithm="ALG_DOT_BF16_BF16_F32_X9", beta=2.0)
+    # s8 x s8 -> f32 with alpha and beta.
+    a8 = rng.integers(-128, 128, size=[4, 16]).astype(np.float64)
+    b8 = rng.integers(-128, 128, size=[16, 3]).astype(np.float64)
+    gemm3_case("gemm_s8_f32_beta", "__cublas$gemm", "s8", [4, 16], [16, 3], [], [1], [], [0],
+               alpha=0.25, beta=1.0, out_dt="f32", a=a8, b=b8, tol=TOL["f32"])
+    # alpha = beta = 0 on __cublas$gemm: zeros, even from NaN operands.
+    an = draw([3, 4], "f32")
+    an[1, 2] = np.nan
+    gemm3_case("gemm_zero_alpha_nan_f32", "__cublas$gemm", "f32", [3, 4], [4, 2], [], [1], [], [0],
+               alpha=0.0, a=an)
 
 
 if __name__ == "__main__":

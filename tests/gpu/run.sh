@@ -59,8 +59,37 @@ bad gemm-epilogue '__cublas$gemm' "$T" 'a, b, v' "{\"gemm_backend_config\":{\"al
   'gemm_backend_config.epilogue: __cublas$gemm has no epilogue'
 bad int-as-text '__cublas$gemm' "$T" 'a, b' '{"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["one"]}}}' \
   'gemm_backend_config.dot_dimension_numbers.lhs_contracting_dimensions[0]: expected an integer'
-bad algorithm '__cublas$gemm' "$T" 'a, b' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"precision_config\":{\"algorithm\":\"ALG_DOT_BF16_BF16_F32_X6\"}}}" \
-  'precision_config.algorithm: ALG_DOT_BF16_BF16_F32_X6 is not supported'
+bad algorithm '__cublas$gemm' "$T" 'a, b' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"precision_config\":{\"algorithm\":\"ALG_DOT_F16_F16_F16\"}}}" \
+  'precision_config.algorithm: ALG_DOT_F16_F16_F16 is not supported (ALG_UNSET, ALG_DOT_F32_F32_F32, ALG_DOT_F64_F64_F64, ALG_DOT_BF16_BF16_F32, ALG_DOT_BF16_BF16_F32_X3/X6/X9, ALG_DOT_F16_F16_F32, ALG_DOT_TF32_TF32_F32 are): cuBLAS accumulates it in f16 in an unspecified order'
+# Complex gemms and the remaining gemm fields (issue 21, part 3).
+cbad() {
+  name=$1 target=$2 types=$3 extra=$4 config=$5 want=$6
+  set -- $types
+  {
+    echo "HloModule $name"
+    echo "ENTRY e {"
+    echo "  a = $1[2,3]{1,0} parameter(0)"
+    echo "  b = $2[3,4]{1,0} parameter(1)"
+    echo "  v = $3[4]{0} parameter(2)"
+    echo "  ROOT cc = ($3[2,4]{1,0}, s8[16]{0}) custom-call(a, b$extra), custom_call_target=\"$target\", backend_config=$config"
+    echo "}"
+  } >"$tmp/$name.hlo"
+  "$H" --random "$tmp/$name.hlo" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ]; then fail "$name: exit $rc, want 2"; cat "$tmp/out" "$tmp/err"; return; fi
+  grep -qF -- "$want" "$tmp/err" || { fail "$name: no '$want' in"; cat "$tmp/err"; return; }
+  echo "ok: $name"
+}
+cbad complex-epilogue '__cublas$lt$matmul' 'c64 c64 c64' ', v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"epilogue\":\"BIAS\"}}" \
+  "%cc: backend_config field gemm_backend_config.epilogue: a complex gemm has no epilogue (cuBLASLt's epilogues take real types only"
+cbad complex-mixed '__cublas$gemm' 'c64 c128 c64' '' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
+  '%cc: a complex gemm takes operands and a result of one complex type (c64 or c128); operand 1 is c128 and the result c64'
+cbad real-alpha-imag '__cublas$gemm' 'f32 f32 f32' '' "{\"gemm_backend_config\":{\"alpha_real\":1,\"alpha_imag\":0.5,$DN}}" \
+  '%cc: backend_config field gemm_backend_config.alpha_imag is 0.5: a f32 gemm takes a real alpha (expected 0'
+cbad s8-to-s8 '__cublas$lt$matmul' 's8 s8 s8' '' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
+  '%cc: an integer gemm is s8 x s8 -> s32 or f32 (matmul_utils.cc RunGemm), not s8 x s8 -> s8'
+cbad x3-bf16 '__cublas$gemm' 'bf16 bf16 f32' '' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN,\"precision_config\":{\"algorithm\":\"ALG_DOT_BF16_BF16_F32_X3\"}}}" \
+  'precision_config.algorithm: ALG_DOT_BF16_BF16_F32_X3 takes f32 operands'
 bad conv-scale '__cudnn$convForward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, b' '{"cudnn_conv_backend_config":{"activation_mode":"kNone"}}' \
   'missing required field cudnn_conv_backend_config.conv_result_scale'
 bad fmha-dropout '__cudnn$fmhaSoftmaxDropout' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"dropout_rate":0.1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
@@ -134,7 +163,8 @@ fi
 # The targets issue 21 added say they run; the refused ones say why not.
 for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha_bwd_f32 \
          fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
-         grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32; do
+         grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
+         gemm_s8_f32_beta gemm_alg_x3_f32; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
