@@ -1365,6 +1365,7 @@ def gpu2_cases():
                "bf16", gscale=0.5, config=True)
     block_case("block_nvfp4_f32", "f4e2m1fn", "f4e2m1fn", "f8e4m3fn", 16, 1, 3, 4, 48, "f32")
     gpu3_cases()
+    graph_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -1525,6 +1526,152 @@ def gpu3_cases():
     an[1, 2] = np.nan
     gemm3_case("gemm_zero_alpha_nan_f32", "__cublas$gemm", "f32", [3, 4], [4, 2], [], [1], [], [0],
                alpha=0.0, a=an)
+
+
+# ---- __cudnn$convForwardGraph ----------------------------------------------
+
+F8MAX = {"f8e4m3fn": 448.0, "f8e5m2": 57344.0}
+
+
+def store_np(v, dt):
+    if dt in F8MAX:
+        m = F8MAX[dt]
+        return round_fp(np.clip(v, -m, m), 3 if dt == "f8e4m3fn" else 2, -6 if dt == "f8e4m3fn" else -14)
+    return round_to(v, dt)
+
+
+def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0"):
+    """steps: (uid, type, op, in_uids, external) after the conv (uid 1);
+    external is ("scalar", value) or ("tensor", array) or None. NHWC x,
+    OHWI w (dim_labels=b01f_o01i->b01f, as XLA's F8 tests print), 3x3
+    window, pad 1."""
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    x = e4(rng.choice([-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2], size=xs))
+    w = e4(rng.choice([-1, -0.5, -0.25, 0, 0.25, 0.5, 1], size=ws))
+    labels = "b01f_o01i->b01f"
+    yc = conv_ref(to_canon(x, "b01f", "b", "f"), to_canon(w, "o01i", "o", "i"), [1, 1],
+                  [(1, 1), (1, 1)], [1, 1])
+    y = from_canon(yc, "b01f", "b", "f")
+    Y = list(y.shape)
+    vals = {1: store_np(y, steps[0][1])}
+    graph = "1:[%s]conv();" % steps[0][1]
+    ins = [(x, "f8e4m3fn"), (w, "f8e4m3fn")]
+    used = set()
+    outs = []
+    TL = ["  x = f8e4m3fn[%s] parameter(0)" % ",".join(map(str, xs)),
+          "  w = f8e4m3fn[%s] parameter(1)" % ",".join(map(str, ws)),
+          "  xf = f32[%s] convert(x)" % ",".join(map(str, xs)),
+          "  wf = f32[%s] convert(w)" % ",".join(map(str, ws))]
+    YF = shape("f32", Y)
+    TL.append("  v1 = %s convolution(xf, wf), window={size=3x3 pad=1_1x1_1}, dim_labels=%s" % (YF, labels))
+
+    def twin_store(v, dt):
+        if dt == "f32":
+            return v
+        lines = []
+        src = v
+        if dt in F8MAX:
+            lines.append("  %s_lo = f32[] constant(%r)\n  %s_lob = %s broadcast(%s_lo), dimensions={}\n"
+                         "  %s_hi = f32[] constant(%r)\n  %s_hib = %s broadcast(%s_hi), dimensions={}\n"
+                         "  %s_cl = %s clamp(%s_lob, %s, %s_hib)" % (
+                             v, -F8MAX[dt], v, YF, v, v, F8MAX[dt], v, YF, v, v, YF, v, v, v))
+            src = v + "_cl"
+        lines.append("  %s_n = %s convert(%s)\n  %s_s = %s convert(%s_n)" % (v, shape(dt, Y), src, v, YF, v))
+        TL.extend(lines)
+        return v + "_s"
+    names = {1: twin_store("v1", steps[0][1])}
+    for uid, dt, op, inu, ext in steps[1:]:
+        graph += "%d:[%s]%s(%s);" % (uid, dt, op, ",".join(map(str, inu)))
+        used.update(inu)
+        a = vals[inu[0]]
+        an = names[inu[0]]
+        v = "v%d" % uid
+        if ext is not None:
+            kind, val = ext
+            k = len(ins)
+            if kind == "scalar":
+                ins.append((np.array(val), "f32"))
+                TL.append("  p%d = f32[] parameter(%d)\n  p%db = %s broadcast(p%d), dimensions={}" % (k, k, k, YF, k))
+            else:
+                ins.append((val, "f32"))
+                TL.append("  p%db = %s parameter(%d)" % (k, YF, k))
+            b, bn = np.asarray(val, np.float64), "p%db" % k
+        elif len(inu) == 2:
+            b, bn = vals[inu[1]], names[inu[1]]
+        if op == "relu":
+            r = np.maximum(a, 0)
+            TL.append("  %s_z = f32[] constant(0)\n  %s_zb = %s broadcast(%s_z), dimensions={}\n"
+                      "  %s = %s maximum(%s, %s_zb)" % (v, v, YF, v, v, YF, an, v))
+        elif op == "elu":
+            r = np.where(a > 0, a, np.expm1(a))
+            TL.append("  %s_z = f32[] constant(0)\n  %s_zb = %s broadcast(%s_z), dimensions={}\n"
+                      "  %s_c = pred[%s] compare(%s, %s_zb), direction=GT\n  %s_e = %s exponential-minus-one(%s)\n"
+                      "  %s = %s select(%s_c, %s, %s_e)" % (v, v, YF, v, v, ",".join(map(str, Y)), an, v, v, YF, an,
+                                                          v, YF, v, an, v))
+        elif op == "amax":
+            r = np.array(np.abs(a).max())
+            TL.append("  %s_a = %s abs(%s)\n  %s_i = f32[] constant(0)\n"
+                      "  %s = f32[] reduce(%s_a, %s_i), dimensions={0,1,2,3}, to_apply=max" % (v, YF, an, v, v, v, v))
+        else:
+            f, hop = {"add": (np.add, "add"), "min": (np.minimum, "minimum"), "max": (np.maximum, "maximum"),
+                      "scale": (np.multiply, "multiply"), "invscale": (np.divide, "divide")}[op]
+            r = f(a, b)
+            TL.append("  %s = %s %s(%s, %s)" % (v, YF, hop, an, bn))
+        vals[uid] = r if op == "amax" else store_np(r, dt)
+        names[uid] = v if op == "amax" else twin_store(v, dt)
+    order = [1] + [st[0] for st in steps[1:]]
+    types = {1: steps[0][1]}
+    types.update({st[0]: st[1] for st in steps[1:]})
+    for uid in order:
+        if uid not in used:
+            outs.append(uid)
+    exp = [(vals[u], types[u]) for u in outs]
+    res_shapes = [shape(types[u], [] if np.ndim(vals[u]) == 0 else Y) for u in outs]
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_conv_backend_config": {
+        "activation_mode": "kNone", "conv_result_scale": 1, "side_input_scale": 0, "leakyrelu_alpha": 0,
+        "algorithm": {"algo_id": "28", "math_type": "DEFAULT_MATH", "tuning_knobs": {"2": "0", "3": "0"},
+                      "is_cudnn_frontend": True, "workspace_size": "0"},
+        "serialized_graph": graph}, "force_earliest_schedule": False}
+    params = "\n".join("  %%p%d = %s parameter(%d)" % (i, shape(dt, np.shape(v)), i) for i, (v, dt) in enumerate(ins))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, rs, i) for i, rs in enumerate(res_shapes))
+    root = ("  ROOT %%t = (%s) tuple(%s)" % (", ".join(res_shapes), ", ".join("%%g%d" % i for i in range(len(outs))))
+            if len(outs) > 1 else "")
+    if len(outs) == 1:
+        gtes = gtes.replace("  %g0 =", "  ROOT %g0 =")
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), window={size=3x3 pad=1_1x1_1}, "
+              "dim_labels=%s, custom_call_target=\"__cudnn$convForwardGraph\", backend_config=%s\n%s\n%s}\n"
+              % (name, params, ", ".join(res_shapes), ", ".join("%%p%d" % i for i in range(len(ins))), labels,
+                 json.dumps(cfg, separators=(",", ":")), gtes, root + "\n" if root else ""))
+    write_case("calls", name, module, ins, exp, tol)
+    finals = [names[u] if types[u] == "f32" or np.ndim(vals[u]) == 0 else names[u].replace("_s", "_n") for u in outs]
+    if len(outs) > 1:
+        TL.append("  ROOT r = (%s) tuple(%s)" % (", ".join(res_shapes), ", ".join(finals)))
+    else:
+        TL.append("  ROOT r = %s copy(%s)" % (res_shapes[0], finals[0]))
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(TL)))
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def graph_cases():
+    # XLA's TestConvScaledOutputF8: x and w scales moved onto the result, an
+    # output scale, saturation to f8e4m3fn (z_scale 64 pushes values past 448).
+    graph_case("convgraph_scaled_f8", [1, 4, 4, 3], [4, 3, 3, 3],
+               [(1, "f32", "conv", [], None), (2, "f32", "scale", [1], ("scalar", 2.0)),
+                (3, "f32", "scale", [2], ("scalar", 0.5)), (4, "f8e4m3fn", "scale", [3], ("scalar", 64.0))])
+    # TestConvReluAmaxF8 with a bias (add) and an inverse output scale:
+    # amax reads the relu, before the output scale.
+    bias = np.round(rng.uniform(-2, 2, size=[1, 4, 4, 4]) * 8) / 8
+    graph_case("convgraph_bias_relu_amax_f8", [1, 4, 4, 3], [4, 3, 3, 3],
+               [(1, "f32", "conv", [], None), (2, "f32", "scale", [1], ("scalar", 0.5)),
+                (3, "f32", "add", [2], ("tensor", bias)), (4, "f32", "relu", [3], None),
+                (5, "f8e5m2", "invscale", [4], ("scalar", 0.25)), (6, "f32", "amax", [4], None)])
+    # Leaky ReLU as cuDNN sees it (max(x, alpha * min(x, 0))), then ELU to f16.
+    zeros = np.zeros([1, 3, 3, 2])
+    graph_case("convgraph_leaky_elu_f16", [1, 3, 3, 2], [2, 3, 3, 2],
+               [(1, "f32", "conv", [], None), (2, "f32", "min", [1], ("tensor", zeros)),
+                (3, "f32", "scale", [2], ("scalar", 0.125)), (4, "f32", "max", [3, 1], None),
+                (5, "f16", "elu", [4], None)], tol=TOL["f16"])
 
 
 if __name__ == "__main__":

@@ -150,6 +150,10 @@ XLA_FFI_Error *gpu_refuse(XLA_FFI_CallFrame *f, const char *reason);
 /* ---- the targets ------------------------------------------------------------ */
 char *gpu_build_gemm(GpuCall *c);          /* __cublas$gemm, __cublas$lt$matmul */
 char *gpu_build_conv(GpuCall *c);          /* __cudnn$conv* */
+/* convgraph.c: __cudnn$convForwardGraph's serialized_graph applied to the
+ * convolution y (value of m); its results' values into outs[*nouts].
+ * 0, or -1 with c->err set. */
+int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, int *nouts);
 char *gpu_build_trsm(GpuCall *c);          /* __cublas$triangularSolve */
 char *gpu_build_topk(GpuCall *c);          /* __gpu$TopK */
 char *gpu_build_cub_sort(GpuCall *c);      /* xla.gpu.ext.cub_sort_keys/pairs */

@@ -65,14 +65,6 @@ static XLA_FFI_Error *mx_refuse(XLA_FFI_CallFrame *f) {
                        "--custom-call TARGET=LIB.so[:SYMBOL]");
 }
 
-static XLA_FFI_Error *graph_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "__cudnn$convForwardGraph runs the cuDNN graph serialized in "
-                       "cudnn_conv_backend_config.serialized_graph (f8 convolutions with fused "
-                       "scale/amax ops); how its ops map onto the extra operands and whether amax "
-                       "is taken before or after scaling is not established from XLA's sources, "
-                       "so hlorun refuses it rather than guess");
-}
-
 static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
   return gpu_refuse(f, "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
                        "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
@@ -95,6 +87,7 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cudnn$convBackwardInput", conv_instantiate, json_execute},
       {"__cudnn$convBackwardFilter", conv_instantiate, json_execute},
       {"__cudnn$convBiasActivationForward", conv_instantiate, json_execute},
+      {"__cudnn$convForwardGraph", conv_instantiate, json_execute},
       {"__cublas$triangularSolve", trsm_instantiate, json_execute},
       {"__gpu$TopK", topk_instantiate, json_execute},
       {"xla.gpu.ext.cub_sort_keys", cub_sort_instantiate, attrs_execute},
@@ -130,10 +123,6 @@ int hlt_register_gpu(HlfRegistry *r) {
   }
   XLA_FFI_Handler_Bundle mx = {mx_refuse, NULL, NULL, refused_execute};
   if (hlf_register_builtin(r, "__cublas$lt$matmul$mx", &mx, "built-in: XLA:GPU (refused on a CPU)"))
-    return -1;
-  XLA_FFI_Handler_Bundle graph = {graph_refuse, NULL, NULL, refused_execute};
-  if (hlf_register_builtin(r, "__cudnn$convForwardGraph", &graph,
-                           "built-in: XLA:GPU (refused on a CPU)"))
     return -1;
   XLA_FFI_Handler_Bundle refused = {triton_refuse, NULL, NULL, refused_execute};
   return hlf_register_builtin(r, "__gpu$xla.gpu.triton", &refused,

@@ -118,8 +118,43 @@ bad norm-scale '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"eps
   'operand 1 (scale) does not fit x (f32): it must have x'"'"'s shape with dimension 0 of size 1'
 bad mx '__cublas$lt$matmul$mx' 'f32[2,3]{1,0}' 'a' '{}' \
   'where its scale operands sit and how gemm_backend_config.scale_mode lays them out is not established'
-bad conv-graph '__cudnn$convForwardGraph' 'f32[2,3]{1,0}' 'a' '{}' \
-  'how its ops map onto the extra operands and whether amax is taken before or after scaling is not established'
+# __cudnn$convForwardGraph: a graph that does not fit the call.
+gbad() {
+  name=$1 ops=$2 result=$3 graph=$4 want=$5
+  {
+    echo "HloModule $name"
+    echo "ENTRY e {"
+    echo "  x = f8e4m3fn[1,4,4,3]{3,2,1,0} parameter(0)"
+    echo "  w = f8e4m3fn[4,3,3,3]{3,2,1,0} parameter(1)"
+    echo "  s = f32[] parameter(2)"
+    echo "  ROOT cc = ($result, u8[0]{0}) custom-call($ops), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f, custom_call_target=\"__cudnn\$convForwardGraph\", backend_config={\"cudnn_conv_backend_config\":{$graph}}"
+    echo "}"
+  } >"$tmp/$name.hlo"
+  "$H" --random "$tmp/$name.hlo" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ]; then fail "$name: exit $rc, want 2"; cat "$tmp/out" "$tmp/err"; return; fi
+  grep -qF -- "$want" "$tmp/err" || { fail "$name: no '$want' in"; cat "$tmp/err"; return; }
+  echo "ok: $name"
+}
+Y8='f8e4m3fn[1,4,4,4]{3,2,1,0}'
+gbad graph-missing 'x, w' "$Y8" '"conv_result_scale":1' \
+  '%cc: backend_config: missing required field cudnn_conv_backend_config.serialized_graph (a string)'
+gbad graph-syntax 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1)"' \
+  "%cc: backend_config field cudnn_conv_backend_config.serialized_graph: expected ';' at offset 34"
+gbad graph-unknown-op 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]swish(1);"' \
+  'serialized_graph: unknown op (conv, add, min, max, elu, relu, scale, invscale, amax are known)'
+gbad graph-uid 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(7);"' \
+  'serialized_graph: operand UID names no earlier op'
+gbad graph-operands 'x, w' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);"' \
+  '%cc: backend_config field cudnn_conv_backend_config.serialized_graph: op 2 (scale) needs operand 2, but the call has 2 operands'
+gbad graph-scalar 'x, w, x' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);"' \
+  '%cc: operand 2 (read by op 2, scale, of serialized_graph) is f8e4m3fn[1,4,4,3]; it must be a scalar'
+gbad graph-result-type 'x, w, s' 'f32[1,4,4,4]{3,2,1,0}' '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);"' \
+  '%cc: result 0 is f32[1,4,4,4], but serialized_graph op 2 (scale) gives f8e4m3fn[1,4,4,4]'
+gbad graph-amax-missing 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);3:[f32]amax(1);"' \
+  '%cc: result 1 is u8[0], but serialized_graph op 3 (amax) gives f32[]'
+gbad graph-scaled 'x, w, s' "$Y8" '"conv_result_scale":2,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);"' \
+  'cudnn_conv_backend_config.conv_result_scale is 2: a graph convolution takes 1'
 bad block-scale '__cudnn$blockScaledDot' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a, a' '{}' \
   'the block size is not in the backend_config (block_scaled_dot_backend_config.block_size) and the types (f32 input, f32 scale) are neither MXFP8'
 bad triton '__gpu$xla.gpu.triton' 'f32[2,3]{1,0}' 'a' '{name = "k", ir = "tt.func"}' \
@@ -164,11 +199,11 @@ fi
 for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha_bwd_f32 \
          fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
          grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
-         gemm_s8_f32_beta gemm_alg_x3_f32; do
+         gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
-for t in '__cublas$lt$matmul$mx' '__cudnn$convForwardGraph' '__cudnn$fmhaSoftmaxF8'; do
+for t in '__cublas$lt$matmul$mx' '__cudnn$fmhaSoftmaxF8'; do
   printf 'HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} custom-call(a), custom_call_target="%s", backend_config={}\n}\n' "$t" >"$tmp/r.hlo"
   "$H" --explain-custom-calls "$tmp/r.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: NO: " "$tmp/out" && echo "ok: explain refuses $t" || { fail "explain refuses $t"; cat "$tmp/out"; }
