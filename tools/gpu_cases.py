@@ -1366,6 +1366,7 @@ def gpu2_cases():
     block_case("block_nvfp4_f32", "f4e2m1fn", "f4e2m1fn", "f8e4m3fn", 16, 1, 3, 4, 48, "f32")
     gpu3_cases()
     graph_cases()
+    mx_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -1672,6 +1673,70 @@ def graph_cases():
                [(1, "f32", "conv", [], None), (2, "f32", "min", [1], ("tensor", zeros)),
                 (3, "f32", "scale", [2], ("scalar", 0.125)), (4, "f32", "max", [3, 1], None),
                 (5, "f16", "elu", [4], None)], tol=TOL["f16"])
+
+
+# ---- __cublas$lt$matmul$mx (hipBLASLt MX: a scaled-dot) -----------------------
+
+def mx_case(name, ldt, rdt, out_dt, ld, rd, lb, lc, rb, rc, alpha=1.0):
+    lhs, rhs = on_grid(ld, ldt), on_grid(rd, rdt)
+    lsd = [d // 32 if i in lc else d for i, d in enumerate(ld)]
+    rsd = [d // 32 if i in rc else d for i, d in enumerate(rd)]
+    ls = rng.choice(SCALE_GRID["f8e8m0fnu"], size=lsd)
+    rsc = rng.choice(SCALE_GRID["f8e8m0fnu"], size=rsd)
+
+    def expand(sc, full):
+        for i, (a, b) in enumerate(zip(sc.shape, full)):
+            sc = np.repeat(sc, b // a, axis=i)
+        return sc
+    t = alpha * dot_general(lhs * expand(ls, ld), rhs * expand(rsc, rd), lb, lc, rb, rc)
+    ins = [(lhs, ldt), (rhs, rdt), (ls, "f8e8m0fnu"), (rsc, "f8e8m0fnu")]
+    exp = [(round_to(t, out_dt), out_dt)]
+    O = shape(out_dt, t.shape)
+    dn = {"lhs_contracting_dimensions": [str(i) for i in lc], "rhs_contracting_dimensions": [str(i) for i in rc],
+          "lhs_batch_dimensions": [str(i) for i in lb], "rhs_batch_dimensions": [str(i) for i in rb]}
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "gemm_backend_config": {
+        "selected_algorithm": "3", "alpha_real": alpha, "alpha_imag": 0, "beta": 0,
+        "dot_dimension_numbers": dn, "scale_mode": 2, "autotune_workspace_size": "33554432"},
+        "force_earliest_schedule": False}
+    params = "\n".join("  %%p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(ins))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, s8[33554432]{0}) custom-call(%%p0, %%p1, %%p2, %%p3), "
+              "custom_call_target=\"__cublas$lt$matmul$mx\", backend_config=%s\n"
+              "  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, params, O, json.dumps(cfg, separators=(",", ":")), O))
+    write_case("calls", name, module, ins, exp, TOL[out_dt])
+    # The twin: the scaled-dot as ScaledDotRewriter expands it (broadcast
+    # each scale over its block, multiply, dot).
+    L = ["  p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(ins)]
+    for side, (x, sc) in enumerate(((lhs, ls), (rhs, rsc))):
+        xs, ss = list(x.shape), list(sc.shape)
+        L.append("  x%d = %s convert(p%d)\n  s%d = %s convert(p%d)" % (side, shape("f32", xs), side, side,
+                                                                         shape("f32", ss), 2 + side))
+        bdims, keep = [], []
+        for i, (a, b) in enumerate(zip(ss, xs)):
+            keep.append(len(bdims))
+            bdims.append(a)
+            if a != b:
+                bdims.append(b // a)
+        L.append("  b%d = %s broadcast(s%d), dimensions={%s}\n  r%d = %s reshape(b%d)\n  d%d = %s multiply(x%d, r%d)"
+                 % (side, shape("f32", bdims), side, ",".join(map(str, keep)), side, shape("f32", xs), side,
+                    side, shape("f32", xs), side, side))
+    dims_attr = "".join(", %s={%s}" % (k, ",".join(map(str, v))) for k, v in
+                        [("lhs_batch_dims", lb), ("lhs_contracting_dims", lc),
+                         ("rhs_batch_dims", rb), ("rhs_contracting_dims", rc)] if v)
+    F = shape("f32", t.shape)
+    L.append("  y = %s dot(d0, d1)%s\n  a = f32[] constant(%r)\n  ab = %s broadcast(a), dimensions={}\n"
+             "  ya = %s multiply(y, ab)\n  ROOT o = %s convert(ya)" % (F, dims_attr, alpha, F, F, O))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case("twins", name, twin, ins, exp, TOL[out_dt])
+
+
+def mx_cases():
+    # XLA's MxFp8Correctness shape family: K contracted on both, block 32.
+    mx_case("mx_fp8_f32", "f8e4m3fn", "f8e4m3fn", "f32", [16, 64], [16, 64], [], [1], [], [1])
+    # Mixed fp4 x fp8 with a size-1 batch dim, bf16 out.
+    mx_case("mx_fp4_fp8_batch_bf16", "f4e2m1fn", "f8e5m2", "bf16", [1, 16, 96], [1, 16, 96], [0], [2], [0], [2])
+    # rhs contracting on its major dim: the scale blocks run along dim 0.
+    mx_case("mx_fp8_rhs_kmajor_f16", "f8e5m2", "f8e4m3fn", "f16", [16, 64], [64, 32], [], [1], [], [0], alpha=0.5)
 
 
 if __name__ == "__main__":

@@ -61,10 +61,6 @@ static const char *const algorithm_names[ALG_COUNT] = {
     "ALG_DOT_TF32_TF32_F32", "ALG_DOT_TF32_TF32_F32_X3", "ALG_DOT_F32_F32_F32",
     "ALG_DOT_F64_F64_F64", "ALG_DOT_BF16_BF16_F32_X9"};
 
-typedef struct Dnums {
-  int64_t lb[GPU_MAX_RANK], rb[GPU_MAX_RANK], lc[GPU_MAX_RANK], rc[GPU_MAX_RANK];
-  int nlb, nrb, nlc, nrc;
-} Dnums;
 
 static bool listed(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
@@ -72,7 +68,7 @@ static bool listed(const int64_t *v, int n, int64_t x) {
   return false;
 }
 
-static int read_dnums(GpuCall *c, json_t *g, Dnums *d) {
+int gpu_gemm_dnums(GpuCall *c, json_t *g, GpuDnums *d) {
   json_t *o = json_object_get(g, "dot_dimension_numbers");
   if (!json_is_object(o))
     return gpu_fail(c, "backend_config: missing required field "
@@ -113,8 +109,7 @@ static int read_dnums(GpuCall *c, json_t *g, Dnums *d) {
   return 0;
 }
 
-/* The dot's logical result dims: batch, lhs free, rhs free. */
-static int dot_dims(const GpuCall *c, const Dnums *d, int64_t *out) {
+int gpu_gemm_dot_dims(const GpuCall *c, const GpuDnums *d, int64_t *out) {
   int n = 0;
   for (int k = 0; k < d->nlb; k++) out[n++] = c->ops[0].dims[d->lb[k]];
   for (int i = 0; i < c->ops[0].rank; i++)
@@ -178,7 +173,7 @@ char *gpu_build_gemm(GpuCall *c) {
   int epi, alg;
   int64_t scale_mode;
   bool damax;
-  Dnums d;
+  GpuDnums d;
   if (c->nops < 2) { gpu_fail(c, "needs at least 2 operands (a, b), has %d", c->nops); return NULL; }
   if (gpu_json_double_req(c, g, "alpha_real", "gemm_backend_config.alpha_real", &alpha) ||
       gpu_json_double(c, g, "alpha_imag", "gemm_backend_config.alpha_imag", 0, &alpha_imag) ||
@@ -187,7 +182,7 @@ char *gpu_build_gemm(GpuCall *c) {
                     EPI_DEFAULT, &epi) ||
       gpu_json_bool(c, g, "damax_output", "gemm_backend_config.damax_output", false, &damax) ||
       gpu_json_int(c, g, "scale_mode", "gemm_backend_config.scale_mode", 0, &scale_mode) ||
-      read_dnums(c, g, &d))
+      gpu_gemm_dnums(c, g, &d))
     return NULL;
   json_t *pc = json_object_get(g, "precision_config");
   alg = ALG_UNSET;
@@ -277,7 +272,7 @@ char *gpu_build_gemm(GpuCall *c) {
   }
   const GpuLeaf *D = &c->res[0];
   GpuMod m = {0};
-  m.rank = dot_dims(c, &d, m.dims);
+  m.rank = gpu_gemm_dot_dims(c, &d, m.dims);
   char want[160], got[160];
   if (!same_dims(D, m.dims, m.rank)) {
     gpu_fail(c, "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "

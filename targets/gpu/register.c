@@ -21,6 +21,7 @@ GPU_TARGET(fmha, gpu_build_fmha)
 GPU_TARGET(norm, gpu_build_norm)
 GPU_TARGET(grouped, gpu_build_grouped)
 GPU_TARGET(block_scaled, gpu_build_block_scaled)
+GPU_TARGET(mx_gemm, gpu_build_mx_gemm)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
@@ -57,14 +58,6 @@ static XLA_FFI_Error *not_built_in(XLA_FFI_CallFrame *f) {
                        "--custom-call TARGET=LIB.so[:SYMBOL]");
 }
 
-static XLA_FFI_Error *mx_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "__cublas$lt$matmul$mx is the hipBLASLt block-scaled (MX) gemm that "
-                       "XLA's ROCm autotuner picks for a scaled dot; where its scale operands sit "
-                       "and how gemm_backend_config.scale_mode lays them out is not established "
-                       "from XLA's sources, so hlorun does not guess; bind a handler with "
-                       "--custom-call TARGET=LIB.so[:SYMBOL]");
-}
-
 static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
   return gpu_refuse(f, "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
                        "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
@@ -83,6 +76,7 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cublas$gemm", gemm_instantiate, json_execute},
       {"__cublas$lt$matmul", gemm_instantiate, json_execute},
       {"__cublas$lt$matmul$f8", gemm_instantiate, json_execute},
+      {"__cublas$lt$matmul$mx", mx_gemm_instantiate, json_execute},
       {"__cudnn$convForward", conv_instantiate, json_execute},
       {"__cudnn$convBackwardInput", conv_instantiate, json_execute},
       {"__cudnn$convBackwardFilter", conv_instantiate, json_execute},
@@ -121,9 +115,6 @@ int hlt_register_gpu(HlfRegistry *r) {
     XLA_FFI_Handler_Bundle b = {reorder_refuse, NULL, NULL, refused_execute};
     if (hlf_register_builtin(r, reorder[i], &b, "built-in: XLA:GPU (refused on a CPU)")) return -1;
   }
-  XLA_FFI_Handler_Bundle mx = {mx_refuse, NULL, NULL, refused_execute};
-  if (hlf_register_builtin(r, "__cublas$lt$matmul$mx", &mx, "built-in: XLA:GPU (refused on a CPU)"))
-    return -1;
   XLA_FFI_Handler_Bundle refused = {triton_refuse, NULL, NULL, refused_execute};
   return hlf_register_builtin(r, "__gpu$xla.gpu.triton", &refused,
                               "built-in: XLA:GPU (refused on a CPU)");

@@ -116,8 +116,36 @@ bad norm-arity '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"eps
   'has 3 operands and 2 results; kind LAYER_BWD takes (x, scale, dy, mean, norm_factor) and gives (dx, dscale, dbias, u8 workspace)'
 bad norm-scale '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"epsilon\":0.001}}" \
   'operand 1 (scale) does not fit x (f32): it must have x'"'"'s shape with dimension 0 of size 1'
-bad mx '__cublas$lt$matmul$mx' 'f32[2,3]{1,0}' 'a' '{}' \
-  'where its scale operands sit and how gemm_backend_config.scale_mode lays them out is not established'
+# __cublas$lt$matmul$mx: (lhs, rhs, lhs_scale, rhs_scale), a scaled-dot.
+mxbad() {
+  name=$1 ls=$2 result=$3 config=$4 want=$5
+  {
+    echo "HloModule $name"
+    echo "ENTRY e {"
+    echo "  l = f8e4m3fn[16,64]{1,0} parameter(0)"
+    echo "  r = f8e4m3fn[16,64]{1,0} parameter(1)"
+    echo "  ls = $ls parameter(2)"
+    echo "  rs = f8e8m0fnu[16,2]{1,0} parameter(3)"
+    echo "  ROOT cc = ($result, s8[16]{0}) custom-call(l, r, ls, rs), custom_call_target=\"__cublas\$lt\$matmul\$mx\", backend_config={\"gemm_backend_config\":{\"alpha_real\":1,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"1\"]}$config}}"
+    echo "}"
+  } >"$tmp/$name.hlo"
+  "$H" --random "$tmp/$name.hlo" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ]; then fail "$name: exit $rc, want 2"; cat "$tmp/out" "$tmp/err"; return; fi
+  grep -qF -- "$want" "$tmp/err" || { fail "$name: no '$want' in"; cat "$tmp/err"; return; }
+  echo "ok: $name"
+}
+S2='f8e8m0fnu[16,2]{1,0}'
+mxbad mx-scale-mode "$S2" 'f32[16,16]{1,0}' '' \
+  '%cc: backend_config field gemm_backend_config.scale_mode is 0: an MX gemm is block-scaled (expected 2)'
+mxbad mx-scale-shape 'f8e8m0fnu[16,3]{1,0}' 'f32[16,16]{1,0}' ',"scale_mode":2' \
+  "%cc: operand 2 (lhs scale) is f8e8m0fnu[16,3] for lhs f8e4m3fn[16,64]: a scale must be a float of the operand's rank whose every dimension divides the operand's"
+mxbad mx-beta "$S2" 'f32[16,16]{1,0}' ',"scale_mode":2,"beta":1' \
+  '%cc: backend_config field gemm_backend_config.beta is 1: an MX gemm has no C operand'
+mxbad mx-result "$S2" 'f32[16,8]{1,0}' ',"scale_mode":2' \
+  "gives a result of shape f32[16,16], but the instruction's result is f32[16,8]"
+mxbad mx-epilogue "$S2" 'f32[16,16]{1,0}' ',"scale_mode":2,"epilogue":"RELU"' \
+  'gemm_backend_config.epilogue: an MX gemm takes DEFAULT'
 # __cudnn$convForwardGraph: a graph that does not fit the call.
 gbad() {
   name=$1 ops=$2 result=$3 graph=$4 want=$5
@@ -199,11 +227,12 @@ fi
 for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha_bwd_f32 \
          fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
          grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
-         gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8; do
+         gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8 \
+         mx_fp8_f32; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
-for t in '__cublas$lt$matmul$mx' '__cudnn$fmhaSoftmaxF8'; do
+for t in '__cudnn$fmhaSoftmaxF8'; do
   printf 'HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} custom-call(a), custom_call_target="%s", backend_config={}\n}\n' "$t" >"$tmp/r.hlo"
   "$H" --explain-custom-calls "$tmp/r.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: NO: " "$tmp/out" && echo "ok: explain refuses $t" || { fail "explain refuses $t"; cat "$tmp/out"; }
