@@ -969,12 +969,12 @@ DN = {  # JAX's fused_attention_stablehlo.py, layout BTNH
 }
 
 
-def fmha_cfg(keys, scale, mask, B, N, T, S):
+def fmha_cfg(keys, scale, mask, B, N, T, S, window=0):
     c = {"algorithm": FMHA_ALG, "fmha_scale": scale, "dropout_rate": 0, "seed": "42",
          "intermediate_tensor_shape": {"element_type": "BF16", "dimensions": [str(B), str(N), str(T), str(S)],
                                        "tuple_shapes": [], "layout": {"minor_to_major": ["3", "2", "1", "0"]},
                                        "is_dynamic_dimension": [False] * 4},
-         "is_flash_attention": True, "mask_type": mask, "sliding_window_length": 0}
+         "is_flash_attention": True, "mask_type": mask, "sliding_window_length": window}
     for k in keys:
         lc, rc, lb, rb = DN[k]
         c[k] = {"lhs_contracting_dimensions": [str(i) for i in lc], "rhs_contracting_dimensions": [str(i) for i in rc],
@@ -983,13 +983,16 @@ def fmha_cfg(keys, scale, mask, B, N, T, S):
                       separators=(",", ":"))
 
 
-def attn_mask(B, T, S, causal, qlen=None, kvlen=None):
+def attn_mask(B, T, S, causal, qlen=None, kvlen=None, window=0):
     """valid[b, t, s] (broadcast over heads later) and qrow[b, t]."""
     t = np.arange(T)[None, :, None]
     s_ = np.arange(S)[None, None, :]
     valid = np.ones((B, T, S), bool)
     if causal:
         valid &= s_ <= t
+    if window:
+        # cuDNN's sliding window: key s is kept iff s + window > t
+        valid &= s_ + window > t
     qrow = np.ones((B, T), bool)
     if qlen is not None:
         valid &= (t < qlen[:, None, None]) & (s_ < kvlen[:, None, None])
@@ -997,7 +1000,7 @@ def attn_mask(B, T, S, causal, qlen=None, kvlen=None):
     return valid[:, None], qrow[:, None]
 
 
-def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
+def twin_mask_lines(B, N, T, S, causal, padding, first_len_param, window=0):
     """Standard-HLO lines defining pred 'valid' (and 'qv') over f32[B,N,T,S]."""
     P = "%%s[%d,%d,%d,%d]" % (B, N, T, S)
     L = ["  iq = %s iota(), iota_dimension=2\n  ik = %s iota(), iota_dimension=3" % (P % "s32", P % "s32")]
@@ -1005,6 +1008,14 @@ def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
     if causal:
         L.append("  cz = %s compare(ik, iq), direction=LE" % (P % "pred"))
         have = "cz"
+    if window:
+        L.append("  wn = s32[] constant(%d)\n  wnb = %s broadcast(wn), dimensions={}\n  ikw = %s add(ik, wnb)\n"
+                 "  wz = %s compare(ikw, iq), direction=GT" % (window, P % "s32", P % "s32", P % "pred"))
+        if have:
+            L.append("  cwz = %s and(%s, wz)" % (P % "pred", have))
+            have = "cwz"
+        else:
+            have = "wz"
     if padding:
         L.append("  ql = s32[%d] parameter(%d)\n  kl = s32[%d] parameter(%d)\n"
                  "  qlb = %s broadcast(ql), dimensions={0}\n  klb = %s broadcast(kl), dimensions={0}\n"
@@ -1012,20 +1023,20 @@ def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
                  "  pv = %s and(qv, kv)" % (B, first_len_param, B, first_len_param + 1, P % "s32", P % "s32",
                                             P % "pred", P % "pred", P % "pred"))
         if have:
-            L.append("  valid = %s and(cz, pv)" % (P % "pred"))
+            L.append("  valid = %s and(%s, pv)" % (P % "pred", have))
         else:
             L.append("  valid = %s copy(pv)" % (P % "pred"))
     else:
-        L.append("  valid = %s copy(cz)" % (P % "pred"))
+        L.append("  valid = %s copy(%s)" % (P % "pred", have))
     return L
 
 
-def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5):
+def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5, window=0):
     q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
     qlen = np.array([T - 1, 2][:B], np.int64)
     kvlen = np.array([S - 2, S][:B], np.int64)
     sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
-    valid, qrow = attn_mask(B, T, S, causal, qlen, kvlen)
+    valid, qrow = attn_mask(B, T, S, causal, qlen, kvlen, window)
     sc = np.where(valid, sc, -np.inf)
     sc = np.where(qrow[..., None], sc, 0)
     e = np.exp(sc - sc.max(-1, keepdims=True))
@@ -1042,12 +1053,13 @@ def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5):
               "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
               "backend_config=%s\n  ROOT %%o = %s get-tuple-element(%%cc), index=0\n}\n"
               % (name, params, O, ", ".join("%" + n for n in names),
-                 fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale, mask, B, N, T, S), O))
+                 fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale, mask, B, N, T, S,
+                          window), O))
     SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
     R = "f32[%d,%d,%d]" % (B, N, T)
     L = ["  %s = %s parameter(%d)\n  %s_c = %s convert(%s)" % (n, shape(dt, x[0].shape), i, n, shape("f32", x[0].shape), n)
          for i, (n, x) in enumerate(zip(names[:3], ins[:3]))]
-    L += twin_mask_lines(B, N, T, S, causal, True, 3)
+    L += twin_mask_lines(B, N, T, S, causal, True, 3, window)
     L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
              "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
              "  s1 = %s multiply(s0, alb)\n  ni = f32[] constant(-inf)\n  nib = %s broadcast(ni), dimensions={}\n"
@@ -1077,11 +1089,11 @@ def attn_fwd64(q, k, v, bias, scale, valid):
     return p, np.einsum("bnts,bsnh->btnh", p, v), mx[..., 0] + np.log(e.sum(-1))
 
 
-def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
+def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5, window=0):
     q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
     bb = draw([1, N, T, S], dt) if bias else None
     dO = draw([B, T, N, H], dt)
-    valid, _ = attn_mask(B, T, S, causal)
+    valid, _ = attn_mask(B, T, S, causal, window=window)
     p, o, lse = attn_fwd64(q, k, v, bb, scale, valid)
     O = round_to(o, dt)                  # the forward's output, in its type
     stats = round_to(lse, "f32")
@@ -1131,7 +1143,7 @@ def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
     module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", "
               "api_version=API_VERSION_STATUS_RETURNING, backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
               % (name, params, ", ".join(res), ", ".join("%" + n for n in names), target,
-                 fmha_cfg(keys, scale, mask, B, N, T, S), gtes, ", ".join(outs),
+                 fmha_cfg(keys, scale, mask, B, N, T, S, window), gtes, ", ".join(outs),
                  ", ".join("%%g%d" % i for i in range(len(outs)))))
     exp = [(round_to(dQ, dt), dt), (round_to(dK, dt), dt), (round_to(dV, dt), dt)] + \
           ([(round_to(dB, dt), dt)] if dbias else [])
@@ -1156,8 +1168,8 @@ def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
     L.append("  stb = %s broadcast(stats_c), dimensions={0,1,2}\n  sd = %s subtract(%s, stb)\n  p0 = %s exponential(sd)"
              % (SS, SS, cur, SS))
     cur = "p0"
-    if causal:
-        L += twin_mask_lines(B, N, T, S, True, False, 0)
+    if causal or window:
+        L += twin_mask_lines(B, N, T, S, causal, False, 0, window)
         L.append("  zz = f32[] constant(0)\n  zb = %s broadcast(zz), dimensions={}\n  p = %s select(valid, p0, zb)" % (SS, SS))
     else:
         L.append("  p = %s copy(p0)" % SS)
@@ -1367,6 +1379,7 @@ def gpu2_cases():
     gpu3_cases()
     graph_cases()
     mx_cases()
+    window_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -1728,6 +1741,14 @@ def mx_case(name, ldt, rdt, out_dt, ld, rd, lb, lc, rb, rc, alpha=1.0):
              "  ya = %s multiply(y, ab)\n  ROOT o = %s convert(ya)" % (F, dims_attr, alpha, F, F, O))
     twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
     write_case("twins", name, twin, ins, exp, TOL[out_dt])
+
+
+def window_cases():
+    # Sliding windows (cudnn-frontend's left bound k + w > q), with and
+    # without causal, forward with padding and backward.
+    fmha_pad_case("fmha_window_padding_causal_f32", "f32", 2, 6, 6, 2, 3, True, window=2)
+    fmha_pad_case("fmha_window_padding_f32", "f32", 1, 5, 6, 2, 3, False, window=3)
+    fmha_bwd_case("fmha_bwd_window_causal_f32", "f32", 1, 6, 6, 2, 3, True, False, False, window=3)
 
 
 def mx_cases():

@@ -33,8 +33,13 @@
  *   dK = fmha_scale * dot(dS, q; bmm1_grad_gemm1)
  *   dBias (a 5-result call) = dS summed over the bias's size-1 dimensions.
  * Computed in f32 (f64 for f64), each result rounded once.
+ * sliding_window_length w > 0 (cuda_dnn.cc passes it to cudnn-frontend's
+ *   set_sliding_window_length, a left diagonal bound with the default
+ *   top-left alignment: a key position k is kept iff k + w > q, whatever
+ *   the sequence lengths; causal adds k <= q: the window (q - w, q]).
  * Refused with the reason: dropout_rate > 0 (cuDNN's Philox stream cannot be
- * reproduced), ALIBI masks, sliding windows, packed and paged layouts.
+ * reproduced), ALIBI masks, packed (max_seg_per_batch > 1: ragged offsets)
+ * and paged layouts (page tables).
  * Not here: the F8 attention targets; the gemm targets (gemm.c). */
 #include "targets/gpu/gpu.h"
 #include <stdlib.h>
@@ -138,6 +143,7 @@ typedef struct Cfg {
   double scale;
   int mask;
   bool causal, padding;
+  int64_t window;               /* sliding_window_length, 0: none */
   Dims d1, d2;                  /* forward */
   Dims g11, g12, g21, g22;      /* backward */
 } Cfg;
@@ -175,11 +181,11 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
   if (f->mask == MASK_ALIBI)
     return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.mask_type: ALIBI is not "
                        "supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)");
-  if (window > 0 || segs > 1 || paged)
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: sliding windows, "
-                       "packed and paged attention are not supported",
-                    window > 0 ? "sliding_window_length" : segs > 1 ? "max_seg_per_batch"
-                                                                    : "is_paged_attention");
+  if (segs > 1 || paged)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: packed (ragged "
+                       "q_offsets/kv_offsets) and paged (page tables) attention are not "
+                       "supported", segs > 1 ? "max_seg_per_batch" : "is_paged_attention");
+  f->window = window > 0 ? window : 0;
   f->causal = f->mask == MASK_CAUSAL || f->mask == MASK_PADDING_CAUSAL || causal_old;
   f->padding = f->mask == MASK_PADDING || f->mask == MASK_PADDING_CAUSAL;
   return 0;
@@ -243,7 +249,7 @@ static int pred_and(GpuMod *m, int a, int b) {
 static Mask build_mask(GpuMod *m, const Cfg *f, int ql) {
   Mask k = {-1, -1, -1};
   int r = m->rank;
-  if (!f->causal && !f->padding) return k;
+  if (!f->causal && !f->padding && !f->window) return k;
   int iq = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
   gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
   int ik = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
@@ -251,6 +257,18 @@ static Mask build_mask(GpuMod *m, const Cfg *f, int ql) {
   if (f->causal) {
     k.valid = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
     gpu_text(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
+  }
+  if (f->window) {
+    /* k + w > q (cudnn-frontend's left bound, compared with CMP_GT) */
+    int w = gpu_emit(m, HLO_S32, NULL, 0, "constant(");
+    gpu_text(&m->t, "%lld)\n", (long long)f->window);
+    int wb = gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
+    gpu_text(&m->t, "v%d), dimensions={}\n", w);
+    int kw = gpu_emit(m, HLO_S32, m->dims, r, "add(");
+    gpu_text(&m->t, "v%d, v%d)\n", ik, wb);
+    int in = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+    gpu_text(&m->t, "v%d, v%d), direction=GT\n", kw, iq);
+    k.valid = pred_and(m, k.valid, in);
   }
   if (f->padding) {
     int64_t len1[1] = {m->dims[0]};

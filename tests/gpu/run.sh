@@ -100,6 +100,8 @@ bad fmha-bwd-dnums '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a,
   'backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
 bad fmha-alibi '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   'cudnn_fmha_backend_config.mask_type: ALIBI is not supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)'
+bad fmha-packed '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'cudnn_fmha_backend_config.max_seg_per_batch: packed (ragged q_offsets/kv_offsets) and paged (page tables) attention are not supported'
 bad grouped-beta '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1,"beta":1},"ragged_dot_dimension_numbers":{"dot_dimension_numbers":{}}}}' \
   'grouped_gemm_backend_config.gemm_backend_config.beta is 1: a grouped matmul has no C operand and no complex alpha (expected 0)'
 bad grouped-no-ragged '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1}}}' \
@@ -228,7 +230,7 @@ for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha
          fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
          grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
          gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8 \
-         mx_fp8_f32; do
+         mx_fp8_f32 fmha_window_padding_causal_f32 fmha_bwd_window_causal_f32; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
