@@ -1380,6 +1380,7 @@ def gpu2_cases():
     graph_cases()
     mx_cases()
     window_cases()
+    f8_attention_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -1749,6 +1750,104 @@ def window_cases():
     fmha_pad_case("fmha_window_padding_causal_f32", "f32", 2, 6, 6, 2, 3, True, window=2)
     fmha_pad_case("fmha_window_padding_f32", "f32", 1, 5, 6, 2, 3, False, window=3)
     fmha_bwd_case("fmha_bwd_window_causal_f32", "f32", 1, 6, 6, 2, 3, True, False, False, window=3)
+
+
+def fmha_f8_case(name, B, T, S, N, H, causal, stats, scale=0.5):
+    """__cudnn$fmhaSoftmaxF8 (cudnn-frontend's sdpa_fp8 graph), BTNH."""
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    q, k, v = (e4(rng.choice([-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2], size=sh)) for sh in
+               ([B, T, N, H], [B, S, N, H], [B, S, N, H]))
+    dq, dk, dv, ds, ss, so = 0.5, 2.0, 0.25, 1.0 / 64, 64.0, 8.0
+    sc = scale * dq * dk * np.einsum("btnh,bsnh->bnts", q, k)
+    if causal:
+        sc = np.where(np.arange(S)[None, :] > np.arange(T)[:, None], -np.inf, sc)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    p = e / e.sum(-1, keepdims=True)
+    lse = mx[..., 0] + np.log(e.sum(-1))
+    amax_s = np.abs(p).max()
+    p8 = e4(p * ss)
+    o = np.einsum("bnts,bsnh->bnth", p8, v) * ds * dv
+    amax_o = np.abs(o).max()
+    O8 = e4(o * so)
+    one = lambda x: np.full([1, 1, 1, 1], x)
+    ins = [(q, "f8e4m3fn"), (k, "f8e4m3fn"), (v, "f8e4m3fn")] + [(one(x), "f32") for x in (dq, dk, dv, ds, ss, so)]
+    exp = [(O8, "f8e4m3fn"), (one(amax_s), "f32"), (one(amax_o), "f32")] + ([(lse, "f32")] if stats else [])
+    cfg = fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale,
+                   "CAUSAL" if causal else "NO_MASK", B, N, T, S)
+    O = "f8e4m3fn[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    A = "f32[1,1,1,1]{3,2,1,0}"
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B, N, T)
+    res = [O, A, A] + ([ST] if stats else [])
+    names = ["q", "k", "v", "descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o"]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmaxF8\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), cfg, gtes, ", ".join(res),
+                 ", ".join("%%g%d" % i for i in range(len(res)))))
+    # The twin: the same graph in standard HLO.
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    OS = "f32[%d,%d,%d,%d]" % (B, N, T, H)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L += ["  %s_f = %s convert(%s)" % (n, shape("f32", [B, T if n == "q" else S, N, H]), n) for n in ("q", "k", "v")]
+    L += ["  %s_s = f32[] reshape(%s)" % (n, n) for n in names[3:]]
+
+    def mul(dst, src, sh, sc_):
+        L.append("  %s_b = %s broadcast(%s), dimensions={}\n  %s = %s multiply(%s, %s_b)" % (dst, sh, sc_, dst, sh, src, dst))
+    L.append("  s0 = %s dot(q_f, k_f), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  fs = f32[] constant(%r)" % (SS, scale))
+    mul("s1", "s0", SS, "fs")
+    mul("s2", "s1", SS, "descale_q_s")
+    mul("s3", "s2", SS, "descale_k_s")
+    cur = "s3"
+    if causal:
+        L.append("  iq = s32[%d,%d,%d,%d] iota(), iota_dimension=2\n  ik = s32[%d,%d,%d,%d] iota(), iota_dimension=3\n"
+                 "  gt = pred[%d,%d,%d,%d] compare(ik, iq), direction=GT\n  ni = f32[] constant(-inf)\n"
+                 "  nib = %s broadcast(ni), dimensions={}\n  s4 = %s select(gt, nib, s3)"
+                 % (B, N, T, S, B, N, T, S, B, N, T, S, SS, SS))
+        cur = "s4"
+    L.append("  mi = f32[] constant(-inf)\n  m = %s reduce(%s, mi), dimensions={3}, to_apply=max\n"
+             "  mb = %s broadcast(m), dimensions={0,1,2}\n  d = %s subtract(%s, mb)\n  e = %s exponential(d)\n"
+             "  z = f32[] constant(0)\n  sm = %s reduce(e, z), dimensions={3}, to_apply=sum\n"
+             "  smb = %s broadcast(sm), dimensions={0,1,2}\n  p = %s divide(e, smb)\n"
+             "  pa = %s abs(p)\n  as0 = f32[] reduce(pa, z), dimensions={0,1,2,3}, to_apply=max\n"
+             "  amax_s = f32[1,1,1,1] reshape(as0)" % (R, cur, SS, SS, cur, SS, R, SS, SS, SS))
+    mul("ps", "p", SS, "scale_s_s")
+    L.append("  lo = f32[] constant(-448)\n  hi = f32[] constant(448)\n  lob = %s broadcast(lo), dimensions={}\n"
+             "  hib = %s broadcast(hi), dimensions={}\n  pc = %s clamp(lob, ps, hib)\n  p8 = f8e4m3fn[%d,%d,%d,%d] convert(pc)\n"
+             "  p8f = %s convert(p8)\n  o0 = %s dot(p8f, v_f), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,2}, rhs_contracting_dims={1}" % (SS, SS, SS, B, N, T, S, SS, OS))
+    mul("o1", "o0", OS, "descale_s_s")
+    mul("o2", "o1", OS, "descale_v_s")
+    L.append("  oa = %s abs(o2)\n  ao0 = f32[] reduce(oa, z), dimensions={0,1,2,3}, to_apply=max\n"
+             "  amax_o = f32[1,1,1,1] reshape(ao0)" % OS)
+    mul("o3", "o2", OS, "scale_o_s")
+    L.append("  lob2 = %s broadcast(lo), dimensions={}\n  hib2 = %s broadcast(hi), dimensions={}\n"
+             "  oc = %s clamp(lob2, o3, hib2)\n  o8 = f8e4m3fn[%d,%d,%d,%d] convert(oc)" % (OS, OS, OS, B, N, T, H))
+    outs = ["o8", "amax_s", "amax_o"]
+    shapes = ["f8e4m3fn[%d,%d,%d,%d]" % (B, N, T, H), "f32[1,1,1,1]", "f32[1,1,1,1]"]
+    if stats:
+        L.append("  lg = %s log(sm)\n  st = %s add(m, lg)" % (R, R))
+        outs.append("st")
+        shapes.append(R)
+    L.append("  ROOT r = (%s) tuple(%s)" % (", ".join(shapes), ", ".join(outs)))
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(L)))
+    # The draws avoid f8 rounding ties (P*scale_s and O*scale_o are rounded
+    # from f64 here, from f32 in hlorun): f32 tolerance.
+    tol = TOL["f32"]
+    write_case("calls", name, module, ins, exp, tol)
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def f8_attention_cases():
+    fmha_f8_case("fmha_f8_causal_stats", 1, 5, 5, 2, 4, True, True)
+    fmha_f8_case("fmha_f8_inference", 2, 4, 6, 1, 8, False, False, scale=0.25)
 
 
 def mx_cases():

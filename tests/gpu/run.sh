@@ -108,7 +108,12 @@ bad grouped-no-ragged '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' '
   'backend_config: missing required field grouped_gemm_backend_config.ragged_dot_dimension_numbers'
 bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
   'operand 2 (a_scale) must be an f32 scalar'
-bad not-yet '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' '{}' 'known but not built into hlorun yet'
+bad f8-bwd '__cudnn$fmhaSoftmaxBackwardF8' 'f32[2,3]{1,0}' 'a' '{}' 'has not been traced from the sources, so hlorun refuses it rather than guess'
+F8C='{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"PADDING","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}'
+bad f8-fwd-mask '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' "$F8C" \
+  "%cc: backend_config field cudnn_fmha_backend_config.mask_type: XLA's F8 attention graph has only NO_MASK and CAUSAL"
+bad f8-fwd-arity '__cudnn$fmhaSoftmaxF8' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "$(echo "$F8C" | sed 's/PADDING/CAUSAL/')" \
+  '%cc: has 3 operands and 2 results; __cudnn$fmhaSoftmaxF8 takes (q, k, v, descale_q, descale_k, descale_v, descale_s, scale_s, scale_o)'
 NC='"cudnn_norm_backend_config"'
 bad norm-eps '__cudnn$norm' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{$NC:{\"kind\":\"LAYER_FWD_INFER\"}}" \
   '%cc: backend_config: missing required field cudnn_norm_backend_config.epsilon'
@@ -230,11 +235,12 @@ for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha
          fmha_bwd_bias_dbias_f16 conv_bwd_input_grouped_f32 conv_bwd_filter_grouped_f32 \
          grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
          gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8 \
-         mx_fp8_f32 fmha_window_padding_causal_f32 fmha_bwd_window_causal_f32; do
+         mx_fp8_f32 fmha_window_padding_causal_f32 fmha_bwd_window_causal_f32 \
+         fmha_f8_causal_stats; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
-for t in '__cudnn$fmhaSoftmaxF8'; do
+for t in '__cudnn$fmhaSoftmaxBackwardF8'; do
   printf 'HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} custom-call(a), custom_call_target="%s", backend_config={}\n}\n' "$t" >"$tmp/r.hlo"
   "$H" --explain-custom-calls "$tmp/r.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: NO: " "$tmp/out" && echo "ok: explain refuses $t" || { fail "explain refuses $t"; cat "$tmp/out"; }
