@@ -18,7 +18,9 @@
  *   O = dot(P, v; bmm2_dot_dimension_numbers)
  *   stats (when the result has it) = log-sum-exp of each masked row of S,
  *     natural log, f32 (cudnn-frontend's reference tests); hlorun writes 0
- *     for padded query rows
+ *     for padded query rows (O and stats): cudnn-frontend's padding_mask
+ *     sets every score of such a row to -inf, so the graph leaves their
+ *     softmax undefined and what the kernel writes there is not established
  * Backward: the config holds only the gradient dot dimension numbers (JAX's
  * fused_attention_stablehlo.py names them BMM1Grad1: dP @ Q -> dK,
  * BMM1Grad2: dP @ K -> dQ, BMM2Grad1: P @ dO -> dV, BMM2Grad2: dO @ V -> dP).
