@@ -664,6 +664,10 @@ static char *forward_f8(GpuCall *c, const Cfg *f) {
   prelude(&m);
   int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
   int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE);
+  /* The F8 graph reads mask_type only (is_causal_mask predates it). */
+  Cfg fc = *f;
+  fc.causal = f->mask == MASK_CAUSAL;
+  f = &fc;
   int sc_[6];
   for (int i = 0; i < 6; i++) sc_[i] = scalar_op(&m, &c->ops[3 + i], 3 + i);
   Mask mk = build_mask(&m, f, 0);
