@@ -70,6 +70,8 @@ static int parse_graph(GpuCall *c, const char *g, GraphOp *ops, int *nops) {
       int j = 0;
       while (j < k && ops[j].uid != u) j++;
       if (j == k) return graph_fail(c, g, (size_t)(q - g), "operand UID names no earlier op");
+      if (!strcmp(ops[j].name, "amax"))
+        return graph_fail(c, g, (size_t)(q - g), "an amax result (a scalar output) cannot be an operand");
       ops[j].is_virtual = true;
       o->seq_in[o->nin] = j;
       o->in[o->nin++] = u;

@@ -180,6 +180,8 @@ gbad graph-unknown-op 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":
   'serialized_graph: unknown op (conv, add, min, max, elu, relu, scale, invscale, amax are known)'
 gbad graph-uid 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(7);"' \
   'serialized_graph: operand UID names no earlier op'
+gbad graph-amax-operand 'x, w, s' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f32]amax(1);3:[f8e4m3fn]scale(2);"' \
+  'serialized_graph: an amax result (a scalar output) cannot be an operand'
 gbad graph-operands 'x, w' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);"' \
   '%cc: backend_config field cudnn_conv_backend_config.serialized_graph: op 2 (scale) needs operand 2, but the call has 2 operands'
 gbad graph-scalar 'x, w, x' "$Y8" '"conv_result_scale":1,"serialized_graph":"1:[f32]conv();2:[f8e4m3fn]scale(1);"' \
