@@ -969,12 +969,12 @@ DN = {  # JAX's fused_attention_stablehlo.py, layout BTNH
 }
 
 
-def fmha_cfg(keys, scale, mask, B, N, T, S):
+def fmha_cfg(keys, scale, mask, B, N, T, S, window=0):
     c = {"algorithm": FMHA_ALG, "fmha_scale": scale, "dropout_rate": 0, "seed": "42",
          "intermediate_tensor_shape": {"element_type": "BF16", "dimensions": [str(B), str(N), str(T), str(S)],
                                        "tuple_shapes": [], "layout": {"minor_to_major": ["3", "2", "1", "0"]},
                                        "is_dynamic_dimension": [False] * 4},
-         "is_flash_attention": True, "mask_type": mask, "sliding_window_length": 0}
+         "is_flash_attention": True, "mask_type": mask, "sliding_window_length": window}
     for k in keys:
         lc, rc, lb, rb = DN[k]
         c[k] = {"lhs_contracting_dimensions": [str(i) for i in lc], "rhs_contracting_dimensions": [str(i) for i in rc],
@@ -983,13 +983,16 @@ def fmha_cfg(keys, scale, mask, B, N, T, S):
                       separators=(",", ":"))
 
 
-def attn_mask(B, T, S, causal, qlen=None, kvlen=None):
+def attn_mask(B, T, S, causal, qlen=None, kvlen=None, window=0):
     """valid[b, t, s] (broadcast over heads later) and qrow[b, t]."""
     t = np.arange(T)[None, :, None]
     s_ = np.arange(S)[None, None, :]
     valid = np.ones((B, T, S), bool)
     if causal:
         valid &= s_ <= t
+    if window:
+        # cuDNN's sliding window: key s is kept iff s + window > t
+        valid &= s_ + window > t
     qrow = np.ones((B, T), bool)
     if qlen is not None:
         valid &= (t < qlen[:, None, None]) & (s_ < kvlen[:, None, None])
@@ -997,7 +1000,7 @@ def attn_mask(B, T, S, causal, qlen=None, kvlen=None):
     return valid[:, None], qrow[:, None]
 
 
-def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
+def twin_mask_lines(B, N, T, S, causal, padding, first_len_param, window=0):
     """Standard-HLO lines defining pred 'valid' (and 'qv') over f32[B,N,T,S]."""
     P = "%%s[%d,%d,%d,%d]" % (B, N, T, S)
     L = ["  iq = %s iota(), iota_dimension=2\n  ik = %s iota(), iota_dimension=3" % (P % "s32", P % "s32")]
@@ -1005,6 +1008,14 @@ def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
     if causal:
         L.append("  cz = %s compare(ik, iq), direction=LE" % (P % "pred"))
         have = "cz"
+    if window:
+        L.append("  wn = s32[] constant(%d)\n  wnb = %s broadcast(wn), dimensions={}\n  ikw = %s add(ik, wnb)\n"
+                 "  wz = %s compare(ikw, iq), direction=GT" % (window, P % "s32", P % "s32", P % "pred"))
+        if have:
+            L.append("  cwz = %s and(%s, wz)" % (P % "pred", have))
+            have = "cwz"
+        else:
+            have = "wz"
     if padding:
         L.append("  ql = s32[%d] parameter(%d)\n  kl = s32[%d] parameter(%d)\n"
                  "  qlb = %s broadcast(ql), dimensions={0}\n  klb = %s broadcast(kl), dimensions={0}\n"
@@ -1012,20 +1023,20 @@ def twin_mask_lines(B, N, T, S, causal, padding, first_len_param):
                  "  pv = %s and(qv, kv)" % (B, first_len_param, B, first_len_param + 1, P % "s32", P % "s32",
                                             P % "pred", P % "pred", P % "pred"))
         if have:
-            L.append("  valid = %s and(cz, pv)" % (P % "pred"))
+            L.append("  valid = %s and(%s, pv)" % (P % "pred", have))
         else:
             L.append("  valid = %s copy(pv)" % (P % "pred"))
     else:
-        L.append("  valid = %s copy(cz)" % (P % "pred"))
+        L.append("  valid = %s copy(%s)" % (P % "pred", have))
     return L
 
 
-def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5):
+def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5, window=0):
     q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
     qlen = np.array([T - 1, 2][:B], np.int64)
     kvlen = np.array([S - 2, S][:B], np.int64)
     sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
-    valid, qrow = attn_mask(B, T, S, causal, qlen, kvlen)
+    valid, qrow = attn_mask(B, T, S, causal, qlen, kvlen, window)
     sc = np.where(valid, sc, -np.inf)
     sc = np.where(qrow[..., None], sc, 0)
     e = np.exp(sc - sc.max(-1, keepdims=True))
@@ -1042,12 +1053,13 @@ def fmha_pad_case(name, dt, B, T, S, N, H, causal, scale=0.5):
               "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
               "backend_config=%s\n  ROOT %%o = %s get-tuple-element(%%cc), index=0\n}\n"
               % (name, params, O, ", ".join("%" + n for n in names),
-                 fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale, mask, B, N, T, S), O))
+                 fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale, mask, B, N, T, S,
+                          window), O))
     SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
     R = "f32[%d,%d,%d]" % (B, N, T)
     L = ["  %s = %s parameter(%d)\n  %s_c = %s convert(%s)" % (n, shape(dt, x[0].shape), i, n, shape("f32", x[0].shape), n)
          for i, (n, x) in enumerate(zip(names[:3], ins[:3]))]
-    L += twin_mask_lines(B, N, T, S, causal, True, 3)
+    L += twin_mask_lines(B, N, T, S, causal, True, 3, window)
     L.append("  s0 = %s dot(q_c, k_c), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
              "rhs_contracting_dims={3}\n  al = f32[] constant(%r)\n  alb = %s broadcast(al), dimensions={}\n"
              "  s1 = %s multiply(s0, alb)\n  ni = f32[] constant(-inf)\n  nib = %s broadcast(ni), dimensions={}\n"
@@ -1077,11 +1089,11 @@ def attn_fwd64(q, k, v, bias, scale, valid):
     return p, np.einsum("bnts,bsnh->btnh", p, v), mx[..., 0] + np.log(e.sum(-1))
 
 
-def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
+def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5, window=0):
     q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
     bb = draw([1, N, T, S], dt) if bias else None
     dO = draw([B, T, N, H], dt)
-    valid, _ = attn_mask(B, T, S, causal)
+    valid, _ = attn_mask(B, T, S, causal, window=window)
     p, o, lse = attn_fwd64(q, k, v, bb, scale, valid)
     O = round_to(o, dt)                  # the forward's output, in its type
     stats = round_to(lse, "f32")
@@ -1131,7 +1143,7 @@ def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
     module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s) custom-call(%s), custom_call_target=\"%s\", "
               "api_version=API_VERSION_STATUS_RETURNING, backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
               % (name, params, ", ".join(res), ", ".join("%" + n for n in names), target,
-                 fmha_cfg(keys, scale, mask, B, N, T, S), gtes, ", ".join(outs),
+                 fmha_cfg(keys, scale, mask, B, N, T, S, window), gtes, ", ".join(outs),
                  ", ".join("%%g%d" % i for i in range(len(outs)))))
     exp = [(round_to(dQ, dt), dt), (round_to(dK, dt), dt), (round_to(dV, dt), dt)] + \
           ([(round_to(dB, dt), dt)] if dbias else [])
@@ -1156,8 +1168,8 @@ def fmha_bwd_case(name, dt, B, T, S, N, H, causal, bias, dbias, scale=0.5):
     L.append("  stb = %s broadcast(stats_c), dimensions={0,1,2}\n  sd = %s subtract(%s, stb)\n  p0 = %s exponential(sd)"
              % (SS, SS, cur, SS))
     cur = "p0"
-    if causal:
-        L += twin_mask_lines(B, N, T, S, True, False, 0)
+    if causal or window:
+        L += twin_mask_lines(B, N, T, S, causal, False, 0, window)
         L.append("  zz = f32[] constant(0)\n  zb = %s broadcast(zz), dimensions={}\n  p = %s select(valid, p0, zb)" % (SS, SS))
     else:
         L.append("  p = %s copy(p0)" % SS)
@@ -1364,6 +1376,487 @@ def gpu2_cases():
     block_case("block_mxfp8_batch_bf16_gscale", "f8e4m3fn", "f8e4m3fn", "f8e8m0fnu", 32, 2, 4, 6, 96,
                "bf16", gscale=0.5, config=True)
     block_case("block_nvfp4_f32", "f4e2m1fn", "f4e2m1fn", "f8e4m3fn", 16, 1, 3, 4, 48, "f32")
+    gpu3_cases()
+    graph_cases()
+    mx_cases()
+    window_cases()
+    f8_attention_cases()
+
+
+# ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
+
+def clit_body(x):
+    if x.ndim == 0:
+        return "(%r, %r)" % (float(x.real), float(x.imag))
+    return "{" + ", ".join(clit_body(v) for v in x) + "}"
+
+
+def write_case_any(kind, name, module, inputs, expected, tol):
+    """write_case for inputs/outputs that may be complex ((x, dt) pairs)."""
+    d = os.path.join(ROOT, kind, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "module.hlo"), "w") as f:
+        f.write(module)
+
+    def lit(x, dt):
+        if dt[0] == "c":
+            return "%s[%s] %s" % (dt, ",".join(str(v) for v in x.shape), clit_body(np.asarray(x)))
+        return literal(x, dt)
+    for i, (x, dt) in enumerate(inputs):
+        with open(os.path.join(d, "in%d.txt" % i), "w") as f:
+            f.write(lit(x, dt) + "\n")
+    with open(os.path.join(d, "expected.txt"), "w") as f:
+        if len(expected) == 1:
+            f.write(lit(*expected[0]) + "\n")
+        else:
+            f.write("(" + ", ".join(lit(x, dt) for x, dt in expected) + ")\n")
+    with open(os.path.join(d, "tolerance"), "w") as f:
+        f.write(tol + "\n")
+
+
+def cdraw(shape_, dt):
+    """Complex values whose parts are exact in dt's part type."""
+    pt = "f32" if dt == "c64" else "f64"
+    return draw(shape_, pt) + 1j * draw(shape_, pt)
+
+
+CTOL = {"c64": "rtol=2e-5 atol=2e-5", "c128": "rtol=1e-12 atol=1e-12"}
+
+
+def gemm_cfg(lb, lc, rb, rc, alpha, alpha_imag, beta, algorithm="ALG_UNSET", epilogue=None):
+    dn = {"lhs_contracting_dimensions": [str(i) for i in lc],
+          "rhs_contracting_dimensions": [str(i) for i in rc],
+          "lhs_batch_dimensions": [str(i) for i in lb],
+          "rhs_batch_dimensions": [str(i) for i in rb]}
+    g = {"selected_algorithm": "-1", "alpha_real": alpha, "beta": beta,
+         "dot_dimension_numbers": dn,
+         "precision_config": {"operand_precision": ["DEFAULT", "DEFAULT"], "algorithm": algorithm},
+         "lhs_stride": "20", "rhs_stride": "15", "grad_x": False, "grad_y": False,
+         "damax_output": False, "autotune_workspace_size": "4194304"}
+    if alpha_imag is not None:
+        g["alpha_imag"] = alpha_imag
+    if epilogue:
+        g["epilogue"] = epilogue
+    return json.dumps({"operation_queue_id": "0", "wait_on_operation_queues": [],
+                       "gemm_backend_config": g, "force_earliest_schedule": False},
+                      separators=(",", ":"))
+
+
+def gemm3_case(name, target, dt, a_dims, b_dims, lb, lc, rb, rc, alpha=1.0, alpha_imag=None,
+               beta=0.0, a_layout=None, out_dt=None, algorithm="ALG_UNSET", a=None, b=None,
+               tol=None):
+    """A gemm over c64/c128 (or one real special case), with its twin: the
+    same dot, alpha (complex) and beta * C in standard HLO."""
+    out_dt = out_dt or dt
+    cplx = dt[0] == "c"
+    if a is None:
+        a = cdraw(a_dims, dt) if cplx else draw(a_dims, dt)
+    if b is None:
+        b = cdraw(b_dims, dt) if cplx else draw(b_dims, dt)
+    al = alpha + 1j * (alpha_imag or 0.0)
+    zero = alpha == 0 and not alpha_imag and beta == 0 and target == "__cublas$gemm"
+    t = al * dot_general(a.astype(np.complex128) if cplx else a, b.astype(np.complex128) if cplx else b,
+                         lb, lc, rb, rc)
+    if not cplx:
+        t = t.real
+    out_dims = list(t.shape)
+    inputs = [(a, dt), (b, dt)]
+    names = ["a", "b"]
+    if beta != 0:
+        c = cdraw(out_dims, out_dt) if cplx else draw(out_dims, out_dt)
+        t = t + beta * c
+        inputs.append((c, out_dt))
+        names.append("c")
+    if zero:
+        t = np.zeros(out_dims)
+    if cplx:
+        pt = "f32" if dt == "c64" else "f64"
+        y = round_to(t.real, pt) + 1j * round_to(t.imag, pt)
+    else:
+        y = round_to(t, out_dt)
+    expected = [(y, out_dt)]
+    tol = tol or (CTOL[dt] if cplx else TOL[out_dt])
+    bc = gemm_cfg(lb, lc, rb, rc, alpha, alpha_imag, beta, algorithm)
+    params = ["  %%%s = %s parameter(%d)" % (nm, shape(xdt, x.shape, a_layout if nm == "a" else None), i)
+              for i, ((x, xdt), nm) in enumerate(zip(inputs, names))]
+    o = shape(out_dt, out_dims)
+    alias = ", output_to_operand_aliasing={{0}: (2, {})}" if beta != 0 else ""
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, s8[4194304]{0}) custom-call(%s), "
+              "custom_call_target=\"%s\"%s, backend_config=%s\n"
+              "  ROOT %%d = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, "\n".join(params), o, ", ".join("%" + n for n in names), target, alias, bc, o))
+    write_case_any("calls", name, module, inputs, expected, tol)
+    # The twin: dot, alpha, beta * C as standard HLO.
+    ct = dt if cplx else ("f64" if "f64" in (dt, out_dt) else "f32")
+    L = []
+    for i, ((x, xdt), nm) in enumerate(zip(inputs, names)):
+        L.append("  %s = %s parameter(%d)" % (nm, shape(xdt, x.shape), i))
+        L.append("  %s_c = %s convert(%s)" % (nm, shape(ct, x.shape), nm))
+    O = shape(ct, out_dims)
+    dims_attr = "".join(", %s={%s}" % (k, ",".join(map(str, v))) for k, v in
+                        [("lhs_batch_dims", lb), ("lhs_contracting_dims", lc),
+                         ("rhs_batch_dims", rb), ("rhs_contracting_dims", rc)] if v)
+    L.append("  t0 = %s dot(a_c, b_c)%s" % (O, dims_attr))
+
+    def const(v):
+        return "(%r, %r)" % (v.real, v.imag) if cplx else repr(float(v.real))
+    L.append("  al = %s[] constant(%s)\n  alb = %s broadcast(al), dimensions={}\n  t1 = %s multiply(t0, alb)"
+             % (ct, const(al), O, O))
+    cur = "t1"
+    if beta != 0:
+        L.append("  be = %s[] constant(%s)\n  beb = %s broadcast(be), dimensions={}\n"
+                 "  cb = %s multiply(c_c, beb)\n  t2 = %s add(t1, cb)" % (ct, const(beta + 0j), O, O, O))
+        cur = "t2"
+    if zero:
+        L.append("  z = %s[] constant(%s)\n  t3 = %s broadcast(z), dimensions={}" % (ct, const(0j), O))
+        cur = "t3"
+    L.append("  ROOT r = %s convert(%s)" % (shape(out_dt, out_dims), cur))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case_any("twins", name, twin, inputs, expected, tol)
+
+
+def gpu3_cases():
+    # Complex gemms: XLA sends c64/c128 dots to cuBLAS (legacy or Lt) with a
+    # complex alpha and a real beta.
+    gemm3_case("gemm_c64", "__cublas$gemm", "c64", [4, 5], [5, 3], [], [1], [], [0],
+               alpha=1.5, alpha_imag=-0.5)
+    gemm3_case("gemm_c128_batch_beta", "__cublas$gemm", "c128", [2, 5, 3], [2, 4, 5], [0], [1], [0],
+               [2], alpha=0.5, alpha_imag=2.0, beta=0.5)
+    gemm3_case("lt_c64_transposed_beta", "__cublas$lt$matmul", "c64", [6, 3], [6, 4], [], [0], [],
+               [0], alpha=1.0, alpha_imag=0.0, beta=1.0, a_layout=[0, 1])
+    gemm3_case("lt_c128_imag_alpha", "__cublas$lt$matmul", "c128", [3, 4], [4, 2], [], [1], [], [0],
+               alpha=0.0, alpha_imag=1.0)
+    # A multi-pass algorithm is a plain f32 gemm to cuBLAS.
+    gemm3_case("gemm_alg_x3_f32", "__cublas$gemm", "f32", [4, 8], [8, 5], [], [1], [], [0],
+               algorithm="ALG_DOT_BF16_BF16_F32_X3", alpha_imag=0.0)
+    gemm3_case("lt_alg_x9_f32_beta", "__cublas$lt$matmul", "f32", [3, 8], [8, 4], [], [1], [], [0],
+               algorithm="ALG_DOT_BF16_BF16_F32_X9", beta=2.0)
+    # s8 x s8 -> f32 with alpha and beta.
+    a8 = rng.integers(-128, 128, size=[4, 16]).astype(np.float64)
+    b8 = rng.integers(-128, 128, size=[16, 3]).astype(np.float64)
+    gemm3_case("gemm_s8_f32_beta", "__cublas$gemm", "s8", [4, 16], [16, 3], [], [1], [], [0],
+               alpha=0.25, beta=1.0, out_dt="f32", a=a8, b=b8, tol=TOL["f32"])
+    # alpha = beta = 0 on __cublas$gemm: zeros, even from NaN operands.
+    an = draw([3, 4], "f32")
+    an[1, 2] = np.nan
+    gemm3_case("gemm_zero_alpha_nan_f32", "__cublas$gemm", "f32", [3, 4], [4, 2], [], [1], [], [0],
+               alpha=0.0, a=an)
+
+
+# ---- __cudnn$convForwardGraph ----------------------------------------------
+
+F8MAX = {"f8e4m3fn": 448.0, "f8e5m2": 57344.0}
+
+
+def store_np(v, dt):
+    if dt in F8MAX:
+        m = F8MAX[dt]
+        return round_fp(np.clip(v, -m, m), 3 if dt == "f8e4m3fn" else 2, -6 if dt == "f8e4m3fn" else -14)
+    return round_to(v, dt)
+
+
+def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0"):
+    """steps: (uid, type, op, in_uids, external) after the conv (uid 1);
+    external is ("scalar", value) or ("tensor", array) or None. NHWC x,
+    OHWI w (dim_labels=b01f_o01i->b01f, as XLA's F8 tests print), 3x3
+    window, pad 1."""
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    x = e4(rng.choice([-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2], size=xs))
+    w = e4(rng.choice([-1, -0.5, -0.25, 0, 0.25, 0.5, 1], size=ws))
+    labels = "b01f_o01i->b01f"
+    yc = conv_ref(to_canon(x, "b01f", "b", "f"), to_canon(w, "o01i", "o", "i"), [1, 1],
+                  [(1, 1), (1, 1)], [1, 1])
+    y = from_canon(yc, "b01f", "b", "f")
+    Y = list(y.shape)
+    vals = {1: store_np(y, steps[0][1])}
+    graph = "1:[%s]conv();" % steps[0][1]
+    ins = [(x, "f8e4m3fn"), (w, "f8e4m3fn")]
+    used = set()
+    outs = []
+    TL = ["  x = f8e4m3fn[%s] parameter(0)" % ",".join(map(str, xs)),
+          "  w = f8e4m3fn[%s] parameter(1)" % ",".join(map(str, ws)),
+          "  xf = f32[%s] convert(x)" % ",".join(map(str, xs)),
+          "  wf = f32[%s] convert(w)" % ",".join(map(str, ws))]
+    YF = shape("f32", Y)
+    TL.append("  v1 = %s convolution(xf, wf), window={size=3x3 pad=1_1x1_1}, dim_labels=%s" % (YF, labels))
+
+    def twin_store(v, dt):
+        if dt == "f32":
+            return v
+        lines = []
+        src = v
+        if dt in F8MAX:
+            lines.append("  %s_lo = f32[] constant(%r)\n  %s_lob = %s broadcast(%s_lo), dimensions={}\n"
+                         "  %s_hi = f32[] constant(%r)\n  %s_hib = %s broadcast(%s_hi), dimensions={}\n"
+                         "  %s_cl = %s clamp(%s_lob, %s, %s_hib)" % (
+                             v, -F8MAX[dt], v, YF, v, v, F8MAX[dt], v, YF, v, v, YF, v, v, v))
+            src = v + "_cl"
+        lines.append("  %s_n = %s convert(%s)\n  %s_s = %s convert(%s_n)" % (v, shape(dt, Y), src, v, YF, v))
+        TL.extend(lines)
+        return v + "_s"
+    names = {1: twin_store("v1", steps[0][1])}
+    for uid, dt, op, inu, ext in steps[1:]:
+        graph += "%d:[%s]%s(%s);" % (uid, dt, op, ",".join(map(str, inu)))
+        used.update(inu)
+        a = vals[inu[0]]
+        an = names[inu[0]]
+        v = "v%d" % uid
+        if ext is not None:
+            kind, val = ext
+            k = len(ins)
+            if kind == "scalar":
+                ins.append((np.array(val), "f32"))
+                TL.append("  p%d = f32[] parameter(%d)\n  p%db = %s broadcast(p%d), dimensions={}" % (k, k, k, YF, k))
+            else:
+                ins.append((val, "f32"))
+                TL.append("  p%db = %s parameter(%d)" % (k, YF, k))
+            b, bn = np.asarray(val, np.float64), "p%db" % k
+        elif len(inu) == 2:
+            b, bn = vals[inu[1]], names[inu[1]]
+        if op == "relu":
+            r = np.maximum(a, 0)
+            TL.append("  %s_z = f32[] constant(0)\n  %s_zb = %s broadcast(%s_z), dimensions={}\n"
+                      "  %s = %s maximum(%s, %s_zb)" % (v, v, YF, v, v, YF, an, v))
+        elif op == "elu":
+            r = np.where(a > 0, a, np.expm1(a))
+            TL.append("  %s_z = f32[] constant(0)\n  %s_zb = %s broadcast(%s_z), dimensions={}\n"
+                      "  %s_c = pred[%s] compare(%s, %s_zb), direction=GT\n  %s_e = %s exponential-minus-one(%s)\n"
+                      "  %s = %s select(%s_c, %s, %s_e)" % (v, v, YF, v, v, ",".join(map(str, Y)), an, v, v, YF, an,
+                                                          v, YF, v, an, v))
+        elif op == "amax":
+            r = np.array(np.abs(a).max())
+            TL.append("  %s_a = %s abs(%s)\n  %s_i = f32[] constant(0)\n"
+                      "  %s = f32[] reduce(%s_a, %s_i), dimensions={0,1,2,3}, to_apply=max" % (v, YF, an, v, v, v, v))
+        else:
+            f, hop = {"add": (np.add, "add"), "min": (np.minimum, "minimum"), "max": (np.maximum, "maximum"),
+                      "scale": (np.multiply, "multiply"), "invscale": (np.divide, "divide")}[op]
+            r = f(a, b)
+            TL.append("  %s = %s %s(%s, %s)" % (v, YF, hop, an, bn))
+        vals[uid] = r if op == "amax" else store_np(r, dt)
+        names[uid] = v if op == "amax" else twin_store(v, dt)
+    order = [1] + [st[0] for st in steps[1:]]
+    types = {1: steps[0][1]}
+    types.update({st[0]: st[1] for st in steps[1:]})
+    for uid in order:
+        if uid not in used:
+            outs.append(uid)
+    exp = [(vals[u], types[u]) for u in outs]
+    res_shapes = [shape(types[u], [] if np.ndim(vals[u]) == 0 else Y) for u in outs]
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "cudnn_conv_backend_config": {
+        "activation_mode": "kNone", "conv_result_scale": 1, "side_input_scale": 0, "leakyrelu_alpha": 0,
+        "algorithm": {"algo_id": "28", "math_type": "DEFAULT_MATH", "tuning_knobs": {"2": "0", "3": "0"},
+                      "is_cudnn_frontend": True, "workspace_size": "0"},
+        "serialized_graph": graph}, "force_earliest_schedule": False}
+    params = "\n".join("  %%p%d = %s parameter(%d)" % (i, shape(dt, np.shape(v)), i) for i, (v, dt) in enumerate(ins))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, rs, i) for i, rs in enumerate(res_shapes))
+    root = ("  ROOT %%t = (%s) tuple(%s)" % (", ".join(res_shapes), ", ".join("%%g%d" % i for i in range(len(outs))))
+            if len(outs) > 1 else "")
+    if len(outs) == 1:
+        gtes = gtes.replace("  %g0 =", "  ROOT %g0 =")
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), window={size=3x3 pad=1_1x1_1}, "
+              "dim_labels=%s, custom_call_target=\"__cudnn$convForwardGraph\", backend_config=%s\n%s\n%s}\n"
+              % (name, params, ", ".join(res_shapes), ", ".join("%%p%d" % i for i in range(len(ins))), labels,
+                 json.dumps(cfg, separators=(",", ":")), gtes, root + "\n" if root else ""))
+    write_case("calls", name, module, ins, exp, tol)
+    finals = [names[u] if types[u] == "f32" or np.ndim(vals[u]) == 0 else names[u].replace("_s", "_n") for u in outs]
+    if len(outs) > 1:
+        TL.append("  ROOT r = (%s) tuple(%s)" % (", ".join(res_shapes), ", ".join(finals)))
+    else:
+        TL.append("  ROOT r = %s copy(%s)" % (res_shapes[0], finals[0]))
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(TL)))
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def graph_cases():
+    # XLA's TestConvScaledOutputF8: x and w scales moved onto the result, an
+    # output scale, saturation to f8e4m3fn (z_scale 64 pushes values past 448).
+    graph_case("convgraph_scaled_f8", [1, 4, 4, 3], [4, 3, 3, 3],
+               [(1, "f32", "conv", [], None), (2, "f32", "scale", [1], ("scalar", 2.0)),
+                (3, "f32", "scale", [2], ("scalar", 0.5)), (4, "f8e4m3fn", "scale", [3], ("scalar", 64.0))])
+    # TestConvReluAmaxF8 with a bias (add) and an inverse output scale:
+    # amax reads the relu, before the output scale.
+    bias = np.round(rng.uniform(-2, 2, size=[1, 4, 4, 4]) * 8) / 8
+    graph_case("convgraph_bias_relu_amax_f8", [1, 4, 4, 3], [4, 3, 3, 3],
+               [(1, "f32", "conv", [], None), (2, "f32", "scale", [1], ("scalar", 0.5)),
+                (3, "f32", "add", [2], ("tensor", bias)), (4, "f32", "relu", [3], None),
+                (5, "f8e5m2", "invscale", [4], ("scalar", 0.25)), (6, "f32", "amax", [4], None)])
+    # Leaky ReLU as cuDNN sees it (max(x, alpha * min(x, 0))), then ELU to f16.
+    zeros = np.zeros([1, 3, 3, 2])
+    graph_case("convgraph_leaky_elu_f16", [1, 3, 3, 2], [2, 3, 3, 2],
+               [(1, "f32", "conv", [], None), (2, "f32", "min", [1], ("tensor", zeros)),
+                (3, "f32", "scale", [2], ("scalar", 0.125)), (4, "f32", "max", [3, 1], None),
+                (5, "f16", "elu", [4], None)], tol=TOL["f16"])
+
+
+# ---- __cublas$lt$matmul$mx (hipBLASLt MX: a scaled-dot) -----------------------
+
+def mx_case(name, ldt, rdt, out_dt, ld, rd, lb, lc, rb, rc, alpha=1.0):
+    lhs, rhs = on_grid(ld, ldt), on_grid(rd, rdt)
+    lsd = [d // 32 if i in lc else d for i, d in enumerate(ld)]
+    rsd = [d // 32 if i in rc else d for i, d in enumerate(rd)]
+    ls = rng.choice(SCALE_GRID["f8e8m0fnu"], size=lsd)
+    rsc = rng.choice(SCALE_GRID["f8e8m0fnu"], size=rsd)
+
+    def expand(sc, full):
+        for i, (a, b) in enumerate(zip(sc.shape, full)):
+            sc = np.repeat(sc, b // a, axis=i)
+        return sc
+    t = alpha * dot_general(lhs * expand(ls, ld), rhs * expand(rsc, rd), lb, lc, rb, rc)
+    ins = [(lhs, ldt), (rhs, rdt), (ls, "f8e8m0fnu"), (rsc, "f8e8m0fnu")]
+    exp = [(round_to(t, out_dt), out_dt)]
+    O = shape(out_dt, t.shape)
+    dn = {"lhs_contracting_dimensions": [str(i) for i in lc], "rhs_contracting_dimensions": [str(i) for i in rc],
+          "lhs_batch_dimensions": [str(i) for i in lb], "rhs_batch_dimensions": [str(i) for i in rb]}
+    cfg = {"operation_queue_id": "0", "wait_on_operation_queues": [], "gemm_backend_config": {
+        "selected_algorithm": "3", "alpha_real": alpha, "alpha_imag": 0, "beta": 0,
+        "dot_dimension_numbers": dn, "scale_mode": 2, "autotune_workspace_size": "33554432"},
+        "force_earliest_schedule": False}
+    params = "\n".join("  %%p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(ins))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, s8[33554432]{0}) custom-call(%%p0, %%p1, %%p2, %%p3), "
+              "custom_call_target=\"__cublas$lt$matmul$mx\", backend_config=%s\n"
+              "  ROOT %%r = %s get-tuple-element(%%cc), index=0\n}\n"
+              % (name, params, O, json.dumps(cfg, separators=(",", ":")), O))
+    write_case("calls", name, module, ins, exp, TOL[out_dt])
+    # The twin: the scaled-dot as ScaledDotRewriter expands it (broadcast
+    # each scale over its block, multiply, dot).
+    L = ["  p%d = %s parameter(%d)" % (i, shape(x[1], x[0].shape), i) for i, x in enumerate(ins)]
+    for side, (x, sc) in enumerate(((lhs, ls), (rhs, rsc))):
+        xs, ss = list(x.shape), list(sc.shape)
+        L.append("  x%d = %s convert(p%d)\n  s%d = %s convert(p%d)" % (side, shape("f32", xs), side, side,
+                                                                         shape("f32", ss), 2 + side))
+        bdims, keep = [], []
+        for i, (a, b) in enumerate(zip(ss, xs)):
+            keep.append(len(bdims))
+            bdims.append(a)
+            if a != b:
+                bdims.append(b // a)
+        L.append("  b%d = %s broadcast(s%d), dimensions={%s}\n  r%d = %s reshape(b%d)\n  d%d = %s multiply(x%d, r%d)"
+                 % (side, shape("f32", bdims), side, ",".join(map(str, keep)), side, shape("f32", xs), side,
+                    side, shape("f32", xs), side, side))
+    dims_attr = "".join(", %s={%s}" % (k, ",".join(map(str, v))) for k, v in
+                        [("lhs_batch_dims", lb), ("lhs_contracting_dims", lc),
+                         ("rhs_batch_dims", rb), ("rhs_contracting_dims", rc)] if v)
+    F = shape("f32", t.shape)
+    L.append("  y = %s dot(d0, d1)%s\n  a = f32[] constant(%r)\n  ab = %s broadcast(a), dimensions={}\n"
+             "  ya = %s multiply(y, ab)\n  ROOT o = %s convert(ya)" % (F, dims_attr, alpha, F, F, O))
+    twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
+    write_case("twins", name, twin, ins, exp, TOL[out_dt])
+
+
+def window_cases():
+    # Sliding windows (cudnn-frontend's left bound k + w > q), with and
+    # without causal, forward with padding and backward.
+    fmha_pad_case("fmha_window_padding_causal_f32", "f32", 2, 6, 6, 2, 3, True, window=2)
+    fmha_pad_case("fmha_window_padding_f32", "f32", 1, 5, 6, 2, 3, False, window=3)
+    fmha_bwd_case("fmha_bwd_window_causal_f32", "f32", 1, 6, 6, 2, 3, True, False, False, window=3)
+
+
+def fmha_f8_case(name, B, T, S, N, H, causal, stats, scale=0.5):
+    """__cudnn$fmhaSoftmaxF8 (cudnn-frontend's sdpa_fp8 graph), BTNH."""
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    q, k, v = (e4(rng.choice([-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2], size=sh)) for sh in
+               ([B, T, N, H], [B, S, N, H], [B, S, N, H]))
+    dq, dk, dv, ds, ss, so = 0.5, 2.0, 0.25, 1.0 / 64, 64.0, 8.0
+    sc = scale * dq * dk * np.einsum("btnh,bsnh->bnts", q, k)
+    if causal:
+        sc = np.where(np.arange(S)[None, :] > np.arange(T)[:, None], -np.inf, sc)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    p = e / e.sum(-1, keepdims=True)
+    lse = mx[..., 0] + np.log(e.sum(-1))
+    amax_s = np.abs(p).max()
+    p8 = e4(p * ss)
+    o = np.einsum("bnts,bsnh->bnth", p8, v) * ds * dv
+    amax_o = np.abs(o).max()
+    O8 = e4(o * so)
+    one = lambda x: np.full([1, 1, 1, 1], x)
+    ins = [(q, "f8e4m3fn"), (k, "f8e4m3fn"), (v, "f8e4m3fn")] + [(one(x), "f32") for x in (dq, dk, dv, ds, ss, so)]
+    exp = [(O8, "f8e4m3fn"), (one(amax_s), "f32"), (one(amax_o), "f32")] + ([(lse, "f32")] if stats else [])
+    cfg = fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale,
+                   "CAUSAL" if causal else "NO_MASK", B, N, T, S)
+    O = "f8e4m3fn[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    A = "f32[1,1,1,1]{3,2,1,0}"
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B, N, T)
+    res = [O, A, A] + ([ST] if stats else [])
+    names = ["q", "k", "v", "descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o"]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmaxF8\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), cfg, gtes, ", ".join(res),
+                 ", ".join("%%g%d" % i for i in range(len(res)))))
+    # The twin: the same graph in standard HLO.
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    OS = "f32[%d,%d,%d,%d]" % (B, N, T, H)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L += ["  %s_f = %s convert(%s)" % (n, shape("f32", [B, T if n == "q" else S, N, H]), n) for n in ("q", "k", "v")]
+    L += ["  %s_s = f32[] reshape(%s)" % (n, n) for n in names[3:]]
+
+    def mul(dst, src, sh, sc_):
+        L.append("  %s_b = %s broadcast(%s), dimensions={}\n  %s = %s multiply(%s, %s_b)" % (dst, sh, sc_, dst, sh, src, dst))
+    L.append("  s0 = %s dot(q_f, k_f), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  fs = f32[] constant(%r)" % (SS, scale))
+    mul("s1", "s0", SS, "fs")
+    mul("s2", "s1", SS, "descale_q_s")
+    mul("s3", "s2", SS, "descale_k_s")
+    cur = "s3"
+    if causal:
+        L.append("  iq = s32[%d,%d,%d,%d] iota(), iota_dimension=2\n  ik = s32[%d,%d,%d,%d] iota(), iota_dimension=3\n"
+                 "  gt = pred[%d,%d,%d,%d] compare(ik, iq), direction=GT\n  ni = f32[] constant(-inf)\n"
+                 "  nib = %s broadcast(ni), dimensions={}\n  s4 = %s select(gt, nib, s3)"
+                 % (B, N, T, S, B, N, T, S, B, N, T, S, SS, SS))
+        cur = "s4"
+    L.append("  mi = f32[] constant(-inf)\n  m = %s reduce(%s, mi), dimensions={3}, to_apply=max\n"
+             "  mb = %s broadcast(m), dimensions={0,1,2}\n  d = %s subtract(%s, mb)\n  e = %s exponential(d)\n"
+             "  z = f32[] constant(0)\n  sm = %s reduce(e, z), dimensions={3}, to_apply=sum\n"
+             "  smb = %s broadcast(sm), dimensions={0,1,2}\n  p = %s divide(e, smb)\n"
+             "  pa = %s abs(p)\n  as0 = f32[] reduce(pa, z), dimensions={0,1,2,3}, to_apply=max\n"
+             "  amax_s = f32[1,1,1,1] reshape(as0)" % (R, cur, SS, SS, cur, SS, R, SS, SS, SS))
+    mul("ps", "p", SS, "scale_s_s")
+    L.append("  lo = f32[] constant(-448)\n  hi = f32[] constant(448)\n  lob = %s broadcast(lo), dimensions={}\n"
+             "  hib = %s broadcast(hi), dimensions={}\n  pc = %s clamp(lob, ps, hib)\n  p8 = f8e4m3fn[%d,%d,%d,%d] convert(pc)\n"
+             "  p8f = %s convert(p8)\n  o0 = %s dot(p8f, v_f), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+             "rhs_batch_dims={0,2}, rhs_contracting_dims={1}" % (SS, SS, SS, B, N, T, S, SS, OS))
+    mul("o1", "o0", OS, "descale_s_s")
+    mul("o2", "o1", OS, "descale_v_s")
+    L.append("  oa = %s abs(o2)\n  ao0 = f32[] reduce(oa, z), dimensions={0,1,2,3}, to_apply=max\n"
+             "  amax_o = f32[1,1,1,1] reshape(ao0)" % OS)
+    mul("o3", "o2", OS, "scale_o_s")
+    L.append("  lob2 = %s broadcast(lo), dimensions={}\n  hib2 = %s broadcast(hi), dimensions={}\n"
+             "  oc = %s clamp(lob2, o3, hib2)\n  o8 = f8e4m3fn[%d,%d,%d,%d] convert(oc)" % (OS, OS, OS, B, N, T, H))
+    outs = ["o8", "amax_s", "amax_o"]
+    shapes = ["f8e4m3fn[%d,%d,%d,%d]" % (B, N, T, H), "f32[1,1,1,1]", "f32[1,1,1,1]"]
+    if stats:
+        L.append("  lg = %s log(sm)\n  st = %s add(m, lg)" % (R, R))
+        outs.append("st")
+        shapes.append(R)
+    L.append("  ROOT r = (%s) tuple(%s)" % (", ".join(shapes), ", ".join(outs)))
+    twin = ("HloModule %s_twin\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+            "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+            "ENTRY main {\n%s\n}\n" % (name, "\n".join(L)))
+    # The draws avoid f8 rounding ties (P*scale_s and O*scale_o are rounded
+    # from f64 here, from f32 in hlorun): f32 tolerance.
+    tol = TOL["f32"]
+    write_case("calls", name, module, ins, exp, tol)
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def f8_attention_cases():
+    fmha_f8_case("fmha_f8_causal_stats", 1, 5, 5, 2, 4, True, True)
+    fmha_f8_case("fmha_f8_inference", 2, 4, 6, 1, 8, False, False, scale=0.25)
+
+
+def mx_cases():
+    # XLA's MxFp8Correctness shape family: K contracted on both, block 32.
+    mx_case("mx_fp8_f32", "f8e4m3fn", "f8e4m3fn", "f32", [16, 64], [16, 64], [], [1], [], [1])
+    # Mixed fp4 x fp8 with a size-1 batch dim, bf16 out.
+    mx_case("mx_fp4_fp8_batch_bf16", "f4e2m1fn", "f8e5m2", "bf16", [1, 16, 96], [1, 16, 96], [0], [2], [0], [2])
+    # rhs contracting on its major dim: the scale blocks run along dim 0.
+    mx_case("mx_fp8_rhs_kmajor_f16", "f8e5m2", "f8e4m3fn", "f16", [16, 64], [64, 32], [], [1], [], [0], alpha=0.5)
 
 
 if __name__ == "__main__":

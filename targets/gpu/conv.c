@@ -21,15 +21,18 @@
  * convolution whose kernel takes w's output features per group as input
  * features and x's features (group-major) as output features; backward
  * filter pairs x's g-th feature group with dy's (batch_group_count G).
- * Integer (int8x4/int8x32) convolutions, convForwardGraph and
- * the filter reorderings are refused with the reason.
+ *   forward graph:  (x, w, graph operands...) -> the graph's results: the
+ *                   forward convolution, then serialized_graph's pointwise
+ *                   ops (convgraph.c)
+ * Integer (int8x4/int8x32) convolutions and the filter reorderings are
+ * refused with the reason.
  * Not here: the gemm targets (gemm.c). */
 #include "targets/gpu/gpu.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { CONV_FWD, CONV_BWD_INPUT, CONV_BWD_FILTER, CONV_BIAS_ACT };
+enum { CONV_FWD, CONV_BWD_INPUT, CONV_BWD_FILTER, CONV_BIAS_ACT, CONV_GRAPH };
 
 /* stream_executor.dnn.ActivationMode. */
 enum { ACT_NONE, ACT_SIGMOID, ACT_RELU, ACT_RELU6, ACT_RELUX, ACT_TANH, ACT_BANDPASS, ACT_ELU,
@@ -128,7 +131,8 @@ char *gpu_build_conv(GpuCall *c) {
   const char *t = c->target;
   int kind = !strcmp(t, "__cudnn$convForward") ? CONV_FWD
              : !strcmp(t, "__cudnn$convBackwardInput") ? CONV_BWD_INPUT
-             : !strcmp(t, "__cudnn$convBackwardFilter") ? CONV_BWD_FILTER : CONV_BIAS_ACT;
+             : !strcmp(t, "__cudnn$convBackwardFilter") ? CONV_BWD_FILTER
+             : !strcmp(t, "__cudnn$convForwardGraph") ? CONV_GRAPH : CONV_BIAS_ACT;
   json_t *g = gpu_config_section(c, "cudnn_conv_backend_config", "conv_result_scale");
   double scale, side_scale, leaky;
   int act;
@@ -144,11 +148,23 @@ char *gpu_build_conv(GpuCall *c) {
                     act_names, ACT_COUNT, ACT_NONE, &act) ||
       split_labels(c, &l))
     return NULL;
-  if (json_is_true(json_object_get(g, "reordered_int8_nchw_vect")) ||
-      json_object_get(g, "serialized_graph")) {
-    gpu_fail(c, "backend_config field cudnn_conv_backend_config.%s: reordered int8 filters and "
-                "cuDNN graphs are not supported",
-             json_object_get(g, "serialized_graph") ? "serialized_graph" : "reordered_int8_nchw_vect");
+  json_t *graph = json_object_get(g, "serialized_graph");
+  if (json_is_true(json_object_get(g, "reordered_int8_nchw_vect"))) {
+    gpu_fail(c, "backend_config field cudnn_conv_backend_config.reordered_int8_nchw_vect: "
+                "reordered int8 filters are not supported");
+    return NULL;
+  }
+  if ((kind == CONV_GRAPH) != (graph != NULL) || (graph && !json_is_string(graph))) {
+    gpu_fail(c, kind == CONV_GRAPH ? "backend_config: missing required field "
+                                     "cudnn_conv_backend_config.serialized_graph (a string)"
+                                   : "backend_config field cudnn_conv_backend_config."
+                                     "serialized_graph: only __cudnn$convForwardGraph takes a graph");
+    return NULL;
+  }
+  /* gpu_conv_runner.cc RunGpuConvGraph refuses a scaled convolution. */
+  if (kind == CONV_GRAPH && scale != 1) {
+    gpu_fail(c, "backend_config field cudnn_conv_backend_config.conv_result_scale is %g: a "
+                "graph convolution takes 1 (its scales are graph ops)", scale);
     return NULL;
   }
   if (kind != CONV_BIAS_ACT && act != ACT_NONE) {
@@ -161,8 +177,8 @@ char *gpu_build_conv(GpuCall *c) {
                 "supported (its parameters are not in the config)", act_names[act]);
     return NULL;
   }
-  int want_ops = kind == CONV_BIAS_ACT ? (c->nops == 4 ? 4 : 3) : 2;
-  if (c->nops != want_ops || c->nres < 1 || c->nres > 2) {
+  int want_ops = kind == CONV_BIAS_ACT ? (c->nops == 4 ? 4 : 3) : kind == CONV_GRAPH ? c->nops : 2;
+  if (c->nops < 2 || c->nops != want_ops || c->nres < 1 || (c->nres > 2 && kind != CONV_GRAPH)) {
     gpu_fail(c, "has %d operands and %d results; %s takes %s and gives (value, u8 scratch)",
              c->nops, c->nres, t, kind == CONV_BIAS_ACT ? "(x, w, bias[, side_input])"
                                   : kind == CONV_BWD_INPUT ? "(dy, w)"
@@ -235,7 +251,7 @@ char *gpu_build_conv(GpuCall *c) {
                   "elements to %lld, but the %s has %lld", i, (long long)c->wsize[i],
                (long long)c->wstride[i], (long long)c->wpad_lo[i], (long long)c->wpad_hi[i],
                (long long)xl->dims[px], (long long)o,
-               kind == CONV_FWD || kind == CONV_BIAS_ACT ? "result" : "dy operand",
+               kind == CONV_BWD_INPUT || kind == CONV_BWD_FILTER ? "dy operand" : "result",
                (long long)yl->dims[py]);
       return NULL;
     }
@@ -244,12 +260,17 @@ char *gpu_build_conv(GpuCall *c) {
   m.ct = (o0->dtype == HLO_F64 || o1->dtype == HLO_F64 || r->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   m.rank = r->rank;
   memcpy(m.dims, r->dims, sizeof m.dims);
-  gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  if (kind == CONV_GRAPH)   /* for amax */
+    gpu_text(&m.t, "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+                   "  ROOT r = %s[] maximum(a, b)\n}\n\n", hlc_dtype_name(m.ct),
+             hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
+  gpu_text(&m.t, "ENTRY e {\n");
   int v0 = gpu_operand(&m, o0, 0, GPU_ROUND_NONE), v1 = gpu_operand(&m, o1, 1, GPU_ROUND_NONE);
   int64_t lo[GPU_MAX_RANK] = {0}, hi[GPU_MAX_RANK] = {0}, ones[GPU_MAX_RANK], size[GPU_MAX_RANK] = {0};
   for (int i = 0; i < ns; i++) ones[i] = 1;
   int y;
-  if (kind == CONV_FWD || kind == CONV_BIAS_ACT) {
+  if (kind == CONV_FWD || kind == CONV_BIAS_ACT || kind == CONV_GRAPH) {
     y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
     gpu_text(&m.t, "v%d, v%d), ", v0, v1);
     window_text(&m.t, ns, c->wsize, c->wstride, c->wpad_lo, c->wpad_hi, c->wlhs_dil, c->wrhs_dil);
@@ -385,6 +406,12 @@ char *gpu_build_conv(GpuCall *c) {
     int bb = gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
     gpu_text(&m.t, "v%d), dimensions={%d}\n", vb, fdim);
     y = activation(&m, act, leaky, gpu_binary(&m, "add", y, bb));
+  }
+  if (kind == CONV_GRAPH) {
+    int outs[GPU_MAX_LEAVES], n;
+    if (gpu_conv_graph(c, &m, json_string_value(graph), y, outs, &n)) { free(m.t.s); return NULL; }
+    if (gpu_finish(&m, c->res, outs, n)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+    return m.t.s;
   }
   if (gpu_finish(&m, c->res, &y, 1)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
   return m.t.s;

@@ -18,7 +18,9 @@
  *   O = dot(P, v; bmm2_dot_dimension_numbers)
  *   stats (when the result has it) = log-sum-exp of each masked row of S,
  *     natural log, f32 (cudnn-frontend's reference tests); hlorun writes 0
- *     for padded query rows
+ *     for padded query rows (O and stats): cudnn-frontend's padding_mask
+ *     sets every score of such a row to -inf, so the graph leaves their
+ *     softmax undefined and what the kernel writes there is not established
  * Backward: the config holds only the gradient dot dimension numbers (JAX's
  * fused_attention_stablehlo.py names them BMM1Grad1: dP @ Q -> dK,
  * BMM1Grad2: dP @ K -> dQ, BMM2Grad1: P @ dO -> dV, BMM2Grad2: dO @ V -> dP).
@@ -33,9 +35,15 @@
  *   dK = fmha_scale * dot(dS, q; bmm1_grad_gemm1)
  *   dBias (a 5-result call) = dS summed over the bias's size-1 dimensions.
  * Computed in f32 (f64 for f64), each result rounded once.
+ * sliding_window_length w > 0 (cuda_dnn.cc passes it to cudnn-frontend's
+ *   set_sliding_window_length, a left diagonal bound with the default
+ *   top-left alignment: a key position k is kept iff k + w > q, whatever
+ *   the sequence lengths; causal adds k <= q: the window (q - w, q]).
  * Refused with the reason: dropout_rate > 0 (cuDNN's Philox stream cannot be
- * reproduced), ALIBI masks, sliding windows, packed and paged layouts.
- * Not here: the F8 attention targets; the gemm targets (gemm.c). */
+ * reproduced), ALIBI masks, packed (max_seg_per_batch > 1: ragged offsets)
+ * and paged layouts (page tables).
+ * __cudnn$fmhaSoftmaxF8 (forward F8 attention): see forward_f8 below.
+ * Not here: the F8 backward (refused, register.c); the gemm targets. */
 #include "targets/gpu/gpu.h"
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +146,7 @@ typedef struct Cfg {
   double scale;
   int mask;
   bool causal, padding;
+  int64_t window;               /* sliding_window_length, 0: none */
   Dims d1, d2;                  /* forward */
   Dims g11, g12, g21, g22;      /* backward */
 } Cfg;
@@ -175,11 +184,11 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
   if (f->mask == MASK_ALIBI)
     return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.mask_type: ALIBI is not "
                        "supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)");
-  if (window > 0 || segs > 1 || paged)
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: sliding windows, "
-                       "packed and paged attention are not supported",
-                    window > 0 ? "sliding_window_length" : segs > 1 ? "max_seg_per_batch"
-                                                                    : "is_paged_attention");
+  if (segs > 1 || paged)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: packed (ragged "
+                       "q_offsets/kv_offsets) and paged (page tables) attention are not "
+                       "supported", segs > 1 ? "max_seg_per_batch" : "is_paged_attention");
+  f->window = window > 0 ? window : 0;
   f->causal = f->mask == MASK_CAUSAL || f->mask == MASK_PADDING_CAUSAL || causal_old;
   f->padding = f->mask == MASK_PADDING || f->mask == MASK_PADDING_CAUSAL;
   return 0;
@@ -243,7 +252,7 @@ static int pred_and(GpuMod *m, int a, int b) {
 static Mask build_mask(GpuMod *m, const Cfg *f, int ql) {
   Mask k = {-1, -1, -1};
   int r = m->rank;
-  if (!f->causal && !f->padding) return k;
+  if (!f->causal && !f->padding && !f->window) return k;
   int iq = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
   gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
   int ik = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
@@ -251,6 +260,18 @@ static Mask build_mask(GpuMod *m, const Cfg *f, int ql) {
   if (f->causal) {
     k.valid = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
     gpu_text(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
+  }
+  if (f->window) {
+    /* k + w > q (cudnn-frontend's left bound, compared with CMP_GT) */
+    int w = gpu_emit(m, HLO_S32, NULL, 0, "constant(");
+    gpu_text(&m->t, "%lld)\n", (long long)f->window);
+    int wb = gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
+    gpu_text(&m->t, "v%d), dimensions={}\n", w);
+    int kw = gpu_emit(m, HLO_S32, m->dims, r, "add(");
+    gpu_text(&m->t, "v%d, v%d)\n", ik, wb);
+    int in = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+    gpu_text(&m->t, "v%d, v%d), direction=GT\n", kw, iq);
+    k.valid = pred_and(m, k.valid, in);
   }
   if (f->padding) {
     int64_t len1[1] = {m->dims[0]};
@@ -513,10 +534,177 @@ static char *backward(GpuCall *c, const Cfg *f) {
   return m.t.s;
 }
 
+/* ---- __cudnn$fmhaSoftmaxF8 ------------------------------------------------
+ * cuda_dnn.cc GetCudnnFlashAttentionF8OperationGraph builds cudnn-frontend's
+ * sdpa_fp8 node, whose graph (node/sdpa_fp8.h, node/matmul_fp8.h) is
+ *   S  = dot(q, k) * fmha_scale * descale_q * descale_k, causal-masked
+ *   P  = softmax(S)                    (stats: its log-sum-exp)
+ *   amax_s = max |P|
+ *   P8 = P * scale_s, stored in q's f8 type
+ *   O' = dot(P8, v) * descale_s * descale_v
+ *   amax_o = max |O'|
+ *   O  = O' * scale_o, stored in O's type (q's: the graph checks it)
+ * Operands (q, k, v, descale_q, descale_k, descale_v, descale_s, scale_s,
+ * scale_o) with f32[1,1,1,1] scales; results (O, amax_s, amax_o, [stats],
+ * u8 workspace) (cudnn_custom_call_compiler.cc: 5 results carry stats).
+ * Only NO_MASK and CAUSAL exist in that graph. An f8 store saturates to the
+ * type's finite range: the sources do not say what cuDNN does with a value
+ * beyond it (only reachable with scale_s or scale_o pushing past it). */
+
+/* Scalar operand i (one f32 element) as an f32[] value. */
+static int scalar_op(GpuMod *m, const GpuLeaf *l, int i) {
+  int p = gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
+  gpu_text(&m->t, "%d)\n", i);
+  int r = gpu_emit(m, HLO_F32, NULL, 0, "reshape(");
+  gpu_text(&m->t, "v%d)\n", p);
+  return r;
+}
+
+/* x (shape dims) times scalars a [, b]. */
+static int scale_by(GpuMod *m, int x, const int64_t *dims, int rank, int a, int b) {
+  int sc[2] = {a, b};
+  for (int i = 0; i < 2 && sc[i] >= 0; i++) {
+    int bb = gpu_emit(m, HLO_F32, dims, rank, "broadcast(");
+    gpu_text(&m->t, "v%d), dimensions={}\n", sc[i]);
+    int v = gpu_emit(m, HLO_F32, dims, rank, "multiply(");
+    gpu_text(&m->t, "v%d, v%d)\n", x, bb);
+    x = v;
+  }
+  return x;
+}
+
+/* max |x| over every element, reshaped to the result leaf r. */
+static int amax_of(GpuMod *m, int x, const int64_t *dims, int rank, const GpuLeaf *r) {
+  int ab = gpu_emit(m, HLO_F32, dims, rank, "abs(");
+  gpu_text(&m->t, "v%d)\n", x);
+  int z = gpu_emit(m, HLO_F32, NULL, 0, "constant(0)\n");
+  int64_t all[GPU_MAX_RANK];
+  for (int i = 0; i < rank; i++) all[i] = i;
+  int v = gpu_emit(m, HLO_F32, NULL, 0, "reduce(");
+  gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
+  gpu_text_list(&m->t, all, rank);
+  gpu_text(&m->t, ", to_apply=max\n");
+  int w = gpu_emit(m, HLO_F32, r->dims, r->rank, "reshape(");
+  gpu_text(&m->t, "v%d)\n", v);
+  return w;
+}
+
+/* x stored as f8 type t (saturating) and read back as f32. */
+static int store_f8(GpuMod *m, int x, const int64_t *dims, int rank, HloDtype t) {
+  double mx = t == HLO_F8E4M3FN ? 448 : 57344;
+  int lo = gpu_emit(m, HLO_F32, NULL, 0, "constant(");
+  gpu_text_double(&m->t, -mx);
+  gpu_text(&m->t, ")\n");
+  int hi = gpu_emit(m, HLO_F32, NULL, 0, "constant(");
+  gpu_text_double(&m->t, mx);
+  gpu_text(&m->t, ")\n");
+  int c = gpu_emit(m, HLO_F32, dims, rank, "clamp(");
+  gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
+  int n = gpu_emit(m, t, dims, rank, "convert(");
+  gpu_text(&m->t, "v%d)\n", c);
+  int w = gpu_emit(m, HLO_F32, dims, rank, "convert(");
+  gpu_text(&m->t, "v%d)\n", n);
+  return w;
+}
+
+static char *forward_f8(GpuCall *c, const Cfg *f) {
+  if (f->padding || f->window || (f->mask != MASK_NONE && f->mask != MASK_CAUSAL))
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
+                       "graph has only NO_MASK and CAUSAL (no padding, sliding window or ALiBi)",
+                    f->window ? "sliding_window_length" : "mask_type"), NULL;
+  if (c->nops != 9 || (c->nres != 4 && c->nres != 5))
+    return gpu_fail(c, "has %d operands and %d results; __cudnn$fmhaSoftmaxF8 takes (q, k, v, "
+                       "descale_q, descale_k, descale_v, descale_s, scale_s, scale_o) and gives "
+                       "(O, amax_s, amax_o[, stats], u8 workspace)", c->nops, c->nres), NULL;
+  const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->res[0];
+  if ((q->dtype != HLO_F8E4M3FN && q->dtype != HLO_F8E5M2) || k->dtype != q->dtype ||
+      v->dtype != q->dtype || O->dtype != q->dtype)
+    return gpu_fail(c, "q, k, v and O must share one f8 type (f8e4m3fn or f8e5m2; "
+                       "cuda_dnn.cc checks it): they are %s, %s, %s, %s",
+                    hlc_dtype_name(q->dtype), hlc_dtype_name(k->dtype), hlc_dtype_name(v->dtype),
+                    hlc_dtype_name(O->dtype)), NULL;
+  static const char *const sn[6] = {"descale_q", "descale_k", "descale_v", "descale_s",
+                                    "scale_s", "scale_o"};
+  for (int i = 3; i < 9; i++) {
+    const GpuLeaf *l = &c->ops[i];
+    int64_t n = 1;
+    for (int j = 0; j < l->rank; j++) n *= l->dims[j];
+    if (l->dtype != HLO_F32 || n != 1)
+      return gpu_fail(c, "operand %d (%s) must be one f32 (f32[1,1,1,1])", i, sn[i - 3]), NULL;
+  }
+  for (int i = 1; i < 3; i++) {
+    const GpuLeaf *r = &c->res[i];
+    int64_t n = 1;
+    for (int j = 0; j < r->rank; j++) n *= r->dims[j];
+    if (r->dtype != HLO_F32 || n != 1)
+      return gpu_fail(c, "result %d (%s) must be one f32 (f32[1,1,1,1])", i,
+                      i == 1 ? "amax_s" : "amax_o"), NULL;
+  }
+  GpuLeaf s;
+  int fa, fb, fp, fv;
+  memset(&s, 0, sizeof s);
+  s.rank = out_dims(q, k, &f->d1, s.dims, &fa, &fb);
+  if (s.rank < 2 || fa != 1 || fb != 1)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm1_dot_dimension_numbers "
+                       "does not fit q and k"), NULL;
+  GpuMod m = {0};
+  m.ct = HLO_F32;
+  s.dtype = HLO_F32;
+  int64_t od[GPU_MAX_RANK];
+  int orank = out_dims(&s, v, &f->d2, od, &fp, &fv);
+  if (!same_dims(od, orank, O))
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_dot_dimension_numbers "
+                       "does not map the scores and v onto the result's shape"), NULL;
+  bool stats = c->nres == 5;
+  if (stats && (c->res[3].dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, &c->res[3])))
+    return gpu_fail(c, "result 3 (stats) must be f32 with the scores' shape less the key "
+                       "dimension"), NULL;
+  m.rank = s.rank;
+  memcpy(m.dims, s.dims, sizeof m.dims);
+  prelude(&m);
+  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE);
+  /* The F8 graph reads mask_type only (is_causal_mask predates it). */
+  Cfg fc = *f;
+  fc.causal = f->mask == MASK_CAUSAL;
+  f = &fc;
+  int sc_[6];
+  for (int i = 0; i < 6; i++) sc_[i] = scalar_op(&m, &c->ops[3 + i], 3 + i);
+  Mask mk = build_mask(&m, f, 0);
+  int sc = dot(&m, vq, vk, m.dims, m.rank, &f->d1);
+  if (f->scale != 1) sc = gpu_binary(&m, "multiply", sc, gpu_splat(&m, f->scale));
+  sc = scale_by(&m, sc, m.dims, m.rank, sc_[0], sc_[1]);
+  if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, gpu_splat(&m, -__builtin_inf()));
+  int mx = row_reduce(&m, sc, -__builtin_inf(), "max");
+  int e = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
+  int sum = row_reduce(&m, e, 0, "sum");
+  int p = gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
+  int outs[4];
+  outs[1] = amax_of(&m, p, m.dims, m.rank, &c->res[1]);
+  int p8 = store_f8(&m, scale_by(&m, p, m.dims, m.rank, sc_[4], -1), m.dims, m.rank, q->dtype);
+  int o = dot(&m, p8, vv, O->dims, O->rank, &f->d2);
+  o = scale_by(&m, o, O->dims, O->rank, sc_[3], sc_[2]);
+  outs[2] = amax_of(&m, o, O->dims, O->rank, &c->res[2]);
+  outs[0] = store_f8(&m, scale_by(&m, o, O->dims, O->rank, sc_[5], -1), O->dims, O->rank, O->dtype);
+  if (stats) {
+    int lg = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
+    gpu_text(&m.t, "v%d)\n", sum);
+    outs[3] = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
+    gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+  }
+  if (gpu_finish(&m, c->res, outs, stats ? 4 : 3)) {
+    free(m.t.s);
+    gpu_fail(c, "out of memory");
+    return NULL;
+  }
+  return m.t.s;
+}
+
 char *gpu_build_fmha(GpuCall *c) {
   bool bwd = strstr(c->target, "Backward") != NULL;
+  bool f8 = !strcmp(c->target, "__cudnn$fmhaSoftmaxF8");
   Cfg f;
   memset(&f, 0, sizeof f);
   if (read_config(c, bwd, &f)) return NULL;
-  return bwd ? backward(c, &f) : forward(c, &f);
+  return f8 ? forward_f8(c, &f) : bwd ? backward(c, &f) : forward(c, &f);
 }

@@ -12,7 +12,20 @@
  * bf16, F16_F16_F32: to f16, TF32_TF32_F32: to 10 mantissa bits). GELU is
  * the tanh form cuBLASLt uses (the pattern XLA's rewriter matches).
  * Integer gemms (s8 x s8 -> s32) take no alpha, beta or epilogue, as XLA's
- * rewriter never makes them.
+ * rewriter never makes them; s8 x s8 -> f32 is a float gemm (cuBLAS's
+ * kF32 compute type: TYPED_GEMM(F32, S8, S8, F32) in matmul_utils.cc).
+ * Complex gemms (c64 and c128, every operand and the result of one type:
+ * TYPED_GEMM_COMPLEX in matmul_utils.cc) take a complex alpha
+ * (alpha_real + i alpha_imag, what HandleMultiply folds in) and a real beta,
+ * no epilogue (gemm_rewriter.cc SupportsEpilogueFusion has no complex type)
+ * and no conjugation (XLA only asks cuBLAS for N/T operands); c64 is
+ * computed in c64, c128 in c128. A real gemm's alpha_imag must be 0
+ * (GemmConfig::For checks it).
+ * __cublas$gemm with alpha = beta = 0 is all zeros, NaN operands or not:
+ * XLA's RunGemm (matmul_utils.cc) zero-fills instead of calling cuBLAS.
+ * The multi-pass algorithms (BF16_BF16_F32_X3/X6/X9) give cuBLAS the plain
+ * kF32 compute type with TF32 off (algorithm_util.cc GetBlasComputationType,
+ * matmul_utils.cc IsTf32Allowed): an f32 gemm.
  * __cublas$lt$matmul$f8: operands (a, b, [C], a_scale, b_scale, [bias],
  * [d_scale]), f32 scalar scales multiplying the product; results (D,
  * [damax = max |act(t)|, f32[]], workspace); an f8 D is d_scale * act(t)
@@ -48,10 +61,6 @@ static const char *const algorithm_names[ALG_COUNT] = {
     "ALG_DOT_TF32_TF32_F32", "ALG_DOT_TF32_TF32_F32_X3", "ALG_DOT_F32_F32_F32",
     "ALG_DOT_F64_F64_F64", "ALG_DOT_BF16_BF16_F32_X9"};
 
-typedef struct Dnums {
-  int64_t lb[GPU_MAX_RANK], rb[GPU_MAX_RANK], lc[GPU_MAX_RANK], rc[GPU_MAX_RANK];
-  int nlb, nrb, nlc, nrc;
-} Dnums;
 
 static bool listed(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
@@ -59,7 +68,7 @@ static bool listed(const int64_t *v, int n, int64_t x) {
   return false;
 }
 
-static int read_dnums(GpuCall *c, json_t *g, Dnums *d) {
+int gpu_gemm_dnums(GpuCall *c, json_t *g, GpuDnums *d) {
   json_t *o = json_object_get(g, "dot_dimension_numbers");
   if (!json_is_object(o))
     return gpu_fail(c, "backend_config: missing required field "
@@ -100,8 +109,7 @@ static int read_dnums(GpuCall *c, json_t *g, Dnums *d) {
   return 0;
 }
 
-/* The dot's logical result dims: batch, lhs free, rhs free. */
-static int dot_dims(const GpuCall *c, const Dnums *d, int64_t *out) {
+int gpu_gemm_dot_dims(const GpuCall *c, const GpuDnums *d, int64_t *out) {
   int n = 0;
   for (int k = 0; k < d->nlb; k++) out[n++] = c->ops[0].dims[d->lb[k]];
   for (int i = 0; i < c->ops[0].rank; i++)
@@ -134,6 +142,19 @@ static int scalar_operand(GpuMod *m, const GpuCall *c, int k) {
   return b;
 }
 
+/* A complex scalar (re, im) broadcast to the result's shape, in the
+ * compute type (c64 or c128). */
+static int splat_complex(GpuMod *m, double re, double im) {
+  int k = gpu_emit(m, m->ct, NULL, 0, "constant((");
+  gpu_text_double(&m->t, re);
+  gpu_text(&m->t, ", ");
+  gpu_text_double(&m->t, im);
+  gpu_text(&m->t, "))\n");
+  int v = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={}\n", k);
+  return v;
+}
+
 static int act_gelu_tanh(GpuMod *m, int x) {
   /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
   int x2 = gpu_binary(m, "multiply", x, x), x3 = gpu_binary(m, "multiply", x2, x);
@@ -152,7 +173,7 @@ char *gpu_build_gemm(GpuCall *c) {
   int epi, alg;
   int64_t scale_mode;
   bool damax;
-  Dnums d;
+  GpuDnums d;
   if (c->nops < 2) { gpu_fail(c, "needs at least 2 operands (a, b), has %d", c->nops); return NULL; }
   if (gpu_json_double_req(c, g, "alpha_real", "gemm_backend_config.alpha_real", &alpha) ||
       gpu_json_double(c, g, "alpha_imag", "gemm_backend_config.alpha_imag", 0, &alpha_imag) ||
@@ -161,7 +182,7 @@ char *gpu_build_gemm(GpuCall *c) {
                     EPI_DEFAULT, &epi) ||
       gpu_json_bool(c, g, "damax_output", "gemm_backend_config.damax_output", false, &damax) ||
       gpu_json_int(c, g, "scale_mode", "gemm_backend_config.scale_mode", 0, &scale_mode) ||
-      read_dnums(c, g, &d))
+      gpu_gemm_dnums(c, g, &d))
     return NULL;
   json_t *pc = json_object_get(g, "precision_config");
   alg = ALG_UNSET;
@@ -172,14 +193,33 @@ char *gpu_build_gemm(GpuCall *c) {
       gpu_fail(c, "backend_config field gemm_backend_config.precision_config: expected an object");
     return NULL;
   }
-  /* Algorithms whose several-pass emulation the CPU does not reproduce. */
-  if (alg == ALG_BF16_BF16_F32_X3 || alg == ALG_BF16_BF16_F32_X6 || alg == ALG_BF16_BF16_F32_X9 ||
-      alg == ALG_TF32_TF32_F32_X3 || alg == ALG_F16_F16_F16 || alg == ALG_BF16_BF16_BF16 ||
+  /* Algorithms whose numerics are not established for a cuBLAS call:
+   * F16_F16_F16 accumulates in f16 in an order cuBLAS does not specify;
+   * TF32_X3 keeps TF32 allowed, so whether cuBLAS rounds the operands
+   * depends on its math mode and the selected algorithm (cuda_blas.cc);
+   * BF16_BF16_BF16 has no cuBLAS compute type at all; F8 algorithms belong
+   * to __cublas$lt$matmul$f8, and FAST_ACCUM's reduced accumulation is
+   * cuBLASLt's own. */
+  if (alg == ALG_TF32_TF32_F32_X3 || alg == ALG_F16_F16_F16 || alg == ALG_BF16_BF16_BF16 ||
       (alg == ALG_ANY_F8_F8_F32 && !f8) || alg == ALG_ANY_F8_F8_F32_FAST) {
     gpu_fail(c, "backend_config field gemm_backend_config.precision_config.algorithm: %s is not "
                 "supported (ALG_UNSET, ALG_DOT_F32_F32_F32, ALG_DOT_F64_F64_F64, "
-                "ALG_DOT_BF16_BF16_F32, ALG_DOT_F16_F16_F32, ALG_DOT_TF32_TF32_F32 are)",
-             algorithm_names[alg]);
+                "ALG_DOT_BF16_BF16_F32, ALG_DOT_BF16_BF16_F32_X3/X6/X9, ALG_DOT_F16_F16_F32, "
+                "ALG_DOT_TF32_TF32_F32 are): %s",
+             algorithm_names[alg],
+             alg == ALG_F16_F16_F16 ? "cuBLAS accumulates it in f16 in an unspecified order"
+             : alg == ALG_TF32_TF32_F32_X3 ? "whether cuBLAS rounds its operands to TF32 depends "
+                                             "on its math mode and the selected algorithm"
+             : alg == ALG_BF16_BF16_BF16 ? "XLA has no cuBLAS compute type for it"
+                                         : "cuBLASLt's f8 accumulation is its own");
+    return NULL;
+  }
+  bool multipass = alg == ALG_BF16_BF16_F32_X3 || alg == ALG_BF16_BF16_F32_X6 ||
+                   alg == ALG_BF16_BF16_F32_X9;
+  if (multipass && (c->ops[0].dtype != HLO_F32 || c->ops[1].dtype != HLO_F32)) {
+    gpu_fail(c, "backend_config field gemm_backend_config.precision_config.algorithm: %s takes "
+                "f32 operands (algorithm_util.cc GetAllowedOperandsTypeForAlgorithm), not %s x %s",
+             algorithm_names[alg], hlc_dtype_name(c->ops[0].dtype), hlc_dtype_name(c->ops[1].dtype));
     return NULL;
   }
   if (!lt && epi != EPI_DEFAULT) {
@@ -232,7 +272,7 @@ char *gpu_build_gemm(GpuCall *c) {
   }
   const GpuLeaf *D = &c->res[0];
   GpuMod m = {0};
-  m.rank = dot_dims(c, &d, m.dims);
+  m.rank = gpu_gemm_dot_dims(c, &d, m.dims);
   char want[160], got[160];
   if (!same_dims(D, m.dims, m.rank)) {
     gpu_fail(c, "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "
@@ -241,7 +281,18 @@ char *gpu_build_gemm(GpuCall *c) {
              dims_str(got, sizeof got, D->dtype, D->dims, D->rank));
     return NULL;
   }
-  bool integer = hlc_dtype_is_int(a->dtype);
+  /* Integer accumulation only for an s32 result; s8 x s8 -> f32 is a
+   * float gemm. */
+  bool integer = hlc_dtype_is_int(D->dtype);
+  bool cplx = hlc_dtype_is_complex(a->dtype) || hlc_dtype_is_complex(b->dtype) ||
+              hlc_dtype_is_complex(D->dtype);
+  if ((integer || hlc_dtype_is_int(a->dtype) || hlc_dtype_is_int(b->dtype)) &&
+      (a->dtype != HLO_S8 || b->dtype != HLO_S8 || (D->dtype != HLO_S32 && D->dtype != HLO_F32))) {
+    gpu_fail(c, "an integer gemm is s8 x s8 -> s32 or f32 (matmul_utils.cc RunGemm), not "
+                "%s x %s -> %s", hlc_dtype_name(a->dtype), hlc_dtype_name(b->dtype),
+             hlc_dtype_name(D->dtype));
+    return NULL;
+  }
   double f8_max = !f8 ? 0
                   : D->dtype == HLO_F8E4M3FN ? 448 : D->dtype == HLO_F8E5M2 ? 57344
                   : D->dtype == HLO_F8E4M3FNUZ ? 240 : D->dtype == HLO_F8E5M2FNUZ ? 57344 : 0;
@@ -258,11 +309,32 @@ char *gpu_build_gemm(GpuCall *c) {
     gpu_fail(c, "an integer gemm takes no alpha (here %g), beta, epilogue or algorithm", alpha);
     return NULL;
   }
-  if (hlc_dtype_is_complex(a->dtype) || hlc_dtype_is_complex(D->dtype) || alpha_imag != 0) {
-    gpu_fail(c, "complex gemms (alpha_imag, c64/c128 operands) are not supported");
+  if (!cplx && alpha_imag != 0) {
+    gpu_fail(c, "backend_config field gemm_backend_config.alpha_imag is %g: a %s gemm takes a "
+                "real alpha (expected 0; GemmConfig::For checks it)", alpha_imag,
+             hlc_dtype_name(D->dtype));
     return NULL;
   }
-  m.ct = integer ? D->dtype
+  if (cplx) {
+    /* One complex type throughout (TYPED_GEMM_COMPLEX(C64, C64, C64, C64),
+     * likewise C128); no epilogue, no f8 scaling, no rounding algorithm. */
+    for (int i = 0; i < c->nops; i++)
+      if (c->ops[i].dtype != D->dtype || !hlc_dtype_is_complex(D->dtype)) {
+        gpu_fail(c, "a complex gemm takes operands and a result of one complex type "
+                    "(c64 or c128); operand %d is %s and the result %s", i,
+                 hlc_dtype_name(c->ops[i].dtype), hlc_dtype_name(D->dtype));
+        return NULL;
+      }
+    if (f8 || epi != EPI_DEFAULT || (alg != ALG_UNSET && alg != ALG_F32_F32_F32 &&
+                                     alg != ALG_F64_F64_F64)) {
+      gpu_fail(c, "backend_config field gemm_backend_config.%s: a complex gemm has no %s "
+                  "(cuBLASLt's epilogues take real types only, gemm_rewriter.cc "
+                  "SupportsEpilogueFusion)", epi != EPI_DEFAULT ? "epilogue" : "precision_config.algorithm",
+               epi != EPI_DEFAULT ? "epilogue" : "rounding algorithm");
+      return NULL;
+    }
+  }
+  m.ct = integer || cplx ? D->dtype
          : (a->dtype == HLO_F64 || b->dtype == HLO_F64 || D->dtype == HLO_F64) ? HLO_F64
                                                                                : HLO_F32;
   GpuRound rnd = alg == ALG_BF16_BF16_F32 ? GPU_ROUND_BF16
@@ -285,7 +357,8 @@ char *gpu_build_gemm(GpuCall *c) {
   if (d.nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, d.rb, d.nrb); }
   if (d.nrc) { gpu_text(&m.t, ", rhs_contracting_dims="); gpu_text_list(&m.t, d.rc, d.nrc); }
   gpu_text(&m.t, "\n");
-  if (alpha != 1) t = gpu_binary(&m, "multiply", t, gpu_splat(&m, alpha));
+  if (alpha != 1 || alpha_imag != 0)
+    t = gpu_binary(&m, "multiply", t, cplx ? splat_complex(&m, alpha, alpha_imag) : gpu_splat(&m, alpha));
   int next_param = 2;
   if (f8) {
     /* The scales multiply the product (the rewriter made dividing scales
@@ -304,7 +377,8 @@ char *gpu_build_gemm(GpuCall *c) {
       return NULL;
     }
     int vc = gpu_operand(&m, C, next_param++, GPU_ROUND_NONE);
-    if (beta != 1) vc = gpu_binary(&m, "multiply", vc, gpu_splat(&m, beta));
+    if (beta != 1)
+      vc = gpu_binary(&m, "multiply", vc, cplx ? splat_complex(&m, beta, 0) : gpu_splat(&m, beta));
     t = gpu_binary(&m, "add", t, vc);
   }
   if (f8) next_param += 2;   /* the scales */
@@ -326,6 +400,8 @@ char *gpu_build_gemm(GpuCall *c) {
     gpu_text(&m.t, "v%d), dimensions={%lld}\n", vbias, (long long)minor);
     t = gpu_binary(&m, "add", t, bb);
   }
+  if (!lt && alpha == 0 && alpha_imag == 0 && beta == 0)
+    t = cplx ? splat_complex(&m, 0, 0) : gpu_splat(&m, 0);   /* RunGemm's MemZero */
   int y = t;
   if (epi == EPI_RELU || epi == EPI_BIAS_RELU) y = gpu_binary(&m, "maximum", t, gpu_splat(&m, 0));
   else if (epi == EPI_GELU || epi == EPI_GELU_AUX || epi == EPI_BIAS_GELU ||

@@ -149,7 +149,21 @@ XLA_FFI_Error *gpu_refuse(XLA_FFI_CallFrame *f, const char *reason);
 
 /* ---- the targets ------------------------------------------------------------ */
 char *gpu_build_gemm(GpuCall *c);          /* __cublas$gemm, __cublas$lt$matmul */
+/* gemm.c: gemm_backend_config.dot_dimension_numbers of g, checked against
+ * operands 0 and 1 (0, or -1 with c->err set), and the dot's logical result
+ * dims (batch, lhs free, rhs free; returns the rank). */
+typedef struct GpuDnums {
+  int64_t lb[GPU_MAX_RANK], rb[GPU_MAX_RANK], lc[GPU_MAX_RANK], rc[GPU_MAX_RANK];
+  int nlb, nrb, nlc, nrc;
+} GpuDnums;
+int gpu_gemm_dnums(GpuCall *c, json_t *g, GpuDnums *d);
+int gpu_gemm_dot_dims(const GpuCall *c, const GpuDnums *d, int64_t *out);
+char *gpu_build_mx_gemm(GpuCall *c);       /* __cublas$lt$matmul$mx (mxgemm.c) */
 char *gpu_build_conv(GpuCall *c);          /* __cudnn$conv* */
+/* convgraph.c: __cudnn$convForwardGraph's serialized_graph applied to the
+ * convolution y (value of m); its results' values into outs[*nouts].
+ * 0, or -1 with c->err set. */
+int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, int *nouts);
 char *gpu_build_trsm(GpuCall *c);          /* __cublas$triangularSolve */
 char *gpu_build_topk(GpuCall *c);          /* __gpu$TopK */
 char *gpu_build_cub_sort(GpuCall *c);      /* xla.gpu.ext.cub_sort_keys/pairs */

@@ -21,6 +21,7 @@ GPU_TARGET(fmha, gpu_build_fmha)
 GPU_TARGET(norm, gpu_build_norm)
 GPU_TARGET(grouped, gpu_build_grouped)
 GPU_TARGET(block_scaled, gpu_build_block_scaled)
+GPU_TARGET(mx_gemm, gpu_build_mx_gemm)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
@@ -51,26 +52,13 @@ static XLA_FFI_Error *triton_refuse(XLA_FFI_CallFrame *f) {
                        "fusion kind=kCustom with an HLO body, can)");
 }
 
-static XLA_FFI_Error *not_built_in(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "this XLA:GPU target is known but not built into hlorun yet "
-                       "(doc/custom-calls.md lists the ones that are); bind a handler with "
+static XLA_FFI_Error *f8_bwd_refuse(XLA_FFI_CallFrame *f) {
+  return gpu_refuse(f, "__cudnn$fmhaSoftmaxBackwardF8 runs cudnn-frontend's sdpa_fp8_backward "
+                       "graph; where each of its 8 descales and 4 scales applies and which "
+                       "tensors it quantizes to f8 on the way has not been traced from the "
+                       "sources, so hlorun refuses it rather than guess (the forward "
+                       "__cudnn$fmhaSoftmaxF8 is built in); bind a handler with "
                        "--custom-call TARGET=LIB.so[:SYMBOL]");
-}
-
-static XLA_FFI_Error *mx_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "__cublas$lt$matmul$mx is the hipBLASLt block-scaled (MX) gemm that "
-                       "XLA's ROCm autotuner picks for a scaled dot; where its scale operands sit "
-                       "and how gemm_backend_config.scale_mode lays them out is not established "
-                       "from XLA's sources, so hlorun does not guess; bind a handler with "
-                       "--custom-call TARGET=LIB.so[:SYMBOL]");
-}
-
-static XLA_FFI_Error *graph_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "__cudnn$convForwardGraph runs the cuDNN graph serialized in "
-                       "cudnn_conv_backend_config.serialized_graph (f8 convolutions with fused "
-                       "scale/amax ops); how its ops map onto the extra operands and whether amax "
-                       "is taken before or after scaling is not established from XLA's sources, "
-                       "so hlorun refuses it rather than guess");
 }
 
 static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
@@ -91,16 +79,19 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cublas$gemm", gemm_instantiate, json_execute},
       {"__cublas$lt$matmul", gemm_instantiate, json_execute},
       {"__cublas$lt$matmul$f8", gemm_instantiate, json_execute},
+      {"__cublas$lt$matmul$mx", mx_gemm_instantiate, json_execute},
       {"__cudnn$convForward", conv_instantiate, json_execute},
       {"__cudnn$convBackwardInput", conv_instantiate, json_execute},
       {"__cudnn$convBackwardFilter", conv_instantiate, json_execute},
       {"__cudnn$convBiasActivationForward", conv_instantiate, json_execute},
+      {"__cudnn$convForwardGraph", conv_instantiate, json_execute},
       {"__cublas$triangularSolve", trsm_instantiate, json_execute},
       {"__gpu$TopK", topk_instantiate, json_execute},
       {"xla.gpu.ext.cub_sort_keys", cub_sort_instantiate, attrs_execute},
       {"xla.gpu.ext.cub_sort_pairs", cub_sort_instantiate, attrs_execute},
       {"__cudnn$fmhaSoftmax", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmax", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxF8", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxDropout", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmaxDropout", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxBackward", fmha_instantiate, json_execute},
@@ -116,25 +107,16 @@ int hlt_register_gpu(HlfRegistry *r) {
     XLA_FFI_Handler_Bundle b = {targets[i].inst, NULL, NULL, targets[i].exec};
     if (hlf_register_builtin(r, targets[i].name, &b, "built-in: XLA:GPU")) return -1;
   }
-  static const char *const later[] = {
-      "__cudnn$fmhaSoftmaxF8", "__cudnn$fmhaSoftmaxBackwardF8"};
-  for (size_t i = 0; i < sizeof later / sizeof *later; i++) {
-    XLA_FFI_Handler_Bundle b = {not_built_in, NULL, NULL, refused_execute};
-    if (hlf_register_builtin(r, later[i], &b, "built-in: XLA:GPU (not implemented)")) return -1;
-  }
+  XLA_FFI_Handler_Bundle f8_bwd = {f8_bwd_refuse, NULL, NULL, refused_execute};
+  if (hlf_register_builtin(r, "__cudnn$fmhaSoftmaxBackwardF8", &f8_bwd,
+                           "built-in: XLA:GPU (refused: semantics not established)"))
+    return -1;
   static const char *const reorder[] = {"__cudnn$convReorderFilter",
                                         "__cudnn$convReorderFilterAndBias"};
   for (size_t i = 0; i < 2; i++) {
     XLA_FFI_Handler_Bundle b = {reorder_refuse, NULL, NULL, refused_execute};
     if (hlf_register_builtin(r, reorder[i], &b, "built-in: XLA:GPU (refused on a CPU)")) return -1;
   }
-  XLA_FFI_Handler_Bundle mx = {mx_refuse, NULL, NULL, refused_execute};
-  if (hlf_register_builtin(r, "__cublas$lt$matmul$mx", &mx, "built-in: XLA:GPU (refused on a CPU)"))
-    return -1;
-  XLA_FFI_Handler_Bundle graph = {graph_refuse, NULL, NULL, refused_execute};
-  if (hlf_register_builtin(r, "__cudnn$convForwardGraph", &graph,
-                           "built-in: XLA:GPU (refused on a CPU)"))
-    return -1;
   XLA_FFI_Handler_Bundle refused = {triton_refuse, NULL, NULL, refused_execute};
   return hlf_register_builtin(r, "__gpu$xla.gpu.triton", &refused,
                               "built-in: XLA:GPU (refused on a CPU)");

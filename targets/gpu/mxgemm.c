@@ -1,0 +1,129 @@
+/* mxgemm.c: __cublas$lt$matmul$mx (hipBLASLt's block-scaled MX gemm) as
+ * standard HLO.
+ *
+ * XLA's hipBLASLt autotuner backend (xla/backends/gpu/autotuner/
+ * hipblaslt.cc, ApplyConfig) replaces a __triton_gemm fusion holding a
+ * scaled-dot by
+ *   (out, s8 workspace) custom-call(lhs, rhs, lhs_scale, rhs_scale)
+ * with the scaled-dot's dot_dimension_numbers, alpha 1, beta 0 and
+ * scale_mode 2; ThunkEmitter::EmitCublasLtMatmulThunkMx reads exactly these
+ * four operands. mx_scaled_dot_execution_test.cc checks the call against
+ * the scaled-dot run through XLA's reference path, so the call computes the
+ * scaled-dot, which ScaledDotRewriter (scaled_dot_rewriter.cc) defines:
+ * each operand times its scale, the scale having the operand's rank and
+ * each of its dims dividing the operand's (element j of a dim of size n
+ * uses scale entry j / (n / s)); then the dot. XLA only emits it for
+ * f8e4m3fn/f8e5m2/f4e2m1fn operands with f8e8m0fnu scales in blocks of 32
+ * along K and an f32/f16/bf16 result (IsValidMxScaledDot); the products are
+ * exact in f32, the dot accumulates in f32 and is rounded once.
+ * Not here: __cudnn$blockScaledDot (cuDNN's swizzled scales, blockscaled.c). */
+#include "targets/gpu/gpu.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Operand i dequantized by scale operand j, in f32. */
+static int dequant(GpuMod *m, const GpuCall *c, int i, int j) {
+  const GpuLeaf *x = &c->ops[i], *s = &c->ops[j];
+  int vx = gpu_operand(m, x, i, GPU_ROUND_NONE), vs = gpu_operand(m, s, j, GPU_ROUND_NONE);
+  /* broadcast [.., s_d, ..] to [.., s_d, n_d/s_d, ..], then reshape to x's
+   * dims (BroadcastAndReshape in scaled_dot_rewriter.cc). */
+  int64_t bd[2 * GPU_MAX_RANK], keep[GPU_MAX_RANK];
+  int nb = 0;
+  for (int d = 0; d < x->rank; d++) {
+    keep[d] = nb;
+    bd[nb++] = s->dims[d];
+    if (s->dims[d] != x->dims[d]) bd[nb++] = x->dims[d] / s->dims[d];
+  }
+  int vb = gpu_emit(m, m->ct, bd, nb, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions=", vs);
+  gpu_text_list(&m->t, keep, x->rank);
+  gpu_text(&m->t, "\n");
+  int vr = gpu_emit(m, m->ct, x->dims, x->rank, "reshape(");
+  gpu_text(&m->t, "v%d)\n", vb);
+  int v = gpu_emit(m, m->ct, x->dims, x->rank, "multiply(");
+  gpu_text(&m->t, "v%d, v%d)\n", vx, vr);
+  return v;
+}
+
+char *gpu_build_mx_gemm(GpuCall *c) {
+  json_t *g = gpu_config_section(c, "gemm_backend_config", "dot_dimension_numbers");
+  if (!g) return NULL;
+  double alpha, alpha_imag, beta;
+  int64_t scale_mode;
+  GpuDnums d;
+  if (c->nops != 4 || c->nres < 1 || c->nres > 2) {
+    gpu_fail(c, "has %d operands and %d results; __cublas$lt$matmul$mx takes (lhs, rhs, "
+                "lhs_scale, rhs_scale) and gives (out[, s8 workspace])", c->nops, c->nres);
+    return NULL;
+  }
+  if (gpu_json_double_req(c, g, "alpha_real", "gemm_backend_config.alpha_real", &alpha) ||
+      gpu_json_double(c, g, "alpha_imag", "gemm_backend_config.alpha_imag", 0, &alpha_imag) ||
+      gpu_json_double(c, g, "beta", "gemm_backend_config.beta", 0, &beta) ||
+      gpu_json_int(c, g, "scale_mode", "gemm_backend_config.scale_mode", 0, &scale_mode) ||
+      gpu_gemm_dnums(c, g, &d))
+    return NULL;
+  if (scale_mode != 2) {
+    gpu_fail(c, "backend_config field gemm_backend_config.scale_mode is %lld: an MX gemm is "
+                "block-scaled (expected 2)", (long long)scale_mode);
+    return NULL;
+  }
+  /* The thunk passes the output as C: a nonzero beta would read it. */
+  if (beta != 0 || alpha_imag != 0) {
+    gpu_fail(c, "backend_config field gemm_backend_config.%s is %g: an MX gemm has no C operand "
+                "and a real alpha (expected 0)", beta != 0 ? "beta" : "alpha_imag",
+             beta != 0 ? beta : alpha_imag);
+    return NULL;
+  }
+  json_t *epi = json_object_get(g, "epilogue");
+  if (epi && !(json_is_string(epi) && !strcmp(json_string_value(epi), "DEFAULT")) &&
+      !(json_is_integer(epi) && json_integer_value(epi) == 0)) {
+    gpu_fail(c, "backend_config field gemm_backend_config.epilogue: an MX gemm takes DEFAULT "
+                "(XLA never fuses one into it, so hipBLASLt's MX epilogues are not established)");
+    return NULL;
+  }
+  for (int i = 0; i < 2; i++) {
+    const GpuLeaf *x = &c->ops[i], *s = &c->ops[2 + i];
+    bool ok = s->rank == x->rank && hlc_dtype_is_float(s->dtype) && hlc_dtype_is_float(x->dtype);
+    for (int k = 0; ok && k < x->rank; k++)
+      ok = s->dims[k] > 0 && x->dims[k] % s->dims[k] == 0;
+    if (!ok) {
+      GpuText a = {0}, b = {0};
+      gpu_text_shape(&a, x->dtype, x->dims, x->rank);
+      gpu_text_shape(&b, s->dtype, s->dims, s->rank);
+      gpu_fail(c, "operand %d (%s scale) is %s for %s %s: a scale must be a float of the "
+                  "operand's rank whose every dimension divides the operand's",
+               2 + i, i ? "rhs" : "lhs", b.s ? b.s : "?", i ? "rhs" : "lhs", a.s ? a.s : "?");
+      free(a.s);
+      free(b.s);
+      return NULL;
+    }
+  }
+  const GpuLeaf *out = &c->res[0];
+  GpuMod m = {0};
+  m.ct = HLO_F32;
+  m.rank = gpu_gemm_dot_dims(c, &d, m.dims);
+  bool ok = out->rank == m.rank && hlc_dtype_is_float(out->dtype);
+  for (int k = 0; ok && k < m.rank; k++) ok = out->dims[k] == m.dims[k];
+  if (!ok) {
+    GpuText a = {0}, b = {0};
+    gpu_text_shape(&a, out->dtype, m.dims, m.rank);
+    gpu_text_shape(&b, out->dtype, out->dims, out->rank);
+    gpu_fail(c, "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "
+                "of shape %s, but the instruction's result is %s", a.s ? a.s : "?", b.s ? b.s : "?");
+    free(a.s);
+    free(b.s);
+    return NULL;
+  }
+  gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  int va = dequant(&m, c, 0, 2), vb = dequant(&m, c, 1, 3);
+  int t = gpu_emit(&m, m.ct, m.dims, m.rank, "dot(");
+  gpu_text(&m.t, "v%d, v%d)", va, vb);
+  if (d.nlb) { gpu_text(&m.t, ", lhs_batch_dims="); gpu_text_list(&m.t, d.lb, d.nlb); }
+  if (d.nlc) { gpu_text(&m.t, ", lhs_contracting_dims="); gpu_text_list(&m.t, d.lc, d.nlc); }
+  if (d.nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, d.rb, d.nrb); }
+  if (d.nrc) { gpu_text(&m.t, ", rhs_contracting_dims="); gpu_text_list(&m.t, d.rc, d.nrc); }
+  gpu_text(&m.t, "\n");
+  if (alpha != 1) t = gpu_binary(&m, "multiply", t, gpu_splat(&m, alpha));
+  if (gpu_finish(&m, c->res, &t, 1)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  return m.t.s;
+}
