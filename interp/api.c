@@ -634,6 +634,12 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
     return hli_npy_read(data, len, want, what, &ctx->diags, out) == 0 ? HLO_OK
                                                                        : read_status(ctx, before);
   }
+  if (f == FMT_TEXT && hpb_looks_binary(data, len)) {
+    /* Not text: most likely a LiteralProto cut short or corrupted. */
+    char why[256];
+    hpb_wire_explain(data, len, why, sizeof why);
+    return fail(ctx, HLO_IO_ERROR, "%s: neither a literal nor a well-formed protocol buffer: %s", what, why);
+  }
   if (f == FMT_TEXT)
     return hli_literal_read(data, len, want, NULL, what, &ctx->diags, out) == 0
                ? HLO_OK : read_status(ctx, before);

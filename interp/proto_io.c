@@ -9,7 +9,7 @@
 #include "interp/valio.h"
 #include "proto/proto.h"
 
-/* v's shape is l's, or the error says what it is instead. */
+/* want is l's shape (recursively), or the error says what l is instead. */
 static HloStatus check_shape(HloCtx *ctx, const HloLiteral *l, const HloShape *want, const char *what) {
   if (hlp_shape_compatible(l->shape, want)) return HLO_OK;
   HliBuf got = {0}, wb = {0};
@@ -25,16 +25,6 @@ static HloStatus check_shape(HloCtx *ctx, const HloLiteral *l, const HloShape *w
 /* Decode (or copy) the literal's leaves into v's: a deferred leaf goes from
  * the file's bytes straight into v's buffer. */
 static HloStatus fill(HloCtx *ctx, HpbValues *pv, const HloLiteral *l, HliValue *v, const char *what) {
-  if (!hlp_shape_compatible(l->shape, v->shape)) {
-    HliBuf got = {0}, want = {0};
-    hli_shape_text(l->shape, &got);
-    hli_shape_text(v->shape, &want);
-    HloStatus st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the literal is %s, expected %s", what,
-                                got.data ? got.data : "?", want.data ? want.data : "?");
-    hli_buf_free(&got);
-    hli_buf_free(&want);
-    return st;
-  }
   if (v->shape->dtype == HLO_TUPLE) {
     for (int32_t i = 0; i < v->ntuple; i++) {
       HloStatus st = fill(ctx, pv, &l->tuple[i], v->tuple[i], what);

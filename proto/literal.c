@@ -222,12 +222,10 @@ int hpb_elems_check(const HpbElems *e, const HloShape *shape, uint64_t *n, char 
    * allocated for it. */
   if (e->count == HPB_COUNT_UNKNOWN) {
     if (*n <= e->len && (*n > 0 || e->len == 0) && e->len / 10 <= *n) return 0;
-    if (*n > e->len) size_error(e, shape, e->len, *n, err, errn);   /* at most one per byte */
-    else {
-      uint64_t have = 0;
-      for (size_t i = 0; i < e->len; i++) have += !(e->p[i] & 0x80);
-      size_error(e, shape, have, *n, err, errn);
-    }
+    uint64_t have = 0;   /* the count cannot fit: say what it is (one varint ends per byte < 0x80) */
+    for (size_t i = 0; i < e->len; i++) have += !(e->p[i] & 0x80);
+    if (have == *n) return 0;   /* malformed: the decoder says so */
+    size_error(e, shape, have, *n, err, errn);
     return -1;
   }
   if (e->count != *n) { size_error(e, shape, e->count, *n, err, errn); return -1; }
