@@ -7,9 +7,9 @@ Writes OUT.pb: an HloSnapshot whose module takes the max of one argument of
 about MIB MiB (f32: MIB * 2^18 elements, one packed f32s field as XLA's
 LiteralProto::f32s is written; bf16: the bf16s bytes field; s32: packed
 varints) and whose recorded result is that max, so `hlorun --expect OUT.pb
-OUT.pb` replays it and checks it. Element k is (k % 1000) / 2, so the max is
-499.5 (499 for s32; bf16: (k % 256) / 2, max 127.5). The module comes from `HLORUN --write-proto`; the
-snapshot around it is written here by hand (hlo = 1 of HloProto {hlo_module
+OUT.pb` replays it and checks it. Element k is (k % 1000) / 2 for f32 (max
+499.5), k % 1000 for s32 (max 999), (k % 256) / 2 for bf16 (max 127.5, exact
+in bf16). The module comes from `HLORUN --write-proto`; the snapshot around it is written here by hand (hlo = 1 of HloProto {hlo_module
 = 1}, arguments = 2, result = 3), the payload streamed in chunks so this
 script stays small in memory.
 """
@@ -49,10 +49,10 @@ def shape(etype, dims):
     return s
 
 
-TYPES = {  # name: (PrimitiveType, LiteralProto field, bytes per element, numpy type)
-    "f32": (11, 8, 4, np.float32),
-    "bf16": (16, 13, 2, None),
-    "s32": (4, 4, 4, np.int32),
+TYPES = {  # name: (PrimitiveType, LiteralProto field, bytes per element on the wire)
+    "f32": (11, 8, 4),
+    "bf16": (16, 13, 2),
+    "s32": (4, 4, None),   # varints: 1 or 2 bytes here
 }
 
 
@@ -75,9 +75,9 @@ def chunk_values(kind, start, count):
 def main():
     hlorun, out, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
     kind = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--type" else "f32"
-    etype, field, width, _ = TYPES[kind]
+    etype, field, width = TYPES[kind]
     n = mib * (1 << 20) // 4
-    hlo_t = {"f32": "f32", "bf16": "bf16", "s32": "s32"}[kind]
+    hlo_t = kind
     text = (
         "HloModule big\n\n%max {\n  %a = %T[] parameter(0)\n  %b = %T[] parameter(1)\n"
         "  ROOT %m = %T[] maximum(%a, %b)\n}\n\nENTRY %e {\n  %p = %T[%N] parameter(0)\n"
@@ -90,7 +90,7 @@ def main():
         module = open(os.path.join(d, "m.pb"), "rb").read()
     # The payload's length first (the varint form of s32 varies per element).
     step = 1 << 22
-    if kind == "s32":
+    if width is None:
         size = sum(1 if (k % 1000) < 128 else 2 for k in range(1000)) * (n // 1000) + \
             sum(1 if k < 128 else 2 for k in range(n % 1000))
     else:
@@ -107,7 +107,7 @@ def main():
         elif kind == "bf16":
             res = ld(1, shape(16, [])) + ld(13, b"\xff\x42")
         else:
-            res = ld(1, shape(4, [])) + ld(4, varint(499))
+            res = ld(1, shape(4, [])) + ld(4, varint(999))
         f.write(ld(3, res))
 
 
