@@ -104,89 +104,142 @@ struct HpbLeaf {
   const char *path;    /* "xla.HloSnapshot.arguments[0]", for errors */
 };
 
-/* Unpack a LiteralProto, reading its elements in place: every element field
- * that occurs once as a length-delimited payload (bytes, or packed scalars)
- * is left out of the copy protobuf-c unpacks, and the one the shape's type
- * uses is then read from the wire bytes p directly. So a 1 GB argument is
- * decoded once, into the buffer that keeps it (deferred), not first into
- * protobuf-c's repeated field and then a dense array. A field split over
- * several occurrences (protobuf concatenates packed ones; for bytes the last
- * wins) stays in the copy and is decoded from protobuf-c's field. */
-static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, const char *filename,
-                                  const char *path, HlcDiags *d, unsigned flags) {
+/* Decode a LiteralProto into l, reading its elements in place: every
+ * element field that occurs once as a length-delimited payload (bytes, or
+ * packed scalars) and every tuple element is left out of the copy protobuf-c
+ * unpacks; the element field the shape's type uses is then read from the
+ * wire bytes p directly, and tuple elements the same way, recursively. So a
+ * 1 GB argument is decoded once, into the buffer that keeps it (deferred),
+ * not first into protobuf-c's repeated field and then a dense array. A field
+ * split over several occurrences (protobuf concatenates packed ones; for
+ * bytes the last wins) stays in the copy and is decoded from protobuf-c's
+ * field. want: the shape a tuple gives its element (whose own shape field is
+ * then not read, as hpb_literal does), or NULL. 0, or -1 with a diagnostic
+ * (path names the literal). */
+static int decode_node(HpbValues *v, const uint8_t *p, size_t n, const HloShape *want, HloLiteral *l,
+                       const char *filename, const char *path, HlcDiags *d, unsigned flags, int depth) {
   enum { NF = 34 };
   const uint8_t *end = p + n, *pay[NF] = {0};
-  size_t payn[NF] = {0}, rn = 0;
+  size_t payn[NF] = {0}, rn = 0, ntl = 0;
   uint8_t count[NF] = {0}, len_delim[NF] = {0};
-  bool walked = true;
+  char err[1024], msg[1400];
+  if (depth > 64) {
+    snprintf(msg, sizeof msg, "%s: xla.LiteralProto.tuple_literals: tuples nested more than 64 deep", path);
+    report(d, filename, msg);
+    return -1;
+  }
   for (const uint8_t *q = p; q < end;) {
     uint32_t f;
     int wt;
     const uint8_t *sub = NULL;
     size_t subn = 0;
-    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) { walked = false; break; }
+    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) {
+      /* Malformed: the descriptor check says which field. */
+      ProtobufCMessage *m = unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
+      if (m) {   /* not expected: the check walks the same fields */
+        protobuf_c_message_free_unpacked(m, NULL);
+        snprintf(msg, sizeof msg, "%s: xla.LiteralProto: malformed", path);
+        report(d, filename, msg);
+      }
+      return -1;
+    }
     if (f < NF && hpb_is_element_field(f)) {
       if (count[f] < 2) count[f]++;
       len_delim[f] = wt == 2;
       pay[f] = sub;
       payn[f] = subn;
     }
+    ntl += f == 10 && wt == 2;
   }
   bool inplace[NF] = {0};
-  for (int f = 0; f < NF && walked; f++) inplace[f] = count[f] == 1 && len_delim[f];
-  /* The message without its in-place fields (walked: every field is whole). */
+  for (int f = 0; f < NF; f++) inplace[f] = count[f] == 1 && len_delim[f];
+  /* The message without its in-place fields and tuple elements; the tuple
+   * elements' bytes (at most one per 2 bytes of p). */
   uint8_t *rest = malloc(n + 1);
-  if (!rest) { report(d, filename, "out of memory"); return NULL; }
-  if (!walked) {
-    memcpy(rest, p, n);
-    rn = n;
-  } else {
-    for (const uint8_t *q = p, *key = p; q < end; key = q) {
-      uint32_t f;
-      int wt;
-      const uint8_t *sub = NULL;
-      size_t subn = 0;
-      hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
-      if (f < NF && inplace[f]) continue;
-      memcpy(rest + rn, key, (size_t)(q - key));
-      rn += (size_t)(q - key);
-    }
+  const uint8_t **tl = ntl ? hlc_arena_alloc(&v->arena, ntl * sizeof *tl) : NULL;
+  size_t *tln = ntl ? hlc_arena_alloc(&v->arena, ntl * sizeof *tln) : NULL;
+  if (!rest || (ntl && (!tl || !tln))) { free(rest); report(d, filename, "out of memory"); return -1; }
+  size_t k = 0;
+  for (const uint8_t *q = p, *key = p; q < end; key = q) {
+    uint32_t f;
+    int wt;
+    const uint8_t *sub = NULL;
+    size_t subn = 0;
+    hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
+    if (f == 10 && wt == 2) { tl[k] = sub; tln[k++] = subn; continue; }
+    if (f < NF && inplace[f]) continue;
+    memcpy(rest + rn, key, (size_t)(q - key));
+    rn += (size_t)(q - key);
   }
   Xla__LiteralProto *lp =
       (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, rest, rn, filename, path, d);
   free(rest);
-  if (!lp) return NULL;
-  HloShape *s = hlc_arena_alloc(&v->arena, sizeof *s);
-  HloLiteral *l = hlc_arena_alloc(&v->arena, sizeof *l);
-  char err[1024], msg[1400];
-  int rc = !s || !l ? (snprintf(err, sizeof err, "out of memory"), -1) : 0;
-  if (rc == 0 && !lp->shape) rc = (snprintf(err, sizeof err, "xla.LiteralProto.shape: missing"), -1);
-  if (rc == 0) rc = hpb_shape(&v->arena, lp->shape, s, err, sizeof err);
+  if (!lp) return -1;
+  HloShape *s = (HloShape *)want;
+  int rc = 0;
+  if (!s) {
+    s = hlc_arena_alloc(&v->arena, sizeof *s);
+    if (!s) rc = (snprintf(err, sizeof err, "out of memory"), -1);
+    else if (!lp->shape) rc = (snprintf(err, sizeof err, "xla.LiteralProto.shape: missing"), -1);
+    else rc = hpb_shape(&v->arena, lp->shape, s, err, sizeof err);
+  }
+  memset(l, 0, sizeof *l);
+  l->shape = s;
   uint32_t f = rc == 0 && hlc_dtype_is_array(s->dtype) ? hpb_element_field(s->dtype) : 0;
+  if (rc == 0 && s->dtype == HLO_TUPLE) {
+    protobuf_c_message_free_unpacked(&lp->base, NULL);
+    if (ntl != (size_t)s->ntuple) {
+      snprintf(msg, sizeof msg, "%s: xla.LiteralProto.tuple_literals: %zu elements for a tuple of %d", path,
+               ntl, (int)s->ntuple);
+      report(d, filename, msg);
+      return -1;
+    }
+    l->ntuple = s->ntuple;
+    if (ntl && !(l->tuple = hlc_arena_alloc(&v->arena, ntl * sizeof *l->tuple))) {
+      report(d, filename, "out of memory");
+      return -1;
+    }
+    for (size_t i = 0; i < ntl; i++) {
+      char *sub = hlc_arena_alloc(&v->arena, strlen(path) + 64);
+      if (!sub) { report(d, filename, "out of memory"); return -1; }
+      sprintf(sub, "%s: xla.LiteralProto.tuple_literals[%zu]", path, i);
+      if (decode_node(v, tl[i], tln[i], &s->tuple[i], &l->tuple[i], filename, sub, d, flags, depth + 1) != 0)
+        return -1;
+    }
+    return 0;
+  }
   if (rc == 0 && f && f < NF && inplace[f]) {
     HpbElems e;
     bool defer = (flags & HPB_READ_DEFER) != 0, drop = (flags & HPB_READ_MAPPED) != 0;
     hpb_elems_wire(s->dtype, pay[f], payn[f], &e);
     rc = hpb_literal_from(defer ? NULL : &v->arena, &e, s, l, drop, err, sizeof err);
-    HpbLeaf *leaf = rc == 0 && defer && l->nbytes ? hlc_arena_alloc(&v->arena, sizeof *leaf) : NULL;
     if (rc == 0 && defer && l->nbytes) {
-      if (!leaf || !(leaf->path = hlc_arena_strndup(&v->arena, path, strlen(path)))) {
+      HpbLeaf *leaf = hlc_arena_alloc(&v->arena, sizeof *leaf);
+      const char *lpath = hlc_arena_strndup(&v->arena, path, strlen(path));
+      if (!leaf || !lpath) {
         rc = (snprintf(err, sizeof err, "out of memory"), -1);
       } else {
-        *leaf = (HpbLeaf){v->deferred, l, e, drop, leaf->path};
+        *leaf = (HpbLeaf){v->deferred, l, e, drop, lpath};
         v->deferred = leaf;
       }
     }
   } else if (rc == 0) {
-    rc = hpb_literal(&v->arena, lp, s, l, err, sizeof err);   /* tuples, split fields: from protobuf-c's copy */
+    rc = hpb_literal(&v->arena, lp, s, l, err, sizeof err);   /* split fields: from protobuf-c's copy */
   }
   protobuf_c_message_free_unpacked(&lp->base, NULL);
   if (rc != 0) {
     snprintf(msg, sizeof msg, "%s: %s", path, err);
     report(d, filename, msg);
-    return NULL;
+    return -1;
   }
-  return l;
+  return 0;
+}
+
+static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, const char *filename,
+                                  const char *path, HlcDiags *d, unsigned flags) {
+  HloLiteral *l = hlc_arena_alloc(&v->arena, sizeof *l);
+  if (!l) { report(d, filename, "out of memory"); return NULL; }
+  return decode_node(v, p, n, NULL, l, filename, path, d, flags, 0) == 0 ? l : NULL;
 }
 
 int hpb_values_fill(HpbValues *v, const HloLiteral *leaf, void *dst, HlcDiags *d) {

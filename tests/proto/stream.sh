@@ -9,7 +9,7 @@
 #  - large arrays (each more than one 4 MiB decode run: runs and dropped
 #    pages are crossed) as snapshot arguments and as LiteralProto INPUTs give
 #    the bytes of the same values read from .npy: f32, s32 varints with
-#    negatives, a column-major bf16 array;
+#    negatives, a column-major bf16 array, and a tuple of the first two;
 #  - broken literals, as snapshot arguments and as INPUTs, fail with exit 2
 #    and the message and field (bad.list), sizes checked before anything is
 #    allocated (a shape of 2^40 elements over 16 bytes);
@@ -57,6 +57,14 @@ for b in big_f32 big_s32 big_bf16_cm; do
   "$hlorun" -o "$tmp/$b.in.npy" "$tmp/$b.hlo" "$tmp/$b.pb" || fail "$b LiteralProto INPUT"
   cmp -s "$tmp/$b.want.npy" "$tmp/$b.in.npy" || fail "$b: the LiteralProto INPUT differs from the .npy"
 done
+# A tuple argument whose elements are the two arrays above.
+printf 'HloModule t\n\nENTRY %%m {\n  %%p = (f32[1200000], s32[1100000]) parameter(0)\n  %%a = f32[1200000] get-tuple-element(%%p), index=0\n  %%b = s32[1100000] get-tuple-element(%%p), index=1\n  ROOT %%t = (f32[1200000], s32[1100000]) tuple(%%a, %%b)\n}\n' >"$tmp/tuple.hlo"
+printf 'HloModule t2\n\nENTRY %%m {\n  %%a = f32[1200000] parameter(0)\n  %%b = s32[1100000] parameter(1)\n  ROOT %%t = (f32[1200000], s32[1100000]) tuple(%%a, %%b)\n}\n' >"$tmp/tuple2.hlo"
+"$hlorun" -o "$tmp/tuple.want.npz" "$tmp/tuple2.hlo" "$tmp/big_f32.npy" "$tmp/big_s32.npy" || fail "tuple from .npy"
+"$hlorun" --write-proto "$tmp/tuple.mod.pb" "$tmp/tuple.hlo" || fail "--write-proto tuple.hlo"
+$gen snap "$tmp/tuple.mod.pb" "$tmp/tuple.snap.pb" "$tmp/big_tuple.pb"
+"$hlorun" -o "$tmp/tuple.got.npz" "$tmp/tuple.snap.pb" || fail "tuple snapshot"
+cmp -s "$tmp/tuple.want.npz" "$tmp/tuple.got.npz" || fail "tuple: the snapshot's argument differs from the .npy files"
 # Cut inside the argument's elements: the snapshot is not well formed.
 head -c 3000000 "$tmp/big_f32.snap.pb" >"$tmp/cut.pb"
 out=$("$hlorun" "$tmp/cut.pb" 2>&1); rc=$?
@@ -66,7 +74,10 @@ out=$("$hlorun" "$tmp/cut.pb" 2>&1); rc=$?
 # Broken literals.
 $gen bad "$tmp" || fail "stream_cases.py bad"
 while IFS='	' read -r name shape msg inmsg; do
-  one "bad_$name" "$shape" "  ROOT %c = $shape copy(%p)"
+  case "$shape" in
+    '('*) one "bad_$name" "$shape" "  ROOT %c = f32[2] get-tuple-element(%p), index=0" ;;
+    *) one "bad_$name" "$shape" "  ROOT %c = $shape copy(%p)" ;;
+  esac
   $gen snap "$tmp/bad_$name.mod.pb" "$tmp/bad_$name.snap.pb" "$tmp/$name.pb"
   out=$("$hlorun" "$tmp/bad_$name.snap.pb" 2>&1); rc=$?
   [ $rc -eq 2 ] && case "$out" in *"xla.HloSnapshot.arguments[0]: $msg"*) true ;; *) false ;; esac ||

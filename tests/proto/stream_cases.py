@@ -94,6 +94,11 @@ def cmd_big(tmp):
     sv = [v - (1 << 32) if v >= 1 << 31 else v for v in vals]
     open(os.path.join(tmp, "big_s32.pb"), "wb").write(literal(4, [n], 4, b"".join(varint(v) for v in sv)))
     open(os.path.join(tmp, "big_s32.npy"), "wb").write(npy("<i4", [n], struct.pack("<%di" % n, *sv)))
+    # the two as the elements of one tuple literal
+    tshape = key(2, 0) + varint(13) + ld(4, shape(11, [1200000])) + ld(4, shape(4, [1100000]))
+    open(os.path.join(tmp, "big_tuple.pb"), "wb").write(
+        ld(1, tshape) + ld(10, open(os.path.join(tmp, "big_f32.pb"), "rb").read()) +
+        ld(10, open(os.path.join(tmp, "big_s32.pb"), "rb").read()))
     # bf16[700,900] in column-major order {0,1}: the physical order differs
     # from row-major, so elements go through the bounce buffer, many batches
     r, c = 700, 900
@@ -152,6 +157,14 @@ def cmd_bad(tmp):
     # the element field with the wrong wire type
     add("f16_varint", "f16[1]", "xla.LiteralProto.f16s: wire type varint, expected length-delimited",
         ld(1, shape(10, [1])) + key(11, 0) + varint(5))
+    # tuples: elements decoded in place too, errors name the element
+    tshape = key(2, 0) + varint(13) + ld(4, shape(11, [2])) + ld(4, shape(4, [2]))
+    el0 = literal(11, [2], 8, four[:8])
+    add("tuple_count", "(f32[2], s32[2])",
+        "xla.LiteralProto.tuple_literals: 1 elements for a tuple of 2", ld(1, tshape) + ld(10, el0))
+    add("tuple_s32_more", "(f32[2], s32[2])",
+        "xla.LiteralProto.tuple_literals[1]: xla.LiteralProto.s32s: 3 elements, the shape s32[...] of rank 1 holds 2",
+        ld(1, tshape) + ld(10, el0) + ld(10, literal(4, [2], 4, varint(1) + varint(-2) + varint(3))))
     open(os.path.join(tmp, "bad.list"), "w").write("\n".join(cases) + "\n")
 
 
