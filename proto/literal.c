@@ -7,7 +7,11 @@
  * element_size_in_bits) with the value in the low bits, complex numbers as
  * interleaved (real, imag). Here they become dense row-major arrays in
  * hlorun's memory form. Element counts are checked against the shape before
- * anything is allocated for them.
+ * anything is allocated for them (packed varints: bounded by their bytes,
+ * then counted exactly while decoded). The elements come from protobuf-c's
+ * unpacked fields or straight from the wire bytes (HpbElems), and go into an
+ * arena or a buffer the caller gives (hpb_elems_decode), in runs, so that
+ * pages of a file mapping can be dropped behind.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +147,7 @@ uint32_t hpb_element_field(HloDtype t) {
 }
 
 bool hpb_is_element_field(uint32_t f) {
-  return (f >= 2 && f <= 9) || (f >= 11 && f <= 33 && f != 14 && f != 10);
+  return (f >= 2 && f <= 9) || (f >= 11 && f <= 33 && f != 14);   /* 10: tuple_literals; 14: none */
 }
 
 int hpb_elems_wire(HloDtype t, const uint8_t *p, size_t n, HpbElems *e) {
