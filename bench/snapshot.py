@@ -5,9 +5,10 @@ Usage: bench/snapshot.py HLORUN [--mib N] [--type f32|bf16|s32] [--keep]
 
 Writes an HloSnapshot with one argument of about N MiB (default 512) in
 $TMPDIR with bench/big_snapshot.py, then replays it twice (`HLORUN SNAP` and
-`HLORUN --expect SNAP SNAP`), and prints each run's wall time and peak
-resident set (the child's ru_maxrss, as /usr/bin/time -v reports it), and
-the peak as a multiple of the argument. The file is deleted afterwards
+`HLORUN --expect SNAP SNAP`), and prints each run's wall time, CPU time
+(user + system: steadier than the wall on a shared host) and peak resident
+set (the child's ru_maxrss, as /usr/bin/time -v reports it), and the peak as
+a multiple of the argument. The file is deleted afterwards
 (unless --keep).
 
 Target (one PASS/MISS line): peak RSS at most 1.1 x the argument + 64 MiB,
@@ -32,7 +33,7 @@ def run(cmd):
     rc = os.waitstatus_to_exitcode(status)
     if rc != 0:
         sys.exit("%s: exit %d: %s" % (" ".join(cmd), rc, err))
-    return wall, ru.ru_maxrss * 1024
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
 
 
 def main():
@@ -53,10 +54,10 @@ def main():
         print("snapshot: %s argument of %.0f MiB (file %.0f MiB)" % (a.type, arg / 2**20, size / 2**20))
         ok = True
         for name, cmd in (("replay", [a.hlorun, snap]), ("replay --expect", [a.hlorun, "--expect", snap, snap])):
-            wall, rss = run(cmd)
+            wall, cpu, rss = run(cmd)
             ok &= rss <= 1.1 * arg + (64 << 20)
-            print("snapshot: %-16s wall %6.2f s  peak RSS %7.1f MiB  (%.2f x the argument)"
-                  % (name, wall, rss / 2**20, rss / arg))
+            print("snapshot: %-16s wall %6.2f s  cpu %6.2f s  peak RSS %7.1f MiB  (%.2f x the argument)"
+                  % (name, wall, cpu, rss / 2**20, rss / arg))
         print("%s  snapshot    peak RSS <= 1.1 x the argument + 64 MiB" % ("PASS" if ok else "MISS"))
     finally:
         if not a.keep:
