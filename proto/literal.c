@@ -320,6 +320,12 @@ int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void 
   const uint8_t *cur = e->p;
   unsigned char *out = dst;
   Dropper d = {drop && e->form != HPB_FORM_BOOLS, e->p};
+#ifdef MADV_SEQUENTIAL
+  if (d.on && e->len) {   /* read once, front to back: a file not in the page cache gets larger readahead */
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)e->p & ~(pg - 1);
+    (void)madvise((void *)a, (uintptr_t)(e->p + e->len) - a, MADV_SEQUENTIAL);
+  }
+#endif
   int32_t r = shape->rank;
   bool physical_is_logical = true;
   if (shape->minor_to_major)
