@@ -1,7 +1,9 @@
 # bench/: `make bench` prints hlorun's and numpy's median times per workload
 # in ../shared/bench, then the other operations of bench/ops/ (numpy from
-# Debian's python3-numpy, hence /usr/bin/python3).
-EXTRA_DIST += bench/run.py \
+# Debian's python3-numpy, hence /usr/bin/python3), then the peak memory of
+# replaying a 512 MiB snapshot (bench/snapshot.py, written to $TMPDIR and
+# deleted).
+EXTRA_DIST += bench/run.py bench/snapshot.py bench/big_snapshot.py \
 	bench/ops/argmax_rows.hlo \
 	bench/ops/cumsum_rows.hlo \
 	bench/ops/depthwise_conv.hlo \
@@ -32,4 +34,5 @@ CLEANFILES += bench/fma_peak$(EXEEXT)
 bench: all bench/fma_peak$(EXEEXT)
 	/usr/bin/python3 $(srcdir)/bench/run.py ./hlorun --dir $(BENCH_DIR) --fma-peak bench/fma_peak$(EXEEXT) $(BENCH_FLAGS)
 	/usr/bin/python3 $(srcdir)/bench/devices.py ./hlorun
+	/usr/bin/python3 $(srcdir)/bench/snapshot.py ./hlorun
 .PHONY: bench

@@ -1,7 +1,8 @@
 /* fuzz_proto.c: libFuzzer target for the protocol-buffer readers (proto/):
  * the binary wire format (HloModuleProto, HloProto, HloSnapshot,
  * HloUnoptimizedSnapshot, LiteralProto, run_hlo_module literals) and the
- * text format. The first
+ * text format; snapshot values both decoded at once and deferred (decoded
+ * from the wire bytes into buffers afterwards). The first
  * byte picks binary or text; the rest is the file. A module that reads is
  * also written back as HLO text by the printer. Not here: HLO text
  * (fuzz_parse.c). */
@@ -11,6 +12,28 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+/* Every array leaf of l decoded as hlorun's snapshot loader does: the
+ * deferred ones from the wire bytes into a buffer of the checked size. */
+static void fill_leaves(HpbValues *v, const HloLiteral *l, HlcDiags *d) {
+  if (!l) return;
+  if (l->shape->dtype == HLO_TUPLE) {
+    for (int32_t i = 0; i < l->ntuple; i++) fill_leaves(v, &l->tuple[i], d);
+    return;
+  }
+  if (!l->nbytes) return;
+  void *dst = malloc(l->nbytes);
+  if (dst) hpb_values_fill(v, l, dst, d);
+  free(dst);
+}
+
+static void read_deferred(const char *buf, size_t n, int part, HlcDiags *d) {
+  HpbValues *v = hpb_read(buf, n, "fuzz", d, part, HPB_READ_ARGS | HPB_READ_DEFER);
+  if (!v) return;
+  for (int32_t i = 0; i < v->n; i++) fill_leaves(v, v->values[i], d);
+  fill_leaves(v, v->result, d);
+  hpb_values_free(v);
+}
 
 static void read_binary(const char *buf, size_t n) {
   HlcDiags d = {0};
@@ -24,9 +47,15 @@ static void read_binary(const char *buf, size_t n) {
     }
   }
   if (k == HPB_SNAPSHOT || k == HPB_LITERAL || k == HPB_ITERATION || k == HPB_RUN_LITERALS)
+  {
     hpb_values_free(hpb_read_values(buf, n, "fuzz", &d));
+    read_deferred(buf, n, -1, &d);
+  }
   int parts = hpb_count_partitions(buf, n);
-  for (int p = 0; p < parts && p < 4; p++) hpb_values_free(hpb_read_partition(buf, n, "fuzz", &d, p));
+  for (int p = 0; p < parts && p < 4; p++) {
+    hpb_values_free(hpb_read_partition(buf, n, "fuzz", &d, p));
+    read_deferred(buf, n, p, &d);
+  }
   if (k == HPB_NOT_PROTO && hpb_looks_binary(buf, n)) {
     char why[256];
     hpb_wire_explain(buf, n, why, sizeof why);

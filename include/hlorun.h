@@ -251,7 +251,10 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
  * count loaded), each checked against its parameter's shape. hlo_load_like
  * on a snapshot loads its recorded result; hlo_load_param also reads a
  * LiteralProto file. Modules load from HloSnapshot, HloProto and
- * HloModuleProto files (hlo_module_load), recognised by content. */
+ * HloModuleProto files (hlo_module_load), recognised by content. A binary
+ * file is mapped, not read, and each argument decoded from it straight into
+ * its buffer: a large argument is held once (the file must not be
+ * truncated while it loads). On an error *n is 0 and out holds nothing. */
 int hlo_file_is_snapshot(HloCtx *ctx, const char *path);
 HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const char *path,
                                       HloBuffer **out, int *n);

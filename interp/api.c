@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -254,6 +255,36 @@ HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len)
   return HLO_OK;
 }
 
+HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f) {
+  memset(f, 0, sizeof *f);
+  int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size <= SIZE_MAX) {
+    size_t n = (size_t)st.st_size;
+    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* Kept mapped only if it is a binary proto (never text: the text
+     * readers may look one byte past the end, which a mapping may not have). */
+    if (p != MAP_FAILED && hpb_looks_binary(p, n) && hpb_sniff(p, n) != HPB_NOT_PROTO) {
+      close(fd);
+      f->data = p;
+      f->len = f->maplen = n;
+      return HLO_OK;
+    }
+    if (p != MAP_FAILED) munmap(p, n);
+  }
+  if (fd >= 0) close(fd);
+  return hli_read_file(ctx, path, &f->data, &f->len);
+}
+
+void hli_file_close(HliFile *f) {
+  if (f->maplen) munmap(f->data, f->maplen);
+  else free(f->data);
+  memset(f, 0, sizeof *f);
+}
+
+unsigned hli_file_flags(const HliFile *f) { return f->maplen ? HPB_READ_MAPPED : 0; }
+
 /* ---- Modules ---------------------------------------------------------------- */
 
 HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char *filename,
@@ -284,12 +315,11 @@ HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char
 
 HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out) {
   if (!ctx || !path || !out) return HLO_INVALID_ARGUMENT;
-  char *text;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &text, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);   /* a snapshot's arguments are not read */
   if (st != HLO_OK) return st;
-  st = hlo_module_parse(ctx, text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
-  free(text);
+  st = hlo_module_parse(ctx, f.data, f.len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
+  hli_file_close(&f);
   return st;
 }
 
@@ -590,11 +620,12 @@ static HloStatus read_status(HloCtx *ctx, int before_errors) {
 }
 
 /* Read a value of shape want from a file's bytes. */
-static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
-                              const char *what, HliValue **out) {
+static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigned flags,
+                              const HloShape *want, const char *what, HliValue **out) {
   int before = ctx->diags.n;
   *out = NULL;
-  if (hpb_sniff(data, len) == HPB_LITERAL) return hli_value_from_proto(ctx, data, len, want, what, out);
+  if (hpb_sniff(data, len) == HPB_LITERAL)
+    return hli_value_from_proto(ctx, data, len, flags, want, what, out);
   FileFmt f = sniff(data, len);
   if (f == FMT_NPY) {
     if (want->dtype == HLO_TUPLE)
@@ -602,6 +633,12 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, const H
                   "expected: pass a .npz of its leaves", what);
     return hli_npy_read(data, len, want, what, &ctx->diags, out) == 0 ? HLO_OK
                                                                        : read_status(ctx, before);
+  }
+  if (f == FMT_TEXT && hpb_looks_binary(data, len)) {
+    /* Not text: most likely a LiteralProto cut short or corrupted. */
+    char why[256];
+    hpb_wire_explain(data, len, why, sizeof why);
+    return fail(ctx, HLO_IO_ERROR, "%s: neither a literal nor a well-formed protocol buffer: %s", what, why);
   }
   if (f == FMT_TEXT)
     return hli_literal_read(data, len, want, NULL, what, &ctx->diags, out) == 0
@@ -651,16 +688,15 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   *out = NULL;
   const HloShape *want = param_shape(m, index);
   if (!want || index < 0) return fail(ctx, HLO_INVALID_ARGUMENT, "the module has no parameter %d", index);
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
   char what[1024];
   snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path,
            m->entry->params[index]->name ? m->entry->params[index]->name : "?");
   HliValue *v;
-  st = decode_value(ctx, data, len, want, what, &v);
-  free(data);
+  st = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
+  hli_file_close(&f);
   return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
 }
 
@@ -715,23 +751,22 @@ static uint64_t shape_bytes(const HloShape *s);
 HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, const char *member,
                           const char *what, HloBuffer **out) {
   *out = NULL;
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
   HliValue *v = NULL;
   if (member) {   /* one member of a .npz, by name */
     HliNpzMember *mem;
     int32_t nm;
-    if (hli_npz_read(data, len, path, &ctx->diags, &mem, &nm) != 0) { free(data); return HLO_IO_ERROR; }
+    if (hli_npz_read(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) { hli_file_close(&f); return HLO_IO_ERROR; }
     const HliNpzMember *mm = hli_npz_find(mem, nm, member);
     if (!mm) st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, member);
-    else st = decode_value(ctx, (const char *)mm->data, mm->len, want, what, &v);
+    else st = decode_value(ctx, (const char *)mm->data, mm->len, 0, want, what, &v);
     hli_npz_members_free(mem, nm);
   } else {
-    st = decode_value(ctx, data, len, want, what, &v);
+    st = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
   }
-  free(data);
+  hli_file_close(&f);
   return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
 }
 
@@ -751,17 +786,16 @@ HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const Hl
 HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out) {
   if (!ctx || !like || !path || !out) return HLO_INVALID_ARGUMENT;
   *out = NULL;
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
   HliValue *v;
   /* --expect SNAPSHOT: the result the snapshot recorded. */
-  HpbKind kind = hpb_sniff(data, len);
+  HpbKind kind = hpb_sniff(f.data, f.len);
   st = kind == HPB_SNAPSHOT || kind == HPB_ITERATION || kind == HPB_RUN_LITERALS
-           ? hli_value_from_proto(ctx, data, len, like->v->shape, path, &v)
-           : decode_value(ctx, data, len, like->v->shape, path, &v);
-  free(data);
+           ? hli_value_from_proto(ctx, f.data, f.len, hli_file_flags(&f), like->v->shape, path, &v)
+           : decode_value(ctx, f.data, f.len, hli_file_flags(&f), like->v->shape, path, &v);
+  hli_file_close(&f);
   return st == HLO_OK ? hli_make_buffer(ctx, v, like->v->shape, out) : st;
 }
 

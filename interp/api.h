@@ -71,9 +71,24 @@ HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const Hl
 
 /* The whole file ("-": standard input), malloc'd. */
 HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len);
-/* A LiteralProto file's value as a value of shape want (proto_io.c). */
-HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
-                               const char *what, HliValue **out);
+/* A file's bytes as hli_read_file gives them, except that a binary protocol
+ * buffer on disk is mapped, not read: its large fields are then only paged
+ * in when decoded, and dropped again as they are (HPB_READ_MAPPED), so a
+ * snapshot's multi-GB argument is never held twice. Close with
+ * hli_file_close. */
+typedef struct HliFile {
+  char *data;
+  size_t len;
+  size_t maplen;   /* > 0: data is a read-only private mapping of maplen bytes */
+} HliFile;
+HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f);
+void hli_file_close(HliFile *f);
+/* proto/'s read flags for a file's bytes (HPB_READ_MAPPED if mapped). */
+unsigned hli_file_flags(const HliFile *f);
+/* A LiteralProto file's value (or a snapshot's recorded result) as a value
+ * of shape want (proto_io.c); flags: hli_file_flags of the bytes. */
+HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, unsigned flags,
+                               const HloShape *want, const char *what, HliValue **out);
 
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)

@@ -9,63 +9,70 @@
 #include "interp/valio.h"
 #include "proto/proto.h"
 
-/* Copy the literal's leaves into v's, checking every shape first. */
-static HloStatus fill(HloCtx *ctx, const HloLiteral *l, HliValue *v, const char *what) {
-  if (!hlp_shape_compatible(l->shape, v->shape)) {
-    HliBuf got = {0}, want = {0};
-    hli_shape_text(l->shape, &got);
-    hli_shape_text(v->shape, &want);
-    HloStatus st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the literal is %s, expected %s", what,
-                                got.data ? got.data : "?", want.data ? want.data : "?");
-    hli_buf_free(&got);
-    hli_buf_free(&want);
-    return st;
-  }
+/* want is l's shape (recursively), or the error says what l is instead. */
+static HloStatus check_shape(HloCtx *ctx, const HloLiteral *l, const HloShape *want, const char *what) {
+  if (hlp_shape_compatible(l->shape, want)) return HLO_OK;
+  HliBuf got = {0}, wb = {0};
+  hli_shape_text(l->shape, &got);
+  hli_shape_text(want, &wb);
+  HloStatus st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the literal is %s, expected %s", what,
+                              got.data ? got.data : "?", wb.data ? wb.data : "?");
+  hli_buf_free(&got);
+  hli_buf_free(&wb);
+  return st;
+}
+
+/* Decode (or copy) the literal's leaves into v's: a deferred leaf goes from
+ * the file's bytes straight into v's buffer. */
+static HloStatus fill(HloCtx *ctx, HpbValues *pv, const HloLiteral *l, HliValue *v, const char *what) {
   if (v->shape->dtype == HLO_TUPLE) {
     for (int32_t i = 0; i < v->ntuple; i++) {
-      HloStatus st = fill(ctx, &l->tuple[i], v->tuple[i], what);
+      HloStatus st = fill(ctx, pv, &l->tuple[i], v->tuple[i], what);
       if (st != HLO_OK) return st;
     }
     return HLO_OK;
   }
-  if (v->nbytes && l->data) memcpy(v->data, l->data, v->nbytes);
+  if (v->nbytes != l->nbytes) return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the literal's size differs", what);
+  if (v->nbytes && hpb_values_fill(pv, l, v->data, &ctx->diags) != 0) return HLO_IO_ERROR;
   return HLO_OK;
 }
 
-static HloStatus to_value(HloCtx *ctx, const HloLiteral *l, const HloShape *want, const char *what,
-                          HliValue **out) {
+static HloStatus to_value(HloCtx *ctx, HpbValues *pv, const HloLiteral *l, const HloShape *want,
+                          const char *what, HliValue **out) {
+  *out = NULL;
+  HloStatus st = check_shape(ctx, l, want, what);   /* before the buffer is allocated */
+  if (st != HLO_OK) return st;
   *out = hli_value_new(NULL, want);
   if (!*out) return hli_api_fail(ctx, HLO_NOMEM, "%s: out of memory", what);
-  HloStatus st = fill(ctx, l, *out, what);
+  st = fill(ctx, pv, l, *out, what);
   if (st != HLO_OK) { hli_value_unref(NULL, *out); *out = NULL; }
   return st;
 }
 
-HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, const HloShape *want,
-                               const char *what, HliValue **out) {
+HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, unsigned flags,
+                               const HloShape *want, const char *what, HliValue **out) {
   *out = NULL;
-  HpbValues *pv = hpb_read_result(data, len, what, &ctx->diags);
+  HpbValues *pv = hpb_read(data, len, what, &ctx->diags, -1, flags | HPB_READ_DEFER);
   if (!pv) return HLO_IO_ERROR;
   HloStatus st;
   HpbKind k = hpb_sniff(data, len);
   if (k != HPB_LITERAL) {
-    st = pv->result ? to_value(ctx, pv->result, want, what, out)
+    st = pv->result ? to_value(ctx, pv, pv->result, want, what, out)
                     : hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s: the %s holds no recorded result",
                                    what, hpb_kind_name(k));
   } else {
-    st = to_value(ctx, pv->values[0], want, what, out);
+    st = to_value(ctx, pv, pv->values[0], want, what, out);
   }
   hpb_values_free(pv);
   return st;
 }
 
 int hlo_file_is_snapshot(HloCtx *ctx, const char *path) {
-  char *data;
-  size_t len;
-  if (!ctx || !path || hli_read_file(ctx, path, &data, &len) != HLO_OK) return 0;
-  HpbKind k = hpb_sniff(data, len);
+  HliFile f;
+  if (!ctx || !path || hli_file_open(ctx, path, &f) != HLO_OK) return 0;
+  HpbKind k = hpb_sniff(f.data, f.len);
   int yes = k == HPB_SNAPSHOT || k == HPB_ITERATION || k == HPB_RUN_LITERALS;
-  free(data);
+  hli_file_close(&f);
   return yes;
 }
 
@@ -74,13 +81,14 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
   if (!ctx || !m || !path || !out || !n) return HLO_INVALID_ARGUMENT;
   int cap = *n;
   *n = 0;
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
-  HpbValues *pv = hpb_read_values(data, len, path, &ctx->diags);
-  free(data);   /* the values are decoded: the file's bytes are not needed twice */
-  if (!pv) return HLO_IO_ERROR;
+  /* Deferred: each argument is decoded from the file's bytes straight into
+   * its buffer, once its shape has been checked against its parameter. */
+  HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, -1,
+                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+  if (!pv) { hli_file_close(&f); return HLO_IO_ERROR; }
   int np = hlo_module_num_params(m);
   if (pv->n != np || pv->n > cap) {
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the file holds %d arguments, the module takes %d "
@@ -93,24 +101,25 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
     snprintf(what, sizeof what, "%s: xla.HloSnapshot.arguments[%d] (parameter %s)", path, i,
              p && p->name ? p->name : "?");
     HliValue *v;
-    if ((st = to_value(ctx, pv->values[i], &p->shape, what, &v)) != HLO_OK ||
+    if ((st = to_value(ctx, pv, pv->values[i], &p->shape, what, &v)) != HLO_OK ||
         (st = hli_make_buffer(ctx, v, &p->shape, &out[i])) != HLO_OK) {
       for (int k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+      *n = 0;
       goto out;
     }
     *n = i + 1;
   }
 out:
   hpb_values_free(pv);
+  hli_file_close(&f);
   return st;
 }
 
 int hlo_file_partitions(HloCtx *ctx, const char *path) {
-  char *data;
-  size_t len;
-  if (!ctx || !path || hli_read_file(ctx, path, &data, &len) != HLO_OK) return 0;
-  int n = hpb_count_partitions(data, len);
-  free(data);
+  HliFile f;
+  if (!ctx || !path || hli_file_open(ctx, path, &f) != HLO_OK) return 0;
+  int n = hpb_count_partitions(f.data, f.len);
+  hli_file_close(&f);
   return n;
 }
 
@@ -119,13 +128,12 @@ HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, 
   if (!ctx || !path || !out || !n || part < 0) return HLO_INVALID_ARGUMENT;
   int cap = *n;
   *n = 0;
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
-  HpbValues *pv = hpb_read_partition(data, len, path, &ctx->diags, part);
-  free(data);
-  if (!pv) return HLO_IO_ERROR;
+  HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, part,
+                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+  if (!pv) { hli_file_close(&f); return HLO_IO_ERROR; }
   if (pv->n > cap) {
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: partition %d holds %d arguments, more than %d",
                       path, part, (int)pv->n, cap);
@@ -136,14 +144,16 @@ HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, 
     snprintf(what, sizeof what, "%s: xla.HloUnoptimizedSnapshot.partitions[%d].arguments[%d]", path,
              part, i);
     HliValue *v;
-    if ((st = to_value(ctx, pv->values[i], pv->values[i]->shape, what, &v)) != HLO_OK ||
+    if ((st = to_value(ctx, pv, pv->values[i], pv->values[i]->shape, what, &v)) != HLO_OK ||
         (st = hli_make_buffer(ctx, v, pv->values[i]->shape, &out[i])) != HLO_OK) {
       for (int k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+      *n = 0;
       goto out;
     }
     *n = i + 1;
   }
 out:
   hpb_values_free(pv);
+  hli_file_close(&f);
   return st;
 }

@@ -7,10 +7,17 @@
  * element_size_in_bits) with the value in the low bits, complex numbers as
  * interleaved (real, imag). Here they become dense row-major arrays in
  * hlorun's memory form. Element counts are checked against the shape before
- * anything is allocated for them.
+ * anything is allocated for them (packed varints: bounded by their bytes,
+ * then counted exactly while decoded). The elements come from protobuf-c's
+ * unpacked fields or straight from the wire bytes (HpbElems), and go into an
+ * arena or a buffer the caller gives (hpb_elems_decode), in runs, so that
+ * pages of a file mapping can be dropped behind.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "proto/hlo.pb-c.h"
 #include "proto/lower.h"
 #include "common/numeric.h"
@@ -102,54 +109,268 @@ int hpb_shape(HlcArena *a, const Xla__ShapeProto *sp, HloShape *out, char *err, 
   return 0;
 }
 
-/* The repeated or bytes field that holds elements of type t, with its count
- * in elements and a pointer to the first one; -1 if t has none. */
-typedef struct Elems { const void *p; size_t count; size_t width; const char *field; } Elems;
+/* ---- Element fields ----------------------------------------------------------- */
 
-static int elems_of(const Xla__LiteralProto *lp, HloDtype t, Elems *e) {
-#define BYTES(name, w) do { e->p = lp->name.data; e->count = lp->name.len / (w); e->width = (w); \
-    e->field = #name; if (lp->name.len % (w)) e->count = (size_t)-1; return 0; } while (0)
-#define REP(name, w, k) do { e->p = lp->name; e->count = lp->n_##name / (k); e->width = (w); \
-    e->field = #name; if (lp->n_##name % (k)) e->count = (size_t)-1; return 0; } while (0)
+/* Each element type's LiteralProto field: its number and name, bytes per
+ * element in memory and how the wire holds it (little-endian bytes in a
+ * bytes field or a packed fixed-width field, or packed varints). */
+typedef struct FieldInfo { uint32_t num; const char *name; uint8_t form; } FieldInfo;
+
+static int field_info(HloDtype t, FieldInfo *fi) {
+#define F(num_, name_, form_) do { fi->num = num_; fi->name = name_; fi->form = form_; return 0; } while (0)
   switch (t) {
-  case HLO_PRED: REP(preds, sizeof(protobuf_c_boolean), 1);
-  case HLO_S1: BYTES(s1s, 1); case HLO_S2: BYTES(s2s, 1); case HLO_S4: BYTES(s4s, 1);
-  case HLO_S8: BYTES(s8s, 1);
-  case HLO_U1: BYTES(u1s, 1); case HLO_U2: BYTES(u2s, 1); case HLO_U4: BYTES(u4s, 1);
-  case HLO_U8: BYTES(u8s, 1);
-  case HLO_S16: BYTES(s16s, 2); case HLO_U16: BYTES(u16s, 2);
-  case HLO_F16: BYTES(f16s, 2); case HLO_BF16: BYTES(bf16s, 2);
-  case HLO_S32: REP(s32s, 4, 1); case HLO_S64: REP(s64s, 8, 1);
-  case HLO_U32: REP(u32s, 4, 1); case HLO_U64: REP(u64s, 8, 1);
-  case HLO_F32: REP(f32s, 4, 1); case HLO_F64: REP(f64s, 8, 1);
-  case HLO_C64: REP(c64s, 8, 2); case HLO_C128: REP(c128s, 16, 2);
-  case HLO_F8E5M2: BYTES(f8e5m2s, 1); case HLO_F8E4M3: BYTES(f8e4m3s, 1);
-  case HLO_F8E4M3FN: BYTES(f8e4m3fns, 1); case HLO_F8E4M3B11FNUZ: BYTES(f8e4m3b11fnuzs, 1);
-  case HLO_F8E3M4: BYTES(f8e3m4s, 1); case HLO_F8E5M2FNUZ: BYTES(f8e5m2fnuzs, 1);
-  case HLO_F8E4M3FNUZ: BYTES(f8e4m3fnuzs, 1); case HLO_F8E8M0FNU: BYTES(f8e8m0fnus, 1);
-  case HLO_F4E2M1FN: BYTES(f4e2m1fns, 1);
+  case HLO_PRED: F(2, "preds", HPB_FORM_VARINT);
+  case HLO_S1: F(30, "s1s", HPB_FORM_LE); case HLO_S2: F(26, "s2s", HPB_FORM_LE);
+  case HLO_S4: F(21, "s4s", HPB_FORM_LE); case HLO_S8: F(15, "s8s", HPB_FORM_LE);
+  case HLO_U1: F(31, "u1s", HPB_FORM_LE); case HLO_U2: F(27, "u2s", HPB_FORM_LE);
+  case HLO_U4: F(22, "u4s", HPB_FORM_LE); case HLO_U8: F(3, "u8s", HPB_FORM_LE);
+  case HLO_S16: F(17, "s16s", HPB_FORM_LE); case HLO_U16: F(16, "u16s", HPB_FORM_LE);
+  case HLO_F16: F(11, "f16s", HPB_FORM_LE); case HLO_BF16: F(13, "bf16s", HPB_FORM_LE);
+  case HLO_S32: F(4, "s32s", HPB_FORM_VARINT); case HLO_S64: F(5, "s64s", HPB_FORM_VARINT);
+  case HLO_U32: F(6, "u32s", HPB_FORM_VARINT); case HLO_U64: F(7, "u64s", HPB_FORM_VARINT);
+  case HLO_F32: F(8, "f32s", HPB_FORM_LE); case HLO_F64: F(9, "f64s", HPB_FORM_LE);
+  case HLO_C64: F(12, "c64s", HPB_FORM_LE); case HLO_C128: F(18, "c128s", HPB_FORM_LE);
+  case HLO_F8E5M2: F(19, "f8e5m2s", HPB_FORM_LE); case HLO_F8E4M3: F(28, "f8e4m3s", HPB_FORM_LE);
+  case HLO_F8E4M3FN: F(20, "f8e4m3fns", HPB_FORM_LE);
+  case HLO_F8E4M3B11FNUZ: F(23, "f8e4m3b11fnuzs", HPB_FORM_LE);
+  case HLO_F8E3M4: F(29, "f8e3m4s", HPB_FORM_LE); case HLO_F8E5M2FNUZ: F(24, "f8e5m2fnuzs", HPB_FORM_LE);
+  case HLO_F8E4M3FNUZ: F(25, "f8e4m3fnuzs", HPB_FORM_LE); case HLO_F8E8M0FNU: F(33, "f8e8m0fnus", HPB_FORM_LE);
+  case HLO_F4E2M1FN: F(32, "f4e2m1fns", HPB_FORM_LE);
+  default: return -1;
+  }
+#undef F
+}
+
+uint32_t hpb_element_field(HloDtype t) {
+  FieldInfo fi;
+  return field_info(t, &fi) == 0 ? fi.num : 0;
+}
+
+bool hpb_is_element_field(uint32_t f) {
+  return (f >= 2 && f <= 9) || (f >= 11 && f <= 33 && f != 14);   /* 10: tuple_literals; 14: none */
+}
+
+int hpb_elems_wire(HloDtype t, const uint8_t *p, size_t n, HpbElems *e) {
+  FieldInfo fi;
+  if (field_info(t, &fi) != 0) return -1;
+  e->p = p;
+  e->len = n;
+  e->form = fi.form;
+  e->field = fi.name;
+  e->width = (uint8_t)hlc_dtype_size(t);
+  e->count = fi.form == HPB_FORM_VARINT ? HPB_COUNT_UNKNOWN : n % e->width ? HPB_COUNT_RAGGED : n / e->width;
+  return 0;
+}
+
+int hpb_elems_of(const Xla__LiteralProto *lp, HloDtype t, HpbElems *e) {
+  FieldInfo fi;
+  if (field_info(t, &fi) != 0) return -1;
+  e->field = fi.name;
+  e->width = (uint8_t)hlc_dtype_size(t);
+  e->form = HPB_FORM_LE;
+#define BYTES(name) do { e->p = lp->name.data; e->len = lp->name.len; } while (0)
+#define REP(name, k) do { e->p = (const uint8_t *)lp->name; e->len = lp->n_##name * sizeof *lp->name; \
+    if (lp->n_##name % (k)) { e->count = HPB_COUNT_RAGGED; return 0; } } while (0)
+  switch (t) {
+  case HLO_PRED: REP(preds, 1); e->form = HPB_FORM_BOOLS; e->count = lp->n_preds; return 0;
+  case HLO_S1: BYTES(s1s); break; case HLO_S2: BYTES(s2s); break; case HLO_S4: BYTES(s4s); break;
+  case HLO_S8: BYTES(s8s); break; case HLO_U1: BYTES(u1s); break; case HLO_U2: BYTES(u2s); break;
+  case HLO_U4: BYTES(u4s); break; case HLO_U8: BYTES(u8s); break;
+  case HLO_S16: BYTES(s16s); break; case HLO_U16: BYTES(u16s); break;
+  case HLO_F16: BYTES(f16s); break; case HLO_BF16: BYTES(bf16s); break;
+  /* protobuf-c's repeated scalars are already in memory form (this host is little-endian). */
+  case HLO_S32: REP(s32s, 1); break; case HLO_S64: REP(s64s, 1); break;
+  case HLO_U32: REP(u32s, 1); break; case HLO_U64: REP(u64s, 1); break;
+  case HLO_F32: REP(f32s, 1); break; case HLO_F64: REP(f64s, 1); break;
+  case HLO_C64: REP(c64s, 2); break; case HLO_C128: REP(c128s, 2); break;
+  case HLO_F8E5M2: BYTES(f8e5m2s); break; case HLO_F8E4M3: BYTES(f8e4m3s); break;
+  case HLO_F8E4M3FN: BYTES(f8e4m3fns); break; case HLO_F8E4M3B11FNUZ: BYTES(f8e4m3b11fnuzs); break;
+  case HLO_F8E3M4: BYTES(f8e3m4s); break; case HLO_F8E5M2FNUZ: BYTES(f8e5m2fnuzs); break;
+  case HLO_F8E4M3FNUZ: BYTES(f8e4m3fnuzs); break; case HLO_F8E8M0FNU: BYTES(f8e8m0fnus); break;
+  case HLO_F4E2M1FN: BYTES(f4e2m1fns); break;
   default: return -1;
   }
 #undef BYTES
 #undef REP
+  e->count = e->len % e->width ? HPB_COUNT_RAGGED : e->len / e->width;
+  return 0;
 }
 
-/* Element k of the wire field into dst, in hlorun's memory form. */
-static void put_element(HloDtype t, const Elems *e, size_t k, unsigned char *dst) {
-  const unsigned char *src = e->p;
-  if (t == HLO_PRED) { dst[0] = ((const protobuf_c_boolean *)e->p)[k] != 0; return; }
+/* Elements in a shape, without overflow; -1 if too many. */
+static int shape_count(const HloShape *shape, uint64_t *n) {
+  *n = 1;
+  for (int32_t i = 0; i < shape->rank; i++) {
+    uint64_t d = (uint64_t)shape->dims[i];
+    if (d && *n > UINT64_MAX / d) return -1;
+    *n *= d;
+  }
+  return 0;
+}
+
+static void size_error(const HpbElems *e, const HloShape *shape, uint64_t have, uint64_t n, char *err,
+                       size_t errn) {
+  snprintf(err, errn, "xla.LiteralProto.%s: %llu elements, the shape %s[...] of rank %d holds %llu",
+           e->field, (unsigned long long)have, hlc_dtype_name(shape->dtype), (int)shape->rank,
+           (unsigned long long)n);
+}
+
+int hpb_elems_check(const HpbElems *e, const HloShape *shape, uint64_t *n, char *err, size_t errn) {
+  if (shape_count(shape, n) != 0) { snprintf(err, errn, "xla.ShapeProto.dimensions: too many elements"); return -1; }
+  if (e->count == HPB_COUNT_RAGGED) {
+    snprintf(err, errn, "xla.LiteralProto.%s: its size is not a whole number of %s elements", e->field,
+             hlc_dtype_name(shape->dtype));
+    return -1;
+  }
+  /* Packed varints are counted while they are decoded; a varint is 1 to 10
+   * bytes, which bounds the count by the bytes present before anything is
+   * allocated for it. */
+  if (e->count == HPB_COUNT_UNKNOWN) {
+    if (*n <= e->len && (*n > 0 || e->len == 0) && e->len / 10 <= *n) return 0;
+    uint64_t have = 0;   /* the count cannot fit: say what it is (one varint ends per byte < 0x80) */
+    for (size_t i = 0; i < e->len; i++) have += !(e->p[i] & 0x80);
+    if (have == *n) return 0;   /* malformed: the decoder says so */
+    size_error(e, shape, have, *n, err, errn);
+    return -1;
+  }
+  if (e->count != *n) { size_error(e, shape, e->count, *n, err, errn); return -1; }
+  return 0;
+}
+
+/* Drop the pages of a file mapping read so far (up to `upto`) from the
+ * resident set: once copied they are not needed, so a large argument is not
+ * counted twice (the page cache keeps them; a later read faults them back). */
+typedef struct Dropper { bool on; const uint8_t *from; } Dropper;
+
+static void drop_behind(Dropper *d, const uint8_t *upto, bool last) {
+#ifdef MADV_DONTNEED
+  if (!d->on) return;
+  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t a = ((uintptr_t)d->from + pg - 1) & ~(pg - 1), b = (uintptr_t)upto & ~(pg - 1);
+  /* In steps of 16 MiB: few system calls, little held. */
+  if (b > a && (last || b - a >= ((uintptr_t)16 << 20))) {
+    (void)madvise((void *)a, b - a, MADV_DONTNEED);
+    d->from = (const uint8_t *)b;
+  }
+#else
+  (void)d; (void)upto; (void)last;
+#endif
+}
+
+/* One varint; 0 on success. */
+static inline int varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  const uint8_t *q = *p;
+  if (q < end && !(*q & 0x80)) { *v = *q; *p = q + 1; return 0; }
+  uint64_t r = 0;
+  for (int s = 0; s < 70 && q < end; s += 7) {
+    uint8_t b = *q++;
+    r |= (uint64_t)(b & 0x7f) << s;
+    if (!(b & 0x80)) { *v = r; *p = q; return 0; }
+  }
+  return -1;
+}
+
+/* m elements of type t from *cur (advanced) into out, in memory form;
+ * -1 with err if the varints end or are malformed first (*got: how many
+ * were decoded). */
+static int decode_run(const HpbElems *e, HloDtype t, const uint8_t **cur, size_t m, unsigned char *out,
+                      size_t *got) {
+  const uint8_t *q = *cur, *end = e->p + e->len;
+  *got = m;
+  if (e->form == HPB_FORM_VARINT) {
+    size_t es = e->width;
+    for (size_t i = 0; i < m; i++) {
+      uint64_t v;
+      if (varint(&q, end, &v) != 0) { *got = i; *cur = q; return -1; }
+      /* int32/uint32 keep their low 32 bits (a negative int32 is written sign-extended to 64). */
+      if (t == HLO_PRED) out[i] = v != 0;
+      else if (es == 4) { uint32_t w = (uint32_t)v; memcpy(out + i * 4, &w, 4); }
+      else memcpy(out + i * 8, &v, 8);
+    }
+    *cur = q;
+    return 0;
+  }
+  if (e->form == HPB_FORM_BOOLS) {
+    const protobuf_c_boolean *b = (const protobuf_c_boolean *)q;
+    for (size_t i = 0; i < m; i++) out[i] = b[i] != 0;
+    *cur = (const uint8_t *)(b + m);
+    return 0;
+  }
   int bits = hlc_dtype_bits(t);
   if (bits < 8 && hlc_dtype_is_int(t)) {
-    /* The value is in the low bits; the upper bits are unspecified. */
-    unsigned v = src[k] & ((1u << bits) - 1);
-    if (hlc_dtype_kind(t) == HLO_KIND_SINT && (v >> (bits - 1))) v |= ~0u << bits;
-    dst[0] = (unsigned char)v;
-    return;
+    /* One element per byte, the value in the low bits; the upper bits are unspecified. */
+    unsigned mask = (1u << bits) - 1, sign = 1u << (bits - 1);
+    bool sgn = hlc_dtype_kind(t) == HLO_KIND_SINT;
+    for (size_t i = 0; i < m; i++) {
+      unsigned v = q[i] & mask;
+      out[i] = (unsigned char)(sgn && (v & sign) ? v | ~mask : v);
+    }
+  } else if (t == HLO_F4E2M1FN) {
+    for (size_t i = 0; i < m; i++) out[i] = q[i] & 0xf;
+  } else {
+    memcpy(out, q, m * e->width);   /* little-endian bytes: the memory form on this host */
   }
-  if (t == HLO_F4E2M1FN) { dst[0] = src[k] & 0xf; return; }
-  /* Everything else: little-endian bytes of the element (also the in-memory
-   * layout of repeated scalars on this little-endian host). */
-  memcpy(dst, src + k * e->width, e->width);
+  *cur = q + m * e->width;
+  return 0;
+}
+
+int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void *dst, bool drop, char *err,
+                     size_t errn) {
+  HloDtype t = shape->dtype;
+  size_t es = hlc_dtype_size(t);
+  const uint8_t *cur = e->p;
+  unsigned char *out = dst;
+  Dropper d = {drop && e->form != HPB_FORM_BOOLS, e->p};
+#ifdef MADV_SEQUENTIAL
+  if (d.on && e->len) {   /* read once, front to back: a file not in the page cache gets larger readahead */
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)e->p & ~(pg - 1);
+    (void)madvise((void *)a, (uintptr_t)(e->p + e->len) - a, MADV_SEQUENTIAL);
+  }
+#endif
+  int32_t r = shape->rank;
+  bool physical_is_logical = true;
+  if (shape->minor_to_major)
+    for (int32_t i = 0; i < r; i++) physical_is_logical &= shape->minor_to_major[i] == r - 1 - i;
+  /* Row-major: straight into dst, in runs of 4 MiB; otherwise through a
+   * small buffer, each element placed at its row-major position. */
+  enum { BOUNCE = 16384 };
+  unsigned char *bounce = NULL;
+  size_t run = physical_is_logical ? ((size_t)4 << 20) / es : BOUNCE / es;
+  if (!physical_is_logical && !(bounce = malloc(BOUNCE))) { snprintf(err, errn, "out of memory"); return -1; }
+  int64_t idx[256] = {0}, stride[256];
+  int64_t s = 1, pos = 0;
+  for (int32_t i = r - 1; i >= 0; i--) { stride[i] = s; s *= shape->dims[i]; }
+  int rc = 0;
+  for (uint64_t k = 0; k < n;) {
+    size_t m = n - k < run ? (size_t)(n - k) : run, got;
+    if (decode_run(e, t, &cur, m, physical_is_logical ? out + k * es : bounce, &got) != 0) {
+      if (cur < e->p + e->len) snprintf(err, errn, "xla.LiteralProto.%s: malformed packed values", e->field);
+      else size_error(e, shape, k + got, n, err, errn);
+      rc = -1;
+      break;
+    }
+    if (!physical_is_logical)
+      for (size_t i = 0; i < m; i++) {
+        memcpy(out + (size_t)pos * es, bounce + i * es, es);
+        for (int32_t j = 0; j < r; j++) {
+          int64_t dd = shape->minor_to_major[j];
+          if (++idx[dd] < shape->dims[dd]) { pos += stride[dd]; break; }
+          pos -= stride[dd] * (idx[dd] - 1);
+          idx[dd] = 0;
+        }
+      }
+    k += m;
+    drop_behind(&d, cur, false);
+  }
+  free(bounce);
+  if (rc == 0 && e->form == HPB_FORM_VARINT && cur < e->p + e->len) {
+    /* More varints than the shape holds: count them for the message. */
+    uint64_t extra = 0;
+    for (const uint8_t *q = cur; q < e->p + e->len; q++) extra += !(*q & 0x80);
+    size_error(e, shape, n + extra, n, err, errn);
+    rc = -1;
+  }
+  drop_behind(&d, rc == 0 ? cur : e->p + e->len, true);
+  return rc;
 }
 
 int hpb_literal(HlcArena *a, const Xla__LiteralProto *lp, const HloShape *shape, HloLiteral *out,
@@ -176,56 +397,26 @@ int hpb_literal(HlcArena *a, const Xla__LiteralProto *lp, const HloShape *shape,
     return 0;
   }
   if (!hlc_dtype_is_array(shape->dtype)) return 0;   /* token: no data */
-  /* Count the elements without overflow: the count must match what the wire
-   * holds, which bounds it by the file size before anything is allocated. */
-  uint64_t n = 1;
-  for (int32_t i = 0; i < shape->rank; i++) {
-    uint64_t d = (uint64_t)shape->dims[i];
-    if (d && n > UINT64_MAX / d) { snprintf(err, errn, "xla.ShapeProto.dimensions: too many elements"); return -1; }
-    n *= d;
-  }
-  Elems e;
-  if (elems_of(lp, shape->dtype, &e) != 0) {
+  HpbElems e;
+  if (hpb_elems_of(lp, shape->dtype, &e) != 0) {
     snprintf(err, errn, "xla.LiteralProto: element type %s cannot be read from a literal",
              hlc_dtype_name(shape->dtype));
     return -1;
   }
-  if (e.count != n) {
-    if (e.count == (size_t)-1)
-      snprintf(err, errn, "xla.LiteralProto.%s: its size is not a whole number of %s elements",
-               e.field, hlc_dtype_name(shape->dtype));
-    else
-      snprintf(err, errn, "xla.LiteralProto.%s: %zu elements, the shape %s[...] of rank %d holds %llu",
-               e.field, e.count, hlc_dtype_name(shape->dtype), (int)shape->rank, (unsigned long long)n);
-    return -1;
-  }
-  size_t es = hlc_dtype_size(shape->dtype);
-  out->nbytes = (size_t)n * es;
+  return hpb_literal_from(a, &e, shape, out, false, err, errn);
+}
+
+int hpb_literal_from(HlcArena *a, const HpbElems *e, const HloShape *shape, HloLiteral *out, bool drop,
+                     char *err, size_t errn) {
+  uint64_t n;
+  memset(out, 0, sizeof *out);
+  out->shape = shape;
+  /* The count must match what the wire holds, which bounds it by the file
+   * size before anything is allocated. */
+  if (hpb_elems_check(e, shape, &n, err, errn) != 0) return -1;
+  out->nbytes = (size_t)n * hlc_dtype_size(shape->dtype);
+  if (!a) return 0;   /* deferred: the caller decodes into its own buffer */
   out->data = hlc_arena_alloc(a, out->nbytes ? out->nbytes : 1);
   if (!out->data) { snprintf(err, errn, "out of memory (%zu bytes)", out->nbytes); return -1; }
-  unsigned char *dst = out->data;
-  int32_t r = shape->rank;
-  bool physical_is_logical = true;
-  if (shape->minor_to_major)
-    for (int32_t i = 0; i < r; i++) physical_is_logical &= shape->minor_to_major[i] == r - 1 - i;
-  if (physical_is_logical) {
-    for (uint64_t k = 0; k < n; k++) put_element(shape->dtype, &e, (size_t)k, dst + k * es);
-    return 0;
-  }
-  /* Walk the physical order (minor_to_major[0] fastest) and place each
-   * element at its row-major position. */
-  int64_t idx[256] = {0}, stride[256];
-  int64_t s = 1;
-  for (int32_t i = r - 1; i >= 0; i--) { stride[i] = s; s *= shape->dims[i]; }
-  int64_t pos = 0;
-  for (uint64_t k = 0; k < n; k++) {
-    put_element(shape->dtype, &e, (size_t)k, dst + (size_t)pos * es);
-    for (int32_t j = 0; j < r; j++) {
-      int64_t d = shape->minor_to_major[j];
-      if (++idx[d] < shape->dims[d]) { pos += stride[d]; break; }
-      pos -= stride[d] * (idx[d] - 1);
-      idx[d] = 0;
-    }
-  }
-  return 0;
+  return hpb_elems_decode(e, shape, n, out->data, drop, err, errn);
 }

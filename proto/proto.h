@@ -46,11 +46,15 @@ char *hpb_module_text(const void *data, size_t len, const char *filename, HlcDia
 /* Decoded literals: a snapshot's arguments and result, or one LiteralProto.
  * Each value is an HloLiteral whose data is dense, row-major, elements in
  * hlorun's memory form (common/numeric.h); everything is in arena. */
+typedef struct HpbLeaf HpbLeaf;
 typedef struct HpbValues {
   HlcArena arena;
   int32_t n;              /* arguments (or 1 for a LiteralProto) */
   HloLiteral **values;
   HloLiteral *result;     /* the snapshot's result, or NULL if it has none */
+  HpbLeaf *deferred;      /* HPB_READ_DEFER: leaves still to decode (read.c) */
+  unsigned flags;
+  const char *filename;
 } HpbValues;
 
 /* A snapshot's (or run_hlo_module literals file's) arguments and result,
@@ -67,6 +71,27 @@ int hpb_count_partitions(const void *data, size_t len);
 HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
                               int part);
 void hpb_values_free(HpbValues *v);
+
+/* The general reader behind the four above. part >= 0: that partition of an
+ * HloUnoptimizedSnapshot; else a snapshot's (or literals file's) values, or
+ * a LiteralProto. Flags: */
+enum {
+  HPB_READ_ARGS = 1,   /* decode the arguments too (else only the result) */
+  /* Leave array leaves whose elements lie in place in data undecoded (their
+   * data NULL, nbytes set, everything checked but varint counts): data must
+   * stay valid until they are filled with hpb_values_fill. */
+  HPB_READ_DEFER = 2,
+  /* data is a read-only private file mapping: pages of elements are dropped
+   * from the resident set once decoded (madvise), so a large argument is
+   * held once, in its buffer. Never for heap memory. */
+  HPB_READ_MAPPED = 4,
+};
+HpbValues *hpb_read(const void *data, size_t len, const char *filename, HlcDiags *diags, int part,
+                    unsigned flags);
+/* A leaf's elements into dst (leaf->nbytes bytes, row-major, memory form):
+ * decoded from data if deferred, else copied. 0, or -1 with a diagnostic
+ * naming the message and field (e.g. varints that disagree with the shape). */
+int hpb_values_fill(HpbValues *v, const HloLiteral *leaf, void *dst, HlcDiags *diags);
 
 /* Protocol-buffer text format (.pbtxt): 0 and the same message in binary
  * wire format (malloc'd) if the text starts with a top-level field of one

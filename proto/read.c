@@ -3,9 +3,10 @@
  * Each message is checked against its descriptor (wire.c) before protobuf-c
  * unpacks it, so errors name the message and field. A snapshot is never
  * unpacked whole: the module (field hlo) is unpacked alone, and arguments
- * are unpacked and converted one at a time, so a multi-GB argument is held
- * once as file bytes and once as the dense array (not also as protobuf-c's
- * repeated field for every argument at once).
+ * one at a time, their element fields read in place (decode_literal). With
+ * HPB_READ_DEFER the elements are decoded later straight into the caller's
+ * buffers, and from a file mapping (HPB_READ_MAPPED) the pages read are
+ * dropped as they go: a multi-GB argument is then held once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -94,128 +95,201 @@ HloModule *hpb_parse_module(const void *data, size_t len, const char *filename, 
 
 /* ---- Values ----------------------------------------------------------------- */
 
-/* Element fields whose wire bytes are the elements themselves (bytes
- * fields, and packed float/double, little-endian as in memory): their
- * payload need not be copied out by protobuf-c before it is decoded. */
-static bool raw_element_field(uint32_t f) {
-  switch (f) {
-  case 3: case 11: case 13: case 15: case 16: case 17: case 21: case 22: case 26: case 27:
-  case 19: case 20: case 23: case 24: case 25: case 28: case 29: case 30: case 31: case 32: case 33:
-  case 8: case 9: case 12: case 18:
-    return true;
-  default: return false;
-  }
-}
+/* One deferred array leaf: its elements are still in the caller's bytes. */
+struct HpbLeaf {
+  HpbLeaf *next;
+  const HloLiteral *lit;
+  HpbElems e;
+  bool drop;           /* the bytes are a file mapping: drop pages once read */
+  const char *path;    /* "xla.HloSnapshot.arguments[0]", for errors */
+};
 
-/* Point the literal's element field `f` at `len` bytes of the file. */
-static void set_raw_field(Xla__LiteralProto *lp, uint32_t f, const uint8_t *p, size_t len) {
-#define B(num, name) case num: lp->name.data = (uint8_t *)p; lp->name.len = len; return;
-#define R(num, name, w) case num: lp->name = (void *)p; lp->n_##name = len / (w); return;
-  switch (f) {
-  B(3, u8s) B(11, f16s) B(13, bf16s) B(15, s8s) B(16, u16s) B(17, s16s) B(21, s4s) B(22, u4s)
-  B(26, s2s) B(27, u2s) B(19, f8e5m2s) B(20, f8e4m3fns) B(23, f8e4m3b11fnuzs) B(24, f8e5m2fnuzs)
-  B(25, f8e4m3fnuzs) B(28, f8e4m3s) B(29, f8e3m4s) B(30, s1s) B(31, u1s) B(32, f4e2m1fns)
-  B(33, f8e8m0fnus)
-  R(8, f32s, 4) R(9, f64s, 8) R(12, c64s, 4) R(18, c128s, 8)
-  default: return;
+/* Decode a LiteralProto into l, reading its elements in place: every
+ * element field that occurs once as a length-delimited payload (bytes, or
+ * packed scalars) and every tuple element is left out of the copy protobuf-c
+ * unpacks; the element field the shape's type uses is then read from the
+ * wire bytes p directly, and tuple elements the same way, recursively. So a
+ * 1 GB argument is decoded once, into the buffer that keeps it (deferred),
+ * not first into protobuf-c's repeated field and then a dense array. A field
+ * split over several occurrences (protobuf concatenates packed ones; for
+ * bytes the last wins) stays in the copy and is decoded from protobuf-c's
+ * field. want: the shape a tuple gives its element (whose own shape field is
+ * then not read, as hpb_literal does), or NULL. 0, or -1 with a diagnostic
+ * (path names the literal). */
+static int decode_node(HpbValues *v, const uint8_t *p, size_t n, const HloShape *want, HloLiteral *l,
+                       const char *filename, const char *path, HlcDiags *d, unsigned flags, int depth) {
+  enum { NF = 34 };
+  const uint8_t *end = p + n, *pay[NF] = {0};
+  size_t payn[NF] = {0}, rn = 0, ntl = 0;
+  uint8_t count[NF] = {0}, len_delim[NF] = {0};
+  char err[1024], msg[1400];
+  if (depth > 64) {
+    snprintf(msg, sizeof msg, "%s: xla.LiteralProto.tuple_literals: tuples nested more than 64 deep", path);
+    report(d, filename, msg);
+    return -1;
   }
-#undef B
-#undef R
-}
-
-/* Unpack a LiteralProto without copying its elements: every field but the
- * element field is unpacked by protobuf-c from a small copy of the message
- * that leaves the element field out, and the element field then points into
- * the file's bytes (p). So a 1 GB argument is not copied once more into
- * protobuf-c's repeated field before it is decoded into the dense array.
- * Falls back to a plain unpack when the element field is not one whose wire
- * bytes are the elements, or occurs more than once. *raw_field is the field
- * pointed into (0 if none): it must be cleared before the message is freed. */
-static Xla__LiteralProto *unpack_literal(const uint8_t *p, size_t n, const char *filename, const char *path,
-                                         HlcDiags *d, uint32_t *raw_field) {
-  *raw_field = 0;
-  const uint8_t *end = p + n, *big = NULL;
-  size_t bign = 0;
-  uint32_t bigf = 0;
-  int count = 0;
-  char where[1024], msg[1400];
-  if (hpb_wire_check(&xla__literal_proto__descriptor, p, n, 0, where, sizeof where) != 0)
-    return (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
   for (const uint8_t *q = p; q < end;) {
     uint32_t f;
     int wt;
     const uint8_t *sub = NULL;
     size_t subn = 0;
-    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) break;
-    if (wt == 2 && raw_element_field(f) && subn >= 4096) { big = sub; bign = subn; bigf = f; count++; }
+    if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) {
+      /* Malformed: the descriptor check says which field. */
+      ProtobufCMessage *m = unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
+      if (m) {   /* not expected: the check walks the same fields */
+        protobuf_c_message_free_unpacked(m, NULL);
+        snprintf(msg, sizeof msg, "%s: xla.LiteralProto: malformed", path);
+        report(d, filename, msg);
+      }
+      return -1;
+    }
+    if (f < NF && hpb_is_element_field(f)) {
+      if (count[f] < 2) count[f]++;
+      len_delim[f] = wt == 2;
+      pay[f] = sub;
+      payn[f] = subn;
+    }
+    ntl += f == 10 && wt == 2;
   }
-  if (count != 1)
-    return (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
-  /* The message without the element field: the bytes before its key and
-   * after its payload. */
-  const uint8_t *key = p, *q = p;
-  for (; q < end;) {
-    key = q;
+  bool inplace[NF] = {0};
+  for (int f = 0; f < NF; f++) inplace[f] = count[f] == 1 && len_delim[f];
+  /* The message without its in-place fields and tuple elements; the tuple
+   * elements' bytes (at most one per 2 bytes of p). */
+  uint8_t *rest = malloc(n + 1);
+  const uint8_t **tl = ntl ? hlc_arena_alloc(&v->arena, ntl * sizeof *tl) : NULL;
+  size_t *tln = ntl ? hlc_arena_alloc(&v->arena, ntl * sizeof *tln) : NULL;
+  if (!rest || (ntl && (!tl || !tln))) { free(rest); report(d, filename, "out of memory"); return -1; }
+  size_t k = 0;
+  for (const uint8_t *q = p, *key = p; q < end; key = q) {
     uint32_t f;
     int wt;
     const uint8_t *sub = NULL;
     size_t subn = 0;
     hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
-    if (sub == big) break;
+    if (f == 10 && wt == 2) { tl[k] = sub; tln[k++] = subn; continue; }
+    if (f < NF && inplace[f]) continue;
+    memcpy(rest + rn, key, (size_t)(q - key));
+    rn += (size_t)(q - key);
   }
-  size_t before = (size_t)(key - p), after = (size_t)(end - (big + bign));
-  uint8_t *rest = malloc(before + after + 1);
-  if (!rest) { report(d, filename, "out of memory"); return NULL; }
-  memcpy(rest, p, before);
-  memcpy(rest + before, big + bign, after);
-  Xla__LiteralProto *lp = (Xla__LiteralProto *)protobuf_c_message_unpack(&xla__literal_proto__descriptor, NULL,
-                                                                          before + after, rest);
+  Xla__LiteralProto *lp =
+      (Xla__LiteralProto *)unpack(&xla__literal_proto__descriptor, rest, rn, filename, path, d);
   free(rest);
-  if (!lp) {
-    snprintf(msg, sizeof msg, "%s: xla.LiteralProto: cannot be decoded (malformed or out of memory)", path);
-    report(d, filename, msg);
-    return NULL;
+  if (!lp) return -1;
+  HloShape *s = (HloShape *)want;
+  int rc = 0;
+  if (!s) {
+    s = hlc_arena_alloc(&v->arena, sizeof *s);
+    if (!s) rc = (snprintf(err, sizeof err, "out of memory"), -1);
+    else if (!lp->shape) rc = (snprintf(err, sizeof err, "xla.LiteralProto.shape: missing"), -1);
+    else rc = hpb_shape(&v->arena, lp->shape, s, err, sizeof err);
   }
-  set_raw_field(lp, bigf, big, bign);
-  *raw_field = bigf;
-  return lp;
-}
-
-static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, const char *filename,
-                                  const char *path, HlcDiags *d) {
-  uint32_t raw_field;
-  Xla__LiteralProto *lp = unpack_literal(p, n, filename, path, d, &raw_field);
-  if (!lp) return NULL;
-  HloShape *s = hlc_arena_alloc(&v->arena, sizeof *s);
-  HloLiteral *l = hlc_arena_alloc(&v->arena, sizeof *l);
-  char err[1024], msg[1400];
-  int rc = !s || !l ? (snprintf(err, sizeof err, "out of memory"), -1) : 0;
-  if (rc == 0 && !lp->shape) rc = (snprintf(err, sizeof err, "xla.LiteralProto.shape: missing"), -1);
-  if (rc == 0) rc = hpb_shape(&v->arena, lp->shape, s, err, sizeof err);
-  if (rc == 0) rc = hpb_literal(&v->arena, lp, s, l, err, sizeof err);
-  if (raw_field) set_raw_field(lp, raw_field, NULL, 0);   /* the file's bytes: not protobuf-c's to free */
+  memset(l, 0, sizeof *l);
+  l->shape = s;
+  uint32_t f = rc == 0 && hlc_dtype_is_array(s->dtype) ? hpb_element_field(s->dtype) : 0;
+  if (rc == 0 && s->dtype == HLO_TUPLE) {
+    protobuf_c_message_free_unpacked(&lp->base, NULL);
+    if (ntl != (size_t)s->ntuple) {
+      snprintf(msg, sizeof msg, "%s: xla.LiteralProto.tuple_literals: %zu elements for a tuple of %d", path,
+               ntl, (int)s->ntuple);
+      report(d, filename, msg);
+      return -1;
+    }
+    l->ntuple = s->ntuple;
+    if (ntl && !(l->tuple = hlc_arena_alloc(&v->arena, ntl * sizeof *l->tuple))) {
+      report(d, filename, "out of memory");
+      return -1;
+    }
+    for (size_t i = 0; i < ntl; i++) {
+      char *sub = hlc_arena_alloc(&v->arena, strlen(path) + 64);
+      if (!sub) { report(d, filename, "out of memory"); return -1; }
+      sprintf(sub, "%s: xla.LiteralProto.tuple_literals[%zu]", path, i);
+      if (decode_node(v, tl[i], tln[i], &s->tuple[i], &l->tuple[i], filename, sub, d, flags, depth + 1) != 0)
+        return -1;
+    }
+    return 0;
+  }
+  if (rc == 0 && f && f < NF && inplace[f]) {
+    HpbElems e;
+    bool defer = (flags & HPB_READ_DEFER) != 0, drop = (flags & HPB_READ_MAPPED) != 0;
+    hpb_elems_wire(s->dtype, pay[f], payn[f], &e);
+    rc = hpb_literal_from(defer ? NULL : &v->arena, &e, s, l, drop, err, sizeof err);
+    if (rc == 0 && defer && l->nbytes) {
+      HpbLeaf *leaf = hlc_arena_alloc(&v->arena, sizeof *leaf);
+      const char *lpath = hlc_arena_strndup(&v->arena, path, strlen(path));
+      if (!leaf || !lpath) {
+        rc = (snprintf(err, sizeof err, "out of memory"), -1);
+      } else {
+        *leaf = (HpbLeaf){v->deferred, l, e, drop, lpath};
+        v->deferred = leaf;
+      }
+    }
+  } else if (rc == 0) {
+    rc = hpb_literal(&v->arena, lp, s, l, err, sizeof err);   /* split fields: from protobuf-c's copy */
+  }
   protobuf_c_message_free_unpacked(&lp->base, NULL);
   if (rc != 0) {
     snprintf(msg, sizeof msg, "%s: %s", path, err);
     report(d, filename, msg);
-    return NULL;
+    return -1;
   }
-  return l;
+  return 0;
 }
 
-static HpbValues *read_values(const void *data, size_t len, const char *filename, HlcDiags *diags,
-                              bool arguments);
+static HloLiteral *decode_literal(HpbValues *v, const uint8_t *p, size_t n, const char *filename,
+                                  const char *path, HlcDiags *d, unsigned flags) {
+  HloLiteral *l = hlc_arena_alloc(&v->arena, sizeof *l);
+  if (!l) { report(d, filename, "out of memory"); return NULL; }
+  return decode_node(v, p, n, NULL, l, filename, path, d, flags, 0) == 0 ? l : NULL;
+}
+
+int hpb_values_fill(HpbValues *v, const HloLiteral *leaf, void *dst, HlcDiags *d) {
+  for (HpbLeaf *x = v->deferred; x; x = x->next) {
+    if (x->lit != leaf) continue;
+    char err[1024], msg[1400];
+    uint64_t n = leaf->nbytes / hlc_dtype_size(leaf->shape->dtype);
+    if (hpb_elems_decode(&x->e, leaf->shape, n, dst, x->drop, err, sizeof err) == 0) return 0;
+    snprintf(msg, sizeof msg, "%s: %s", x->path, err);
+    report(d, v->filename, msg);
+    return -1;
+  }
+  if (leaf->nbytes && leaf->data) memcpy(dst, leaf->data, leaf->nbytes);
+  return 0;
+}
 
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags) {
-  return read_values(data, len, filename, diags, true);
+  return hpb_read(data, len, filename, diags, -1, HPB_READ_ARGS);
 }
 
 HpbValues *hpb_read_result(const void *data, size_t len, const char *filename, HlcDiags *diags) {
-  return read_values(data, len, filename, diags, false);
+  return hpb_read(data, len, filename, diags, -1, 0);
 }
 
-static HpbValues *read_values(const void *data, size_t len, const char *filename, HlcDiags *diags,
-                              bool arguments) {
+HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                              int part) {
+  return hpb_read(data, len, filename, diags, part, HPB_READ_ARGS);
+}
+
+static HpbValues *read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                                 int part, unsigned flags);
+
+static HpbValues *values_new(const char *filename, unsigned flags, HlcDiags *diags) {
+  HpbValues *v = calloc(1, sizeof *v);
+  if (!v) { report(diags, filename, "out of memory"); return NULL; }
+  hlc_arena_init(&v->arena);
+  v->flags = flags;
+  const char *name = filename ? filename : "<input>";
+  if (!(v->filename = hlc_arena_strndup(&v->arena, name, strlen(name)))) {
+    report(diags, filename, "out of memory");
+    hpb_values_free(v);
+    return NULL;
+  }
+  return v;
+}
+
+HpbValues *hpb_read(const void *data, size_t len, const char *filename, HlcDiags *diags, int part,
+                    unsigned flags) {
+  if (part >= 0) return read_partition(data, len, filename, diags, part, flags);
+  bool arguments = (flags & HPB_READ_ARGS) != 0;
   const uint8_t *p = data, *end = p + len;
   HpbKind k = hpb_sniff(p, len);
   if (k != HPB_SNAPSHOT && k != HPB_LITERAL && k != HPB_ITERATION && k != HPB_RUN_LITERALS) {
@@ -232,12 +306,11 @@ static HpbValues *read_values(const void *data, size_t len, const char *filename
     end = it + itn;
     msgname = "xla.RunHloModuleLiterals.iterations[0]";
   }
-  HpbValues *v = calloc(1, sizeof *v);
-  if (!v) { report(diags, filename, "out of memory"); return NULL; }
-  hlc_arena_init(&v->arena);
+  HpbValues *v = values_new(filename, flags, diags);
+  if (!v) return NULL;
   if (k == HPB_LITERAL) {
     v->values = hlc_arena_alloc(&v->arena, sizeof *v->values);
-    if (!v->values || !(v->values[0] = decode_literal(v, p, len, filename, "xla.LiteralProto", diags)))
+    if (!v->values || !(v->values[0] = decode_literal(v, p, len, filename, "xla.LiteralProto", diags, flags)))
       goto fail;
     v->n = 1;
     return v;
@@ -264,7 +337,7 @@ static HpbValues *read_values(const void *data, size_t len, const char *filename
     char path[96];
     if (f == 2) snprintf(path, sizeof path, "%s.arguments[%d]", msgname, (int)v->n);
     else snprintf(path, sizeof path, "%s.result", msgname);
-    HloLiteral *l = decode_literal(v, sub, subn, filename, path, diags);
+    HloLiteral *l = decode_literal(v, sub, subn, filename, path, diags, flags);
     if (!l) goto fail;
     if (f == 2) v->values[v->n++] = l;
     else v->result = l;
@@ -290,8 +363,8 @@ int hpb_count_partitions(const void *data, size_t len) {
   return n;
 }
 
-HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
-                              int part) {
+static HpbValues *read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
+                                 int part, unsigned flags) {
   const uint8_t *q = data, *end = q + len, *b = NULL;
   size_t bn = 0;
   for (int k = 0; q < end && !b;) {   /* the part-th partition (field 2) */
@@ -306,9 +379,8 @@ HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename
     report(diags, filename, "xla.HloUnoptimizedSnapshot.partitions: no such partition");
     return NULL;
   }
-  HpbValues *v = calloc(1, sizeof *v);
-  if (!v) { report(diags, filename, "out of memory"); return NULL; }
-  hlc_arena_init(&v->arena);
+  HpbValues *v = values_new(filename, flags, diags);
+  if (!v) return NULL;
   size_t nargs = 0;
   for (const uint8_t *r = b; r < b + bn;) {
     uint32_t f;
@@ -333,7 +405,7 @@ HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename
     char path[112];
     snprintf(path, sizeof path, "xla.HloUnoptimizedSnapshot.partitions[%d].arguments[%d]", part,
              (int)v->n);
-    HloLiteral *l = decode_literal(v, sub, subn, filename, path, diags);
+    HloLiteral *l = decode_literal(v, sub, subn, filename, path, diags, flags);
     if (!l) goto fail;
     v->values[v->n++] = l;
   }
