@@ -21,24 +21,8 @@ import tempfile
 import numpy as np
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def key(f, wt):
-    return varint(f << 3 | wt)
-
-
-def ld(f, payload):
-    return key(f, 2) + varint(len(payload)) + payload
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from pbwire import key, ld, varint  # noqa: E402
 
 
 def shape(etype, dims):

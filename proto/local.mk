@@ -30,7 +30,7 @@ proto/hlo.pb-c.h: proto/hlo.pb-c.c
 # (listed: automake has no wildcards).
 TESTS += tests/proto/run.sh tests/proto/roundtrip.sh tests/proto/stream.sh
 dist_noinst_SCRIPTS += tests/proto/run.sh tests/proto/roundtrip.sh tests/proto/stream.sh
-EXTRA_DIST += tools/gen_proto_tests.py tests/proto/check_written.py tests/proto/big_literal.py \
+EXTRA_DIST += tools/gen_proto_tests.py tools/pbwire.py tests/proto/check_written.py tests/proto/big_literal.py \
 	tests/proto/stream_cases.py \
 	tests/proto/bad-cases.txt \
 	tests/proto/bad-cycle.pb \

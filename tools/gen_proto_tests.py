@@ -30,29 +30,11 @@ import numpy as np
 
 # ---- wire format ----------------------------------------------------------------
 
-def varint(v):
-    if v < 0:
-        v += 1 << 64
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-def key(field, wt):
-    return varint(field << 3 | wt)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import key, ld as f_bytes, varint  # noqa: E402
 
 def f_varint(field, v):
     return key(field, 0) + varint(int(v))
-
-def f_bytes(field, b):
-    if isinstance(b, str):
-        b = b.encode()
-    return key(field, 2) + varint(len(b)) + b
 
 def f_packed(field, vals):
     return f_bytes(field, b"".join(varint(int(v)) for v in vals)) if len(vals) else b""

@@ -90,4 +90,12 @@ int hlk_conv_canonical(HliExec *x, const HloInstr *ins, const Geo *g, const floa
 bool hlk_conv_dw_applies(const Geo *g);
 int hlk_conv_dw_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
                     const float *K, float *O);
+/* Split a linear index over extents sz[0..n) (row-major) into idx. */
+static inline void hlk_split_index(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
+  for (int i = n - 1; i >= 0; i--) {
+    idx[i] = sz[i] ? lin % sz[i] : 0;
+    lin = sz[i] ? lin / sz[i] : 0;
+  }
+}
+
 #endif

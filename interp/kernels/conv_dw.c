@@ -92,13 +92,6 @@ typedef struct DwJob {
   _Atomic bool oom;
 } DwJob;
 
-static void split(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
-  for (int i = n - 1; i >= 0; i--) {
-    idx[i] = sz[i] ? lin % sz[i] : 0;
-    lin = sz[i] ? lin / sz[i] : 0;
-  }
-}
-
 static void dw_lines(void *arg, int64_t lo, int64_t hi) {
   DwJob *j = arg;
   const Geo *g = j->g;
@@ -110,16 +103,16 @@ static void dw_lines(void *arg, int64_t lo, int64_t hi) {
   const float **base = mem, **kq = base + nq;
   int64_t *tl = (int64_t *)(void *)(kq + nq), s[HLK_MAX_RANK], w[HLK_MAX_RANK];
   for (int64_t q = 0; q < nq; q++) {
-    split(q, g->win, n, w);
+    hlk_split_index(q, g->win, n, w);
     kq[q] = j->K + q * g->cout;
     tl[q] = w[last];
   }
   for (int64_t line = lo; line < hi; line++) {
     int64_t b = line / j->outer, ooff = b * g->ostr[g->ob];
-    split(line % j->outer, g->out_sz, n - 1, s);
+    hlk_split_index(line % j->outer, g->out_sz, n - 1, s);
     for (int i = 0; i < last; i++) ooff += s[i] * g->ostr[g->osp[i]];
     for (int64_t q = 0; q < nq; q++) {
-      split(q, g->win, n, w);
+      hlk_split_index(q, g->win, n, w);
       int64_t in = b * g->istr[g->ib];
       bool pad = false;
       for (int i = 0; i < last && !pad; i++) {
@@ -146,7 +139,7 @@ static int dw_native(HliExec *x, const HloInstr *ins, const Geo *g, const float 
   int32_t *ix = (int32_t *)(void *)(Kp + g->wpos * g->cout + 1);
   for (int64_t o = 0; o < g->cout; o++) ix[o] = (int32_t)(o / (g->cout / g->fgc));
   for (int64_t q = 0; q < g->wpos; q++) {
-    split(q, g->win, g->nsp, w);
+    hlk_split_index(q, g->win, g->nsp, w);
     int64_t koff = 0;
     for (int i = 0; i < g->nsp; i++) koff += hlk_conv_tap_offset(g, i, w[i]);
     for (int64_t o = 0; o < g->cout; o++) Kp[q * g->cout + o] = K[koff + o * g->kstr[g->kout]];

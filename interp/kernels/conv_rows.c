@@ -58,14 +58,6 @@ typedef struct RowsJob {
   _Atomic bool oom;
 } RowsJob;
 
-/* Split a linear index over extents sz[0..n) (row-major) into idx. */
-static void split(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
-  for (int i = n - 1; i >= 0; i--) {
-    idx[i] = sz[i] ? lin % sz[i] : 0;
-    lin = sz[i] ? lin / sz[i] : 0;
-  }
-}
-
 /* Outputs ox0 .. ox0+m of tap q's products added into the line at c
  * (column sliver js of a group): in place when the tile is whole, else
  * through a scratch tile (rows from an in-range start, or copied when the
@@ -111,13 +103,13 @@ static void rows_lines(void *arg, int64_t lo, int64_t hi) {
   int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];
   for (int64_t line = lo; line < hi; line++) {
     int64_t b = line / j->outer, ooff = b * g->ostr[g->ob] + g->ophase[last] * g->ostr[g->osp[last]];
-    split(line % j->outer, g->out_sz, n - 1, s);
+    hlk_split_index(line % j->outer, g->out_sz, n - 1, s);
     for (int i = 0; i < last; i++) ooff += (g->ophase[i] + g->ostep[i] * s[i]) * g->ostr[g->osp[i]];
     float *oline = j->O + ooff;
     if (j->ldc == cout) memset(oline, 0, (size_t)(j->ow * cout) * sizeof(float));
     else for (int64_t ox = 0; ox < j->ow; ox++) memset(oline + ox * j->ldc, 0, (size_t)cout * sizeof(float));
     for (int64_t q = 0; q < g->wpos; q++) {
-      split(q, g->win, n, w);
+      hlk_split_index(q, g->win, n, w);
       int64_t in = b * g->istr[g->ib];
       bool pad = false;
       for (int i = 0; i < last && !pad; i++) {
@@ -160,7 +152,7 @@ static void perm_rows(void *arg, int64_t lo, int64_t hi) {
   const PermJob *p = arg;
   int r = p->rank;
   int64_t inner = p->odims[r - 1], is = p->sstr[r - 1], idx[HLK_MAX_RANK], off = 0;
-  split(lo, p->odims, r - 1, idx);
+  hlk_split_index(lo, p->odims, r - 1, idx);
   for (int i = 0; i < r - 1; i++) off += idx[i] * p->sstr[i];
   for (int64_t row = lo; row < hi; row++) {
     const float *s = p->src + off;
@@ -208,7 +200,7 @@ static int rows_native(HliExec *x, const HloInstr *ins, const Geo *g, const floa
   int64_t w[HLK_MAX_RANK];
   for (int64_t grp = 0; grp < g->fgc; grp++)
     for (int64_t q = 0; q < g->wpos; q++) {
-      split(q, g->win, n, w);
+      hlk_split_index(q, g->win, n, w);
       int64_t koff = 0;
       for (int i = 0; i < n; i++) koff += hlk_conv_tap_offset(g, i, w[i]);
       for (int64_t js = 0; js < nsl; js++) {

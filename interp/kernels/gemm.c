@@ -424,20 +424,6 @@ static void pack_a_rows_bf16(const uint16_t *a, int64_t rs, int64_t mc, int64_t 
 DEFINE_PACK_B_ROWS(f32, uint32_t, BITS_F32)
 DEFINE_PACK_B_ROWS(bf16, uint16_t, BITS_BF16)
 
-/* B stored transposed (unit row stride) of a 4-byte type: each sliver's
- * columns are contiguous runs, interleaved like the rows of a row-major A
- * (attention's Q.K^T), columns past nc read as zeros. */
-static void pack_b_cols32(const uint32_t *b, int64_t cs, int64_t kc, int64_t nc, int nr,
-                          uint32_t *dst) {
-  static const uint32_t zeros[KC_MAX_4];
-  const uint32_t *src[MR_MAX];
-  for (int64_t j0 = 0; j0 < nc; j0 += nr) {
-    for (int64_t j = 0; j < nr; j++) src[j] = j0 + j < nc ? b + (j0 + j) * cs : zeros;
-    hlk_interleave32(src, nr, kc, dst);
-    dst += nr * kc;
-  }
-}
-
 /* Pack from a source of format src at element offset off. */
 static void pack_a_f32_src(int src, const void *a, int64_t off, int64_t rs, int64_t cs,
                            int64_t mc, int64_t kc, int mr, float *dst) {
@@ -457,7 +443,9 @@ static void pack_b_f32_src(int src, const void *b, int64_t off, int64_t rs, int6
   else if (src == HLK_SRC_F16) pack_b_f32_f16((const uint16_t *)b + off, rs, cs, kc, nc, nr, dst);
   else if (cs == 1) pack_b_rows_f32((const uint32_t *)b + off, rs, kc, nc, nr, (uint32_t *)dst);
   else if (rs == 1 && kc <= KC_MAX_4 && nr <= MR_MAX)
-    pack_b_cols32((const uint32_t *)b + off, cs, kc, nc, nr, (uint32_t *)dst);
+    /* Its columns are contiguous runs: interleaved like a row-major A's
+     * rows (attention's Q.K^T), columns past nc read as zeros. */
+    pack_a_rows32((const uint32_t *)b + off, cs, nc, kc, nr, (uint32_t *)dst);
   else pack_b_f32((const float *)b + off, rs, cs, kc, nc, nr, dst);
 }
 /* f64 and integer operands are always native. */
