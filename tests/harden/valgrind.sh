@@ -114,6 +114,15 @@ run() {
   fi
 }
 
+# The command-line runs go on while the samples run (each run is one
+# process on one core): a second copy of this script does them.
+clipid=
+if want samples && want cli; then
+  VALGRIND_PARTS=cli sh "$0" >"$logs/cli.out" 2>&1 &
+  clipid=$!
+  parts=samples
+fi
+
 S=$srcdir/samples
 if want samples; then
   libs=samples/plugins/.libs
@@ -184,6 +193,11 @@ if want cli; then
   run "cli isolated custom call" 0 --isolate-custom-calls --crash-dir "$tmp" --custom-call "twice=$lib:twice" "$d/call.hlo" "$d/x.txt"
   run "cli isolated handler error" 2 --isolate-custom-calls --crash-dir "$tmp" --custom-call "twice=$lib:crash_error" "$d/call_v2.hlo" "$d/x.txt"
   run "cli unwritable output" 2 -o "$tmp/no/dir/r.npy" "$C/add.hlo" "$C/a.txt" "$C/b.txt"
+fi
+
+if [ -n "$clipid" ]; then
+  wait "$clipid" || fail=1
+  cat "$logs/cli.out"
 fi
 
 secs=$(( $(date +%s) - start ))
