@@ -255,6 +255,15 @@ HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len)
   return HLO_OK;
 }
 
+typedef enum { FMT_NPY, FMT_NPZ, FMT_TEXT } FileFmt;
+
+static FileFmt sniff(const char *data, size_t len) {
+  if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) return FMT_NPY;
+  if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0) return FMT_NPZ;
+  if (len >= 4 && memcmp(data, "PK\x05\x06", 4) == 0) return FMT_NPZ;   /* empty zip */
+  return FMT_TEXT;
+}
+
 HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f) {
   memset(f, 0, sizeof *f);
   int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
@@ -263,9 +272,10 @@ HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f) {
       (uint64_t)st.st_size <= SIZE_MAX) {
     size_t n = (size_t)st.st_size;
     void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    /* Kept mapped only if it is a binary proto (never text: the text
-     * readers may look one byte past the end, which a mapping may not have). */
-    if (p != MAP_FAILED && hpb_looks_binary(p, n) && hpb_sniff(p, n) != HPB_NOT_PROTO) {
+    /* Kept mapped only if it is a binary proto, a .npy or a .npz (never
+     * text: the text readers may look one byte past the end, which a
+     * mapping may not have). */
+    if (p != MAP_FAILED && (sniff(p, n) != FMT_TEXT || (hpb_looks_binary(p, n) && hpb_sniff(p, n) != HPB_NOT_PROTO))) {
       close(fd);
       f->data = p;
       f->len = f->maplen = n;
@@ -600,15 +610,6 @@ HloStatus hlo_buffer_save(HloCtx *ctx, const HloBuffer *b, const char *path) {
 
 /* ---- Loading inputs ----------------------------------------------------------- */
 
-typedef enum { FMT_NPY, FMT_NPZ, FMT_TEXT } FileFmt;
-
-static FileFmt sniff(const char *data, size_t len) {
-  if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) return FMT_NPY;
-  if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0) return FMT_NPZ;
-  if (len >= 4 && memcmp(data, "PK\x05\x06", 4) == 0) return FMT_NPZ;   /* empty zip */
-  return FMT_TEXT;
-}
-
 /* Errors of value readers are type or shape mismatches unless they say otherwise. */
 static HloStatus read_status(HloCtx *ctx, int before_errors) {
   for (int i = 0; i < ctx->diags.n; i++)
@@ -620,6 +621,15 @@ static HloStatus read_status(HloCtx *ctx, int before_errors) {
 }
 
 /* Read a value of shape want from a file's bytes. */
+/* A .npz member (of hli_npz_open's) as a value of shape want. */
+static HloStatus npz_member_value(HloCtx *ctx, const HliNpzMember *mm, const char *name,
+                                  const HloShape *want, const char *what, bool drop, HliValue **out) {
+  int before = ctx->diags.n;
+  int rc = hli_npz_member_npy(mm, want, what, &ctx->diags, drop, out);
+  if (rc == -2) return fail(ctx, HLO_IO_ERROR, "%s: member %s is not a .npy file (bad magic)", what, name);
+  return rc == 0 ? HLO_OK : read_status(ctx, before);
+}
+
 static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigned flags,
                               const HloShape *want, const char *what, HliValue **out) {
   int before = ctx->diags.n;
@@ -631,8 +641,8 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
     if (want->dtype == HLO_TUPLE)
       return fail(ctx, HLO_TYPE_MISMATCH, "%s: a .npy file holds one array, but a tuple is "
                   "expected: pass a .npz of its leaves", what);
-    return hli_npy_read(data, len, want, what, &ctx->diags, out) == 0 ? HLO_OK
-                                                                       : read_status(ctx, before);
+    return hli_npy_read_mapped(data, len, want, what, &ctx->diags, (flags & HPB_READ_MAPPED) != 0, out) == 0
+               ? HLO_OK : read_status(ctx, before);
   }
   if (f == FMT_TEXT && hpb_looks_binary(data, len)) {
     /* Not text: most likely a LiteralProto cut short or corrupted. */
@@ -646,7 +656,13 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
   /* .npz: the leaves of want, depth first, as arr_0, arr_1, ... */
   HliNpzMember *mem;
   int32_t nm;
-  if (hli_npz_read(data, len, what, &ctx->diags, &mem, &nm) != 0) return HLO_IO_ERROR;
+  if (hli_npz_open(data, len, what, &ctx->diags, &mem, &nm) != 0) return HLO_IO_ERROR;
+  bool drop = (flags & HPB_READ_MAPPED) != 0;
+  if (want->dtype != HLO_TUPLE && nm == 1) {   /* one array: straight into its value */
+    HloStatus st = npz_member_value(ctx, &mem[0], "arr_0", want, what, drop, out);
+    hli_npz_members_free(mem, nm);
+    return st;
+  }
   int32_t nl;
   const HloShape **ls = hli_shape_leaves(want, &nl);
   HliValue *v = ls ? hli_value_new(NULL, want) : NULL;
@@ -666,10 +682,9 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
     const HliNpzMember *mm = hli_npz_find(mem, nm, name);
     if (!mm) { st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, name); goto done; }
     HliValue *leaf;
-    if (hli_npy_read(mm->data, mm->len, ls[i], w2, &ctx->diags, &leaf) != 0) {
-      st = read_status(ctx, before);
-      goto done;
-    }
+    /* Each leaf is read, then copied into the tuple's buffer: a tuple's
+     * largest leaf is held twice for a moment. */
+    if ((st = npz_member_value(ctx, mm, name, ls[i], w2, drop, &leaf)) != HLO_OK) goto done;
     hli_value_copy_into(lv[i], leaf);
     hli_value_unref(NULL, leaf);
   }
@@ -705,21 +720,19 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
   if (!ctx || !m || !path || !out || !n) return HLO_INVALID_ARGUMENT;
   int cap = *n;
   *n = 0;
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
   HliNpzMember *mem;
   int32_t nm;
-  if (hli_npz_read(data, len, path, &ctx->diags, &mem, &nm) != 0) { free(data); return HLO_IO_ERROR; }
-  free(data);
+  if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) { hli_file_close(&f); return HLO_IO_ERROR; }
   int np = hlo_module_num_params(m);
   if (first + nm > np || nm > cap) {
     hli_npz_members_free(mem, nm);
+    hli_file_close(&f);
     return fail(ctx, HLO_INVALID_ARGUMENT, "%s holds %d arrays but the module takes %d parameters "
                 "(%d of them already given)", path, (int)nm, np, first);
   }
-  int before = ctx->diags.n;
   for (int32_t i = 0; i < nm; i++) {
     char name[32], what[1024];
     snprintf(name, sizeof name, "arr_%d", (int)i);
@@ -732,16 +745,18 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
     else if (want->dtype == HLO_TUPLE)
       st = fail(ctx, HLO_TYPE_MISMATCH, "%s: parameter %d is a tuple; pass it as its own .npz",
                 what, first + i);
-    else if (hli_npy_read(mm->data, mm->len, want, what, &ctx->diags, &v) != 0)
-      st = read_status(ctx, before);
+    else
+      st = npz_member_value(ctx, mm, name, want, what, f.maplen != 0, &v);
     if (st == HLO_OK) st = hli_make_buffer(ctx, v, want, &out[i]);
     if (st != HLO_OK) {
       for (int32_t k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
       hli_npz_members_free(mem, nm);
+      hli_file_close(&f);
       return st;
     }
   }
   hli_npz_members_free(mem, nm);
+  hli_file_close(&f);
   *n = nm;
   return HLO_OK;
 }
@@ -758,9 +773,14 @@ HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, c
   if (member) {   /* one member of a .npz, by name */
     HliNpzMember *mem;
     int32_t nm;
-    if (hli_npz_read(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) { hli_file_close(&f); return HLO_IO_ERROR; }
-    const HliNpzMember *mm = hli_npz_find(mem, nm, member);
+    if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) { hli_file_close(&f); return HLO_IO_ERROR; }
+    HliNpzMember *mm = (HliNpzMember *)(uintptr_t)hli_npz_find(mem, nm, member);
+    int before = ctx->diags.n, rc;
     if (!mm) st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, member);
+    else if (want->dtype != HLO_TUPLE &&
+             (rc = hli_npz_member_npy(mm, want, what, &ctx->diags, f.maplen != 0, &v)) != -2)
+      st = rc == 0 ? HLO_OK : read_status(ctx, before);   /* a .npy member: streamed */
+    else if (hli_npz_member_bytes(mm, what, &ctx->diags) != 0) st = HLO_IO_ERROR;
     else st = decode_value(ctx, (const char *)mm->data, mm->len, 0, want, what, &v);
     hli_npz_members_free(mem, nm);
   } else {
