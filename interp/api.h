@@ -80,9 +80,17 @@ typedef struct HliFile {
   char *data;
   size_t len;
   size_t maplen;   /* > 0: data is a read-only private mapping of maplen bytes */
+  int slot;        /* its slot in api.c's registry of mappings (SIGBUS guard) */
 } HliFile;
 HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f);
 void hli_file_close(HliFile *f);
+/* Did the file shrink under its mapping while it was read? Pages past its
+ * new end read as zeros instead of raising SIGBUS (api.c), so whatever was
+ * decoded from it is not to be used. */
+bool hli_file_truncated(const HliFile *f);
+/* Close f; if it shrank while it was read, record an error naming path and
+ * return HLO_IO_ERROR (the caller drops what it decoded), else st. */
+HloStatus hli_file_done(HloCtx *ctx, HliFile *f, const char *path, HloStatus st);
 /* proto/'s read flags for a file's bytes (HPB_READ_MAPPED if mapped). */
 unsigned hli_file_flags(const HliFile *f);
 /* A LiteralProto file's value (or a snapshot's recorded result) as a value

@@ -7,8 +7,12 @@
  * description and XLA's literal syntax. */
 #include "hlorun.h"
 #include "interp/valio.h"
+#include "interp/api.h"
 #include <check.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -328,6 +332,55 @@ START_TEST(npz_deflated_member) {
 }
 END_TEST
 
+/* A file truncated (by another process) while hli_file_open has it mapped:
+ * reading past its new end raises SIGBUS, which the guard in interp/api.c
+ * turns into zeros and a truncation mark; hli_file_done then reports it,
+ * naming the file. Deterministic: the truncation comes between the mapping
+ * and the read. */
+START_TEST(file_truncated_while_mapped) {
+  char path[] = "/tmp/hlorun-check-io-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  enum { N = 1 << 16 };   /* 256 KiB of f32: 64 pages */
+  float *vals = malloc(N * sizeof(float));
+  unsigned char *npy = malloc(N * sizeof(float) + 256);
+  ck_assert(vals && npy);
+  for (int i = 0; i < N; i++) vals[i] = (float)i + 1;
+  size_t len = make_npy(npy, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (65536,), }", vals,
+                        N * sizeof(float));
+  ck_assert_int_eq(write(fd, npy, len), (ssize_t)len);
+  close(fd);
+  HloCtx *ctx;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  HliFile f;
+  ck_assert_int_eq(hli_file_open(ctx, path, &f), HLO_OK);
+  ck_assert_uint_eq(f.maplen, len);
+  ck_assert_int_eq(truncate(path, 8192), 0);   /* the header (128 bytes) and 2016 elements stay */
+  int64_t dims[1] = {N};
+  HloShape s = {.dtype = HLO_F32, .rank = 1, .dims = dims};
+  HlcDiags d = {0};
+  HliValue *v;
+  ck_assert_int_eq(hli_npy_read_mapped(f.data, f.len, &s, "t", &d, true, &v), 0);
+  ck_assert(hli_file_truncated(&f));
+  ck_assert_float_eq(((float *)v->data)[2015], 2016.0f);   /* before the new end: read */
+  ck_assert_float_eq(((float *)v->data)[N - 1], 0.0f);     /* past it: zeros, not SIGBUS */
+  hli_value_unref(NULL, v);
+  ck_assert_int_eq(hli_file_done(ctx, &f, path, HLO_OK), HLO_IO_ERROR);
+  char want[128];
+  snprintf(want, sizeof want, "%s: the file was truncated while it was being read", path);
+  ck_assert_msg(strstr(hlo_ctx_diagnostics(ctx), want), "%s", hlo_ctx_diagnostics(ctx));
+  /* Untouched files report nothing. */
+  ck_assert_int_eq(hli_file_open(ctx, path, &f), HLO_OK);
+  ck_assert(!hli_file_truncated(&f));
+  ck_assert_int_eq(hli_file_done(ctx, &f, path, HLO_OK), HLO_OK);
+  hlc_diags_clear(&d);
+  hlo_ctx_free(ctx);
+  unlink(path);
+  free(vals);
+  free(npy);
+}
+END_TEST
+
 /* Read text (shape from the text), write it back: the same text. */
 static void round_trip(const char *text) {
   HlcArena a;
@@ -516,6 +569,7 @@ static Suite *io_suite(void) {
   t = tcase_create("npz");
   tcase_add_test(t, npz_round_trip);
   tcase_add_test(t, npz_deflated_member);
+  tcase_add_test(t, file_truncated_while_mapped);
   suite_add_tcase(s, t);
   t = tcase_create("literal");
   tcase_add_test(t, literal_round_trips);
