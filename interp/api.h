@@ -98,6 +98,12 @@ unsigned hli_file_flags(const HliFile *f);
 HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, unsigned flags,
                                const HloShape *want, const char *what, HliValue **out);
 
+/* Argument index of partition part of an HloUnoptimizedSnapshot (only that
+ * one decoded; *out NULL if the partition has fewer); *nargs: how many the
+ * partition holds. */
+HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, int index,
+                                      HloBuffer **out, int *nargs);
+
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

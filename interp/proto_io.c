@@ -163,3 +163,28 @@ out:
   }
   return hli_file_done(ctx, &f, path, st);
 }
+
+HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, int index,
+                                      HloBuffer **out, int *nargs) {
+  *out = NULL;
+  *nargs = 0;
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
+  if (st != HLO_OK) return st;
+  /* Deferred: only this argument is decoded, straight into its buffer. */
+  HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, part,
+                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+  if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
+  *nargs = pv->n;
+  if (index < pv->n) {
+    char what[1024];
+    snprintf(what, sizeof what, "%s: xla.HloUnoptimizedSnapshot.partitions[%d].arguments[%d]", path,
+             part, index);
+    HliValue *v;
+    if ((st = to_value(ctx, pv, pv->values[index], pv->values[index]->shape, what, &v)) == HLO_OK)
+      st = hli_make_buffer(ctx, v, pv->values[index]->shape, out);
+  }
+  hpb_values_free(pv);
+  if (st == HLO_OK && hli_file_truncated(&f)) { hlo_buffer_free(*out); *out = NULL; }
+  return hli_file_done(ctx, &f, path, st);
+}

@@ -107,6 +107,14 @@ sed 's/dimensions: 4/dimensions: 3/' "$src/xla/sharded_unoptimized_hlo_snapshot.
 out=$("$hlorun" "$tmp/bad3.pbtxt" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"xla.HloUnoptimizedSnapshot.partitions[0].arguments[0]: xla.LiteralProto.s64s: 4 elements"*) true ;; *) false ;; esac ||
   fail "unoptimized snapshot, bad shard: exit $rc: $out"
+# Partition 1's shard cut to s64[2,1] (partition 0's is s64[4,1]): an
+# error naming both shapes; each tile is copied with partition 0's dims, so
+# this read past partition 1's buffer before.
+awk 'NR > 316 && /dimensions: 4/ && !done { sub(/4/, "2"); done = 1 } /s64s: [67]$/ { next } { print }' \
+  "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" >"$tmp/uneven.pbtxt"
+out=$("$hlorun" "$tmp/uneven.pbtxt" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"parameter Arg_0.1: partition 1's shard is s64[2,1], but partition 0's is s64[4,1]"*) true ;; *) false ;; esac ||
+  fail "unoptimized snapshot, uneven shards: exit $rc: $out"
 
 # XLA's binary test protos (tests/proto/xla/README). hlo_opt_hlo_protobinary.pb
 # is the HloProto behind xla/hlo/tools/tests/hlo_opt_hlo_protobinary_to_hlotext.hlo,
