@@ -471,32 +471,16 @@ static int cmp_double(const void *a, const void *b) {
 
 /* An HloUnoptimizedSnapshot's arguments: every parameter assembled from
  * its shards in the nparts partitions by its sharding (the partitions are
- * the devices 0..nparts-1 of its sharding's tiles). */
+ * the devices 0..nparts-1 of its sharding's tiles), one shard at a time. */
 static int load_partitions(HloCtx *ctx, const HloModule *m, const char *path, int nparts,
                            HloBuffer **in) {
-  int np = hlo_module_num_params(m), rc = EXIT_OK;
-  HloBuffer **shards = calloc((size_t)nparts * (size_t)np + 1, sizeof *shards);
-  if (!shards) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
-  for (int p = 0; p < nparts && rc == EXIT_OK; p++) {
-    int n = np;
-    if (hlo_load_partition_arguments(ctx, path, p, shards + (size_t)p * np, &n) != HLO_OK) {
-      rc = fail_with(ctx, path);
-    } else if (n != np) {
-      fprintf(stderr, "%s: error: %s: partition %d holds %d argument%s, the module's ENTRY takes %d "
-              "parameter%s\n", prog, path, p, n, n == 1 ? "" : "s", np, np == 1 ? "" : "s");
-      rc = EXIT_ERROR;
+  int np = hlo_module_num_params(m);
+  for (int i = 0; i < np; i++)
+    if (hlo_load_partitioned_param(ctx, m, i, path, nparts, &in[i]) != HLO_OK) {
+      for (int k = 0; k < i; k++) { hlo_buffer_free(in[k]); in[k] = NULL; }
+      return fail_with(ctx, path);
     }
-  }
-  HloBuffer **column = rc == EXIT_OK ? calloc((size_t)nparts, sizeof *column) : NULL;
-  if (rc == EXIT_OK && !column) { fprintf(stderr, "%s: out of memory\n", prog); rc = EXIT_ERROR; }
-  for (int i = 0; i < np && rc == EXIT_OK; i++) {
-    for (int p = 0; p < nparts; p++) column[p] = shards[(size_t)p * np + i];
-    if (hlo_assemble_param(ctx, m, i, column, 1, nparts, &in[i]) != HLO_OK) rc = fail_with(ctx, path);
-  }
-  free(column);
-  for (size_t k = 0; k < (size_t)nparts * (size_t)np; k++) hlo_buffer_free(shards[k]);
-  free(shards);
-  return rc;
+  return EXIT_OK;
 }
 
 /* Read INPUTs (and --random fills) into in[0..nparams-1]. */

@@ -467,6 +467,12 @@ static HloStatus assemble_leaf(HloCtx *ctx, const HldSharding *s, HloBuffer *con
   const int64_t *ld = hlo_buffer_dims(b0);
   HloElementType t = hlo_buffer_type(b0);
   const char *where = leaf >= 0 ? "result element" : "result";
+  /* Every tile is copied with device 0's dims: all must have them. */
+  for (int64_t d = 1; d < ndev; d++)
+    if (hlo_buffer_type(dev[d]) != t || hlo_buffer_rank(dev[d]) != rank ||
+        (rank && memcmp(hlo_buffer_dims(dev[d]), ld, (size_t)rank * sizeof *ld) != 0))
+      return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "device %lld's %s%s%.0d has another shape than "
+                          "device 0's", (long long)d, where, leaf >= 0 ? " " : "", leaf >= 0 ? leaf : 0);
   if (!s || s->kind == HLD_REPLICATED || s->kind == HLD_MAXIMAL || s->kind == HLD_MANUAL) {
     int64_t src = s && s->kind == HLD_MAXIMAL ? s->device : 0;
     if (src < 0 || src >= P)
@@ -587,6 +593,156 @@ HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
     *out = NULL;
   }
   return st;
+}
+
+/* Does the block of count[] elements of src (dims sd, from its origin)
+ * equal dst's at doff[] (dims dd)? copy_block's walk, comparing. */
+static bool same_block(const char *dst, const int64_t *dd, const int64_t *doff, const char *src,
+                       const int64_t *sd, const int64_t *count, int32_t rank, size_t es) {
+  if (rank == 0) return memcmp(dst, src, es) == 0;
+  for (int32_t j = 0; j < rank; j++) if (count[j] == 0) return true;
+  int64_t idx[HLD_MAX_TILE_DIMS] = {0};
+  size_t row = (size_t)count[rank - 1] * es;
+  for (;;) {
+    int64_t a = 0, b = 0;
+    for (int32_t j = 0; j < rank; j++) {
+      a = a * dd[j] + doff[j] + (j < rank - 1 ? idx[j] : 0);
+      b = b * sd[j] + (j < rank - 1 ? idx[j] : 0);
+    }
+    if (memcmp(dst + (size_t)a * es, src + (size_t)b * es, row) != 0) return false;
+    int32_t j = rank - 2;
+    while (j >= 0 && ++idx[j] == count[j]) idx[j--] = 0;
+    if (j < 0) return true;
+  }
+}
+
+HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                     int P, HloBuffer **out) {
+  if (!ctx || !m || !path || !out || index < 0 || index >= m->entry->nparams || P < 1)
+    return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  const HloInstr *prm = m->entry->params[index];
+  int np = m->entry->nparams;
+  if (prm->shape.dtype == HLO_TUPLE)
+    return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
+                        "its shards", prm->name);
+  char *text = sharding_text(prm);
+  HldSharding sh;
+  int rc = parse_of(ctx, prm, text, &sh);
+  free(text);
+  if (rc) return HLO_INVALID_ARGUMENT;
+  const HldSharding *s = sh.kind == HLD_TUPLE ? leaf_sharding(&sh, 0) : &sh;
+  bool tiled = s && s->kind == HLD_TILED;
+  int64_t src = s && s->kind == HLD_MAXIMAL ? s->device : 0;   /* untiled: whose shard is the value */
+  HloStatus st = HLO_OK;
+  /* first: partition 0's shard, kept only when it is the value (untiled);
+   * its shape (fs) is what every shard must have. */
+  HloBuffer *first = NULL, *glob = NULL;
+  HloShape fs = {0};
+  int64_t fdims[64], gd[64], idx[64], off[64];
+  char fs_text[256] = "";
+  size_t es = 0;
+  if (!tiled && (src < 0 || src >= P))
+    st = hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "parameter %s: its sharding names device %lld, "
+                      "but there are %d partitions", prm->name, (long long)src, P);
+  for (int p = 0; p < P && st == HLO_OK; p++) {
+    HloBuffer *b;
+    int n;
+    if ((st = hli_load_partition_argument(ctx, path, p, index, &b, &n)) != HLO_OK) break;
+    if (n != np) {
+      hlo_buffer_free(b);
+      st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: partition %d holds %d argument%s, the module's "
+                        "ENTRY takes %d parameter%s", path, p, n, n == 1 ? "" : "s", np,
+                        np == 1 ? "" : "s");
+      break;
+    }
+    if (p == 0) {
+      first = b;
+      if (b->v->shape->rank > 64) {
+        st = hli_api_fail(ctx, HLO_UNSUPPORTED, "parameter %s: a shard of rank %d", prm->name,
+                          (int)b->v->shape->rank);
+        break;
+      }
+      fs = *b->v->shape;
+      memcpy(fdims, fs.dims, (size_t)fs.rank * sizeof *fdims);
+      fs.dims = fdims;
+      fs.minor_to_major = NULL;
+      fs.tuple = NULL;
+      fs.ntuple = 0;
+      shape_text(&fs, fs_text, sizeof fs_text);
+    } else if (!hlp_shape_compatible(&fs, b->v->shape) || fs.dtype != b->v->shape->dtype) {
+      /* All shards alike: a tile is copied with partition 0's dims. */
+      char c[256];
+      shape_text(b->v->shape, c, sizeof c);
+      hlo_buffer_free(b);
+      st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: partition %d's shard is %s, but "
+                        "partition 0's is %s", prm->name, p, c, fs_text);
+      break;
+    }
+    int32_t rank = fs.rank;
+    const int64_t *ld = fdims;
+    if (!tiled) {   /* replicated (or manual): every shard the same; maximal: device src's */
+      if (s && s->kind == HLD_MAXIMAL) {
+        if (p == src) glob = b;   /* kept (if it is first, first is not freed) */
+        else if (b != first) hlo_buffer_free(b);
+        continue;
+      }
+      if (b != first) {
+        bool same = first && memcmp(hlo_buffer_data(first), hlo_buffer_data(b), hlo_buffer_nbytes(b)) == 0;
+        hlo_buffer_free(b);
+        if (!same)
+          st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s is replicated (it has no tiled "
+                            "sharding), but devices 0 and %d hold different values of it",
+                            prm->name, p);
+      }
+      continue;
+    }
+    if (b == first) {   /* the global buffer, from partition 0's shard's dims */
+      if (rank > 64 || s->ndims - s->nsub > rank) {
+        st = hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "parameter %s: its sharding has %d tile "
+                          "dimensions for a shard of rank %d", prm->name, s->ndims - s->nsub, rank);
+        break;
+      }
+      for (int32_t j = 0; j < rank; j++) gd[j] = ld[j] * hld_tiles(s, j);
+      if ((st = hlo_buffer_new_array(ctx, hlo_buffer_type(first), gd, rank, NULL, &glob)) != HLO_OK) {
+        hlo_buffer_free(b);
+        first = NULL;
+        break;
+      }
+      int64_t ne = hlo_buffer_num_elements(first);
+      es = hlo_buffer_nbytes(first) / (size_t)(ne ? ne : 1);
+    }
+    if (hld_tile_of(s, p, rank, idx) == 0) {
+      /* The tile's first holder places it; a later one must agree. */
+      int64_t holder = -1;
+      for (int64_t e = 0; e < p && holder < 0; e++) {
+        int64_t other[64];
+        if (hld_tile_of(s, e, rank, other) != 0) continue;
+        bool same = true;
+        for (int32_t j = 0; j < rank; j++) same &= other[j] == idx[j];
+        if (same) holder = e;
+      }
+      for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * ld[j];
+      if (holder < 0) {
+        int64_t zero[64] = {0};
+        copy_block((char *)hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, zero, ld, rank, es);
+      } else if (!same_block(hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, ld, rank, es)) {
+        st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: partitions %lld and %d hold the same "
+                          "tile by its sharding, but different values", prm->name, (long long)holder, p);
+      }
+    }
+    hlo_buffer_free(b);   /* placed: partition 0's too */
+    if (b == first) first = NULL;
+  }
+  hld_sharding_free(&sh);
+  if (st == HLO_OK && !tiled && !(s && s->kind == HLD_MAXIMAL)) glob = first;   /* replicated: the value */
+  if (first != glob) hlo_buffer_free(first);
+  if (st == HLO_OK && glob && !hlp_shape_compatible(&prm->shape, glob->v->shape))
+    st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: its shards assemble to another shape "
+                      "than its own", prm->name);
+  if (st != HLO_OK) { hlo_buffer_free(glob); return st; }
+  *out = glob;
+  return HLO_OK;
 }
 
 /* ---- global inputs ------------------------------------------------------------------ */

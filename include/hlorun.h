@@ -253,8 +253,8 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
  * LiteralProto file. Modules load from HloSnapshot, HloProto and
  * HloModuleProto files (hlo_module_load), recognised by content. A binary
  * file is mapped, not read, and each argument decoded from it straight into
- * its buffer: a large argument is held once (the file must not be
- * truncated while it loads). On an error *n is 0 and out holds nothing. */
+ * its buffer: a large argument is held once (a file truncated while it
+ * loads is an error naming it). On an error *n is 0 and out holds nothing. */
 int hlo_file_is_snapshot(HloCtx *ctx, const char *path);
 HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const char *path,
                                       HloBuffer **out, int *n);
@@ -266,6 +266,15 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
 int hlo_file_partitions(HloCtx *ctx, const char *path);
 HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, HloBuffer **out,
                                        int *n);
+/* The global value of ENTRY parameter index from the nparts partitions of
+ * an HloUnoptimizedSnapshot, by the parameter's sharding (as
+ * hlo_assemble_param), built shard by shard: each partition's argument is
+ * decoded, placed into the global buffer (or, where another partition
+ * gave the same tile, compared with it) and freed before the next is read,
+ * so the value and one shard are held at a time. Every partition must hold
+ * one argument per parameter, all of them of the same shape. */
+HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                     int nparts, HloBuffer **global);
 /* Load a value shaped like `like` (e.g. a golden result) from a file. */
 HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, HloBuffer **out);
 /* Deterministic pseudo-random value for ENTRY parameter index: floats in

@@ -22,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -255,6 +258,101 @@ HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len)
   return HLO_OK;
 }
 
+typedef enum { FMT_NPY, FMT_NPZ, FMT_TEXT } FileFmt;
+
+static FileFmt sniff(const char *data, size_t len) {
+  if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) return FMT_NPY;
+  if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0) return FMT_NPZ;
+  if (len >= 4 && memcmp(data, "PK\x05\x06", 4) == 0) return FMT_NPZ;   /* empty zip */
+  return FMT_TEXT;
+}
+
+/* ---- Files shrinking while mapped -------------------------------------------
+ *
+ * A file mapped by hli_file_open may be truncated by another process while
+ * it is mapped; reading a page past its new end then raises SIGBUS. Rather
+ * than crash, hlorun reports it (exit 2, naming the file). The mappings in
+ * use are registered here, and a process-wide SIGBUS handler (installed on
+ * the first mapping, chained to the handler it replaces) serves a fault
+ * inside one of them by mapping a zero-filled page over the faulting page
+ * and marking the mapping truncated, then returns: the read is retried and
+ * sees zeros, the decoder runs to its end within the original length (every
+ * bound it checks is that length, so zeros cannot make it read further) and
+ * hli_file_done reports the truncation instead of whatever the decoder made
+ * of the zeros. There is no siglongjmp out of the decoder, so nothing is
+ * left half-built or leaked, and other threads are not disturbed; the
+ * handler uses only lock-free atomics and mmap (a plain system call on
+ * Linux, though not in POSIX's list of async-signal-safe functions). A
+ * fault outside every registered mapping goes to the previous handler (by
+ * default: the process dies of SIGBUS, as it would have). When all slots
+ * are in use the file is read instead of mapped. */
+enum { MAP_SLOTS = 64 };
+typedef struct MapSlot {
+  _Atomic uintptr_t base;   /* 0: free */
+  _Atomic size_t len;
+  _Atomic int taken, hit;
+} MapSlot;
+static MapSlot map_slots[MAP_SLOTS];
+static struct sigaction sigbus_prev;
+static uintptr_t map_page;
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+static _Atomic int sigbus_ready;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc) {
+  uintptr_t a = (uintptr_t)si->si_addr;
+  for (int i = 0; i < MAP_SLOTS; i++) {
+    uintptr_t b = atomic_load(&map_slots[i].base);
+    size_t n = atomic_load(&map_slots[i].len);
+    if (b && a >= b && a - b < n) {
+      void *pg = (void *)(a & ~(map_page - 1));
+      if (mmap(pg, map_page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+        atomic_store(&map_slots[i].hit, 1);
+        return;
+      }
+      break;
+    }
+  }
+  if (sigbus_prev.sa_flags & SA_SIGINFO) {
+    sigbus_prev.sa_sigaction(sig, si, uc);
+  } else if (sigbus_prev.sa_handler != SIG_DFL && sigbus_prev.sa_handler != SIG_IGN) {
+    sigbus_prev.sa_handler(sig);
+  } else {
+    sigaction(SIGBUS, &sigbus_prev, NULL);   /* the fault recurs on return and is fatal, as before */
+  }
+}
+
+static void sigbus_install(void) {
+  map_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigbus;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGBUS, &sa, &sigbus_prev) == 0) atomic_store(&sigbus_ready, 1);
+}
+
+/* A slot for a mapping, or -1 (then it is not to be kept mapped). */
+static int map_register(const void *p, size_t n) {
+  pthread_once(&sigbus_once, sigbus_install);
+  if (!atomic_load(&sigbus_ready)) return -1;
+  for (int i = 0; i < MAP_SLOTS; i++) {
+    int free_ = 0;
+    if (atomic_compare_exchange_strong(&map_slots[i].taken, &free_, 1)) {
+      atomic_store(&map_slots[i].hit, 0);
+      atomic_store(&map_slots[i].len, n);
+      atomic_store(&map_slots[i].base, (uintptr_t)p);
+      return i;
+    }
+  }
+  return -1;
+}
+
+static void map_unregister(int i) {
+  atomic_store(&map_slots[i].base, 0);
+  atomic_store(&map_slots[i].len, 0);
+  atomic_store(&map_slots[i].taken, 0);
+}
+
 HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f) {
   memset(f, 0, sizeof *f);
   int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
@@ -263,24 +361,50 @@ HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f) {
       (uint64_t)st.st_size <= SIZE_MAX) {
     size_t n = (size_t)st.st_size;
     void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    /* Kept mapped only if it is a binary proto (never text: the text
-     * readers may look one byte past the end, which a mapping may not have). */
-    if (p != MAP_FAILED && hpb_looks_binary(p, n) && hpb_sniff(p, n) != HPB_NOT_PROTO) {
+    int slot = p != MAP_FAILED ? map_register(p, n) : -1;   /* before the first read */
+    if (p != MAP_FAILED && slot < 0) {
+      munmap(p, n);
+      p = MAP_FAILED;
+    }
+    /* Kept mapped only if it is a binary proto, a .npy or a .npz (never
+     * text: the text readers may look one byte past the end, which a
+     * mapping may not have). */
+    if (p != MAP_FAILED && (sniff(p, n) != FMT_TEXT || (hpb_looks_binary(p, n) && hpb_sniff(p, n) != HPB_NOT_PROTO))) {
       close(fd);
       f->data = p;
       f->len = f->maplen = n;
+      f->slot = slot;
       return HLO_OK;
     }
-    if (p != MAP_FAILED) munmap(p, n);
+    if (p != MAP_FAILED) {
+      map_unregister(slot);
+      munmap(p, n);
+    }
   }
   if (fd >= 0) close(fd);
   return hli_read_file(ctx, path, &f->data, &f->len);
 }
 
 void hli_file_close(HliFile *f) {
-  if (f->maplen) munmap(f->data, f->maplen);
-  else free(f->data);
+  if (f->maplen) {
+    map_unregister(f->slot);
+    munmap(f->data, f->maplen);
+  } else {
+    free(f->data);
+  }
   memset(f, 0, sizeof *f);
+}
+
+bool hli_file_truncated(const HliFile *f) {
+  return f->maplen && atomic_load(&map_slots[f->slot].hit);
+}
+
+HloStatus hli_file_done(HloCtx *ctx, HliFile *f, const char *path, HloStatus st) {
+  bool cut = hli_file_truncated(f);
+  hli_file_close(f);
+  if (!cut) return st;
+  return fail(ctx, HLO_IO_ERROR, "%s: the file was truncated while it was being read (changed by "
+              "another process?)", strcmp(path, "-") == 0 ? "<stdin>" : path);
 }
 
 unsigned hli_file_flags(const HliFile *f) { return f->maplen ? HPB_READ_MAPPED : 0; }
@@ -319,7 +443,8 @@ HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out) {
   HloStatus st = hli_file_open(ctx, path, &f);   /* a snapshot's arguments are not read */
   if (st != HLO_OK) return st;
   st = hlo_module_parse(ctx, f.data, f.len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
-  hli_file_close(&f);
+  st = hli_file_done(ctx, &f, path, st);
+  if (st != HLO_OK && *out) { hlp_module_free(*out); *out = NULL; }
   return st;
 }
 
@@ -600,15 +725,6 @@ HloStatus hlo_buffer_save(HloCtx *ctx, const HloBuffer *b, const char *path) {
 
 /* ---- Loading inputs ----------------------------------------------------------- */
 
-typedef enum { FMT_NPY, FMT_NPZ, FMT_TEXT } FileFmt;
-
-static FileFmt sniff(const char *data, size_t len) {
-  if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) return FMT_NPY;
-  if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0) return FMT_NPZ;
-  if (len >= 4 && memcmp(data, "PK\x05\x06", 4) == 0) return FMT_NPZ;   /* empty zip */
-  return FMT_TEXT;
-}
-
 /* Errors of value readers are type or shape mismatches unless they say otherwise. */
 static HloStatus read_status(HloCtx *ctx, int before_errors) {
   for (int i = 0; i < ctx->diags.n; i++)
@@ -620,6 +736,15 @@ static HloStatus read_status(HloCtx *ctx, int before_errors) {
 }
 
 /* Read a value of shape want from a file's bytes. */
+/* A .npz member (of hli_npz_open's) as a value of shape want. */
+static HloStatus npz_member_value(HloCtx *ctx, const HliNpzMember *mm, const char *name,
+                                  const HloShape *want, const char *what, bool drop, HliValue **out) {
+  int before = ctx->diags.n;
+  int rc = hli_npz_member_npy(mm, want, what, &ctx->diags, drop, out);
+  if (rc == -2) return fail(ctx, HLO_IO_ERROR, "%s: member %s is not a .npy file (bad magic)", what, name);
+  return rc == 0 ? HLO_OK : read_status(ctx, before);
+}
+
 static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigned flags,
                               const HloShape *want, const char *what, HliValue **out) {
   int before = ctx->diags.n;
@@ -631,8 +756,8 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
     if (want->dtype == HLO_TUPLE)
       return fail(ctx, HLO_TYPE_MISMATCH, "%s: a .npy file holds one array, but a tuple is "
                   "expected: pass a .npz of its leaves", what);
-    return hli_npy_read(data, len, want, what, &ctx->diags, out) == 0 ? HLO_OK
-                                                                       : read_status(ctx, before);
+    return hli_npy_read_mapped(data, len, want, what, &ctx->diags, (flags & HPB_READ_MAPPED) != 0, out) == 0
+               ? HLO_OK : read_status(ctx, before);
   }
   if (f == FMT_TEXT && hpb_looks_binary(data, len)) {
     /* Not text: most likely a LiteralProto cut short or corrupted. */
@@ -646,7 +771,13 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
   /* .npz: the leaves of want, depth first, as arr_0, arr_1, ... */
   HliNpzMember *mem;
   int32_t nm;
-  if (hli_npz_read(data, len, what, &ctx->diags, &mem, &nm) != 0) return HLO_IO_ERROR;
+  if (hli_npz_open(data, len, what, &ctx->diags, &mem, &nm) != 0) return HLO_IO_ERROR;
+  bool drop = (flags & HPB_READ_MAPPED) != 0;
+  if (want->dtype != HLO_TUPLE && nm == 1) {   /* one array: straight into its value */
+    HloStatus st = npz_member_value(ctx, &mem[0], "arr_0", want, what, drop, out);
+    hli_npz_members_free(mem, nm);
+    return st;
+  }
   int32_t nl;
   const HloShape **ls = hli_shape_leaves(want, &nl);
   HliValue *v = ls ? hli_value_new(NULL, want) : NULL;
@@ -666,10 +797,9 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
     const HliNpzMember *mm = hli_npz_find(mem, nm, name);
     if (!mm) { st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, name); goto done; }
     HliValue *leaf;
-    if (hli_npy_read(mm->data, mm->len, ls[i], w2, &ctx->diags, &leaf) != 0) {
-      st = read_status(ctx, before);
-      goto done;
-    }
+    /* Each leaf is read, then copied into the tuple's buffer: a tuple's
+     * largest leaf is held twice for a moment. */
+    if ((st = npz_member_value(ctx, mm, name, ls[i], w2, drop, &leaf)) != HLO_OK) goto done;
     hli_value_copy_into(lv[i], leaf);
     hli_value_unref(NULL, leaf);
   }
@@ -695,9 +825,12 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path,
            m->entry->params[index]->name ? m->entry->params[index]->name : "?");
   HliValue *v;
-  st = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
-  hli_file_close(&f);
-  return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
+  HloStatus ds = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
+  if ((st = hli_file_done(ctx, &f, path, ds)) != HLO_OK) {
+    if (ds == HLO_OK) hli_value_unref(NULL, v);
+    return st;
+  }
+  return hli_make_buffer(ctx, v, want, out);
 }
 
 HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const char *path,
@@ -705,21 +838,19 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
   if (!ctx || !m || !path || !out || !n) return HLO_INVALID_ARGUMENT;
   int cap = *n;
   *n = 0;
-  char *data;
-  size_t len;
-  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
   HliNpzMember *mem;
   int32_t nm;
-  if (hli_npz_read(data, len, path, &ctx->diags, &mem, &nm) != 0) { free(data); return HLO_IO_ERROR; }
-  free(data);
+  if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   int np = hlo_module_num_params(m);
   if (first + nm > np || nm > cap) {
     hli_npz_members_free(mem, nm);
+    hli_file_close(&f);
     return fail(ctx, HLO_INVALID_ARGUMENT, "%s holds %d arrays but the module takes %d parameters "
                 "(%d of them already given)", path, (int)nm, np, first);
   }
-  int before = ctx->diags.n;
   for (int32_t i = 0; i < nm; i++) {
     char name[32], what[1024];
     snprintf(name, sizeof name, "arr_%d", (int)i);
@@ -732,16 +863,20 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
     else if (want->dtype == HLO_TUPLE)
       st = fail(ctx, HLO_TYPE_MISMATCH, "%s: parameter %d is a tuple; pass it as its own .npz",
                 what, first + i);
-    else if (hli_npy_read(mm->data, mm->len, want, what, &ctx->diags, &v) != 0)
-      st = read_status(ctx, before);
+    else
+      st = npz_member_value(ctx, mm, name, want, what, f.maplen != 0, &v);
     if (st == HLO_OK) st = hli_make_buffer(ctx, v, want, &out[i]);
     if (st != HLO_OK) {
       for (int32_t k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
       hli_npz_members_free(mem, nm);
-      return st;
+      return hli_file_done(ctx, &f, path, st);
     }
   }
   hli_npz_members_free(mem, nm);
+  if ((st = hli_file_done(ctx, &f, path, HLO_OK)) != HLO_OK) {
+    for (int32_t k = 0; k < nm; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+    return st;
+  }
   *n = nm;
   return HLO_OK;
 }
@@ -758,16 +893,25 @@ HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, c
   if (member) {   /* one member of a .npz, by name */
     HliNpzMember *mem;
     int32_t nm;
-    if (hli_npz_read(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) { hli_file_close(&f); return HLO_IO_ERROR; }
-    const HliNpzMember *mm = hli_npz_find(mem, nm, member);
+    if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
+    HliNpzMember *mm = (HliNpzMember *)(uintptr_t)hli_npz_find(mem, nm, member);
+    int before = ctx->diags.n, rc;
     if (!mm) st = fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, member);
+    else if (want->dtype != HLO_TUPLE &&
+             (rc = hli_npz_member_npy(mm, want, what, &ctx->diags, f.maplen != 0, &v)) != -2)
+      st = rc == 0 ? HLO_OK : read_status(ctx, before);   /* a .npy member: streamed */
+    else if (hli_npz_member_bytes(mm, what, &ctx->diags) != 0) st = HLO_IO_ERROR;
     else st = decode_value(ctx, (const char *)mm->data, mm->len, 0, want, what, &v);
     hli_npz_members_free(mem, nm);
   } else {
     st = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
   }
-  hli_file_close(&f);
-  return st == HLO_OK ? hli_make_buffer(ctx, v, want, out) : st;
+  HloStatus ds = st;
+  if ((st = hli_file_done(ctx, &f, path, ds)) != HLO_OK) {
+    if (ds == HLO_OK) hli_value_unref(NULL, v);
+    return st;
+  }
+  return hli_make_buffer(ctx, v, want, out);
 }
 
 HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const HloShape *s,
@@ -795,8 +939,12 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   st = kind == HPB_SNAPSHOT || kind == HPB_ITERATION || kind == HPB_RUN_LITERALS
            ? hli_value_from_proto(ctx, f.data, f.len, hli_file_flags(&f), like->v->shape, path, &v)
            : decode_value(ctx, f.data, f.len, hli_file_flags(&f), like->v->shape, path, &v);
-  hli_file_close(&f);
-  return st == HLO_OK ? hli_make_buffer(ctx, v, like->v->shape, out) : st;
+  HloStatus ds = st;
+  if ((st = hli_file_done(ctx, &f, path, ds)) != HLO_OK) {
+    if (ds == HLO_OK) hli_value_unref(NULL, v);
+    return st;
+  }
+  return hli_make_buffer(ctx, v, like->v->shape, out);
 }
 
 /* Bytes of the array leaves of s (saturating). */

@@ -80,15 +80,29 @@ typedef struct HliFile {
   char *data;
   size_t len;
   size_t maplen;   /* > 0: data is a read-only private mapping of maplen bytes */
+  int slot;        /* its slot in api.c's registry of mappings (SIGBUS guard) */
 } HliFile;
 HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f);
 void hli_file_close(HliFile *f);
+/* Did the file shrink under its mapping while it was read? Pages past its
+ * new end read as zeros instead of raising SIGBUS (api.c), so whatever was
+ * decoded from it is not to be used. */
+bool hli_file_truncated(const HliFile *f);
+/* Close f; if it shrank while it was read, record an error naming path and
+ * return HLO_IO_ERROR (the caller drops what it decoded), else st. */
+HloStatus hli_file_done(HloCtx *ctx, HliFile *f, const char *path, HloStatus st);
 /* proto/'s read flags for a file's bytes (HPB_READ_MAPPED if mapped). */
 unsigned hli_file_flags(const HliFile *f);
 /* A LiteralProto file's value (or a snapshot's recorded result) as a value
  * of shape want (proto_io.c); flags: hli_file_flags of the bytes. */
 HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, unsigned flags,
                                const HloShape *want, const char *what, HliValue **out);
+
+/* Argument index of partition part of an HloUnoptimizedSnapshot (only that
+ * one decoded; *out NULL if the partition has fewer); *nargs: how many the
+ * partition holds. */
+HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, int index,
+                                      HloBuffer **out, int *nargs);
 
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)

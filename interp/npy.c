@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* ---- byte buffer --------------------------------------------------------- */
@@ -233,36 +235,54 @@ static void from_fortran(HliValue *v, const void *src) {
   }
 }
 
-int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
-                 HlcDiags *d, HliValue **out) {
-  *out = NULL;
-  HliNpyInfo info;
-  if (hli_npy_info(data, len, what, d, &info) != 0) return -1;
+/* Releasing the pages of a private read-only file mapping from the
+ * resident set once they have been copied (MADV_DONTNEED: the page cache
+ * keeps them, a later read faults them back), so a large input mapped by
+ * hli_file_open is held once, in its value's buffer. In steps of 16 MiB. */
+typedef struct Dropper { bool on; const unsigned char *from; } Dropper;
+
+static void drop_behind(Dropper *dr, const unsigned char *upto, bool last) {
+#ifdef MADV_DONTNEED
+  if (!dr->on) return;
+  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t a = ((uintptr_t)dr->from + pg - 1) & ~(pg - 1), b = (uintptr_t)upto & ~(pg - 1);
+  if (b > a && (last || b - a >= ((uintptr_t)16 << 20))) {
+    (void)madvise((void *)a, b - a, MADV_DONTNEED);
+    dr->from = (const unsigned char *)b;
+  }
+#else
+  (void)dr; (void)upto; (void)last;
+#endif
+}
+
+/* Check a .npy header against the wanted shape, and that avail bytes hold
+ * its data; *swap: byte-swap needed. Nothing is allocated before this
+ * passes: the header alone must not make us allocate (a few bytes could
+ * declare terabytes). */
+static int npy_check(const HliNpyInfo *info, size_t avail, const HloShape *want, const char *what,
+                     HlcDiags *d, bool *swap) {
   if (!hlc_dtype_is_array(want->dtype)) {
     hlc_diag(d, HLC_ERROR, "%s: a .npy file cannot hold a value of type %s", what,
              hlc_dtype_name(want->dtype));
     return -1;
   }
-  bool swap;
-  if (!descr_matches(info.descr, want->dtype, &swap)) {
+  if (!descr_matches(info->descr, want->dtype, swap)) {
     const char *wd = hli_npy_descr(want->dtype);
     hlc_diag(d, HLC_ERROR, "%s: dtype %s (%s) does not match the expected type %s (stored as %s)",
-             what, info.descr, descr_type(info.descr), hlc_dtype_name(want->dtype),
+             what, info->descr, descr_type(info->descr), hlc_dtype_name(want->dtype),
              wd ? wd : "nothing: unsupported in .npy");
     return -1;
   }
-  bool same = info.rank == want->rank;
-  for (int32_t i = 0; same && i < want->rank; i++) same = info.dims[i] == want->dims[i];
+  bool same = info->rank == want->rank;
+  for (int32_t i = 0; same && i < want->rank; i++) same = info->dims[i] == want->dims[i];
   if (!same) {
     char got[256], exp[256];
-    shape_str(info.dims, info.rank, got, sizeof got);
+    shape_str(info->dims, info->rank, got, sizeof got);
     shape_str(want->dims, want->rank, exp, sizeof exp);
     hlc_diag(d, HLC_ERROR, "%s: shape %s does not match the expected %s %s", what, got,
              hlc_dtype_name(want->dtype), exp);
     return -1;
   }
-  /* Check the data is all there before allocating: the header alone must
-   * not make us allocate (a few bytes could declare terabytes). */
   size_t need = hlc_dtype_size(want->dtype);
   bool empty = false, huge = false;
   for (int32_t i = 0; i < want->rank; i++) {
@@ -271,16 +291,16 @@ int hli_npy_read(const void *data, size_t len, const HloShape *want, const char 
   }
   if (empty) need = 0;
   else if (huge) need = SIZE_MAX;
-  if (len - info.data_off < need) {
-    hlc_diag(d, HLC_ERROR, "%s: truncated data: %zu bytes, %zu expected", what,
-             len - info.data_off, need);
+  if (avail < need) {
+    hlc_diag(d, HLC_ERROR, "%s: truncated data: %zu bytes, %zu expected", what, avail, need);
     return -1;
   }
-  HliValue *v = hli_value_new(NULL, want);
-  if (!v) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
-  const char *src = (const char *)data + info.data_off;
-  if (info.fortran && v->rank > 1) from_fortran(v, src);
-  else if (v->nbytes) memcpy(v->data, src, v->nbytes);
+  return 0;
+}
+
+/* After the elements are in v's buffer (row-major): byte order, pred's
+ * 0/1, sub-byte ranges. */
+static int npy_finish(HliValue *v, bool swap, const char *what, HlcDiags *d) {
   if (swap) {
     size_t es = hlc_dtype_size(v->dtype), part = hlc_dtype_is_complex(v->dtype) ? es / 2 : es;
     unsigned char *b = v->data;
@@ -295,9 +315,41 @@ int hli_npy_read(const void *data, size_t len, const HloShape *want, const char 
     unsigned char *b = v->data;
     for (int64_t i = 0; i < v->nelem; i++) b[i] = b[i] != 0;
   }
-  if (check_range(v, what, d) != 0) { hli_value_unref(NULL, v); return -1; }
+  return check_range(v, what, d);
+}
+
+int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, const char *what,
+                        HlcDiags *d, bool drop, HliValue **out) {
+  *out = NULL;
+  HliNpyInfo info;
+  bool swap;
+  if (hli_npy_info(data, len, what, d, &info) != 0 ||
+      npy_check(&info, len - info.data_off, want, what, d, &swap) != 0)
+    return -1;
+  HliValue *v = hli_value_new(NULL, want);
+  if (!v) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
+  const unsigned char *src = (const unsigned char *)data + info.data_off;
+  Dropper dr = {drop, src};
+  if (info.fortran && v->rank > 1) {
+    from_fortran(v, src);   /* scattered reads: the mapping is released after */
+    drop_behind(&dr, src + v->nbytes, true);
+  } else {
+    /* In runs of 16 MiB, each run's source pages released behind it. */
+    const size_t step = (size_t)16 << 20;
+    for (size_t o = 0; o < v->nbytes; o += step) {
+      size_t n = v->nbytes - o < step ? v->nbytes - o : step;
+      memcpy((unsigned char *)v->data + o, src + o, n);
+      drop_behind(&dr, src + o + n, o + n == v->nbytes);
+    }
+  }
+  if (npy_finish(v, swap, what, d) != 0) { hli_value_unref(NULL, v); return -1; }
   *out = v;
   return 0;
+}
+
+int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
+                 HlcDiags *d, HliValue **out) {
+  return hli_npy_read_mapped(data, len, want, what, d, false, out);
 }
 
 int hli_npy_write(const HliValue *v, HliBuf *b, HlcDiags *d) {
@@ -388,7 +440,10 @@ static void wr32(HliBuf *b, uint32_t v) { wr16(b, v & 0xffff); wr16(b, v >> 16);
 static void wr64(HliBuf *b, uint64_t v) { wr32(b, (uint32_t)v); wr32(b, (uint32_t)(v >> 32)); }
 
 void hli_npz_members_free(HliNpzMember *m, int32_t n) {
-  for (int32_t i = 0; m && i < n; i++) { free(m[i].name); free(m[i].data); }
+  for (int32_t i = 0; m && i < n; i++) {
+    free(m[i].name);
+    if (!m[i].borrowed) free(m[i].data);
+  }
   free(m);
 }
 
@@ -417,8 +472,8 @@ static int inflate_member(const unsigned char *src, size_t clen, unsigned char *
   return rc == 0 && out_done == ulen ? 0 : -1;
 }
 
-int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
-                 HliNpzMember **members, int32_t *n) {
+static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d, bool lazy,
+                    HliNpzMember **members, int32_t *n) {
   const unsigned char *u = data;
   *members = NULL;
   *n = 0;
@@ -487,9 +542,19 @@ int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
       goto fail;
     }
     if ((method == 0 && usize != csize) || (method == 8 && usize / 1032 > csize + 1)) goto corrupt;
+    m[k - 1].len = usize;
+    if (lazy) {   /* stored: the archive's own bytes; deflated: inflated when read */
+      if (method == 0) {
+        m[k - 1].data = (unsigned char *)(uintptr_t)(u + start);
+        m[k - 1].borrowed = true;
+      } else {
+        m[k - 1].src = u + start;
+        m[k - 1].csize = csize;
+      }
+      continue;
+    }
     m[k - 1].data = malloc(usize ? usize : 1);
     if (!m[k - 1].data) goto nomem;
-    m[k - 1].len = usize;
     if (method == 0) {
       if (csize != usize) goto corrupt;
       memcpy(m[k - 1].data, u + start, usize);
@@ -511,6 +576,123 @@ nomem:
 fail:
   hli_npz_members_free(m, k);
   return -1;
+}
+
+int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
+                 HliNpzMember **members, int32_t *n) {
+  return npz_read(data, len, what, d, false, members, n);
+}
+
+int hli_npz_open(const void *data, size_t len, const char *what, HlcDiags *d,
+                 HliNpzMember **members, int32_t *n) {
+  return npz_read(data, len, what, d, true, members, n);
+}
+
+int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d) {
+  if (m->data) return 0;
+  m->data = malloc(m->len ? m->len : 1);
+  if (!m->data) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
+  if (inflate_member(m->src, m->csize, m->data, m->len) != 0) {
+    free(m->data);
+    m->data = NULL;
+    hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m->name);
+    return -1;
+  }
+  return 0;
+}
+
+/* Inflating a deflated member in pieces, straight into where the bytes go;
+ * the compressed bytes read are released behind (drop). */
+typedef struct Inflater {
+  z_stream z;
+  const unsigned char *src;
+  size_t clen, in_done;
+  bool ended;
+  Dropper dr;
+} Inflater;
+
+/* Exactly n more bytes into dst; -1 if the stream is corrupt or ends first. */
+static int inflate_into(Inflater *f, unsigned char *dst, size_t n) {
+  size_t out_done = 0;
+  while (out_done < n) {
+    if (f->ended) return -1;
+    /* zlib counts in uInt: feed large members in pieces. */
+    uInt ci = (uInt)(f->clen - f->in_done > (1u << 24) ? (1u << 24) : f->clen - f->in_done);
+    uInt co = (uInt)(n - out_done > (1u << 30) ? (1u << 30) : n - out_done);
+    f->z.next_in = (Bytef *)(uintptr_t)(f->src + f->in_done);
+    f->z.avail_in = ci;
+    f->z.next_out = dst + out_done;
+    f->z.avail_out = co;
+    int r = inflate(&f->z, Z_NO_FLUSH);
+    f->in_done += ci - f->z.avail_in;
+    out_done += co - f->z.avail_out;
+    drop_behind(&f->dr, f->src + f->in_done, false);
+    if (r == Z_STREAM_END) f->ended = true;
+    else if (r != Z_OK && r != Z_BUF_ERROR) return -1;
+    else if (f->z.avail_in == ci && f->z.avail_out == co) return -1;   /* no progress */
+  }
+  return 0;
+}
+
+int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *what, HlcDiags *d,
+                       bool drop, HliValue **out) {
+  *out = NULL;
+  if (m->data)
+    return m->len >= 6 && memcmp(m->data, "\x93NUMPY", 6) == 0
+               ? hli_npy_read_mapped(m->data, m->len, want, what, d, drop && m->borrowed, out)
+               : -2;
+  /* Deflated: the header from the first bytes, then the elements inflated
+   * straight into the value's buffer (Fortran order through a copy). */
+  Inflater f;
+  memset(&f, 0, sizeof f);
+  f.src = m->src;
+  f.clen = m->csize;
+  f.dr = (Dropper){drop, m->src};
+  if (inflateInit2(&f.z, -MAX_WBITS) != Z_OK) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
+  int rc = -1;
+  HliValue *v = NULL;
+  unsigned char *tmp = NULL;
+  size_t pre = m->len < 12 ? m->len : 12;
+  unsigned char head[12];
+  HliNpyInfo info;
+  bool swap;
+  if (inflate_into(&f, head, pre) != 0) goto corrupt;
+  if (pre < 6 || memcmp(head, "\x93NUMPY", 6) != 0) { rc = -2; goto done; }
+  size_t hoff = head[6] == 1 ? 10 : 12, hlen = pre < 10 ? 0 : (size_t)head[8] | (size_t)head[9] << 8;
+  if (head[6] != 1 && pre == 12) hlen |= (size_t)head[10] << 16 | (size_t)head[11] << 24;
+  /* The header is read whole only if the member holds it (a corrupt length
+   * is not an allocation size). */
+  size_t hsize = hoff + hlen > m->len ? m->len : hoff + hlen;
+  tmp = malloc(hsize > pre ? hsize : pre);
+  if (!tmp) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); goto done; }
+  memcpy(tmp, head, pre);
+  if (hsize > pre && inflate_into(&f, tmp + pre, hsize - pre) != 0) goto corrupt;
+  if (hli_npy_info(tmp, hsize, what, d, &info) != 0 ||
+      npy_check(&info, m->len - info.data_off, want, what, d, &swap) != 0)
+    goto done;
+  free(tmp);
+  tmp = NULL;
+  if (!(v = hli_value_new(NULL, want))) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); goto done; }
+  if (info.fortran && v->rank > 1) {
+    if (!(tmp = malloc(v->nbytes ? v->nbytes : 1))) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); goto done; }
+    if (inflate_into(&f, tmp, v->nbytes) != 0) goto corrupt;
+    from_fortran(v, tmp);
+  } else if (inflate_into(&f, v->data, v->nbytes) != 0) {
+    goto corrupt;
+  }
+  if (npy_finish(v, swap, what, d) != 0) goto done;
+  *out = v;
+  v = NULL;
+  rc = 0;
+  goto done;
+corrupt:
+  hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m->name);
+done:
+  drop_behind(&f.dr, f.src + f.in_done, true);
+  inflateEnd(&f.z);
+  free(tmp);
+  if (v) hli_value_unref(NULL, v);
+  return rc;
 }
 
 const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *name) {

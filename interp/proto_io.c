@@ -88,7 +88,7 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
    * its buffer, once its shape has been checked against its parameter. */
   HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, -1,
                            HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
-  if (!pv) { hli_file_close(&f); return HLO_IO_ERROR; }
+  if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   int np = hlo_module_num_params(m);
   if (pv->n != np || pv->n > cap) {
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the file holds %d arguments, the module takes %d "
@@ -111,8 +111,11 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
   }
 out:
   hpb_values_free(pv);
-  hli_file_close(&f);
-  return st;
+  if (st == HLO_OK && hli_file_truncated(&f)) {
+    for (int k = 0; k < *n; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+    *n = 0;
+  }
+  return hli_file_done(ctx, &f, path, st);
 }
 
 int hlo_file_partitions(HloCtx *ctx, const char *path) {
@@ -133,7 +136,7 @@ HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, 
   if (st != HLO_OK) return st;
   HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, part,
                            HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
-  if (!pv) { hli_file_close(&f); return HLO_IO_ERROR; }
+  if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   if (pv->n > cap) {
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: partition %d holds %d arguments, more than %d",
                       path, part, (int)pv->n, cap);
@@ -154,6 +157,34 @@ HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, 
   }
 out:
   hpb_values_free(pv);
-  hli_file_close(&f);
-  return st;
+  if (st == HLO_OK && hli_file_truncated(&f)) {
+    for (int k = 0; k < *n; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
+    *n = 0;
+  }
+  return hli_file_done(ctx, &f, path, st);
+}
+
+HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, int index,
+                                      HloBuffer **out, int *nargs) {
+  *out = NULL;
+  *nargs = 0;
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
+  if (st != HLO_OK) return st;
+  /* Deferred: only this argument is decoded, straight into its buffer. */
+  HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, part,
+                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+  if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
+  *nargs = pv->n;
+  if (index < pv->n) {
+    char what[1024];
+    snprintf(what, sizeof what, "%s: xla.HloUnoptimizedSnapshot.partitions[%d].arguments[%d]", path,
+             part, index);
+    HliValue *v;
+    if ((st = to_value(ctx, pv, pv->values[index], pv->values[index]->shape, what, &v)) == HLO_OK)
+      st = hli_make_buffer(ctx, v, pv->values[index]->shape, out);
+  }
+  hpb_values_free(pv);
+  if (st == HLO_OK && hli_file_truncated(&f)) { hlo_buffer_free(*out); *out = NULL; }
+  return hli_file_done(ctx, &f, path, st);
 }

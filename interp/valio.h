@@ -26,6 +26,12 @@ const char *hli_npy_descr(HloDtype t);
  * shape). want must outlive the value. 0 or -1 with an error in d. */
 int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
                  HlcDiags *d, HliValue **out);
+/* hli_npy_read, where data may be a private read-only file mapping
+ * (interp/api.c hli_file_open); if drop, its pages are released from the
+ * resident set as they are copied (in 16 MiB steps), so a large array is
+ * held once, in the value (a Fortran-order one twice until it is copied). */
+int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, const char *what,
+                        HlcDiags *d, bool drop, HliValue **out);
 /* The header fields of a .npy (descr, shape), for messages and for reading
  * without a known shape. */
 typedef struct HliNpyInfo {
@@ -43,12 +49,29 @@ int hli_npy_write(const HliValue *v, HliBuf *b, HlcDiags *d);
 
 typedef struct HliNpzMember {
   char *name;           /* owned: file name inside the zip ("arr_0.npy") */
-  unsigned char *data;  /* owned: the member's bytes, decompressed */
-  size_t len;
+  unsigned char *data;  /* the member's bytes, decompressed: owned unless borrowed;
+                           NULL: a deflated member not inflated yet (hli_npz_open) */
+  size_t len;           /* its size, decompressed */
+  bool borrowed;        /* data is the archive's own bytes (a stored member, hli_npz_open) */
+  const unsigned char *src;   /* a deflated member's compressed bytes (hli_npz_open) */
+  size_t csize;
 } HliNpzMember;
 /* List and extract the members of a zip archive in memory. */
 int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
                  HliNpzMember **members, int32_t *n);
+/* List the members without copying: stored members borrow the archive's
+ * bytes (which must outlive them), deflated ones are inflated when read
+ * (hli_npz_member_npy, hli_npz_member_bytes). */
+int hli_npz_open(const void *data, size_t len, const char *what, HlcDiags *d,
+                 HliNpzMember **members, int32_t *n);
+/* A member of hli_npz_open's as a value of shape want: a .npy copied from
+ * the archive's bytes, or inflated straight into the value's buffer; drop:
+ * the archive is a file mapping whose pages are released as they are read
+ * (hli_npy_read_mapped). -2 (nothing reported) if the member is not a .npy. */
+int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *what, HlcDiags *d,
+                       bool drop, HliValue **out);
+/* Inflate a member of hli_npz_open's whole into m->data (owned). */
+int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d);
 void hli_npz_members_free(HliNpzMember *m, int32_t n);
 /* Find arr_<i>(.npy) among members; NULL if absent. */
 const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *name);

@@ -136,8 +136,10 @@ EXTRA_DIST += tools/gen_proto_tests.py tools/pbwire.py tests/proto/check_written
 	tests/proto/literal-cases.txt \
 	tests/proto/xla_nonconsecutive_ids.pbtxt \
 	tests/proto/xla/README \
+	tests/proto/xla/hlo_opt_hlo_protobinary.pb \
 	tests/proto/xla/input_literal_f32_2_2.pbtxt \
 	tests/proto/xla/sharded_unoptimized_hlo_snapshot.pbtxt \
+	tests/proto/xla/snapshot.mlir.pb \
 	tests/proto/zoo.arg0.literal.pb \
 	tests/proto/zoo.arg1.literal.pb \
 	tests/proto/zoo.hlo \

@@ -55,8 +55,14 @@ static int module_bytes(const uint8_t *p, size_t n, const char *filename, HlcDia
     *path = "xla.HloSnapshot.hlo.hlo_module";
     return 0;
   default:
+    /* An HloSnapshot without its hlo field (1) has the wire form of a
+     * RunHloModuleIterationLiterals: arguments (2), result (3). XLA's
+     * mlir_bisect test data is one (xla/mlir/tools/mlir_bisect/tests). */
     report(d, filename, k == HPB_LITERAL ? "a LiteralProto holds no module"
-                                         : "not an HloSnapshot, HloUnoptimizedSnapshot, HloProto or HloModuleProto");
+                        : k == HPB_ITERATION || k == HPB_RUN_LITERALS
+                            ? "holds arguments but no module (an HloSnapshot without its field hlo, or "
+                              "run_hlo_module's literals): give it as the INPUT of a module"
+                            : "not an HloSnapshot, HloUnoptimizedSnapshot, HloProto or HloModuleProto");
     return -1;
   }
 }

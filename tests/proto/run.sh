@@ -107,6 +107,40 @@ sed 's/dimensions: 4/dimensions: 3/' "$src/xla/sharded_unoptimized_hlo_snapshot.
 out=$("$hlorun" "$tmp/bad3.pbtxt" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"xla.HloUnoptimizedSnapshot.partitions[0].arguments[0]: xla.LiteralProto.s64s: 4 elements"*) true ;; *) false ;; esac ||
   fail "unoptimized snapshot, bad shard: exit $rc: $out"
+# Partition 1's shard cut to s64[2,1] (partition 0's is s64[4,1]): an
+# error naming both shapes; each tile is copied with partition 0's dims, so
+# this read past partition 1's buffer before.
+awk 'NR > 316 && /dimensions: 4/ && !done { sub(/4/, "2"); done = 1 } /s64s: [67]$/ { next } { print }' \
+  "$src/xla/sharded_unoptimized_hlo_snapshot.pbtxt" >"$tmp/uneven.pbtxt"
+out=$("$hlorun" "$tmp/uneven.pbtxt" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"parameter Arg_0.1: partition 1's shard is s64[2,1], but partition 0's is s64[4,1]"*) true ;; *) false ;; esac ||
+  fail "unoptimized snapshot, uneven shards: exit $rc: $out"
+
+# XLA's binary test protos (tests/proto/xla/README). hlo_opt_hlo_protobinary.pb
+# is the HloProto behind xla/hlo/tools/tests/hlo_opt_hlo_protobinary_to_hlotext.hlo,
+# whose FileCheck lines say the printed text has a line with ENTRY and mod1,
+# and next to it the line `ROOT {{.*}} = s8[] constant(0)`; run, it is the
+# s8 0. snapshot.mlir.pb is the HloSnapshot of mlir_bisect's snapshot.mlir
+# test (arguments only, no hlo): its CHECK lines give the two s32 3x1
+# arguments as dense<[[2], [-4], [5]]> and dense<[[0], [7], [-5]]>; it
+# records no result, and holds no module to print.
+"$hlorun" --print "$src/xla/hlo_opt_hlo_protobinary.pb" >"$tmp/protobinary.txt" 2>&1 ||
+  fail "hlo_opt_hlo_protobinary.pb: --print exit $?"
+awk 'want { ok = $0 ~ /ROOT .* = s8\[\] constant\(0\)/; exit }
+     /ENTRY/ && /mod1/ { want = 1 }
+     END { exit !ok }' "$tmp/protobinary.txt" ||
+  { fail "hlo_opt_hlo_protobinary.pb: --print does not match XLA's CHECK lines"; cat "$tmp/protobinary.txt"; }
+got=$("$hlorun" "$src/xla/hlo_opt_hlo_protobinary.pb" 2>&1)
+[ "$got" = "s8[] 0" ] || fail "hlo_opt_hlo_protobinary.pb: run: $got"
+printf 'HloModule m\nENTRY e {\n  a = s32[3,1] parameter(0)\n  b = s32[3,1] parameter(1)\n  ROOT t = (s32[3,1], s32[3,1]) tuple(a, b)\n}\n' >"$tmp/bisect.hlo"
+got=$("$hlorun" "$tmp/bisect.hlo" "$src/xla/snapshot.mlir.pb" 2>&1)
+[ "$got" = "(s32[3,1] {{2}, {-4}, {5}}, s32[3,1] {{0}, {7}, {-5}})" ] || fail "snapshot.mlir.pb: $got"
+out=$("$hlorun" --expect "$src/xla/snapshot.mlir.pb" "$tmp/bisect.hlo" "$src/xla/snapshot.mlir.pb" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"holds no recorded result"*) true ;; *) false ;; esac ||
+  fail "snapshot.mlir.pb --expect: exit $rc: $out"
+out=$("$hlorun" --print "$src/xla/snapshot.mlir.pb" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"holds arguments but no module"*) true ;; *) false ;; esac ||
+  fail "snapshot.mlir.pb --print: exit $rc: $out"
 
 # --write-proto: text -> HloModuleProto -> text. The written proto, decoded
 # by check_written.py (its own wire decoder, not hlorun's reader), holds what
