@@ -394,6 +394,9 @@ static Suite *suite(void) {
   tcase_add_test(t, dft_length_8);
   tcase_add_test(t, dft_length_1);
   tcase_add_test(t, dft_against_direct);
+  /* The direct O(n^2) references take seconds on a loaded host: Check's
+   * default 4 s limit failed them in a CI run sharing its cores. */
+  tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   t = tcase_create("opcode");
   tcase_add_checked_fixture(t, tl_begin, tl_end);
