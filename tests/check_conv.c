@@ -850,6 +850,12 @@ START_TEST(t_rows_order) {
                  {{3, 1, 1, 1, 2, 1, 0}, {4, 1, 2, 2, 2, 1, 1}}, 2, 1, 0, NULL};
   ConvCase t2 = {"transposed_nchw_d3", "bf01_oi01->bf01", 4, {1, 16, 3, 13}, {18, 16, 1, 3}, {0}, 2,
                  {{1, 1, 0, 0, 2, 1, 0}, {3, 1, 2, 1, 3, 1, 0}}, 1, 1, 0, NULL};
+  /* The shape of bench/e_conv_block's convolutions, one image row band:
+   * 56 outputs per line are whole tiles and a short last one (AVX-512: 4 x
+   * 12 + 8; the padded taps 4 x 12 + 7), run by the short-tile kernels. */
+  ConvCase w56 = {"width56", "b01f_01io->b01f", 4, {1, 3, 56, 64}, {3, 3, 64, 64}, {0}, 2,
+                  {{3, 1, 1, 1, 1, 1, 0}, {3, 1, 1, 1, 1, 1, 0}}, 1, 1, 0, NULL};
+  expect_order(w56, HLO_F32, HLO_F32, ORD_ROWS);
   expect_order(t1, HLO_F32, HLO_F32, ORD_ROWS);
   expect_order(t2, HLO_F32, HLO_F32, ORD_ROWS);
   expect_order(t1, HLO_BF16, HLO_BF16, ORD_ROWS);
@@ -862,6 +868,47 @@ START_TEST(t_rows_order) {
   expect_order(g1, HLO_BF16, HLO_BF16, ORD_ROWS);
   expect_order(n1, HLO_F16, HLO_F32, ORD_ROWS);
   expect_order(g2, HLO_BF16, HLO_F32, ORD_ROWS);
+  tl_end();
+}
+END_TEST
+
+/* The short-tile kernels conv_rows.c uses for a line's last tile: under
+ * every micro-kernel, f32_rows_edge[r] adds to (or stores in) the first r
+ * rows of C exactly the chain the documented order gives (from +0 over the
+ * shared dim, fused where the kernel fuses) and touches no other C row. */
+START_TEST(t_rows_edge_kernels) {
+  tl_begin();
+  enum { KC = 37, LDA = 41, LDC = 70 };
+  static _Alignas(64) float b[KC * 64];
+  float a[32 * LDA], c[33 * LDC], c0[33 * LDC];
+  uint64_t seed = 99;
+  for (int i = 0; i < 32 * LDA; i++) a[i] = (float)((double)tl_lcg(&seed) / 0x1p53 * 2 - 1);
+  for (int i = 0; i < KC * 64; i++) b[i] = (float)((double)tl_lcg(&seed) / 0x1p53 * 2 - 1);
+  for (int i = 0; i < 33 * LDC; i++) c0[i] = (float)((double)tl_lcg(&seed) / 0x1p53 * 2 - 1);
+  for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
+    const HlkUkrTable *u = hlk_gemm_ukr();
+    bool fused = ukr_fuses();
+    int nr = u->nr_f32;
+    ck_assert(u->mr_f32 <= 32 && nr <= 64);
+    for (int r = 1; r < u->mr_f32; r++)
+      for (int accumulate = 0; accumulate <= 1; accumulate++) {
+        ck_assert_msg(u->f32_rows_edge[r] != NULL, "%s: no %d-row kernel", g.isa, r);
+        memcpy(c, c0, sizeof c);
+        u->f32_rows_edge[r](KC, a, LDA, b, c, LDC, accumulate);
+        for (int i = 0; i < 33; i++)
+          for (int j = 0; j < LDC; j++) {
+            float want = c0[i * LDC + j];
+            if (i < r && j < nr) {
+              float t = 0;
+              for (int p = 0; p < KC; p++) t = fma_or_not(a[i * LDA + p], b[p * nr + j], t, fused);
+              want = accumulate ? want + t : t;
+            }
+            ck_assert_msg(memcmp(&c[i * LDC + j], &want, sizeof want) == 0,
+                          "%s: %d-row kernel (accumulate %d), C[%d][%d] is %a, want %a", g.isa, r,
+                          accumulate, i, j, (double)c[i * LDC + j], (double)want);
+          }
+      }
+  }
   tl_end();
 }
 END_TEST
@@ -990,6 +1037,7 @@ int main(void) {
   tcase_add_test(tc, t_window_in_parts);
   tcase_add_test(tc, t_rows_in_place);
   tcase_add_test(tc, t_rows_order);
+  tcase_add_test(tc, t_rows_edge_kernels);
   tcase_add_test(tc, t_depthwise_order);
   tcase_add_test(tc, t_weight_gradient_layout);
   suite_add_tcase(s, tc);

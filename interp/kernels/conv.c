@@ -811,6 +811,28 @@ typedef struct DwJob {
  * the same order, as dw_gaxpy_f32. */
 typedef float GrpV __attribute__((vector_size(64)));
 typedef int32_t GrpI __attribute__((vector_size(64)));
+/* GRP_PERMUTE(x, i): lane l of the result is x[i[l]] (every i[l] in
+ * [0, 16)). gcc's __builtin_shuffle takes a variable mask (one vpermps on
+ * AVX-512); clang has no such form (its __builtin_shufflevector wants
+ * constant indices), so there the lanes move one by one. A macro, not a
+ * function: 64-byte vectors passed by value change the ABI without AVX-512
+ * (-Wpsabi). Data movement only: the sums built from it are the same. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shuffle)
+#define GRP_HAVE_SHUFFLE 1
+#endif
+#endif
+#ifdef GRP_HAVE_SHUFFLE
+#define GRP_PERMUTE(x, i) __builtin_shuffle(x, i)
+#else
+#define GRP_PERMUTE(x, i)                                          \
+  __extension__({                                                  \
+    GrpV grp_r_;                                                   \
+    for (int grp_l_ = 0; grp_l_ < 16; grp_l_++)                    \
+      grp_r_[grp_l_] = (x)[(i)[grp_l_] & 15];                      \
+    grp_r_;                                                        \
+  })
+#endif
 static bool grouped_shuffles(const Geo *g) {
   int64_t m = g->cout / g->fgc;
   return 16 % m == 0 && g->cin_g <= m && g->cout % 16 == 0;
@@ -838,10 +860,10 @@ HLK_VECTORIZE static void grouped_blocks_f32(float *acc, const float *xp, const 
       GrpV k0, k1, k2, k3;
       memcpy(&k0, kr, 64), memcpy(&k1, kr + 16, 64);
       memcpy(&k2, kr + 32, 64), memcpy(&k3, kr + 48, 64);
-      a0 = a0 + __builtin_shuffle(x0, idx[iz]) * k0;
-      a1 = a1 + __builtin_shuffle(x1, idx[iz]) * k1;
-      a2 = a2 + __builtin_shuffle(x2, idx[iz]) * k2;
-      a3 = a3 + __builtin_shuffle(x3, idx[iz]) * k3;
+      a0 = a0 + GRP_PERMUTE(x0, idx[iz]) * k0;
+      a1 = a1 + GRP_PERMUTE(x1, idx[iz]) * k1;
+      a2 = a2 + GRP_PERMUTE(x2, idx[iz]) * k2;
+      a3 = a3 + GRP_PERMUTE(x3, idx[iz]) * k3;
     }
     memcpy(acc + o0, &a0, 64), memcpy(acc + o0 + 16, &a1, 64);
     memcpy(acc + o0 + 32, &a2, 64), memcpy(acc + o0 + 48, &a3, 64);
@@ -853,7 +875,7 @@ HLK_VECTORIZE static void grouped_blocks_f32(float *acc, const float *xp, const 
     for (int64_t iz = 0; iz < cin_g; iz++) {
       GrpV k0;
       memcpy(&k0, kp + iz * ks + o0, 64);
-      a0 = a0 + __builtin_shuffle(x0, idx[iz]) * k0;
+      a0 = a0 + GRP_PERMUTE(x0, idx[iz]) * k0;
     }
     memcpy(acc + o0, &a0, 64);
   }

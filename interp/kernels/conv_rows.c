@@ -10,8 +10,10 @@
  * A operand of a row-major product, read in place by the micro-kernel
  * against the kernel's slice for the tap (packed once, like any B). The
  * outputs where the tap falls in padding form a prefix and a suffix of the
- * line and are left out. A line is zeroed, then every group and tap adds
- * its products into the group's columns.
+ * line and are left out. A line is zeroed, then, column sliver by column
+ * sliver (nr output features), every tap and group adds its products into
+ * its columns, in window order; a short last tile of the line runs the
+ * micro-kernel for just its rows.
  *
  * Other layouts (features not innermost in the input, as NCHW; a result
  * not (b, s..., f)) go through copies in that order: a transpose of the
@@ -59,16 +61,21 @@ typedef struct RowsJob {
 } RowsJob;
 
 /* Outputs ox0 .. ox0+m of tap q's products added into the line at c
- * (column sliver js of a group): in place when the tile is whole, else
+ * (column sliver js of a group): in place when the sliver's columns are
+ * whole (a short last tile by the kernel for its m rows: 56 outputs are 4
+ * tiles of 12 and one of 8, computed as 8 rather than 12 rows), else
  * through a scratch tile (rows from an in-range start, or copied when the
- * tap's range is shorter than a tile). */
+ * tap's range is shorter than a tile). Either way each element gets the
+ * same chain and the same one add into c. */
 static void tile_add(const RowsJob *j, const float *row0, int64_t ox0, int64_t m, int64_t first,
                      int64_t js, const float *bp, float *c, float *abuf) {
   const Geo *g = j->g;
   int64_t mr = j->mr, nr = j->nr, cin = g->cin_g, ldc = j->ldc;
   int64_t ncols = j->cg - js * nr < nr ? j->cg - js * nr : nr;
-  if (m == mr && ncols == nr) {
-    j->u->f32_rows(cin, row0 + (ox0 - first) * j->lda, j->lda, bp, c, ldc, 1);
+  if (ncols == nr) {
+    const float *a = row0 + (ox0 - first) * j->lda;
+    if (m == mr) j->u->f32_rows(cin, a, j->lda, bp, c, ldc, 1);
+    else j->u->f32_rows_edge[m](cin, a, j->lda, bp, c, ldc, 1);
     return;
   }
   float tile[32 * 64];
@@ -108,28 +115,34 @@ static void rows_lines(void *arg, int64_t lo, int64_t hi) {
     float *oline = j->O + ooff;
     if (j->ldc == cout) memset(oline, 0, (size_t)(j->ow * cout) * sizeof(float));
     else for (int64_t ox = 0; ox < j->ow; ox++) memset(oline + ox * j->ldc, 0, (size_t)cout * sizeof(float));
-    for (int64_t q = 0; q < g->wpos; q++) {
-      hlk_split_index(q, g->win, n, w);
-      int64_t in = b * g->istr[g->ib];
-      bool pad = false;
-      for (int i = 0; i < last && !pad; i++) {
-        int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
-        pad = p < 0;
-        in += p * g->istr[g->isp[i]];
-      }
-      int64_t t = w[last], ox_lo = j->lo[t], ox_hi = j->hi[t];
-      if (pad || ox_lo >= ox_hi) continue;
-      /* The input row of output ox_lo for this tap; the others follow lda apart. */
-      const float *row0 = j->L + in + g->tab[last][ox_lo * g->win[last] + t] * j->xstr;
-      for (int64_t grp = 0; grp < g->fgc; grp++) {
-        const float *bq = j->Bp + (grp * g->wpos + q) * j->nsl * cin * j->nr;
-        const float *rg = row0 + grp * cin;
-        float *og = oline + grp * j->cg;
-        for (int64_t ox0 = ox_lo; ox0 < ox_hi; ox0 += j->mr) {
-          int64_t m = ox_hi - ox0 < j->mr ? ox_hi - ox0 : j->mr;
-          for (int64_t js = 0; js < j->nsl; js++)
+    /* Column slivers outermost: a tap then needs one sliver of its kernel
+     * slice (cin x nr) and the sliver's half of the line in L1 beside the
+     * input rows, where all slivers at once overflowed it (64 -> 64
+     * features: 16 + 14 + 14 KiB). Each output still sums its taps in
+     * window order. */
+    for (int64_t js = 0; js < j->nsl; js++) {
+      for (int64_t q = 0; q < g->wpos; q++) {
+        hlk_split_index(q, g->win, n, w);
+        int64_t in = b * g->istr[g->ib];
+        bool pad = false;
+        for (int i = 0; i < last && !pad; i++) {
+          int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
+          pad = p < 0;
+          in += p * g->istr[g->isp[i]];
+        }
+        int64_t t = w[last], ox_lo = j->lo[t], ox_hi = j->hi[t];
+        if (pad || ox_lo >= ox_hi) continue;
+        /* The input row of output ox_lo for this tap; the others follow lda apart. */
+        const float *row0 = j->L + in + g->tab[last][ox_lo * g->win[last] + t] * j->xstr;
+        for (int64_t grp = 0; grp < g->fgc; grp++) {
+          const float *bq = j->Bp + (grp * g->wpos + q) * j->nsl * cin * j->nr;
+          const float *rg = row0 + grp * cin;
+          float *og = oline + grp * j->cg;
+          for (int64_t ox0 = ox_lo; ox0 < ox_hi; ox0 += j->mr) {
+            int64_t m = ox_hi - ox0 < j->mr ? ox_hi - ox0 : j->mr;
             tile_add(j, rg, ox0, m, ox_lo, js, bq + js * cin * j->nr,
                      og + ox0 * j->ldc + js * j->nr, abuf);
+          }
         }
       }
     }

@@ -157,6 +157,9 @@ typedef struct HlkUkrTable {
   /* f32_edge[r] (0 < r < mr_f32): the f32 kernel for the first r rows of a
    * sliver (C rows past r are not touched); NULL past mr_f32 - 1. */
   HlkUkrF32 f32_edge[16];
+  /* f32_rows_edge[r] (0 < r < mr_f32): f32_rows for the first r rows (A
+   * rows and C rows past r are not touched); NULL past mr_f32 - 1. */
+  HlkUkrF32Rows f32_rows_edge[16];
   int mr_f64, nr_f64;
   HlkUkrF64 f64;
   int mr_u32, nr_u32;

@@ -105,35 +105,51 @@ EDGE_F32(6) EDGE_F32(7) EDGE_F32(8) EDGE_F32(9) EDGE_F32(10) EDGE_F32(11)
 #endif
 DEFINE_UKR(double, f64, MR_F64)
 
-/* The f32 kernel with A read in place from MR rows lda apart (a row-major
- * A need not be packed when few column slivers would reuse the packing):
- * the same products and sums, in the same order, as ukr_f32. */
-static void ukr_rows_f32(int64_t kc, const float *ap, int64_t lda, const float *bp, float *c,
-                         int64_t ldc, int accumulate) {
-  f32_v acc[MR_F32][NV];
-  const float *row[MR_F32];
-  _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++) {
-    row[i] = ap + i * lda;
-    __builtin_prefetch(c + i * ldc, 1, 3);
-    __builtin_prefetch(c + i * ldc + NV * f32_VL - 1, 1, 3);
-    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (f32_v){0};
+/* The f32 kernel with A read in place from ROWS rows lda apart (a
+ * row-major A need not be packed when few column slivers would reuse the
+ * packing): the same products and sums, in the same order, as ukr_f32.
+ * ROWS = MR_F32 is the full kernel; fewer rows serve a short last tile
+ * (conv_rows.c), which would otherwise compute a whole tile through a
+ * scratch copy and throw rows away. */
+#define ROWS_BODY(ROWS)                                                                   \
+  {                                                                                       \
+    f32_v acc[ROWS][NV];                                                                  \
+    const float *row[ROWS];                                                               \
+    _Pragma("GCC unroll 16") for (int i = 0; i < ROWS; i++) {                             \
+      row[i] = ap + i * lda;                                                              \
+      __builtin_prefetch(c + i * ldc, 1, 3);                                              \
+      __builtin_prefetch(c + i * ldc + NV * f32_VL - 1, 1, 3);                            \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = (f32_v){0};        \
+    }                                                                                     \
+    for (int64_t p = 0; p < kc; p++) {                                                    \
+      f32_v b[NV];                                                                        \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++)                                \
+        b[j] = *(const f32_v *)(bp + j * f32_VL);                                         \
+      _Pragma("GCC unroll 16") for (int i = 0; i < ROWS; i++) {                           \
+        f32_v a = splat_f32(row[i][p]);                                                   \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];       \
+      }                                                                                   \
+      bp += NV * f32_VL;                                                                  \
+    }                                                                                     \
+    _Pragma("GCC unroll 16") for (int i = 0; i < ROWS; i++)                               \
+      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {                              \
+        f32_vu *cp = (f32_vu *)(c + i * ldc + j * f32_VL);                                \
+        if (accumulate) *cp += acc[i][j];                                                 \
+        else *cp = acc[i][j];                                                             \
+      }                                                                                   \
   }
-  for (int64_t p = 0; p < kc; p++) {
-    f32_v b[NV];
-    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) b[j] = *(const f32_v *)(bp + j * f32_VL);
-    _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++) {
-      f32_v a = splat_f32(row[i][p]);
-      _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] += a * b[j];
-    }
-    bp += NV * f32_VL;
-  }
-  _Pragma("GCC unroll 16") for (int i = 0; i < MR_F32; i++)
-    _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {
-      f32_vu *cp = (f32_vu *)(c + i * ldc + j * f32_VL);
-      if (accumulate) *cp += acc[i][j];
-      else *cp = acc[i][j];
-    }
-}
+#define ROWS_F32(NAME, ROWS)                                                              \
+  static void NAME(int64_t kc, const float *ap, int64_t lda, const float *bp, float *c,  \
+                   int64_t ldc, int accumulate) ROWS_BODY(ROWS)
+ROWS_F32(ukr_rows_f32, MR_F32)
+ROWS_F32(ukr_rows_f32_r1, 1) ROWS_F32(ukr_rows_f32_r2, 2) ROWS_F32(ukr_rows_f32_r3, 3)
+#if MR_F32 > 4
+ROWS_F32(ukr_rows_f32_r4, 4) ROWS_F32(ukr_rows_f32_r5, 5)
+#endif
+#if MR_F32 > 6
+ROWS_F32(ukr_rows_f32_r6, 6) ROWS_F32(ukr_rows_f32_r7, 7) ROWS_F32(ukr_rows_f32_r8, 8)
+ROWS_F32(ukr_rows_f32_r9, 9) ROWS_F32(ukr_rows_f32_r10, 10) ROWS_F32(ukr_rows_f32_r11, 11)
+#endif
 DEFINE_UKR(uint32_t, u32, MR_U32)
 DEFINE_UKR(uint64_t, u64, MR_U64)
 
@@ -199,6 +215,16 @@ const HlkUkrTable TABLE = {
   .f32_edge = {0, ukr_f32_r1, ukr_f32_r2, ukr_f32_r3, ukr_f32_r4, ukr_f32_r5},
 #else
   .f32_edge = {0, ukr_f32_r1, ukr_f32_r2, ukr_f32_r3},
+#endif
+#if MR_F32 > 6
+  .f32_rows_edge = {0, ukr_rows_f32_r1, ukr_rows_f32_r2, ukr_rows_f32_r3, ukr_rows_f32_r4,
+                    ukr_rows_f32_r5, ukr_rows_f32_r6, ukr_rows_f32_r7, ukr_rows_f32_r8,
+                    ukr_rows_f32_r9, ukr_rows_f32_r10, ukr_rows_f32_r11},
+#elif MR_F32 > 4
+  .f32_rows_edge = {0, ukr_rows_f32_r1, ukr_rows_f32_r2, ukr_rows_f32_r3, ukr_rows_f32_r4,
+                    ukr_rows_f32_r5},
+#else
+  .f32_rows_edge = {0, ukr_rows_f32_r1, ukr_rows_f32_r2, ukr_rows_f32_r3},
 #endif
   .mr_f64 = MR_F64, .nr_f64 = NV * f64_VL, .f64 = ukr_f64,
   .mr_u32 = MR_U32, .nr_u32 = NV * u32_VL, .u32 = ukr_u32,
