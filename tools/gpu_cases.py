@@ -1381,6 +1381,7 @@ def gpu2_cases():
     mx_cases()
     window_cases()
     f8_attention_cases()
+    f8_backward_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -1848,6 +1849,169 @@ def fmha_f8_case(name, B, T, S, N, H, causal, stats, scale=0.5):
 def f8_attention_cases():
     fmha_f8_case("fmha_f8_causal_stats", 1, 5, 5, 2, 4, True, True)
     fmha_f8_case("fmha_f8_inference", 2, 4, 6, 1, 8, False, False, scale=0.25)
+
+
+# ---- __cudnn$fmhaSoftmaxBackwardF8 (cudnn-frontend's sdpa_fp8_backward) -----
+
+def f8_tie_free(x, mbits=3, emin=-6, margin=1e-3):
+    """True when no element of x lies within margin (in units of its f8
+    spacing) of a rounding midpoint: hlorun rounds from f32, numpy from f64."""
+    x = np.asarray(x, np.float64)
+    e = np.floor(np.log2(np.where(x == 0, 1, np.abs(x))))
+    q = np.exp2(np.maximum(e, emin) - mbits)
+    fr = np.abs(x) / q
+    return bool(np.all(np.abs(fr - np.floor(fr) - 0.5) > margin))
+
+
+def fmha_f8_bwd_case(name, B, T, S, N, H, causal, scale=0.5):
+    """Operands (q, k, v, O, dO, stats, descale_q, descale_k, descale_v,
+    descale_s, descale_o, descale_dO, descale_dP, scale_s, scale_dP, scale_dQ,
+    scale_dK, scale_dV): the UID order of cuda_dnn.cc
+    GetCudnnFlashAttentionBackwardF8OperationGraph, which binds operands by
+    position. Twelve distinct values, so a misplaced one shows: the descales
+    powers of two, the scales (whose products are stored in f8) f32 values
+    off the dyadic grid, so no stored value is an exact rounding tie."""
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    names = ["descale_q", "descale_k", "descale_v", "descale_s", "descale_o", "descale_dO",
+             "descale_dP", "scale_s", "scale_dP", "scale_dQ", "scale_dK", "scale_dV"]
+    sv = dict(zip(names, [0.5, 2.0, 0.25, 1.0 / 64, 4.0, 0.125, 1.0 / 16] +
+                  [float(round_to(x, "f32")) for x in (61.7, 29.3, 7.3, 13.1, 301.3)]))
+    grid = [-2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.5, 2]
+    valid = np.ones((T, S), bool) if not causal else (np.arange(S)[None, :] <= np.arange(T)[:, None])
+    for attempt in range(50):
+        q, k, v, O, dO = (e4(rng.choice(grid, size=sh)) for sh in
+                          ([B, T, N, H], [B, S, N, H], [B, S, N, H], [B, T, N, H], [B, T, N, H]))
+        # stats: the forward's log-sum-exp of the same (descaled, masked) scores, in f32
+        S0 = scale * sv["descale_q"] * sv["descale_k"] * np.einsum("btnh,bsnh->bnts", q, k)
+        S0 = np.where(valid, S0, -np.inf)
+        mx = S0.max(-1, keepdims=True)
+        stats = round_to(mx[..., 0] + np.log(np.exp(S0 - mx).sum(-1)), "f32")
+        P = np.exp(S0 - stats[..., None])
+        Ps = P * sv["scale_s"]
+        P8 = e4(Ps)
+        dV0 = np.einsum("bnts,btnh->bnsh", P8, dO) * sv["descale_s"] * sv["descale_dO"]
+        D = np.einsum("btnh,btnh->bnt", dO, O) * sv["descale_dO"] * sv["descale_o"]
+        dP0 = np.einsum("btnh,bsnh->bnts", dO, v) * sv["descale_dO"] * sv["descale_v"]
+        dS = (dP0 - D[..., None]) * P * scale
+        dSs = dS * sv["scale_dP"]
+        dS8 = e4(dSs)
+        dQ0 = np.einsum("bnts,bsnh->bnth", dS8, k) * sv["descale_dP"] * sv["descale_k"]
+        dK0 = np.einsum("bnts,btnh->bnsh", dS8, q) * sv["descale_dP"] * sv["descale_q"]
+        outs = [dQ0 * sv["scale_dQ"], dK0 * sv["scale_dK"], dV0 * sv["scale_dV"]]
+        rounded = [Ps, dSs] + outs
+        if all(f8_tie_free(x) for x in rounded) and max(np.abs(x).max() for x in rounded) < 448 \
+                and np.abs(dS8).max() > 0:
+            break
+    else:
+        raise AssertionError(name + ": no tie-free draw")
+    one = lambda x: np.full([1, 1, 1, 1], x)
+    dQ, dK, dV = (e4(x) for x in outs)
+    amax = [np.abs(dQ0).max(), np.abs(dK0).max(), np.abs(dV0).max(), np.abs(dS).max()]
+    ins = [(q, "f8e4m3fn"), (k, "f8e4m3fn"), (v, "f8e4m3fn"), (O, "f8e4m3fn"), (dO, "f8e4m3fn"),
+           (stats, "f32")] + [(one(sv[n]), "f32") for n in names]
+    exp = [(dQ, "f8e4m3fn"), (dK, "f8e4m3fn"), (dV, "f8e4m3fn")] + [(one(a), "f32") for a in amax]
+    keys = [k_ for k_ in DN if "grad" in k_]
+    cfg = fmha_cfg(keys, scale, "CAUSAL" if causal else "NO_MASK", B, N, T, S)
+    rq = "f8e4m3fn[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    rk = "f8e4m3fn[%d,%d,%d,%d]{3,1,2,0}" % (B, N, S, H)
+    A = "f32[1,1,1,1]{3,2,1,0}"
+    res = [rq, rk, rk, A, A, A, A]
+    opn = ["q", "k", "v", "O", "dO", "stats"] + names
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(opn, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmaxBackwardF8\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in opn), cfg, gtes, ", ".join(res),
+                 ", ".join("%%g%d" % i for i in range(len(res)))))
+    # The twin: the same graph in standard HLO, in f32.
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    QS = "f32[%d,%d,%d,%d]" % (B, N, T, H)
+    KS = "f32[%d,%d,%d,%d]" % (B, N, S, H)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(opn, ins))]
+    L += ["  %s_f = %s convert(%s)" % (n, shape("f32", x[0].shape), n) for n, x in zip(opn[:5], ins[:5])]
+    L += ["  %s_s = f32[] reshape(%s)" % (n, n) for n in names]
+    L.append("  lo = f32[] constant(-448)\n  hi = f32[] constant(448)\n  z = f32[] constant(0)")
+
+    def mul(dst, src, sh, sc_):
+        L.append("  %s_b = %s broadcast(%s), dimensions={}\n  %s = %s multiply(%s, %s_b)" % (dst, sh, sc_, dst, sh, src, dst))
+
+    def store(dst, src, sh):
+        dims = sh[3:]
+        L.append("  %s_lo = %s broadcast(lo), dimensions={}\n  %s_hi = %s broadcast(hi), dimensions={}\n"
+                 "  %s_c = %s clamp(%s_lo, %s, %s_hi)\n  %s = f8e4m3fn%s convert(%s_c)"
+                 % (dst, sh, dst, sh, dst, sh, dst, src, dst, dst, dims, dst))
+
+    def amax(dst, src, sh):
+        L.append("  %s_a = %s abs(%s)\n  %s_r = f32[] reduce(%s_a, z), dimensions={0,1,2,3}, to_apply=max\n"
+                 "  %s = f32[1,1,1,1] reshape(%s_r)" % (dst, sh, src, dst, dst, dst, dst))
+    L.append("  s0 = %s dot(q_f, k_f), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  fs = f32[] constant(%r)" % (SS, scale))
+    mul("s1", "s0", SS, "fs")
+    mul("s2", "s1", SS, "descale_q_s")
+    mul("s3", "s2", SS, "descale_k_s")
+    cur = "s3"
+    if causal:
+        L.append("  iq = s32[%d,%d,%d,%d] iota(), iota_dimension=2\n  ik = s32[%d,%d,%d,%d] iota(), iota_dimension=3\n"
+                 "  gt = pred[%d,%d,%d,%d] compare(ik, iq), direction=GT\n  ni = f32[] constant(-inf)\n"
+                 "  nib = %s broadcast(ni), dimensions={}\n  s4 = %s select(gt, nib, s3)"
+                 % (B, N, T, S, B, N, T, S, B, N, T, S, SS, SS))
+        cur = "s4"
+    L.append("  stb = %s broadcast(stats), dimensions={0,1,2}\n  sd = %s subtract(%s, stb)\n  p = %s exponential(sd)"
+             % (SS, SS, cur, SS))
+    mul("ps", "p", SS, "scale_s_s")
+    store("p8", "ps", SS)
+    L.append("  p8f = %s convert(p8)" % SS)
+    L.append("  dv0 = %s dot(p8f, dO_f), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}" % KS)
+    mul("dv1", "dv0", KS, "descale_s_s")
+    mul("dv2", "dv1", KS, "descale_dO_s")
+    amax("amax_dv", "dv2", KS)
+    mul("dv3", "dv2", KS, "scale_dV_s")
+    store("dv8", "dv3", KS)
+    L.append("  oo = f32[%d,%d,%d,%d] multiply(dO_f, O_f)\n  d0 = f32[%d,%d,%d] reduce(oo, z), dimensions={3}, to_apply=sum\n"
+             "  d1 = %s transpose(d0), dimensions={0,2,1}" % (B, T, N, H, B, T, N, R))
+    mul("d2", "d1", R, "descale_dO_s")
+    mul("d3", "d2", R, "descale_o_s")
+    L.append("  dp0 = %s dot(dO_f, v_f), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}" % SS)
+    mul("dp1", "dp0", SS, "descale_dO_s")
+    mul("dp2", "dp1", SS, "descale_v_s")
+    L.append("  d3b = %s broadcast(d3), dimensions={0,1,2}\n  ds0 = %s subtract(dp2, d3b)\n  ds1 = %s multiply(ds0, p)"
+             % (SS, SS, SS))
+    mul("ds2", "ds1", SS, "fs")
+    amax("amax_dp", "ds2", SS)
+    mul("ds3", "ds2", SS, "scale_dP_s")
+    store("ds8", "ds3", SS)
+    L.append("  ds8f = %s convert(ds8)" % SS)
+    L.append("  dq0 = %s dot(ds8f, k_f), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}" % QS)
+    mul("dq1", "dq0", QS, "descale_dP_s")
+    mul("dq2", "dq1", QS, "descale_k_s")
+    amax("amax_dq", "dq2", QS)
+    mul("dq3", "dq2", QS, "scale_dQ_s")
+    store("dq8", "dq3", QS)
+    L.append("  dk0 = %s dot(ds8f, q_f), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}" % KS)
+    mul("dk1", "dk0", KS, "descale_dP_s")
+    mul("dk2", "dk1", KS, "descale_q_s")
+    amax("amax_dk", "dk2", KS)
+    mul("dk3", "dk2", KS, "scale_dK_s")
+    store("dk8", "dk3", KS)
+    A4 = "f32[1,1,1,1]"
+    L.append("  ROOT r = (f8e4m3fn%s, f8e4m3fn%s, f8e4m3fn%s, %s, %s, %s, %s) tuple(dq8, dk8, dv8, amax_dq, amax_dk, "
+             "amax_dv, amax_dp)" % (QS[3:], KS[3:], KS[3:], A4, A4, A4, A4))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    tol = TOL["f32"]
+    write_case("calls", name, module, ins, exp, tol)
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def f8_backward_cases():
+    fmha_f8_bwd_case("fmha_f8_bwd_causal", 1, 5, 5, 2, 4, True)
+    fmha_f8_bwd_case("fmha_f8_bwd", 2, 4, 6, 1, 8, False, scale=0.25)
 
 
 def mx_cases():

@@ -43,7 +43,8 @@
  * reproduced), ALIBI masks, packed (max_seg_per_batch > 1: ragged offsets)
  * and paged layouts (page tables).
  * __cudnn$fmhaSoftmaxF8 (forward F8 attention): see forward_f8 below.
- * Not here: the F8 backward (refused, register.c); the gemm targets. */
+ * __cudnn$fmhaSoftmaxBackwardF8 (its backward): see backward_f8 below.
+ * Not here: the gemm targets. */
 #include "targets/gpu/gpu.h"
 #include <stdlib.h>
 #include <string.h>
@@ -700,11 +701,184 @@ static char *forward_f8(GpuCall *c, const Cfg *f) {
   return m.t.s;
 }
 
+/* ---- __cudnn$fmhaSoftmaxBackwardF8 -----------------------------------------
+ * cuda_dnn.cc GetCudnnFlashAttentionBackwardF8OperationGraph builds
+ * cudnn-frontend's sdpa_fp8_backward node (node/sdpa_fp8_bwd.h, the
+ * per-tensor (non-MXFP8) path, and node/matmul_fp8.h; cudnn-frontend
+ * v1.22.1, the version XLA pins), whose graph is
+ *   S   = dot(q, k) * fmha_scale * descale_q * descale_k, causal-masked
+ *   P   = exp(S - stats)
+ *   P8  = P * scale_s, stored in q's f8 type
+ *   dV' = dot(P8, dO) * descale_s * descale_dO;   amax_dV = max |dV'|
+ *   dV  = dV' * scale_dV, stored in f8
+ *   D   = (sum over the head dimension of dO * O) * descale_dO * descale_o
+ *   dP' = dot(dO, v) * descale_dO * descale_v
+ *   dS  = (dP' - D) * P * fmha_scale;              amax_dP = max |dS|
+ *   dS8 = dS * scale_dP, stored in dO's f8 type
+ *   dQ' = dot(dS8, k) * descale_dP * descale_k;   amax_dQ = max |dQ'|
+ *   dK' = dot(dS8, q) * descale_dP * descale_q;   amax_dK = max |dK'|
+ *   dQ  = dQ' * scale_dQ, dK = dK' * scale_dK, stored in f8.
+ * Operand order: XLA binds the call's buffers to the graph's tensors by
+ * position (CudnnGraph::PackOperands: operand i is UID i, then the
+ * results), and the graph numbers its tensors
+ *   (q, k, v, O, dO, stats, descale_q, descale_k, descale_v, descale_s,
+ *    descale_o, descale_dO, descale_dP, scale_s, scale_dP, scale_dQ,
+ *    scale_dK, scale_dV) -> (dQ, dK, dV, amax_dQ, amax_dK, amax_dV,
+ *    amax_dP, u8 workspace)
+ * (cudnn_custom_call_compiler.cc: operand 3 is the forward output, 4 dO;
+ * "3 gradients, 4 amaxs and one workspace"). JAX's lowering lists the
+ * twelve scalars in another order (descale_o, descale_dO before descale_s;
+ * scale_dP last); the GPU reads them by XLA's numbering, and so does this.
+ * The graph reads every tensor in q's type (set_data_type(ioDataType)), so
+ * all eight f8 tensors must share it. Stores saturate as forward_f8's. */
+static char *backward_f8(GpuCall *c, const Cfg *f) {
+  if (f->padding || f->window || (f->mask != MASK_NONE && f->mask != MASK_CAUSAL))
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
+                       "graph has only NO_MASK and CAUSAL (no padding, sliding window or ALiBi)",
+                    f->window ? "sliding_window_length" : "mask_type"), NULL;
+  if (c->nops != 18 || c->nres != 8)
+    return gpu_fail(c, "has %d operands and %d results; __cudnn$fmhaSoftmaxBackwardF8 takes (q, k, "
+                       "v, O, dO, stats, descale_q, descale_k, descale_v, descale_s, descale_o, "
+                       "descale_dO, descale_dP, scale_s, scale_dP, scale_dQ, scale_dK, scale_dV) "
+                       "and gives (dQ, dK, dV, amax_dQ, amax_dK, amax_dV, amax_dP, u8 workspace)",
+                    c->nops, c->nres), NULL;
+  const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->ops[3],
+                *dO = &c->ops[4], *st = &c->ops[5];
+  static const char *const tn[8] = {"q", "k", "v", "O", "dO", "dQ", "dK", "dV"};
+  HloDtype t = q->dtype;
+  for (int i = 0; i < 8; i++) {
+    HloDtype d = i < 5 ? c->ops[i].dtype : c->res[i - 5].dtype;
+    if ((t != HLO_F8E4M3FN && t != HLO_F8E5M2) || d != t)
+      return gpu_fail(c, "%s %d (%s) is %s: q, k, v, O, dO, dQ, dK and dV must share one f8 "
+                         "type (f8e4m3fn or f8e5m2; the graph reads every one of them in q's "
+                         "type, %s)", i < 5 ? "operand" : "result", i < 5 ? i : i - 5, tn[i],
+                      hlc_dtype_name(d), hlc_dtype_name(t)), NULL;
+  }
+  static const char *const sn[12] = {"descale_q", "descale_k", "descale_v", "descale_s",
+                                     "descale_o", "descale_dO", "descale_dP", "scale_s",
+                                     "scale_dP", "scale_dQ", "scale_dK", "scale_dV"};
+  for (int i = 6; i < 18; i++) {
+    const GpuLeaf *l = &c->ops[i];
+    int64_t n = 1;
+    for (int j = 0; j < l->rank; j++) n *= l->dims[j];
+    if (l->dtype != HLO_F32 || n != 1)
+      return gpu_fail(c, "operand %d (%s) must be one f32 (f32[1,1,1,1])", i, sn[i - 6]), NULL;
+  }
+  static const char *const an[4] = {"amax_dQ", "amax_dK", "amax_dV", "amax_dP"};
+  for (int i = 3; i < 7; i++) {
+    const GpuLeaf *r = &c->res[i];
+    int64_t n = 1;
+    for (int j = 0; j < r->rank; j++) n *= r->dims[j];
+    if (r->dtype != HLO_F32 || n != 1)
+      return gpu_fail(c, "result %d (%s) must be one f32 (f32[1,1,1,1])", i, an[i - 3]), NULL;
+  }
+  GpuLeaf s, s2;
+  int fa, fb;
+  memset(&s, 0, sizeof s);
+  memset(&s2, 0, sizeof s2);
+  s.rank = out_dims(dO, v, &f->g22, s.dims, &fa, &fb);
+  s2.rank = out_dims(q, k, &f->g22, s2.dims, &fa, &fb);
+  if (s.rank < 2 || fa != 1 || fb != 1 || !same_dims(s.dims, s.rank, &s2))
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_grad_gemm2_dot_"
+                       "dimension_numbers does not fit dO and v, or q and k (it must pair their "
+                       "batch and head sizes and leave one query and one key dimension)"), NULL;
+  bool okO = O->rank == dO->rank;
+  for (int i = 0; okO && i < O->rank; i++) okO = O->dims[i] == dO->dims[i];
+  if (!okO) return gpu_fail(c, "operand 3 (the forward output O) must have dO's shape"), NULL;
+  if (st->dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, st))
+    return gpu_fail(c, "operand 5 (stats) must be f32 with the scores' shape less the key "
+                       "dimension"), NULL;
+  s.dtype = HLO_F32;
+  struct { const Dims *d; const GpuLeaf *b; int res; const char *key; } g[3] = {
+      {&f->g12, k, 0, "bmm1_grad_gemm2"}, {&f->g11, q, 1, "bmm1_grad_gemm1"},
+      {&f->g21, dO, 2, "bmm2_grad_gemm1"}};
+  for (int i = 0; i < 3; i++) {
+    int64_t od[GPU_MAX_RANK];
+    int orank = out_dims(&s, g[i].b, g[i].d, od, &fa, &fb);
+    if (!same_dims(od, orank, &c->res[g[i].res]))
+      return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s_dot_dimension_numbers "
+                         "does not map the scores' gradient and %s onto result %d (%s)",
+                      g[i].key, i == 0 ? "k" : i == 1 ? "q" : "dO", g[i].res,
+                      i == 0 ? "dQ" : i == 1 ? "dK" : "dV"), NULL;
+  }
+  GpuMod m = {0};
+  m.ct = HLO_F32;
+  m.rank = s.rank;
+  memcpy(m.dims, s.dims, sizeof m.dims);
+  prelude(&m);
+  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE), vo = gpu_operand(&m, O, 3, GPU_ROUND_NONE);
+  int vdo = gpu_operand(&m, dO, 4, GPU_ROUND_NONE), vs = gpu_operand(&m, st, 5, GPU_ROUND_NONE);
+  /* the twelve scalars, in operand order */
+  enum { DSC_Q, DSC_K, DSC_V, DSC_S, DSC_O, DSC_DO, DSC_DP, SC_S, SC_DP, SC_DQ, SC_DK, SC_DV };
+  int sc_[12];
+  for (int i = 0; i < 12; i++) sc_[i] = scalar_op(&m, &c->ops[6 + i], 6 + i);
+  Cfg fc = *f;
+  fc.causal = f->mask == MASK_CAUSAL;
+  Mask mk = build_mask(&m, &fc, 0);
+  int sc = dot(&m, vq, vk, m.dims, m.rank, &f->g22);
+  if (f->scale != 1) sc = gpu_binary(&m, "multiply", sc, gpu_splat(&m, f->scale));
+  sc = scale_by(&m, sc, m.dims, m.rank, sc_[DSC_Q], sc_[DSC_K]);
+  if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, gpu_splat(&m, -__builtin_inf()));
+  int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
+  int p8 = store_f8(&m, scale_by(&m, p, m.dims, m.rank, sc_[SC_S], -1), m.dims, m.rank, t);
+  /* D, in the scores' row order (as backward() computes it) */
+  int e = gpu_emit(&m, m.ct, dO->dims, dO->rank, "multiply(");
+  gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
+  int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
+  int nrem = 0;
+  for (int i = 0; i < dO->rank; i++)
+    if (!has(f->g22.lc, f->g22.nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
+  int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+  int dsum = gpu_emit(&m, m.ct, rdims, nrem, "reduce(");
+  gpu_text(&m.t, "v%d, v%d), dimensions=", e, z);
+  gpu_text_list(&m.t, f->g22.lc, f->g22.nlc);
+  gpu_text(&m.t, ", to_apply=sum\n");
+  int np = 0;
+  for (int i = 0; i < f->g22.nlb; i++)
+    for (int j = 0; j < nrem; j++)
+      if (rem[j] == f->g22.lb[i]) perm[np++] = j;
+  for (int j = 0; j < nrem; j++)
+    if (!has(f->g22.lb, f->g22.nlb, rem[j])) perm[np++] = j;
+  int dd = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "transpose(");
+  gpu_text(&m.t, "v%d), dimensions=", dsum);
+  gpu_text_list(&m.t, perm, np);
+  gpu_text(&m.t, "\n");
+  dd = scale_by(&m, dd, s.dims, s.rank - 1, sc_[DSC_DO], sc_[DSC_O]);
+  int dp = dot(&m, vdo, vv, m.dims, m.rank, &f->g22);
+  dp = scale_by(&m, dp, m.dims, m.rank, sc_[DSC_DO], sc_[DSC_V]);
+  int ds = gpu_binary(&m, "multiply", gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)), p);
+  if (f->scale != 1) ds = gpu_binary(&m, "multiply", ds, gpu_splat(&m, f->scale));
+  int outs[7];
+  outs[6] = amax_of(&m, ds, m.dims, m.rank, &c->res[6]);
+  int ds8 = store_f8(&m, scale_by(&m, ds, m.dims, m.rank, sc_[SC_DP], -1), m.dims, m.rank, t);
+  /* dQ (dS8, k; descale_dP, descale_k), dK (dS8, q; descale_dP, descale_q),
+   * dV (P8, dO; descale_s, descale_dO) */
+  const int lhs[3] = {ds8, ds8, p8}, rhs[3] = {vk, vq, vdo};
+  const int da[3] = {sc_[DSC_DP], sc_[DSC_DP], sc_[DSC_S]};
+  const int db[3] = {sc_[DSC_K], sc_[DSC_Q], sc_[DSC_DO]};
+  const int sc3[3] = {sc_[SC_DQ], sc_[SC_DK], sc_[SC_DV]};
+  for (int i = 0; i < 3; i++) {
+    const GpuLeaf *r = &c->res[g[i].res];
+    int x = dot(&m, lhs[i], rhs[i], r->dims, r->rank, g[i].d);
+    x = scale_by(&m, x, r->dims, r->rank, da[i], db[i]);
+    outs[3 + i] = amax_of(&m, x, r->dims, r->rank, &c->res[3 + i]);
+    outs[i] = store_f8(&m, scale_by(&m, x, r->dims, r->rank, sc3[i], -1), r->dims, r->rank, t);
+  }
+  if (gpu_finish(&m, c->res, outs, 7)) {
+    free(m.t.s);
+    gpu_fail(c, "out of memory");
+    return NULL;
+  }
+  return m.t.s;
+}
+
 char *gpu_build_fmha(GpuCall *c) {
   bool bwd = strstr(c->target, "Backward") != NULL;
-  bool f8 = !strcmp(c->target, "__cudnn$fmhaSoftmaxF8");
+  bool f8 = strstr(c->target, "F8") != NULL;
   Cfg f;
   memset(&f, 0, sizeof f);
   if (read_config(c, bwd, &f)) return NULL;
-  return f8 ? forward_f8(c, &f) : bwd ? backward(c, &f) : forward(c, &f);
+  if (f8) return bwd ? backward_f8(c, &f) : forward_f8(c, &f);
+  return bwd ? backward(c, &f) : forward(c, &f);
 }
