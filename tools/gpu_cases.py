@@ -1382,6 +1382,7 @@ def gpu2_cases():
     window_cases()
     f8_attention_cases()
     f8_backward_cases()
+    packed_paged_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -2012,6 +2013,220 @@ def fmha_f8_bwd_case(name, B, T, S, N, H, causal, scale=0.5):
 def f8_backward_cases():
     fmha_f8_bwd_case("fmha_f8_bwd_causal", 1, 5, 5, 2, 4, True)
     fmha_f8_bwd_case("fmha_f8_bwd", 2, 4, 6, 1, 8, False, scale=0.25)
+
+
+# ---- Packed (max_seg_per_batch > 1) and paged attention, forward -----------
+
+def seg_attention(qs, ks, vs, scale, causal, window=0):
+    """One segment: qs [t, N, H], ks/vs [s, N, H] -> (O [t, N, Hv], lse [N, t])."""
+    sc = scale * np.einsum("tnh,snh->nts", qs, ks)
+    t_ = np.arange(qs.shape[0])[:, None]
+    s_ = np.arange(ks.shape[0])[None, :]
+    valid = np.ones(sc.shape[1:], bool)
+    if causal:
+        valid &= s_ <= t_
+    if window:
+        valid &= s_ + window > t_
+    sc = np.where(valid, sc, -np.inf)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    return np.einsum("nts,snh->tnh", e / e.sum(-1, keepdims=True), vs), mx[..., 0] + np.log(e.sum(-1))
+
+
+def twin_seg_lines(L, tag, qv, kv, vv, nt, ns, N, H, scale, causal):
+    """Standard-HLO attention of one segment: qv f32[nt,N,H], kv/vv f32[ns,N,H]
+    -> '<tag>_o' f32[nt,N,H] and '<tag>_l' f32[N,nt]."""
+    SS = "f32[%d,%d,%d]" % (N, nt, ns)
+    R = "f32[%d,%d]" % (N, nt)
+    L.append("  %s_s0 = %s dot(%s, %s), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+             "rhs_contracting_dims={2}\n  %s_sc = %s broadcast(scale), dimensions={}\n  %s_s1 = %s multiply(%s_s0, %s_sc)"
+             % (tag, SS, qv, kv, tag, SS, tag, SS, tag, tag))
+    cur = tag + "_s1"
+    if causal:
+        L.append("  %s_iq = s32[%d,%d,%d] iota(), iota_dimension=1\n  %s_ik = s32[%d,%d,%d] iota(), iota_dimension=2\n"
+                 "  %s_ok = pred[%d,%d,%d] compare(%s_ik, %s_iq), direction=LE\n  %s_ni = %s broadcast(ninf), dimensions={}\n"
+                 "  %s_s2 = %s select(%s_ok, %s_s1, %s_ni)"
+                 % (tag, N, nt, ns, tag, N, nt, ns, tag, N, nt, ns, tag, tag, tag, SS, tag, SS, tag, tag, tag))
+        cur = tag + "_s2"
+    L.append("  %s_m = %s reduce(%s, ninf), dimensions={2}, to_apply=max\n  %s_mb = %s broadcast(%s_m), dimensions={0,1}\n"
+             "  %s_d = %s subtract(%s, %s_mb)\n  %s_e = %s exponential(%s_d)\n  %s_sum = %s reduce(%s_e, zero), dimensions={2}, to_apply=sum\n"
+             "  %s_sb = %s broadcast(%s_sum), dimensions={0,1}\n  %s_p = %s divide(%s_e, %s_sb)\n"
+             "  %s_o = f32[%d,%d,%d] dot(%s_p, %s), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+             "rhs_contracting_dims={0}\n  %s_lg = %s log(%s_sum)\n  %s_l = %s add(%s_m, %s_lg)"
+             % (tag, R, cur, tag, SS, tag, tag, SS, cur, tag, tag, SS, tag, tag, R, tag, tag, SS, tag, tag, SS, tag, tag,
+                tag, N, nt, H, tag, vv, tag, R, tag, tag, R, tag, tag))
+
+
+def packed_case(name, B, M, T, S, N, H, qsegs, kvsegs, causal, stats, scale=0.5):
+    """__cudnn$fmhaSoftmax with max_seg_per_batch = M, BTNH: qsegs/kvsegs
+    list the segments of all batches in order as (token offset in the whole
+    [B*T] buffer, length); the operands are what JAX passes after
+    _fix_seqlen_offsets: seqlens s32[B, M] (unused slots 0), offsets
+    s32[B, M+1] in elements (token * N * H; unused slots B*T*N*H)."""
+    dt = "f32"
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    nseg = len(qsegs)
+    qlen = np.zeros(B * M, np.int64); kvlen = np.zeros(B * M, np.int64)
+    qoff = np.full(B * (M + 1), B * T * N * H, np.int64); kvoff = np.full(B * (M + 1), B * S * N * H, np.int64)
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        qlen[i], kvlen[i], qoff[i], kvoff[i] = ql, kl, qo * N * H, ko * N * H
+    qf, kf, vf = q.reshape(B * T, N, H), k.reshape(B * S, N, H), v.reshape(B * S, N, H)
+    Ophys = np.zeros((B * T, N, H))
+    lse = np.zeros((B * M, N, T))
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        o, l = seg_attention(qf[qo:qo + ql], kf[ko:ko + kl], vf[ko:ko + kl], scale, causal)
+        Ophys[qo:qo + ql] = o
+        lse[i, :, :ql] = l
+    Olog = Ophys.reshape(B, T, N, H).transpose(0, 2, 1, 3)
+    ins = [(q, dt), (k, dt), (v, dt), (qlen.reshape(B, M), "s32"), (kvlen.reshape(B, M), "s32"),
+           (qoff.reshape(B, M + 1), "s32"), (kvoff.reshape(B, M + 1), "s32")]
+    exp = [(Olog, dt)] + ([(round_to(lse, "f32"), "f32")] if stats else [])
+    names = ["q", "k", "v", "q_seqlen", "kv_seqlen", "q_offsets", "kv_offsets"]
+    cfg = json.loads(fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale,
+                              "PADDING_CAUSAL" if causal else "PADDING", B, N, T, S))
+    cfg["cudnn_fmha_backend_config"]["max_seg_per_batch"] = M
+    cfg = json.dumps(cfg, separators=(",", ":"))
+    O = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B * M, N, T)
+    res = [O] + ([ST] if stats else [])
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), cfg, gtes, ", ".join(res),
+                 ", ".join("%%g%d" % i for i in range(len(res)))))
+    if not stats:
+        module = module.replace("  ROOT %%t = (%s) tuple(%%g0)\n" % O, "").replace("  %g0 =", "  ROOT %g0 =")
+    # The twin: each segment sliced out of the token-major buffers (the
+    # segment table is fixed for this case), attended, and put back.
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  qf = f32[%d,%d,%d] reshape(q)\n  kf = f32[%d,%d,%d] reshape(k)\n  vf = f32[%d,%d,%d] reshape(v)\n"
+             "  scale = f32[] constant(%r)\n  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)"
+             % (B * T, N, H, B * S, N, H, B * S, N, H, scale))
+    pieces, cur = [], 0
+    lrows = []
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        tag = "g%d" % i
+        for src, o_, n_, nm in (("qf", qo, ql, "q"), ("kf", ko, kl, "k"), ("vf", ko, kl, "v")):
+            L.append("  %s_%s = f32[%d,%d,%d] slice(%s), slice={[%d:%d], [0:%d], [0:%d]}"
+                     % (tag, nm, n_, N, H, src, o_, o_ + n_, N, H))
+        twin_seg_lines(L, tag, tag + "_q", tag + "_k", tag + "_v", ql, kl, N, H, scale, causal)
+        L.append("  %s_ot = f32[%d,%d,%d] transpose(%s_o), dimensions={1,0,2}" % (tag, ql, N, H, tag))
+        if qo > cur:
+            L.append("  gap%d = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (i, qo - cur, N, H))
+            pieces.append(("gap%d" % i, qo - cur))
+        pieces.append((tag + "_ot", ql))
+        cur = qo + ql
+        L.append("  %s_lp = f32[%d,%d] pad(%s_l, zero), padding=0_0x0_%d" % (tag, N, T, tag, T - ql))
+        lrows.append(tag + "_lp")
+    if cur < B * T:
+        L.append("  gapend = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (B * T - cur, N, H))
+        pieces.append(("gapend", B * T - cur))
+    L.append("  ophys = f32[%d,%d,%d] concatenate(%s), dimensions={0}" % (B * T, N, H, ", ".join(p_ for p_, _ in pieces)))
+    L.append("  o4 = f32[%d,%d,%d,%d] reshape(ophys)\n  ot = f32[%d,%d,%d,%d] transpose(o4), dimensions={0,2,1,3}"
+             % (B, T, N, H, B, N, T, H))
+    outs, shp = ["ot"], ["f32[%d,%d,%d,%d]" % (B, N, T, H)]
+    if stats:
+        for j in range(nseg, B * M):
+            L.append("  lz%d = f32[%d,%d] broadcast(zero), dimensions={}" % (j, N, T))
+            lrows.append("lz%d" % j)
+        L.append("  lcat = f32[%d,%d] concatenate(%s), dimensions={0}\n  lse = f32[%d,%d,%d] reshape(lcat)"
+                 % (B * M * N, T, ", ".join(lrows), B * M, N, T))
+        outs.append("lse")
+        shp.append("f32[%d,%d,%d]" % (B * M, N, T))
+    if stats:
+        L.append("  ROOT r = (%s) tuple(%s)" % (", ".join(shp), ", ".join(outs)))
+    else:
+        L[-1] = L[-1].replace("  ot = ", "  ROOT ot = ")
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def paged_case(name, B, T, N, H, bs, tables, qlen, kvlen, scale=0.5):
+    """__cudnn$fmhaSoftmax with is_paged_attention, BTNH: k and v are page
+    containers [blocks, bs, N, H], the page tables s32[B, 1, nb, 1] give the
+    page of each logical block (cudnn-frontend's create_container_and_page_table)."""
+    dt = "f32"
+    nb = len(tables[0])
+    nblk = B * nb
+    S = nb * bs
+    q = draw([B, T, N, H], dt)
+    kc, vc = draw([nblk, bs, N, H], dt), draw([nblk, bs, N, H], dt)
+    ptk = np.array(tables, np.int64).reshape(B, 1, nb, 1)
+    ptv = np.array([list(reversed(t)) for t in tables], np.int64).reshape(B, 1, nb, 1)
+    qlen, kvlen = np.array(qlen, np.int64), np.array(kvlen, np.int64)
+    O = np.zeros((B, N, T, H))
+    lse = np.zeros((B, N, T))
+    for b in range(B):
+        kl = np.concatenate([kc[ptk[b, 0, j, 0]] for j in range(nb)])   # [S, N, H]
+        vl = np.concatenate([vc[ptv[b, 0, j, 0]] for j in range(nb)])
+        o, l = seg_attention(q[b, :qlen[b]], kl[:kvlen[b]], vl[:kvlen[b]], scale, False)
+        O[b, :, :qlen[b]] = o.transpose(1, 0, 2)
+        lse[b, :, :qlen[b]] = l
+    names = ["q", "k", "v", "q_seqlen", "kv_seqlen", "page_table_k", "page_table_v"]
+    ins = [(q, dt), (kc, dt), (vc, dt), (qlen, "s32"), (kvlen, "s32"), (ptk, "s32"), (ptv, "s32")]
+    exp = [(O, dt), (round_to(lse, "f32"), "f32")]
+    cfg = json.loads(fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale,
+                              "NO_MASK", B, N, T, S))
+    cfg["cudnn_fmha_backend_config"]["is_paged_attention"] = True
+    cfg = json.dumps(cfg, separators=(",", ":"))
+    OS = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B, N, T)
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, %s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n  %%g0 = %s get-tuple-element(%%cc), index=0\n"
+              "  %%g1 = %s get-tuple-element(%%cc), index=1\n  ROOT %%t = (%s, %s) tuple(%%g0, %%g1)\n}\n"
+              % (name, params, OS, ST, ", ".join("%" + n for n in names), cfg, OS, ST, OS, ST))
+    # The twin: the pages of each batch (the tables are fixed for this case)
+    # concatenated into its keys and values, then padded attention.
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  scale = f32[] constant(%r)\n  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)" % scale)
+    obs, lrows = [], []
+    for b in range(B):
+        for nm, src, pt in (("k", "k", ptk), ("v", "v", ptv)):
+            parts = []
+            for j in range(nb):
+                blk = int(pt[b, 0, j, 0])
+                L.append("  b%d%s%d = f32[1,%d,%d,%d] slice(%s), slice={[%d:%d], [0:%d], [0:%d], [0:%d]}"
+                         % (b, nm, j, bs, N, H, src, blk, blk + 1, bs, N, H))
+                parts.append("b%d%s%d" % (b, nm, j))
+            L.append("  b%d%sc = f32[%d,%d,%d,%d] concatenate(%s), dimensions={1}\n  b%d%s = f32[%d,%d,%d] reshape(b%d%sc)"
+                     % (b, nm, 1, S, N, H, ", ".join(parts), b, nm, S, N, H, b, nm))
+            L.append("  b%d%sl = f32[%d,%d,%d] slice(b%d%s), slice={[0:%d], [0:%d], [0:%d]}"
+                     % (b, nm, kvlen[b], N, H, b, nm, kvlen[b], N, H))
+        L.append("  b%dq = f32[%d,%d,%d] slice(q), slice={[%d:%d], [0:%d], [0:%d], [0:%d]}".replace(
+            "f32[%d,%d,%d] slice(q)", "f32[1,%d,%d,%d] slice(q)") % (b, qlen[b], N, H, b, b + 1, qlen[b], N, H))
+        L.append("  b%dqr = f32[%d,%d,%d] reshape(b%dq)" % (b, qlen[b], N, H, b))
+        tag = "s%d" % b
+        twin_seg_lines(L, tag, "b%dqr" % b, "b%dkl" % b, "b%dvl" % b, qlen[b], kvlen[b], N, H, scale, False)
+        L.append("  %s_op = f32[%d,%d,%d] pad(%s_o, zero), padding=0_0x0_%dx0_0\n  %s_lp = f32[%d,%d] pad(%s_l, zero), padding=0_0x0_%d"
+                 % (tag, N, T, H, tag, T - qlen[b], tag, N, T, tag, T - qlen[b]))
+        obs.append(tag + "_op")
+        lrows.append(tag + "_lp")
+    L.append("  oc = f32[%d,%d,%d] concatenate(%s), dimensions={0}\n  o = f32[%d,%d,%d,%d] reshape(oc)"
+             % (B * N, T, H, ", ".join(obs), B, N, T, H))
+    L.append("  lc = f32[%d,%d] concatenate(%s), dimensions={0}\n  lse = f32[%d,%d,%d] reshape(lc)"
+             % (B * N, T, ", ".join(lrows), B, N, T))
+    L.append("  ROOT r = (f32[%d,%d,%d,%d], f32[%d,%d,%d]) tuple(o, lse)" % (B, N, T, H, B, N, T))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def packed_paged_cases():
+    # Two batches of T = S = 6 tokens: batch 0 holds two segments, batch 1 one
+    # starting at its token 1; tokens no segment covers give 0.
+    packed_case("fmha_packed_causal_stats", 2, 2, 6, 6, 2, 3,
+                [(0, 2), (2, 3), (7, 4)], [(0, 3), (3, 3), (6, 5)], True, True)
+    packed_case("fmha_packed", 2, 2, 6, 6, 1, 4, [(0, 3), (3, 3), (6, 6)], [(1, 4), (5, 1), (6, 6)],
+                False, False, scale=0.25)
+    # Pages of 2 rows, 3 per batch, shuffled; v's table is k's reversed.
+    paged_case("fmha_paged_stats", 2, 3, 2, 3, 2, [[4, 0, 2], [1, 5, 3]], [3, 2], [5, 6])
 
 
 def mx_cases():
