@@ -1383,6 +1383,7 @@ def gpu2_cases():
     f8_attention_cases()
     f8_backward_cases()
     packed_paged_cases()
+    packed_bwd_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -2227,6 +2228,140 @@ def packed_paged_cases():
                 False, False, scale=0.25)
     # Pages of 2 rows, 3 per batch, shuffled; v's table is k's reversed.
     paged_case("fmha_paged_stats", 2, 3, 2, 3, 2, [[4, 0, 2], [1, 5, 3]], [3, 2], [5, 6])
+
+
+def packed_bwd_case(name, B, M, T, S, N, H, qsegs, kvsegs, causal, scale=0.5):
+    """__cudnn$fmhaSoftmaxBackward with max_seg_per_batch = M, BTNH, segments
+    as packed_case: (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, q_offsets,
+    kv_offsets) -> (dQ, dK, dV, u8); dQ rows by q_offsets, dK/dV by kv_offsets."""
+    dt = "f32"
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    dO = draw([B, T, N, H], dt)
+    qlen = np.zeros(B * M, np.int64); kvlen = np.zeros(B * M, np.int64)
+    qoff = np.full(B * (M + 1), B * T * N * H, np.int64); kvoff = np.full(B * (M + 1), B * S * N * H, np.int64)
+    qf, kf, vf, dOf = q.reshape(B * T, N, H), k.reshape(B * S, N, H), v.reshape(B * S, N, H), dO.reshape(B * T, N, H)
+    Of = np.zeros((B * T, N, H))
+    stats = np.zeros((B * M, N, T))
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        qlen[i], kvlen[i], qoff[i], kvoff[i] = ql, kl, qo * N * H, ko * N * H
+        o, l = seg_attention(qf[qo:qo + ql], kf[ko:ko + kl], vf[ko:ko + kl], scale, causal)
+        Of[qo:qo + ql] = o
+        stats[i, :, :ql] = l
+    Of = round_to(Of, dt)
+    stats = round_to(stats, "f32")
+    dQf, dKf, dVf = np.zeros((B * T, N, H)), np.zeros((B * S, N, H)), np.zeros((B * S, N, H))
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        qs, ks_, vs_, dos, os_ = qf[qo:qo + ql], kf[ko:ko + kl], vf[ko:ko + kl], dOf[qo:qo + ql], Of[qo:qo + ql]
+        valid = np.ones((ql, kl), bool) if not causal else (np.arange(kl)[None, :] <= np.arange(ql)[:, None])
+        sc = scale * np.einsum("tnh,snh->nts", qs, ks_)
+        P = np.where(valid, np.exp(np.where(valid, sc, 0) - stats[i, :, :ql, None]), 0)
+        dP = np.einsum("tnh,snh->nts", dos, vs_)
+        D = np.einsum("tnh,tnh->nt", dos, os_)
+        dS = P * (dP - D[..., None])
+        dVf[ko:ko + kl] = np.einsum("nts,tnh->snh", P, dos)
+        dQf[qo:qo + ql] = scale * np.einsum("nts,snh->tnh", dS, ks_)
+        dKf[ko:ko + kl] = scale * np.einsum("nts,tnh->snh", dS, qs)
+        # independent check: central differences of sum(O(q, k, v) * dO) for this segment
+        def loss(q_, k_, v_):
+            return float((seg_attention(q_, k_, v_, scale, causal)[0] * dos).sum())
+        h = 1e-6
+        for which, arr, g in ((0, qs, dQf[qo:qo + ql]), (1, ks_, dKf[ko:ko + kl]), (2, vs_, dVf[ko:ko + kl])):
+            idx = (arr.shape[0] - 1, N - 1, 1)
+            a2, a1 = arr.copy(), arr.copy()
+            a2[idx] += h; a1[idx] -= h
+            args2, args1 = [qs, ks_, vs_], [qs, ks_, vs_]
+            args2[which], args1[which] = a2, a1
+            fd = (loss(*args2) - loss(*args1)) / (2 * h)
+            assert abs(fd - g[idx]) < 2e-3 * (1 + abs(g[idx])), (name, i, which, fd, g[idx])
+    lg = lambda x, L_: x.reshape(B, L_, N, H).transpose(0, 2, 1, 3)
+    names = ["q", "k", "v", "stats", "dO", "O", "q_seqlen", "kv_seqlen", "q_offsets", "kv_offsets"]
+    ins = [(q, dt), (k, dt), (v, dt), (stats, "f32"), (dO, dt), (Of.reshape(B, T, N, H), dt),
+           (qlen.reshape(B, M), "s32"), (kvlen.reshape(B, M), "s32"),
+           (qoff.reshape(B, M + 1), "s32"), (kvoff.reshape(B, M + 1), "s32")]
+    exp = [(lg(dQf, T), dt), (lg(dKf, S), dt), (lg(dVf, S), dt)]
+    keys = [k_ for k_ in DN if "grad" in k_]
+    cfg = json.loads(fmha_cfg(keys, scale, "PADDING_CAUSAL" if causal else "PADDING", B, N, T, S))
+    cfg["cudnn_fmha_backend_config"]["max_seg_per_batch"] = M
+    cfg = json.dumps(cfg, separators=(",", ":"))
+    rq = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    rk = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, S, H)
+    res = [rq, rk, rk]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmaxBackward\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%%g0, %%g1, %%g2)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), cfg, gtes, ", ".join(res)))
+    # The twin: per segment (the segment table is fixed for this case).
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  qf = f32[%d,%d,%d] reshape(q)\n  kf = f32[%d,%d,%d] reshape(k)\n  vf = f32[%d,%d,%d] reshape(v)\n"
+             "  dof = f32[%d,%d,%d] reshape(dO)\n  of = f32[%d,%d,%d] reshape(O)\n"
+             "  scale = f32[] constant(%r)\n  zero = f32[] constant(0)"
+             % (B * T, N, H, B * S, N, H, B * S, N, H, B * T, N, H, B * T, N, H, scale))
+    pieces = {"dq": [], "dk": [], "dv": []}
+    cur = {"dq": 0, "dk": 0, "dv": 0}
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        t = "g%d" % i
+        for src, o_, n_, nm in (("qf", qo, ql, "q"), ("kf", ko, kl, "k"), ("vf", ko, kl, "v"),
+                                ("dof", qo, ql, "do"), ("of", qo, ql, "o")):
+            L.append("  %s_%s = f32[%d,%d,%d] slice(%s), slice={[%d:%d], [0:%d], [0:%d]}"
+                     % (t, nm, n_, N, H, src, o_, o_ + n_, N, H))
+        SS = "f32[%d,%d,%d]" % (N, ql, kl)
+        L.append("  %s_st = f32[1,%d,%d] slice(stats), slice={[%d:%d], [0:%d], [0:%d]}\n  %s_s2 = f32[%d,%d] reshape(%s_st)"
+                 % (t, N, ql, i, i + 1, N, ql, t, N, ql, t))
+        L.append("  %s_s0 = %s dot(%s_q, %s_k), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+                 "rhs_contracting_dims={2}\n  %s_sc = %s broadcast(scale), dimensions={}\n  %s_s1 = %s multiply(%s_s0, %s_sc)\n"
+                 "  %s_sb = %s broadcast(%s_s2), dimensions={0,1}\n  %s_d = %s subtract(%s_s1, %s_sb)\n  %s_p0 = %s exponential(%s_d)"
+                 % (t, SS, t, t, t, SS, t, SS, t, t, t, SS, t, t, SS, t, t, t, SS, t))
+        pv = t + "_p0"
+        if causal:
+            L.append("  %s_iq = s32[%d,%d,%d] iota(), iota_dimension=1\n  %s_ik = s32[%d,%d,%d] iota(), iota_dimension=2\n"
+                     "  %s_ok = pred[%d,%d,%d] compare(%s_ik, %s_iq), direction=LE\n  %s_z = %s broadcast(zero), dimensions={}\n"
+                     "  %s_p = %s select(%s_ok, %s_p0, %s_z)"
+                     % (t, N, ql, kl, t, N, ql, kl, t, N, ql, kl, t, t, t, SS, t, SS, t, t, t))
+            pv = t + "_p"
+        L.append("  %s_dp = %s dot(%s_do, %s_v), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+                 "rhs_contracting_dims={2}\n  %s_oo = f32[%d,%d,%d] multiply(%s_do, %s_o)\n"
+                 "  %s_D0 = f32[%d,%d] reduce(%s_oo, zero), dimensions={2}, to_apply=sum\n  %s_D = f32[%d,%d] transpose(%s_D0), dimensions={1,0}\n"
+                 "  %s_Db = %s broadcast(%s_D), dimensions={0,1}\n  %s_x = %s subtract(%s_dp, %s_Db)\n  %s_ds = %s multiply(%s, %s_x)"
+                 % (t, SS, t, t, t, ql, N, H, t, t, t, ql, N, t, t, N, ql, t, t, SS, t, t, SS, t, t, t, SS, pv, t))
+        L.append("  %s_dv0 = f32[%d,%d,%d] dot(%s, %s_do), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={1}, "
+                 "rhs_contracting_dims={0}\n  %s_dq0 = f32[%d,%d,%d] dot(%s_ds, %s_k), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                 "rhs_batch_dims={1}, rhs_contracting_dims={0}\n  %s_dk0 = f32[%d,%d,%d] dot(%s_ds, %s_q), lhs_batch_dims={0}, "
+                 "lhs_contracting_dims={1}, rhs_batch_dims={1}, rhs_contracting_dims={0}"
+                 % (t, N, kl, H, pv, t, t, N, ql, H, t, t, t, N, kl, H, t, t))
+        for g_, n_, o_ in (("dq", ql, qo), ("dk", kl, ko), ("dv", kl, ko)):
+            src = "%s_%s0" % (t, g_)
+            if g_ != "dv":
+                L.append("  %s_%sb = f32[%d,%d,%d] broadcast(scale), dimensions={}\n  %s_%s1 = f32[%d,%d,%d] multiply(%s, %s_%sb)"
+                         % (t, g_, N, n_, H, t, g_, N, n_, H, src, t, g_))
+                src = "%s_%s1" % (t, g_)
+            L.append("  %s_%st = f32[%d,%d,%d] transpose(%s), dimensions={1,0,2}" % (t, g_, n_, N, H, src))
+            if o_ > cur[g_]:
+                L.append("  gap_%s%d = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (g_, i, o_ - cur[g_], N, H))
+                pieces[g_].append("gap_%s%d" % (g_, i))
+            pieces[g_].append("%s_%st" % (t, g_))
+            cur[g_] = o_ + n_
+    outs = []
+    for g_, L_ in (("dq", T), ("dk", S), ("dv", S)):
+        if cur[g_] < B * L_:
+            L.append("  gapend_%s = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (g_, B * L_ - cur[g_], N, H))
+            pieces[g_].append("gapend_%s" % g_)
+        L.append("  %s_c = f32[%d,%d,%d] concatenate(%s), dimensions={0}\n  %s_4 = f32[%d,%d,%d,%d] reshape(%s_c)\n"
+                 "  %s = f32[%d,%d,%d,%d] transpose(%s_4), dimensions={0,2,1,3}"
+                 % (g_, B * L_, N, H, ", ".join(pieces[g_]), g_, B, L_, N, H, g_, g_, B, N, L_, H, g_))
+        outs.append(g_)
+    L.append("  ROOT r = (f32[%d,%d,%d,%d], f32[%d,%d,%d,%d], f32[%d,%d,%d,%d]) tuple(dq, dk, dv)"
+             % (B, N, T, H, B, N, S, H, B, N, S, H))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def packed_bwd_cases():
+    packed_bwd_case("fmha_bwd_packed_causal", 2, 2, 6, 6, 2, 3,
+                    [(0, 2), (2, 3), (7, 4)], [(0, 3), (3, 3), (6, 5)], True)
 
 
 def mx_cases():

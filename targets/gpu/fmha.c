@@ -187,11 +187,10 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
   if (f->mask == MASK_ALIBI)
     return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.mask_type: ALIBI is not "
                        "supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)");
-  if (bwd && (segs > 1 || paged))
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: hlorun runs packed "
-                       "(ragged q_offsets/kv_offsets) and paged attention forward only; their "
-                       "backward is not implemented", segs > 1 ? "max_seg_per_batch"
-                                                              : "is_paged_attention");
+  if (bwd && paged)
+    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.is_paged_attention: XLA's "
+                       "backward attention graph takes no page tables "
+                       "(cudnn_custom_call_compiler.cc reads no such operands)");
   f->segs = segs;
   f->paged = paged;
   f->window = window > 0 ? window : 0;
@@ -695,6 +694,52 @@ static int base_paged(GpuMod *m, const GpuLeaf *pt, int i, int64_t B, int64_t nb
   return out;
 }
 
+/* The canonical value x [Bc, N, L, D] written to result leaf r (logical dims
+ * [B, N, L, D]) the ragged way: row (i, n, t, h) to element off[i] + t*st_t
+ * + n*st_n + h*st_h of r's memory (r's layout) for the valid rows t <
+ * len[i]; every other element 0; an index past the end drops the write. */
+static int scatter_ragged(GpuMod *m, int x, const GpuLeaf *r, int off, int len, int64_t Bc,
+                          int64_t N, int64_t L, int64_t D) {
+  int64_t so[4], E = elements(r), oc[4] = {Bc, N, L, D}, o5[5] = {Bc, N, L, D, 1}, e1[1] = {E};
+  phys_strides(r, so);
+  int ob = gpu_emit(m, HLO_S64, oc, 4, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={0}\n", off);
+  int idx = s64_op(m, "add(", ob, s64_iota_times(m, oc, 4, 2, so[2]), oc, 4);
+  idx = s64_op(m, "add(", idx, s64_iota_times(m, oc, 4, 1, so[1]), oc, 4);
+  idx = s64_op(m, "add(", idx, s64_iota_times(m, oc, 4, 3, so[3]), oc, 4);
+  int it = gpu_emit(m, HLO_S32, oc, 4, "iota(), ");
+  gpu_text(&m->t, "iota_dimension=2\n");
+  int lb = gpu_emit(m, HLO_S32, oc, 4, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={0}\n", len);
+  int ok = gpu_emit(m, HLO_PRED, oc, 4, "compare(");
+  gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
+  int past = s64_bcast_const(m, E, oc, 4);
+  int sel = gpu_emit(m, HLO_S64, oc, 4, "select(");
+  gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, idx, past);
+  int i5 = gpu_emit(m, HLO_S64, o5, 5, "reshape(");
+  gpu_text(&m->t, "v%d)\n", sel);
+  int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+  int zf = gpu_emit(m, m->ct, e1, 1, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={}\n", z);
+  int fl = gpu_emit(m, m->ct, e1, 1, "scatter(");
+  gpu_text(&m->t, "v%d, v%d, v%d), update_window_dims={}, inserted_window_dims={0}, "
+                  "scatter_dims_to_operand_dims={0}, index_vector_dim=4, to_apply=pick\n",
+           zf, i5, x);
+  int64_t perm[4], pd[4], inv[4];
+  for (int j = 0; j < 4; j++) {
+    perm[j] = r->layout[3 - j];
+    pd[j] = r->dims[perm[j]];
+    inv[perm[j]] = j;
+  }
+  int rs = gpu_emit(m, m->ct, pd, 4, "reshape(");
+  gpu_text(&m->t, "v%d)\n", fl);
+  int out = gpu_emit(m, m->ct, r->dims, 4, "transpose(");
+  gpu_text(&m->t, "v%d), dimensions=", rs);
+  gpu_text_list(&m->t, inv, 4);
+  gpu_text(&m->t, "\n");
+  return out;
+}
+
 /* dimension of a rank-4 operand that is none of a, b, c. */
 static int other_dim(int64_t a, int64_t b, int64_t c) {
   for (int i = 0; i < 4; i++)
@@ -780,11 +825,10 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
                            "element offset of each of the %lld segments, and one more)", i,
                         i == 5 ? "q_offsets" : "kv_offsets", (long long)(Bc + 1),
                         (long long)Bc), NULL;
-  int64_t sq[4], sk[4], sv[4], so[4];
+  int64_t sq[4], sk[4], sv[4];
   phys_strides(q, sq);
   phys_strides(k, sk);
   phys_strides(v, sv);
-  phys_strides(O, so);
   GpuMod m = {0};
   m.ct = (q->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   m.rank = 4;
@@ -834,46 +878,7 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
   int64_t oc[4] = {Bc, N, T, Hv};
   int o = dot(&m, p, vv, oc, 4, &cd2);
   int outs[2] = {o, 0};
-  if (packed) {
-    /* O's elements at offset_q[i] + t*st_t + n*st_n + h*st_h for the valid
-     * rows t < q_seqlen[i]; an index past the end drops the write. */
-    int64_t E = elements(O), o5[5] = {Bc, N, T, Hv, 1}, e1[1] = {E};
-    int ob = gpu_emit(&m, HLO_S64, oc, 4, "broadcast(");
-    gpu_text(&m.t, "v%d), dimensions={0}\n", offq);
-    int idx = s64_op(&m, "add(", ob, s64_iota_times(&m, oc, 4, 2, so[2]), oc, 4);
-    idx = s64_op(&m, "add(", idx, s64_iota_times(&m, oc, 4, 1, so[1]), oc, 4);
-    idx = s64_op(&m, "add(", idx, s64_iota_times(&m, oc, 4, 3, so[3]), oc, 4);
-    int it = gpu_emit(&m, HLO_S32, oc, 4, "iota(), ");
-    gpu_text(&m.t, "iota_dimension=2\n");
-    int lb = gpu_emit(&m, HLO_S32, oc, 4, "broadcast(");
-    gpu_text(&m.t, "v%d), dimensions={0}\n", lens[0]);
-    int ok = gpu_emit(&m, HLO_PRED, oc, 4, "compare(");
-    gpu_text(&m.t, "v%d, v%d), direction=LT\n", it, lb);
-    int past = s64_bcast_const(&m, E, oc, 4);
-    int sel = gpu_emit(&m, HLO_S64, oc, 4, "select(");
-    gpu_text(&m.t, "v%d, v%d, v%d)\n", ok, idx, past);
-    int i5 = gpu_emit(&m, HLO_S64, o5, 5, "reshape(");
-    gpu_text(&m.t, "v%d)\n", sel);
-    int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-    int zf = gpu_emit(&m, m.ct, e1, 1, "broadcast(");
-    gpu_text(&m.t, "v%d), dimensions={}\n", z);
-    int fl = gpu_emit(&m, m.ct, e1, 1, "scatter(");
-    gpu_text(&m.t, "v%d, v%d, v%d), update_window_dims={}, inserted_window_dims={0}, "
-                   "scatter_dims_to_operand_dims={0}, index_vector_dim=4, to_apply=pick\n",
-             zf, i5, o);
-    int64_t perm[4], pd[4], inv[4];
-    for (int j = 0; j < 4; j++) {
-      perm[j] = O->layout[3 - j];
-      pd[j] = O->dims[perm[j]];
-      inv[perm[j]] = j;
-    }
-    int r = gpu_emit(&m, m.ct, pd, 4, "reshape(");
-    gpu_text(&m.t, "v%d)\n", fl);
-    outs[0] = gpu_emit(&m, m.ct, O->dims, 4, "transpose(");
-    gpu_text(&m.t, "v%d), dimensions=", r);
-    gpu_text_list(&m.t, inv, 4);
-    gpu_text(&m.t, "\n");
-  }
+  if (packed) outs[0] = scatter_ragged(&m, o, O, offq, lens[0], Bc, N, T, Hv);
   if (stats) {
     int lg = gpu_emit(&m, m.ct, sd, 3, "log(");
     gpu_text(&m.t, "v%d)\n", sum);
@@ -886,6 +891,156 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
     gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, st, zb);
   }
   if (gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
+    free(m.t.s);
+    gpu_fail(c, "out of memory");
+    return NULL;
+  }
+  return m.t.s;
+}
+
+/* Packed backward: GetCudnnFlashAttentionBackwardOperationGraph applies
+ * the same ragged offsets (offset_q on q, O, dO and dQ; offset_kv on k, v,
+ * dK and dV), stats dense [B*M, N, T], and the padding mask (operands (q, k,
+ * v, stats, dO, O, q_seqlen, kv_seqlen, q_offsets, kv_offsets)); the
+ * gradients are backward()'s, per segment. */
+
+/* Operand i (roles: batch b, heads n, sequence sq, head size h) gathered to
+ * [Bc, N, L, D] the ragged way with offsets off. */
+static int gather_ragged(GpuMod *m, const GpuLeaf *l, int i, int n, int sq, int h, int off,
+                         int64_t Bc, int64_t N, int64_t L, int64_t D) {
+  int64_t st[4];
+  phys_strides(l, st);
+  return gather_canon(m, flat_phys(m, l, i), base_packed(m, off, Bc, L, st[sq]), Bc, N, L, D,
+                      st[n], st[h]);
+}
+
+static char *backward_ragged(GpuCall *c, const Cfg *f) {
+  if (strstr(c->target, "ScaleBias"))
+    return gpu_fail(c, "hlorun runs packed attention (max_seg_per_batch > 1) without a bias only "
+                       "(%s has a bias operand)", c->target), NULL;
+  if (c->nops != 10 || c->nres != 4)
+    return gpu_fail(c, "has %d operands and %d results; %s with packed attention "
+                       "(max_seg_per_batch > 1) takes (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, "
+                       "q_offsets, kv_offsets) and gives (dQ, dK, dV, u8 workspace)", c->nops,
+                    c->nres, c->target), NULL;
+  const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *st = &c->ops[3],
+                *dO = &c->ops[4], *O = &c->ops[5];
+  const Dims *g11 = &f->g11, *g12 = &f->g12, *g21 = &f->g21, *g22 = &f->g22;
+  const Dims *all[4] = {g11, g12, g21, g22};
+  bool ok = q->rank == 4 && k->rank == 4 && v->rank == 4 && dO->rank == 4;
+  for (int i = 0; ok && i < 4; i++)
+    ok = all[i]->nlb == 2 && all[i]->nrb == 2 && all[i]->nlc == 1 && all[i]->nrc == 1;
+  ok = ok && g11->lb[0] == 0 && g11->lb[1] == 1 && g11->lc[0] == 2 && g12->lb[0] == 0 &&
+       g12->lb[1] == 1 && g12->lc[0] == 3 && g21->lb[0] == 0 && g21->lb[1] == 1 &&
+       g21->lc[0] == 2 && g22->lb[0] == g21->rb[0] && g22->lb[1] == g21->rb[1];
+  if (!ok)
+    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.bmm*_grad_gemm*_dot_"
+                       "dimension_numbers: packed attention takes rank-4 q, k, v and dO with two "
+                       "batch dimensions (batch, heads) and one contracting dimension each "
+                       "(cuDNN's [b, h, s, d]), the gradients of the scores read as [b, h, q, k]"),
+           NULL;
+  int qb = (int)g11->rb[0], qn = (int)g11->rb[1], qt = (int)g11->rc[0];
+  int kb = (int)g12->rb[0], kn = (int)g12->rb[1], ks = (int)g12->rc[0];
+  int vb = (int)g22->rb[0], vn = (int)g22->rb[1], vh = (int)g22->rc[0];
+  int db = (int)g21->rb[0], dn = (int)g21->rb[1], dt = (int)g21->rc[0];
+  int qh = other_dim(qb, qn, qt), kh = other_dim(kb, kn, ks), vs = other_dim(vb, vn, vh);
+  int dh = other_dim(db, dn, dt);
+  if (qh < 0 || kh < 0 || vs < 0 || dh < 0 || g22->lc[0] != dh)
+    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.bmm*_grad_gemm*_dot_"
+                       "dimension_numbers name one dimension twice or disagree on dO's head "
+                       "size dimension"), NULL;
+  int64_t B = q->dims[qb], N = q->dims[qn], T = q->dims[qt], H = q->dims[qh];
+  int64_t S = k->dims[ks], Hv = v->dims[vh], Bc = B * f->segs;
+  bool okO = O->rank == 4;
+  for (int i = 0; okO && i < 4; i++) okO = O->dims[i] == dO->dims[i];
+  if (k->dims[kb] != B || v->dims[vb] != B || dO->dims[db] != B || k->dims[kn] != N ||
+      v->dims[vn] != N || dO->dims[dn] != N || k->dims[kh] != H || v->dims[vs] != S ||
+      dO->dims[dt] != T || dO->dims[dh] != Hv || !okO)
+    return gpu_fail(c, "q, k, v, dO and O do not agree on the batch, heads, sequence or head "
+                       "sizes (O must have dO's shape)"), NULL;
+  int64_t sd[3] = {Bc, N, T};
+  if (st->dtype != HLO_F32 || !same_dims(sd, 3, st))
+    return gpu_fail(c, "operand 3 (stats) must be f32[%lld,%lld,%lld] (one row per segment, head "
+                       "and query)", (long long)Bc, (long long)N, (long long)T), NULL;
+  int64_t rd[3][4] = {{B, N, T, H}, {B, N, S, H}, {B, N, S, Hv}};
+  static const char *const rn[3] = {"dQ", "dK", "dV"};
+  for (int i = 0; i < 3; i++)
+    if (!same_dims(rd[i], 4, &c->res[i]))
+      return gpu_fail(c, "result %d (%s) must be [%lld,%lld,%lld,%lld] (batch, heads, sequence, "
+                         "head size)", i, rn[i], (long long)rd[i][0], (long long)rd[i][1],
+                      (long long)rd[i][2], (long long)rd[i][3]), NULL;
+  for (int i = 6; i < 8; i++)
+    if (c->ops[i].dtype != HLO_S32 || elements(&c->ops[i]) != Bc)
+      return gpu_fail(c, "operand %d (%s) must be s32 with %lld elements (one length per "
+                         "segment: batch times max_seg_per_batch)", i,
+                      i == 6 ? "q_seqlen" : "kv_seqlen", (long long)Bc), NULL;
+  for (int i = 8; i < 10; i++)
+    if (c->ops[i].dtype != HLO_S32 || elements(&c->ops[i]) < Bc + 1)
+      return gpu_fail(c, "operand %d (%s) must be s32 with at least %lld elements (the element "
+                         "offset of each of the %lld segments, and one more)", i,
+                      i == 8 ? "q_offsets" : "kv_offsets", (long long)(Bc + 1), (long long)Bc),
+             NULL;
+  GpuMod m = {0};
+  m.ct = (q->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
+  m.rank = 4;
+  m.dims[0] = Bc; m.dims[1] = N; m.dims[2] = T; m.dims[3] = S;
+  prelude(&m);
+  int lens[2];
+  for (int i = 0; i < 2; i++) {
+    int64_t n1[1] = {Bc};
+    int p = gpu_emit(&m, HLO_S32, c->ops[6 + i].dims, c->ops[6 + i].rank, "parameter(");
+    gpu_text(&m.t, "%d)\n", 6 + i);
+    lens[i] = gpu_emit(&m, HLO_S32, n1, 1, "reshape(");
+    gpu_text(&m.t, "v%d)\n", p);
+  }
+  int offq = s64_lead(&m, &c->ops[8], 8, Bc), offkv = s64_lead(&m, &c->ops[9], 9, Bc);
+  int vq = gather_ragged(&m, q, 0, qn, qt, qh, offq, Bc, N, T, H);
+  int vk = gather_ragged(&m, k, 1, kn, ks, kh, offkv, Bc, N, S, H);
+  int vv = gather_ragged(&m, v, 2, vn, vs, vh, offkv, Bc, N, S, Hv);
+  int vdo = gather_ragged(&m, dO, 4, dn, dt, dh, offq, Bc, N, T, Hv);
+  int vo = gather_ragged(&m, O, 5, dn, dt, dh, offq, Bc, N, T, Hv);
+  int vs_ = gpu_operand(&m, st, 3, GPU_ROUND_NONE);
+  Cfg fc = *f;
+  fc.padding = true;
+  Mask mk = build_mask_lens(&m, &fc, -1, lens);
+  Dims cqk = {{0, 1}, {0, 1}, {3}, {3}, 2, 2, 1, 1}, cpd = {{0, 1}, {0, 1}, {2}, {2}, 2, 2, 1, 1},
+       csk = {{0, 1}, {0, 1}, {3}, {2}, 2, 2, 1, 1};
+  int sc = scores(c, &m, &fc, vq, vk, &cqk, -1, &mk);
+  if (sc < 0) { free(m.t.s); return NULL; }
+  int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs_)));
+  p = select_v(&m, mk.valid, p, gpu_splat(&m, 0));
+  int dp = dot(&m, vdo, vv, m.dims, 4, &cqk);
+  int64_t dvd[4] = {Bc, N, T, Hv};
+  int e = gpu_emit(&m, m.ct, dvd, 4, "multiply(");
+  gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
+  int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+  int dd = gpu_emit(&m, m.ct, sd, 3, "reduce(");
+  gpu_text(&m.t, "v%d, v%d), dimensions={3}, to_apply=sum\n", e, z);
+  int ds = gpu_binary(&m, "multiply", p, gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
+  int64_t qd[4] = {Bc, N, T, H}, kd[4] = {Bc, N, S, H}, vd[4] = {Bc, N, S, Hv};
+  int gq = dot(&m, ds, vk, qd, 4, &csk), gk = dot(&m, ds, vq, kd, 4, &cpd);
+  int gv = dot(&m, p, vdo, vd, 4, &cpd);
+  if (f->scale != 1) {
+    int gs[2] = {gq, gk};
+    for (int i = 0; i < 2; i++) {
+      const int64_t *d = i ? kd : qd;
+      int k0 = gpu_emit(&m, m.ct, NULL, 0, "constant(");
+      gpu_text_double(&m.t, f->scale);
+      gpu_text(&m.t, ")\n");
+      int kb2 = gpu_emit(&m, m.ct, d, 4, "broadcast(");
+      gpu_text(&m.t, "v%d), dimensions={}\n", k0);
+      int y = gpu_emit(&m, m.ct, d, 4, "multiply(");
+      gpu_text(&m.t, "v%d, v%d)\n", gs[i], kb2);
+      gs[i] = y;
+    }
+    gq = gs[0];
+    gk = gs[1];
+  }
+  int outs[3];
+  outs[0] = scatter_ragged(&m, gq, &c->res[0], offq, lens[0], Bc, N, T, H);
+  outs[1] = scatter_ragged(&m, gk, &c->res[1], offkv, lens[1], Bc, N, S, H);
+  outs[2] = scatter_ragged(&m, gv, &c->res[2], offkv, lens[1], Bc, N, S, Hv);
+  if (gpu_finish(&m, c->res, outs, 3)) {
     free(m.t.s);
     gpu_fail(c, "out of memory");
     return NULL;
@@ -1243,6 +1398,7 @@ char *gpu_build_fmha(GpuCall *c) {
                                                                         : "is_paged_attention"),
            NULL;
   if (f8) return bwd ? backward_f8(c, &f) : forward_f8(c, &f);
+  if (bwd && f.segs > 1) return backward_ragged(c, &f);
   if (!bwd && (f.segs > 1 || f.paged)) return forward_ragged(c, &f);
   return bwd ? backward(c, &f) : forward(c, &f);
 }

@@ -109,7 +109,9 @@ bad fmha-paged-arity '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a'
 bad fmha-packed-bias '__cudnn$fmhaScaleBiasSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   '%cc: hlorun runs packed attention (max_seg_per_batch > 1) without a bias only'
 bad fmha-packed-bwd '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,\"max_seg_per_batch\":2,$GK}}" \
-  'cudnn_fmha_backend_config.max_seg_per_batch: hlorun runs packed (ragged q_offsets/kv_offsets) and paged attention forward only; their backward is not implemented'
+  '%cc: has 3 operands and 2 results; __cudnn$fmhaSoftmaxBackward with packed attention (max_seg_per_batch > 1) takes (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, q_offsets, kv_offsets) and gives (dQ, dK, dV, u8 workspace)'
+bad fmha-paged-bwd '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,\"is_paged_attention\":true,$GK}}" \
+  "cudnn_fmha_backend_config.is_paged_attention: XLA's backward attention graph takes no page tables"
 bad fmha-f8-packed '__cudnn$fmhaSoftmaxF8' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   "cudnn_fmha_backend_config.max_seg_per_batch: XLA's F8 attention graphs have no packed or paged layout"
 bad grouped-beta '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1,"beta":1},"ragged_dot_dimension_numbers":{"dot_dimension_numbers":{}}}}' \
@@ -154,6 +156,11 @@ f8bwd packed-seqlen '%kv_seqlen = s32\[2,2\]' '%kv_seqlen = s32[2,3]' \
   '%cc: operand 4 (kv_seqlen) must be s32 with 4 elements (one length per segment: batch times max_seg_per_batch)'
 f8bwd packed-stats '"max_seg_per_batch":2' '"max_seg_per_batch":3' \
   '%cc: result 1 (stats) must be f32[6,2,6] (one row per segment, head and query)'
+m=$d/calls/fmha_bwd_packed_causal/module.hlo
+f8bwd packed-bwd-stats '%stats = f32\[4,2,6\]' '%stats = f32[2,2,6]' \
+  '%cc: operand 3 (stats) must be f32[4,2,6] (one row per segment, head and query)'
+f8bwd packed-bwd-O '%O = f32\[2,6,2,3\]' '%O = f32[2,6,2,4]' \
+  '%cc: q, k, v, dO and O do not agree on the batch, heads, sequence or head sizes (O must have dO'"'"'s shape)'
 m=$d/calls/fmha_paged_stats/module.hlo
 f8bwd paged-table '%page_table_v = s32\[2,1,3,1\]' '%page_table_v = s32[2,3,1,1]' \
   '%cc: operand 6 (page_table_v) must be s32[2,1,nb,1] (one page index per logical block of each batch), as page_table_k'
@@ -286,7 +293,8 @@ for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha
          grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
          gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8 \
          mx_fp8_f32 fmha_window_padding_causal_f32 fmha_bwd_window_causal_f32 \
-         fmha_f8_causal_stats fmha_f8_bwd_causal fmha_packed_causal_stats fmha_paged_stats; do
+         fmha_f8_causal_stats fmha_f8_bwd_causal fmha_packed_causal_stats fmha_paged_stats \
+         fmha_bwd_packed_causal; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
