@@ -574,7 +574,8 @@ static char *backward(GpuCall *c, const Cfg *f) {
  * Not written by the GPU (hlorun writes 0 there, its choice as for padded
  * rows above): O's elements no valid segment row covers, stats of padded
  * rows. Offsets are read as given: an index outside the buffer reads the
- * nearest element (gather clamps) and a write there is dropped. */
+ * nearest element (gather clamps) and a write there is dropped; rows past a
+ * segment's length read as 0 (the GPU does not read them). */
 
 static void phys_strides(const GpuLeaf *l, int64_t *st) {
   int64_t acc = 1;
@@ -650,9 +651,11 @@ static int s64_lead(GpuMod *m, const GpuLeaf *l, int i, int64_t n) {
 }
 
 /* [Bc, N, Sc, H] gathered from the flat operand fl: element (b, n, s, h) is
- * fl[base[b, s] + n*st_n + h*st_h] (base: s64[Bc, Sc]). */
+ * fl[base[b, s] + n*st_n + h*st_h] (base: s64[Bc, Sc]); rows s >= len[b]
+ * (len: s32[Bc]) are 0: the GPU never reads them, and a non-finite value
+ * there must not reach the result through a zero weight. */
 static int gather_canon(GpuMod *m, int fl, int base, int64_t Bc, int64_t N, int64_t Sc,
-                        int64_t H, int64_t st_n, int64_t st_h) {
+                        int64_t H, int64_t st_n, int64_t st_h, int len) {
   int64_t d4[4] = {Bc, N, Sc, H}, d5[5] = {Bc, N, Sc, H, 1};
   int b = gpu_emit(m, HLO_S64, d4, 4, "broadcast(");
   gpu_text(&m->t, "v%d), dimensions={0,2}\n", base);
@@ -663,7 +666,18 @@ static int gather_canon(GpuMod *m, int fl, int base, int64_t Bc, int64_t N, int6
   int g = gpu_emit(m, m->ct, d4, 4, "gather(");
   gpu_text(&m->t, "v%d, v%d), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, "
                   "index_vector_dim=4, slice_sizes={1}\n", fl, i5);
-  return g;
+  int it = gpu_emit(m, HLO_S32, d4, 4, "iota(), ");
+  gpu_text(&m->t, "iota_dimension=2\n");
+  int lb = gpu_emit(m, HLO_S32, d4, 4, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={0}\n", len);
+  int ok = gpu_emit(m, HLO_PRED, d4, 4, "compare(");
+  gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
+  int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+  int zb = gpu_emit(m, m->ct, d4, 4, "broadcast(");
+  gpu_text(&m->t, "v%d), dimensions={}\n", z);
+  int v = gpu_emit(m, m->ct, d4, 4, "select(");
+  gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, g, zb);
+  return v;
 }
 
 /* base[b, s] = off[b] + s*st_s (packed). */
@@ -847,11 +861,11 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
     offq = s64_lead(&m, &c->ops[5], 5, Bc);
     int offkv = s64_lead(&m, &c->ops[6], 6, Bc);
     vq = gather_canon(&m, flat_phys(&m, q, 0), base_packed(&m, offq, Bc, T, sq[qt]), Bc, N, T, H,
-                      sq[qn], sq[qh]);
+                      sq[qn], sq[qh], lens[0]);
     vk = gather_canon(&m, flat_phys(&m, k, 1), base_packed(&m, offkv, Bc, Sc, sk[ks]), Bc, N, Sc,
-                      H, sk[kn], sk[kh]);
+                      H, sk[kn], sk[kh], lens[1]);
     vv = gather_canon(&m, flat_phys(&m, v, 2), base_packed(&m, offkv, Bc, Sc, sv[vs]), Bc, N, Sc,
-                      Hv, sv[vn], sv[vh]);
+                      Hv, sv[vn], sv[vh], lens[1]);
   } else {
     int x = gpu_operand(&m, q, 0, GPU_ROUND_NONE);
     int64_t qd[4] = {B, N, T, H}, perm[4] = {qb, qn, qt, qh};
@@ -860,9 +874,9 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
     gpu_text_list(&m.t, perm, 4);
     gpu_text(&m.t, "\n");
     vk = gather_canon(&m, flat_phys(&m, k, 1), base_paged(&m, &c->ops[5], 5, B, nb, bs, sk[kb], sk[ks]),
-                      B, N, Sc, H, sk[kn], sk[kh]);
+                      B, N, Sc, H, sk[kn], sk[kh], lens[1]);
     vv = gather_canon(&m, flat_phys(&m, v, 2), base_paged(&m, &c->ops[6], 6, B, nb, bs, sv[vb], sv[vs]),
-                      B, N, Sc, Hv, sv[vn], sv[vh]);
+                      B, N, Sc, Hv, sv[vn], sv[vh], lens[1]);
   }
   Cfg fc = *f;
   fc.padding = true;
@@ -907,11 +921,11 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
 /* Operand i (roles: batch b, heads n, sequence sq, head size h) gathered to
  * [Bc, N, L, D] the ragged way with offsets off. */
 static int gather_ragged(GpuMod *m, const GpuLeaf *l, int i, int n, int sq, int h, int off,
-                         int64_t Bc, int64_t N, int64_t L, int64_t D) {
+                         int len, int64_t Bc, int64_t N, int64_t L, int64_t D) {
   int64_t st[4];
   phys_strides(l, st);
   return gather_canon(m, flat_phys(m, l, i), base_packed(m, off, Bc, L, st[sq]), Bc, N, L, D,
-                      st[n], st[h]);
+                      st[n], st[h], len);
 }
 
 static char *backward_ragged(GpuCall *c, const Cfg *f) {
@@ -994,11 +1008,11 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
     gpu_text(&m.t, "v%d)\n", p);
   }
   int offq = s64_lead(&m, &c->ops[8], 8, Bc), offkv = s64_lead(&m, &c->ops[9], 9, Bc);
-  int vq = gather_ragged(&m, q, 0, qn, qt, qh, offq, Bc, N, T, H);
-  int vk = gather_ragged(&m, k, 1, kn, ks, kh, offkv, Bc, N, S, H);
-  int vv = gather_ragged(&m, v, 2, vn, vs, vh, offkv, Bc, N, S, Hv);
-  int vdo = gather_ragged(&m, dO, 4, dn, dt, dh, offq, Bc, N, T, Hv);
-  int vo = gather_ragged(&m, O, 5, dn, dt, dh, offq, Bc, N, T, Hv);
+  int vq = gather_ragged(&m, q, 0, qn, qt, qh, offq, lens[0], Bc, N, T, H);
+  int vk = gather_ragged(&m, k, 1, kn, ks, kh, offkv, lens[1], Bc, N, S, H);
+  int vv = gather_ragged(&m, v, 2, vn, vs, vh, offkv, lens[1], Bc, N, S, Hv);
+  int vdo = gather_ragged(&m, dO, 4, dn, dt, dh, offq, lens[0], Bc, N, T, Hv);
+  int vo = gather_ragged(&m, O, 5, dn, dt, dh, offq, lens[0], Bc, N, T, Hv);
   int vs_ = gpu_operand(&m, st, 3, GPU_ROUND_NONE);
   Cfg fc = *f;
   fc.padding = true;
