@@ -1381,6 +1381,9 @@ def gpu2_cases():
     mx_cases()
     window_cases()
     f8_attention_cases()
+    f8_backward_cases()
+    packed_paged_cases()
+    packed_bwd_cases()
 
 
 # ---- Issue 21, part 3: complex gemms, the remaining gemm fields -------------
@@ -1848,6 +1851,517 @@ def fmha_f8_case(name, B, T, S, N, H, causal, stats, scale=0.5):
 def f8_attention_cases():
     fmha_f8_case("fmha_f8_causal_stats", 1, 5, 5, 2, 4, True, True)
     fmha_f8_case("fmha_f8_inference", 2, 4, 6, 1, 8, False, False, scale=0.25)
+
+
+# ---- __cudnn$fmhaSoftmaxBackwardF8 (cudnn-frontend's sdpa_fp8_backward) -----
+
+def f8_tie_free(x, mbits=3, emin=-6, margin=1e-3):
+    """True when no element of x lies within margin (in units of its f8
+    spacing) of a rounding midpoint: hlorun rounds from f32, numpy from f64."""
+    x = np.asarray(x, np.float64)
+    e = np.floor(np.log2(np.where(x == 0, 1, np.abs(x))))
+    q = np.exp2(np.maximum(e, emin) - mbits)
+    fr = np.abs(x) / q
+    return bool(np.all(np.abs(fr - np.floor(fr) - 0.5) > margin))
+
+
+def fmha_f8_bwd_case(name, B, T, S, N, H, causal, scale=0.5):
+    """Operands (q, k, v, O, dO, stats, descale_q, descale_k, descale_v,
+    descale_s, descale_o, descale_dO, descale_dP, scale_s, scale_dP, scale_dQ,
+    scale_dK, scale_dV): the UID order of cuda_dnn.cc
+    GetCudnnFlashAttentionBackwardF8OperationGraph, which binds operands by
+    position. Twelve distinct values, so a misplaced one shows: the descales
+    powers of two, the scales (whose products are stored in f8) f32 values
+    off the dyadic grid, so no stored value is an exact rounding tie."""
+    e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
+    names = ["descale_q", "descale_k", "descale_v", "descale_s", "descale_o", "descale_dO",
+             "descale_dP", "scale_s", "scale_dP", "scale_dQ", "scale_dK", "scale_dV"]
+    sv = dict(zip(names, [0.5, 2.0, 0.25, 1.0 / 64, 4.0, 0.125, 1.0 / 16] +
+                  [float(round_to(x, "f32")) for x in (61.7, 29.3, 7.3, 13.1, 301.3)]))
+    grid = [-2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.5, 2]
+    valid = np.ones((T, S), bool) if not causal else (np.arange(S)[None, :] <= np.arange(T)[:, None])
+    for attempt in range(50):
+        q, k, v, O, dO = (e4(rng.choice(grid, size=sh)) for sh in
+                          ([B, T, N, H], [B, S, N, H], [B, S, N, H], [B, T, N, H], [B, T, N, H]))
+        # stats: the forward's log-sum-exp of the same (descaled, masked) scores, in f32
+        S0 = scale * sv["descale_q"] * sv["descale_k"] * np.einsum("btnh,bsnh->bnts", q, k)
+        S0 = np.where(valid, S0, -np.inf)
+        mx = S0.max(-1, keepdims=True)
+        stats = round_to(mx[..., 0] + np.log(np.exp(S0 - mx).sum(-1)), "f32")
+        P = np.exp(S0 - stats[..., None])
+        Ps = P * sv["scale_s"]
+        P8 = e4(Ps)
+        dV0 = np.einsum("bnts,btnh->bnsh", P8, dO) * sv["descale_s"] * sv["descale_dO"]
+        D = np.einsum("btnh,btnh->bnt", dO, O) * sv["descale_dO"] * sv["descale_o"]
+        dP0 = np.einsum("btnh,bsnh->bnts", dO, v) * sv["descale_dO"] * sv["descale_v"]
+        dS = (dP0 - D[..., None]) * P * scale
+        dSs = dS * sv["scale_dP"]
+        dS8 = e4(dSs)
+        dQ0 = np.einsum("bnts,bsnh->bnth", dS8, k) * sv["descale_dP"] * sv["descale_k"]
+        dK0 = np.einsum("bnts,btnh->bnsh", dS8, q) * sv["descale_dP"] * sv["descale_q"]
+        outs = [dQ0 * sv["scale_dQ"], dK0 * sv["scale_dK"], dV0 * sv["scale_dV"]]
+        rounded = [Ps, dSs] + outs
+        if all(f8_tie_free(x) for x in rounded) and max(np.abs(x).max() for x in rounded) < 448 \
+                and np.abs(dS8).max() > 0:
+            break
+    else:
+        raise AssertionError(name + ": no tie-free draw")
+    one = lambda x: np.full([1, 1, 1, 1], x)
+    dQ, dK, dV = (e4(x) for x in outs)
+    amax = [np.abs(dQ0).max(), np.abs(dK0).max(), np.abs(dV0).max(), np.abs(dS).max()]
+    ins = [(q, "f8e4m3fn"), (k, "f8e4m3fn"), (v, "f8e4m3fn"), (O, "f8e4m3fn"), (dO, "f8e4m3fn"),
+           (stats, "f32")] + [(one(sv[n]), "f32") for n in names]
+    exp = [(dQ, "f8e4m3fn"), (dK, "f8e4m3fn"), (dV, "f8e4m3fn")] + [(one(a), "f32") for a in amax]
+    keys = [k_ for k_ in DN if "grad" in k_]
+    cfg = fmha_cfg(keys, scale, "CAUSAL" if causal else "NO_MASK", B, N, T, S)
+    rq = "f8e4m3fn[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    rk = "f8e4m3fn[%d,%d,%d,%d]{3,1,2,0}" % (B, N, S, H)
+    A = "f32[1,1,1,1]{3,2,1,0}"
+    res = [rq, rk, rk, A, A, A, A]
+    opn = ["q", "k", "v", "O", "dO", "stats"] + names
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(opn, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmaxBackwardF8\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in opn), cfg, gtes, ", ".join(res),
+                 ", ".join("%%g%d" % i for i in range(len(res)))))
+    # The twin: the same graph in standard HLO, in f32.
+    SS = "f32[%d,%d,%d,%d]" % (B, N, T, S)
+    QS = "f32[%d,%d,%d,%d]" % (B, N, T, H)
+    KS = "f32[%d,%d,%d,%d]" % (B, N, S, H)
+    R = "f32[%d,%d,%d]" % (B, N, T)
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(opn, ins))]
+    L += ["  %s_f = %s convert(%s)" % (n, shape("f32", x[0].shape), n) for n, x in zip(opn[:5], ins[:5])]
+    L += ["  %s_s = f32[] reshape(%s)" % (n, n) for n in names]
+    L.append("  lo = f32[] constant(-448)\n  hi = f32[] constant(448)\n  z = f32[] constant(0)")
+
+    def mul(dst, src, sh, sc_):
+        L.append("  %s_b = %s broadcast(%s), dimensions={}\n  %s = %s multiply(%s, %s_b)" % (dst, sh, sc_, dst, sh, src, dst))
+
+    def store(dst, src, sh):
+        dims = sh[3:]
+        L.append("  %s_lo = %s broadcast(lo), dimensions={}\n  %s_hi = %s broadcast(hi), dimensions={}\n"
+                 "  %s_c = %s clamp(%s_lo, %s, %s_hi)\n  %s = f8e4m3fn%s convert(%s_c)"
+                 % (dst, sh, dst, sh, dst, sh, dst, src, dst, dst, dims, dst))
+
+    def amax(dst, src, sh):
+        L.append("  %s_a = %s abs(%s)\n  %s_r = f32[] reduce(%s_a, z), dimensions={0,1,2,3}, to_apply=max\n"
+                 "  %s = f32[1,1,1,1] reshape(%s_r)" % (dst, sh, src, dst, dst, dst, dst))
+    L.append("  s0 = %s dot(q_f, k_f), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}\n  fs = f32[] constant(%r)" % (SS, scale))
+    mul("s1", "s0", SS, "fs")
+    mul("s2", "s1", SS, "descale_q_s")
+    mul("s3", "s2", SS, "descale_k_s")
+    cur = "s3"
+    if causal:
+        L.append("  iq = s32[%d,%d,%d,%d] iota(), iota_dimension=2\n  ik = s32[%d,%d,%d,%d] iota(), iota_dimension=3\n"
+                 "  gt = pred[%d,%d,%d,%d] compare(ik, iq), direction=GT\n  ni = f32[] constant(-inf)\n"
+                 "  nib = %s broadcast(ni), dimensions={}\n  s4 = %s select(gt, nib, s3)"
+                 % (B, N, T, S, B, N, T, S, B, N, T, S, SS, SS))
+        cur = "s4"
+    L.append("  stb = %s broadcast(stats), dimensions={0,1,2}\n  sd = %s subtract(%s, stb)\n  p = %s exponential(sd)"
+             % (SS, SS, cur, SS))
+    mul("ps", "p", SS, "scale_s_s")
+    store("p8", "ps", SS)
+    L.append("  p8f = %s convert(p8)" % SS)
+    L.append("  dv0 = %s dot(p8f, dO_f), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}" % KS)
+    mul("dv1", "dv0", KS, "descale_s_s")
+    mul("dv2", "dv1", KS, "descale_dO_s")
+    amax("amax_dv", "dv2", KS)
+    mul("dv3", "dv2", KS, "scale_dV_s")
+    store("dv8", "dv3", KS)
+    L.append("  oo = f32[%d,%d,%d,%d] multiply(dO_f, O_f)\n  d0 = f32[%d,%d,%d] reduce(oo, z), dimensions={3}, to_apply=sum\n"
+             "  d1 = %s transpose(d0), dimensions={0,2,1}" % (B, T, N, H, B, T, N, R))
+    mul("d2", "d1", R, "descale_dO_s")
+    mul("d3", "d2", R, "descale_o_s")
+    L.append("  dp0 = %s dot(dO_f, v_f), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={3}" % SS)
+    mul("dp1", "dp0", SS, "descale_dO_s")
+    mul("dp2", "dp1", SS, "descale_v_s")
+    L.append("  d3b = %s broadcast(d3), dimensions={0,1,2}\n  ds0 = %s subtract(dp2, d3b)\n  ds1 = %s multiply(ds0, p)"
+             % (SS, SS, SS))
+    mul("ds2", "ds1", SS, "fs")
+    amax("amax_dp", "ds2", SS)
+    mul("ds3", "ds2", SS, "scale_dP_s")
+    store("ds8", "ds3", SS)
+    L.append("  ds8f = %s convert(ds8)" % SS)
+    L.append("  dq0 = %s dot(ds8f, k_f), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}" % QS)
+    mul("dq1", "dq0", QS, "descale_dP_s")
+    mul("dq2", "dq1", QS, "descale_k_s")
+    amax("amax_dq", "dq2", QS)
+    mul("dq3", "dq2", QS, "scale_dQ_s")
+    store("dq8", "dq3", QS)
+    L.append("  dk0 = %s dot(ds8f, q_f), lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, "
+             "rhs_contracting_dims={1}" % KS)
+    mul("dk1", "dk0", KS, "descale_dP_s")
+    mul("dk2", "dk1", KS, "descale_q_s")
+    amax("amax_dk", "dk2", KS)
+    mul("dk3", "dk2", KS, "scale_dK_s")
+    store("dk8", "dk3", KS)
+    A4 = "f32[1,1,1,1]"
+    L.append("  ROOT r = (f8e4m3fn%s, f8e4m3fn%s, f8e4m3fn%s, %s, %s, %s, %s) tuple(dq8, dk8, dv8, amax_dq, amax_dk, "
+             "amax_dv, amax_dp)" % (QS[3:], KS[3:], KS[3:], A4, A4, A4, A4))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    tol = TOL["f32"]
+    write_case("calls", name, module, ins, exp, tol)
+    write_case("twins", name, twin, ins, exp, tol)
+
+
+def f8_backward_cases():
+    fmha_f8_bwd_case("fmha_f8_bwd_causal", 1, 5, 5, 2, 4, True)
+    fmha_f8_bwd_case("fmha_f8_bwd", 2, 4, 6, 1, 8, False, scale=0.25)
+
+
+# ---- Packed (max_seg_per_batch > 1) and paged attention, forward -----------
+
+def seg_attention(qs, ks, vs, scale, causal, window=0):
+    """One segment: qs [t, N, H], ks/vs [s, N, H] -> (O [t, N, Hv], lse [N, t])."""
+    sc = scale * np.einsum("tnh,snh->nts", qs, ks)
+    t_ = np.arange(qs.shape[0])[:, None]
+    s_ = np.arange(ks.shape[0])[None, :]
+    valid = np.ones(sc.shape[1:], bool)
+    if causal:
+        valid &= s_ <= t_
+    if window:
+        valid &= s_ + window > t_
+    sc = np.where(valid, sc, -np.inf)
+    mx = sc.max(-1, keepdims=True)
+    e = np.exp(sc - mx)
+    return np.einsum("nts,snh->tnh", e / e.sum(-1, keepdims=True), vs), mx[..., 0] + np.log(e.sum(-1))
+
+
+def twin_seg_lines(L, tag, qv, kv, vv, nt, ns, N, H, scale, causal):
+    """Standard-HLO attention of one segment: qv f32[nt,N,H], kv/vv f32[ns,N,H]
+    -> '<tag>_o' f32[nt,N,H] and '<tag>_l' f32[N,nt]."""
+    SS = "f32[%d,%d,%d]" % (N, nt, ns)
+    R = "f32[%d,%d]" % (N, nt)
+    L.append("  %s_s0 = %s dot(%s, %s), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+             "rhs_contracting_dims={2}\n  %s_sc = %s broadcast(scale), dimensions={}\n  %s_s1 = %s multiply(%s_s0, %s_sc)"
+             % (tag, SS, qv, kv, tag, SS, tag, SS, tag, tag))
+    cur = tag + "_s1"
+    if causal:
+        L.append("  %s_iq = s32[%d,%d,%d] iota(), iota_dimension=1\n  %s_ik = s32[%d,%d,%d] iota(), iota_dimension=2\n"
+                 "  %s_ok = pred[%d,%d,%d] compare(%s_ik, %s_iq), direction=LE\n  %s_ni = %s broadcast(ninf), dimensions={}\n"
+                 "  %s_s2 = %s select(%s_ok, %s_s1, %s_ni)"
+                 % (tag, N, nt, ns, tag, N, nt, ns, tag, N, nt, ns, tag, tag, tag, SS, tag, SS, tag, tag, tag))
+        cur = tag + "_s2"
+    L.append("  %s_m = %s reduce(%s, ninf), dimensions={2}, to_apply=max\n  %s_mb = %s broadcast(%s_m), dimensions={0,1}\n"
+             "  %s_d = %s subtract(%s, %s_mb)\n  %s_e = %s exponential(%s_d)\n  %s_sum = %s reduce(%s_e, zero), dimensions={2}, to_apply=sum\n"
+             "  %s_sb = %s broadcast(%s_sum), dimensions={0,1}\n  %s_p = %s divide(%s_e, %s_sb)\n"
+             "  %s_o = f32[%d,%d,%d] dot(%s_p, %s), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+             "rhs_contracting_dims={0}\n  %s_lg = %s log(%s_sum)\n  %s_l = %s add(%s_m, %s_lg)"
+             % (tag, R, cur, tag, SS, tag, tag, SS, cur, tag, tag, SS, tag, tag, R, tag, tag, SS, tag, tag, SS, tag, tag,
+                tag, N, nt, H, tag, vv, tag, R, tag, tag, R, tag, tag))
+
+
+def packed_case(name, B, M, T, S, N, H, qsegs, kvsegs, causal, stats, scale=0.5):
+    """__cudnn$fmhaSoftmax with max_seg_per_batch = M, BTNH: qsegs/kvsegs
+    list the segments of all batches in order as (token offset in the whole
+    [B*T] buffer, length); the operands are what JAX passes after
+    _fix_seqlen_offsets: seqlens s32[B, M] (unused slots 0), offsets
+    s32[B, M+1] in elements (token * N * H; unused slots B*T*N*H)."""
+    dt = "f32"
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    nseg = len(qsegs)
+    qlen = np.zeros(B * M, np.int64); kvlen = np.zeros(B * M, np.int64)
+    qoff = np.full(B * (M + 1), B * T * N * H, np.int64); kvoff = np.full(B * (M + 1), B * S * N * H, np.int64)
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        qlen[i], kvlen[i], qoff[i], kvoff[i] = ql, kl, qo * N * H, ko * N * H
+    qf, kf, vf = q.reshape(B * T, N, H), k.reshape(B * S, N, H), v.reshape(B * S, N, H)
+    Ophys = np.zeros((B * T, N, H))
+    lse = np.zeros((B * M, N, T))
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        o, l = seg_attention(qf[qo:qo + ql], kf[ko:ko + kl], vf[ko:ko + kl], scale, causal)
+        Ophys[qo:qo + ql] = o
+        lse[i, :, :ql] = l
+    Olog = Ophys.reshape(B, T, N, H).transpose(0, 2, 1, 3)
+    ins = [(q, dt), (k, dt), (v, dt), (qlen.reshape(B, M), "s32"), (kvlen.reshape(B, M), "s32"),
+           (qoff.reshape(B, M + 1), "s32"), (kvoff.reshape(B, M + 1), "s32")]
+    exp = [(Olog, dt)] + ([(round_to(lse, "f32"), "f32")] if stats else [])
+    names = ["q", "k", "v", "q_seqlen", "kv_seqlen", "q_offsets", "kv_offsets"]
+    cfg = json.loads(fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale,
+                              "PADDING_CAUSAL" if causal else "PADDING", B, N, T, S))
+    cfg["cudnn_fmha_backend_config"]["max_seg_per_batch"] = M
+    cfg = json.dumps(cfg, separators=(",", ":"))
+    O = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B * M, N, T)
+    res = [O] + ([ST] if stats else [])
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%s)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), cfg, gtes, ", ".join(res),
+                 ", ".join("%%g%d" % i for i in range(len(res)))))
+    if not stats:
+        module = module.replace("  ROOT %%t = (%s) tuple(%%g0)\n" % O, "").replace("  %g0 =", "  ROOT %g0 =")
+    # The twin: each segment sliced out of the token-major buffers (the
+    # segment table is fixed for this case), attended, and put back.
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  qf = f32[%d,%d,%d] reshape(q)\n  kf = f32[%d,%d,%d] reshape(k)\n  vf = f32[%d,%d,%d] reshape(v)\n"
+             "  scale = f32[] constant(%r)\n  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)"
+             % (B * T, N, H, B * S, N, H, B * S, N, H, scale))
+    pieces, cur = [], 0
+    lrows = []
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        tag = "g%d" % i
+        for src, o_, n_, nm in (("qf", qo, ql, "q"), ("kf", ko, kl, "k"), ("vf", ko, kl, "v")):
+            L.append("  %s_%s = f32[%d,%d,%d] slice(%s), slice={[%d:%d], [0:%d], [0:%d]}"
+                     % (tag, nm, n_, N, H, src, o_, o_ + n_, N, H))
+        twin_seg_lines(L, tag, tag + "_q", tag + "_k", tag + "_v", ql, kl, N, H, scale, causal)
+        L.append("  %s_ot = f32[%d,%d,%d] transpose(%s_o), dimensions={1,0,2}" % (tag, ql, N, H, tag))
+        if qo > cur:
+            L.append("  gap%d = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (i, qo - cur, N, H))
+            pieces.append(("gap%d" % i, qo - cur))
+        pieces.append((tag + "_ot", ql))
+        cur = qo + ql
+        L.append("  %s_lp = f32[%d,%d] pad(%s_l, zero), padding=0_0x0_%d" % (tag, N, T, tag, T - ql))
+        lrows.append(tag + "_lp")
+    if cur < B * T:
+        L.append("  gapend = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (B * T - cur, N, H))
+        pieces.append(("gapend", B * T - cur))
+    L.append("  ophys = f32[%d,%d,%d] concatenate(%s), dimensions={0}" % (B * T, N, H, ", ".join(p_ for p_, _ in pieces)))
+    L.append("  o4 = f32[%d,%d,%d,%d] reshape(ophys)\n  ot = f32[%d,%d,%d,%d] transpose(o4), dimensions={0,2,1,3}"
+             % (B, T, N, H, B, N, T, H))
+    outs, shp = ["ot"], ["f32[%d,%d,%d,%d]" % (B, N, T, H)]
+    if stats:
+        for j in range(nseg, B * M):
+            L.append("  lz%d = f32[%d,%d] broadcast(zero), dimensions={}" % (j, N, T))
+            lrows.append("lz%d" % j)
+        L.append("  lcat = f32[%d,%d] concatenate(%s), dimensions={0}\n  lse = f32[%d,%d,%d] reshape(lcat)"
+                 % (B * M * N, T, ", ".join(lrows), B * M, N, T))
+        outs.append("lse")
+        shp.append("f32[%d,%d,%d]" % (B * M, N, T))
+    if stats:
+        L.append("  ROOT r = (%s) tuple(%s)" % (", ".join(shp), ", ".join(outs)))
+    else:
+        L[-1] = L[-1].replace("  ot = ", "  ROOT ot = ")
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def paged_case(name, B, T, N, H, bs, tables, qlen, kvlen, scale=0.5):
+    """__cudnn$fmhaSoftmax with is_paged_attention, BTNH: k and v are page
+    containers [blocks, bs, N, H], the page tables s32[B, 1, nb, 1] give the
+    page of each logical block (cudnn-frontend's create_container_and_page_table)."""
+    dt = "f32"
+    nb = len(tables[0])
+    nblk = B * nb
+    S = nb * bs
+    q = draw([B, T, N, H], dt)
+    kc, vc = draw([nblk, bs, N, H], dt), draw([nblk, bs, N, H], dt)
+    ptk = np.array(tables, np.int64).reshape(B, 1, nb, 1)
+    ptv = np.array([list(reversed(t)) for t in tables], np.int64).reshape(B, 1, nb, 1)
+    qlen, kvlen = np.array(qlen, np.int64), np.array(kvlen, np.int64)
+    O = np.zeros((B, N, T, H))
+    lse = np.zeros((B, N, T))
+    for b in range(B):
+        kl = np.concatenate([kc[ptk[b, 0, j, 0]] for j in range(nb)])   # [S, N, H]
+        vl = np.concatenate([vc[ptv[b, 0, j, 0]] for j in range(nb)])
+        o, l = seg_attention(q[b, :qlen[b]], kl[:kvlen[b]], vl[:kvlen[b]], scale, False)
+        O[b, :, :qlen[b]] = o.transpose(1, 0, 2)
+        lse[b, :, :qlen[b]] = l
+    names = ["q", "k", "v", "q_seqlen", "kv_seqlen", "page_table_k", "page_table_v"]
+    ins = [(q, dt), (kc, dt), (vc, dt), (qlen, "s32"), (kvlen, "s32"), (ptk, "s32"), (ptv, "s32")]
+    exp = [(O, dt), (round_to(lse, "f32"), "f32")]
+    cfg = json.loads(fmha_cfg(["bmm1_dot_dimension_numbers", "bmm2_dot_dimension_numbers"], scale,
+                              "NO_MASK", B, N, T, S))
+    cfg["cudnn_fmha_backend_config"]["is_paged_attention"] = True
+    cfg = json.dumps(cfg, separators=(",", ":"))
+    OS = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    ST = "f32[%d,%d,%d]{2,1,0}" % (B, N, T)
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, %s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmax\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n  %%g0 = %s get-tuple-element(%%cc), index=0\n"
+              "  %%g1 = %s get-tuple-element(%%cc), index=1\n  ROOT %%t = (%s, %s) tuple(%%g0, %%g1)\n}\n"
+              % (name, params, OS, ST, ", ".join("%" + n for n in names), cfg, OS, ST, OS, ST))
+    # The twin: the pages of each batch (the tables are fixed for this case)
+    # concatenated into its keys and values, then padded attention.
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  scale = f32[] constant(%r)\n  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)" % scale)
+    obs, lrows = [], []
+    for b in range(B):
+        for nm, src, pt in (("k", "k", ptk), ("v", "v", ptv)):
+            parts = []
+            for j in range(nb):
+                blk = int(pt[b, 0, j, 0])
+                L.append("  b%d%s%d = f32[1,%d,%d,%d] slice(%s), slice={[%d:%d], [0:%d], [0:%d], [0:%d]}"
+                         % (b, nm, j, bs, N, H, src, blk, blk + 1, bs, N, H))
+                parts.append("b%d%s%d" % (b, nm, j))
+            L.append("  b%d%sc = f32[%d,%d,%d,%d] concatenate(%s), dimensions={1}\n  b%d%s = f32[%d,%d,%d] reshape(b%d%sc)"
+                     % (b, nm, 1, S, N, H, ", ".join(parts), b, nm, S, N, H, b, nm))
+            L.append("  b%d%sl = f32[%d,%d,%d] slice(b%d%s), slice={[0:%d], [0:%d], [0:%d]}"
+                     % (b, nm, kvlen[b], N, H, b, nm, kvlen[b], N, H))
+        L.append("  b%dq = f32[%d,%d,%d] slice(q), slice={[%d:%d], [0:%d], [0:%d], [0:%d]}".replace(
+            "f32[%d,%d,%d] slice(q)", "f32[1,%d,%d,%d] slice(q)") % (b, qlen[b], N, H, b, b + 1, qlen[b], N, H))
+        L.append("  b%dqr = f32[%d,%d,%d] reshape(b%dq)" % (b, qlen[b], N, H, b))
+        tag = "s%d" % b
+        twin_seg_lines(L, tag, "b%dqr" % b, "b%dkl" % b, "b%dvl" % b, qlen[b], kvlen[b], N, H, scale, False)
+        L.append("  %s_op = f32[%d,%d,%d] pad(%s_o, zero), padding=0_0x0_%dx0_0\n  %s_lp = f32[%d,%d] pad(%s_l, zero), padding=0_0x0_%d"
+                 % (tag, N, T, H, tag, T - qlen[b], tag, N, T, tag, T - qlen[b]))
+        obs.append(tag + "_op")
+        lrows.append(tag + "_lp")
+    L.append("  oc = f32[%d,%d,%d] concatenate(%s), dimensions={0}\n  o = f32[%d,%d,%d,%d] reshape(oc)"
+             % (B * N, T, H, ", ".join(obs), B, N, T, H))
+    L.append("  lc = f32[%d,%d] concatenate(%s), dimensions={0}\n  lse = f32[%d,%d,%d] reshape(lc)"
+             % (B * N, T, ", ".join(lrows), B, N, T))
+    L.append("  ROOT r = (f32[%d,%d,%d,%d], f32[%d,%d,%d]) tuple(o, lse)" % (B, N, T, H, B, N, T))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def packed_paged_cases():
+    # Two batches of T = S = 6 tokens: batch 0 holds two segments, batch 1 one
+    # starting at its token 1; tokens no segment covers give 0.
+    packed_case("fmha_packed_causal_stats", 2, 2, 6, 6, 2, 3,
+                [(0, 2), (2, 3), (7, 4)], [(0, 3), (3, 3), (6, 5)], True, True)
+    packed_case("fmha_packed", 2, 2, 6, 6, 1, 4, [(0, 3), (3, 3), (6, 6)], [(1, 4), (5, 1), (6, 6)],
+                False, False, scale=0.25)
+    # Pages of 2 rows, 3 per batch, shuffled; v's table is k's reversed.
+    paged_case("fmha_paged_stats", 2, 3, 2, 3, 2, [[4, 0, 2], [1, 5, 3]], [3, 2], [5, 6])
+
+
+def packed_bwd_case(name, B, M, T, S, N, H, qsegs, kvsegs, causal, scale=0.5):
+    """__cudnn$fmhaSoftmaxBackward with max_seg_per_batch = M, BTNH, segments
+    as packed_case: (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, q_offsets,
+    kv_offsets) -> (dQ, dK, dV, u8); dQ rows by q_offsets, dK/dV by kv_offsets."""
+    dt = "f32"
+    q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
+    dO = draw([B, T, N, H], dt)
+    qlen = np.zeros(B * M, np.int64); kvlen = np.zeros(B * M, np.int64)
+    qoff = np.full(B * (M + 1), B * T * N * H, np.int64); kvoff = np.full(B * (M + 1), B * S * N * H, np.int64)
+    qf, kf, vf, dOf = q.reshape(B * T, N, H), k.reshape(B * S, N, H), v.reshape(B * S, N, H), dO.reshape(B * T, N, H)
+    Of = np.zeros((B * T, N, H))
+    stats = np.zeros((B * M, N, T))
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        qlen[i], kvlen[i], qoff[i], kvoff[i] = ql, kl, qo * N * H, ko * N * H
+        o, l = seg_attention(qf[qo:qo + ql], kf[ko:ko + kl], vf[ko:ko + kl], scale, causal)
+        Of[qo:qo + ql] = o
+        stats[i, :, :ql] = l
+    Of = round_to(Of, dt)
+    stats = round_to(stats, "f32")
+    dQf, dKf, dVf = np.zeros((B * T, N, H)), np.zeros((B * S, N, H)), np.zeros((B * S, N, H))
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        qs, ks_, vs_, dos, os_ = qf[qo:qo + ql], kf[ko:ko + kl], vf[ko:ko + kl], dOf[qo:qo + ql], Of[qo:qo + ql]
+        valid = np.ones((ql, kl), bool) if not causal else (np.arange(kl)[None, :] <= np.arange(ql)[:, None])
+        sc = scale * np.einsum("tnh,snh->nts", qs, ks_)
+        P = np.where(valid, np.exp(np.where(valid, sc, 0) - stats[i, :, :ql, None]), 0)
+        dP = np.einsum("tnh,snh->nts", dos, vs_)
+        D = np.einsum("tnh,tnh->nt", dos, os_)
+        dS = P * (dP - D[..., None])
+        dVf[ko:ko + kl] = np.einsum("nts,tnh->snh", P, dos)
+        dQf[qo:qo + ql] = scale * np.einsum("nts,snh->tnh", dS, ks_)
+        dKf[ko:ko + kl] = scale * np.einsum("nts,tnh->snh", dS, qs)
+        # independent check: central differences of sum(O(q, k, v) * dO) for this segment
+        def loss(q_, k_, v_):
+            return float((seg_attention(q_, k_, v_, scale, causal)[0] * dos).sum())
+        h = 1e-6
+        for which, arr, g in ((0, qs, dQf[qo:qo + ql]), (1, ks_, dKf[ko:ko + kl]), (2, vs_, dVf[ko:ko + kl])):
+            idx = (arr.shape[0] - 1, N - 1, 1)
+            a2, a1 = arr.copy(), arr.copy()
+            a2[idx] += h; a1[idx] -= h
+            args2, args1 = [qs, ks_, vs_], [qs, ks_, vs_]
+            args2[which], args1[which] = a2, a1
+            fd = (loss(*args2) - loss(*args1)) / (2 * h)
+            assert abs(fd - g[idx]) < 2e-3 * (1 + abs(g[idx])), (name, i, which, fd, g[idx])
+    lg = lambda x, L_: x.reshape(B, L_, N, H).transpose(0, 2, 1, 3)
+    names = ["q", "k", "v", "stats", "dO", "O", "q_seqlen", "kv_seqlen", "q_offsets", "kv_offsets"]
+    ins = [(q, dt), (k, dt), (v, dt), (stats, "f32"), (dO, dt), (Of.reshape(B, T, N, H), dt),
+           (qlen.reshape(B, M), "s32"), (kvlen.reshape(B, M), "s32"),
+           (qoff.reshape(B, M + 1), "s32"), (kvoff.reshape(B, M + 1), "s32")]
+    exp = [(lg(dQf, T), dt), (lg(dKf, S), dt), (lg(dVf, S), dt)]
+    keys = [k_ for k_ in DN if "grad" in k_]
+    cfg = json.loads(fmha_cfg(keys, scale, "PADDING_CAUSAL" if causal else "PADDING", B, N, T, S))
+    cfg["cudnn_fmha_backend_config"]["max_seg_per_batch"] = M
+    cfg = json.dumps(cfg, separators=(",", ":"))
+    rq = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, T, H)
+    rk = "f32[%d,%d,%d,%d]{3,1,2,0}" % (B, N, S, H)
+    res = [rq, rk, rk]
+    params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i)
+                       for i, (n, x) in enumerate(zip(names, ins)))
+    gtes = "\n".join("  %%g%d = %s get-tuple-element(%%cc), index=%d" % (i, r, i) for i, r in enumerate(res))
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), "
+              "custom_call_target=\"__cudnn$fmhaSoftmaxBackward\", api_version=API_VERSION_STATUS_RETURNING, "
+              "backend_config=%s\n%s\n  ROOT %%t = (%s) tuple(%%g0, %%g1, %%g2)\n}\n"
+              % (name, params, ", ".join(res), ", ".join("%" + n for n in names), cfg, gtes, ", ".join(res)))
+    # The twin: per segment (the segment table is fixed for this case).
+    L = ["  %s = %s parameter(%d)" % (n, shape(x[1], x[0].shape), i) for i, (n, x) in enumerate(zip(names, ins))]
+    L.append("  qf = f32[%d,%d,%d] reshape(q)\n  kf = f32[%d,%d,%d] reshape(k)\n  vf = f32[%d,%d,%d] reshape(v)\n"
+             "  dof = f32[%d,%d,%d] reshape(dO)\n  of = f32[%d,%d,%d] reshape(O)\n"
+             "  scale = f32[] constant(%r)\n  zero = f32[] constant(0)"
+             % (B * T, N, H, B * S, N, H, B * S, N, H, B * T, N, H, B * T, N, H, scale))
+    pieces = {"dq": [], "dk": [], "dv": []}
+    cur = {"dq": 0, "dk": 0, "dv": 0}
+    for i, ((qo, ql), (ko, kl)) in enumerate(zip(qsegs, kvsegs)):
+        t = "g%d" % i
+        for src, o_, n_, nm in (("qf", qo, ql, "q"), ("kf", ko, kl, "k"), ("vf", ko, kl, "v"),
+                                ("dof", qo, ql, "do"), ("of", qo, ql, "o")):
+            L.append("  %s_%s = f32[%d,%d,%d] slice(%s), slice={[%d:%d], [0:%d], [0:%d]}"
+                     % (t, nm, n_, N, H, src, o_, o_ + n_, N, H))
+        SS = "f32[%d,%d,%d]" % (N, ql, kl)
+        L.append("  %s_st = f32[1,%d,%d] slice(stats), slice={[%d:%d], [0:%d], [0:%d]}\n  %s_s2 = f32[%d,%d] reshape(%s_st)"
+                 % (t, N, ql, i, i + 1, N, ql, t, N, ql, t))
+        L.append("  %s_s0 = %s dot(%s_q, %s_k), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+                 "rhs_contracting_dims={2}\n  %s_sc = %s broadcast(scale), dimensions={}\n  %s_s1 = %s multiply(%s_s0, %s_sc)\n"
+                 "  %s_sb = %s broadcast(%s_s2), dimensions={0,1}\n  %s_d = %s subtract(%s_s1, %s_sb)\n  %s_p0 = %s exponential(%s_d)"
+                 % (t, SS, t, t, t, SS, t, SS, t, t, t, SS, t, t, SS, t, t, t, SS, t))
+        pv = t + "_p0"
+        if causal:
+            L.append("  %s_iq = s32[%d,%d,%d] iota(), iota_dimension=1\n  %s_ik = s32[%d,%d,%d] iota(), iota_dimension=2\n"
+                     "  %s_ok = pred[%d,%d,%d] compare(%s_ik, %s_iq), direction=LE\n  %s_z = %s broadcast(zero), dimensions={}\n"
+                     "  %s_p = %s select(%s_ok, %s_p0, %s_z)"
+                     % (t, N, ql, kl, t, N, ql, kl, t, N, ql, kl, t, t, t, SS, t, SS, t, t, t))
+            pv = t + "_p"
+        L.append("  %s_dp = %s dot(%s_do, %s_v), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+                 "rhs_contracting_dims={2}\n  %s_oo = f32[%d,%d,%d] multiply(%s_do, %s_o)\n"
+                 "  %s_D0 = f32[%d,%d] reduce(%s_oo, zero), dimensions={2}, to_apply=sum\n  %s_D = f32[%d,%d] transpose(%s_D0), dimensions={1,0}\n"
+                 "  %s_Db = %s broadcast(%s_D), dimensions={0,1}\n  %s_x = %s subtract(%s_dp, %s_Db)\n  %s_ds = %s multiply(%s, %s_x)"
+                 % (t, SS, t, t, t, ql, N, H, t, t, t, ql, N, t, t, N, ql, t, t, SS, t, t, SS, t, t, t, SS, pv, t))
+        L.append("  %s_dv0 = f32[%d,%d,%d] dot(%s, %s_do), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={1}, "
+                 "rhs_contracting_dims={0}\n  %s_dq0 = f32[%d,%d,%d] dot(%s_ds, %s_k), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                 "rhs_batch_dims={1}, rhs_contracting_dims={0}\n  %s_dk0 = f32[%d,%d,%d] dot(%s_ds, %s_q), lhs_batch_dims={0}, "
+                 "lhs_contracting_dims={1}, rhs_batch_dims={1}, rhs_contracting_dims={0}"
+                 % (t, N, kl, H, pv, t, t, N, ql, H, t, t, t, N, kl, H, t, t))
+        for g_, n_, o_ in (("dq", ql, qo), ("dk", kl, ko), ("dv", kl, ko)):
+            src = "%s_%s0" % (t, g_)
+            if g_ != "dv":
+                L.append("  %s_%sb = f32[%d,%d,%d] broadcast(scale), dimensions={}\n  %s_%s1 = f32[%d,%d,%d] multiply(%s, %s_%sb)"
+                         % (t, g_, N, n_, H, t, g_, N, n_, H, src, t, g_))
+                src = "%s_%s1" % (t, g_)
+            L.append("  %s_%st = f32[%d,%d,%d] transpose(%s), dimensions={1,0,2}" % (t, g_, n_, N, H, src))
+            if o_ > cur[g_]:
+                L.append("  gap_%s%d = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (g_, i, o_ - cur[g_], N, H))
+                pieces[g_].append("gap_%s%d" % (g_, i))
+            pieces[g_].append("%s_%st" % (t, g_))
+            cur[g_] = o_ + n_
+    outs = []
+    for g_, L_ in (("dq", T), ("dk", S), ("dv", S)):
+        if cur[g_] < B * L_:
+            L.append("  gapend_%s = f32[%d,%d,%d] broadcast(zero), dimensions={}" % (g_, B * L_ - cur[g_], N, H))
+            pieces[g_].append("gapend_%s" % g_)
+        L.append("  %s_c = f32[%d,%d,%d] concatenate(%s), dimensions={0}\n  %s_4 = f32[%d,%d,%d,%d] reshape(%s_c)\n"
+                 "  %s = f32[%d,%d,%d,%d] transpose(%s_4), dimensions={0,2,1,3}"
+                 % (g_, B * L_, N, H, ", ".join(pieces[g_]), g_, B, L_, N, H, g_, g_, B, N, L_, H, g_))
+        outs.append(g_)
+    L.append("  ROOT r = (f32[%d,%d,%d,%d], f32[%d,%d,%d,%d], f32[%d,%d,%d,%d]) tuple(dq, dk, dv)"
+             % (B, N, T, H, B, N, S, H, B, N, S, H))
+    twin = "HloModule %s_twin\n\n%sENTRY main {\n%s\n}\n" % (name, MAXSUM, "\n".join(L))
+    write_case("calls", name, module, ins, exp, TOL[dt])
+    write_case("twins", name, twin, ins, exp, TOL[dt])
+
+
+def packed_bwd_cases():
+    packed_bwd_case("fmha_bwd_packed_causal", 2, 2, 6, 6, 2, 3,
+                    [(0, 2), (2, 3), (7, 4)], [(0, 3), (3, 3), (6, 5)], True)
 
 
 def mx_cases():

@@ -21,7 +21,7 @@
 #include "ffi/ffi.h"
 #include "hlorun/ffi.h"
 
-enum { GPU_MAX_RANK = 16, GPU_MAX_LEAVES = 16 };
+enum { GPU_MAX_RANK = 16, GPU_MAX_LEAVES = 32 };
 
 /* One operand or result leaf as the instruction declares it. */
 typedef struct GpuLeaf {

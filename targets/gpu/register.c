@@ -52,15 +52,6 @@ static XLA_FFI_Error *triton_refuse(XLA_FFI_CallFrame *f) {
                        "fusion kind=kCustom with an HLO body, can)");
 }
 
-static XLA_FFI_Error *f8_bwd_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "__cudnn$fmhaSoftmaxBackwardF8 runs cudnn-frontend's sdpa_fp8_backward "
-                       "graph; where each of its 8 descales and 4 scales applies and which "
-                       "tensors it quantizes to f8 on the way has not been traced from the "
-                       "sources, so hlorun refuses it rather than guess (the forward "
-                       "__cudnn$fmhaSoftmaxF8 is built in); bind a handler with "
-                       "--custom-call TARGET=LIB.so[:SYMBOL]");
-}
-
 static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
   return gpu_refuse(f, "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
                        "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
@@ -92,6 +83,7 @@ int hlt_register_gpu(HlfRegistry *r) {
       {"__cudnn$fmhaSoftmax", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmax", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxF8", fmha_instantiate, json_execute},
+      {"__cudnn$fmhaSoftmaxBackwardF8", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxDropout", fmha_instantiate, json_execute},
       {"__cudnn$fmhaScaleBiasSoftmaxDropout", fmha_instantiate, json_execute},
       {"__cudnn$fmhaSoftmaxBackward", fmha_instantiate, json_execute},
@@ -107,10 +99,6 @@ int hlt_register_gpu(HlfRegistry *r) {
     XLA_FFI_Handler_Bundle b = {targets[i].inst, NULL, NULL, targets[i].exec};
     if (hlf_register_builtin(r, targets[i].name, &b, "built-in: XLA:GPU")) return -1;
   }
-  XLA_FFI_Handler_Bundle f8_bwd = {f8_bwd_refuse, NULL, NULL, refused_execute};
-  if (hlf_register_builtin(r, "__cudnn$fmhaSoftmaxBackwardF8", &f8_bwd,
-                           "built-in: XLA:GPU (refused: semantics not established)"))
-    return -1;
   static const char *const reorder[] = {"__cudnn$convReorderFilter",
                                         "__cudnn$convReorderFilterAndBias"};
   for (size_t i = 0; i < 2; i++) {

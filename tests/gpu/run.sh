@@ -100,15 +100,70 @@ bad fmha-bwd-dnums '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a,
   'backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
 bad fmha-alibi '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   'cudnn_fmha_backend_config.mask_type: ALIBI is not supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)'
-bad fmha-packed '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
-  'cudnn_fmha_backend_config.max_seg_per_batch: packed (ragged q_offsets/kv_offsets) and paged (page tables) attention are not supported'
+# Packed and paged attention (forward only).
+GK='"bmm1_grad_gemm1_dot_dimension_numbers":{},"bmm1_grad_gemm2_dot_dimension_numbers":{},"bmm2_grad_gemm1_dot_dimension_numbers":{},"bmm2_grad_gemm2_dot_dimension_numbers":{}'
+bad fmha-packed-arity '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  '%cc: has 3 operands and 2 results; __cudnn$fmhaSoftmax with packed attention (max_seg_per_batch > 1) takes (q, k, v, q_seqlen, kv_seqlen, q_offsets, kv_offsets) and gives (O[, stats], u8 workspace)'
+bad fmha-paged-arity '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"is_paged_attention":true,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'takes (q, k, v, q_seqlen, kv_seqlen, page_table_k, page_table_v)'
+bad fmha-packed-bias '__cudnn$fmhaScaleBiasSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  '%cc: hlorun runs packed attention (max_seg_per_batch > 1) without a bias only'
+bad fmha-packed-bwd '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,\"max_seg_per_batch\":2,$GK}}" \
+  '%cc: has 3 operands and 2 results; __cudnn$fmhaSoftmaxBackward with packed attention (max_seg_per_batch > 1) takes (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, q_offsets, kv_offsets) and gives (dQ, dK, dV, u8 workspace)'
+bad fmha-paged-bwd '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,\"is_paged_attention\":true,$GK}}" \
+  "cudnn_fmha_backend_config.is_paged_attention: XLA's backward attention graph takes no page tables"
+bad fmha-f8-packed '__cudnn$fmhaSoftmaxF8' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  "cudnn_fmha_backend_config.max_seg_per_batch: XLA's F8 attention graphs have no packed or paged layout"
 bad grouped-beta '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1,"beta":1},"ragged_dot_dimension_numbers":{"dot_dimension_numbers":{}}}}' \
   'grouped_gemm_backend_config.gemm_backend_config.beta is 1: a grouped matmul has no C operand and no complex alpha (expected 0)'
 bad grouped-no-ragged '__cublas$lt$groupedMatmul' '(f32[2,4]{1,0}, s8[16]{0})' 'a, b, v' '{"grouped_gemm_backend_config":{"gemm_backend_config":{"alpha_real":1}}}' \
   'backend_config: missing required field grouped_gemm_backend_config.ragged_dot_dimension_numbers'
 bad f8-scale '__cublas$lt$matmul$f8' "$T" 'a, b, v, v' "{\"gemm_backend_config\":{\"alpha_real\":1,$DN}}" \
   'operand 2 (a_scale) must be an f32 scalar'
-bad f8-bwd '__cudnn$fmhaSoftmaxBackwardF8' 'f32[2,3]{1,0}' 'a' '{}' 'has not been traced from the sources, so hlorun refuses it rather than guess'
+# __cudnn$fmhaSoftmaxBackwardF8: the config, the arity, the f8 types, the shapes.
+bad f8-bwd-dnums '__cudnn$fmhaSoftmaxBackwardF8' '(f32[2,3]{1,0}, u8[0]{0})' 'a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  '%cc: backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
+bad f8-bwd-arity '__cudnn$fmhaSoftmaxBackwardF8' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,$GK}}" \
+  '%cc: has 3 operands and 2 results; __cudnn$fmhaSoftmaxBackwardF8 takes (q, k, v, O, dO, stats, descale_q, descale_k, descale_v, descale_s, descale_o, descale_dO, descale_dP, scale_s, scale_dP, scale_dQ, scale_dK, scale_dV) and gives (dQ, dK, dV, amax_dQ, amax_dK, amax_dV, amax_dP, u8 workspace)'
+A18='a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a'
+R8='(f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}, u8[0]{0})'
+bad f8-bwd-type '__cudnn$fmhaSoftmaxBackwardF8' "$R8" "$A18" "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,$GK}}" \
+  '%cc: operand 0 (q) is f32: q, k, v, O, dO, dQ, dK and dV must share one f8 type (f8e4m3fn or f8e5m2'
+bad f8-bwd-mask '__cudnn$fmhaSoftmaxBackwardF8' "$R8" "$A18" "{\"cudnn_fmha_backend_config\":{\"fmha_scale\":1,\"mask_type\":\"PADDING_CAUSAL\",$GK}}" \
+  "%cc: backend_config field cudnn_fmha_backend_config.mask_type: XLA's F8 attention graph has only NO_MASK and CAUSAL"
+# shapes that contradict each other (the generated causal case, edited)
+m=$d/calls/fmha_f8_bwd_causal/module.hlo
+f8bwd() {
+  name=$1 from=$2 to=$3 want=$4
+  sed "s/$from/$to/" "$m" >"$tmp/$name.hlo"
+  "$H" --random "$tmp/$name.hlo" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ]; then fail "$name: exit $rc, want 2"; cat "$tmp/out" "$tmp/err"; return; fi
+  grep -qF -- "$want" "$tmp/err" || { fail "$name: no '$want' in"; cat "$tmp/err"; return; }
+  echo "ok: $name"
+}
+f8bwd f8-bwd-stats '%stats = f32\[1,2,5\]' '%stats = f32[1,2,4]' \
+  '%cc: operand 5 (stats) must be f32 with the scores'"'"' shape less the key dimension'
+f8bwd f8-bwd-scale '%scale_dQ = f32\[1,1,1,1\]' '%scale_dQ = f32[1,2,1,1]' \
+  '%cc: operand 15 (scale_dQ) must be one f32 (f32[1,1,1,1])'
+f8bwd f8-bwd-O '%O = f8e4m3fn\[1,5,2,4\]' '%O = f8e4m3fn[1,5,2,3]' \
+  '%cc: operand 3 (the forward output O) must have dO'"'"'s shape'
+# packed and paged operands that do not fit (the generated cases, edited)
+m=$d/calls/fmha_packed_causal_stats/module.hlo
+f8bwd packed-offsets '%q_offsets = s32\[2,3\]' '%q_offsets = s32[2,2]' \
+  '%cc: operand 5 (q_offsets) must be s32 with at least 5 elements (the element offset of each of the 4 segments, and one more)'
+f8bwd packed-seqlen '%kv_seqlen = s32\[2,2\]' '%kv_seqlen = s32[2,3]' \
+  '%cc: operand 4 (kv_seqlen) must be s32 with 4 elements (one length per segment: batch times max_seg_per_batch)'
+f8bwd packed-stats '"max_seg_per_batch":2' '"max_seg_per_batch":3' \
+  '%cc: result 1 (stats) must be f32[6,2,6] (one row per segment, head and query)'
+m=$d/calls/fmha_bwd_packed_causal/module.hlo
+f8bwd packed-bwd-stats '%stats = f32\[4,2,6\]' '%stats = f32[2,2,6]' \
+  '%cc: operand 3 (stats) must be f32[4,2,6] (one row per segment, head and query)'
+f8bwd packed-bwd-O '%O = f32\[2,6,2,3\]' '%O = f32[2,6,2,4]' \
+  '%cc: q, k, v, dO and O do not agree on the batch, heads, sequence or head sizes (O must have dO'"'"'s shape)'
+m=$d/calls/fmha_paged_stats/module.hlo
+f8bwd paged-table '%page_table_v = s32\[2,1,3,1\]' '%page_table_v = s32[2,3,1,1]' \
+  '%cc: operand 6 (page_table_v) must be s32[2,1,nb,1] (one page index per logical block of each batch), as page_table_k'
 F8C='{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"PADDING","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}'
 bad f8-fwd-mask '__cudnn$fmhaSoftmaxF8' 'f32[2,3]{1,0}' 'a' "$F8C" \
   "%cc: backend_config field cudnn_fmha_backend_config.mask_type: XLA's F8 attention graph has only NO_MASK and CAUSAL"
@@ -238,11 +293,12 @@ for t in norm_infer_f32 norm_train_f32 norm_bwd_f32 fmha_padding_causal_f32 fmha
          grouped_rows_f32 block_mxfp8_f32 block_nvfp4_f32 gemm_c64 lt_c128_imag_alpha \
          gemm_s8_f32_beta gemm_alg_x3_f32 convgraph_bias_relu_amax_f8 \
          mx_fp8_f32 fmha_window_padding_causal_f32 fmha_bwd_window_causal_f32 \
-         fmha_f8_causal_stats; do
+         fmha_f8_causal_stats fmha_f8_bwd_causal fmha_packed_causal_stats fmha_paged_stats \
+         fmha_bwd_packed_causal; do
   "$H" --explain-custom-calls "$d/calls/$t/module.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: yes" "$tmp/out" && echo "ok: explain $t" || { fail "explain $t"; cat "$tmp/out"; }
 done
-for t in '__cudnn$fmhaSoftmaxBackwardF8'; do
+for t in '__cudnn$convReorderFilter'; do
   printf 'HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} custom-call(a), custom_call_target="%s", backend_config={}\n}\n' "$t" >"$tmp/r.hlo"
   "$H" --explain-custom-calls "$tmp/r.hlo" >"$tmp/out" 2>&1
   grep -qF "  runs: NO: " "$tmp/out" && echo "ok: explain refuses $t" || { fail "explain refuses $t"; cat "$tmp/out"; }
