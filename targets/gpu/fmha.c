@@ -409,6 +409,35 @@ static char *forward(GpuCall *c, const Cfg *f) {
   return m.t.s;
 }
 
+/* D = the sum over dO's contracting (head) dimensions of dO * O, in the
+ * scores' row order (batch dimensions, then the query dimension: m->dims
+ * without the last): the row term of the softmax backward. g22 is the
+ * dot dimension numbers of dO x V. */
+static int row_sum_do_o(GpuMod *m, const Dims *g22, const GpuLeaf *dO, int vdo, int vo) {
+  int e = gpu_emit(m, m->ct, dO->dims, dO->rank, "multiply(");
+  gpu_text(&m->t, "v%d, v%d)\n", vdo, vo);
+  int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
+  int nrem = 0;
+  for (int i = 0; i < dO->rank; i++)
+    if (!has(g22->lc, g22->nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
+  int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+  int dsum = gpu_emit(m, m->ct, rdims, nrem, "reduce(");
+  gpu_text(&m->t, "v%d, v%d), dimensions=", e, z);
+  gpu_text_list(&m->t, g22->lc, g22->nlc);
+  gpu_text(&m->t, ", to_apply=sum\n");
+  int np = 0;
+  for (int i = 0; i < g22->nlb; i++)
+    for (int j = 0; j < nrem; j++)
+      if (rem[j] == g22->lb[i]) perm[np++] = j;
+  for (int j = 0; j < nrem; j++)
+    if (!has(g22->lb, g22->nlb, rem[j])) perm[np++] = j;
+  int dd = gpu_emit(m, m->ct, m->dims, m->rank - 1, "transpose(");
+  gpu_text(&m->t, "v%d), dimensions=", dsum);
+  gpu_text_list(&m->t, perm, np);
+  gpu_text(&m->t, "\n");
+  return dd;
+}
+
 static char *backward(GpuCall *c, const Cfg *f) {
   bool bias = strstr(c->target, "ScaleBias") != NULL;
   int want = 6 + bias + (f->padding ? 2 : 0);
@@ -475,29 +504,7 @@ static char *backward(GpuCall *c, const Cfg *f) {
   int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
   if (mk.valid >= 0) p = select_v(&m, mk.valid, p, gpu_splat(&m, 0));
   int dp = dot(&m, vdo, vv, m.dims, m.rank, &f->g22);
-  /* D = sum over dO's contracting (head) dimensions of dO * O, in the
-   * scores' row order (batch dimensions, then the query dimension). */
-  int e = gpu_emit(&m, m.ct, dO->dims, dO->rank, "multiply(");
-  gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
-  int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
-  int nrem = 0;
-  for (int i = 0; i < dO->rank; i++)
-    if (!has(f->g22.lc, f->g22.nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
-  int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-  int dsum = gpu_emit(&m, m.ct, rdims, nrem, "reduce(");
-  gpu_text(&m.t, "v%d, v%d), dimensions=", e, z);
-  gpu_text_list(&m.t, f->g22.lc, f->g22.nlc);
-  gpu_text(&m.t, ", to_apply=sum\n");
-  int np = 0;
-  for (int i = 0; i < f->g22.nlb; i++)
-    for (int j = 0; j < nrem; j++)
-      if (rem[j] == f->g22.lb[i]) perm[np++] = j;
-  for (int j = 0; j < nrem; j++)
-    if (!has(f->g22.lb, f->g22.nlb, rem[j])) perm[np++] = j;
-  int dd = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "transpose(");
-  gpu_text(&m.t, "v%d), dimensions=", dsum);
-  gpu_text_list(&m.t, perm, np);
-  gpu_text(&m.t, "\n");
+  int dd = row_sum_do_o(&m, &f->g22, dO, vdo, vo);
   int ds = gpu_binary(&m, "multiply", p, gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
   int outs[4];
   for (int i = 0; i < 3; i++) {
@@ -1349,28 +1356,7 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
   if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, gpu_splat(&m, -__builtin_inf()));
   int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
   int p8 = store_f8(&m, scale_by(&m, p, m.dims, m.rank, sc_[SC_S], -1), m.dims, m.rank, t);
-  /* D, in the scores' row order (as backward() computes it) */
-  int e = gpu_emit(&m, m.ct, dO->dims, dO->rank, "multiply(");
-  gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
-  int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
-  int nrem = 0;
-  for (int i = 0; i < dO->rank; i++)
-    if (!has(f->g22.lc, f->g22.nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
-  int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-  int dsum = gpu_emit(&m, m.ct, rdims, nrem, "reduce(");
-  gpu_text(&m.t, "v%d, v%d), dimensions=", e, z);
-  gpu_text_list(&m.t, f->g22.lc, f->g22.nlc);
-  gpu_text(&m.t, ", to_apply=sum\n");
-  int np = 0;
-  for (int i = 0; i < f->g22.nlb; i++)
-    for (int j = 0; j < nrem; j++)
-      if (rem[j] == f->g22.lb[i]) perm[np++] = j;
-  for (int j = 0; j < nrem; j++)
-    if (!has(f->g22.lb, f->g22.nlb, rem[j])) perm[np++] = j;
-  int dd = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "transpose(");
-  gpu_text(&m.t, "v%d), dimensions=", dsum);
-  gpu_text_list(&m.t, perm, np);
-  gpu_text(&m.t, "\n");
+  int dd = row_sum_do_o(&m, &f->g22, dO, vdo, vo);
   dd = scale_by(&m, dd, s.dims, s.rank - 1, sc_[DSC_DO], sc_[DSC_O]);
   int dp = dot(&m, vdo, vv, m.dims, m.rank, &f->g22);
   dp = scale_by(&m, dp, m.dims, m.rank, sc_[DSC_DO], sc_[DSC_V]);
