@@ -509,6 +509,11 @@ def main():
     conv_case("conv_bias_relu_f16", "bias_act", "f16", "b01f_01io->b01f", [1, 4, 4, 2],
               [3, 3, 2, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], act="kRelu")
     more_cases()
+    # Last, so that the cases above keep their random draws. mask_type ALIBI:
+    # XLA's cuda_dnn.cc sets cuDNN masks only for CAUSAL/PADDING_CAUSAL and
+    # PADDING/PADDING_CAUSAL and never an ALiBi mask, so the GPU computes
+    # unmasked attention: the expected values are the unmasked ones.
+    fmha_case("fmha_alibi_is_unmasked_f32", "f32", 1, 4, 5, 2, 3, False, False, True, mask="ALIBI")
 
 
 # ---- One-op targets: triangular solve, TopK, CUB sorts, kCustom fusions ------
@@ -656,7 +661,7 @@ def fusion_case(name, kind, extra_cfg, with_nop):
     write_case("twins", name, twin, ins, exp, TOL["f32"])
 
 
-def fmha_case(name, dt, B, T, S, N, H, causal, bias, stats, scale=0.5):
+def fmha_case(name, dt, B, T, S, N, H, causal, bias, stats, scale=0.5, mask=None):
     q, k, v = draw([B, T, N, H], dt), draw([B, S, N, H], dt), draw([B, S, N, H], dt)
     sc = scale * np.einsum("btnh,bsnh->bnts", q, k)
     ins = [(q, dt), (k, dt), (v, dt)]
@@ -681,7 +686,8 @@ def fmha_case(name, dt, B, T, S, N, H, causal, bias, stats, scale=0.5):
                                       "tuple_shapes": [], "layout": {"dim_level_types": [], "dim_unique": [],
                                       "dim_ordered": [], "minor_to_major": ["3", "2", "1", "0"],
                                       "tail_padding_alignment_in_elements": "1"}, "is_dynamic_dimension": [False] * 4},
-        "seed": "42", "is_flash_attention": True, "mask_type": "CAUSAL" if causal else "NO_MASK",
+        "seed": "42", "is_flash_attention": True,
+        "mask_type": mask or ("CAUSAL" if causal else "NO_MASK"),
         "bmm1_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["3"],
                                        "lhs_batch_dimensions": ["0", "2"], "rhs_batch_dimensions": ["0", "2"]},
         "bmm2_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["1"],

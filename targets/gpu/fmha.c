@@ -40,8 +40,9 @@
  *   top-left alignment: a key position k is kept iff k + w > q, whatever
  *   the sequence lengths; causal adds k <= q: the window (q - w, q]).
  * Refused with the reason: dropout_rate > 0 (cuDNN's Philox stream cannot be
- * reproduced), ALIBI masks; packed (max_seg_per_batch > 1: ragged offsets)
- * and paged layouts (page tables) run forward only: see forward_ragged.
+ * reproduced). mask_type ALIBI runs unmasked, as XLA's graph does. Packed
+ * (max_seg_per_batch > 1: ragged offsets) and paged layouts (page tables):
+ * see forward_ragged; paged runs forward only.
  * __cudnn$fmhaSoftmaxF8 (forward F8 attention): see forward_f8 below.
  * __cudnn$fmhaSoftmaxBackwardF8 (its backward): see backward_f8 below.
  * Not here: the gemm targets. */
@@ -184,9 +185,9 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
     return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.dropout_rate is %g: dropout "
                        "draws from cuDNN's Philox stream on the GPU, which a CPU cannot reproduce",
                     dropout);
-  if (f->mask == MASK_ALIBI)
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.mask_type: ALIBI is not "
-                       "supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)");
+  /* ALIBI adds no mask: XLA's cuda_dnn.cc gives cuDNN a causal mask for
+   * CAUSAL/PADDING_CAUSAL and a padding mask for PADDING/PADDING_CAUSAL and
+   * never an ALiBi one, so the GPU runs ALIBI as unmasked attention. */
   if (bwd && paged)
     return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.is_paged_attention: XLA's "
                        "backward attention graph takes no page tables "

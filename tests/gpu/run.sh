@@ -98,8 +98,8 @@ bad fmha-bwd-dropout '__cudnn$fmhaSoftmaxDropoutBackward' '(f32[2,3]{1,0}, u8[0]
   "cudnn_fmha_backend_config.dropout_rate is 0.25: dropout draws from cuDNN's Philox stream"
 bad fmha-bwd-dnums '__cudnn$fmhaSoftmaxBackward' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
   'backend_config: missing required field cudnn_fmha_backend_config.bmm1_grad_gemm1_dot_dimension_numbers'
-bad fmha-alibi '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
-  'cudnn_fmha_backend_config.mask_type: ALIBI is not supported (NO_MASK, PADDING, CAUSAL and PADDING_CAUSAL are)'
+bad fmha-mask '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"mask_type":"ALIBI_X","bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
+  'cudnn_fmha_backend_config.mask_type: expected one of NO_MASK, PADDING, CAUSAL, PADDING_CAUSAL, ALIBI'
 # Packed and paged attention (forward only).
 GK='"bmm1_grad_gemm1_dot_dimension_numbers":{},"bmm1_grad_gemm2_dot_dimension_numbers":{},"bmm2_grad_gemm1_dot_dimension_numbers":{},"bmm2_grad_gemm2_dot_dimension_numbers":{}'
 bad fmha-packed-arity '__cudnn$fmhaSoftmax' '(f32[2,3]{1,0}, u8[0]{0})' 'a, a, a' '{"cudnn_fmha_backend_config":{"fmha_scale":1,"max_seg_per_batch":2,"bmm1_dot_dimension_numbers":{},"bmm2_dot_dimension_numbers":{}}}' \
