@@ -10,7 +10,7 @@ hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c cl
 # jansson reads case.json (casedir.c).
 hlorun_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 hlorun_LDADD = libhlorun_core.la $(JANSSON_LIBS)
-hlorun_LDFLAGS = -Wl,--dynamic-list=$(srcdir)/cli/hlorun.dynlist
+hlorun_LDFLAGS = -Wl,--dynamic-list=$(srcdir)/cli/hlorun.dynlist $(SAN_EXE_LDFLAGS)
 EXTRA_hlorun_DEPENDENCIES = cli/hlorun.dynlist
 EXTRA_DIST += cli/hlorun.dynlist
 dist_man_MANS += doc/hlorun.1
