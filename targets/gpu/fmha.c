@@ -769,6 +769,18 @@ static int other_dim(int64_t a, int64_t b, int64_t c) {
   return -1;
 }
 
+/* The q and kv sequence lengths of the Bc segments: operands first and
+ * first + 1 (s32, Bc elements), as parameters reshaped to s32[Bc]. */
+static void seq_lens(GpuMod *m, const GpuCall *c, int first, int64_t Bc, int lens[2]) {
+  for (int i = 0; i < 2; i++) {
+    int64_t n1[1] = {Bc};
+    int p = gpu_emit(m, HLO_S32, c->ops[first + i].dims, c->ops[first + i].rank, "parameter(");
+    gpu_text(&m->t, "%d)\n", first + i);
+    lens[i] = gpu_emit(m, HLO_S32, n1, 1, "reshape(");
+    gpu_text(&m->t, "v%d)\n", p);
+  }
+}
+
 static char *forward_ragged(GpuCall *c, const Cfg *f) {
   bool packed = f->segs > 1;
   const char *kind = packed ? "packed attention (max_seg_per_batch > 1)" : "paged attention";
@@ -857,13 +869,7 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
   m.dims[0] = Bc; m.dims[1] = N; m.dims[2] = T; m.dims[3] = Sc;
   prelude(&m);
   int lens[2];
-  for (int i = 0; i < 2; i++) {
-    int64_t n1[1] = {Bc};
-    int p = gpu_emit(&m, HLO_S32, c->ops[3 + i].dims, c->ops[3 + i].rank, "parameter(");
-    gpu_text(&m.t, "%d)\n", 3 + i);
-    lens[i] = gpu_emit(&m, HLO_S32, n1, 1, "reshape(");
-    gpu_text(&m.t, "v%d)\n", p);
-  }
+  seq_lens(&m, c, 3, Bc, lens);
   int vq, vk, vv, offq = -1;
   if (packed) {
     offq = s64_lead(&m, &c->ops[5], 5, Bc);
@@ -1008,13 +1014,7 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
   m.dims[0] = Bc; m.dims[1] = N; m.dims[2] = T; m.dims[3] = S;
   prelude(&m);
   int lens[2];
-  for (int i = 0; i < 2; i++) {
-    int64_t n1[1] = {Bc};
-    int p = gpu_emit(&m, HLO_S32, c->ops[6 + i].dims, c->ops[6 + i].rank, "parameter(");
-    gpu_text(&m.t, "%d)\n", 6 + i);
-    lens[i] = gpu_emit(&m, HLO_S32, n1, 1, "reshape(");
-    gpu_text(&m.t, "v%d)\n", p);
-  }
+  seq_lens(&m, c, 6, Bc, lens);
   int offq = s64_lead(&m, &c->ops[8], 8, Bc), offkv = s64_lead(&m, &c->ops[9], 9, Bc);
   int vq = gather_ragged(&m, q, 0, qn, qt, qh, offq, lens[0], Bc, N, T, H);
   int vk = gather_ragged(&m, k, 1, kn, ks, kh, offkv, lens[1], Bc, N, S, H);
