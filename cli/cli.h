@@ -121,7 +121,7 @@ void debug_free(Debug *d);
 /* Self times per instruction, summed over a run (--stats with --graph). */
 typedef struct GraphTimes GraphTimes;
 GraphTimes *graph_times_new(void);   /* NULL when out of memory */
-void graph_times_add(GraphTimes *t, const HloInstruction *i, uint64_t ns, bool fused);
+void graph_times_add(GraphTimes *t, const HloInstruction *i, uint64_t ns, int fused);
 void graph_times_free(GraphTimes *t);
 /* Draw m into o->graph (times may be NULL: no run). Returns the exit status. */
 int graph_write(HloCtx *ctx, const HloModule *m, const Opts *o, const GraphTimes *times);

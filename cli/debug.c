@@ -244,7 +244,7 @@ static void stats_event(Debug *d, const HloEvent *e) {
   uint64_t self = e->elapsed_ns > inner ? e->elapsed_ns - inner : 0;
   d->child_ns[dep + 1] = 0;
   d->child_ns[dep] += e->elapsed_ns;
-  const char *key = e->fused ? "(fused elementwise)" : e->opcode;
+  const char *key = e->fused == 2 ? "(dot chain)" : e->fused ? "(fused elementwise)" : e->opcode;
   int i = 0;
   while (i < d->nops && strcmp(d->ops[i].opcode, key) != 0) i++;
   if (i == d->nops) {

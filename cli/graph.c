@@ -29,7 +29,7 @@ typedef struct TimeSlot {
   const HloInstruction *ins;  /* borrowed; NULL = empty slot */
   uint64_t ns;                /* self time summed over its executions */
   int64_t count;              /* executions */
-  bool fused;                 /* it ended a fused elementwise chain */
+  int fused;                  /* how it ended a fused chain (HloEvent.fused), or 0 */
 } TimeSlot;
 
 struct GraphTimes {
@@ -56,7 +56,7 @@ static size_t slot_of(const TimeSlot *slots, size_t cap, const HloInstruction *i
     if (slots[k].ins == i || !slots[k].ins) return k;
 }
 
-void graph_times_add(GraphTimes *t, const HloInstruction *i, uint64_t ns, bool fused) {
+void graph_times_add(GraphTimes *t, const HloInstruction *i, uint64_t ns, int fused) {
   if (!t || !i) return;
   if (2 * (t->n + 1) > t->cap) {   /* grow at half full */
     TimeSlot *s = calloc(2 * t->cap, sizeof *s);
@@ -71,7 +71,7 @@ void graph_times_add(GraphTimes *t, const HloInstruction *i, uint64_t ns, bool f
   if (!s->ins) { s->ins = i; t->n++; }
   s->ns += ns;
   s->count++;
-  s->fused |= fused;
+  if (fused > s->fused) s->fused = fused;
   t->total_ns += ns;
 }
 
@@ -213,7 +213,7 @@ static bool node_time(const Graph *g, const HloInstruction *i, int body, TimeSlo
     const TimeSlot *t = time_of(g->times, hlo_module_instruction(g->m, body, k));
     if (!t) continue;
     out->ns += t->ns;
-    out->fused |= t->fused;
+    if (t->fused > out->fused) out->fused = t->fused;
     if (!any) out->count = t->count;
     any = true;
   }
@@ -253,6 +253,7 @@ static void put_node(FILE *f, const Graph *g, int n) {
     fprintf(f, " (%.1f%%)", 100.0 * share);
     if (t.count > 1) fprintf(f, " in %lld runs", (long long)t.count);
     if (t.fused) fputs(body >= 0 ? "\\nincludes fused elementwise chains"
+                                 : t.fused == 2 ? "\\nends a fused dot chain"
                                  : "\\nends a fused elementwise chain", f);
   } else if (g->times) {
     fputs("\\nno time of its own\\n(fused into a chain, or not run)", f);

@@ -373,10 +373,13 @@ typedef struct HloEvent {
   const HloValue *result;    /* AFTER only, else NULL */
   uint64_t elapsed_ns;       /* AFTER: wall time of the instruction, including the
                                 computations it ran */
-  int fused;                 /* nonzero: the event stands for a chain of elementwise
-                                instructions hlorun fused, ending at this one; the
-                                operands are the chain's inputs, not the instruction's
-                                own (compile with no_fusion to see every instruction) */
+  int fused;                 /* nonzero: the event stands for instructions hlorun
+                                fused, ending at this one: 1 a chain of elementwise
+                                instructions (and row reductions), 2 a dot, a row
+                                group over its result and this dot, which consumes
+                                the group's rows; the operands are the chain's
+                                inputs, not the instruction's own (compile with
+                                no_fusion to see every instruction) */
   int device;                /* the device running it (replica * partitions +
                                 partition); 0 in a run on one device */
 } HloEvent;

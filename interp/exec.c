@@ -141,6 +141,7 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   }
   case HLI_STEP_KERNEL:
   case HLI_STEP_FUSED:
+  case HLI_STEP_CHAIN:
     break;
   }
   /* Limits (limits.c): the deadline, and the instruction that memory and
@@ -173,6 +174,7 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   }
   for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
   int rc = st->kind == HLI_STEP_FUSED ? hli_fused_run(x, st->fused, in, out)
+         : st->kind == HLI_STEP_CHAIN ? hli_chain_run(x, st->chain, in, out)
                                       : st->run(x, ins, in, out);
   if (rc != 0) {
     hli_value_unref(x, out);

@@ -39,4 +39,13 @@ const int32_t *hli_fused_inputs(const HliFused *f);
 /* Compute the group's root value into out (allocated with the root's shape)
  * from the input values. 0, or -1 with an error on x. */
 int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *out);
+/* Row groups run a block of rows at a time (fuse_chain.c): rows [lo, hi)
+ * of f's result into out on the calling thread, with input `local` (or -1)
+ * and out holding only those rows (their first element is row lo's), every
+ * other input whole. out may be the local input (each row is read before
+ * it is written). 0, or -1 out of memory. hli_fused_rows_scratch: the heap
+ * memory such a run takes (0: it runs on the stack). */
+int hli_fused_run_rows(const HliFused *f, const char *const *in, const size_t *ies,
+                       int32_t local, char *out, size_t oes, int64_t lo, int64_t hi);
+size_t hli_fused_rows_scratch(const HliFused *f);
 #endif

@@ -24,7 +24,22 @@ typedef struct Job {
   size_t oes;
   bool stream;             /* the output is written with non-temporal stores */
   bool oom;
+  /* A block of rows run on its own (hli_fused_run_rows): input `local` (or
+   * -1) and the output hold rows from `row0` on, not from row 0. */
+  int32_t local;
+  int64_t row0;
 } Job;
+
+/* Where input k's elements of space sp start at element lo of that space. */
+static inline const char *in_at(const Job *j, int32_t k, Space sp, int64_t lo) {
+  if (k == j->local && sp != SP_FIXED)
+    lo -= sp == SP_FULL ? j->row0 * j->f->row_len : j->row0;
+  return j->in[k] + lo * (int64_t)j->ies[k];
+}
+/* Where output element lo is. */
+static inline char *out_at(const Job *j, int64_t lo) {
+  return j->out + (lo - j->row0 * j->f->row_len) * (int64_t)j->oes;
+}
 
 /* Scratch of a chunk besides its registers: two tiles for conversions, and
  * the staging tile of a streamed output. */
@@ -54,6 +69,10 @@ HLK_VECTORIZE static void fill(char *dst, const char *src, int64_t n, size_t es)
 /* Elements [lo, lo + m) of the broadcast b (raw element bytes es). */
 static void bcast_tile(const Fop *op, const char *b, size_t es, int64_t lo, int64_t m, char *dst) {
   int64_t inner = op->inner, nb = op->nb;
+  if (nb == 1) {   /* a scalar (its inner extent may be written as 1) */
+    fill(dst, b, m, es);
+    return;
+  }
   int64_t idx = (lo / inner) % nb, r = lo % inner;
   for (int64_t i = 0; i < m;) {
     if (inner == 1) {   /* the operand repeats: contiguous runs of it */
@@ -103,10 +122,10 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
   for (int32_t k = 0; k < op->nsrc; k++) {
     int32_t r = op->src[k], in = -r - 1;
     s[k] = r >= 0 ? (const void *)regs[r]
-                  : (const void *)(j->in[in] + t->lo[f->in_sp[in]] * (int64_t)j->ies[in]);
+                  : (const void *)in_at(j, in, f->in_sp[in], t->lo[f->in_sp[in]]);
   }
   bool to_out = op->dst == REG_OUT;
-  char *d = to_out ? (j->stream ? sc->out : j->out + lo * (int64_t)j->oes) : regs[op->dst];
+  char *d = to_out ? (j->stream ? sc->out : out_at(j, lo)) : regs[op->dst];
   bool narrow = op->narrow;
   switch (op->kind) {
   case FOP_UN:
@@ -151,7 +170,7 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
     }
     break;
   case FOP_LOAD:
-    hlk_narrow_to_f32(op->t, j->in[op->input] + lo * (int64_t)j->ies[op->input], (float *)d, m);
+    hlk_narrow_to_f32(op->t, in_at(j, op->input, op->sp, lo), (float *)d, m);
     break;
   case FOP_RRED:
     row_reduce(op, s[0], j->in[op->input], f->row_len, t->m[SP_ROWS], d);
@@ -174,7 +193,7 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
     break;
   }
   }
-  if (to_out && j->stream) hlk_stream_copy(j->out + lo * (int64_t)j->oes, d, (size_t)m * j->oes);
+  if (to_out && j->stream) hlk_stream_copy(out_at(j, lo), d, (size_t)m * j->oes);
 }
 
 /* Bytes of registers and scratch a chunk needs for tiles of `tile` elements. */
@@ -208,7 +227,7 @@ static inline __attribute__((always_inline)) void prefetch_next(const Job *j, co
     size_t es = j->ies[k], n = (size_t)(t->m[sp] < left ? t->m[sp] : left) * es;
     size_t lines = (n + 63) / 64, b0 = lines * (size_t)part / (size_t)nparts,
            b1 = lines * (size_t)(part + 1) / (size_t)nparts;
-    const char *p = j->in[k] + (size_t)next * es;
+    const char *p = in_at(j, k, sp, next);
     for (size_t b = b0; b < b1; b++) __builtin_prefetch(p + b * 64);
   }
 }
@@ -252,7 +271,7 @@ bool hli_fused_streams(size_t bytes) {
 
 int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, const size_t *ies,
                         char *out, size_t oes, int64_t n) {
-  Job j = {f, in, ies, out, oes, false, false};
+  Job j = {f, in, ies, out, oes, false, false, -1, 0};
   j.stream = hli_fused_streams((size_t)(f->row_len ? n * f->row_len : n) * oes);
   /* Chunks larger than the stack scratch allocate their registers: count
    * them against the memory limit, one set per thread. */
@@ -266,6 +285,18 @@ int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, co
   hli_parallel_for(x, n, min_chunk, fused_chunk, &j);
   if (reserve) hli_scratch_unreserve(x, reserve);
   return j.oom ? hli_fail(x, f->root, "out of memory") : 0;
+}
+
+size_t hli_fused_rows_scratch(const HliFused *f) {
+  size_t rb, need = chunk_bytes(f, tile_rows(f) * f->row_len, false, &rb);
+  return need > STACK_SCRATCH ? need : 0;
+}
+
+int hli_fused_run_rows(const HliFused *f, const char *const *in, const size_t *ies,
+                       int32_t local, char *out, size_t oes, int64_t lo, int64_t hi) {
+  Job j = {f, in, ies, out, oes, false, false, local, lo};
+  fused_chunk(&j, lo, hi);
+  return j.oom ? -1 : 0;
 }
 
 int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *out) {

@@ -7,7 +7,7 @@ libhlorun_core_la_SOURCES += \
 libhlorun_core_la_SOURCES += \
 	interp/plan.h interp/plan.c interp/exec.c interp/pool.c \
 	interp/fuse.h interp/fuse_prog.h interp/fuse.c interp/fuse_run.c \
-	interp/fuse_table.c
+	interp/fuse_table.c interp/fuse_chain.h interp/fuse_chain.c
 # Resource limits and crash-proof (isolated) custom calls.
 libhlorun_core_la_SOURCES += interp/limits.c interp/isolate.h interp/isolate.c
 # Values in files: .npy/.npz (zlib inflates deflated .npz members), literal text.

@@ -69,7 +69,7 @@ static int deliver(HliExec *x, HliObs *o, const HliPlan *p, int32_t s, int32_t n
   e.operands = nops ? (const HloValue *const *)in : NULL;
   e.result = (const HloValue *)result;
   e.elapsed_ns = elapsed;
-  e.fused = st->kind == HLI_STEP_FUSED;
+  e.fused = st->kind == HLI_STEP_FUSED ? 1 : st->kind == HLI_STEP_CHAIN ? 2 : 0;
   const HliDevice *d = x->device;
   e.device = d ? (int)(d->replica * d->npartitions + d->partition) : 0;
   /* The devices of a run are threads; the user's observer sees one event

@@ -7,7 +7,8 @@
  * get-tuple-element, views for reshape/bitcast), run every kernel's plan-time
  * check, and compute each value's last use so it is released right after.
  * Chains of elementwise instructions become one fused step (fuse.c): their
- * inner values get no step and no slot value.
+ * inner values get no step and no slot value; so do a dot and a row group
+ * that a second dot consumes (fuse_chain.c).
  * Running plans is exec.c's job. */
 #include "interp/plan.h"
 #include <string.h>
@@ -255,11 +256,17 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
   /* Fused groups: members inside a group are not steps of their own. */
   HliFusion fu;
   if (hli_fuse_plan(x, c, live, A, &fu) != 0) goto nomem;
+  /* Chains (a dot, a row group, a dot): the first dot and the group get no
+   * step; the last dot's step runs all three. */
+  const HliChain **chain = hlc_arena_alloc(A, (size_t)n * sizeof *chain);
+  bool *absorbed = hlc_arena_alloc(A, (size_t)n);
+  if (!chain || !absorbed || hli_chain_plan(x, c, live, &fu, A, chain, absorbed) != 0)
+    goto nomem;
   bool *step = hlc_arena_alloc(A, (size_t)n);
   if (!step) goto nomem;
   int32_t nsteps = 0;
   for (int32_t i = 0; i < n; i++) {
-    step[i] = live[i] && !fu.internal[i];
+    step[i] = live[i] && !fu.internal[i] && !absorbed[i];
     nsteps += step[i];
   }
   p->steps = hlc_arena_alloc(A, (size_t)nsteps * sizeof *p->steps);
@@ -273,18 +280,22 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
     const HloInstr *ins = c->instrs[i];
     HliStep *st = &p->steps[s];
     const HliFused *f = fu.group[i];
+    const HliChain *ch = chain[i];
     st->ins = ins;
     st->out = i;
-    st->nops = f ? hli_fused_ninputs(f) : ins->nops;
+    st->nops = ch ? hli_chain_ninputs(ch) : f ? hli_fused_ninputs(f) : ins->nops;
     st->ops = hlc_arena_alloc(A, (size_t)(st->nops ? st->nops : 1) * sizeof *st->ops);
     if (!st->ops) goto nomem;
     for (int32_t k = 0; k < st->nops; k++) {
-      st->ops[k] = f ? hli_fused_inputs(f)[k] : ins->ops[k]->index;
+      st->ops[k] = ch ? hli_chain_inputs(ch)[k] : f ? hli_fused_inputs(f)[k] : ins->ops[k]->index;
       last[st->ops[k]] = s;
     }
     last[i] = last[i] > s ? last[i] : s;   /* produced here: at least this step */
     p->nsteps = ++s;                       /* steps so far own their constants */
-    if (f) {
+    if (ch) {
+      st->kind = HLI_STEP_CHAIN;
+      st->chain = ch;
+    } else if (f) {
       st->kind = HLI_STEP_FUSED;
       st->fused = f;
     } else if (choose_step(x, ins, st) != 0) {

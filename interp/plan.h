@@ -9,6 +9,7 @@
 #define HLORUN_INTERP_PLAN_H
 #include "interp/exec.h"
 #include "interp/fuse.h"
+#include "interp/fuse_chain.h"
 
 typedef enum HliStepKind {
   HLI_STEP_KERNEL,   /* out = new value of ins->shape; kernel fills it */
@@ -21,9 +22,12 @@ typedef enum HliStepKind {
   HLI_STEP_VIEW,     /* view of operand 0's buffer with ins->shape (reshape,
                         bitcast between default layouts) */
   HLI_STEP_TOKEN,    /* a new token (after-all without a kernel) */
-  HLI_STEP_FUSED     /* out = new value of ins->shape, computed by a fused
+  HLI_STEP_FUSED,    /* out = new value of ins->shape, computed by a fused
                         group of elementwise instructions ending at ins
                         (fuse.h); ops are the group's inputs */
+  HLI_STEP_CHAIN     /* out = new value of ins->shape (a dot), computed by a
+                        dot -> row group -> dot chain ending at ins
+                        (fuse_chain.h); ops are the chain's inputs */
 } HliStepKind;
 
 typedef struct HliStep {
@@ -38,6 +42,7 @@ typedef struct HliStep {
   int64_t index;         /* PARAM: parameter number; GTE: tuple index */
   HliValue *constant;    /* CONST: owned by the plan (one reference) */
   const HliFused *fused; /* FUSED: the group (plan arena) */
+  const HliChain *chain; /* CHAIN: the chain (plan arena) */
   bool lazy;             /* runs only when the run is observed: every user
                             makes this value itself (plan.c: mark_lazy) */
   uint32_t reuse;        /* KERNEL/FUSED: bit k set: operand k (k < 32) may

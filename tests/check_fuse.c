@@ -5,8 +5,9 @@
  * values that escape a chain, the memory a fused chain needs, and in-place
  * updates of dying buffers (elementwise, dynamic-update-slice in a loop),
  * a long sum split over threads with one thread's bits, large results
- * written with streaming stores, and row groups (reductions over rows
- * fused with the chains around them). */
+ * written with streaming stores, row groups (reductions over rows
+ * fused with the chains around them), and dot chains (a dot, the row group
+ * over its result, the dot that reads the group's rows: fuse_chain.c). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -833,6 +834,115 @@ START_TEST(while_updates_in_place) {
 }
 END_TEST
 
+/* ---- Dot chains: a dot, the row group over it, the dot reading its rows ---- */
+
+/* Counts the events of fused dot chains (HloEvent.fused == 2). */
+static int count_chains(const HloEvent *e, void *user) {
+  if (e->fused == 2) ++*(int *)user;
+  return 0;
+}
+
+/* Result literal of a parameterless module; *chains gets how many dot
+ * chains ran. */
+static char *run_chains(const char *text, int threads, int *chains) {
+  HloCtx *ctx = tl_ctx_new(threads);
+  HloModule *m = NULL;
+  HloExecutable *e = NULL;
+  HloBuffer *r = NULL;
+  ck_assert_int_eq(hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m), HLO_OK);
+  ck_assert_int_eq(hlo_compile(ctx, m, NULL, &e), HLO_OK);
+  *chains = 0;
+  ck_assert_int_eq(hlo_executable_set_observer(e, count_chains, chains,
+                                               HLO_OBSERVE_AFTER | HLO_OBSERVE_NO_OPERANDS),
+                   HLO_OK);
+  if (hlo_execute(e, NULL, 0, &r) != HLO_OK) ck_abort_msg("%s", hlo_ctx_diagnostics(ctx));
+  char *t = literal(ctx, r);
+  hlo_buffer_free(r);
+  hlo_executable_free(e);
+  hlo_module_free(m);
+  hlo_ctx_free(ctx);
+  return t;
+}
+
+START_TEST(dot_chain_attention_by_hand) {
+  /* Scores q.k^T are 0 or -1000 (k's rows are unit vectors, q's entries 0
+   * or -1000); scaled by 0.125, exp(-125 - 0) underflows to 0, so the
+   * softmax gives 1/count on the allowed columns: rows 0 and 1 allow two
+   * columns (1/2), row 2 all four (1/4). Then probs.v is an exact mean of
+   * v's allowed rows. Batch 0: k rows e0 e0 e1 e1, v rows (j+1, 10(j+1));
+   * batch 1: k rows e1 e0 e0 e1, v rows ((j+1)^2, -(j+1)). Operands keep
+   * the batch dimension in the middle or last (batch offsets, strides). */
+  char text[4096];
+  snprintf(text, sizeof text,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  q = f32[3,2,2] constant({{{0, -1000}, {0, -1000}}, {{-1000, 0}, {-1000, 0}},"
+           " {{0, 0}, {0, 0}}})\n"
+           "  k = f32[2,4,2] constant({{{1, 0}, {1, 0}, {0, 1}, {0, 1}},"
+           " {{0, 1}, {1, 0}, {1, 0}, {0, 1}}})\n"
+           "  v = f32[4,2,2] constant({{{1, 10}, {1, -1}}, {{2, 20}, {4, -2}}, {{3, 30}, {9, -3}},"
+           " {{4, 40}, {16, -4}}})\n"
+           "  s = f32[2,3,4] dot(q, k), lhs_batch_dims={1}, lhs_contracting_dims={2},"
+           " rhs_batch_dims={0}, rhs_contracting_dims={2}\n"
+           "  c = f32[] constant(0.125)\n  cb = f32[2,3,4] broadcast(c), dimensions={}\n"
+           "  x = f32[2,3,4] multiply(s, cb)\n"
+           "  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)\n"
+           "  mx = f32[2,3] reduce(x, ninf), dimensions={2}, to_apply=max\n"
+           "  mxb = f32[2,3,4] broadcast(mx), dimensions={0,1}\n"
+           "  sh = f32[2,3,4] subtract(x, mxb)\n  e = f32[2,3,4] exponential(sh)\n"
+           "  sm = f32[2,3] reduce(e, zero), dimensions={2}, to_apply=add\n"
+           "  smb = f32[2,3,4] broadcast(sm), dimensions={0,1}\n"
+           "  p = f32[2,3,4] divide(e, smb)\n"
+           "  ROOT o = f32[2,3,2] dot(p, v), lhs_batch_dims={0}, lhs_contracting_dims={2},"
+           " rhs_batch_dims={1}, rhs_contracting_dims={0}\n}\n",
+           ADD_MAX);
+  const char *want = "f32[2,3,2] {{{1.5, 15}, {3.5, 35}, {2.5, 25}}, "
+                     "{{6.5, -2.5}, {8.5, -2.5}, {7.5, -2.5}}}";
+  static const char *const rows[] = {NULL, "1", "2"};
+  for (int threads = 1; threads <= 2; threads++)
+    for (int r = 0; r < 3; r++) {   /* blocks of 3, 1 and 2 rows (the last one short) */
+      if (rows[r]) setenv("HLORUN_CHAIN_ROWS", rows[r], 1);
+      int chains = 0;
+      char *t = run_chains(text, threads, &chains);
+      unsetenv("HLORUN_CHAIN_ROWS");
+      ck_assert_str_eq(t, want);
+      ck_assert_int_eq(chains, 1);
+      hlo_free(t);
+    }
+  char *plain = run_text(text, false, 1);   /* unfused: the same */
+  ck_assert_str_eq(plain, want);
+  hlo_free(plain);
+}
+END_TEST
+
+START_TEST(dot_chain_not_formed_when_a_value_escapes) {
+  /* The scores are also a result: the dots run alone (no chain), and the
+   * values are the same: scores {2, 0} and {0, 0}... row softmax, times v. */
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  q = f32[2,2] constant({{1, 0}, {0, 0}})\n"
+           "  k = f32[2,2] constant({{2, 0}, {0, 0}})\n"
+           "  v = f32[2,2] constant({{1, 2}, {3, 4}})\n"
+           "  s = f32[2,2] dot(q, k), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"
+           "  zero = f32[] constant(0)\n"
+           "  sm = f32[2] reduce(s, zero), dimensions={1}, to_apply=add\n"
+           "  smb = f32[2,2] broadcast(sm), dimensions={0}\n"
+           "  p = f32[2,2] subtract(s, smb)\n"
+           "  o = f32[2,2] dot(p, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+           "  ROOT t = (f32[2,2], f32[2,2]) tuple(o, s)\n}\n",
+           ADD_MAX);
+  /* s = {{2, 0}, {0, 0}}; rows minus their sums: p = {{0, -2}, {0, 0}};
+   * p.v = {{-6, -8}, {0, 0}}. */
+  int chains = -1;
+  char *t = run_chains(text, 2, &chains);
+  ck_assert_str_eq(t, "(f32[2,2] {{-6, -8}, {0, 0}}, f32[2,2] {{2, 0}, {0, 0}})");
+  ck_assert_int_eq(chains, 0);
+  hlo_free(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("fuse");
   TCase *tc = tcase_create("fuse");
@@ -861,6 +971,8 @@ int main(void) {
   tcase_add_test(tc, iota_fused_one_hot_by_hand);
   tcase_add_test(tc, iota_fused_causal_softmax_by_hand);
   tcase_add_test(tc, iota_fused_element_types_by_hand);
+  tcase_add_test(tc, dot_chain_attention_by_hand);
+  tcase_add_test(tc, dot_chain_not_formed_when_a_value_escapes);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }

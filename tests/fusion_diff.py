@@ -7,7 +7,10 @@ than a tile, one or two row dims), and runs each with hlorun's fusion on
 and off (HLORUN_FUSION=0), on one and two threads: the four results must be
 byte-identical, or the four runs fail alike.
 
-Usage: fusion_diff.py HLORUN FIRST_SEED LAST_SEED [WORKDIR]
+With --chains the modules are dot -> row group -> dot chains
+(chain_module), also run with small blocks of rows (HLORUN_CHAIN_ROWS).
+
+Usage: fusion_diff.py [--chains] HLORUN FIRST_SEED LAST_SEED [WORKDIR]
 Exit 1 on any difference (the module is kept in WORKDIR as diff-SEED.hlo).
 """
 import os
@@ -90,11 +93,106 @@ def module(seed):
     return 'HloModule fusion_diff\n' + comps + 'ENTRY main {\n  ' + '\n  '.join(lines) + '\n}\n'
 
 
-def run(hlorun, path, out, fusion, threads):
+def chain_module(seed):
+    """A dot, a row group over its result (softmax-like, then random row
+    steps) and a second dot contracting the group's rows: the chain hlorun
+    runs a block of rows at a time (interp/fuse_chain.c). Operand dims come
+    in random orders, sizes include 1 (chains that do not apply), and some
+    modules miss the pattern on purpose (the first dot or the group's result
+    also used elsewhere, the second dot contracting another dim)."""
+    r = random.Random(seed)
+    nb = r.choice([0, 1, 1, 2])
+    bdims = [r.choice([1, 2, 3]) for _ in range(nb)]
+    def size(choices):   # 1 now and then: no chain (one row or column)
+        return 1 if r.random() < 0.07 else r.choice(choices)
+    m, n, k, n2 = size([2, 3, 13, 50]), size([2, 5, 33, 300]), size([3, 16, 70]), size([2, 7, 40])
+    miss = r.choice([None] * 6 + ['d1_out', 'g_out', 'contract_m'])
+    if miss == 'contract_m':
+        n = m   # the second dot contracts the rows' other dim
+    dt = r.choice(['f32', 'f32', 'bf16'])
+
+    def operand(roles):
+        """An operand holding (name, size) roles in a random dim order."""
+        order = list(range(len(roles)))
+        r.shuffle(order)
+        dims = [roles[i][1] for i in order]
+        pos = {roles[i][0]: d for d, i in enumerate(order)}
+        return dims, pos
+
+    def lst(xs):
+        return ','.join(map(str, xs))
+
+    ad, apos = operand([('b%d' % i, s) for i, s in enumerate(bdims)] + [('m', m), ('k', k)])
+    bd, bpos = operand([('b%d' % i, s) for i, s in enumerate(bdims)] + [('k', k), ('n', n)])
+    cd, cpos = operand([('b%d' % i, s) for i, s in enumerate(bdims)] + [('n', n), ('n2', n2)])
+    full = 'f32[%s]' % lst(bdims + [m, n])
+    row = 'f32[%s]' % lst(bdims + [m])
+    rdims = lst(range(nb + 1))
+    bl = lst(apos['b%d' % i] for i in range(nb))
+    lines = ['a = %s[%s] parameter(0)' % (dt, lst(ad)), 'b = %s[%s] parameter(1)' % (dt, lst(bd)),
+             'c = f32[%s] parameter(2)' % lst(cd),
+             's = %s dot(a, b), lhs_batch_dims={%s}, lhs_contracting_dims={%d}, '
+             'rhs_batch_dims={%s}, rhs_contracting_dims={%d}'
+             % (full, bl, apos['k'], lst(bpos['b%d' % i] for i in range(nb)), bpos['k']),
+             'z = f32[] constant(0)', 'ninf = f32[] constant(-inf)',
+             'scale = f32[] constant(0.125)', 'sb = %s broadcast(scale), dimensions={}' % full,
+             'x = %s multiply(s, sb)' % full,
+             'mx = %s reduce(x, ninf), dimensions={%d}, to_apply=max' % (row, nb + 1),
+             'mxb = %s broadcast(mx), dimensions={%s}' % (full, rdims),
+             'sh = %s subtract(x, mxb)' % full, 'e = %s exponential(sh)' % full]
+    last = 'e'
+    for i in range(r.randint(0, 3)):
+        op = r.choice(['add', 'multiply', 'maximum', 'tanh', 'rowsum'])
+        v = 'r%d' % i
+        if op == 'tanh':
+            lines.append('%s = %s tanh(%s)' % (v, full, last))
+        elif op == 'rowsum':
+            lines.append('%s_s = %s reduce(%s, z), dimensions={%d}, to_apply=add'
+                         % (v, row, last, nb + 1))
+            lines.append('%s_b = %s broadcast(%s_s), dimensions={%s}' % (v, full, v, rdims))
+            lines.append('%s = %s divide(%s, %s_b)' % (v, full, last, v))
+        else:
+            lines.append('%s = %s %s(%s, %s)' % (v, full, op, last, r.choice(['x', 'e', 's'])))
+        last = v
+    lines.append('sm = %s reduce(%s, z), dimensions={%d}, to_apply=add' % (row, last, nb + 1))
+    lines.append('smb = %s broadcast(sm), dimensions={%s}' % (full, rdims))
+    lines.append('p = %s divide(%s, smb)' % (full, last))
+    cb = lst(cpos['b%d' % i] for i in range(nb))
+    contract = nb if miss == 'contract_m' else nb + 1
+    lines.append('o = f32[%s] dot(p, c), lhs_batch_dims={%s}, lhs_contracting_dims={%d}, '
+                 'rhs_batch_dims={%s}, rhs_contracting_dims={%d}'
+                 % (lst(bdims + [m if miss != 'contract_m' else n, n2]), lst(range(nb)), contract,
+                    cb, cpos['n']))
+    outs = ['o'] + {'d1_out': ['s'], 'g_out': ['p']}.get(miss, [])
+    types = ', '.join({'o': 'f32[%s]' % lst(bdims + [m, n2]), 's': full, 'p': full}[o]
+                      for o in outs)
+    lines.append('ROOT t = (%s) tuple(%s)' % (types, ', '.join(outs)))
+    comps = ''.join('%s {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n'
+                    '  ROOT c = f32[] %s(a, b)\n}\n' % (nm, op) for nm, op in REDUCERS)
+    text = 'HloModule chain_diff\n' + comps + 'ENTRY main {\n  ' + '\n  '.join(lines) + '\n}\n'
+    return text, miss is None and min(m, n, n2) >= 2
+
+
+def dot_chains(hlorun, path):
+    """(dot chains, dot steps) of a run of path, from --stats: (1, 0) when
+    its two dots ran as a chain, (0, 2) when they ran alone."""
+    p = subprocess.run([hlorun, '--stats', '--random', path], capture_output=True, text=True)
+    counts = {}
+    for line in p.stderr.splitlines():
+        f = line.split()
+        if f[:1] == ['stats:'] and f[1] in ('dot', '(dot'):
+            counts[f[1]] = int(f[3] if f[1] == '(dot' else f[2])
+    return counts.get('(dot', 0), counts.get('dot', 0)
+
+
+def run(hlorun, path, out, fusion, threads, chain_rows=None):
     env = dict(os.environ)
     env.pop('HLORUN_FUSION', None)
+    env.pop('HLORUN_CHAIN_ROWS', None)
     if not fusion:
         env['HLORUN_FUSION'] = '0'
+    if chain_rows:
+        env['HLORUN_CHAIN_ROWS'] = str(chain_rows)
     p = subprocess.run([hlorun, '--threads', str(threads), '--random', '-o', out, path],
                        env=env, capture_output=True)
     if p.returncode != 0:
@@ -104,21 +202,44 @@ def run(hlorun, path, out, fusion, threads):
 
 
 def main():
-    hlorun, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    work = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp(prefix='hlorun-fusion-diff.')
-    bad = 0
+    args = sys.argv[1:]
+    chains = args[:1] == ['--chains']
+    if chains:
+        args = args[1:]
+    hlorun, first, last = args[0], int(args[1]), int(args[2])
+    work = args[3] if len(args) > 3 else tempfile.mkdtemp(prefix='hlorun-fusion-diff.')
+    bad = chained = 0
     for seed in range(first, last):
         path = os.path.join(work, 'm.hlo')
+        text, expect_chain = chain_module(seed) if chains else (module(seed), None)
         with open(path, 'w') as f:
-            f.write(module(seed))
+            f.write(text)
         out = os.path.join(work, 'out.npz')
-        results = {run(hlorun, path, out, fu, th) for fu in (True, False) for th in (1, 2)}
+        if chains:   # the chain is planned exactly where the pattern holds
+            steps = dot_chains(hlorun, path)
+            if steps != ((1, 0) if expect_chain else (0, 2)):
+                bad += 1
+                os.replace(path, os.path.join(work, 'plan-%d.hlo' % seed))
+                print('FAIL: seed %d: (chains, dots) %s, expected the chain %s' %
+                      (seed, steps, 'planned' if expect_chain else 'not planned'))
+                continue
+            chained += expect_chain
+        runs = [(fu, th, None) for fu in (True, False) for th in (1, 2)]
+        if chains:   # blocks of rows that do not divide the rows, and single rows
+            runs += [(True, 2, random.Random(seed).choice([1, 2, 5, 7])), (True, 1, 3)]
+        results = {run(hlorun, path, out, fu, th, cr) for fu, th, cr in runs}
+        if chains and any(rc != 0 for rc, _ in results):   # every chain module runs
+            bad += 1
+            os.replace(path, os.path.join(work, 'fail-%d.hlo' % seed))
+            print('FAIL: seed %d: %s' % (seed, [out for rc, out in results if rc][0]))
+            continue
         if len(results) != 1:
             bad += 1
             os.replace(path, os.path.join(work, 'diff-%d.hlo' % seed))
             print('FAIL: seed %d: fused and unfused results differ (%s)'
                   % (seed, os.path.join(work, 'diff-%d.hlo' % seed)))
-    print('%d modules, %d differ' % (last - first, bad))
+    print('%d modules, %d differ%s' % (last - first, bad,
+                                      ' (%d ran as chains)' % chained if chains else ''))
     return 1 if bad else 0
 
 

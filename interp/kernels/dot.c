@@ -316,6 +316,73 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
   return rc;
 }
 
+/* ---- The product as a GEMM, for kernels that run parts of it ---------- */
+
+bool hlk_dot_gemm_f32_applies(const HloInstr *ins) {
+  if (ins->op != HLO_OP_DOT || ins->nops != 2 || ins->shape.dtype != HLO_F32 ||
+      hlk_dot_check(NULL, ins) != 0)
+    return false;
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape;
+  const HloDotDims *dn = &ins->dot;
+  Roles l, r;
+  roles_of(ls->rank, &dn->lhs_batch, &dn->lhs_contracting, &l);
+  roles_of(rs->rank, &dn->rhs_batch, &dn->rhs_contracting, &r);
+  /* f32, bf16 and f16 operands (read in place or converted), and a product
+   * the unfused kernel gives to the GEMM, not to the matrix-vector loops
+   * (one row or one column: another summation order). */
+  for (int i = 0; i < 2; i++) {
+    HloDtype t = ins->ops[i]->shape.dtype;
+    if (t != HLO_F32 && t != HLO_BF16 && t != HLO_F16) return false;
+  }
+  return extent(ls->dims, l.free, l.nfree) >= 2 && extent(rs->dims, r.free, r.nfree) >= 2;
+}
+
+int hlk_dot_gemm(HliExec *x, const HloInstr *ins, const HliValue *lhs, const HliValue *rhs,
+                 HlkDotGemm *d) {
+  memset(d, 0, sizeof *d);
+  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape;
+  const HloDotDims *dn = &ins->dot;
+  Roles l, r;
+  roles_of(ls->rank, &dn->lhs_batch, &dn->lhs_contracting, &l);
+  roles_of(rs->rank, &dn->rhs_batch, &dn->rhs_contracting, &r);
+  int64_t nb = extent(ls->dims, l.batch, l.nbatch), m = extent(ls->dims, l.free, l.nfree);
+  int64_t n = extent(rs->dims, r.free, r.nfree), k = extent(ls->dims, l.contract, l.ncontract);
+  d->g = (HlkGemm){ .ins = ins, .batch = nb, .m = m, .n = n, .k = k, .c_bs = m * n, .ldc = n };
+  View a = {0}, b = {0};
+  if (lhs && make_view(x, ins, lhs, HLO_F32, l.batch, l.nbatch, l.free, l.nfree, l.contract,
+                       l.ncontract, true, 0, &a))
+    return -1;
+  if (rhs && make_view(x, ins, rhs, HLO_F32, r.batch, r.nbatch, r.contract, r.ncontract, r.free,
+                       r.nfree, true, 0, &b)) {
+    hli_scratch_free(x, a.owned);
+    free(a.boff);
+    return -1;
+  }
+  d->g.a = a.p;
+  d->g.a_bs = a.bs;
+  d->g.a_rs = a.rs;
+  d->g.a_cs = a.cs;
+  d->g.a_boff = a.boff;
+  d->g.a_src = a.src;
+  d->g.b = b.p;
+  d->g.b_bs = b.bs;
+  d->g.b_rs = b.rs;
+  d->g.b_cs = b.cs;
+  d->g.b_boff = b.boff;
+  d->g.b_src = b.src;
+  d->owned[0] = a.owned;
+  d->owned[1] = b.owned;
+  return 0;
+}
+
+void hlk_dot_gemm_free(HliExec *x, HlkDotGemm *d) {
+  hli_scratch_free(x, d->owned[0]);
+  hli_scratch_free(x, d->owned[1]);
+  free((void *)d->g.a_boff);
+  free((void *)d->g.b_boff);
+  memset(d, 0, sizeof *d);
+}
+
 /* ---- ragged-dot ---------------------------------------------------------- */
 
 /* ragged-dot(lhs, rhs, group_sizes) is run as a dot over a densified lhs

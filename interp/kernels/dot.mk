@@ -10,7 +10,7 @@
 libhlorun_core_la_SOURCES += \
 	interp/kernels/dot.c interp/kernels/conv.c interp/kernels/conv_rows.c interp/kernels/conv_dw.c \
 	interp/kernels/conv.h \
-	interp/kernels/gemm.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c \
+	interp/kernels/gemm.h interp/kernels/narrow.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c \
 	interp/kernels/gemv.c
 
 noinst_LTLIBRARIES += libhlk_gemm_scalar.la

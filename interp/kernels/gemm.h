@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <complex.h>
 #include "interp/interp.h"
+#include "interp/kernels/narrow.h"
 
 /* Largest operand rank dot and convolution accept (index arrays live on the
  * stack); checked at plan time. */
@@ -67,22 +68,6 @@ typedef struct HlkGemm {
 } HlkGemm;
 
 enum { HLK_SRC_NATIVE = 0, HLK_SRC_BF16 = 1, HLK_SRC_F16 = 2 };
-
-/* Exact widening of bf16 / f16 bit patterns. */
-static inline float hlk_bf16_to_f32(uint16_t b) {
-  union { uint32_t u; float f; } v = { (uint32_t)b << 16 };
-  return v.f;
-}
-static inline float hlk_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  union { uint32_t u; float f; } v;
-  if (e == 0) {                                   /* zero or subnormal: m * 2^-24 */
-    float f = (float)m * (1.0f / 16777216.0f);
-    return sign ? -f : f;
-  }
-  v.u = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
-  return v.f;
-}
 
 /* d[t*mr + lane] = src[lane][t] for t < n, lane < mr: mr rows of 4-byte
  * values interleaved into a packed panel (convolution patches, row-major A). */
@@ -237,6 +222,24 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
 int hlk_conv_check(HliExec *x, const HloInstr *ins);
 int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
                  bool force_ref);
+
+/* An f32 dot as the GEMM runs it, for kernels that compute parts of one
+ * (fuse_chain.c: a block of rows at a time). Computing any rows of it with
+ * hlk_gemm_f32 gives them the bits the whole dot gives them: the summation
+ * order (above) depends on k alone. */
+typedef struct HlkDotGemm {
+  HlkGemm g;        /* dims, operand views, C as [batch][m][n] (c unset) */
+  void *owned[2];   /* converted or permuted operand copies, or NULL */
+} HlkDotGemm;
+/* Plan time: an f32 dot of f32/bf16/f16 operands whose kernel runs the
+ * GEMM (not the one-row or one-column loops of gemv.c). */
+bool hlk_dot_gemm_f32_applies(const HloInstr *ins);
+/* The product of dot ins on these operand values (lhs or rhs may be NULL:
+ * that side's view is left unset, for an operand the caller supplies). 0,
+ * or -1 with an error on x; release with hlk_dot_gemm_free. */
+int hlk_dot_gemm(HliExec *x, const HloInstr *ins, const HliValue *lhs, const HliValue *rhs,
+                 HlkDotGemm *d);
+void hlk_dot_gemm_free(HliExec *x, HlkDotGemm *d);
 
 /* ---- Layout helpers (gemm_cvt.c) --------------------------------------- */
 

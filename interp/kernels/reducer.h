@@ -11,6 +11,7 @@
 #define HLORUN_INTERP_KERNELS_REDUCER_H
 #include "interp/interp.h"
 #include "common/numeric.h"
+#include "interp/kernels/narrow.h"
 
 /* Operand limit for variadic reduce / reduce-window / sort (arguments of the
  * applied computation are twice this). */
@@ -136,14 +137,9 @@ HloCmpType hlk_default_cmp_type(HloDtype t);
 /* Narrow-float conversions of the folds (round to nearest even): those of
  * common/numeric.c, so a reduction's NaN is the one an elementwise
  * operation gives (sign | 0x7E00 in f16, sign | 0x7FC0 in bf16; the
- * reducer's own copies had kept NaN payloads). */
-static inline float hlk_f16_to_f32(uint16_t h) { return hlc_f16_to_f32(h); }
+ * reducer's own copies had kept NaN payloads); widening: narrow.h. */
 static inline uint16_t hlk_f32_to_f16(float f) { return hlc_f32_to_f16(f); }
 static inline uint16_t hlk_f32_to_bf16(float f) { return hlc_f32_to_bf16(f); }
-static inline float hlk_bf16_to_f32(uint16_t b) {
-  union { uint32_t u; float f; } x = { (uint32_t)b << 16 };
-  return x.f;
-}
 
 /* ---- Window iteration (reduce-window, select-and-scatter) ------------- */
 
