@@ -52,6 +52,19 @@ static int64_t extent(const int64_t *dims, const int64_t *d, int n) {
   return e;
 }
 
+/* The roles of both operands' dims and the product's extents: batch nb,
+ * rows m, columns n, shared k. */
+typedef struct Product { Roles l, r; int64_t nb, m, n, k; } Product;
+static void product_of(const HloDotDims *dn, int lrank, const int64_t *ldims, int rrank,
+                       const int64_t *rdims, Product *p) {
+  roles_of(lrank, &dn->lhs_batch, &dn->lhs_contracting, &p->l);
+  roles_of(rrank, &dn->rhs_batch, &dn->rhs_contracting, &p->r);
+  p->nb = extent(ldims, p->l.batch, p->l.nbatch);
+  p->m = extent(ldims, p->l.free, p->l.nfree);
+  p->n = extent(rdims, p->r.free, p->r.nfree);
+  p->k = extent(ldims, p->l.contract, p->l.ncontract);
+}
+
 /* Dimension lists must name distinct in-range dims. */
 static int check_list(HliExec *x, const HloInstr *ins, const HloI64s *l, int rank,
                       const char *what, bool seen[]) {
@@ -249,12 +262,10 @@ DEFINE_REF(u64, uint64_t)
 int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
                 bool force_ref) {
   const HliValue *lv = in[0], *rv = in[1];
-  const HloDotDims *dn = &ins->dot;
-  Roles l, r;
-  roles_of(lv->rank, &dn->lhs_batch, &dn->lhs_contracting, &l);
-  roles_of(rv->rank, &dn->rhs_batch, &dn->rhs_contracting, &r);
-  int64_t nb = extent(lv->dims, l.batch, l.nbatch), m = extent(lv->dims, l.free, l.nfree);
-  int64_t n = extent(rv->dims, r.free, r.nfree), k = extent(lv->dims, l.contract, l.ncontract);
+  Product pr;
+  product_of(&ins->dot, lv->rank, lv->dims, rv->rank, rv->dims, &pr);
+  const Roles l = pr.l, r = pr.r;
+  int64_t nb = pr.nb, m = pr.m, n = pr.n, k = pr.k;
   if (out->nelem == 0) return 0;
   HloDtype to = out->dtype;
   HlkCType ct = hlk_ctype_for(to);
@@ -323,10 +334,8 @@ bool hlk_dot_gemm_f32_applies(const HloInstr *ins) {
       hlk_dot_check(NULL, ins) != 0)
     return false;
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape;
-  const HloDotDims *dn = &ins->dot;
-  Roles l, r;
-  roles_of(ls->rank, &dn->lhs_batch, &dn->lhs_contracting, &l);
-  roles_of(rs->rank, &dn->rhs_batch, &dn->rhs_contracting, &r);
+  Product p;
+  product_of(&ins->dot, ls->rank, ls->dims, rs->rank, rs->dims, &p);
   /* f32, bf16 and f16 operands (read in place or converted), and a product
    * the unfused kernel gives to the GEMM, not to the matrix-vector loops
    * (one row or one column: another summation order). */
@@ -334,20 +343,16 @@ bool hlk_dot_gemm_f32_applies(const HloInstr *ins) {
     HloDtype t = ins->ops[i]->shape.dtype;
     if (t != HLO_F32 && t != HLO_BF16 && t != HLO_F16) return false;
   }
-  return extent(ls->dims, l.free, l.nfree) >= 2 && extent(rs->dims, r.free, r.nfree) >= 2;
+  return p.m >= 2 && p.n >= 2;
 }
 
 int hlk_dot_gemm(HliExec *x, const HloInstr *ins, const HliValue *lhs, const HliValue *rhs,
                  HlkDotGemm *d) {
   memset(d, 0, sizeof *d);
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape;
-  const HloDotDims *dn = &ins->dot;
-  Roles l, r;
-  roles_of(ls->rank, &dn->lhs_batch, &dn->lhs_contracting, &l);
-  roles_of(rs->rank, &dn->rhs_batch, &dn->rhs_contracting, &r);
-  int64_t nb = extent(ls->dims, l.batch, l.nbatch), m = extent(ls->dims, l.free, l.nfree);
-  int64_t n = extent(rs->dims, r.free, r.nfree), k = extent(ls->dims, l.contract, l.ncontract);
-  d->g = (HlkGemm){ .ins = ins, .batch = nb, .m = m, .n = n, .k = k, .c_bs = m * n, .ldc = n };
+  Product p;
+  product_of(&ins->dot, ls->rank, ls->dims, rs->rank, rs->dims, &p);
+  const Roles l = p.l, r = p.r;
   View a = {0}, b = {0};
   if (lhs && make_view(x, ins, lhs, HLO_F32, l.batch, l.nbatch, l.free, l.nfree, l.contract,
                        l.ncontract, true, 0, &a))
@@ -358,18 +363,11 @@ int hlk_dot_gemm(HliExec *x, const HloInstr *ins, const HliValue *lhs, const Hli
     free(a.boff);
     return -1;
   }
-  d->g.a = a.p;
-  d->g.a_bs = a.bs;
-  d->g.a_rs = a.rs;
-  d->g.a_cs = a.cs;
-  d->g.a_boff = a.boff;
-  d->g.a_src = a.src;
-  d->g.b = b.p;
-  d->g.b_bs = b.bs;
-  d->g.b_rs = b.rs;
-  d->g.b_cs = b.cs;
-  d->g.b_boff = b.boff;
-  d->g.b_src = b.src;
+  d->g = (HlkGemm){ .ins = ins, .batch = p.nb, .m = p.m, .n = p.n, .k = p.k,
+                    .a = a.p, .a_bs = a.bs, .a_rs = a.rs, .a_cs = a.cs,
+                    .b = b.p, .b_bs = b.bs, .b_rs = b.rs, .b_cs = b.cs,
+                    .c_bs = p.m * p.n, .ldc = p.n, .a_boff = a.boff, .b_boff = b.boff,
+                    .a_src = a.src, .b_src = b.src };
   d->owned[0] = a.owned;
   d->owned[1] = b.owned;
   return 0;
