@@ -141,7 +141,8 @@ static uint64_t next_count(Local *l, const void *key, int64_t a, int64_t b) {
 static void free_rv(Rv *rv) {
   for (int r = 0; rv->remote_owned && r < rv->n; r++)
     if (rv->remote_owned[r] && rv->pieces[r]) {
-      for (int i = 0; i < rv->nleaves; i++) free((void *)rv->pieces[r][i].data);
+      for (int i = 0; i < rv->nleaves; i++)   /* the transport's buffers (the interpreter's cache) */
+        hli_buffer_free(NULL, (void *)rv->pieces[r][i].data, rv->pieces[r][i].nbytes);
       free((void *)rv->pieces[r]);
     }
   free(rv->remote_owned);
@@ -275,7 +276,7 @@ static void release(HldComm *c, Rv *rv) {
 
 static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
                          int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
-                         HliConsume consume, void *arg) {
+                         HliConsume consume, void *arg, const HliFold *fold) {
   HldComm *c = (HldComm *)ic;
   int64_t self = devs[rank];
   pthread_mutex_lock(&c->mu);
@@ -319,8 +320,11 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   rv->shared &= out != NULL;
   rv->arrived++;
   rv->refs++;
+  /* An all-reduce across processes runs as a running fold (chain.c) once
+   * the local members are here: no operands are fetched. */
+  bool chained = fold && rv->shared && rv->nlocal < rv->n && c->remote;
   if (rv->arrived == rv->nlocal && !rv->failed) {
-    if (rv->nlocal < rv->n && c->remote) {   /* fetch the other processes' members */
+    if (rv->nlocal < rv->n && c->remote && !chained) {   /* fetch the other processes' members */
       HliPiece **recv = calloc((size_t)n, sizeof *recv);
       char *why = NULL;
       const HliPiece **local = rv->pieces;
@@ -373,7 +377,19 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       for (int r = 0; r < rank; r++) share.part += is_local(c, devs[r]);
     }
     pthread_mutex_unlock(&c->mu);
-    rc = consume(arg, rv->pieces, &share);   /* read everyone's leaves, write the result(s) */
+    if (chained) {
+      HldChain ch = {c->remote, x, ins, seq, devs, n, rank, rv->pieces, rv->outs, nleaves, fold,
+                     share.part, share.nparts, x->deadline};
+      char *why = NULL;
+      rc = hld_chain_all_reduce(&ch, &why);
+      if (rc) {
+        l->secondary = true;   /* another process failed or left, or the wait timed out */
+        hli_fail(x, ins, "%s", why ? why : "the transfer between processes failed");
+      }
+      free(why);
+    } else {
+      rc = consume(arg, rv->pieces, &share);   /* read everyone's leaves, write the result(s) */
+    }
     pthread_mutex_lock(&c->mu);
   }
   /* Keep every member's leaves alive until all have read them. */

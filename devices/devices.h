@@ -23,6 +23,7 @@
 
 typedef struct HldComm HldComm;
 typedef struct HldRemote HldRemote;
+typedef struct HldXfer HldXfer;
 
 /* What the communicator needs of the other processes (MPI). Called with
  * the communicator's lock released. */
@@ -43,7 +44,42 @@ struct HldRemote {
               const HliPiece *dst, int nleaves, double deadline, char **why);
   /* This process's devices have all finished (failed: one of them failed). */
   void (*depart)(HldRemote *rm, bool failed);
+  /* The process (MPI rank) that runs device d. */
+  int (*process_of)(HldRemote *rm, int64_t d);
+  /* One message of a collective's pipeline (an all-reduce's running fold),
+   * keyed by (instruction, execution count, first member, part, from, to):
+   * post a send of nbytes at data to device `to`'s process, or a receive
+   * into data of what device `from`'s process sends to `to`. Neither
+   * waits; the memory must stay until wait returns. NULL with *why. */
+  HldXfer *(*post_send)(HldRemote *rm, const HloInstr *ins, uint64_t seq, int64_t first,
+                        int64_t part, int64_t from, int64_t to, const void *data, size_t nbytes,
+                        char **why);
+  HldXfer *(*post_recv)(HldRemote *rm, const HloInstr *ins, uint64_t seq, int64_t first,
+                        int64_t part, int64_t from, int64_t to, void *data, size_t nbytes,
+                        char **why);
+  /* Wait for a posted message (deadline as exchange's) and free t. */
+  int (*wait)(HldRemote *rm, HldXfer *t, double deadline, char **why);
 };
+
+/* An all-reduce whose members span processes, run as a running fold
+ * (chain.c) by each local member on its share of the work, once every
+ * local member has arrived. */
+typedef struct HldChain {
+  HldRemote *rm;
+  HliExec *x;                     /* this member's executor (errors) */
+  const HloInstr *ins;
+  uint64_t seq;                   /* execution count: the messages' key */
+  const int64_t *devs;            /* members in rank order */
+  int n, self;                    /* self: this member's rank */
+  const HliPiece *const *pieces;  /* [n]: local members' operand leaves (remote ones: NULL) */
+  const HliPiece *const *outs;    /* [n]: local members' result leaves (remote ones: NULL) */
+  int nleaves;
+  const HliFold *fold;            /* this member's (its executor's scratch) */
+  int part, nparts;               /* this member's share of the chunks */
+  double deadline;
+} HldChain;
+/* 0, or -1 with *why (malloc'd). */
+int hld_chain_all_reduce(const HldChain *ch, char **why);
 
 /* A communicator for devices [first, first + nlocal) of a grid of ndev;
  * remote NULL when every device is local. */
