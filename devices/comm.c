@@ -276,7 +276,8 @@ static void release(HldComm *c, Rv *rv) {
 
 static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
                          int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
-                         HliConsume consume, void *arg, const HliFold *fold) {
+                         HliConsume consume, void *arg, const HliHints *hints) {
+  const HliFold *fold = hints ? hints->fold : NULL;
   HldComm *c = (HldComm *)ic;
   int64_t self = devs[rank];
   pthread_mutex_lock(&c->mu);
@@ -331,7 +332,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       block(c, l, ins, seq, -1);
       pthread_mutex_unlock(&c->mu);
       int rrc = recv ? c->remote->exchange(c->remote, ins, seq, devs, n, local, nleaves, recv,
-                                               x->deadline, &why)
+                                               hints, x->deadline, &why)
                      : -1;
       pthread_mutex_lock(&c->mu);
       unblock(c, l);

@@ -30,12 +30,13 @@ typedef struct HldXfer HldXfer;
 struct HldRemote {
   /* Leader of a collective on this process: send the local members' pieces
    * to every process holding other members, receive theirs; recv[r] gets
-   * member r's leaves for every member not on this process (malloc'd
-   * buffers the communicator frees). deadline: the run's (monotonic
+   * member r's leaves for every member not on this process that a local
+   * member reads (hints; buffers from hli_buffer_alloc the communicator
+   * frees), and only those are sent where they are read. deadline: the run's (monotonic
    * seconds; 0 none). 0 or -1 with *why (malloc'd). */
   int (*exchange)(HldRemote *rm, const HloInstr *ins, uint64_t seq, const int64_t *devs, int n,
                   const HliPiece *const *local, int nleaves, HliPiece **recv,
-                  double deadline, char **why);
+                  const HliHints *hints, double deadline, char **why);
   /* Send leaves for device `to` (on another process). */
   int (*send)(HldRemote *rm, int64_t channel, int64_t from, int64_t to, uint64_t seq,
               const HliPiece *leaves, int nleaves, char **why);

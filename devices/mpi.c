@@ -111,7 +111,7 @@ static struct {
   MPI_Request *mreq;
   Op *ops;
   int nops, capops;
-  int *next_tag;             /* per destination rank */
+  unsigned *next_tag;           /* per destination rank */
   bool *departed, *rank_failed;  /* per rank */
   int ndeparted;
   bool local_done, local_failed, depart_sent;   /* local_*: under mu */
@@ -252,7 +252,7 @@ static void post_outs(Req *r) {
     /* Data tags cycle through [TAG_DATA0, tag_ub]: with Open MPI's bound
      * (2^31 - 1) no two transfers in flight between two ranks share one. */
     int span = M.tag_ub - TAG_DATA0 + 1;
-    o->h.tag = TAG_DATA0 + (span > 0 ? M.next_tag[dest]++ % span : 0);
+    o->h.tag = TAG_DATA0 + (span > 0 ? (int)(M.next_tag[dest]++ % (unsigned)span) : 0);
     size_t hl = sizeof o->h + (size_t)o->h.nleaves * sizeof(uint64_t);
     char *hb = malloc(hl);
     if (!hb) MPI_Abort(MPI_COMM_WORLD, 2);
@@ -540,7 +540,7 @@ static Req *new_req(int nout, int nwant) {
 
 static int remote_exchange(HldRemote *rm, const HloInstr *ins, uint64_t seq, const int64_t *devs,
                            int n, const HliPiece *const *local, int nleaves, HliPiece **recv,
-                           double deadline, char **why) {
+                           const HliHints *hints, double deadline, char **why) {
   (void)rm;
   if (nleaves > MAX_LEAVES) { *why = strdup("too many array leaves for one transfer"); return -1; }
   bool *to = calloc((size_t)M.size, sizeof *to);
@@ -552,14 +552,18 @@ static int remote_exchange(HldRemote *rm, const HloInstr *ins, uint64_t seq, con
     return -1;
   }
   r->into = recv;
-  for (int m = 0; m < n; m++)
-    if (rank_of(devs[m]) != M.rank) to[rank_of(devs[m])] = true;
+  bool (*reads)(const HloInstr *, int, int) = hints ? hints->reads : NULL;
   for (int m = 0; m < n; m++) {
+    /* to[q]: a member on process q reads member m's leaves. Both sides
+     * decide alike, so what is sent is what is awaited. */
+    for (int q = 0; q < M.size; q++) to[q] = false;
+    for (int k = 0; k < n; k++)
+      if (!reads || reads(ins, k, m)) to[rank_of(devs[k])] = true;
     Hdr h = {MSG_PIECES, nleaves, ins_key(ins), (int64_t)seq, devs[0], 0, devs[m], 0, 0, 0, 0};
-    if (rank_of(devs[m]) == M.rank) {   /* ours: to every process holding members */
+    if (rank_of(devs[m]) == M.rank) {   /* ours: to every other process that reads it */
       for (int q = 0; q < M.size; q++)
-        if (to[q]) r->outs[r->nout++] = (Out){h, q, local[m]};
-    } else {
+        if (to[q] && q != M.rank) r->outs[r->nout++] = (Out){h, q, local[m]};
+    } else if (to[M.rank]) {
       r->want[r->nwant++] = (Want){.key = h, .slot = m};
     }
   }

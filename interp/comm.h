@@ -14,6 +14,7 @@
 #ifndef HLORUN_INTERP_COMM_H
 #define HLORUN_INTERP_COMM_H
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "interp/interp.h"
@@ -62,6 +63,17 @@ typedef struct HliFold {
   int (*end)(void *arg, int leaf, void *dst, const void *acc, int64_t count);
 } HliFold;
 
+/* What a transport may use to move less between processes (each NULL:
+ * nothing). fold: an all-reduce's (with out), see HliFold. reads: does
+ * member `reader` read member `member`'s leaves (NULL: every member reads
+ * every member's)? A property of the instruction, the same answer on every
+ * device; consume then never looks at the leaves of a member no local
+ * member reads (they may be missing). */
+typedef struct HliHints {
+  const HliFold *fold;
+  bool (*reads)(const HloInstr *ins, int reader, int member);
+} HliHints;
+
 typedef struct HliComm HliComm;
 struct HliComm {
   /* Device devs[rank] (this executor's device) arrives at instruction ins
@@ -71,12 +83,12 @@ struct HliComm {
    * so mine may be released then. The k-th execution of ins on one device
    * meets the k-th on the others. 0, or -1 with an error recorded on x that
    * names ins and the devices that did and did not arrive. out: this
-   * member's result leaves, to share the work (HliShare), or NULL. fold:
-   * NULL, or (with out) the all-reduce's fold; a transport may then fill
-   * every member's out itself, folding in rank order, and skip consume. */
+   * member's result leaves, to share the work (HliShare), or NULL. hints
+   * (or NULL): with an all-reduce's fold a transport may fill every
+   * member's out itself, folding in rank order, and skip consume. */
   int (*exchange)(HliComm *c, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
                   int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
-                  HliConsume consume, void *arg, const HliFold *fold);
+                  HliConsume consume, void *arg, const HliHints *hints);
   /* Point to point (send/recv): post a copy of the leaves for device `to`
    * on channel; it does not wait for the receiver. */
   int (*send)(HliComm *c, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,

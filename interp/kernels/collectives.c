@@ -123,7 +123,7 @@ static void zero_value(HliValue *v) {
  * process split the work (HliShare). */
 static int exchange(HliExec *x, const HloInstr *ins, const Group *g, HliValue *const *in,
                     int32_t nin, HliValue *shared, HliConsume consume, void *arg,
-                    const HliFold *fold) {
+                    const HliHints *hints) {
   HliPiece mine[MAX_LEAVES], out[MAX_LEAVES];
   int k = 0, kout = 0;
   for (int32_t i = 0; i < nin; i++)
@@ -139,7 +139,7 @@ static int exchange(HliExec *x, const HloInstr *ins, const Group *g, HliValue *c
   const HliDevice *d = device_of(x);
   if (!d->comm) return hli_fail(x, ins, "a group of %d devices, but this run has no communicator", g->n);
   return d->comm->exchange(d->comm, x, ins, g->devs, g->n, g->rank, mine, k, shared ? out : NULL,
-                           consume, arg, shared ? fold : NULL);
+                           consume, arg, hints);
 }
 
 /* ---- reductions ----------------------------------------------------------- */
@@ -359,7 +359,8 @@ static int run_all_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, 
   if (group_of(x, ins, &g) < 0) return -1;
   AllReduce a = {{x, ins, hlk_match_reducer(ins->called[0].comp), g.n}, out, ins->nops};
   HliFold fold = {&a, fold_elem_size, fold_acc_size, fold_begin, fold_step, fold_end};
-  int rc = exchange(x, ins, &g, in, ins->nops, out, consume_all_reduce, &a, &fold);
+  HliHints hints = {&fold, NULL};
+  int rc = exchange(x, ins, &g, in, ins->nops, out, consume_all_reduce, &a, &hints);
   group_free(&g);
   return rc;
 }
@@ -632,6 +633,13 @@ static int check_permute_pairs(HliExec *x, const HloInstr *ins) {
   return 0;
 }
 
+/* Member `reader` reads only the member that sends to it (HliHints). */
+static bool permute_reads(const HloInstr *ins, int reader, int member) {
+  for (int32_t i = 0; i < ins->npairs; i++)
+    if (ins->source_target_pairs[i][1] == reader) return ins->source_target_pairs[i][0] == member;
+  return false;
+}
+
 static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, int32_t nsrc,
                         HliValue *dst) {
   Group g;
@@ -639,7 +647,8 @@ static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, i
   Copy a = {dst, -1};
   for (int32_t i = 0; i < ins->npairs; i++)
     if (ins->source_target_pairs[i][1] == g.rank) a.from = (int)ins->source_target_pairs[i][0];
-  int rc = exchange(x, ins, &g, src, nsrc, NULL, consume_copy, &a, NULL);
+  HliHints hints = {NULL, permute_reads};
+  int rc = exchange(x, ins, &g, src, nsrc, NULL, consume_copy, &a, &hints);
   group_free(&g);
   return rc;
 }
@@ -690,6 +699,12 @@ static int check_broadcast(HliExec *x, const HloInstr *ins) {
   return check_all_reduce_shape(x, ins, &ins->shape);
 }
 
+/* Every member reads the source's leaves only (HliHints). */
+static bool broadcast_reads(const HloInstr *ins, int reader, int member) {
+  (void)ins; (void)reader;
+  return member == 0;
+}
+
 /* The first member of each group is its source; devices in no group get
  * zeros. */
 static int run_broadcast(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
@@ -702,7 +717,8 @@ static int run_broadcast(HliExec *x, const HloInstr *ins, HliValue *const *in, H
     return 0;
   }
   Copy a = {out, 0};
-  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_copy, &a, NULL);
+  HliHints hints = {NULL, broadcast_reads};
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_copy, &a, &hints);
   group_free(&g);
   return rc;
 }
