@@ -9,7 +9,10 @@
  * a second count keeps the leaves alive until every member has read them
  * and every result is whole.
  * Under MPI the last local arrival also fetches the members of other
- * processes (HldRemote) before releasing the local ones.
+ * processes (HldRemote) before releasing the local ones; an all-reduce
+ * whose members span processes fetches nothing: once the local members
+ * are here each runs its share of a running fold across the processes
+ * (chain.c), which fills every local member's result.
  *
  * send/recv: a mailbox keyed by (channel, from, to, k); send copies.
  *

@@ -6,7 +6,8 @@
  * Every device meets the others through one communicator (HldComm, which
  * implements interp/comm.h): a rendezvous table for the devices of this
  * process, and, under MPI, a transport to the other processes' devices
- * (mpi.c) behind the HldRemote interface.
+ * (mpi.c) behind the HldRemote interface, over which an all-reduce runs
+ * as a running fold from process to process (chain.c).
  *
  * Nothing can hang silently: a device that finishes or fails while others
  * wait for it at a collective fails those collectives at once, naming the

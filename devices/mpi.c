@@ -3,23 +3,38 @@
  * Under mpirun -np N every rank runs a contiguous block of the devices as
  * threads (run.c), and the thread that called hlo_execute_devices serves
  * MPI for them: the only thread that calls MPI (MPI_THREAD_FUNNELED).
- * Device threads hand it requests through a queue and wait for them:
+ * Device threads hand it requests through a queue and wait on a condition:
  *
- * - a collective's leader (the last local member to arrive) sends every
- *   local member's leaves to each process holding other members, and waits
- *   for theirs; every message is (header, leaf sizes, bytes), one tag, any
- *   source, matched by (instruction, execution count, first member, device),
- *   so the order in which ranks reach collectives does not matter;
- * - send posts a copy; recv waits for the matching message;
+ * - a transfer is a small header on the control tag (kind, instruction,
+ *   execution count, first member, devices, leaf sizes) and then its leaves
+ *   as data messages on a tag of the transfer's own, sent from the sender's
+ *   memory and received straight into where they go (recv's leaves, an
+ *   all-reduce's accumulator, or buffers of the interpreter's cache for an
+ *   exchange). Headers come from any source and are matched by their key,
+ *   so the order in which ranks reach collectives does not matter; a
+ *   header nobody waits for yet keeps its data at the sender until a
+ *   request claims it;
+ * - a collective's leader (the last local member to arrive) sends the
+ *   local members' leaves to each process where a member reads them, and
+ *   waits for those its members read; an all-reduce instead passes a
+ *   running fold from process to process (chain.c: post_send, post_recv);
+ * - send posts a copy; recv waits for the matching transfer;
  * - when every local device has finished, the rank tells every other rank
  *   (failed or not); a wait for a device of a rank that finished fails at
  *   once, so no rank hangs on another's failure. The run ends when every
- *   rank has finished: MPI keeps order between two ranks, so by then every
- *   message sent to this rank has arrived.
+ *   rank has finished and every transfer from or to this rank is through:
+ *   MPI keeps order between two ranks, so by then every header sent to
+ *   this rank has arrived, and those nobody claimed are received and
+ *   dropped.
  *
- * Values are exchanged as raw bytes and folded by each device in rank
- * order (interp/kernels/collectives.c), never by MPI's reductions, so a
- * split run gives the threaded run's bits. */
+ * Waiting never spins: MPI's blocking calls would busy-poll a core the
+ * device threads and the other ranks need, so the MPI thread tests its
+ * requests and sleeps on a condition between rounds (new requests wake it
+ * at once; hld_mpi_progress_until_done says how long it pauses otherwise).
+ *
+ * Values are exchanged as raw bytes and folded in rank order by the
+ * interpreter's own loops (interp/kernels/collectives.c), never by MPI's
+ * reductions, so a split run gives the threaded run's bits. */
 #include "devices/mpi.h"
 #include "interp/api.h"
 #include "interp/valio.h"
