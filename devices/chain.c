@@ -25,6 +25,10 @@
 
 /* Large enough that per-message costs vanish, small enough to pipeline. */
 enum { CHUNK = 4 << 20 };
+/* A leaf up to this size folds in a buffer of its own on every process but
+ * the last, so the result's receive is posted before anything is sent
+ * (fewer rounds between threads for small all-reduces in loops). */
+enum { SMALL = 64 << 10 };
 /* Message keys (part): leaf << 32 | chunk for an accumulator; FINAL | ...
  * for the result. */
 #define FINAL ((int64_t)1 << 62)
@@ -98,7 +102,8 @@ static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, ch
    * element's size, else (bf16, f16: f32) a buffer for its chunks. */
   char *accbuf = NULL;
   size_t accbytes = (size_t)(nmine * per) * as;
-  if (as != es && !(accbuf = hli_buffer_alloc(NULL, accbytes))) { *why = oom(); return -1; }
+  bool early = !last_local && (size_t)count * as <= SMALL;
+  if ((as != es || early) && !(accbuf = hli_buffer_alloc(NULL, accbytes))) { *why = oom(); return -1; }
   HldXfer **sent = calloc((size_t)nmine, sizeof *sent);   /* accumulator sends by chunk */
   Pending pend = {0}, pre = {0};
   if (!sent) { hli_buffer_free(NULL, accbuf, accbytes); *why = oom(); return -1; }
@@ -115,6 +120,16 @@ static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, ch
                                    acc, (size_t)cnt * as, why);
     if (!t) { rc = -1; goto out; }
     if (pend_add(&pre, t)) { ch->rm->wait(ch->rm, t, ch->deadline, NULL); CHAIN_FAIL(oom()); }
+  }
+  for (int64_t j = 0; early && j < nmine; j++) {   /* the result's receives, at once */
+    int64_t k = ch->part + j * ch->nparts, off = k * per;
+    int64_t cnt = count - off < per ? count - off : per;
+    HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0],
+                                   FINAL | ((int64_t)leaf << 32) | k, ch->devs[ch->n - 1],
+                                   ch->devs[st[first_local].lo], (char *)mine->data + (size_t)off * es,
+                                   (size_t)cnt * es, why);
+    if (!t) { rc = -1; goto out; }
+    if (pend_add(&pend, t)) { ch->rm->wait(ch->rm, t, ch->deadline, NULL); CHAIN_FAIL(oom()); }
   }
   for (int64_t j = 0; j < nmine; j++) {
     int64_t k = ch->part + j * ch->nparts, off = k * per;
@@ -168,7 +183,7 @@ static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, ch
       }
     }
   }
-  if (!last_local) {   /* the result from the last stage's process, once our sends are out */
+  if (!last_local && !early) {   /* the result from the last stage's process, once our sends are out */
     for (int64_t j = 0; j < nmine; j++) {
       int64_t k = ch->part + j * ch->nparts, off = k * per;
       int64_t cnt = count - off < per ? count - off : per;

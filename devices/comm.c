@@ -163,6 +163,15 @@ static void unlink_rv(HldComm *c, Rv *rv) {
 
 static void release(HldComm *c, Rv *rv);
 
+static size_t leaves_bytes(const HliPiece *p, int n) {
+  size_t s = 0;
+  for (int i = 0; i < n; i++) s += p[i].nbytes;
+  return s;
+}
+
+/* All-reduces of more bytes than this across processes fold as they travel. */
+enum { CHAIN_MIN = 64 << 10 };
+
 static void fail_rv(HldComm *c, Rv *rv, char *why) {
   if (rv->failed || rv->complete) { free(why); return; }
   rv->failed = true;
@@ -325,8 +334,12 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   rv->arrived++;
   rv->refs++;
   /* An all-reduce across processes runs as a running fold (chain.c) once
-   * the local members are here: no operands are fetched. */
-  bool chained = fold && rv->shared && rv->nlocal < rv->n && c->remote;
+   * the local members are here: no operands are fetched. A small one is
+   * exchanged instead: one round between the processes, not a round trip
+   * through every stage (the same bits either way; every member has the
+   * same sizes, so every process decides alike). */
+  bool chained = fold && rv->shared && rv->nlocal < rv->n && c->remote &&
+                 leaves_bytes(mine, nleaves) > CHAIN_MIN;
   if (rv->arrived == rv->nlocal && !rv->failed) {
     if (rv->nlocal < rv->n && c->remote && !chained) {   /* fetch the other processes' members */
       HliPiece **recv = calloc((size_t)n, sizeof *recv);
@@ -414,11 +427,6 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   return rc;
 }
 
-static size_t leaves_bytes(const HliPiece *p, int n) {
-  size_t s = 0;
-  for (int i = 0; i < n; i++) s += p[i].nbytes;
-  return s;
-}
 
 static int comm_send(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,
                      const HliPiece *leaves, int nleaves) {

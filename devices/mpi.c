@@ -40,14 +40,22 @@
 #include "interp/valio.h"
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 enum { TAG_CTRL = 7301, TAG_RESULT = 7302, TAG_DATA0 = 8192 };
 enum { MSG_PIECES = 1, MSG_P2P = 2, MSG_DEPART = 3, MSG_STEP = 4 };
 enum { MAX_LEAVES = 256 };
+/* Transfers up to this many bytes travel inside their header: one message,
+ * one round of the MPI threads instead of two (loops of small collectives). */
+enum { INLINE_MAX = 16 << 10 };
+/* How long after a message the MPI thread polls (yielding) before it
+ * sleeps between polls (hld_mpi_progress_until_done). */
+#define YIELD_WINDOW 200e-6
 /* MPI counts are ints: a leaf travels in pieces of at most this. */
 #define PIECE_MAX ((size_t)1 << 30)
 
@@ -57,7 +65,9 @@ typedef struct Hdr {
   int64_t ins, seq, first;   /* collective: instruction key, execution count, first member */
   int64_t channel, from, to; /* from: the sending device; to: receiving device (p2p, step); step: channel = part */
   int64_t failed;            /* MSG_DEPART */
-  int32_t tag, pad;          /* the tag of the transfer's data messages */
+  int32_t tag;               /* the tag of the transfer's data messages */
+  int32_t inlined;           /* 1: the leaves follow the sizes in this message */
+  int64_t run;               /* the sender's run (hld_mpi_run_begin counts them) */
 } Hdr;
 
 /* A header received and not yet claimed: its data waits at the sender. */
@@ -123,6 +133,8 @@ static struct {
   /* The MPI thread's own (no lock): */
   Req *pending;              /* taken: sending and/or waiting for transfers */
   In *unclaimed;
+  In *future;                /* headers of the next run, oldest first: a rank may start it first */
+  int64_t run;
   MPI_Request *mreq;
   Op *ops;
   int nops, capops;
@@ -249,9 +261,13 @@ static int data_recvs(Req *r, int want, const In *in, char *const *bufs, bool fr
   return posted;
 }
 
+/* The leaves of an inlined transfer, after its sizes. */
+static const char *inline_data(const In *in) { return (const char *)(in->sizes + in->h.nleaves); }
+
 /* A transfer nobody will claim: receive and drop its data, so its sender's
  * messages complete. */
 static void discard(const In *in) {
+  if (in->h.inlined) return;
   char *bufs[MAX_LEAVES];
   for (int i = 0; i < in->h.nleaves; i++) {
     bufs[i] = hli_buffer_alloc(NULL, in->sizes[i]);
@@ -268,15 +284,24 @@ static void post_outs(Req *r) {
      * (2^31 - 1) no two transfers in flight between two ranks share one. */
     int span = M.tag_ub - TAG_DATA0 + 1;
     o->h.tag = TAG_DATA0 + (span > 0 ? (int)(M.next_tag[dest]++ % (unsigned)span) : 0);
-    size_t hl = sizeof o->h + (size_t)o->h.nleaves * sizeof(uint64_t);
+    size_t total = 0;
+    for (int k = 0; k < o->h.nleaves; k++) total += o->leaves[k].nbytes;
+    o->h.inlined = total <= INLINE_MAX;
+    o->h.run = M.run;
+    size_t hl = sizeof o->h + (size_t)o->h.nleaves * sizeof(uint64_t) + (o->h.inlined ? total : 0);
     char *hb = malloc(hl);
     if (!hb) MPI_Abort(MPI_COMM_WORLD, 2);
     memcpy(hb, &o->h, sizeof o->h);
     uint64_t *sizes = (uint64_t *)(hb + sizeof o->h);
-    for (int k = 0; k < o->h.nleaves; k++) sizes[k] = o->leaves[k].nbytes;
+    char *data = (char *)(sizes + o->h.nleaves);
+    for (int k = 0; k < o->h.nleaves; k++) {
+      sizes[k] = o->leaves[k].nbytes;
+      if (o->h.inlined && o->leaves[k].nbytes) memcpy(data, o->leaves[k].data, o->leaves[k].nbytes);
+      if (o->h.inlined) data += o->leaves[k].nbytes;
+    }
     new_op(r, -1, hb);
     MPI_Isend(hb, (int)hl, MPI_BYTE, dest, TAG_CTRL, MPI_COMM_WORLD, &M.mreq[M.nops++]);
-    data_sends(r, o->leaves, o->h.nleaves, dest, o->h.tag);
+    if (!o->h.inlined) data_sends(r, o->leaves, o->h.nleaves, dest, o->h.tag);
   }
 }
 
@@ -307,7 +332,16 @@ static void claim(Req *r, int k, In *in) {
     }
     for (int i = 0; i < n; i++) bufs[i] = (char *)w->dst[i].data;
   }
-  w->left = data_recvs(r, k, in, bufs, false);
+  if (in->h.inlined) {
+    const char *data = inline_data(in);
+    for (int i = 0; i < n; i++) {
+      if (in->sizes[i]) memcpy(bufs[i], data, in->sizes[i]);
+      data += in->sizes[i];
+    }
+    w->left = 0;
+  } else {
+    w->left = data_recvs(r, k, in, bufs, false);
+  }
   if (w->left == 0) { w->got = true; r->got++; }
 }
 
@@ -362,6 +396,13 @@ static void try_finish(Req *r) {
 
 /* One received header: claim it for a waiting request, or keep it. */
 static void arrived(In *in) {
+  if (in->h.run != M.run) {   /* a rank already in the next run: keep it for then */
+    In **p = &M.future;
+    while (*p) p = &(*p)->next;
+    in->next = NULL;
+    *p = in;
+    return;
+  }
   if (in->h.kind == MSG_DEPART) {
     int q = in->src;
     if (!M.departed[q]) { M.departed[q] = true; M.ndeparted++; }
@@ -434,10 +475,12 @@ static bool poll_once(void) {
     in->src = st.MPI_SOURCE;
     if ((size_t)count < sizeof in->h) MPI_Abort(MPI_COMM_WORLD, 2);
     memcpy(&in->h, buf, sizeof in->h);
-    if (in->h.nleaves < 0 || in->h.nleaves > MAX_LEAVES ||
-        (size_t)count != sizeof in->h + (size_t)in->h.nleaves * sizeof(uint64_t))
+    size_t need = sizeof in->h + (size_t)in->h.nleaves * sizeof(uint64_t);
+    if (in->h.nleaves < 0 || in->h.nleaves > MAX_LEAVES || (size_t)count < need)
       MPI_Abort(MPI_COMM_WORLD, 2);
-    memmove(in->sizes, buf + sizeof in->h, (size_t)in->h.nleaves * sizeof(uint64_t));
+    memmove(in->sizes, buf + sizeof in->h, (size_t)count - sizeof in->h);
+    for (int i = 0; in->h.inlined && i < in->h.nleaves; i++) need += in->sizes[i];
+    if ((size_t)count != need) MPI_Abort(MPI_COMM_WORLD, 2);
     arrived(in);
     busy = true;
   }
@@ -469,7 +512,7 @@ static bool poll_once(void) {
       if (q == M.rank) continue;
       Hdr *h = calloc(1, sizeof *h);
       if (!h) MPI_Abort(MPI_COMM_WORLD, 2);
-      *h = (Hdr){.kind = MSG_DEPART, .failed = failed};
+      *h = (Hdr){.kind = MSG_DEPART, .failed = failed, .run = M.run};
       new_op(NULL, -1, h);
       MPI_Isend(h, (int)sizeof *h, MPI_BYTE, q, TAG_CTRL, MPI_COMM_WORLD, &M.mreq[M.nops++]);
     }
@@ -574,7 +617,7 @@ static int remote_exchange(HldRemote *rm, const HloInstr *ins, uint64_t seq, con
     for (int q = 0; q < M.size; q++) to[q] = false;
     for (int k = 0; k < n; k++)
       if (!reads || reads(ins, k, m)) to[rank_of(devs[k])] = true;
-    Hdr h = {MSG_PIECES, nleaves, ins_key(ins), (int64_t)seq, devs[0], 0, devs[m], 0, 0, 0, 0};
+    Hdr h = {MSG_PIECES, nleaves, ins_key(ins), (int64_t)seq, devs[0], 0, devs[m], 0, 0, 0, 0, 0};
     if (rank_of(devs[m]) == M.rank) {   /* ours: to every other process that reads it */
       for (int q = 0; q < M.size; q++)
         if (to[q] && q != M.rank) r->outs[r->nout++] = (Out){h, q, local[m]};
@@ -610,7 +653,7 @@ static int remote_send(HldRemote *rm, int64_t channel, int64_t from, int64_t to,
     r->ownleaves[i] = (HliPiece){r->owned + off, leaves[i].nbytes};
     off += leaves[i].nbytes;
   }
-  Hdr h = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0, 0, 0};
+  Hdr h = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0, 0, 0, 0};
   r->outs[0] = (Out){h, rank_of(to), r->ownleaves};
   r->nout = 1;
   r->abandoned = true;   /* nobody waits: the MPI thread frees it once sent */
@@ -623,7 +666,7 @@ static int remote_recv(HldRemote *rm, int64_t channel, int64_t from, int64_t to,
   (void)rm;
   Req *r = new_req(0, 1);
   if (!r) { *why = strdup("out of memory"); return -1; }
-  Hdr w = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0, 0, 0};
+  Hdr w = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0, 0, 0, 0};
   r->want[0] = (Want){.key = w, .dst = dst, .ndst = nleaves};
   r->nwant = 1;
   submit(r);
@@ -650,8 +693,29 @@ static HldXfer *remote_post_send(HldRemote *rm, const HloInstr *ins, uint64_t se
   (void)rm;
   Req *r = new_req(1, 0);
   if (!r) { *why = strdup("out of memory"); return NULL; }
+  Hdr h = {MSG_STEP, 1, ins_key(ins), (int64_t)seq, first, part, from, to, 0, 0, 0, 0};
+  if (nbytes <= INLINE_MAX) {
+    /* Small: sent from a copy, so the caller need not wait for the MPI
+     * thread (a loop of small all-reduces waits less); its handle is done. */
+    Req *c = new_req(1, 0);
+    if (c) c->owned = hli_buffer_alloc(NULL, nbytes);
+    if (!c || !c->owned) {
+      if (c) free_req(c);
+      free_req(r);
+      *why = strdup("out of memory");
+      return NULL;
+    }
+    memcpy(c->owned, data, nbytes);
+    c->nowned = nbytes;
+    c->one = (HliPiece){c->owned, nbytes};
+    c->outs[0] = (Out){h, rank_of(to), &c->one};
+    c->nout = 1;
+    c->abandoned = true;
+    submit(c);
+    r->done = true;
+    return r;
+  }
   r->one = (HliPiece){data, nbytes};
-  Hdr h = {MSG_STEP, 1, ins_key(ins), (int64_t)seq, first, part, from, to, 0, 0, 0};
   r->outs[0] = (Out){h, rank_of(to), &r->one};
   r->nout = 1;
   submit(r);
@@ -665,7 +729,7 @@ static HldXfer *remote_post_recv(HldRemote *rm, const HloInstr *ins, uint64_t se
   Req *r = new_req(0, 1);
   if (!r) { *why = strdup("out of memory"); return NULL; }
   r->one = (HliPiece){data, nbytes};
-  Hdr w = {MSG_STEP, 1, ins_key(ins), (int64_t)seq, first, part, from, to, 0, 0, 0};
+  Hdr w = {MSG_STEP, 1, ins_key(ins), (int64_t)seq, first, part, from, to, 0, 0, 0, 0};
   r->want[0] = (Want){.key = w, .dst = &r->one, .ndst = 1};
   r->nwant = 1;
   submit(r);
@@ -692,6 +756,15 @@ void hld_mpi_run_begin(void) {
   M.ndeparted = 0;
   for (int q = 0; q < M.size; q++) M.departed[q] = M.rank_failed[q] = false;
   pthread_mutex_unlock(&M.mu);
+  /* This thread serves MPI: what came early for this run counts now. */
+  M.run++;
+  In *early = M.future;
+  M.future = NULL;
+  while (early) {
+    In *in = early;
+    early = in->next;
+    arrived(in);
+  }
 }
 
 void hld_mpi_progress_until_done(HldComm *c) {
@@ -700,10 +773,18 @@ void hld_mpi_progress_until_done(HldComm *c) {
   /* Nothing to do: sleep on the condition, woken at once by a new request;
    * MPI's own messages (another rank's headers, the steps of a large
    * transfer) are looked for after a pause that doubles from 2 us up to
-   * 200 us while transfers are under way and 2 ms otherwise: short enough
+   * 50 us while transfers are under way and 2 ms otherwise: short enough
    * for the pipeline, without taking a core from the device threads or
-   * from the other ranks (MPI's blocking calls would spin). */
+   * from the other ranks (MPI's blocking calls would spin). Only in the
+   * first YIELD_WINDOW seconds after a message does it poll between
+   * sched_yield()s instead, which gives way to any thread that can run. */
   long pause_ns = 0;
+  double last_busy = hli_now();
+#ifdef PR_SET_TIMERSLACK
+  /* Pauses of microseconds, not the default 50 us slack on each. */
+  int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  (void)prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+#endif
   for (;;) {
     bool busy = poll_once();
     /* Over: every rank finished, and every message from or to us is through. */
@@ -713,8 +794,13 @@ void hld_mpi_progress_until_done(HldComm *c) {
       pthread_mutex_unlock(&M.mu);
       if (!more) break;
     }
-    if (busy) { pause_ns = 0; continue; }
-    long cap = M.nops > 0 || M.pending ? 200000 : 2000000;
+    double now = hli_now();
+    if (busy) { pause_ns = 0; last_busy = now; continue; }
+    bool waiting = M.nops > 0 || M.pending;
+    /* Just after a message the answer often follows within microseconds
+     * (small collectives in a loop): yield for a moment before sleeping. */
+    if (waiting && now - last_busy < YIELD_WINDOW) { sched_yield(); continue; }
+    long cap = waiting ? 50000 : 2000000;
     pause_ns = pause_ns ? pause_ns * 2 : 2000;
     if (pause_ns > cap) pause_ns = cap;
     pthread_mutex_lock(&M.mu);
@@ -727,6 +813,9 @@ void hld_mpi_progress_until_done(HldComm *c) {
     }
     pthread_mutex_unlock(&M.mu);
   }
+#ifdef PR_SET_TIMERSLACK
+  if (slack > 0) (void)prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
+#endif
 }
 
 bool hld_mpi_remote_failed(void) {
