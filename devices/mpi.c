@@ -27,10 +27,11 @@
  *   this rank has arrived, and those nobody claimed are received and
  *   dropped.
  *
- * Waiting never spins: MPI's blocking calls would busy-poll a core the
+ * Waiting does not spin: MPI's blocking calls would busy-poll a core the
  * device threads and the other ranks need, so the MPI thread tests its
- * requests and sleeps on a condition between rounds (new requests wake it
- * at once; hld_mpi_progress_until_done says how long it pauses otherwise).
+ * requests and, past a short window of yielding polls after each message,
+ * sleeps on a condition between rounds (new requests wake it at once;
+ * hld_mpi_progress_until_done says how long it pauses otherwise).
  *
  * Values are exchanged as raw bytes and folded in rank order by the
  * interpreter's own loops (interp/kernels/collectives.c), never by MPI's
