@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""make bench, multi-device part: the all-reduce of 64 MiB across 8
-threaded devices and across `mpirun -np 2`, as GB/s of payload (64 MiB per
-device per run) against the copy bandwidth numpy measures in the same run,
-and the 8-partition matmul against the same product on one device.
+"""make bench, multi-device part: the all-reduce, all-gather and
+collective-permute of 64 MiB across 8 threaded devices and across
+`mpirun -np 2`, as GB/s of payload (64 MiB per device per run) against
+the copy bandwidth numpy measures in the same run, and the 8-partition
+matmul against the same product on one device.
 Figures only, no targets.
 
 Usage: bench/devices.py HLORUN [--runs N]"""
@@ -49,20 +50,24 @@ def main():
     bw = copy_gbs(payload)
     print("multi-device benchmarks (medians of %s runs; figures only)" % runs)
     print("  copy bandwidth (numpy, 64 MiB, read+write): %.1f GB/s" % bw)
-    ar = os.path.join(HERE, "devices", "allreduce_64m.hlo")
-    t = median_ms([h, "--random", "--bench", runs, ar])
-    gbs = 8 * payload / (t / 1e3) / 1e9
-    print("  all-reduce 64 MiB, 8 threaded devices: %8.1f ms  %6.2f GB/s payload (%.0f%% of copy bandwidth)"
-          % (t, gbs, 100 * gbs / bw))
-    if shutil.which("mpirun"):
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                   OMPI_MCA_rmaps_base_oversubscribe="1")
-        t = median_ms(["mpirun", "-np", "2", h, "--random", "--bench", runs, ar], env=env)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    # The all-reduce, then two collectives that move data without
+    # arithmetic: each device's 64 MiB result is the payload.
+    for name, what in (("allreduce_64m", "all-reduce 64 MiB"), ("allgather_64m", "all-gather 64 MiB"),
+                       ("permute_64m", "collective-permute 64 MiB")):
+        hlo = os.path.join(HERE, "devices", name + ".hlo")
+        t = median_ms([h, "--random", "--bench", runs, hlo])
         gbs = 8 * payload / (t / 1e3) / 1e9
-        print("  all-reduce 64 MiB, 8 devices on mpirun -np 2: %8.1f ms  %6.2f GB/s payload (%.0f%% of copy bandwidth)"
-              % (t, gbs, 100 * gbs / bw))
-    else:
-        print("  (mpirun not installed: the MPI all-reduce is skipped)")
+        print("  %s, 8 threaded devices: %8.1f ms  %6.2f GB/s payload (%.0f%% of copy bandwidth)"
+              % (what, t, gbs, 100 * gbs / bw))
+        if shutil.which("mpirun"):
+            t = median_ms(["mpirun", "-np", "2", h, "--random", "--bench", runs, hlo], env=env)
+            gbs = 8 * payload / (t / 1e3) / 1e9
+            print("  %s, 8 devices on mpirun -np 2: %8.1f ms  %6.2f GB/s payload (%.0f%% of copy bandwidth)"
+                  % (what, t, gbs, 100 * gbs / bw))
+        else:
+            print("  (mpirun not installed: the MPI runs are skipped)")
     t8 = median_ms([h, "--random", "--bench", runs, os.path.join(HERE, "devices", "matmul_8way.hlo")])
     t1 = median_ms([h, "--random", "--bench", runs, os.path.join(HERE, "devices", "matmul_1way.hlo")])
     flops = 2 * 4096 * 2048 * 2048

@@ -22,7 +22,8 @@ EXTRA_DIST += bench/run.py bench/snapshot.py bench/big_snapshot.py \
 	bench/ops/nchw_conv.hlo \
 	bench/ops/a_elementwise_incache.hlo \
 	bench/fma_peak.c \
-	bench/devices.py bench/devices/allreduce_64m.hlo bench/devices/matmul_8way.hlo \
+	bench/devices.py bench/devices/allreduce_64m.hlo bench/devices/allgather_64m.hlo \
+	bench/devices/permute_64m.hlo bench/devices/matmul_8way.hlo \
 	bench/devices/matmul_1way.hlo
 BENCH_DIR = $(abs_top_srcdir)/../shared/bench
 # The FMA peak probe is built for this machine's widest vectors (never

@@ -9,7 +9,10 @@
  * a second count keeps the leaves alive until every member has read them
  * and every result is whole.
  * Under MPI the last local arrival also fetches the members of other
- * processes (HldRemote) before releasing the local ones.
+ * processes (HldRemote) before releasing the local ones; an all-reduce
+ * whose members span processes fetches nothing: once the local members
+ * are here each runs its share of a running fold across the processes
+ * (chain.c), which fills every local member's result.
  *
  * send/recv: a mailbox keyed by (channel, from, to, k); send copies.
  *
@@ -141,7 +144,8 @@ static uint64_t next_count(Local *l, const void *key, int64_t a, int64_t b) {
 static void free_rv(Rv *rv) {
   for (int r = 0; rv->remote_owned && r < rv->n; r++)
     if (rv->remote_owned[r] && rv->pieces[r]) {
-      for (int i = 0; i < rv->nleaves; i++) free((void *)rv->pieces[r][i].data);
+      for (int i = 0; i < rv->nleaves; i++)   /* the transport's buffers (the interpreter's cache) */
+        hli_buffer_free(NULL, (void *)rv->pieces[r][i].data, rv->pieces[r][i].nbytes);
       free((void *)rv->pieces[r]);
     }
   free(rv->remote_owned);
@@ -158,6 +162,15 @@ static void unlink_rv(HldComm *c, Rv *rv) {
 }
 
 static void release(HldComm *c, Rv *rv);
+
+static size_t leaves_bytes(const HliPiece *p, int n) {
+  size_t s = 0;
+  for (int i = 0; i < n; i++) s += p[i].nbytes;
+  return s;
+}
+
+/* All-reduces of more bytes than this across processes fold as they travel. */
+enum { CHAIN_MIN = 64 << 10 };
 
 static void fail_rv(HldComm *c, Rv *rv, char *why) {
   if (rv->failed || rv->complete) { free(why); return; }
@@ -275,7 +288,8 @@ static void release(HldComm *c, Rv *rv) {
 
 static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
                          int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
-                         HliConsume consume, void *arg) {
+                         HliConsume consume, void *arg, const HliHints *hints) {
+  const HliFold *fold = hints ? hints->fold : NULL;
   HldComm *c = (HldComm *)ic;
   int64_t self = devs[rank];
   pthread_mutex_lock(&c->mu);
@@ -319,15 +333,22 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   rv->shared &= out != NULL;
   rv->arrived++;
   rv->refs++;
+  /* An all-reduce across processes runs as a running fold (chain.c) once
+   * the local members are here: no operands are fetched. A small one is
+   * exchanged instead: one round between the processes, not a round trip
+   * through every stage (the same bits either way; every member has the
+   * same sizes, so every process decides alike). */
+  bool chained = fold && rv->shared && rv->nlocal < rv->n && c->remote &&
+                 leaves_bytes(mine, nleaves) > CHAIN_MIN;
   if (rv->arrived == rv->nlocal && !rv->failed) {
-    if (rv->nlocal < rv->n && c->remote) {   /* fetch the other processes' members */
+    if (rv->nlocal < rv->n && c->remote && !chained) {   /* fetch the other processes' members */
       HliPiece **recv = calloc((size_t)n, sizeof *recv);
       char *why = NULL;
       const HliPiece **local = rv->pieces;
       block(c, l, ins, seq, -1);
       pthread_mutex_unlock(&c->mu);
       int rrc = recv ? c->remote->exchange(c->remote, ins, seq, devs, n, local, nleaves, recv,
-                                               x->deadline, &why)
+                                               hints, x->deadline, &why)
                      : -1;
       pthread_mutex_lock(&c->mu);
       unblock(c, l);
@@ -373,7 +394,19 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       for (int r = 0; r < rank; r++) share.part += is_local(c, devs[r]);
     }
     pthread_mutex_unlock(&c->mu);
-    rc = consume(arg, rv->pieces, &share);   /* read everyone's leaves, write the result(s) */
+    if (chained) {
+      HldChain ch = {c->remote, x, ins, seq, devs, n, rank, rv->pieces, rv->outs, nleaves, fold,
+                     share.part, share.nparts, x->deadline};
+      char *why = NULL;
+      rc = hld_chain_all_reduce(&ch, &why);
+      if (rc) {
+        l->secondary = true;   /* another process failed or left, or the wait timed out */
+        hli_fail(x, ins, "%s", why ? why : "the transfer between processes failed");
+      }
+      free(why);
+    } else {
+      rc = consume(arg, rv->pieces, &share);   /* read everyone's leaves, write the result(s) */
+    }
     pthread_mutex_lock(&c->mu);
   }
   /* Keep every member's leaves alive until all have read them. */
@@ -394,11 +427,6 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
   return rc;
 }
 
-static size_t leaves_bytes(const HliPiece *p, int n) {
-  size_t s = 0;
-  for (int i = 0; i < n; i++) s += p[i].nbytes;
-  return s;
-}
 
 static int comm_send(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,
                      const HliPiece *leaves, int nleaves) {

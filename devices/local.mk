@@ -2,7 +2,7 @@
 # per device, the communicator (threads of one process, MPI between
 # processes), shardings of inputs and results, and the public hlo_compile
 # and hlo_execute_devices.
-libhlorun_core_la_SOURCES += devices/devices.h devices/comm.c devices/run.c devices/mpi.h \
+libhlorun_core_la_SOURCES += devices/devices.h devices/comm.c devices/chain.c devices/run.c devices/mpi.h \
 	devices/sharding.h devices/sharding.c
 # The MPI transport is compiled alone with MPI's flags (configure: --with-mpi).
 if HAVE_MPI

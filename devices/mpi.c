@@ -3,23 +3,39 @@
  * Under mpirun -np N every rank runs a contiguous block of the devices as
  * threads (run.c), and the thread that called hlo_execute_devices serves
  * MPI for them: the only thread that calls MPI (MPI_THREAD_FUNNELED).
- * Device threads hand it requests through a queue and wait for them:
+ * Device threads hand it requests through a queue and wait on a condition:
  *
- * - a collective's leader (the last local member to arrive) sends every
- *   local member's leaves to each process holding other members, and waits
- *   for theirs; every message is (header, leaf sizes, bytes), one tag, any
- *   source, matched by (instruction, execution count, first member, device),
- *   so the order in which ranks reach collectives does not matter;
- * - send posts a copy; recv waits for the matching message;
+ * - a transfer is a small header on the control tag (kind, instruction,
+ *   execution count, first member, devices, leaf sizes) and then its leaves
+ *   as data messages on a tag of the transfer's own, sent from the sender's
+ *   memory and received straight into where they go (recv's leaves, an
+ *   all-reduce's accumulator, or buffers of the interpreter's cache for an
+ *   exchange). Headers come from any source and are matched by their key,
+ *   so the order in which ranks reach collectives does not matter; a
+ *   header nobody waits for yet keeps its data at the sender until a
+ *   request claims it;
+ * - a collective's leader (the last local member to arrive) sends the
+ *   local members' leaves to each process where a member reads them, and
+ *   waits for those its members read; an all-reduce instead passes a
+ *   running fold from process to process (chain.c: post_send, post_recv);
+ * - send posts a copy; recv waits for the matching transfer;
  * - when every local device has finished, the rank tells every other rank
  *   (failed or not); a wait for a device of a rank that finished fails at
  *   once, so no rank hangs on another's failure. The run ends when every
- *   rank has finished: MPI keeps order between two ranks, so by then every
- *   message sent to this rank has arrived.
+ *   rank has finished and every transfer from or to this rank is through:
+ *   MPI keeps order between two ranks, so by then every header sent to
+ *   this rank has arrived, and those nobody claimed are received and
+ *   dropped.
  *
- * Values are exchanged as raw bytes and folded by each device in rank
- * order (interp/kernels/collectives.c), never by MPI's reductions, so a
- * split run gives the threaded run's bits. */
+ * Waiting does not spin: MPI's blocking calls would busy-poll a core the
+ * device threads and the other ranks need, so the MPI thread tests its
+ * requests and, past a short window of yielding polls after each message,
+ * sleeps on a condition between rounds (new requests wake it at once;
+ * hld_mpi_progress_until_done says how long it pauses otherwise).
+ *
+ * Values are exchanged as raw bytes and folded in rank order by the
+ * interpreter's own loops (interp/kernels/collectives.c), never by MPI's
+ * reductions, so a split run gives the threaded run's bits. */
 #include "devices/mpi.h"
 #include "interp/api.h"
 #include "interp/valio.h"
@@ -29,60 +45,107 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
-enum { TAG = 7301, TAG_RESULT = 7302 };
-enum { MSG_PIECES = 1, MSG_P2P = 2, MSG_DEPART = 3 };
+enum { TAG_CTRL = 7301, TAG_RESULT = 7302, TAG_DATA0 = 8192 };
+enum { MSG_PIECES = 1, MSG_P2P = 2, MSG_DEPART = 3, MSG_STEP = 4 };
+enum { MAX_LEAVES = 256 };
+/* Transfers up to this many bytes travel inside their header: one message,
+ * one round of the MPI threads instead of two (loops of small collectives). */
+enum { INLINE_MAX = 16 << 10 };
+/* How long after a message the MPI thread polls (yielding) before it
+ * sleeps between polls (hld_mpi_progress_until_done). */
+#define YIELD_WINDOW 200e-6
+/* MPI counts are ints: a leaf travels in pieces of at most this. */
+#define PIECE_MAX ((size_t)1 << 30)
 
+/* A transfer's header (control message, followed by the leaf sizes). */
 typedef struct Hdr {
   int32_t kind, nleaves;
   int64_t ins, seq, first;   /* collective: instruction key, execution count, first member */
-  int64_t channel, from, to; /* from: the sending device; to: receiving device (p2p) */
+  int64_t channel, from, to; /* from: the sending device; to: receiving device (p2p, step); step: channel = part */
   int64_t failed;            /* MSG_DEPART */
+  int32_t tag;               /* the tag of the transfer's data messages */
+  int32_t inlined;           /* 1: the leaves follow the sizes in this message */
+  int64_t run;               /* the sender's run (hld_mpi_run_begin counts them) */
 } Hdr;
 
-/* A message received and not yet claimed. */
+/* A header received and not yet claimed: its data waits at the sender. */
 typedef struct In {
   Hdr h;
-  char *buf;                 /* owned: the whole message */
-  size_t len;
   int src;
   struct In *next;
+  uint64_t sizes[];
 } In;
 
-/* A device thread's request: messages to send, messages to wait for. */
-typedef struct Req {
-  char **out;                /* owned messages to send */
-  size_t *outlen;
-  int *dest;
-  int nout;
-  Hdr *want;                 /* headers of the messages awaited (kind, ins, seq, first, from / channel, to) */
-  HliPiece **into;           /* exchange: recv[r] slots to fill (malloc'd leaves) */
-  int *slot;                 /* member index of each wanted message */
-  const HliPiece *dst;       /* recv: where the one awaited message goes */
+/* A transfer a request awaits. */
+typedef struct Want {
+  Hdr key;                   /* kind, ins, seq, first, channel, from, to */
+  int slot;                  /* exchange: the member whose leaves it brings */
+  const HliPiece *dst;       /* receive into these (exchange: NULL, allocated) */
   int ndst;
+  int left;                  /* data messages not yet received (after the header) */
+  bool matched, got;
+} Want;
+
+/* A transfer a request sends: header, then the leaves from their memory. */
+typedef struct Out {
+  Hdr h;
+  int dest;
+  const HliPiece *leaves;
+} Out;
+
+/* A device thread's request (HldXfer for the pipeline's messages). */
+struct HldXfer {
+  Out *outs;
+  int nout;
+  Want *want;
   int nwant, got;
-  bool done, failed, abandoned;
+  int inflight;              /* MPI requests not yet complete */
+  HliPiece **into;           /* exchange: recv[r] slots to fill (malloc'd leaves) */
+  HliPiece one;              /* post_send / post_recv: the one leaf */
+  char *owned;               /* send: the copy sent (freed with the request; buffer cache) */
+  size_t nowned;
+  HliPiece *ownleaves;
+  bool done, failed, cancel, abandoned;
   char *why;
-  struct Req *next;
-} Req;
+  struct HldXfer *next;
+};
+typedef struct HldXfer Req;
+
+/* An MPI request in flight: the request it serves, the want it fills (-1:
+ * a send), and memory to free when it completes. */
+typedef struct Op {
+  Req *r;
+  int want;
+  void *free_after;
+  size_t cached;             /* free_after is from the buffer cache, of this size (0: malloc'd) */
+} Op;
 
 static struct {
   bool inited, active;
   int size, rank;
+  int tag_ub;
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_cond_t cv;         /* device threads: a request is done */
+  pthread_cond_t wake;       /* the MPI thread: new requests, cancels, departure */
   Req *queue;                /* submitted, not yet taken by the MPI thread */
-  Req *pending;              /* taken: waiting for messages */
+  /* The MPI thread's own (no lock): */
+  Req *pending;              /* taken: sending and/or waiting for transfers */
   In *unclaimed;
-  MPI_Request *sends;
-  char **sendbufs;
-  int nsends, capsends;
+  In *future;                /* headers of the next run, oldest first: a rank may start it first */
+  int64_t run;
+  MPI_Request *mreq;
+  Op *ops;
+  int nops, capops;
+  unsigned *next_tag;           /* per destination rank */
   bool *departed, *rank_failed;  /* per rank */
   int ndeparted;
-  bool local_done, local_failed, depart_sent;
+  bool local_done, local_failed, depart_sent;   /* local_*: under mu */
   int64_t ndev;
-} M = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} M = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+       .wake = PTHREAD_COND_INITIALIZER};
 
 static void finalize(void) {
   int fin = 0;
@@ -103,10 +166,14 @@ static void init(void) {
   MPI_Comm_size(MPI_COMM_WORLD, &M.size);
   MPI_Comm_rank(MPI_COMM_WORLD, &M.rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  M.tag_ub = flag && ub ? *ub : 32767;
   M.active = M.size > 1;
   M.departed = calloc((size_t)M.size, sizeof *M.departed);
   M.rank_failed = calloc((size_t)M.size, sizeof *M.rank_failed);
-  if (!M.departed || !M.rank_failed) MPI_Abort(MPI_COMM_WORLD, 2);
+  M.next_tag = calloc((size_t)M.size, sizeof *M.next_tag);
+  if (!M.departed || !M.rank_failed || !M.next_tag) MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
 int hld_mpi_size(void) { init(); return M.size; }
@@ -125,38 +192,13 @@ static int64_t ins_key(const HloInstr *ins) {
   return ((int64_t)ins->off << 24) ^ ((int64_t)ins->line << 12) ^ ins->index;
 }
 
-static char *pack(const Hdr *h, const HliPiece *leaves, int n, size_t *len) {
-  size_t total = sizeof *h + (size_t)n * sizeof(uint64_t);
-  for (int i = 0; i < n; i++) total += leaves[i].nbytes;
-  char *b = malloc(total);
-  if (!b) return NULL;
-  memcpy(b, h, sizeof *h);
-  uint64_t *sizes = (uint64_t *)(b + sizeof *h);
-  char *p = (char *)(sizes + n);
-  for (int i = 0; i < n; i++) {
-    sizes[i] = leaves[i].nbytes;
-    memcpy(p, leaves[i].data, leaves[i].nbytes);
-    p += leaves[i].nbytes;
-  }
-  *len = total;
-  return b;
-}
-
-/* Leaves of a received message: sizes and data. -1 when malformed. */
-static int unpack(const In *in, const uint64_t **sizes, const char **data) {
-  size_t need = sizeof(Hdr) + (size_t)in->h.nleaves * sizeof(uint64_t);
-  if (in->h.nleaves < 0 || in->len < need) return -1;
-  *sizes = (const uint64_t *)(in->buf + sizeof(Hdr));
-  *data = in->buf + need;
-  size_t total = need;
-  for (int i = 0; i < in->h.nleaves; i++) total += (*sizes)[i];
-  return total == in->len ? 0 : -1;
-}
-
 static bool matches(const Hdr *w, const Hdr *h) {
   if (w->kind != h->kind) return false;
   if (w->kind == MSG_PIECES)
     return w->ins == h->ins && w->seq == h->seq && w->first == h->first && w->from == h->from;
+  if (w->kind == MSG_STEP)
+    return w->ins == h->ins && w->seq == h->seq && w->first == h->first && w->channel == h->channel &&
+           w->from == h->from && w->to == h->to;
   return w->channel == h->channel && w->from == h->from && w->to == h->to && w->seq == h->seq;
 }
 
@@ -166,56 +208,153 @@ static char *fmt(const char *f, long long a, long long b) {
   return s;
 }
 
-/* Deliver message in to request r's wanted entry k. */
-static void deliver(Req *r, int k, In *in) {
-  const uint64_t *sizes;
-  const char *data;
-  if (unpack(in, &sizes, &data) != 0) {
-    r->failed = true;
-    r->why = fmt("a malformed message from MPI rank %lld (device %lld)", in->src, in->h.from);
-    return;
-  }
-  if (r->into) {   /* a collective member's leaves: copies the communicator frees */
-    int n = in->h.nleaves;
-    HliPiece *leaves = calloc((size_t)(n ? n : 1), sizeof *leaves);
-    if (!leaves) { r->failed = true; return; }
-    for (int i = 0; i < n; i++) {
-      void *p = malloc(sizes[i] ? sizes[i] : 1);
-      if (!p) { r->failed = true; break; }
-      memcpy(p, data, sizes[i]);
-      leaves[i] = (HliPiece){p, sizes[i]};
-      data += sizes[i];
-    }
-    r->into[r->slot[k]] = leaves;
-  } else {         /* recv: into the destination leaves */
-    int n = in->h.nleaves;
-    bool ok = true;
-    ok = n == r->ndst;
-    for (int i = 0; i < n && ok; i++) ok = sizes[i] == r->dst[i].nbytes;
-    if (!ok) {
-      r->failed = true;
-      r->why = fmt("device %lld sent %lld arrays of other sizes than this recv takes", in->h.from, n);
-      return;
-    }
-    for (int i = 0; i < n; i++) {
-      memcpy((void *)r->dst[i].data, data, sizes[i]);
-      data += sizes[i];
-    }
-  }
-  r->want[k].kind = 0;   /* taken */
-  r->got++;
+static void fail_req(Req *r, char *why) {
+  if (r->failed) { free(why); return; }
+  r->failed = true;
+  r->why = why;
 }
 
-/* Try the unclaimed messages against request r. Called with M.mu held. */
+/* ---- the MPI thread: messages in flight ----------------------------------- */
+
+static Op *new_op(Req *r, int want, void *free_after) {
+  if (M.nops == M.capops) {
+    int cap = M.capops ? 2 * M.capops : 64;
+    MPI_Request *q = realloc(M.mreq, (size_t)cap * sizeof *q);
+    if (q) M.mreq = q;
+    Op *o = realloc(M.ops, (size_t)cap * sizeof *o);
+    if (!q || !o) MPI_Abort(MPI_COMM_WORLD, 2);
+    M.ops = o;
+    M.capops = cap;
+  }
+  M.ops[M.nops] = (Op){r, want, free_after, 0};
+  if (r) r->inflight++;
+  return &M.ops[M.nops];
+}
+
+/* Data messages of one transfer: every leaf in pieces, in order (MPI keeps
+ * the order of messages with one source and tag). */
+static void data_sends(Req *r, const HliPiece *leaves, int n, int dest, int tag) {
+  for (int i = 0; i < n; i++)
+    for (size_t o = 0; o < leaves[i].nbytes; o += PIECE_MAX) {
+      size_t len = leaves[i].nbytes - o < PIECE_MAX ? leaves[i].nbytes - o : PIECE_MAX;
+      new_op(r, -1, NULL);
+      MPI_Isend((const char *)leaves[i].data + o, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD,
+                &M.mreq[M.nops++]);
+    }
+}
+
+/* Receive a transfer's data into bufs (sizes from its header); free_bufs:
+ * nobody wants it, drop it once here. Returns the messages posted. */
+static int data_recvs(Req *r, int want, const In *in, char *const *bufs, bool free_bufs) {
+  int posted = 0;
+  for (int i = 0; i < in->h.nleaves; i++)
+    for (size_t o = 0; o < in->sizes[i]; o += PIECE_MAX) {
+      size_t len = in->sizes[i] - o < PIECE_MAX ? in->sizes[i] - o : PIECE_MAX;
+      bool last = o + len >= in->sizes[i];
+      Op *op = new_op(r, want, free_bufs && last ? bufs[i] : NULL);
+      if (free_bufs && last) op->cached = in->sizes[i];
+      MPI_Irecv(bufs[i] + o, (int)len, MPI_BYTE, in->src, in->h.tag, MPI_COMM_WORLD, &M.mreq[M.nops++]);
+      posted++;
+    }
+  if (free_bufs)
+    for (int i = 0; i < in->h.nleaves; i++)
+      if (in->sizes[i] == 0) hli_buffer_free(NULL, bufs[i], 0);
+  return posted;
+}
+
+/* The leaves of an inlined transfer, after its sizes. */
+static const char *inline_data(const In *in) { return (const char *)(in->sizes + in->h.nleaves); }
+
+/* A transfer nobody will claim: receive and drop its data, so its sender's
+ * messages complete. */
+static void discard(const In *in) {
+  if (in->h.inlined) return;
+  char *bufs[MAX_LEAVES];
+  for (int i = 0; i < in->h.nleaves; i++) {
+    bufs[i] = hli_buffer_alloc(NULL, in->sizes[i]);
+    if (!bufs[i]) MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  data_recvs(NULL, -1, in, bufs, true);
+}
+
+static void post_outs(Req *r) {
+  for (int i = 0; i < r->nout; i++) {
+    Out *o = &r->outs[i];
+    int dest = o->dest;
+    /* Data tags cycle through [TAG_DATA0, tag_ub]: with Open MPI's bound
+     * (2^31 - 1) no two transfers in flight between two ranks share one. */
+    int span = M.tag_ub - TAG_DATA0 + 1;
+    o->h.tag = TAG_DATA0 + (span > 0 ? (int)(M.next_tag[dest]++ % (unsigned)span) : 0);
+    size_t total = 0;
+    for (int k = 0; k < o->h.nleaves; k++) total += o->leaves[k].nbytes;
+    o->h.inlined = total <= INLINE_MAX;
+    o->h.run = M.run;
+    size_t hl = sizeof o->h + (size_t)o->h.nleaves * sizeof(uint64_t) + (o->h.inlined ? total : 0);
+    char *hb = malloc(hl);
+    if (!hb) MPI_Abort(MPI_COMM_WORLD, 2);
+    memcpy(hb, &o->h, sizeof o->h);
+    uint64_t *sizes = (uint64_t *)(hb + sizeof o->h);
+    char *data = (char *)(sizes + o->h.nleaves);
+    for (int k = 0; k < o->h.nleaves; k++) {
+      sizes[k] = o->leaves[k].nbytes;
+      if (o->h.inlined && o->leaves[k].nbytes) memcpy(data, o->leaves[k].data, o->leaves[k].nbytes);
+      if (o->h.inlined) data += o->leaves[k].nbytes;
+    }
+    new_op(r, -1, hb);
+    MPI_Isend(hb, (int)hl, MPI_BYTE, dest, TAG_CTRL, MPI_COMM_WORLD, &M.mreq[M.nops++]);
+    if (!o->h.inlined) data_sends(r, o->leaves, o->h.nleaves, dest, o->h.tag);
+  }
+}
+
+/* Claim a received header for want k of r: receive its data where the
+ * request wants it. */
+static void claim(Req *r, int k, In *in) {
+  Want *w = &r->want[k];
+  int n = in->h.nleaves;
+  char *bufs[MAX_LEAVES];
+  w->matched = true;
+  if (!w->dst) {   /* a collective member's leaves: buffers the communicator frees */
+    HliPiece *leaves = calloc((size_t)(n ? n : 1), sizeof *leaves);
+    if (!leaves) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int i = 0; i < n; i++) {
+      bufs[i] = hli_buffer_alloc(NULL, in->sizes[i]);   /* comm.c gives it back */
+      if (!bufs[i]) MPI_Abort(MPI_COMM_WORLD, 2);
+      leaves[i] = (HliPiece){bufs[i], in->sizes[i]};
+    }
+    r->into[w->slot] = leaves;
+  } else {         /* into the destination leaves, which must have the sizes sent */
+    bool ok = n == w->ndst;
+    for (int i = 0; i < n && ok; i++) ok = in->sizes[i] == w->dst[i].nbytes;
+    if (!ok) {
+      fail_req(r, fmt("device %lld sent %lld arrays of other sizes than this receive takes",
+                      in->h.from, n));
+      discard(in);
+      return;
+    }
+    for (int i = 0; i < n; i++) bufs[i] = (char *)w->dst[i].data;
+  }
+  if (in->h.inlined) {
+    const char *data = inline_data(in);
+    for (int i = 0; i < n; i++) {
+      if (in->sizes[i]) memcpy(bufs[i], data, in->sizes[i]);
+      data += in->sizes[i];
+    }
+    w->left = 0;
+  } else {
+    w->left = data_recvs(r, k, in, bufs, false);
+  }
+  if (w->left == 0) { w->got = true; r->got++; }
+}
+
+/* Try the unclaimed headers against r's wants. */
 static void match_unclaimed(Req *r) {
   for (int k = 0; k < r->nwant && !r->failed; k++) {
-    if (!r->want[k].kind) continue;
+    if (r->want[k].matched) continue;
     for (In **p = &M.unclaimed; *p; p = &(*p)->next)
-      if (matches(&r->want[k], &(*p)->h)) {
+      if (matches(&r->want[k].key, &(*p)->h)) {
         In *in = *p;
         *p = in->next;
-        deliver(r, k, in);
-        free(in->buf);
+        claim(r, k, in);
         free(in);
         break;
       }
@@ -225,36 +364,175 @@ static void match_unclaimed(Req *r) {
 /* A wanted device whose rank has finished will send nothing more. */
 static void check_departed(Req *r) {
   for (int k = 0; k < r->nwant && !r->failed; k++) {
-    if (!r->want[k].kind) continue;
-    int q = rank_of(r->want[k].from);
+    if (r->want[k].matched) continue;
+    int q = rank_of(r->want[k].key.from);
     if (!M.departed[q]) continue;
-    r->failed = true;
-    r->why = fmt(M.rank_failed[q] ? "device %lld (on MPI rank %lld) failed"
-                                  : "device %lld (on MPI rank %lld) finished its program without reaching it",
-                 r->want[k].from, q);
+    fail_req(r, fmt(M.rank_failed[q] ? "device %lld (on MPI rank %lld) failed"
+                                     : "device %lld (on MPI rank %lld) finished its program without reaching it",
+                    r->want[k].key.from, q));
   }
 }
 
-/* A request whose messages all came (or that failed) leaves the pending
- * list now, under the lock: its thread may return (its Req is on that
- * thread's stack) as soon as the lock is released. */
-static void finish(Req *r) {
-  if (r->got == r->nwant || r->failed) {
-    for (Req **p = &M.pending; *p; p = &(*p)->next)
-      if (*p == r) { *p = r->next; break; }
-    r->done = true;
-    pthread_cond_broadcast(&M.cv);
+static void free_req(Req *r) {
+  free(r->outs);
+  free(r->want);
+  if (r->owned) hli_buffer_free(NULL, r->owned, r->nowned);
+  free(r->ownleaves);
+  free(r->why);
+  free(r);
+}
+
+/* A request whose transfers all came (or that failed) and whose messages
+ * are all out is done: its thread may free its memory from now on. */
+static void try_finish(Req *r) {
+  if (r->inflight > 0 || !(r->got == r->nwant || r->failed)) return;
+  for (Req **p = &M.pending; *p; p = &(*p)->next)
+    if (*p == r) { *p = r->next; break; }
+  if (r->abandoned) { free_req(r); return; }
+  pthread_mutex_lock(&M.mu);
+  r->done = true;
+  pthread_cond_broadcast(&M.cv);
+  pthread_mutex_unlock(&M.mu);
+}
+
+/* One received header: claim it for a waiting request, or keep it. */
+static void arrived(In *in) {
+  if (in->h.run != M.run) {   /* a rank already in the next run: keep it for then */
+    In **p = &M.future;
+    while (*p) p = &(*p)->next;
+    in->next = NULL;
+    *p = in;
+    return;
   }
+  if (in->h.kind == MSG_DEPART) {
+    int q = in->src;
+    if (!M.departed[q]) { M.departed[q] = true; M.ndeparted++; }
+    M.rank_failed[q] = in->h.failed != 0;
+    free(in);
+    for (Req *r = M.pending, *nx; r; r = nx) { nx = r->next; check_departed(r); try_finish(r); }
+    return;
+  }
+  for (Req *r = M.pending; r; r = r->next)
+    for (int k = 0; k < r->nwant; k++)
+      if (!r->want[k].matched && !r->failed && matches(&r->want[k].key, &in->h)) {
+        claim(r, k, in);
+        free(in);
+        try_finish(r);
+        return;
+      }
+  in->next = M.unclaimed;
+  M.unclaimed = in;
 }
 
-/* Submit r and wait (device thread). */
-static void unlink_req(Req **list, Req *r) {
-  for (Req **p = list; *p; p = &(*p)->next)
-    if (*p == r) { *p = r->next; return; }
+/* Completed MPI requests. */
+static bool reap(void) {
+  if (M.nops == 0) return false;
+  int *idx = malloc((size_t)M.nops * sizeof *idx), nd = 0;
+  if (!idx) MPI_Abort(MPI_COMM_WORLD, 2);
+  MPI_Testsome(M.nops, M.mreq, &nd, idx, MPI_STATUSES_IGNORE);
+  if (nd == MPI_UNDEFINED || nd == 0) { free(idx); return false; }
+  Req **touched = malloc((size_t)nd * sizeof *touched);
+  if (!touched) MPI_Abort(MPI_COMM_WORLD, 2);
+  int nt = 0;
+  for (int i = 0; i < nd; i++) {
+    Op *o = &M.ops[idx[i]];
+    if (o->cached) hli_buffer_free(NULL, o->free_after, o->cached);
+    else free(o->free_after);
+    Req *r = o->r;
+    if (!r) continue;
+    r->inflight--;
+    if (o->want >= 0 && --r->want[o->want].left == 0) { r->want[o->want].got = true; r->got++; }
+    touched[nt++] = r;
+  }
+  /* Compact: completed requests are MPI_REQUEST_NULL now. */
+  int k = 0;
+  for (int i = 0; i < M.nops; i++)
+    if (M.mreq[i] != MPI_REQUEST_NULL) { M.mreq[k] = M.mreq[i]; M.ops[k] = M.ops[i]; k++; }
+  M.nops = k;
+  /* A request finishes once: try each distinct one. */
+  for (int i = 0; i < nt; i++) {
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++) seen = touched[j] == touched[i];
+    if (!seen) try_finish(touched[i]);
+  }
+  free(touched);
+  free(idx);
+  return true;
 }
 
-/* Submit r and wait (device thread) until it is done or the run's deadline
- * (monotonic seconds, 0: none) passes. */
+/* One round of the MPI thread's work. true when it did something. */
+static bool poll_once(void) {
+  bool busy = false;
+  for (;;) {   /* headers */
+    int flag = 0, count = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_CTRL, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) break;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    In *in = calloc(1, sizeof *in + (count > 0 ? (size_t)count : 0));
+    if (!in) MPI_Abort(MPI_COMM_WORLD, 2);
+    char *buf = (char *)in->sizes;   /* header and sizes land here, then move */
+    MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    in->src = st.MPI_SOURCE;
+    if ((size_t)count < sizeof in->h) MPI_Abort(MPI_COMM_WORLD, 2);
+    memcpy(&in->h, buf, sizeof in->h);
+    size_t need = sizeof in->h + (size_t)in->h.nleaves * sizeof(uint64_t);
+    if (in->h.nleaves < 0 || in->h.nleaves > MAX_LEAVES || (size_t)count < need)
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    memmove(in->sizes, buf + sizeof in->h, (size_t)count - sizeof in->h);
+    for (int i = 0; in->h.inlined && i < in->h.nleaves; i++) need += in->sizes[i];
+    if ((size_t)count != need) MPI_Abort(MPI_COMM_WORLD, 2);
+    arrived(in);
+    busy = true;
+  }
+  pthread_mutex_lock(&M.mu);
+  Req *taken = M.queue;
+  M.queue = NULL;
+  bool depart = M.local_done && !M.depart_sent;
+  bool failed = M.local_failed;
+  if (depart) M.depart_sent = true;
+  for (Req *r = M.pending; r; r = r->next)   /* given up by their threads */
+    if (r->cancel && !r->failed) fail_req(r, NULL);
+  pthread_mutex_unlock(&M.mu);
+  /* Oldest first: a device's transfers go out in the order it made them. */
+  Req *rev = NULL;
+  while (taken) { Req *r = taken; taken = r->next; r->next = rev; rev = r; }
+  while (rev) {
+    Req *r = rev;
+    rev = r->next;
+    r->next = M.pending;
+    M.pending = r;
+    post_outs(r);
+    match_unclaimed(r);
+    check_departed(r);
+    busy = true;
+  }
+  for (Req *r = M.pending, *nx; r; r = nx) { nx = r->next; try_finish(r); }
+  if (depart) {
+    for (int q = 0; q < M.size; q++) {
+      if (q == M.rank) continue;
+      Hdr *h = calloc(1, sizeof *h);
+      if (!h) MPI_Abort(MPI_COMM_WORLD, 2);
+      *h = (Hdr){.kind = MSG_DEPART, .failed = failed, .run = M.run};
+      new_op(NULL, -1, h);
+      MPI_Isend(h, (int)sizeof *h, MPI_BYTE, q, TAG_CTRL, MPI_COMM_WORLD, &M.mreq[M.nops++]);
+    }
+    busy = true;
+  }
+  if (M.depart_sent)   /* our devices are done: nobody here will claim these */
+    while (M.unclaimed) {
+      In *in = M.unclaimed;
+      M.unclaimed = in->next;
+      discard(in);
+      free(in);
+      busy = true;
+    }
+  busy |= reap();
+  return busy;
+}
+
+/* ---- device threads --------------------------------------------------------- */
+
 /* With no --timeout, a wait for other processes still ends: after
  * HLORUN_MPI_WAIT_LIMIT seconds (default 1800, XLA:CPU's collective
  * timeout) without the messages, as a deadlock across processes would. */
@@ -264,130 +542,136 @@ static double wait_limit(void) {
   return v > 0 ? v : 1800;
 }
 
-static int submit_wait(Req *r, double deadline, char **why) {
-  bool own_limit = deadline <= 0;
-  if (own_limit) deadline = hli_now() + wait_limit();
+static void submit(Req *r) {
   pthread_mutex_lock(&M.mu);
   r->next = M.queue;
   M.queue = r;
+  pthread_cond_signal(&M.wake);
+  pthread_mutex_unlock(&M.mu);
+}
+
+/* Wait (device thread) until r is done or the run's deadline (monotonic
+ * seconds, 0: none) passes, then free r. Past the deadline the MPI thread
+ * is told to give up on it, and it is done once no message it posted is
+ * still in flight (they point into the caller's memory). */
+static int wait_req(Req *r, double deadline, char **why) {
+  bool own_limit = deadline <= 0;
+  if (own_limit) deadline = hli_now() + wait_limit();
+  bool gave_up = false;
+  pthread_mutex_lock(&M.mu);
   while (!r->done) {
-    if (deadline <= 0) { pthread_cond_wait(&M.cv, &M.mu); continue; }
     double left = deadline - hli_now();
-    if (left <= 0) {   /* give up: the MPI thread must not see r again */
-      unlink_req(&M.queue, r);
-      unlink_req(&M.pending, r);
-      r->failed = r->done = true;
-      free(r->why);
-      r->why = strdup(own_limit ? "no message from the other MPI processes' devices for "
-                                  "HLORUN_MPI_WAIT_LIMIT seconds (default 1800): a deadlock "
-                                  "across processes, or a peer that hangs"
-                                : "timed out waiting for the devices of other MPI processes");
-      break;
+    if (left <= 0 && !gave_up) {
+      gave_up = r->cancel = true;
+      pthread_cond_signal(&M.wake);
     }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    double until = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + (left < 0.5 ? left : 0.5);
+    double step = left > 0 && left < 0.5 ? left : 0.5;
+    double until = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + step;
     ts.tv_sec = (time_t)until;
     ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
     pthread_cond_timedwait(&M.cv, &M.mu, &ts);
   }
   pthread_mutex_unlock(&M.mu);
   int rc = r->failed ? -1 : 0;
-  if (rc && why) *why = r->why ? r->why : strdup("the transfer between processes failed");
-  else free(r->why);
+  if (rc && why) {
+    if (r->why && !gave_up) *why = strdup(r->why);
+    else if (gave_up)
+      *why = strdup(own_limit ? "no message from the other MPI processes' devices for "
+                                "HLORUN_MPI_WAIT_LIMIT seconds (default 1800): a deadlock "
+                                "across processes, or a peer that hangs"
+                              : "timed out waiting for the devices of other MPI processes");
+    else *why = strdup("the transfer between processes failed");
+  }
+  free_req(r);
   return rc;
+}
+
+static Req *new_req(int nout, int nwant) {
+  Req *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->outs = calloc((size_t)(nout ? nout : 1), sizeof *r->outs);
+  r->want = calloc((size_t)(nwant ? nwant : 1), sizeof *r->want);
+  if (!r->outs || !r->want) { free_req(r); return NULL; }
+  return r;
 }
 
 static int remote_exchange(HldRemote *rm, const HloInstr *ins, uint64_t seq, const int64_t *devs,
                            int n, const HliPiece *const *local, int nleaves, HliPiece **recv,
-                           double deadline, char **why) {
+                           const HliHints *hints, double deadline, char **why) {
   (void)rm;
-  Req r = {0};
-  r.out = calloc((size_t)n * (size_t)M.size + 1, sizeof *r.out);
-  r.outlen = calloc((size_t)n * (size_t)M.size + 1, sizeof *r.outlen);
-  r.dest = calloc((size_t)n * (size_t)M.size + 1, sizeof *r.dest);
-  r.want = calloc((size_t)n + 1, sizeof *r.want);
-  r.slot = calloc((size_t)n + 1, sizeof *r.slot);
+  if (nleaves > MAX_LEAVES) { *why = strdup("too many array leaves for one transfer"); return -1; }
   bool *to = calloc((size_t)M.size, sizeof *to);
-  if (!r.out || !r.outlen || !r.dest || !r.want || !r.slot || !to) {
+  Req *r = new_req(n * M.size, n);
+  if (!to || !r) {
+    free(to);
+    if (r) free_req(r);
     *why = strdup("out of memory");
-    goto done;
+    return -1;
   }
-  r.into = recv;
-  for (int m = 0; m < n; m++)
-    if (rank_of(devs[m]) != M.rank) to[rank_of(devs[m])] = true;
+  r->into = recv;
+  bool (*reads)(const HloInstr *, int, int) = hints ? hints->reads : NULL;
   for (int m = 0; m < n; m++) {
-    if (rank_of(devs[m]) == M.rank) {   /* ours: to every process holding members */
-      Hdr h = {MSG_PIECES, nleaves, ins_key(ins), (int64_t)seq, devs[0], 0, devs[m], 0, 0};
-      for (int q = 0; q < M.size; q++) {
-        if (!to[q]) continue;
-        r.out[r.nout] = pack(&h, local[m], nleaves, &r.outlen[r.nout]);
-        if (!r.out[r.nout]) { *why = strdup("out of memory"); goto done; }
-        r.dest[r.nout++] = q;
-      }
-    } else {
-      r.want[r.nwant] = (Hdr){MSG_PIECES, nleaves, ins_key(ins), (int64_t)seq, devs[0], 0, devs[m], 0, 0};
-      r.slot[r.nwant++] = m;
+    /* to[q]: a member on process q reads member m's leaves. Both sides
+     * decide alike, so what is sent is what is awaited. */
+    for (int q = 0; q < M.size; q++) to[q] = false;
+    for (int k = 0; k < n; k++)
+      if (!reads || reads(ins, k, m)) to[rank_of(devs[k])] = true;
+    Hdr h = {MSG_PIECES, nleaves, ins_key(ins), (int64_t)seq, devs[0], 0, devs[m], 0, 0, 0, 0, 0};
+    if (rank_of(devs[m]) == M.rank) {   /* ours: to every other process that reads it */
+      for (int q = 0; q < M.size; q++)
+        if (to[q] && q != M.rank) r->outs[r->nout++] = (Out){h, q, local[m]};
+    } else if (to[M.rank]) {
+      r->want[r->nwant++] = (Want){.key = h, .slot = m};
     }
   }
   free(to);
-  to = NULL;
-  int rc = submit_wait(&r, deadline, why);
-  free(r.want);
-  free(r.slot);
-  free(r.dest);
-  free(r.outlen);
-  free(r.out);
-  return rc;
-done:
-  free(to);
-  for (int i = 0; r.out && i < r.nout; i++) free(r.out[i]);
-  free(r.out);
-  free(r.outlen);
-  free(r.dest);
-  free(r.want);
-  free(r.slot);
-  return -1;
+  submit(r);
+  return wait_req(r, deadline, why);
 }
 
 static int remote_send(HldRemote *rm, int64_t channel, int64_t from, int64_t to, uint64_t seq,
                        const HliPiece *leaves, int nleaves, char **why) {
   (void)rm;
-  Req *r = calloc(1, sizeof *r);
-  Hdr h = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0};
-  size_t len = 0;
-  char *msg = pack(&h, leaves, nleaves, &len);
-  if (!r || !msg || !(r->out = malloc(sizeof *r->out)) || !(r->outlen = malloc(sizeof *r->outlen)) ||
-      !(r->dest = malloc(sizeof *r->dest))) {
-    free(msg);
-    if (r) { free(r->out); free(r->outlen); free(r->dest); free(r); }
-    *why = strdup("out of memory");
+  /* The sender goes on at once: the transfer sends a copy. */
+  size_t total = 0;
+  for (int i = 0; i < nleaves; i++) total += leaves[i].nbytes;
+  Req *r = nleaves >= 0 && nleaves <= MAX_LEAVES ? new_req(1, 0) : NULL;
+  if (r) {
+    r->owned = hli_buffer_alloc(NULL, total);
+    r->nowned = total;
+    r->ownleaves = calloc(nleaves > 0 ? (size_t)nleaves : 1, sizeof *r->ownleaves);
+  }
+  if (!r || !r->owned || !r->ownleaves) {
+    if (r) free_req(r);
+    *why = strdup(nleaves > MAX_LEAVES ? "too many array leaves for one transfer" : "out of memory");
     return -1;
   }
-  r->out[0] = msg;
-  r->outlen[0] = len;
-  r->dest[0] = rank_of(to);
+  size_t off = 0;
+  for (int i = 0; i < nleaves; i++) {
+    memcpy(r->owned + off, leaves[i].data, leaves[i].nbytes);
+    r->ownleaves[i] = (HliPiece){r->owned + off, leaves[i].nbytes};
+    off += leaves[i].nbytes;
+  }
+  Hdr h = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0, 0, 0, 0};
+  r->outs[0] = (Out){h, rank_of(to), r->ownleaves};
   r->nout = 1;
   r->abandoned = true;   /* nobody waits: the MPI thread frees it once sent */
-  pthread_mutex_lock(&M.mu);
-  r->next = M.queue;
-  M.queue = r;
-  pthread_mutex_unlock(&M.mu);
+  submit(r);
   return 0;
 }
 
 static int remote_recv(HldRemote *rm, int64_t channel, int64_t from, int64_t to, uint64_t seq,
                        const HliPiece *dst, int nleaves, double deadline, char **why) {
   (void)rm;
-  Req r = {0};
-  Hdr w = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0};
-  r.want = &w;
-  r.nwant = 1;
-  r.dst = dst;
-  r.ndst = nleaves;
-  int slot = 0;
-  r.slot = &slot;
-  return submit_wait(&r, deadline, why);
+  Req *r = new_req(0, 1);
+  if (!r) { *why = strdup("out of memory"); return -1; }
+  Hdr w = {MSG_P2P, nleaves, 0, (int64_t)seq, 0, channel, from, to, 0, 0, 0, 0};
+  r->want[0] = (Want){.key = w, .dst = dst, .ndst = nleaves};
+  r->nwant = 1;
+  submit(r);
+  return wait_req(r, deadline, why);
 }
 
 static void remote_depart(HldRemote *rm, bool failed) {
@@ -395,10 +679,71 @@ static void remote_depart(HldRemote *rm, bool failed) {
   pthread_mutex_lock(&M.mu);
   M.local_done = true;
   M.local_failed = failed;
+  pthread_cond_signal(&M.wake);
   pthread_mutex_unlock(&M.mu);
 }
 
-static HldRemote remote = {remote_exchange, remote_send, remote_recv, remote_depart};
+static int remote_process_of(HldRemote *rm, int64_t d) {
+  (void)rm;
+  return rank_of(d);
+}
+
+static HldXfer *remote_post_send(HldRemote *rm, const HloInstr *ins, uint64_t seq, int64_t first,
+                                 int64_t part, int64_t from, int64_t to, const void *data,
+                                 size_t nbytes, char **why) {
+  (void)rm;
+  Req *r = new_req(1, 0);
+  if (!r) { *why = strdup("out of memory"); return NULL; }
+  Hdr h = {MSG_STEP, 1, ins_key(ins), (int64_t)seq, first, part, from, to, 0, 0, 0, 0};
+  if (nbytes <= INLINE_MAX) {
+    /* Small: sent from a copy, so the caller need not wait for the MPI
+     * thread (a loop of small all-reduces waits less); its handle is done. */
+    Req *c = new_req(1, 0);
+    if (c) c->owned = hli_buffer_alloc(NULL, nbytes);
+    if (!c || !c->owned) {
+      if (c) free_req(c);
+      free_req(r);
+      *why = strdup("out of memory");
+      return NULL;
+    }
+    memcpy(c->owned, data, nbytes);
+    c->nowned = nbytes;
+    c->one = (HliPiece){c->owned, nbytes};
+    c->outs[0] = (Out){h, rank_of(to), &c->one};
+    c->nout = 1;
+    c->abandoned = true;
+    submit(c);
+    r->done = true;
+    return r;
+  }
+  r->one = (HliPiece){data, nbytes};
+  r->outs[0] = (Out){h, rank_of(to), &r->one};
+  r->nout = 1;
+  submit(r);
+  return r;
+}
+
+static HldXfer *remote_post_recv(HldRemote *rm, const HloInstr *ins, uint64_t seq, int64_t first,
+                                 int64_t part, int64_t from, int64_t to, void *data, size_t nbytes,
+                                 char **why) {
+  (void)rm;
+  Req *r = new_req(0, 1);
+  if (!r) { *why = strdup("out of memory"); return NULL; }
+  r->one = (HliPiece){data, nbytes};
+  Hdr w = {MSG_STEP, 1, ins_key(ins), (int64_t)seq, first, part, from, to, 0, 0, 0, 0};
+  r->want[0] = (Want){.key = w, .dst = &r->one, .ndst = 1};
+  r->nwant = 1;
+  submit(r);
+  return r;
+}
+
+static int remote_wait(HldRemote *rm, HldXfer *t, double deadline, char **why) {
+  (void)rm;
+  return wait_req(t, deadline, why);
+}
+
+static HldRemote remote = {remote_exchange, remote_send,     remote_recv,      remote_depart,
+                           remote_process_of, remote_post_send, remote_post_recv, remote_wait};
 
 HldRemote *hld_mpi_remote(void) {
   init();
@@ -412,143 +757,66 @@ void hld_mpi_run_begin(void) {
   M.ndeparted = 0;
   for (int q = 0; q < M.size; q++) M.departed[q] = M.rank_failed[q] = false;
   pthread_mutex_unlock(&M.mu);
-}
-
-static void post(char *buf, size_t len, int dest) {
-  if (M.nsends == M.capsends) {
-    int cap = M.capsends ? 2 * M.capsends : 16;
-    MPI_Request *s = realloc(M.sends, (size_t)cap * sizeof *s);
-    char **b = realloc(M.sendbufs, (size_t)cap * sizeof *b);
-    if (!s || !b) MPI_Abort(MPI_COMM_WORLD, 2);
-    M.sends = s;
-    M.sendbufs = b;
-    M.capsends = cap;
-  }
-  if (len > (size_t)1 << 31) {
-    fprintf(stderr, "hlorun: error: a message of %zu bytes between MPI processes (at most 2 GiB)\n", len);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  MPI_Isend(buf, (int)len, MPI_BYTE, dest, TAG, MPI_COMM_WORLD, &M.sends[M.nsends]);
-  M.sendbufs[M.nsends++] = buf;
-}
-
-static void reap_sends(void) {
-  for (int i = 0; i < M.nsends;) {
-    int flag = 0;
-    MPI_Test(&M.sends[i], &flag, MPI_STATUS_IGNORE);
-    if (!flag) { i++; continue; }
-    free(M.sendbufs[i]);
-    M.sends[i] = M.sends[--M.nsends];
-    M.sendbufs[i] = M.sendbufs[M.nsends];
-  }
-}
-
-/* One received message: claim it for a waiting request, or keep it. */
-static void arrived(In *in) {
-  if (in->h.kind == MSG_DEPART) {
-    int q = in->src;
-    if (!M.departed[q]) { M.departed[q] = true; M.ndeparted++; }
-    M.rank_failed[q] = in->h.failed != 0;
-    free(in->buf);
-    free(in);
-    for (Req *r = M.pending, *nx; r; r = nx) { nx = r->next; check_departed(r); finish(r); }
-    return;
-  }
-  in->next = M.unclaimed;
-  M.unclaimed = in;
-  for (Req *r = M.pending, *nx; r; r = nx) { nx = r->next; match_unclaimed(r); finish(r); }
-}
-
-static bool poll_once(void) {
-  bool busy = false;
-  int flag = 0;
-  MPI_Status st;
-  MPI_Iprobe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &flag, &st);
-  if (flag) {
-    int count = 0;
-    MPI_Get_count(&st, MPI_BYTE, &count);
-    In *in = calloc(1, sizeof *in);
-    char *buf = malloc(count > 0 ? (size_t)count : 1);
-    if (!in || !buf) MPI_Abort(MPI_COMM_WORLD, 2);
-    MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    in->buf = buf;
-    in->len = (size_t)count;
-    in->src = st.MPI_SOURCE;
-    if ((size_t)count >= sizeof in->h) memcpy(&in->h, buf, sizeof in->h);
-    pthread_mutex_lock(&M.mu);
+  /* This thread serves MPI: what came early for this run counts now. */
+  M.run++;
+  In *early = M.future;
+  M.future = NULL;
+  while (early) {
+    In *in = early;
+    early = in->next;
     arrived(in);
-    pthread_mutex_unlock(&M.mu);
-    busy = true;
   }
-  pthread_mutex_lock(&M.mu);
-  while (M.queue) {   /* new requests: post their messages, then wait for theirs */
-    Req *r = M.queue;
-    M.queue = r->next;
-    for (int i = 0; i < r->nout; i++) post(r->out[i], r->outlen[i], r->dest[i]);
-    r->nout = 0;
-    if (r->abandoned) {
-      free(r->out);
-      free(r->outlen);
-      free(r->dest);
-      free(r);
-      continue;
-    }
-    r->next = M.pending;
-    M.pending = r;
-    match_unclaimed(r);
-    check_departed(r);
-    finish(r);
-    busy = true;
-  }
-  bool depart = M.local_done && !M.depart_sent;
-  bool failed = M.local_failed;
-  if (depart) M.depart_sent = true;
-  pthread_mutex_unlock(&M.mu);
-  if (depart) {
-    for (int q = 0; q < M.size; q++) {
-      if (q == M.rank) continue;
-      Hdr h = {MSG_DEPART, 0, 0, 0, 0, 0, 0, 0, failed};
-      char *b = malloc(sizeof h);
-      if (!b) MPI_Abort(MPI_COMM_WORLD, 2);
-      memcpy(b, &h, sizeof h);
-      post(b, sizeof h, q);
-    }
-    busy = true;
-  }
-  reap_sends();
-  return busy;
 }
 
 void hld_mpi_progress_until_done(HldComm *c) {
   (void)c;
   if (!M.active) return;
-  int idle = 0;
+  /* Nothing to do: sleep on the condition, woken at once by a new request;
+   * MPI's own messages (another rank's headers, the steps of a large
+   * transfer) are looked for after a pause that doubles from 2 us up to
+   * 50 us while transfers are under way and 2 ms otherwise: short enough
+   * for the pipeline, without taking a core from the device threads or
+   * from the other ranks (MPI's blocking calls would spin). Only in the
+   * first YIELD_WINDOW seconds after a message does it poll between
+   * sched_yield()s instead, which gives way to any thread that can run. */
+  long pause_ns = 0;
+  double last_busy = hli_now();
+#ifdef PR_SET_TIMERSLACK
+  /* Pauses of microseconds, not the default 50 us slack on each. */
+  int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  (void)prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+#endif
   for (;;) {
     bool busy = poll_once();
+    /* Over: every rank finished, and every message from or to us is through. */
+    if (M.depart_sent && M.ndeparted == M.size - 1 && M.nops == 0 && !M.pending && !M.unclaimed) {
+      pthread_mutex_lock(&M.mu);
+      bool more = M.queue != NULL;
+      pthread_mutex_unlock(&M.mu);
+      if (!more) break;
+    }
+    double now = hli_now();
+    if (busy) { pause_ns = 0; last_busy = now; continue; }
+    bool waiting = M.nops > 0 || M.pending;
+    /* Just after a message the answer often follows within microseconds
+     * (small collectives in a loop): yield for a moment before sleeping. */
+    if (waiting && now - last_busy < YIELD_WINDOW) { sched_yield(); continue; }
+    long cap = waiting ? 50000 : 2000000;
+    pause_ns = pause_ns ? pause_ns * 2 : 2000;
+    if (pause_ns > cap) pause_ns = cap;
     pthread_mutex_lock(&M.mu);
-    bool over = M.depart_sent && M.ndeparted == M.size - 1;
+    if (!M.queue && !(M.local_done && !M.depart_sent)) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += pause_ns;
+      if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+      pthread_cond_timedwait(&M.wake, &M.mu, &ts);
+    }
     pthread_mutex_unlock(&M.mu);
-    if (over) break;
-    if (busy) { idle = 0; continue; }
-    /* MPI moves a large message only while both sides call it: keep
-     * polling (yielding the core to the device threads) while a transfer
-     * is under way; otherwise back off to 1 ms. */
-    pthread_mutex_lock(&M.mu);
-    bool transfer = M.nsends > 0 || M.pending != NULL;
-    pthread_mutex_unlock(&M.mu);
-    if (transfer) { sched_yield(); continue; }
-    struct timespec ts = {0, idle < 100 ? 20000 : 1000000};
-    idle++;
-    nanosleep(&ts, NULL);
   }
-  while (M.nsends) {
-    reap_sends();
-    if (M.nsends) { struct timespec ts = {0, 100000}; nanosleep(&ts, NULL); }
-  }
-  /* Messages nobody claimed (sends to devices that never received them). */
-  pthread_mutex_lock(&M.mu);
-  while (M.unclaimed) { In *in = M.unclaimed; M.unclaimed = in->next; free(in->buf); free(in); }
-  pthread_mutex_unlock(&M.mu);
+#ifdef PR_SET_TIMERSLACK
+  if (slack > 0) (void)prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
+#endif
 }
 
 bool hld_mpi_remote_failed(void) {
@@ -562,55 +830,75 @@ void hld_mpi_set_devices(int64_t ndev) { M.ndev = ndev; }
 
 /* ---- results to rank 0 -------------------------------------------------------------- */
 
+/* Each result travels as its header (leaf sizes) and then its leaves
+ * straight from and into the values' memory: no copy on either side. */
+static void send_result(int64_t d, HliValue *v) {
+  int32_t n = 0;
+  HliValue **leaves = hli_value_leaves(v, &n);
+  if (!leaves || n > MAX_LEAVES) MPI_Abort(MPI_COMM_WORLD, 2);
+  char hb[sizeof(Hdr) + MAX_LEAVES * sizeof(uint64_t)];
+  Hdr h = {.nleaves = n, .from = d};
+  memcpy(hb, &h, sizeof h);
+  HliPiece p[MAX_LEAVES];
+  for (int32_t k = 0; k < n; k++) {
+    uint64_t size = leaves[k]->nbytes;
+    memcpy(hb + sizeof h + (size_t)k * sizeof size, &size, sizeof size);
+    p[k] = (HliPiece){leaves[k]->data, leaves[k]->nbytes};
+  }
+  free(leaves);
+  MPI_Send(hb, (int)(sizeof h + (size_t)n * sizeof(uint64_t)), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+  for (int32_t k = 0; k < n; k++)
+    for (size_t o = 0; o < p[k].nbytes; o += PIECE_MAX) {
+      size_t len = p[k].nbytes - o < PIECE_MAX ? p[k].nbytes - o : PIECE_MAX;
+      MPI_Send((const char *)p[k].data + o, (int)len, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+    }
+}
+
+/* Device d's result from its rank into a new value, or NULL when it does
+ * not have the result's leaves (its data is then received and dropped). */
+static HliValue *recv_result(int64_t d, const HloShape *shape) {
+  int src = rank_of(d), count = 0;
+  char hb[sizeof(Hdr) + MAX_LEAVES * sizeof(uint64_t)];
+  MPI_Status st;
+  MPI_Recv(hb, (int)sizeof hb, MPI_BYTE, src, TAG_RESULT, MPI_COMM_WORLD, &st);
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  Hdr h;
+  if ((size_t)count < sizeof h) MPI_Abort(MPI_COMM_WORLD, 2);
+  memcpy(&h, hb, sizeof h);
+  if (h.nleaves < 0 || h.nleaves > MAX_LEAVES || (size_t)count != sizeof h + (size_t)h.nleaves * sizeof(uint64_t))
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  uint64_t sizes[MAX_LEAVES];
+  memcpy(sizes, hb + sizeof h, (size_t)h.nleaves * sizeof(uint64_t));
+  HliValue *v = hli_value_new(NULL, shape);
+  int32_t n = 0;
+  HliValue **leaves = v ? hli_value_leaves(v, &n) : NULL;
+  bool ok = leaves && n == h.nleaves && h.from == d;
+  for (int32_t k = 0; ok && k < n; k++) ok = sizes[k] == leaves[k]->nbytes;
+  for (int32_t k = 0; k < h.nleaves; k++) {
+    char *dst = ok ? leaves[k]->data : hli_buffer_alloc(NULL, sizes[k]);
+    if (!dst) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (size_t o = 0; o < sizes[k]; o += PIECE_MAX) {
+      size_t len = sizes[k] - o < PIECE_MAX ? sizes[k] - o : PIECE_MAX;
+      MPI_Recv(dst + o, (int)len, MPI_BYTE, src, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (!ok) hli_buffer_free(NULL, dst, sizes[k]);
+  }
+  free(leaves);
+  if (!ok && v) { hli_value_unref(NULL, v); v = NULL; }
+  return v;
+}
+
 int hld_mpi_gather_results(HloCtx *ctx, const HloModule *m, int64_t ndev, int64_t first,
                            int64_t nlocal, HloBuffer **results) {
   if (!M.active) return 0;
-  (void)first;
   const HloShape *shape = &m->entry->root->shape;
   if (M.rank != 0) {
-    for (int64_t i = 0; i < nlocal; i++) {
-      HliValue *v = results[first + i]->v;
-      int32_t n;
-      HliValue **leaves = hli_value_leaves(v, &n);
-      HliPiece p[256];
-      if (!leaves || n > 256) MPI_Abort(MPI_COMM_WORLD, 2);
-      for (int32_t k = 0; k < n; k++) p[k] = (HliPiece){leaves[k]->data, leaves[k]->nbytes};
-      Hdr h = {0, n, 0, 0, 0, 0, first + i, 0, 0};
-      size_t len;
-      char *b = pack(&h, p, n, &len);
-      free(leaves);
-      if (!b || len > (size_t)1 << 31) MPI_Abort(MPI_COMM_WORLD, 2);
-      MPI_Send(b, (int)len, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
-      free(b);
-    }
+    for (int64_t i = 0; i < nlocal; i++) send_result(first + i, results[first + i]->v);
     return 0;
   }
   for (int64_t d = nlocal; d < ndev; d++) {
-    MPI_Status st;
-    int count = 0;
-    MPI_Probe(rank_of(d), TAG_RESULT, MPI_COMM_WORLD, &st);
-    MPI_Get_count(&st, MPI_BYTE, &count);
-    In in = {0};
-    in.buf = malloc(count > 0 ? (size_t)count : 1);
-    if (!in.buf) MPI_Abort(MPI_COMM_WORLD, 2);
-    MPI_Recv(in.buf, count, MPI_BYTE, rank_of(d), TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    in.len = (size_t)count;
-    memcpy(&in.h, in.buf, sizeof in.h);
-    const uint64_t *sizes;
-    const char *data;
-    HliValue *v = hli_value_new(NULL, shape);
-    int32_t n = 0;
-    HliValue **leaves = v ? hli_value_leaves(v, &n) : NULL;
-    int bad = !leaves || unpack(&in, &sizes, &data) != 0 || in.h.nleaves != n || in.h.from != d;
-    for (int32_t k = 0; !bad && k < n; k++) {
-      if (sizes[k] != leaves[k]->nbytes) { bad = 1; break; }
-      memcpy(leaves[k]->data, data, sizes[k]);
-      data += sizes[k];
-    }
-    free(leaves);
-    free(in.buf);
-    if (bad || hli_make_buffer(ctx, v, shape, &results[d]) != HLO_OK) {
-      if (bad) hli_value_unref(NULL, v);
+    HliValue *v = recv_result(d, shape);
+    if (!v || hli_make_buffer(ctx, v, shape, &results[d]) != HLO_OK) {
       hli_api_fail(ctx, HLO_IO_ERROR, "the result of device %lld from MPI rank %d is malformed",
                    (long long)d, rank_of(d));
       return -1;

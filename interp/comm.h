@@ -14,6 +14,7 @@
 #ifndef HLORUN_INTERP_COMM_H
 #define HLORUN_INTERP_COMM_H
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "interp/interp.h"
@@ -43,6 +44,36 @@ typedef struct HliShare {
  * every member's (share). 0 or -1 (an error recorded on the executor). */
 typedef int (*HliConsume)(void *arg, const HliPiece *const *pieces, const HliShare *share);
 
+/* The fold of an all-reduce, for a transport that carries running folds
+ * between processes instead of every member's operands (each process then
+ * sends one accumulator onward instead of all its members' operands). Per
+ * leaf and element, in rank order: acc = begin(x0); acc = step(acc, xr)
+ * for r = 1, 2, ...; result = end(acc): consume's fold exactly, so the bits
+ * do not depend on where the members run. The accumulator holds
+ * acc_size(leaf) bytes per element (f32 for bf16 and f16, else the element
+ * type's size elem_size(leaf)); end may run in place when the sizes agree.
+ * The pointers address the first of count elements. 0 or -1 (an error
+ * recorded on the executor). */
+typedef struct HliFold {
+  void *arg;
+  size_t (*elem_size)(void *arg, int leaf);
+  size_t (*acc_size)(void *arg, int leaf);
+  int (*begin)(void *arg, int leaf, void *acc, const void *src, int64_t count);
+  int (*step)(void *arg, int leaf, void *acc, const void *src, int64_t count);
+  int (*end)(void *arg, int leaf, void *dst, const void *acc, int64_t count);
+} HliFold;
+
+/* What a transport may use to move less between processes (each NULL:
+ * nothing). fold: an all-reduce's (with out), see HliFold. reads: does
+ * member `reader` read member `member`'s leaves (NULL: every member reads
+ * every member's)? A property of the instruction, the same answer on every
+ * device; consume then never looks at the leaves of a member no local
+ * member reads (they may be missing). */
+typedef struct HliHints {
+  const HliFold *fold;
+  bool (*reads)(const HloInstr *ins, int reader, int member);
+} HliHints;
+
 typedef struct HliComm HliComm;
 struct HliComm {
   /* Device devs[rank] (this executor's device) arrives at instruction ins
@@ -52,10 +83,12 @@ struct HliComm {
    * so mine may be released then. The k-th execution of ins on one device
    * meets the k-th on the others. 0, or -1 with an error recorded on x that
    * names ins and the devices that did and did not arrive. out: this
-   * member's result leaves, to share the work (HliShare), or NULL. */
+   * member's result leaves, to share the work (HliShare), or NULL. hints
+   * (or NULL): with an all-reduce's fold a transport may fill every
+   * member's out itself, folding in rank order, and skip consume. */
   int (*exchange)(HliComm *c, HliExec *x, const HloInstr *ins, const int64_t *devs, int n,
                   int rank, const HliPiece *mine, int nleaves, const HliPiece *out,
-                  HliConsume consume, void *arg);
+                  HliConsume consume, void *arg, const HliHints *hints);
   /* Point to point (send/recv): post a copy of the leaves for device `to`
    * on channel; it does not wait for the receiver. */
   int (*send)(HliComm *c, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,

@@ -122,7 +122,8 @@ static void zero_value(HliValue *v) {
  * `shared` (a result every member computes alike) the members of this
  * process split the work (HliShare). */
 static int exchange(HliExec *x, const HloInstr *ins, const Group *g, HliValue *const *in,
-                    int32_t nin, HliValue *shared, HliConsume consume, void *arg) {
+                    int32_t nin, HliValue *shared, HliConsume consume, void *arg,
+                    const HliHints *hints) {
   HliPiece mine[MAX_LEAVES], out[MAX_LEAVES];
   int k = 0, kout = 0;
   for (int32_t i = 0; i < nin; i++)
@@ -138,7 +139,7 @@ static int exchange(HliExec *x, const HloInstr *ins, const Group *g, HliValue *c
   const HliDevice *d = device_of(x);
   if (!d->comm) return hli_fail(x, ins, "a group of %d devices, but this run has no communicator", g->n);
   return d->comm->exchange(d->comm, x, ins, g->devs, g->n, g->rank, mine, k, shared ? out : NULL,
-                           consume, arg);
+                           consume, arg, hints);
 }
 
 /* ---- reductions ----------------------------------------------------------- */
@@ -259,6 +260,80 @@ static int consume_all_reduce(void *arg, const HliPiece *const *pieces, const Hl
   return 0;
 }
 
+/* The same fold in steps (HliFold), for a transport that carries running
+ * folds between processes: fold_ranks cut at any member. */
+static HloDtype fold_dtype(AllReduce *a, int leaf) { return result_part(a->out, leaf)->dtype; }
+
+static bool fold_promotes(AllReduce *a, int leaf) {
+  return narrow_float(fold_dtype(a, leaf)) && a->rd.op != HLI_BINOP_NONE;
+}
+
+/* The typed loops fold_ranks uses for this leaf, or NULL (the computation). */
+static const HlkFold *fold_loops(AllReduce *a, int leaf) {
+  HloDtype t = fold_dtype(a, leaf);
+  const HlkFold *f = a->rd.op != HLI_BINOP_NONE ? hlk_fold(a->rd.op, t, false) : NULL;
+  return f && f->acc_size == hlc_dtype_size(t) ? f : NULL;
+}
+
+static size_t fold_elem_size(void *arg, int leaf) { return hlc_dtype_size(fold_dtype(arg, leaf)); }
+
+static size_t fold_acc_size(void *arg, int leaf) {
+  return fold_promotes(arg, leaf) ? sizeof(float) : fold_elem_size(arg, leaf);
+}
+
+static int fold_begin(void *arg, int leaf, void *acc, const void *src, int64_t count) {
+  AllReduce *a = arg;
+  if (fold_promotes(a, leaf)) to_f32(fold_dtype(a, leaf), src, acc, count);
+  else memcpy(acc, src, (size_t)count * fold_elem_size(a, leaf));
+  return 0;
+}
+
+static int fold_step(void *arg, int leaf, void *acc, const void *src, int64_t count) {
+  AllReduce *a = arg;
+  HliExec *x = a->rd.x;
+  HloDtype t = fold_dtype(a, leaf);
+  if (count == 0) return 0;
+  if (fold_promotes(a, leaf)) {
+    const HlkFold *f = hlk_fold(a->rd.op, HLO_F32, false);
+    if (!f) return hli_unsupported(x, a->rd.ins, "this reduction of %s", hlc_dtype_name(t));
+    float *tmp = hli_scratch_alloc(x, a->rd.ins, (size_t)count * sizeof(float));
+    if (!tmp) return -1;
+    to_f32(t, src, tmp, count);
+    f->vec(acc, tmp, count, 1);
+    hli_scratch_free(x, tmp);
+    return 0;
+  }
+  const HlkFold *f = fold_loops(a, leaf);
+  if (f) {
+    f->vec(acc, src, count, 1);
+    return 0;
+  }
+  const HloComputation *comp = a->rd.ins->ncalled ? a->rd.ins->called[0].comp : NULL;
+  if (!comp) return hli_fail(x, a->rd.ins, "no to_apply computation");
+  size_t es = hlc_dtype_size(t);
+  HloDtype types[2] = {t, t};
+  HlkScalarCall sc;
+  if (hlk_scall_init(&sc, x, a->rd.ins, comp, 2, types, 1, types) != 0) return -1;
+  for (int64_t i = 0; i < count; i++) {
+    char *d = (char *)acc + i * (int64_t)es;
+    memcpy(hlk_scall_arg(&sc, 0), d, es);
+    memcpy(hlk_scall_arg(&sc, 1), (const char *)src + i * (int64_t)es, es);
+    void *res[1] = {d};
+    if (hlk_scall_run(&sc, res) != 0) { hlk_scall_free(&sc); return -1; }
+  }
+  hlk_scall_free(&sc);
+  return 0;
+}
+
+static int fold_end(void *arg, int leaf, void *dst, const void *acc, int64_t count) {
+  AllReduce *a = arg;
+  const HlkFold *f = fold_loops(a, leaf);
+  if (fold_promotes(a, leaf)) from_f32(fold_dtype(a, leaf), acc, dst, count);
+  else if (f) f->store(dst, acc, count);   /* element by element: safe in place */
+  else if (dst != acc) memcpy(dst, acc, (size_t)count * fold_elem_size(a, leaf));
+  return 0;
+}
+
 static int check_all_reduce_shape(HliExec *x, const HloInstr *ins, const HloShape *s) {
   if (ins->nops == 1 && s->dtype != HLO_TUPLE) {
     if (!hlp_shape_compatible(s, &ins->ops[0]->shape))
@@ -283,7 +358,9 @@ static int run_all_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, 
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   AllReduce a = {{x, ins, hlk_match_reducer(ins->called[0].comp), g.n}, out, ins->nops};
-  int rc = exchange(x, ins, &g, in, ins->nops, out, consume_all_reduce, &a);
+  HliFold fold = {&a, fold_elem_size, fold_acc_size, fold_begin, fold_step, fold_end};
+  HliHints hints = {&fold, NULL};
+  int rc = exchange(x, ins, &g, in, ins->nops, out, consume_all_reduce, &a, &hints);
   group_free(&g);
   return rc;
 }
@@ -356,7 +433,7 @@ static int gather_into(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   Gather a = {x, out, ins->nops, ins->dimensions.v[0], g.n};
-  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_gather, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_gather, &a, NULL);
   group_free(&g);
   return rc;
 }
@@ -446,7 +523,7 @@ static int run_reduce_scatter(HliExec *x, const HloInstr *ins, HliValue *const *
   if (group_of(x, ins, &g) < 0) return -1;
   Scatter a = {{x, ins, hlk_match_reducer(ins->called[0].comp), g.n}, out, ins->nops,
                ins->dimensions.v[0], g.rank};
-  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_scatter, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_scatter, &a, NULL);
   group_free(&g);
   return rc;
 }
@@ -514,7 +591,7 @@ static int run_all_to_all(HliExec *x, const HloInstr *ins, HliValue *const *in, 
   Group g;
   if (group_of(x, ins, &g) < 0) return -1;
   ToAll a = {out, ins->nops, ins->has_dimensions ? ins->dimensions.v[0] : -1, g.n, g.rank};
-  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_to_all, &a);
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_to_all, &a, NULL);
   group_free(&g);
   return rc;
 }
@@ -556,6 +633,13 @@ static int check_permute_pairs(HliExec *x, const HloInstr *ins) {
   return 0;
 }
 
+/* Member `reader` reads only the member that sends to it (HliHints). */
+static bool permute_reads(const HloInstr *ins, int reader, int member) {
+  for (int32_t i = 0; i < ins->npairs; i++)
+    if (ins->source_target_pairs[i][1] == reader) return ins->source_target_pairs[i][0] == member;
+  return false;
+}
+
 static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, int32_t nsrc,
                         HliValue *dst) {
   Group g;
@@ -563,7 +647,8 @@ static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, i
   Copy a = {dst, -1};
   for (int32_t i = 0; i < ins->npairs; i++)
     if (ins->source_target_pairs[i][1] == g.rank) a.from = (int)ins->source_target_pairs[i][0];
-  int rc = exchange(x, ins, &g, src, nsrc, NULL, consume_copy, &a);
+  HliHints hints = {NULL, permute_reads};
+  int rc = exchange(x, ins, &g, src, nsrc, NULL, consume_copy, &a, &hints);
   group_free(&g);
   return rc;
 }
@@ -614,6 +699,12 @@ static int check_broadcast(HliExec *x, const HloInstr *ins) {
   return check_all_reduce_shape(x, ins, &ins->shape);
 }
 
+/* Every member reads the source's leaves only (HliHints). */
+static bool broadcast_reads(const HloInstr *ins, int reader, int member) {
+  (void)ins; (void)reader;
+  return member == 0;
+}
+
 /* The first member of each group is its source; devices in no group get
  * zeros. */
 static int run_broadcast(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
@@ -626,7 +717,8 @@ static int run_broadcast(HliExec *x, const HloInstr *ins, HliValue *const *in, H
     return 0;
   }
   Copy a = {out, 0};
-  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_copy, &a);
+  HliHints hints = {NULL, broadcast_reads};
+  int rc = exchange(x, ins, &g, in, ins->nops, NULL, consume_copy, &a, &hints);
   group_free(&g);
   return rc;
 }
@@ -700,7 +792,7 @@ static int run_ragged(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   int64_t in_rows = in[0]->dims[0], out_rows = out->dims[0];
   Ragged a = {x, ins, out, g.n, g.rank, in[2]->dtype,
               in_rows ? in[0]->nbytes / (size_t)in_rows : 0, in_rows, out_rows};
-  int rc = exchange(x, ins, &g, in, 6, NULL, consume_ragged, &a);
+  int rc = exchange(x, ins, &g, in, 6, NULL, consume_ragged, &a, NULL);
   group_free(&g);
   return rc;
 }

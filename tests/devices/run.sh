@@ -115,6 +115,18 @@ if [ -n "$MPI" ]; then
   done
 fi
 
+# All-reduces across processes fold as they travel (devices/chain.c): the
+# threaded run's bits with interleaved rank orders, several chunks, bf16
+# and a to_apply without typed loops.
+timeout 60 "$H" --random=5 -o "$tmp/chain.npz" "$d/chain.hlo" || fail "chain (threads)"
+if [ -n "$MPI" ]; then
+  for np in 2 3 4; do
+    timeout 120 mpirun -np $np "$H" --random=5 -o "$tmp/chain$np.npz" "$d/chain.hlo" &&
+      cmp -s "$tmp/chain.npz" "$tmp/chain$np.npz" && ok "chain bits: mpirun -np $np" ||
+      fail "chain bits differ under mpirun -np $np"
+  done
+fi
+
 # Errors: positioned, exit 2, never a hang.
 NDEV=2
 run skip-in-branch 2 - "device 1 .*finished its program without reaching it" "$d/skip_in_branch.hlo"
