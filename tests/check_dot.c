@@ -1035,15 +1035,8 @@ START_TEST(t_gemm_fixed_order) {
           {et, 2, t == 1 ? (int64_t[]){N, K} : (int64_t[]){K, N}, t == 2 ? (const void *)b16 : (const void *)b}};
       for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
         bool portable = strcmp(g.isa, "scalar") == 0;
-        /* The large shapes on 2 threads run twice: with one B panel shared by
-         * the threads (their default) and as tiles that pack their own. */
-        for (int run = 0; run < 4; run++) {
-          int threads = run < 3 ? run + 1 : 2;
-          bool tiled = run == 3;
-          if (tiled && sh >= nshapes) continue;
-          if (tiled) setenv("HLORUN_GEMM_SHARED_B", "0", 1);
+        for (int threads = 1; threads <= 3; threads++) {
           TlRun r = tl_run_arrays(threads, text, 2, in);
-          if (tiled) unsetenv("HLORUN_GEMM_SHARED_B");
           const float *got = hlo_buffer_data(r.result);
           int64_t bad_f = -1, bad_p = -1;
           for (int64_t i = 0; i < (int64_t)M * N; i++) {
@@ -1054,9 +1047,8 @@ START_TEST(t_gemm_fixed_order) {
           bool use_p = portable && bad_f >= 0 && (bad_p < 0 || bad_p > bad_f);
           int64_t bad = use_p ? bad_p : bad_f;
           const float *want = use_p ? plain : fused;
-          ck_assert_msg(bad < 0, "%s %dx%dx%d %s%s, %d threads%s: element [%lld,%lld] = %.9g, want %.9g",
+          ck_assert_msg(bad < 0, "%s %dx%dx%d %s%s, %d threads: element [%lld,%lld] = %.9g, want %.9g",
                         g.isa, M, N, K, ty, t == 1 ? " (B transposed)" : "", threads,
-                        tiled ? " (tiled)" : "",
                         (long long)(bad / N), (long long)(bad % N), bad >= 0 ? got[bad] : 0.0,
                         bad >= 0 ? want[bad] : 0.0);
           tl_run_done(&r);

@@ -475,14 +475,14 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
 
 /* Parallel tasks that each pack their own panels pack A once per column
  * tile and B once per run of row blocks: a two-thread 1024^3 matmul packed
- * both twice (10% of its samples, 5% on one thread; halved so). A
+ * both twice, a sixth of its time against a twelfth on one thread. A
  * product with enough rows for a row block per thread and a B panel of at
  * most SHARED_B_MAX bytes instead packs each B panel once, all threads
  * together, and splits the rows (each A block packed once). The k blocks
  * and each element's sums are those of the tiled path (gemm.h). */
 enum { SHARED_B_PIECE = 4, SHARED_B_MIN_MACS = 1 << 24, SHARED_B_MAX = 4 << 20 };
 
-/* HLORUN_GEMM_SHARED_B=0: never (tests check both paths). */
+/* HLORUN_GEMM_SHARED_B=0: never (tests compare both paths). */
 static bool shared_b_off(void) {
   const char *e = getenv("HLORUN_GEMM_SHARED_B");
   return e && strcmp(e, "0") == 0;
