@@ -7,9 +7,7 @@
  * KC x NR stays in L1), MC rows of A per block (MC x KC in L2), up to NC
  * columns of B per tile. Each parallel task owns one column tile of one
  * batch element and a run of its MC row blocks, and packs its own panels
- * (each B panel once, for all its row blocks), so tasks never synchronise;
- * except that a large product on several threads packs each B panel once,
- * all threads together, and then splits its rows (shared_b_applies).
+ * (each B panel once, for all its row blocks), so tasks never synchronise.
  * Stamped for f32, f64, u32, u64 and the int16-pair kernel (i16: two
  * shared-dim steps per packed 32-bit word, so its blocks start on even
  * steps).
@@ -471,159 +469,71 @@ DEFINE_NATIVE_SRC(double, f64)
 DEFINE_NATIVE_SRC(uint32_t, u32)
 DEFINE_NATIVE_SRC(uint64_t, u64)
 
-/* ---- Sharing one packed B between the threads ---------------------------- */
-
-/* Parallel tasks that each pack their own panels pack A once per column
- * tile and B once per run of row blocks: a two-thread 1024^3 matmul packed
- * both twice, a sixth of its time against a twelfth on one thread. A
- * product with enough rows for a row block per thread and a B panel of at
- * most SHARED_B_MAX bytes instead packs each B panel once, all threads
- * together, and splits the rows (each A block packed once). The k blocks
- * and each element's sums are those of the tiled path (gemm.h). */
-enum { SHARED_B_PIECE = 4, SHARED_B_MIN_MACS = 1 << 24, SHARED_B_MAX = 4 << 20 };
-
-/* HLORUN_GEMM_SHARED_B=0: never (tests compare both paths). */
-static bool shared_b_off(void) {
-  const char *e = getenv("HLORUN_GEMM_SHARED_B");
-  return e && strcmp(e, "0") == 0;
-}
-
-static bool shared_b_applies(Plan *pl, const HlkGemm *g, int threads) {
-  if (threads < 2 || g->batch != 1 || g->a_packed || pl->a_rows || shared_b_off()) return false;
-  if ((double)g->m * (double)g->n * (double)g->k < SHARED_B_MIN_MACS) return false;
-  if (round_up(g->n, pl->nr) * pl->kc * 4 > SHARED_B_MAX) return false;
-  /* Row blocks of the cache size, at least two per thread while 4 slivers
-   * tall. */
-  int64_t mc_max = 264, blocks = ceil_div(g->m, mc_max);
-  while (blocks < 2 * threads && ceil_div(g->m, blocks + 1) >= 4 * pl->mr) blocks++;
-  if (blocks < threads) return false;
-  pl->mc = round_up(ceil_div(g->m, blocks), pl->mr);
-  pl->mtiles = ceil_div(g->m, pl->mc);
-  pl->nc = g->n;
-  pl->ntiles = 1;
-  pl->mgroups = 1;
-  return true;
-}
-
 /* For each sliver pair of the packed blocks run the micro-kernel, straight
  * into C for full tiles, through a scratch tile at the edges. T is the type
  * of C and of the packed panels; KP shared-dim steps share one packed value
  * (2 for the pair kernel, whose pre-packed A is in int16 units). */
-#define DEFINE_GEMM(T, SUF, KP, ROWS_OK, ROWS_KERNEL, EDGE_KERNEL, SHARED_B_OK)             \
-  /* One row block (mb) of one column tile (columns j0.. of nc) of batch                    \
-   * element bi, over the shared-dim block p0.. of kc steps, B packed in pb:                \
-   * pack the block's A, then every sliver pair. */                                         \
-  static void block_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t j0,     \
-                          int64_t nc, int64_t mb, int64_t p0, int64_t kc, const T *pb, T *pa) {\
-    const HlkGemm *g = pl->g;                                                               \
-    int64_t aoff = g->a_boff ? g->a_boff[bi] : bi * g->a_bs;                                \
-    T *C = (T *)g->c + bi * g->c_bs;                                                        \
-    int mr = pl->mr, nr = pl->nr;                                                           \
-    T edge[16 * 64] __attribute__((aligned(64)));                                           \
-    int64_t kpt = (g->k + KP - 1) / KP;   /* packed steps of all of k */                    \
-    int64_t kcp = (kc + KP - 1) / KP;                                                       \
-    int acc = p0 > 0 || g->accumulate;                                                      \
-    int64_t i0 = mb * pl->mc, mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;                 \
-    /* In place, only a last partial sliver is packed (zero rows past m). */                \
-    int64_t pack0 = pl->a_rows ? mc - mc % mr : 0;                                          \
-    if (!g->a_packed && pack0 < mc)                                                         \
-      pack_a_##SUF##_src(g->a_src, g->a, aoff + (i0 + pack0) * g->a_rs + p0 * g->a_cs,      \
-                         g->a_rs, g->a_cs, mc - pack0, kc, mr, pa);                         \
-    for (int64_t jr = 0; jr < nc; jr += nr) {                                               \
-      int64_t cols = nc - jr < nr ? nc - jr : nr;                                           \
-      const T *bp = pb + (jr / nr) * nr * kcp;                                              \
-      for (int64_t ir = 0; ir < mc; ir += mr) {                                             \
-        int64_t rows = mc - ir < mr ? mc - ir : mr;                                         \
-        T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                           \
-        if (ir < pack0) {   /* a full sliver of A, in place */                              \
-          const T *ar = (const T *)g->a + aoff + (i0 + ir) * g->a_rs + p0;                  \
-          bool full = cols == nr;                                                           \
-          ROWS_KERNEL(kc, ar, g->a_rs, bp, full ? cp : edge, full ? g->ldc : nr,            \
-                      full ? acc : 0);                                                      \
-          if (full) continue;                                                               \
-        } else {                                                                            \
-          const T *ap = g->a_packed                                                         \
-              ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +                 \
-                    ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                            \
-              : pa + ((ir - pack0) / mr) * mr * kcp;                                        \
-          if (rows == mr && cols == nr) {                                                   \
-            kern(kcp, ap, bp, cp, g->ldc, acc);                                             \
-            continue;                                                                       \
-          }                                                                                 \
-          if (cols == nr && EDGE_KERNEL(rows, kcp, ap, bp, cp, g->ldc, acc)) continue;      \
-          kern(kcp, ap, bp, edge, nr, 0);                                                   \
-        }                                                                                   \
-        for (int64_t i = 0; i < rows; i++)                                                  \
-          for (int64_t j = 0; j < cols; j++)                                                \
-            cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j];\
-      }                                                                                     \
-    }                                                                                       \
-  }                                                                                         \
+#define DEFINE_GEMM(T, SUF, KP, ROWS_OK, ROWS_KERNEL, EDGE_KERNEL)                                         \
   static void tile_##SUF(const Plan *pl, HlkUkr##SUF##Fn kern, int64_t bi, int64_t ni,      \
-                         int64_t mb0, int64_t mb1, T *pa, T *pb) {                          \
-    const HlkGemm *g = pl->g;                                                               \
-    int64_t boff = g->b_boff ? g->b_boff[bi] : bi * g->b_bs;                                \
-    int64_t j0 = ni * pl->nc, nc = g->n - j0 < pl->nc ? g->n - j0 : pl->nc;                 \
-    if (g->k == 0) {                                                                        \
-      T *C = (T *)g->c + bi * g->c_bs;                                                      \
-      for (int64_t i = mb0 * pl->mc; i < g->m && i < mb1 * pl->mc && !g->accumulate; i++)   \
-        memset(C + i * g->ldc + j0, 0, (size_t)nc * sizeof(T));                             \
-      return;                                                                               \
-    }                                                                                       \
-    for (int64_t p0 = 0; p0 < g->k; p0 += pl->kc) {                                         \
-      int64_t kc = g->k - p0 < pl->kc ? g->k - p0 : pl->kc;                                 \
-      pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs,\
-                         kc, nc, pl->nr, pb);                                               \
-      for (int64_t mb = mb0; mb < mb1; mb++) block_##SUF(pl, kern, bi, j0, nc, mb, p0, kc, pb, pa);\
-    }                                                                                       \
-  }                                                                                         \
-  /* Shared B (shared_b_applies): for each shared-dim block, the threads pack               \
-   * the whole B panel together (pieces of SHARED_B_PIECE slivers), then run                \
-   * its row blocks, each packing its own A block; the two fork-joins are the               \
-   * barriers between them. */                                                              \
-  typedef struct SharedB_##SUF { const Plan *pl; int64_t p0, kc; T *pb; } SharedB_##SUF;    \
-  static void shared_pack_##SUF(void *arg, int64_t lo, int64_t hi) {                        \
-    const SharedB_##SUF *sb = arg;                                                          \
-    const HlkGemm *g = sb->pl->g;                                                           \
-    int64_t nr = sb->pl->nr, w = SHARED_B_PIECE * nr, kcp = (sb->kc + KP - 1) / KP;         \
-    for (int64_t q = lo; q < hi; q++) {                                                     \
-      int64_t j0 = q * w, nc = g->n - j0 < w ? g->n - j0 : w;                               \
-      int64_t boff = g->b_boff ? g->b_boff[0] : 0;                                          \
-      pack_b_##SUF##_src(g->b_src, g->b, boff + sb->p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
-                         sb->kc, nc, (int)nr, sb->pb + (j0 / nr) * nr * kcp);               \
-    }                                                                                       \
-  }                                                                                         \
-  static void shared_blocks_##SUF(void *arg, int64_t lo, int64_t hi) {                      \
-    const SharedB_##SUF *sb = arg;                                                          \
-    const Plan *pl = sb->pl;                                                                \
-    T *pa = scratch_get((size_t)round_up(pl->mc * pl->kc, 16) * sizeof(T));                 \
-    if (!pa) { __atomic_store_n((int *)&pl->failed, 1, __ATOMIC_RELAXED); return; }         \
-    HlkUkr##SUF##Fn kern = ukr()->SUF;                                                      \
-    for (int64_t mb = lo; mb < hi; mb++)                                                    \
-      block_##SUF(pl, kern, 0, 0, pl->g->n, mb, sb->p0, sb->kc, sb->pb, pa);                \
-  }                                                                                         \
-  static int shared_b_##SUF(HliExec *x, Plan *pl) {                                         \
-    const HlkGemm *g = pl->g;                                                               \
-    size_t nb = (size_t)(round_up(g->n, pl->nr) * pl->kc) * sizeof(T);                      \
-    size_t na = (size_t)round_up(pl->mc * pl->kc, 16) * sizeof(T);                          \
-    T *pb = hli_scratch_alloc(x, g->ins, nb);                                               \
-    if (!pb) return -1;                                                                     \
-    int64_t workers = hli_num_threads(x) < pl->mtiles ? hli_num_threads(x) : pl->mtiles;    \
-    if (hli_scratch_reserve(x, g->ins, na * (size_t)workers) != 0) {                        \
-      hli_scratch_free(x, pb);                                                              \
-      return -1;                                                                            \
-    }                                                                                       \
-    int64_t pieces = ceil_div(g->n, SHARED_B_PIECE * pl->nr);                               \
-    for (int64_t p0 = 0; p0 < g->k && !pl->failed; p0 += pl->kc) {                          \
-      SharedB_##SUF sb = { pl, p0, g->k - p0 < pl->kc ? g->k - p0 : pl->kc, pb };           \
-      hli_parallel_for(x, pieces, 1, shared_pack_##SUF, &sb);                               \
-      hli_parallel_for(x, pl->mtiles, 1, shared_blocks_##SUF, &sb);                         \
-    }                                                                                       \
-    hli_scratch_unreserve(x, na * (size_t)workers);                                         \
-    hli_scratch_free(x, pb);                                                                \
-    if (pl->failed) return hli_fail(x, g->ins, "out of memory for matrix-multiply panels"); \
-    return 0;                                                                               \
-  }                                                                                         \
+                         int64_t mb0, int64_t mb1, T *pa, T *pb) {                           \
+    const HlkGemm *g = pl->g;                                                                \
+    int64_t aoff = g->a_boff ? g->a_boff[bi] : bi * g->a_bs;                                 \
+    int64_t boff = g->b_boff ? g->b_boff[bi] : bi * g->b_bs;                                 \
+    T *C = (T *)g->c + bi * g->c_bs;                                                         \
+    int64_t j0 = ni * pl->nc, nc = g->n - j0 < pl->nc ? g->n - j0 : pl->nc;                  \
+    int mr = pl->mr, nr = pl->nr;                                                            \
+    if (g->k == 0) {                                                                         \
+      for (int64_t i = mb0 * pl->mc; i < g->m && i < mb1 * pl->mc && !g->accumulate; i++)    \
+        memset(C + i * g->ldc + j0, 0, (size_t)nc * sizeof(T));                              \
+      return;                                                                                \
+    }                                                                                        \
+    T edge[16 * 64] __attribute__((aligned(64)));                                            \
+    int64_t kpt = (g->k + KP - 1) / KP;   /* packed steps of all of k */                    \
+    for (int64_t p0 = 0; p0 < g->k; p0 += pl->kc) {                                          \
+      int64_t kc = g->k - p0 < pl->kc ? g->k - p0 : pl->kc;                                  \
+      int64_t kcp = (kc + KP - 1) / KP;                                                      \
+      int acc = p0 > 0 || g->accumulate;                                                     \
+      pack_b_##SUF##_src(g->b_src, g->b, boff + p0 * g->b_rs + j0 * g->b_cs, g->b_rs, g->b_cs, \
+                         kc, nc, nr, pb);                                                    \
+      for (int64_t mb = mb0; mb < mb1; mb++) {                                               \
+        int64_t i0 = mb * pl->mc, mc = g->m - i0 < pl->mc ? g->m - i0 : pl->mc;              \
+        /* In place, only a last partial sliver is packed (zero rows past m). */             \
+        int64_t pack0 = pl->a_rows ? mc - mc % mr : 0;                                       \
+        if (!g->a_packed && pack0 < mc)                                                      \
+          pack_a_##SUF##_src(g->a_src, g->a, aoff + (i0 + pack0) * g->a_rs + p0 * g->a_cs,   \
+                             g->a_rs, g->a_cs, mc - pack0, kc, mr, pa);                      \
+        for (int64_t jr = 0; jr < nc; jr += nr) {                                            \
+          int64_t cols = nc - jr < nr ? nc - jr : nr;                                        \
+          const T *bp = pb + (jr / nr) * nr * kcp;                                           \
+          for (int64_t ir = 0; ir < mc; ir += mr) {                                          \
+            int64_t rows = mc - ir < mr ? mc - ir : mr;                                      \
+            T *cp = C + (i0 + ir) * g->ldc + j0 + jr;                                        \
+            if (ir < pack0) {   /* a full sliver of A, in place */                           \
+              const T *ar = (const T *)g->a + aoff + (i0 + ir) * g->a_rs + p0;               \
+              bool full = cols == nr;                                                        \
+              ROWS_KERNEL(kc, ar, g->a_rs, bp, full ? cp : edge, full ? g->ldc : nr,         \
+                          full ? acc : 0);                                                   \
+              if (full) continue;                                                            \
+            } else {                                                                         \
+              const T *ap = g->a_packed                                                      \
+                  ? (const T *)((const char *)g->a + (aoff * sizeof(T)) / KP) +              \
+                        ((i0 + ir) / mr) * mr * kpt + (p0 / KP) * mr                          \
+                  : pa + ((ir - pack0) / mr) * mr * kcp;                                     \
+              if (rows == mr && cols == nr) {                                                \
+                kern(kcp, ap, bp, cp, g->ldc, acc);                                          \
+                continue;                                                                    \
+              }                                                                              \
+              if (cols == nr && EDGE_KERNEL(rows, kcp, ap, bp, cp, g->ldc, acc)) continue;   \
+              kern(kcp, ap, bp, edge, nr, 0);                                                \
+            }                                                                                \
+            for (int64_t i = 0; i < rows; i++)                                               \
+              for (int64_t j = 0; j < cols; j++)                                             \
+                cp[i * g->ldc + j] = acc ? cp[i * g->ldc + j] + edge[i * nr + j] : edge[i * nr + j]; \
+          }                                                                                  \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
+  }                                                                                          \
   static void tasks_##SUF(void *arg, int64_t lo, int64_t hi) {                               \
     Plan *pl = arg;                                                                          \
     const HlkUkrTable *u = ukr();                                                            \
@@ -649,7 +559,6 @@ static bool shared_b_applies(Plan *pl, const HlkGemm *g, int threads) {
      * packed (packing costs about what a 64-column product computes). */      \
     pl.a_rows = ROWS_OK && !g->a_packed && g->a_src == HLK_SRC_NATIVE && g->a_cs == 1 &&     \
                 pl.nc <= 8 * pl.nr && !rows_off();                                           \
-    if (SHARED_B_OK && shared_b_applies(&pl, g, hli_num_threads(x))) return shared_b_##SUF(x, &pl); \
     /* Each working thread's panels count against the memory limit while the \
      * product runs (the threads keep them afterwards, as a cache). */       \
     int64_t tasks = g->batch * pl.ntiles * pl.mgroups, workers = hli_num_threads(x);         \
@@ -685,8 +594,8 @@ static inline bool f32_edge(int64_t rows, int64_t kc, const float *ap, const flo
   return true;
 }
 #define NO_EDGE(rows, kc, ap, bp, c, ldc, acc) false
-DEFINE_GEMM(float, f32, 1, 1, F32_ROWS, f32_edge, 1)
-DEFINE_GEMM(double, f64, 1, 0, NO_ROWS, NO_EDGE, 0)
-DEFINE_GEMM(uint32_t, u32, 1, 0, NO_ROWS, NO_EDGE, 0)
-DEFINE_GEMM(uint64_t, u64, 1, 0, NO_ROWS, NO_EDGE, 0)
-DEFINE_GEMM(uint32_t, i16, 2, 0, NO_ROWS, NO_EDGE, 0)
+DEFINE_GEMM(float, f32, 1, 1, F32_ROWS, f32_edge)
+DEFINE_GEMM(double, f64, 1, 0, NO_ROWS, NO_EDGE)
+DEFINE_GEMM(uint32_t, u32, 1, 0, NO_ROWS, NO_EDGE)
+DEFINE_GEMM(uint64_t, u64, 1, 0, NO_ROWS, NO_EDGE)
+DEFINE_GEMM(uint32_t, i16, 2, 0, NO_ROWS, NO_EDGE)
