@@ -363,11 +363,6 @@ static void pack_a_rows32(const uint32_t *a, int64_t rs, int64_t mc, int64_t kc,
   const uint32_t *src[MR_MAX];
   for (int64_t i0 = 0; i0 < mc; i0 += mr) {
     for (int64_t i = 0; i < mr; i++) src[i] = i0 + i < mc ? a + (i0 + i) * rs : zeros;
-    /* The next sliver's rows are fetched while this one is transposed: mr
-     * short runs a page or more apart are too many streams for the hardware
-     * prefetchers to run ahead of. */
-    for (int64_t i = i0 + mr; i < i0 + 2 * mr && i < mc; i++)
-      for (int64_t p = 0; p < kc; p += 16) __builtin_prefetch(a + i * rs + p);
     hlk_interleave32(src, mr, kc, dst);
     dst += mr * kc;
   }
