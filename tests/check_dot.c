@@ -1061,6 +1061,57 @@ START_TEST(t_gemm_fixed_order) {
 }
 END_TEST
 
+/* A bf16 or f16 result large enough that its rounding from the f32 sums is
+ * shared out over the threads (dot.c, from 131072 elements): on 1 to 3
+ * threads every element is the f32 sum rounded to nearest, ties to even.
+ * Integer-valued operands make the f32 sums exact (one block of 6 steps,
+ * |sum| < 2^15), so the expected value is that integer rounded to 8 (bf16)
+ * or 11 (f16) significant bits, worked out here with rint in double. */
+static double round_bits(double v, int bits) {
+  if (v == 0) return 0;
+  int e;
+  frexp(fabs(v), &e);               /* 2^(e-1) <= |v| < 2^e */
+  double ulp = ldexp(1.0, e - bits);
+  return ulp < 1 ? v : rint(v / ulp) * ulp;
+}
+
+START_TEST(t_narrow_result_rounding_split) {
+  tl_begin();
+  enum { M = 384, N = 352, K = 6 };
+  static float a[M * K], b[K * N];
+  uint64_t seed = 77;
+  for (int i = 0; i < M * K; i++) a[i] = (float)((int)(tl_lcg(&seed) >> 40) % 127 - 63);
+  for (int i = 0; i < K * N; i++) b[i] = (float)((int)(tl_lcg(&seed) >> 40) % 67 - 33);
+  for (int t = 0; t < 2; t++) {
+    const char *ty = t == 0 ? "bf16" : "f16";
+    char text[512];
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = f32[%d,%d] parameter(0)\n  b = f32[%d,%d] parameter(1)\n"
+             "  ROOT d = %s[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+             M, K, K, N, ty, M, N);
+    const TlArray in[2] = {{HLO_TYPE_F32, 2, (int64_t[]){M, K}, a},
+                           {HLO_TYPE_F32, 2, (int64_t[]){K, N}, b}};
+    for (int threads = 1; threads <= 3; threads++) {
+      TlRun r = tl_run_arrays(threads, text, 2, in);
+      const uint16_t *got = hlo_buffer_data(r.result);
+      int64_t bad = -1;
+      double want = 0, have = 0;
+      for (int64_t i = 0; i < (int64_t)M * N && bad < 0; i++) {
+        double sum = 0;
+        for (int p = 0; p < K; p++) sum += (double)a[i / N * K + p] * (double)b[p * N + i % N];
+        want = round_bits(sum, t == 0 ? 8 : 11);
+        have = t == 0 ? hlk_bf16_to_f32(got[i]) : hlk_f16_to_f32(got[i]);
+        if (have != want) bad = i;
+      }
+      ck_assert_msg(bad < 0, "%s result, %d threads: element %lld = %g, want %g", ty, threads,
+                    (long long)bad, have, want);
+      tl_run_done(&r);
+    }
+  }
+  tl_end();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("dot");
   TCase *tc = tcase_create("dimension numbers");
@@ -1084,6 +1135,7 @@ int main(void) {
   tcase_add_test(tc, t_complex);
   tcase_add_test(tc, t_f64_transposed);
   tcase_add_test(tc, t_pred);
+  tcase_add_test(tc, t_narrow_result_rounding_split);
   suite_add_tcase(s, tc);
   tc = tcase_create("gemm");
   tcase_add_test(tc, t_gemm_vs_reference);

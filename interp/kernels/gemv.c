@@ -7,7 +7,8 @@
  *
  * Each result element is summed in a fixed order, whatever the thread
  * count: matrix times vector keeps 16 lanes of partial sums (lane l adds the
- * products of k = l, l + 16, ... in order), then adds the lanes pairwise;
+ * products of k = l, l + 16, ... in order), then adds the lanes pairwise
+ * (four rows at a time, each on its own accumulators);
  * vector times matrix adds the products in k order. One rounding per
  * multiply and per add (no fused multiply-add) on every instruction set.
  * Not here: the GEMM (gemm.c), choosing between them (dot.c). */
@@ -70,6 +71,35 @@ typedef uint32_t Word16 __attribute__((vector_size(LANES * sizeof(uint32_t))));
       for (int l = 0; l < w; l++) t[l] += t[l + w];                                      \
     return t[0];                                                                         \
   }                                                                                      \
+  /* dot_lanes for four rows of A at once (rs apart), each the same sums in  \
+   * the same order: four independent chains of adds, and four streams of A  \
+   * in flight, where one row at a time waited on its one chain. */           \
+  HLK_VECTORIZE static void dot_lanes4_##SUF(const S *a, int64_t rs, const S *y, int64_t k, \
+                                             float out[4]) {                            \
+    Lanes acc0 = {0}, acc1 = {0}, acc2 = {0}, acc3 = {0};                                \
+    int64_t p = 0;                                                                       \
+    for (; p + LANES <= k; p += LANES) {                                                 \
+      Lanes vy, v0, v1, v2, v3;                                                          \
+      LANES_##SUF(vy, y + p);                                                            \
+      LANES_##SUF(v0, a + p);                                                            \
+      LANES_##SUF(v1, a + rs + p);                                                       \
+      LANES_##SUF(v2, a + 2 * rs + p);                                                   \
+      LANES_##SUF(v3, a + 3 * rs + p);                                                   \
+      acc0 += v0 * vy;                                                                   \
+      acc1 += v1 * vy;                                                                   \
+      acc2 += v2 * vy;                                                                   \
+      acc3 += v3 * vy;                                                                   \
+    }                                                                                    \
+    Lanes accs[4] = {acc0, acc1, acc2, acc3};                                            \
+    for (int r = 0; r < 4; r++) {                                                        \
+      float t[LANES];                                                                    \
+      memcpy(t, &accs[r], sizeof t);                                                     \
+      for (int64_t q = p; q < k; q++) t[q % LANES] += LOAD(a[r * rs + q]) * LOAD(y[q]);  \
+      for (int w = LANES / 2; w >= 1; w /= 2)                                            \
+        for (int l = 0; l < w; l++) t[l] += t[l + w];                                    \
+      out[r] = t[0];                                                                     \
+    }                                                                                    \
+  }                                                                                      \
   HLK_VECTORIZE static void axpy_rows_##SUF(float *restrict out, const S *restrict x,    \
                                             const S *restrict b, int64_t rs, int64_t k,  \
                                             int64_t n) {                                 \
@@ -97,7 +127,14 @@ typedef uint32_t Word16 __attribute__((vector_size(LANES * sizeof(uint32_t))));
       const S *a = (const S *)g->a + a_at(g, bi);                                        \
       const S *y = (const S *)g->b + b_at(g, bi);                                        \
       float *c = (float *)g->c + bi * g->c_bs;                                           \
-      for (int64_t i = i0; i < i1; i++) {                                                \
+      int64_t i = i0;                                                                    \
+      for (; i + 4 <= i1; i += 4) {                                                      \
+        float v[4];                                                                      \
+        dot_lanes4_##SUF(a + i * g->a_rs, g->a_rs, y, g->k, v);                          \
+        for (int r = 0; r < 4; r++)                                                      \
+          c[(i + r) * g->ldc] = g->accumulate ? c[(i + r) * g->ldc] + v[r] : v[r];       \
+      }                                                                                  \
+      for (; i < i1; i++) {                                                              \
         float v = dot_lanes_##SUF(a + i * g->a_rs, y, g->k);                             \
         c[i * g->ldc] = g->accumulate ? c[i * g->ldc] + v : v;                           \
       }                                                                                  \
