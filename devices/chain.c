@@ -85,6 +85,38 @@ static Stage *stages_of(const HldChain *ch, int *nst) {
   return st;
 }
 
+/* This member's j-th chunk of a leaf of count elements, per to a chunk:
+ * its number k among all chunks, its first element and its length. */
+typedef struct Chunk { int64_t k, off, cnt; } Chunk;
+static Chunk chunk_of(const HldChain *ch, int64_t j, int64_t per, int64_t count) {
+  int64_t k = ch->part + j * ch->nparts, off = k * per;
+  return (Chunk){k, off, count - off < per ? count - off : per};
+}
+
+/* Post the receive of the result's chunk c (from the last stage) into dst,
+ * kept in pend. 0, or -1 with *why. */
+static int post_result_recv(const HldChain *ch, const Stage *st, int first_local, int leaf,
+                            Chunk c, char *dst, size_t bytes, Pending *pend, char **why) {
+  HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0],
+                                 FINAL | ((int64_t)leaf << 32) | c.k, ch->devs[ch->n - 1],
+                                 ch->devs[st[first_local].lo], dst, bytes, why);
+  if (!t) return -1;
+  if (pend_add(pend, t)) {
+    ch->rm->wait(ch->rm, t, ch->deadline, NULL);
+    *why = oom();
+    return -1;
+  }
+  return 0;
+}
+
+/* Wait for the send in *slot, if any (its memory is about to be reused). 0,
+ * or -1 with *why. */
+static int wait_sent(const HldChain *ch, HldXfer **slot, char **why) {
+  HldXfer *t = *slot;
+  *slot = NULL;
+  return t ? ch->rm->wait(ch->rm, t, ch->deadline, why) : 0;
+}
+
 /* One leaf: this member's chunks through every stage. */
 static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, char **why) {
   const HliFold *f = ch->fold;
@@ -112,29 +144,25 @@ static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, ch
   /* Receives of the first local stage's accumulators, posted at once so
    * the previous process can send each chunk as soon as it is folded. */
   for (int64_t j = 0; first_local > 0 && j < nmine; j++) {
-    int64_t k = ch->part + j * ch->nparts, off = k * per;
-    int64_t cnt = count - off < per ? count - off : per;
-    char *acc = accbuf ? accbuf + (size_t)(j * per) * as : (char *)mine->data + (size_t)off * es;
-    HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0], ((int64_t)leaf << 32) | k,
-                                   ch->devs[st[first_local].lo - 1], ch->devs[st[first_local].lo],
-                                   acc, (size_t)cnt * as, why);
+    Chunk c = chunk_of(ch, j, per, count);
+    char *acc = accbuf ? accbuf + (size_t)(j * per) * as : (char *)mine->data + (size_t)c.off * es;
+    HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0],
+                                   ((int64_t)leaf << 32) | c.k, ch->devs[st[first_local].lo - 1],
+                                   ch->devs[st[first_local].lo], acc, (size_t)c.cnt * as, why);
     if (!t) { rc = -1; goto out; }
     if (pend_add(&pre, t)) { ch->rm->wait(ch->rm, t, ch->deadline, NULL); CHAIN_FAIL(oom()); }
   }
   for (int64_t j = 0; early && j < nmine; j++) {   /* the result's receives, at once */
-    int64_t k = ch->part + j * ch->nparts, off = k * per;
-    int64_t cnt = count - off < per ? count - off : per;
-    HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0],
-                                   FINAL | ((int64_t)leaf << 32) | k, ch->devs[ch->n - 1],
-                                   ch->devs[st[first_local].lo], (char *)mine->data + (size_t)off * es,
-                                   (size_t)cnt * es, why);
-    if (!t) { rc = -1; goto out; }
-    if (pend_add(&pend, t)) { ch->rm->wait(ch->rm, t, ch->deadline, NULL); CHAIN_FAIL(oom()); }
+    Chunk c = chunk_of(ch, j, per, count);
+    if (post_result_recv(ch, st, first_local, leaf, c, (char *)mine->data + (size_t)c.off * es,
+                         (size_t)c.cnt * es, &pend, why) != 0) {
+      rc = -1;
+      goto out;
+    }
   }
   for (int64_t j = 0; j < nmine; j++) {
-    int64_t k = ch->part + j * ch->nparts, off = k * per;
-    int64_t cnt = count - off < per ? count - off : per;
-    int64_t key = ((int64_t)leaf << 32) | k;
+    Chunk c = chunk_of(ch, j, per, count);
+    int64_t off = c.off, cnt = c.cnt, key = ((int64_t)leaf << 32) | c.k;
     char *acc = accbuf ? accbuf + (size_t)(j * per) * as : (char *)mine->data + (size_t)off * es;
     for (int s = first_local; s < nst; s++) {
       if (!st[s].local) continue;
@@ -145,11 +173,7 @@ static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, ch
         if (ch->rm->wait(ch->rm, t, ch->deadline, &w) != 0) CHAIN_FAIL(w);
       } else if (s > 0) {                /* a later stage here: after our send from the same memory */
         char *w = NULL;
-        if (sent[j]) {
-          HldXfer *t = sent[j];
-          sent[j] = NULL;
-          if (ch->rm->wait(ch->rm, t, ch->deadline, &w) != 0) CHAIN_FAIL(w);
-        }
+        if (wait_sent(ch, &sent[j], &w) != 0) CHAIN_FAIL(w);
         HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0], key,
                                        ch->devs[st[s].lo - 1], ch->devs[st[s].lo], acc,
                                        (size_t)cnt * as, why);
@@ -185,20 +209,14 @@ static int chain_leaf(const HldChain *ch, const Stage *st, int nst, int leaf, ch
   }
   if (!last_local && !early) {   /* the result from the last stage's process, once our sends are out */
     for (int64_t j = 0; j < nmine; j++) {
-      int64_t k = ch->part + j * ch->nparts, off = k * per;
-      int64_t cnt = count - off < per ? count - off : per;
+      Chunk c = chunk_of(ch, j, per, count);
       char *w = NULL;
-      if (sent[j]) {
-        HldXfer *t = sent[j];
-        sent[j] = NULL;
-        if (ch->rm->wait(ch->rm, t, ch->deadline, &w) != 0) CHAIN_FAIL(w);
+      if (wait_sent(ch, &sent[j], &w) != 0) CHAIN_FAIL(w);
+      if (post_result_recv(ch, st, first_local, leaf, c, (char *)mine->data + (size_t)c.off * es,
+                           (size_t)c.cnt * es, &pend, why) != 0) {
+        rc = -1;
+        goto out;
       }
-      HldXfer *t = ch->rm->post_recv(ch->rm, ch->ins, ch->seq, ch->devs[0],
-                                     FINAL | ((int64_t)leaf << 32) | k, ch->devs[ch->n - 1],
-                                     ch->devs[st[first_local].lo], (char *)mine->data + (size_t)off * es,
-                                     (size_t)cnt * es, why);
-      if (!t) { rc = -1; goto out; }
-      if (pend_add(&pend, t)) { ch->rm->wait(ch->rm, t, ch->deadline, NULL); CHAIN_FAIL(oom()); }
     }
   }
 out:
