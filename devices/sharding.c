@@ -562,20 +562,28 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
   return st;
 }
 
+/* The sharding of an array parameter whose shards are to be assembled
+ * (hlo_assemble_param, hlo_load_partitioned_param): HLO_OK, or an error
+ * for a tuple parameter or a sharding that does not parse. */
+static HloStatus param_sharding(HloCtx *ctx, const HloInstr *prm, HldSharding *s) {
+  if (prm->shape.dtype == HLO_TUPLE)
+    return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
+                        "its shards", prm->name);
+  char *text = sharding_text(prm);
+  int rc = parse_of(ctx, prm, text, s);
+  free(text);
+  return rc ? HLO_INVALID_ARGUMENT : HLO_OK;
+}
+
 HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
                              HloBuffer *const *dev, int R, int P, HloBuffer **out) {
   if (!ctx || !m || !dev || !out || index < 0 || index >= m->entry->nparams || R < 1 || P < 1)
     return HLO_INVALID_ARGUMENT;
   *out = NULL;
   const HloInstr *prm = m->entry->params[index];
-  if (prm->shape.dtype == HLO_TUPLE)
-    return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
-                        "its shards", prm->name);
-  char *text = sharding_text(prm);
   HldSharding s;
-  int rc = parse_of(ctx, prm, text, &s);
-  free(text);
-  if (rc) return HLO_INVALID_ARGUMENT;
+  HloStatus pst = param_sharding(ctx, prm, &s);
+  if (pst != HLO_OK) return pst;
   if (s.kind == HLD_REPLICATED)   /* say which parameter, in the inputs' words */
     for (int64_t d = 1; d < (int64_t)R * P; d++)
       if (!same_bits(dev[0], dev[d])) {
@@ -623,14 +631,9 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
   *out = NULL;
   const HloInstr *prm = m->entry->params[index];
   int np = m->entry->nparams;
-  if (prm->shape.dtype == HLO_TUPLE)
-    return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
-                        "its shards", prm->name);
-  char *text = sharding_text(prm);
   HldSharding sh;
-  int rc = parse_of(ctx, prm, text, &sh);
-  free(text);
-  if (rc) return HLO_INVALID_ARGUMENT;
+  HloStatus pst = param_sharding(ctx, prm, &sh);
+  if (pst != HLO_OK) return pst;
   const HldSharding *s = sh.kind == HLD_TUPLE ? leaf_sharding(&sh, 0) : &sh;
   bool tiled = s && s->kind == HLD_TILED;
   int64_t src = s && s->kind == HLD_MAXIMAL ? s->device : 0;   /* untiled: whose shard is the value */

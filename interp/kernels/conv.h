@@ -98,4 +98,20 @@ static inline void hlk_split_index(int64_t lin, const int64_t *sz, int n, int64_
   }
 }
 
+/* Element offset in the input of window tap w (per spatial dim) of the
+ * output line at spatial index s, batch b, over the spatial dims before
+ * `last`; false when the tap falls on padding or a dilation hole in one of
+ * them. Shared by the row kernels (conv_rows.c, conv_dw.c). */
+static inline bool hlk_conv_tap_input(const Geo *g, int64_t b, const int64_t *s,
+                                      const int64_t *w, int last, int64_t *in) {
+  int64_t off = b * g->istr[g->ib];
+  for (int i = 0; i < last; i++) {
+    int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
+    if (p < 0) return false;
+    off += p * g->istr[g->isp[i]];
+  }
+  *in = off;
+  return true;
+}
+
 #endif

@@ -113,14 +113,8 @@ static void dw_lines(void *arg, int64_t lo, int64_t hi) {
     for (int i = 0; i < last; i++) ooff += s[i] * g->ostr[g->osp[i]];
     for (int64_t q = 0; q < nq; q++) {
       hlk_split_index(q, g->win, n, w);
-      int64_t in = b * g->istr[g->ib];
-      bool pad = false;
-      for (int i = 0; i < last && !pad; i++) {
-        int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
-        pad = p < 0;
-        in += p * g->istr[g->isp[i]];
-      }
-      base[q] = pad ? NULL : j->L + in;
+      int64_t in;
+      base[q] = hlk_conv_tap_input(g, b, s, w, last, &in) ? j->L + in : NULL;
     }
     dw_line(base, tl, kq, nq, g->tab[last], g->win[last], g->istr[g->isp[last]], g->out_sz[last],
             g->cout, m, j->ix, j->O + ooff, g->ostr[g->osp[last]]);

@@ -123,13 +123,8 @@ static void rows_lines(void *arg, int64_t lo, int64_t hi) {
     for (int64_t js = 0; js < j->nsl; js++) {
       for (int64_t q = 0; q < g->wpos; q++) {
         hlk_split_index(q, g->win, n, w);
-        int64_t in = b * g->istr[g->ib];
-        bool pad = false;
-        for (int i = 0; i < last && !pad; i++) {
-          int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
-          pad = p < 0;
-          in += p * g->istr[g->isp[i]];
-        }
+        int64_t in;
+        bool pad = !hlk_conv_tap_input(g, b, s, w, last, &in);
         int64_t t = w[last], ox_lo = j->lo[t], ox_hi = j->hi[t];
         if (pad || ox_lo >= ox_hi) continue;
         /* The input row of output ox_lo for this tap; the others follow lda apart. */
