@@ -140,10 +140,14 @@ int64_t hlk_gemm_kc_f32(int64_t k) { return kblock(k, KC_MAX_4); }
 /* Choose block sizes: KC and MC from the cache budget of the element size,
  * NC up to 2048 columns. A task is one column tile of one batch element and
  * a run of its row blocks: it packs each KC x NC panel of B once and reuses
- * it for all its row blocks, so the threads first get column tiles of their
- * own (every extra tile packs A once more), then, to reach two tasks per
- * thread, runs of row blocks (every extra run packs its B panels once
- * more). Tiles and runs are split evenly so the last is not a sliver. */
+ * it for all its row blocks. With several threads the product is cut into
+ * at least two tasks per thread (so a thread slowed by another process
+ * does not hold up the rest), in the way that packs least: every column
+ * tile packs all of A (m x k) again, every run of row blocks all of B
+ * (k x n) again, so the cut minimises m * column tiles + n * row runs.
+ * Column tiles stay at least 8 slivers wide, row runs 4 slivers tall; runs
+ * of more rows than the cache needs get row blocks of their own. Tiles and
+ * runs are split evenly so the last is not a sliver. Ties go to columns. */
 static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize, int kp,
                         int threads) {
   pl->g = g;
@@ -157,36 +161,33 @@ static void plan_blocks(Plan *pl, const HlkGemm *g, int mr, int nr, size_t esize
   /* Blocks of the pair kernel start on even steps (the pairs of a packed A
    * never straddle two blocks). */
   if (pl->kc < g->k) pl->kc = round_up(pl->kc, kp);
+  int64_t nt0 = ceil_div(g->n, nc_max), nt_max = nt0, runs_max = 1;
+  if (threads > 1) {
+    while (ceil_div(g->n, nt_max + 1) >= 8 * nr) nt_max++;
+    while (ceil_div(g->m, runs_max + 1) >= 4 * mr) runs_max++;
+  }
+  int64_t want = threads > 1 ? 2 * threads : 1, best_nt = nt0, best_runs = 1;
+  int64_t best_tasks = 0, best_cost = 0;
+  for (int64_t nt = nt0; nt <= nt_max; nt++) {
+    int64_t runs = ceil_div(want, g->batch * nt);
+    if (runs > runs_max) runs = runs_max;
+    if (runs < 1) runs = 1;
+    int64_t tasks = g->batch * nt * runs, cost = g->m * nt + g->n * runs;
+    if (tasks > want) tasks = want;
+    if (tasks > best_tasks || (tasks == best_tasks && cost <= best_cost)) {
+      best_tasks = tasks;
+      best_cost = cost;
+      best_nt = nt;
+      best_runs = runs;
+    }
+  }
   pl->mtiles = ceil_div(g->m, mc_max);
-  pl->ntiles = ceil_div(g->n, nc_max);
-  pl->mgroups = 1;
-  while (threads > 1 && g->batch * pl->ntiles < threads && ceil_div(g->n, pl->ntiles) >= 8 * nr)
-    pl->ntiles++;
-  /* Small products: more row blocks than the cache needs, so that there
-   * are runs to share out. */
-  while (threads > 1 && g->batch * pl->ntiles * pl->mtiles < 2 * threads &&
-         ceil_div(g->m, pl->mtiles) >= 4 * mr)
-    pl->mtiles++;
+  if (pl->mtiles < best_runs) pl->mtiles = best_runs;
   pl->mc = round_up(ceil_div(g->m, pl->mtiles), mr);
-  pl->nc = round_up(ceil_div(g->n, pl->ntiles), nr);
+  pl->nc = round_up(ceil_div(g->n, best_nt), nr);
   pl->mtiles = ceil_div(g->m, pl->mc);
   pl->ntiles = ceil_div(g->n, pl->nc);
-  /* Still fewer tasks than two per thread: split what is packed more
-   * cheaply twice. More column blocks (while 8 slivers wide) each pack all
-   * of A again; more groups of row blocks each pack all of B again. */
-  while (threads > 1 && g->batch * pl->ntiles * pl->mgroups < 2 * threads) {
-    if (g->m < g->n && ceil_div(g->n, pl->ntiles + 1) >= 8 * nr) {
-      /* (rounding to whole slivers may leave the count where it was) */
-      int64_t nc = round_up(ceil_div(g->n, pl->ntiles + 1), nr);
-      if (ceil_div(g->n, nc) > pl->ntiles) {
-        pl->nc = nc;
-        pl->ntiles = ceil_div(g->n, nc);
-        continue;
-      }
-    }
-    if (pl->mgroups >= pl->mtiles) break;
-    pl->mgroups++;
-  }
+  pl->mgroups = best_runs < pl->mtiles ? best_runs : pl->mtiles;
 }
 
 /* ---- The typed driver, stamped for f32, f64, u32 and u64 --------------- */
