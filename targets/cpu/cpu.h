@@ -71,8 +71,10 @@ typedef struct CpuLapack {
                int lwork);
   int (*gtsv)(int n, int nrhs, void *dl, void *d, void *du, void *b, int ldb);
 } CpuLapack;
-/* NULL entries when hlorun was built without LAPACK. */
-extern const CpuLapack *const hlt_cpu_lapack[4];
+/* The routines of one type, LAPACK loaded on the first call; NULL, with
+ * *why set to the reason, when it cannot be (built without LAPACK, or the
+ * library missing at run time). */
+const CpuLapack *hlt_cpu_lapack(CpuTypeId type, const char **why);
 
 /* ---- One call -------------------------------------------------------------- */
 

@@ -5,6 +5,6 @@ libhlorun_core_la_SOURCES += targets/cpu/cpu.h targets/cpu/register.c targets/cp
 	targets/cpu/routines.c targets/cpu/factor.c targets/cpu/spectral.c targets/cpu/solve.c \
 	targets/cpu/legacy.c
 noinst_HEADERS += targets/cpu/targets.def
-libhlorun_core_la_LIBADD += $(LAPACK_LIBS)
+# (no LAPACK_LIBS: routines.c loads LAPACK on the first call)
 AM_CPPFLAGS += $(LAPACK_CFLAGS)
 include tests/lapack/local.mk

@@ -2,8 +2,8 @@
  * told nothing of the target it was bound to) and their registration as
  * built-ins of the family "LAPACK". A handler answers the metadata query,
  * runs only at the execute stage, and frees the kernel's scratch memory.
- * Built without LAPACK, every target still exists and fails at the call
- * with the Debian package that provides it. */
+ * Without LAPACK (not built, or not loadable), every target still exists
+ * and fails at the call, naming the Debian package that provides it. */
 #include "targets/cpu/cpu.h"
 #include <stdlib.h>
 
@@ -11,13 +11,10 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f, CpuKernel *kernel, CpuTypeId typ
                           const char *target) {
   if (hlorun_ffi_metadata(f, 0)) return NULL;
   if (f->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  const char *why = NULL;
   CpuCall c = {.f = f, .target = target, .t = &hlt_cpu_types[type],
-               .la = hlt_cpu_lapack[type]};
-  if (!c.la)
-    return hlt_cpu_fail(&c, XLA_FFI_Error_Code_UNIMPLEMENTED,
-                        "hlorun was built without LAPACK; install the Debian package "
-                        "'liblapacke-dev' and reconfigure (or bind the target with "
-                        "--custom-call)");
+               .la = hlt_cpu_lapack(type, &why)};
+  if (!c.la) return hlt_cpu_fail(&c, XLA_FFI_Error_Code_UNIMPLEMENTED, "%s", why);
   XLA_FFI_Error *err = kernel(&c);
   for (int i = 0; i < c.nscratch; i++) free(c.scratch[i]);
   return err;
