@@ -18,6 +18,11 @@ side so the timed runs take about 0.4 s (at least 5, at most 200). The two
 sides alternate in R rounds (default 5); a workload's ratio is the median of
 its rounds' ratios (hlorun / numpy), its times the medians of its rounds'.
 
+After the first table, c_matmul runs on one thread, alone (against one
+core's FMA peak) and as one single-thread process per core at once (their
+summed rate against every core's peak): the most its micro-kernel can reach
+on this machine when nothing is shared, the ceiling of the peak targets.
+
 A second table times the modules of bench/ops/ against numpy where it has a
 counterpart, a third two built-in XLA:GPU targets against their
 standard-HLO twins.
@@ -375,23 +380,72 @@ class Numpy:
         self.p.wait()
 
 
-def fma_peak_gflops(program):
-    """The FMA peak bench/fma_peak measures on every core, or None."""
+def fma_peak_gflops(program, threads=None):
+    """The FMA peak bench/fma_peak measures on every core (or on threads
+    cores), or None."""
     if not program or not os.path.exists(program):
         return None
-    p = subprocess.run([program], capture_output=True, text=True)
+    p = subprocess.run([program] + ([str(threads)] if threads else []), capture_output=True, text=True)
     m = re.search(r"gflops=([0-9.]+)", p.stdout)
     return float(m.group(1)) if p.returncode == 0 and m else None
 
 
-def hlorun_once(hlorun, path, runs, env):
-    p = subprocess.run([hlorun, "--random", "--bench", str(runs), path],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    m = re.search(r"bench: median_ms=([0-9.eE+-]+)", p.stderr)
-    if p.returncode != 0 or not m:
-        first = (p.stderr.strip().splitlines() or ["no output"])[0]
+def hlorun_cmd(hlorun, path, runs, threads=None):
+    return ([hlorun, "--random", "--bench", str(runs)]
+            + (["--threads", str(threads)] if threads else []) + [path])
+
+
+def bench_result(returncode, stderr):
+    """(median ms, "") from a --bench run's stderr, or (None, its first line)."""
+    m = re.search(r"bench: median_ms=([0-9.eE+-]+)", stderr)
+    if returncode != 0 or not m:
+        first = (stderr.strip().splitlines() or ["no output"])[0]
         return None, first[:70]
     return float(m.group(1)), ""
+
+
+def run_capture(cmd, env):
+    """(exit status, stderr) of cmd."""
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    return p.returncode, p.stderr
+
+
+def hlorun_once(hlorun, path, runs, env):
+    return bench_result(*run_capture(hlorun_cmd(hlorun, path, runs), env))
+
+
+def gemm_ceiling(args, env, peak, rounds=3):
+    """What c_matmul's kernel can reach on this machine with nothing shared:
+    the product on one thread alone (against one core's FMA peak), then one
+    single-thread process per core at once (their summed rate against the
+    peak of every core). Two threads of one product cannot beat the second
+    figure, which folds in what the machine loses when every core is busy
+    (shared cache, memory, clock). Medians of `rounds` rounds."""
+    cores = os.cpu_count() or 1
+    path = os.path.join(args.dir, "c_matmul.hlo")
+    gflop = WORKLOADS["c_matmul"][1]
+    one_peak = fma_peak_gflops(args.fma_peak, 1)
+    alone, together = [], []
+    for _ in range(rounds):
+        ms, _ = bench_result(*run_capture(hlorun_cmd(args.hlorun, path, 40, 1), env))
+        if ms is None:
+            return
+        alone.append(ms)
+        procs = [subprocess.Popen(hlorun_cmd(args.hlorun, path, 40, 1), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, env=env) for _ in range(cores)]
+        each = [bench_result(p.wait(), p.stderr.read()) for p in procs]
+        if any(ms is None for ms, _ in each):
+            return
+        together.append(sum(gflop / (ms / 1e3) for ms, _ in each))
+    a = statistics.median(alone)
+    line = f"c_matmul on one thread: {a:.2f} ms, {gflop / (a / 1e3):.1f} GFLOP/s"
+    if one_peak:
+        line += f" ({gflop / (a / 1e3) / one_peak:.0%} of one core's FMA peak, {one_peak:.1f})"
+    t = statistics.median(together)
+    line += f"; {cores} such processes at once: {t:.1f} GFLOP/s together"
+    if peak:
+        line += f" ({t / peak:.0%} of the FMA peak: this kernel's ceiling here)"
+    print(line)
 
 
 def hlorun_ms(hlorun, path, runs, env):
@@ -571,6 +625,8 @@ def main():
                 misses["while"].append(f"{ns:.0f} ns")
         notes.append(f"{args.rounds}x{runs}/{np_runs} runs")
         print(f"{name:<20} {ms:>10.2f} {np_ms:>10.2f} {ratio:>7.2f}  {'; '.join(notes)}")
+    if args.fma_peak and (not args.only or args.only in "c_matmul"):
+        gemm_ceiling(args, env, peak)
     if not args.only or any(args.only in name for name in OPS):
         ops_table(args, env, npw, peak, bw, misses, checked)
     if not args.only or any(args.only in name for name in GPU_TWINS):
