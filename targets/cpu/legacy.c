@@ -14,6 +14,8 @@
  * queries, which is what the descriptors held (jaxlib computed them by the
  * same queries). */
 #include "targets/cpu/cpu.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A typed-FFI call frame built from a legacy one. */
@@ -83,6 +85,23 @@ static XLA_FFI_Error *desc(CpuCall *c, int i, const char *what, int64_t *v) {
   }
 }
 
+/* The leading descriptor operands, named in names (", " between them for
+ * messages), one int64_t * per name after it. */
+static XLA_FFI_Error *descs(CpuCall *c, const char *names, ...) {
+  va_list ap;
+  va_start(ap, names);
+  XLA_FFI_Error *err = NULL;
+  for (int i = 0; *names && !err; i++) {
+    size_t len = strcspn(names, ",");
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)len, names);
+    err = desc(c, i, name, va_arg(ap, int64_t *));
+    names += len + (names[len] ? 2 : 0);
+  }
+  va_end(ap);
+  return err;
+}
+
 /* The descriptors (batch, rows, cols) agree with matrix operand i. */
 static XLA_FFI_Error *agree(CpuCall *c, int i, int64_t batch, int64_t rows, int64_t cols) {
   XLA_FFI_Buffer *a = hlt_cpu_arg(c, i);
@@ -119,9 +138,7 @@ static const int END = -1;
 XLA_FFI_Error *hlt_cpu_legacy_getrf(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 4, 4, 3, "(b, m, n, a) -> (lu, ipiv, info)"));
   int64_t b, m, n;
-  CPU_TRY(desc(c, 0, "b", &b));
-  CPU_TRY(desc(c, 1, "m", &m));
-  CPU_TRY(desc(c, 2, "n", &n));
+  CPU_TRY(descs(c, "b, m, n", &b, &m, &n));
   CPU_TRY(agree(c, 3, b, m, n));
   Sub s;
   sub_init(&s, c->f);
@@ -133,10 +150,7 @@ XLA_FFI_Error *hlt_cpu_legacy_getrf(CpuCall *c) {
 XLA_FFI_Error *hlt_cpu_legacy_geqrf(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 5, 5, 4, "(b, m, n, lwork, a) -> (a_out, tau, info, work)"));
   int64_t b, m, n, lwork;
-  CPU_TRY(desc(c, 0, "b", &b));
-  CPU_TRY(desc(c, 1, "m", &m));
-  CPU_TRY(desc(c, 2, "n", &n));
-  CPU_TRY(desc(c, 3, "lwork", &lwork));
+  CPU_TRY(descs(c, "b, m, n, lwork", &b, &m, &n, &lwork));
   CPU_TRY(agree(c, 4, b, m, n));
   Sub s;
   sub_init(&s, c->f);
@@ -151,11 +165,7 @@ XLA_FFI_Error *hlt_cpu_legacy_geqrf(CpuCall *c) {
 XLA_FFI_Error *hlt_cpu_legacy_orgqr(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 7, 7, 3, "(b, m, n, k, lwork, a, tau) -> (q, info, work)"));
   int64_t b, m, n, k, lwork;
-  CPU_TRY(desc(c, 0, "b", &b));
-  CPU_TRY(desc(c, 1, "m", &m));
-  CPU_TRY(desc(c, 2, "n", &n));
-  CPU_TRY(desc(c, 3, "k", &k));
-  CPU_TRY(desc(c, 4, "lwork", &lwork));
+  CPU_TRY(descs(c, "b, m, n, k, lwork", &b, &m, &n, &k, &lwork));
   CPU_TRY(agree(c, 5, b, m, n));
   XLA_FFI_Buffer *tau = hlt_cpu_arg(c, 6);
   if (tau->rank < 1 || tau->dims[tau->rank - 1] != k)
@@ -174,9 +184,7 @@ XLA_FFI_Error *hlt_cpu_legacy_orgqr(CpuCall *c) {
 XLA_FFI_Error *hlt_cpu_legacy_potrf(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 4, 4, 2, "(lower, b, n, a) -> (l, info)"));
   int64_t lower, b, n;
-  CPU_TRY(desc(c, 0, "lower", &lower));
-  CPU_TRY(desc(c, 1, "b", &b));
-  CPU_TRY(desc(c, 2, "n", &n));
+  CPU_TRY(descs(c, "lower, b, n", &lower, &b, &n));
   CPU_TRY(agree(c, 3, b, n, n));
   Sub s;
   sub_init(&s, c->f);
@@ -195,12 +203,7 @@ XLA_FFI_Error *hlt_cpu_legacy_gesdd(CpuCall *c) {
                           : "(full_matrices, compute_uv, b, m, n, lwork, a) -> (a_out, s, u, "
                             "vt, info, iwork, work)"));
   int64_t full, uv, b, m, n, lwork;
-  CPU_TRY(desc(c, 0, "full_matrices", &full));
-  CPU_TRY(desc(c, 1, "compute_uv", &uv));
-  CPU_TRY(desc(c, 2, "b", &b));
-  CPU_TRY(desc(c, 3, "m", &m));
-  CPU_TRY(desc(c, 4, "n", &n));
-  CPU_TRY(desc(c, 5, "lwork", &lwork));
+  CPU_TRY(descs(c, "full_matrices, compute_uv, b, m, n, lwork", &full, &uv, &b, &m, &n, &lwork));
   CPU_TRY(agree(c, 6, b, m, n));
   Sub s;
   sub_init(&s, c->f);
@@ -219,9 +222,7 @@ XLA_FFI_Error *hlt_cpu_legacy_syevd(CpuCall *c) {
                           ? "(lower, b, n, a) -> (v, w, info, work, rwork, iwork)"
                           : "(lower, b, n, a) -> (v, w, info, work, iwork)"));
   int64_t lower, b, n;
-  CPU_TRY(desc(c, 0, "lower", &lower));
-  CPU_TRY(desc(c, 1, "b", &b));
-  CPU_TRY(desc(c, 2, "n", &n));
+  CPU_TRY(descs(c, "lower, b, n", &lower, &b, &n));
   CPU_TRY(agree(c, 3, b, n, n));
   Sub s;
   sub_init(&s, c->f);
@@ -242,10 +243,7 @@ XLA_FFI_Error *hlt_cpu_legacy_geev(CpuCall *c) {
                           : "(b, n, jobvl, jobvr, a) -> (a_work, vl_work, vr_work, wr, wi, vl, "
                             "vr, info)"));
   int64_t b, n, jl, jr;
-  CPU_TRY(desc(c, 0, "b", &b));
-  CPU_TRY(desc(c, 1, "n", &n));
-  CPU_TRY(desc(c, 2, "jobvl", &jl));
-  CPU_TRY(desc(c, 3, "jobvr", &jr));
+  CPU_TRY(descs(c, "b, n, jobvl, jobvr", &b, &n, &jl, &jr));
   CPU_TRY(agree(c, 4, b, n, n));
   Sub s;
   sub_init(&s, c->f);
@@ -265,10 +263,7 @@ XLA_FFI_Error *hlt_cpu_legacy_gees(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 5, 5, 6, cx ? "(b, n, jobvs, sort, a) -> (t, rwork, w, vs, sdim, info)"
                                        : "(b, n, jobvs, sort, a) -> (t, wr, wi, vs, sdim, info)"));
   int64_t b, n, jobvs, sort;
-  CPU_TRY(desc(c, 0, "b", &b));
-  CPU_TRY(desc(c, 1, "n", &n));
-  CPU_TRY(desc(c, 2, "jobvs", &jobvs));
-  CPU_TRY(desc(c, 3, "sort", &sort));
+  CPU_TRY(descs(c, "b, n, jobvs, sort", &b, &n, &jobvs, &sort));
   CPU_TRY(agree(c, 4, b, n, n));
   Sub s;
   sub_init(&s, c->f);
@@ -285,12 +280,7 @@ XLA_FFI_Error *hlt_cpu_legacy_gees(CpuCall *c) {
 XLA_FFI_Error *hlt_cpu_legacy_gehrd(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 7, 7, 4, "(n, ilo, ihi, lda, b, lwork, a) -> (a_out, tau, info, work)"));
   int64_t n, ilo, ihi, lda, b, lwork;
-  CPU_TRY(desc(c, 0, "n", &n));
-  CPU_TRY(desc(c, 1, "ilo", &ilo));
-  CPU_TRY(desc(c, 2, "ihi", &ihi));
-  CPU_TRY(desc(c, 3, "lda", &lda));
-  CPU_TRY(desc(c, 4, "b", &b));
-  CPU_TRY(desc(c, 5, "lwork", &lwork));
+  CPU_TRY(descs(c, "n, ilo, ihi, lda, b, lwork", &n, &ilo, &ihi, &lda, &b, &lwork));
   CPU_TRY(agree(c, 6, b, lda, n));
   Sub s;
   sub_init(&s, c->f);
@@ -307,11 +297,7 @@ XLA_FFI_Error *hlt_cpu_legacy_gehrd(CpuCall *c) {
 XLA_FFI_Error *hlt_cpu_legacy_sytrd(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 6, 6, 6, "(n, lower, lda, b, lwork, a) -> (a_out, d, e, tau, info, work)"));
   int64_t n, lower, lda, b, lwork;
-  CPU_TRY(desc(c, 0, "n", &n));
-  CPU_TRY(desc(c, 1, "lower", &lower));
-  CPU_TRY(desc(c, 2, "lda", &lda));
-  CPU_TRY(desc(c, 3, "b", &b));
-  CPU_TRY(desc(c, 4, "lwork", &lwork));
+  CPU_TRY(descs(c, "n, lower, lda, b, lwork", &n, &lower, &lda, &b, &lwork));
   CPU_TRY(agree(c, 5, b, lda, n));
   Sub s;
   sub_init(&s, c->f);
@@ -328,13 +314,8 @@ XLA_FFI_Error *hlt_cpu_legacy_trsm(CpuCall *c) {
   CPU_TRY(hlt_cpu_arity(c, 10, 10, 1,
                         "(left_side, lower, trans_a, unit_diagonal, m, n, batch, alpha, a, b) -> (x)"));
   int64_t left, lower, trans, unit, m, n, batch;
-  CPU_TRY(desc(c, 0, "left_side", &left));
-  CPU_TRY(desc(c, 1, "lower", &lower));
-  CPU_TRY(desc(c, 2, "trans_a", &trans));
-  CPU_TRY(desc(c, 3, "unit_diagonal", &unit));
-  CPU_TRY(desc(c, 4, "m", &m));
-  CPU_TRY(desc(c, 5, "n", &n));
-  CPU_TRY(desc(c, 6, "batch", &batch));
+  CPU_TRY(descs(c, "left_side, lower, trans_a, unit_diagonal, m, n, batch",
+                    &left, &lower, &trans, &unit, &m, &n, &batch));
   CPU_TRY(agree(c, 9, batch, m, n));
   if (trans < 0 || trans > 2)
     return hlt_cpu_fail(c, XLA_FFI_Error_Code_INVALID_ARGUMENT,
