@@ -3,8 +3,10 @@
  * fuse_chain.h for what a chain is and why its bits are the unfused ones).
  *
  * A task is one block of rows of one batch element: D1's rows into a
- * scratch block (the GEMM on the calling thread), G's tile program over the
- * block in place, then D2's rows of the block straight into the result.
+ * scratch block (the GEMM on the calling thread; rounded into a 16-bit
+ * block for a bf16/f16 D1), G's tile program over the block (in place, or
+ * into the other block when its type differs), then D2's rows of the block
+ * straight into the result (through an f32 block for a bf16/f16 one).
  * Blocks are up to 1 MiB of D1's rows, so the block and the operands it
  * reads stay in the L2 or L3 cache. Tasks are spread over the executor's threads.
  * Not here: finding row groups (fuse.c), running tile programs
@@ -62,6 +64,15 @@ static bool consumes_rows(const HloInstr *d1, const HloInstr *r, const HloInstr 
          listed_in_order(&dn->lhs_contracting, 1, rank - 1);
 }
 
+/* Types a chain's values may have: the f32 GEMM's, or bf16/f16 rounded
+ * once from it (as the unfused dot and group store them). */
+static bool chain_type(HloDtype t) { return t == HLO_F32 || t == HLO_BF16 || t == HLO_F16; }
+
+/* Does a dot with result type to read an lhs of type from as it is (f32,
+ * or bf16/f16 widened exactly)? Otherwise the unfused dot rounds it to `to`
+ * first (kernels/dot.c), which a chain's block would have to copy. */
+static bool exact_lhs(HloDtype from, HloDtype to) { return from == to || to == HLO_F32; }
+
 /* Input number of slot s in g, read over g's full shape, or -1. */
 static int32_t full_input(const HliFused *g, int32_t s) {
   for (int32_t k = 0; k < g->ninputs; k++)
@@ -99,7 +110,8 @@ int hli_chain_plan(HliExec *x, const HloComputation *c, const bool *live, const 
     const HloInstr *r = d2->ops[0];
     const HliFused *g = fu->group[r->index];
     if (!g || !g->row_len || r->index == root || readers[r->index] != 1 || pinned[r->index] ||
-        r->ncontrol || r->shape.dtype != HLO_F32 || g->ninputs > MAX_GROUP_INPUTS)
+        r->ncontrol || !chain_type(r->shape.dtype) || g->ninputs > MAX_GROUP_INPUTS ||
+        !exact_lhs(r->shape.dtype, d2->shape.dtype))
       continue;
     /* D1: a dot among g's inputs whose rows are g's rows. */
     const HloInstr *d1 = NULL;
@@ -142,10 +154,18 @@ typedef struct Job {
   const HlkGemm *g1, *g2;   /* the whole D1 and D2 (D2's lhs unset) */
   const char *gin[MAX_GROUP_INPUTS];   /* g's input data; the local one per task */
   size_t gies[MAX_GROUP_INPUTS];
-  float *out;
+  HloDtype t1, tr, t2;      /* the result types of D1, g and D2 */
+  char *out;
   int64_t mb, nblk;         /* rows per block, blocks per batch element */
   int failed;
 } Job;
+
+static bool narrow(HloDtype t) { return t != HLO_F32; }
+
+/* The GEMM's source format for a block of type t. */
+static uint8_t src_of(HloDtype t) {
+  return t == HLO_BF16 ? HLK_SRC_BF16 : t == HLO_F16 ? HLK_SRC_F16 : HLK_SRC_NATIVE;
+}
 
 /* Element size of a GEMM operand of format src. */
 static size_t src_size(int src) { return src == HLK_SRC_NATIVE ? 4 : 2; }
@@ -157,46 +177,79 @@ static const void *batch_at(const void *p, const int64_t *boff, int64_t bs, int 
   return (const char *)p + (size_t)((boff ? boff[bi] : bi * bs) + off) * src_size(src);
 }
 
+/* A task's blocks: D1's f32 rows (wide), their bf16/f16 rounding or g's
+ * narrow result (half), and D2's f32 rows before they are rounded (res).
+ * g runs in place when its result has D1's type, else from one block into
+ * the other (both are free by then). */
+typedef struct Blocks { float *wide; uint16_t *half; float *res; } Blocks;
+
+static void *block_alloc(size_t bytes) { return aligned_alloc(64, (bytes + 63) & ~(size_t)63); }
+
+static bool blocks_alloc(const Job *j, Blocks *b) {
+  int64_t rows = j->mb, n1 = j->g1->n, n2 = j->g2->n;
+  b->wide = block_alloc((size_t)(rows * n1) * sizeof(float));
+  b->half = narrow(j->t1) || narrow(j->tr) ? block_alloc((size_t)(rows * n1) * 2) : NULL;
+  b->res = narrow(j->t2) ? block_alloc((size_t)(rows * n2) * sizeof(float)) : NULL;
+  return b->wide && (b->half || !(narrow(j->t1) || narrow(j->tr))) && (b->res || !narrow(j->t2));
+}
+
+static void blocks_free(Blocks *b) {
+  free(b->wide);
+  free(b->half);
+  free(b->res);
+}
+
 static void chain_tasks(void *arg, int64_t lo, int64_t hi) {
   Job *j = arg;
   const HlkGemm *g1 = j->g1, *g2 = j->g2;
-  int64_t n1 = g1->n, m = g1->m;
-  float *blk = aligned_alloc(64, ((size_t)(j->mb * n1) * sizeof(float) + 63) & ~(size_t)63);
-  if (!blk) { __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED); return; }
+  int64_t n1 = g1->n, n2 = g2->n, m = g1->m;
+  Blocks bl;
+  if (!blocks_alloc(j, &bl)) {
+    blocks_free(&bl);
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
   const char *gin[MAX_GROUP_INPUTS];
   memcpy(gin, j->gin, sizeof gin);
-  gin[j->ch->local] = (const char *)blk;
+  gin[j->ch->local] = narrow(j->t1) ? (const char *)bl.half : (const char *)bl.wide;
+  char *gout = narrow(j->tr) ? (char *)bl.half : (char *)bl.wide;
+  size_t oes = narrow(j->tr) ? 2 : sizeof(float), es2 = hlc_dtype_size(j->t2);
   for (int64_t t = lo; t < hi; t++) {
     int64_t bi = t / j->nblk, r0 = t % j->nblk * j->mb, rows = m - r0 < j->mb ? m - r0 : j->mb;
-    HlkGemm a = *g1;   /* D1's rows [r0, r0 + rows) of batch element bi into blk */
+    HlkGemm a = *g1;   /* D1's rows [r0, r0 + rows) of batch element bi */
     a.batch = 1;
     a.m = rows;
     a.a = batch_at(g1->a, g1->a_boff, g1->a_bs, g1->a_src, bi, r0 * g1->a_rs);
     a.b = batch_at(g1->b, g1->b_boff, g1->b_bs, g1->b_src, bi, 0);
     a.a_boff = a.b_boff = NULL;
-    a.c = blk;
+    a.c = bl.wide;
     a.c_bs = 0;
     a.ldc = n1;
-    HlkGemm b = *g2;   /* D2's rows of the block from blk */
+    HlkGemm b = *g2;   /* D2's rows of the block, from g's result */
     b.batch = 1;
     b.m = rows;
-    b.a = blk;
+    b.a = gout;
     b.a_rs = n1;
     b.a_cs = 1;
-    b.a_src = HLK_SRC_NATIVE;
+    b.a_src = src_of(j->tr);
     b.b = batch_at(g2->b, g2->b_boff, g2->b_bs, g2->b_src, bi, 0);
     b.a_boff = b.b_boff = NULL;
-    b.c = j->out + (bi * m + r0) * g2->n;
+    char *res = j->out + (size_t)((bi * m + r0) * n2) * es2;
+    b.c = narrow(j->t2) ? (void *)bl.res : (void *)res;
     b.c_bs = 0;
-    if (hlk_gemm_f32(NULL, &a) != 0 ||
-        hli_fused_run_rows(j->ch->g, gin, j->gies, j->ch->local, (char *)blk, sizeof(float),
-                           bi * m + r0, bi * m + r0 + rows) != 0 ||
-        hlk_gemm_f32(NULL, &b) != 0) {
-      __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
-      break;
-    }
+    if (hlk_gemm_f32(NULL, &a) != 0) goto fail;
+    if (narrow(j->t1)) hlk_store_ctype(j->t1, bl.wide, rows * n1, bl.half);
+    if (hli_fused_run_rows(j->ch->g, gin, j->gies, j->ch->local, gout, oes, bi * m + r0,
+                           bi * m + r0 + rows) != 0 ||
+        hlk_gemm_f32(NULL, &b) != 0)
+      goto fail;
+    if (narrow(j->t2)) hlk_store_ctype(j->t2, bl.res, rows * n2, res);
   }
-  free(blk);
+  blocks_free(&bl);
+  return;
+fail:
+  __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+  blocks_free(&bl);
 }
 
 /* Rows per block: HLORUN_CHAIN_ROWS if set (tests: odd blocks), else
@@ -222,11 +275,12 @@ int hli_chain_run(HliExec *x, const HliChain *ch, HliValue *const *in, HliValue 
     goto done;
   }
   if (out->nelem == 0) { rc = 0; goto done; }
-  Job j = {.ch = ch, .g1 = &d1.g, .g2 = &d2.g, .out = out->data};
+  Job j = {.ch = ch, .g1 = &d1.g, .g2 = &d2.g, .out = out->data, .t1 = ch->d1->shape.dtype,
+           .tr = g->root->shape.dtype, .t2 = out->dtype};
   for (int32_t k = 0, at = 2; k < g->ninputs; k++) {
     const HliValue *v = k == ch->local ? NULL : in[at++];
     j.gin[k] = v ? v->data : NULL;
-    j.gies[k] = k == ch->local ? sizeof(float) : hlc_dtype_size(v->dtype);
+    j.gies[k] = hlc_dtype_size(v ? v->dtype : j.t1);
   }
   j.mb = block_rows(d1.g.m, d1.g.n);
   j.nblk = (d1.g.m + j.mb - 1) / j.mb;
@@ -234,8 +288,9 @@ int hli_chain_run(HliExec *x, const HliChain *ch, HliValue *const *in, HliValue 
   if (workers > tasks) workers = tasks;
   /* Each worker's block and tile registers count against the memory limit
    * (the GEMM panels are the threads' cached ones, as for a dot). */
-  size_t reserve = ((size_t)(j.mb * d1.g.n) * sizeof(float) + hli_fused_rows_scratch(g)) *
-                   (size_t)workers;
+  size_t blocks = (size_t)(j.mb * d1.g.n) * (sizeof(float) + (narrow(j.t1) || narrow(j.tr) ? 2 : 0)) +
+                  (narrow(j.t2) ? (size_t)(j.mb * d2.g.n) * sizeof(float) : 0);
+  size_t reserve = (blocks + hli_fused_rows_scratch(g)) * (size_t)workers;
   if (hli_scratch_reserve(x, ch->d2, reserve) != 0) goto done;
   hli_parallel_for(x, tasks, 1, chain_tasks, &j);
   hli_scratch_unreserve(x, reserve);

@@ -11,10 +11,14 @@
  * 64 MiB each); chained, each block of rows of them lives in the cache:
  * D1's rows of the block (the GEMM), G over those rows, then D2's rows.
  *
+ * D1, G and D2 may each have an f32, bf16 or f16 result (a bf16 attention):
+ * a narrow D1 or D2 block is rounded once from the f32 GEMM, as the unfused
+ * dot stores it, and G reads and writes its blocks in their own types.
+ *
  * Bits: every row of D1 and D2 is the same GEMM sum as unfused (its order
- * depends on the contraction length alone, gemm.h), and G's rows are run by
- * G's own tile program, so results are bit-identical to the unfused run
- * (tests/fusion-diff.sh checks it).
+ * depends on the contraction length alone, gemm.h), rounded the same way,
+ * and G's rows are run by G's own tile program, so results are
+ * bit-identical to the unfused run (tests/fusion-diff.sh checks it).
  * Not here: finding row groups (fuse.c), the GEMM (kernels/gemm.c). */
 #ifndef HLORUN_INTERP_FUSE_CHAIN_H
 #define HLORUN_INTERP_FUSE_CHAIN_H

@@ -915,6 +915,48 @@ START_TEST(dot_chain_attention_by_hand) {
 }
 END_TEST
 
+START_TEST(dot_chain_bf16_by_hand) {
+  /* A bf16 attention: scores q.k^T rounded to bf16 (row 0: 1 + 2^-8, a tie,
+   * rounds to even 1; and 1), softmax in f32 over the converted scores
+   * (1/2 each in both rows), probabilities converted to bf16 (0.5 exactly),
+   * then probs.v rounded to bf16: 0.5 * 256 + 0.5 * 1 = 128.5, a tie, rounds
+   * to even 128; 0.5 * 3 + 0.5 * 4 = 3.5 exactly. */
+  char text[4096];
+  snprintf(text, sizeof text,
+           "HloModule t\n%s"
+           "ENTRY main {\n"
+           "  q = bf16[2,2] constant({{1, 1}, {0, 0}})\n"
+           "  k = bf16[2,2] constant({{1, 0.00390625}, {1, 0}})\n"
+           "  v = bf16[2,2] constant({{256, 3}, {1, 4}})\n"
+           "  s = bf16[2,2] dot(q, k), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"
+           "  sg = f32[2,2] convert(s)\n"
+           "  c = f32[] constant(0.125)\n  cb = f32[2,2] broadcast(c), dimensions={}\n"
+           "  x = f32[2,2] multiply(sg, cb)\n"
+           "  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)\n"
+           "  mx = f32[2] reduce(x, ninf), dimensions={1}, to_apply=max\n"
+           "  mxb = f32[2,2] broadcast(mx), dimensions={0}\n"
+           "  sh = f32[2,2] subtract(x, mxb)\n  e = f32[2,2] exponential(sh)\n"
+           "  sm = f32[2] reduce(e, zero), dimensions={1}, to_apply=add\n"
+           "  smb = f32[2,2] broadcast(sm), dimensions={0}\n"
+           "  p = f32[2,2] divide(e, smb)\n"
+           "  pc = bf16[2,2] convert(p)\n"
+           "  ROOT o = bf16[2,2] dot(pc, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+           "}\n",
+           ADD_MAX);
+  const char *want = "bf16[2,2] {{128, 3.5}, {128, 3.5}}";
+  for (int threads = 1; threads <= 2; threads++) {
+    int chains = 0;
+    char *t = run_chains(text, threads, &chains);
+    ck_assert_str_eq(t, want);
+    ck_assert_int_eq(chains, 1);
+    hlo_free(t);
+  }
+  char *plain = run_text(text, false, 1);   /* unfused: the same */
+  ck_assert_str_eq(plain, want);
+  hlo_free(plain);
+}
+END_TEST
+
 START_TEST(dot_chain_not_formed_when_a_value_escapes) {
   /* The scores are also a result: the dots run alone (no chain), and the
    * values are the same: scores {2, 0} and {0, 0}... row softmax, times v. */
@@ -972,6 +1014,7 @@ int main(void) {
   tcase_add_test(tc, iota_fused_causal_softmax_by_hand);
   tcase_add_test(tc, iota_fused_element_types_by_hand);
   tcase_add_test(tc, dot_chain_attention_by_hand);
+  tcase_add_test(tc, dot_chain_bf16_by_hand);
   tcase_add_test(tc, dot_chain_not_formed_when_a_value_escapes);
   suite_add_tcase(s, tc);
   return tl_main(s);

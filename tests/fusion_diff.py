@@ -97,9 +97,10 @@ def chain_module(seed):
     """A dot, a row group over its result (softmax-like, then random row
     steps) and a second dot contracting the group's rows: the chain hlorun
     runs a block of rows at a time (interp/fuse_chain.c). Operand dims come
-    in random orders, sizes include 1 (chains that do not apply), and some
-    modules miss the pattern on purpose (the first dot or the group's result
-    also used elsewhere, the second dot contracting another dim)."""
+    in random orders, sizes include 1 (chains that do not apply), values
+    f32, bf16 or f16 at each step, and some modules miss the pattern on
+    purpose (the first dot or the group's result also used elsewhere, the
+    second dot contracting another dim)."""
     r = random.Random(seed)
     nb = r.choice([0, 1, 1, 2])
     bdims = [r.choice([1, 2, 3]) for _ in range(nb)]
@@ -110,6 +111,15 @@ def chain_module(seed):
     if miss == 'contract_m':
         n = m   # the second dot contracts the rows' other dim
     dt = r.choice(['f32', 'f32', 'bf16'])
+    # The chain's types, drawn apart (the shapes stay those of the seed):
+    # D1's result sdt, the group computing in gdt (converted from sdt, or in
+    # sdt itself with reducers of that type), D2's lhs pdt, result odt, rhs cdt.
+    t = random.Random(seed * 7919 + 1)
+    sdt = t.choice(['f32', 'f32', 'bf16', 'f16'])
+    gdt = sdt if sdt == 'f32' or t.random() < 0.5 else 'f32'
+    pdt = t.choice([gdt, gdt, 'bf16' if gdt == 'f32' else 'f32'])
+    odt, cdt = t.choice(['f32', pdt, 'bf16']), t.choice(['f32', 'bf16'])
+    red = lambda name: name if gdt == 'f32' else '%s_%s' % (name, gdt)
 
     def operand(roles):
         """An operand holding (name, size) roles in a random dim order."""
@@ -125,19 +135,24 @@ def chain_module(seed):
     ad, apos = operand([('b%d' % i, s) for i, s in enumerate(bdims)] + [('m', m), ('k', k)])
     bd, bpos = operand([('b%d' % i, s) for i, s in enumerate(bdims)] + [('k', k), ('n', n)])
     cd, cpos = operand([('b%d' % i, s) for i, s in enumerate(bdims)] + [('n', n), ('n2', n2)])
-    full = 'f32[%s]' % lst(bdims + [m, n])
-    row = 'f32[%s]' % lst(bdims + [m])
+    full = '%s[%s]' % (gdt, lst(bdims + [m, n]))
+    full_s = '%s[%s]' % (sdt, lst(bdims + [m, n]))
+    row = '%s[%s]' % (gdt, lst(bdims + [m]))
     rdims = lst(range(nb + 1))
     bl = lst(apos['b%d' % i] for i in range(nb))
     lines = ['a = %s[%s] parameter(0)' % (dt, lst(ad)), 'b = %s[%s] parameter(1)' % (dt, lst(bd)),
-             'c = f32[%s] parameter(2)' % lst(cd),
+             'c = %s[%s] parameter(2)' % (cdt, lst(cd)),
              's = %s dot(a, b), lhs_batch_dims={%s}, lhs_contracting_dims={%d}, '
              'rhs_batch_dims={%s}, rhs_contracting_dims={%d}'
-             % (full, bl, apos['k'], lst(bpos['b%d' % i] for i in range(nb)), bpos['k']),
-             'z = f32[] constant(0)', 'ninf = f32[] constant(-inf)',
-             'scale = f32[] constant(0.125)', 'sb = %s broadcast(scale), dimensions={}' % full,
-             'x = %s multiply(s, sb)' % full,
-             'mx = %s reduce(x, ninf), dimensions={%d}, to_apply=max' % (row, nb + 1),
+             % (full_s, bl, apos['k'], lst(bpos['b%d' % i] for i in range(nb)), bpos['k'])]
+    src = 's'
+    if gdt != sdt:
+        lines.append('sg = %s convert(s)' % full)
+        src = 'sg'
+    lines += ['z = %s[] constant(0)' % gdt, 'ninf = %s[] constant(-inf)' % gdt,
+              'scale = %s[] constant(0.125)' % gdt, 'sb = %s broadcast(scale), dimensions={}' % full,
+              'x = %s multiply(%s, sb)' % (full, src),
+              'mx = %s reduce(x, ninf), dimensions={%d}, to_apply=%s' % (row, nb + 1, red('max')),
              'mxb = %s broadcast(mx), dimensions={%s}' % (full, rdims),
              'sh = %s subtract(x, mxb)' % full, 'e = %s exponential(sh)' % full]
     last = 'e'
@@ -147,30 +162,42 @@ def chain_module(seed):
         if op == 'tanh':
             lines.append('%s = %s tanh(%s)' % (v, full, last))
         elif op == 'rowsum':
-            lines.append('%s_s = %s reduce(%s, z), dimensions={%d}, to_apply=add'
-                         % (v, row, last, nb + 1))
+            lines.append('%s_s = %s reduce(%s, z), dimensions={%d}, to_apply=%s'
+                         % (v, row, last, nb + 1, red('add')))
             lines.append('%s_b = %s broadcast(%s_s), dimensions={%s}' % (v, full, v, rdims))
             lines.append('%s = %s divide(%s, %s_b)' % (v, full, last, v))
         else:
-            lines.append('%s = %s %s(%s, %s)' % (v, full, op, last, r.choice(['x', 'e', 's'])))
+            other = r.choice(['x', 'e', 's'])
+            lines.append('%s = %s %s(%s, %s)' % (v, full, op, last, src if other == 's' else other))
         last = v
-    lines.append('sm = %s reduce(%s, z), dimensions={%d}, to_apply=add' % (row, last, nb + 1))
+    lines.append('sm = %s reduce(%s, z), dimensions={%d}, to_apply=%s'
+                 % (row, last, nb + 1, red('add')))
     lines.append('smb = %s broadcast(sm), dimensions={%s}' % (full, rdims))
     lines.append('p = %s divide(%s, smb)' % (full, last))
+    pv, full_p = 'p', full
+    if pdt != gdt:
+        full_p = '%s[%s]' % (pdt, lst(bdims + [m, n]))
+        lines.append('pc = %s convert(p)' % full_p)
+        pv = 'pc'
     cb = lst(cpos['b%d' % i] for i in range(nb))
     contract = nb if miss == 'contract_m' else nb + 1
-    lines.append('o = f32[%s] dot(p, c), lhs_batch_dims={%s}, lhs_contracting_dims={%d}, '
+    full_o = '%s[%s]' % (odt, lst(bdims + [m if miss != 'contract_m' else n, n2]))
+    lines.append('o = %s dot(%s, c), lhs_batch_dims={%s}, lhs_contracting_dims={%d}, '
                  'rhs_batch_dims={%s}, rhs_contracting_dims={%d}'
-                 % (lst(bdims + [m if miss != 'contract_m' else n, n2]), lst(range(nb)), contract,
-                    cb, cpos['n']))
-    outs = ['o'] + {'d1_out': ['s'], 'g_out': ['p']}.get(miss, [])
-    types = ', '.join({'o': 'f32[%s]' % lst(bdims + [m, n2]), 's': full, 'p': full}[o]
-                      for o in outs)
+                 % (full_o, pv, lst(range(nb)), contract, cb, cpos['n']))
+    outs = ['o'] + {'d1_out': ['s'], 'g_out': [pv]}.get(miss, [])
+    types = ', '.join({'o': full_o, 's': full_s, pv: full_p}[o] for o in outs)
     lines.append('ROOT t = (%s) tuple(%s)' % (types, ', '.join(outs)))
-    comps = ''.join('%s {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n'
-                    '  ROOT c = f32[] %s(a, b)\n}\n' % (nm, op) for nm, op in REDUCERS)
+    comps = ''.join('%s%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n'
+                    '  ROOT c = %s[] %s(a, b)\n}\n'
+                    % (nm, '' if ty == 'f32' else '_' + ty, ty, ty, ty, op)
+                    for nm, op in REDUCERS for ty in ('f32', 'bf16', 'f16'))
     text = 'HloModule chain_diff\n' + comps + 'ENTRY main {\n  ' + '\n  '.join(lines) + '\n}\n'
-    return text, miss is None and min(m, n, n2) >= 2
+    # A chain needs the row group (reductions in f32: narrow reducers round
+    # each step and stay unfused) and D2 reading its lhs as it is (the
+    # unfused dot rounds an lhs of another type to a narrow result's first).
+    chain = miss is None and min(m, n, n2) >= 2 and gdt == 'f32' and odt in (pdt, 'f32')
+    return text, chain
 
 
 def dot_chains(hlorun, path):

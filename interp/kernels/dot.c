@@ -353,8 +353,9 @@ int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
 /* ---- The product as a GEMM, for kernels that run parts of it ---------- */
 
 bool hlk_dot_gemm_f32_applies(const HloInstr *ins) {
-  if (ins->op != HLO_OP_DOT || ins->nops != 2 || ins->shape.dtype != HLO_F32 ||
-      hlk_dot_check(NULL, ins) != 0)
+  HloDtype to = ins->shape.dtype;
+  if (ins->op != HLO_OP_DOT || ins->nops != 2 ||
+      (to != HLO_F32 && to != HLO_BF16 && to != HLO_F16) || hlk_dot_check(NULL, ins) != 0)
     return false;
   const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape;
   Product p;
@@ -377,10 +378,13 @@ int hlk_dot_gemm(HliExec *x, const HloInstr *ins, const HliValue *lhs, const Hli
   product_of(&ins->dot, ls->rank, ls->dims, rs->rank, rs->dims, &p);
   const Roles l = p.l, r = p.r;
   View a = {0}, b = {0};
-  if (lhs && make_view(x, ins, lhs, HLO_F32, l.batch, l.nbatch, l.free, l.nfree, l.contract,
+  /* The operands as the unfused dot sees them: converted to a bf16/f16
+   * result's type first where that rounds them (make_view). */
+  HloDtype to = ins->shape.dtype;
+  if (lhs && make_view(x, ins, lhs, to, l.batch, l.nbatch, l.free, l.nfree, l.contract,
                        l.ncontract, true, 0, &a))
     return -1;
-  if (rhs && make_view(x, ins, rhs, HLO_F32, r.batch, r.nbatch, r.contract, r.ncontract, r.free,
+  if (rhs && make_view(x, ins, rhs, to, r.batch, r.nbatch, r.contract, r.ncontract, r.free,
                        r.nfree, true, 0, &b)) {
     hli_scratch_free(x, a.owned);
     free(a.boff);

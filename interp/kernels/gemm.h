@@ -231,8 +231,9 @@ typedef struct HlkDotGemm {
   HlkGemm g;        /* dims, operand views, C as [batch][m][n] (c unset) */
   void *owned[2];   /* converted or permuted operand copies, or NULL */
 } HlkDotGemm;
-/* Plan time: an f32 dot of f32/bf16/f16 operands whose kernel runs the
- * GEMM (not the one-row or one-column loops of gemv.c). */
+/* Plan time: a dot of f32/bf16/f16 operands whose kernel runs the f32 GEMM
+ * (not the one-row or one-column loops of gemv.c), with an f32 result or a
+ * bf16/f16 one rounded once from the GEMM's (hlk_store_ctype). */
 bool hlk_dot_gemm_f32_applies(const HloInstr *ins);
 /* The product of dot ins on these operand values (lhs or rhs may be NULL:
  * that side's view is left unset, for an operand the caller supplies). 0,
