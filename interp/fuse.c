@@ -19,7 +19,9 @@
  * of k rows) or in the row space (k elements, one per row), so a row is
  * read from memory once and its reductions and broadcasts happen in cache.
  * A row reduction folds each row with the reduce kernel's own fold loops
- * (one init, one run over the row), so its bits are the unfused kernel's.
+ * (one init, one run over the row), so its bits are the unfused kernel's;
+ * bf16/f16 rows, held as f32 in registers, with the same steps on f32
+ * (hlk_fold_widened) and one rounding, as the narrow fold stores.
  *
  * Not here: running the programs (fuse_run.c). */
 #include "interp/fuse_prog.h"
@@ -88,16 +90,19 @@ static int32_t row_reduce_split(const HloInstr *ins) {
   return p;
 }
 
-/* The typed fold of a single-input reduce over rows, or NULL. Narrow floats
- * are excluded: registers hold them as f32, the folds read them raw. */
+/* The typed fold of a single-input reduce over rows, or NULL. Registers
+ * hold bf16/f16 values as f32: theirs is the widened fold (the narrow one's
+ * steps on f32, rounded once by the program); other narrow floats have no
+ * folds. */
 static const HlkFold *row_fold(const HloInstr *ins) {
   if (ins->nops != 2 || row_reduce_split(ins) < 0) return NULL;
   HloDtype t = ins->ops[0]->shape.dtype;
-  if (ins->shape.dtype != t || hlk_is_narrow_float(t) || ins->ops[1]->shape.dtype != t) return NULL;
+  if (ins->shape.dtype != t || ins->ops[1]->shape.dtype != t) return NULL;
   const HloComputation *comp = hlk_called(ins, HLO_CALL_TO_APPLY);
   if (!comp) return NULL;
   HliBinop op = hlk_match_reducer(comp);
-  return op == HLI_BINOP_NONE ? NULL : hlk_fold(op, t, true);
+  if (op == HLI_BINOP_NONE) return NULL;
+  return hlk_is_narrow_float(t) ? hlk_fold_widened(op, t) : hlk_fold(op, t, true);
 }
 
 static Kind classify(const HloInstr *ins) {

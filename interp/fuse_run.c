@@ -101,11 +101,18 @@ static void round_narrow(HloDtype t, float *d, void *tmp, int64_t m) {
 typedef struct Tile { int64_t lo[3], m[3]; } Tile;
 
 /* A row-space register value (dst) = the fold of each of the tile's rows in
- * src, as the reduce kernel folds a row (init, one run, store). */
+ * src, as the reduce kernel folds a row (init, one run, store). A narrow
+ * type's rows and dst are f32 registers, its init the raw scalar: widened
+ * here (the caller rounds dst once). */
 static void row_reduce(const Fop *op, const char *src, const char *init, int64_t L, int64_t rows,
                        char *dst) {
-  size_t es = hlc_dtype_size(op->t);
+  size_t es = hli_fuse_reg_size(op->t);
   _Alignas(16) unsigned char acc[16];
+  float wide_init;
+  if (op->narrow) {
+    hlk_narrow_to_f32(op->t, init, &wide_init, 1);
+    init = (const char *)&wide_init;
+  }
   for (int64_t r = 0; r < rows; r++) {
     op->fold->init(acc, init, 1);
     op->fold->run(acc, src + (size_t)(r * L) * es, L, 1);
@@ -173,7 +180,13 @@ static void run_op(const Job *j, const Fop *op, char *const *regs, const Scratch
     hlk_narrow_to_f32(op->t, in_at(j, op->input, op->sp, lo), (float *)d, m);
     break;
   case FOP_RRED:
-    row_reduce(op, s[0], j->in[op->input], f->row_len, t->m[SP_ROWS], d);
+    if (narrow && to_out) {   /* the f32 results, then one rounding into the output */
+      row_reduce(op, s[0], j->in[op->input], f->row_len, m, scr_b);
+      hlk_f32_to_narrow(op->ot, (const float *)scr_b, d, m);
+    } else {
+      row_reduce(op, s[0], j->in[op->input], f->row_len, m, d);
+      if (narrow) round_narrow(op->ot, (float *)d, scr_a, m);
+    }
     break;
   case FOP_RBCAST: {
     size_t es = hli_fuse_reg_size(op->ot);

@@ -836,33 +836,80 @@ END_TEST
 
 /* ---- Dot chains: a dot, the row group over it, the dot reading its rows ---- */
 
-/* Counts the events of fused dot chains (HloEvent.fused == 2). */
-static int count_chains(const HloEvent *e, void *user) {
-  if (e->fused == 2) ++*(int *)user;
+/* Counts the events of one kind of fused step (HloEvent.fused: 1 a fused
+ * group, 2 a dot chain). */
+typedef struct FusedCount { int kind, n, reduces; } FusedCount;
+static int count_fused(const HloEvent *e, void *user) {
+  FusedCount *c = user;
+  if (e->fused == c->kind) c->n++;
+  if (!e->fused && strcmp(e->opcode, "reduce") == 0) c->reduces++;   /* run on their own */
   return 0;
 }
 
-/* Result literal of a parameterless module; *chains gets how many dot
- * chains ran. */
-static char *run_chains(const char *text, int threads, int *chains) {
+/* Result literal of a parameterless module; *count gets how many fused
+ * steps of kind ran, *reduces (if not NULL) how many reduces ran unfused. */
+static char *run_fused(const char *text, int threads, int kind, int *count, int *reduces) {
   HloCtx *ctx = tl_ctx_new(threads);
   HloModule *m = NULL;
   HloExecutable *e = NULL;
   HloBuffer *r = NULL;
   ck_assert_int_eq(hlo_module_parse(ctx, text, strlen(text), "test.hlo", &m), HLO_OK);
   ck_assert_int_eq(hlo_compile(ctx, m, NULL, &e), HLO_OK);
-  *chains = 0;
-  ck_assert_int_eq(hlo_executable_set_observer(e, count_chains, chains,
+  FusedCount c = {kind, 0, 0};
+  ck_assert_int_eq(hlo_executable_set_observer(e, count_fused, &c,
                                                HLO_OBSERVE_AFTER | HLO_OBSERVE_NO_OPERANDS),
                    HLO_OK);
   if (hlo_execute(e, NULL, 0, &r) != HLO_OK) ck_abort_msg("%s", hlo_ctx_diagnostics(ctx));
   char *t = literal(ctx, r);
+  *count = c.n;
+  if (reduces) *reduces = c.reduces;
   hlo_buffer_free(r);
   hlo_executable_free(e);
   hlo_module_free(m);
   hlo_ctx_free(ctx);
   return t;
 }
+
+/* run_fused counting dot chains. */
+static char *run_chains(const char *text, int threads, int *chains) {
+  return run_fused(text, threads, 2, chains, NULL);
+}
+
+START_TEST(bf16_row_reductions_fuse) {
+  /* bf16 rows reduced inside one fused group, as the reduce kernel folds
+   * them: the maximum, and the sum accumulated wide and rounded once (row
+   * 0: 1 + 2^-8 + 2^-8 = 1 + 2^-7, where rounding each step to bf16 would
+   * stay at 1). r = x - max + sum: row 0 {1 + 2^-7, 3/256, 3/256}, row 1
+   * (max 3, sum 1.5) {-3.5, -1, 1.5}. */
+  const char *text = "HloModule t\n"
+                     "max16 {\n  a = bf16[] parameter(0)\n  b = bf16[] parameter(1)\n"
+                     "  ROOT m = bf16[] maximum(a, b)\n}\n"
+                     "add16 {\n  a = bf16[] parameter(0)\n  b = bf16[] parameter(1)\n"
+                     "  ROOT s = bf16[] add(a, b)\n}\n"
+                     "ENTRY main {\n"
+                     "  x = bf16[2,3] constant({{1, 0.00390625, 0.00390625}, {-2, 0.5, 3}})\n"
+                     "  ninf = bf16[] constant(-inf)\n  zero = bf16[] constant(0)\n"
+                     "  mx = bf16[2] reduce(x, ninf), dimensions={1}, to_apply=max16\n"
+                     "  mxb = bf16[2,3] broadcast(mx), dimensions={0}\n"
+                     "  d = bf16[2,3] subtract(x, mxb)\n"
+                     "  sm = bf16[2] reduce(x, zero), dimensions={1}, to_apply=add16\n"
+                     "  smb = bf16[2,3] broadcast(sm), dimensions={0}\n"
+                     "  ROOT r = bf16[2,3] add(d, smb)\n}\n";
+  /* (printed shortest: 1 + 2^-7 as 1.008, 3/256 as 0.01172) */
+  const char *want = "bf16[2,3] {{1.008, 0.01172, 0.01172}, {-3.5, -1, 1.5}}";
+  for (int threads = 1; threads <= 2; threads++) {
+    int groups = 0, reduces = -1;
+    char *t = run_fused(text, threads, 1, &groups, &reduces);
+    ck_assert_str_eq(t, want);
+    ck_assert_int_eq(groups, 1);
+    ck_assert_int_eq(reduces, 0);   /* both reductions inside the group */
+    hlo_free(t);
+  }
+  char *plain = run_text(text, false, 1);
+  ck_assert_str_eq(plain, want);
+  hlo_free(plain);
+}
+END_TEST
 
 START_TEST(dot_chain_attention_by_hand) {
   /* Scores q.k^T are 0 or -1000 (k's rows are unit vectors, q's entries 0
@@ -1014,6 +1061,7 @@ int main(void) {
   tcase_add_test(tc, iota_fused_causal_softmax_by_hand);
   tcase_add_test(tc, iota_fused_element_types_by_hand);
   tcase_add_test(tc, dot_chain_attention_by_hand);
+  tcase_add_test(tc, bf16_row_reductions_fuse);
   tcase_add_test(tc, dot_chain_bf16_by_hand);
   tcase_add_test(tc, dot_chain_not_formed_when_a_value_escapes);
   suite_add_tcase(s, tc);

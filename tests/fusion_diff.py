@@ -24,7 +24,7 @@ REDUCERS = [('add', 'add'), ('max', 'maximum'), ('min', 'minimum'), ('mul', 'mul
 
 def module(seed):
     r = random.Random(seed)
-    et = r.choice(['f32', 'f32', 'f64', 's32', 'bf16'])
+    et = r.choice(['f32', 'f32', 'f64', 's32', 'bf16', 'f16'])
     rows = [r.choice([1, 2, 3, 7, 64, 300])] + ([] if r.random() < 0.6 else [r.choice([2, 3])])
     cols = r.choice([1, 2, 5, 100, 1000, 2049, 5000, 17000])
     if r.random() < 0.2:   # square: a row value can also be broadcast along columns
@@ -193,10 +193,9 @@ def chain_module(seed):
                     % (nm, '' if ty == 'f32' else '_' + ty, ty, ty, ty, op)
                     for nm, op in REDUCERS for ty in ('f32', 'bf16', 'f16'))
     text = 'HloModule chain_diff\n' + comps + 'ENTRY main {\n  ' + '\n  '.join(lines) + '\n}\n'
-    # A chain needs the row group (reductions in f32: narrow reducers round
-    # each step and stay unfused) and D2 reading its lhs as it is (the
-    # unfused dot rounds an lhs of another type to a narrow result's first).
-    chain = miss is None and min(m, n, n2) >= 2 and gdt == 'f32' and odt in (pdt, 'f32')
+    # A chain needs D2 reading its lhs as it is (the unfused dot rounds an
+    # lhs of another type to a narrow result's type first).
+    chain = miss is None and min(m, n, n2) >= 2 and odt in (pdt, 'f32')
     return text, chain
 
 

@@ -181,6 +181,25 @@ FOLD_DEFINE(fold_min_bf16, uint16_t, float, hlk_bf16_to_f32, hlk_f32_to_bf16, OP
 FOLD_DEFINE(fold_wadd_f16, uint16_t, double, F16_TO_D, F16_FROM_D, OP_ADD)
 FOLD_DEFINE(fold_wadd_bf16, uint16_t, double, BF16_TO_D, BF16_FROM_D, OP_ADD)
 
+/* bf16/f16 values held widened to f32 (a fused tile's registers): the same
+ * steps as the bf16/f16 folds above on f32 input, the accumulator stored as
+ * f32 for the caller to round once to the narrow type (as the narrow store
+ * does). Maximum and minimum need no rounding: fold_max_f32, fold_min_f32. */
+FOLD_DEFINE(fold_wadd_widened, float, double, F32_TO_D, D_TO_F32, OP_ADD)
+FOLD_DEFINE(fold_mul_bf16_widened, float, float, ID, ID, BF16_MUL)
+FOLD_DEFINE(fold_mul_f16_widened, float, float, ID, ID, F16_MUL)
+
+const HlkFold *hlk_fold_widened(HliBinop op, HloDtype t) {
+  if (t != HLO_BF16 && t != HLO_F16) return NULL;
+  switch (op) {
+  case HLI_BINOP_ADD: return &fold_wadd_widened;
+  case HLI_BINOP_MUL: return t == HLO_BF16 ? &fold_mul_bf16_widened : &fold_mul_f16_widened;
+  case HLI_BINOP_MAX: return &fold_max_f32;
+  case HLI_BINOP_MIN: return &fold_min_f32;
+  default: return NULL;
+  }
+}
+
 /* f32 wide add: the bulk of real reductions. Long contiguous runs are cut
  * into blocks of 256 elements summed in 16 float lanes (a lane adds 16
  * values, so its rounding error stays near 16 ulp of the block's

@@ -59,6 +59,11 @@ typedef struct HlkFold {
  * element type (reduce-window, select-and-scatter's scatter). */
 const HlkFold *hlk_fold(HliBinop op, HloDtype t, bool wide_add);
 
+/* The fold of reducer op for bf16/f16 (t) values held widened to f32 (fused
+ * tiles): hlk_fold(op, t, true)'s steps on f32 input, its result left in f32
+ * for the caller to round once to t. NULL for other types and ops. */
+const HlkFold *hlk_fold_widened(HliBinop op, HloDtype t);
+
 /* hli_match_binop, restricted to what the folds compute exactly: the folds
  * apply op(accumulator, element), so maximum/minimum written with the
  * parameters swapped (which keep the element on ties: -0 vs +0, NaN
