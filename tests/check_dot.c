@@ -963,8 +963,8 @@ END_TEST
  * set the CPU has, 1 to 3 threads, sizes that are no multiple of any
  * tile (partial row slivers of every kernel, partial column slivers, row
  * blocks and column tiles split between threads, three shared-dim blocks),
- * f32 operands with B row-major and transposed, and bf16 operands (widened
- * exactly while packed). AVX2 and AVX-512 fuse each multiply-add; the
+ * f32 and bf16 operands (widened exactly while packed) with B row-major and
+ * transposed. AVX2 and AVX-512 fuse each multiply-add; the
  * portable kernel may or may not (the compiler's choice), but must do one
  * or the other throughout. */
 static void order_ref(const float *a, const float *b, int64_t bcs, int64_t brs, int M, int N,
@@ -1009,30 +1009,32 @@ START_TEST(t_gemm_fixed_order) {
     float *fused = malloc(sizeof(float) * (size_t)(M * N)), *plain = malloc(sizeof(float) * (size_t)(M * N));
     ck_assert(a && b && a16 && b16 && fused && plain);
     uint64_t seed = 5 + (uint64_t)sh;
-    for (int t = 0; t < 3; t++) {   /* 0: f32, B row-major; 1: f32, B transposed; 2: bf16 */
+    for (int t = 0; t < 4; t++) {   /* 0/1: f32, B row-major/transposed; 2/3: bf16, the same */
+      bool tr = t == 1 || t == 3, bf = t >= 2;
+      if (t == 3 && sh >= nshapes + 4) continue;   /* (its packing is t == 2's A path) */
       /* Values of mixed magnitude, so that the order of the sums shows. */
       for (int i = 0; i < M * K; i++)
         a[i] = (float)((double)(tl_lcg(&seed) >> 20) / 8589934592.0 - 0.5) * (i % 7 == 0 ? 1000.f : 1.f);
       for (int i = 0; i < K * N; i++)
         b[i] = (float)((double)(tl_lcg(&seed) >> 20) / 8589934592.0 - 0.5) * (i % 5 == 0 ? 1e-3f : 1.f);
-      if (t == 2) {
+      if (bf) {
         for (int i = 0; i < M * K; i++) { a[i] = bf16_round(a[i]); uint32_t u; memcpy(&u, &a[i], 4); a16[i] = (uint16_t)(u >> 16); }
         for (int i = 0; i < K * N; i++) { b[i] = bf16_round(b[i]); uint32_t u; memcpy(&u, &b[i], 4); b16[i] = (uint16_t)(u >> 16); }
       }
-      /* t == 1: the same values read as b[j][p] (rhs [N,K], contracting dim 1). */
-      int64_t brs = t == 1 ? 1 : N, bcs = t == 1 ? K : 1;
+      /* tr: the same values read as b[j][p] (rhs [N,K], contracting dim 1). */
+      int64_t brs = tr ? 1 : N, bcs = tr ? K : 1;
       order_ref(a, b, bcs, brs, M, N, K, true, fused);
       order_ref(a, b, bcs, brs, M, N, K, false, plain);
-      const char *ty = t == 2 ? "bf16" : "f32";
+      const char *ty = bf ? "bf16" : "f32";
       char text[512];
       snprintf(text, sizeof text,
                "HloModule m\nENTRY e {\n  a = %s[%d,%d] parameter(0)\n  b = %s[%d,%d] parameter(1)\n"
                "  ROOT d = f32[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={%d}\n}\n",
-               ty, M, K, ty, t == 1 ? N : K, t == 1 ? K : N, M, N, t == 1 ? 1 : 0);
-      HloElementType et = t == 2 ? HLO_TYPE_BF16 : HLO_TYPE_F32;
+               ty, M, K, ty, tr ? N : K, tr ? K : N, M, N, tr ? 1 : 0);
+      HloElementType et = bf ? HLO_TYPE_BF16 : HLO_TYPE_F32;
       const TlArray in[2] = {
-          {et, 2, (int64_t[]){M, K}, t == 2 ? (const void *)a16 : (const void *)a},
-          {et, 2, t == 1 ? (int64_t[]){N, K} : (int64_t[]){K, N}, t == 2 ? (const void *)b16 : (const void *)b}};
+          {et, 2, (int64_t[]){M, K}, bf ? (const void *)a16 : (const void *)a},
+          {et, 2, tr ? (int64_t[]){N, K} : (int64_t[]){K, N}, bf ? (const void *)b16 : (const void *)b}};
       for (TlGemmIsas g = {0}; tl_gemm_isa_next(&g);) {
         bool portable = strcmp(g.isa, "scalar") == 0;
         for (int threads = 1; threads <= 3; threads++) {
@@ -1048,7 +1050,7 @@ START_TEST(t_gemm_fixed_order) {
           int64_t bad = use_p ? bad_p : bad_f;
           const float *want = use_p ? plain : fused;
           ck_assert_msg(bad < 0, "%s %dx%dx%d %s%s, %d threads: element [%lld,%lld] = %.9g, want %.9g",
-                        g.isa, M, N, K, ty, t == 1 ? " (B transposed)" : "", threads,
+                        g.isa, M, N, K, ty, tr ? " (B transposed)" : "", threads,
                         (long long)(bad / N), (long long)(bad % N), bad >= 0 ? got[bad] : 0.0,
                         bad >= 0 ? want[bad] : 0.0);
           tl_run_done(&r);

@@ -440,6 +440,10 @@ static void pack_b_f32_src(int src, const void *b, int64_t off, int64_t rs, int6
                            int64_t kc, int64_t nc, int nr, float *dst) {
   if (src == HLK_SRC_BF16 && cs == 1)
     pack_b_rows_bf16((const uint16_t *)b + off, rs, kc, nc, nr, (uint32_t *)dst);
+  else if (src == HLK_SRC_BF16 && rs == 1 && kc <= KC_MAX_4 && nr <= MR_MAX)
+    /* Columns contiguous (a bf16 attention's K^T): widened and interleaved
+     * like a row-major bf16 A's rows. */
+    pack_a_rows_bf16((const uint16_t *)b + off, cs, nc, kc, nr, dst);
   else if (src == HLK_SRC_BF16) pack_b_f32_bf16((const uint16_t *)b + off, rs, cs, kc, nc, nr, dst);
   else if (src == HLK_SRC_F16) pack_b_f32_f16((const uint16_t *)b + off, rs, cs, kc, nc, nr, dst);
   else if (cs == 1) pack_b_rows_f32((const uint32_t *)b + off, rs, kc, nc, nr, (uint32_t *)dst);
