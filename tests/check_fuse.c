@@ -875,6 +875,25 @@ static char *run_chains(const char *text, int threads, int *chains) {
   return run_fused(text, threads, 2, chains, NULL);
 }
 
+/* text gives want as one dot chain on 1 and 2 threads, for each block size
+ * rows[i] (HLORUN_CHAIN_ROWS; NULL: the default), and unfused the same. */
+static void expect_chained(const char *text, const char *want, const char *const *rows,
+                           int nrows) {
+  for (int threads = 1; threads <= 2; threads++)
+    for (int r = 0; r < nrows; r++) {
+      if (rows[r]) setenv("HLORUN_CHAIN_ROWS", rows[r], 1);
+      int chains = 0;
+      char *t = run_chains(text, threads, &chains);
+      unsetenv("HLORUN_CHAIN_ROWS");
+      ck_assert_str_eq(t, want);
+      ck_assert_int_eq(chains, 1);
+      hlo_free(t);
+    }
+  char *plain = run_text(text, false, 1);
+  ck_assert_str_eq(plain, want);
+  hlo_free(plain);
+}
+
 START_TEST(bf16_row_reductions_fuse) {
   /* bf16 rows reduced inside one fused group, as the reduce kernel folds
    * them: the maximum, and the sum accumulated wide and rounded once (row
@@ -945,20 +964,8 @@ START_TEST(dot_chain_attention_by_hand) {
            ADD_MAX);
   const char *want = "f32[2,3,2] {{{1.5, 15}, {3.5, 35}, {2.5, 25}}, "
                      "{{6.5, -2.5}, {8.5, -2.5}, {7.5, -2.5}}}";
-  static const char *const rows[] = {NULL, "1", "2"};
-  for (int threads = 1; threads <= 2; threads++)
-    for (int r = 0; r < 3; r++) {   /* blocks of 3, 1 and 2 rows (the last one short) */
-      if (rows[r]) setenv("HLORUN_CHAIN_ROWS", rows[r], 1);
-      int chains = 0;
-      char *t = run_chains(text, threads, &chains);
-      unsetenv("HLORUN_CHAIN_ROWS");
-      ck_assert_str_eq(t, want);
-      ck_assert_int_eq(chains, 1);
-      hlo_free(t);
-    }
-  char *plain = run_text(text, false, 1);   /* unfused: the same */
-  ck_assert_str_eq(plain, want);
-  hlo_free(plain);
+  static const char *const rows[] = {NULL, "1", "2"};   /* blocks of 3, 1 and 2 rows */
+  expect_chained(text, want, rows, 3);
 }
 END_TEST
 
@@ -990,17 +997,8 @@ START_TEST(dot_chain_bf16_by_hand) {
            "  ROOT o = bf16[2,2] dot(pc, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
            "}\n",
            ADD_MAX);
-  const char *want = "bf16[2,2] {{128, 3.5}, {128, 3.5}}";
-  for (int threads = 1; threads <= 2; threads++) {
-    int chains = 0;
-    char *t = run_chains(text, threads, &chains);
-    ck_assert_str_eq(t, want);
-    ck_assert_int_eq(chains, 1);
-    hlo_free(t);
-  }
-  char *plain = run_text(text, false, 1);   /* unfused: the same */
-  ck_assert_str_eq(plain, want);
-  hlo_free(plain);
+  static const char *const rows[] = {NULL};
+  expect_chained(text, "bf16[2,2] {{128, 3.5}, {128, 3.5}}", rows, 1);
 }
 END_TEST
 
