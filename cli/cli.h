@@ -1,20 +1,23 @@
 /* cli.h: declarations shared by the files of the hlorun command (cli/).
  *
- * hlorun.c parses options and runs one module; debug.c observes a run
- * (--trace, --check-nan, --stats, --dump-custom-calls, progress); casedir.c
- * reads the layout of a golden case directory; suite.c runs directories of
- * cases in parallel child processes (--suite, --record, --junit). Everything
- * goes through the public API (hlorun.h). */
+ * hlorun.c holds usage, the options and main; run.c runs a module on one
+ * device, devices.c on many; result.c prints, writes or compares a result;
+ * debug.c observes a run (--trace, --check-nan, --stats,
+ * --dump-custom-calls, progress); graph.c draws a module; casedir.c reads
+ * the layout of a golden case directory; suite.c runs directories of cases
+ * in parallel child processes (--suite, --record, --junit); crash.c reports
+ * a handler's fatal signal; util.c holds the helpers all of them use.
+ * Calls run one way, down this list: hlorun.c; suite.c, run.c, devices.c;
+ * debug.c, result.c; graph.c, casedir.c, crash.c; util.c (suite.c starts
+ * this program again rather than calling run.c). Everything goes through
+ * the public API (hlorun.h). */
 #ifndef HLORUN_CLI_CLI_H
 #define HLORUN_CLI_CLI_H
+#include "cli/util.h"
 #include "hlorun.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_ERROR = 2 };
-
-extern const char *prog;     /* "hlorun" */
 
 typedef struct Binding { const char *target, *lib, *symbol; } Binding;
 
@@ -107,8 +110,9 @@ typedef struct Debug Debug;
 Debug *debug_new(const Opts *o, HloCtx *ctx, const HloModule *m, bool progress);
 /* Set the observer on exe (once per executable). */
 HloStatus debug_attach(Debug *d, HloExecutable *exe);
-/* After a run (rc from hlo_execute): print statistics, clear the progress
- * line. Returns the exit status to use when the observer stopped the run. */
+/* After a run, whether it succeeded, failed or was stopped: clear the
+ * progress line; unless the observer stopped it, print --stats and draw
+ * --stats --graph (debug_graph_failed says whether that failed). */
 void debug_after_run(Debug *d, HloExecutable *exe, double wall_ms);
 /* The run has several devices: lines name the device (no progress line). */
 void debug_set_devices(Debug *d, int ndev);
@@ -151,19 +155,17 @@ bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas
  * and print, write or compare the assembled (or per-device) result. */
 int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
 
-/* ---- Helpers (hlorun.c) ---- */
+/* ---- One device (run.c) ---- */
+
+/* Load m's inputs as o says, run m once on one device (--bench: N more
+ * times) and print, write or compare the result: the exit status. */
+int run_module(HloCtx *ctx, const HloModule *m, const Opts *o);
+
+/* ---- The result (result.c) ---- */
 
 /* Print or write res as -o says, then compare it with --expect: the exit
  * status. */
 int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res);
 /* Sort n run times and print 'bench: median_ms=X runs=N' to standard error. */
 void print_bench(double *times, long n);
-int fail_with(HloCtx *ctx, const char *fallback);
-void flush_diags(HloCtx *ctx);
-
-double now_ms(void);
-bool has_suffix(const char *s, const char *suf);
-/* malloc'd printf. Exits on out of memory. */
-char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void *xmalloc(size_t n);
 #endif

@@ -1,21 +1,21 @@
-/* hlorun.c: the hlorun command (spec/cli.md). Parses options, reads the
- * module and inputs, runs, writes or compares the result, and maps failures
- * to exit codes (0 ok, 1 golden mismatch, 2 error). Uses only the public
- * API (hlorun.h); all interpretation happens in the library. The debugging
- * tools that watch a run are in debug.c, golden case directories in
- * casedir.c, the directory mode (--suite) in suite.c. */
+/* hlorun.c: the hlorun command (spec/cli.md): usage, options and main.
+ * main parses the options, sets up the context (bindings, plugins), reads
+ * the module and chooses what to do: print, write or explain it, draw it
+ * (graph.c), run it on one device (run.c) or many (devices.c), run a suite
+ * (suite.c) or replay a case (casedir.c). Exit codes: 0 ok, 1 golden
+ * mismatch, 2 error. Uses only the public API (hlorun.h); all
+ * interpretation happens in the library.
+ *
+ * Not here: loading inputs and running (run.c), printing and comparing the
+ * result (result.c), the helpers every cli file uses (util.c). */
 #include "cli.h"
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-const char *prog = "hlorun";
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -417,221 +417,6 @@ static int parse_args(int argc, char **argv, Opts *o) {
   o->inputs = (const char **)argv + optind;
   o->ninputs = argc - optind;
   return EXIT_OK;
-}
-
-/* Print the context's diagnostics (errors and warnings) and forget them. */
-void flush_diags(HloCtx *ctx) {
-  const char *d = hlo_ctx_diagnostics(ctx);
-  if (d && *d) {
-    fputs(d, stderr);
-    fflush(stderr);
-  }
-  hlo_ctx_clear_diagnostics(ctx);
-}
-
-int fail_with(HloCtx *ctx, const char *fallback) {
-  if (hlo_ctx_error_count(ctx) == 0 && fallback) fprintf(stderr, "%s: error: %s\n", prog, fallback);
-  flush_diags(ctx);
-  return EXIT_ERROR;
-}
-
-bool has_suffix(const char *s, const char *suf) {
-  size_t n = strlen(s), k = strlen(suf);
-  return n >= k && strcmp(s + n - k, suf) == 0;
-}
-
-void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) { fprintf(stderr, "%s: out of memory\n", prog); exit(EXIT_ERROR); }
-  return p;
-}
-
-char *xprintf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-  va_start(ap, fmt);
-  vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
-double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* An HloUnoptimizedSnapshot's arguments: every parameter assembled from
- * its shards in the nparts partitions by its sharding (the partitions are
- * the devices 0..nparts-1 of its sharding's tiles), one shard at a time. */
-static int load_partitions(HloCtx *ctx, const HloModule *m, const char *path, int nparts,
-                           HloBuffer **in) {
-  int np = hlo_module_num_params(m);
-  for (int i = 0; i < np; i++)
-    if (hlo_load_partitioned_param(ctx, m, i, path, nparts, &in[i]) != HLO_OK) {
-      for (int k = 0; k < i; k++) { hlo_buffer_free(in[k]); in[k] = NULL; }
-      return fail_with(ctx, path);
-    }
-  return EXIT_OK;
-}
-
-/* Read INPUTs (and --random fills) into in[0..nparams-1]. */
-static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
-  int np = hlo_module_num_params(m);
-  int k = 0;
-  /* A snapshot replays the arguments it recorded when no INPUT is given; a
-   * run_hlo_module literals file as the one INPUT gives them all. */
-  const char *recorded = o->ninputs == 0 && np > 0 && !o->random ? o->module
-                         : o->ninputs == 1 && !has_suffix(o->inputs[0], ".npy") &&
-                                   !has_suffix(o->inputs[0], ".npz") ? o->inputs[0] : NULL;
-  if (recorded && hlo_file_is_snapshot(ctx, recorded)) {
-    int n = np;
-    if (hlo_load_snapshot_arguments(ctx, m, recorded, in, &n) != HLO_OK)
-      return fail_with(ctx, recorded);
-    return EXIT_OK;
-  }
-  int nparts = recorded ? hlo_file_partitions(ctx, recorded) : 0;
-  if (nparts > 0) return load_partitions(ctx, m, recorded, nparts, in);
-  for (int i = 0; i < o->ninputs; i++) {
-    const char *path = o->inputs[i];
-    if (k >= np) {
-      fprintf(stderr, "%s: error: too many inputs: the module's ENTRY takes %d parameter%s, "
-              "but %d input%s given\n", prog, np, np == 1 ? "" : "s", o->ninputs,
-              o->ninputs == 1 ? " was" : "s were");
-      return EXIT_ERROR;
-    }
-    if (has_suffix(path, ".npz") && !hlo_module_is_tuple(m, k)) {
-      int n = np - k;
-      if (hlo_load_params_npz(ctx, m, k, path, in + k, &n) != HLO_OK) return fail_with(ctx, path);
-      k += n;
-    } else {
-      if (hlo_load_param(ctx, m, k, path, &in[k]) != HLO_OK) return fail_with(ctx, path);
-      k++;
-    }
-  }
-  if (k < np && !o->random) {
-    fprintf(stderr, "%s: error: the module's ENTRY takes %d parameter%s, but %d input%s given "
-            "(pass one INPUT per parameter, or --random to fill the rest)\n", prog, np,
-            np == 1 ? "" : "s", k, k == 1 ? " was" : "s were");
-    return EXIT_ERROR;
-  }
-  for (; k < np; k++)
-    if (hlo_random_param(ctx, m, k, o->seed, &in[k]) != HLO_OK) return fail_with(ctx, "random input");
-  return EXIT_OK;
-}
-
-void print_bench(double *times, long n) {
-  qsort(times, (size_t)n, sizeof *times, cmp_double);
-  double med = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, n);
-}
-
-int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res) {
-  HloBuffer *want = NULL;
-  int rc = EXIT_ERROR;
-  if (o->output) {
-    if (hlo_buffer_save(ctx, res, o->output) != HLO_OK) { rc = fail_with(ctx, o->output); goto out; }
-  } else if ((!o->expect || o->replay) && o->bench == 0) {
-    char *text;
-    size_t len;
-    if (hlo_buffer_to_literal(ctx, res, &text, &len) != HLO_OK) { rc = fail_with(ctx, "printing"); goto out; }
-    fwrite(text, 1, len, stdout);
-    fputc('\n', stdout);
-    hlo_free(text);
-    if (fflush(stdout) != 0) { fprintf(stderr, "%s: error: cannot write standard output\n", prog); goto out; }
-  }
-  rc = EXIT_OK;
-  if (o->expect) {
-    if (hlo_load_like(ctx, res, o->expect, &want) != HLO_OK) { rc = fail_with(ctx, o->expect); goto out; }
-    HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
-    int64_t bad = 0;
-    char *report = NULL;
-    if (hlo_buffer_compare(ctx, res, want, &co, &bad, &report) != HLO_OK) {
-      rc = fail_with(ctx, "comparison failed");
-      goto out;
-    }
-    if (bad != 0) {
-      fprintf(stderr, "%s: %s", o->expect, report ? report : "mismatch\n");
-      rc = EXIT_MISMATCH;
-    }
-    hlo_free(report);
-  }
-out:
-  hlo_buffer_free(want);
-  return rc;
-}
-
-static int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
-  int np = hlo_module_num_params(m);
-  HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
-  HloExecutable *exe = NULL;
-  HloBuffer *res = NULL;
-  double *times = NULL;
-  Debug *dbg = NULL;
-  int rc = EXIT_ERROR;
-  if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
-  if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
-  rc = EXIT_ERROR;
-  /* Tracing and NaN checks must see every instruction's value. */
-  HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
-                      .max_iterations = o->max_iterations, .timeout = o->timeout,
-                      .no_fusion = o->trace || o->check_nan,
-                      /* One device (devices.c runs the others): a module not
-                       * yet partitioned runs once, whatever its header says. */
-                      .replicas = 1, .partitions = 1};
-  if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
-  /* The progress line costs a clock read per instruction: only on a
-   * terminal, never while benchmarking or tracing. */
-  bool progress = o->progress > 0 || (o->progress < 0 && isatty(2) && !o->bench && !o->trace);
-  dbg = debug_new(o, ctx, m, progress);
-  if (debug_attach(dbg, exe) != HLO_OK) { rc = fail_with(ctx, "cannot observe the run"); goto out; }
-  double t_run = now_ms();
-  HloStatus st = hlo_execute(exe, in, np, &res);
-  double wall = now_ms() - t_run;
-  if (st == HLO_STOPPED && debug_stopped(dbg)) {
-    debug_after_run(dbg, exe, wall);
-    hlo_ctx_clear_diagnostics(ctx);   /* "stopped by an observer": the report said it */
-    rc = EXIT_ERROR;
-    goto out;
-  }
-  if (st != HLO_OK) {
-    debug_after_run(dbg, exe, wall);
-    rc = fail_with(ctx, "the run failed");
-    goto out;
-  }
-  if (o->bench > 0) {
-    times = malloc((size_t)o->bench * sizeof *times);
-    if (!times) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
-    for (long r = 0; r < o->bench; r++) {
-      HloBuffer *again = NULL;
-      double t0 = now_ms();
-      HloStatus st = hlo_execute(exe, in, np, &again);
-      times[r] = now_ms() - t0;
-      hlo_buffer_free(again);
-      if (st != HLO_OK) { rc = fail_with(ctx, "the run failed"); goto out; }
-    }
-    print_bench(times, o->bench);
-  }
-  debug_after_run(dbg, exe, wall);
-  if (debug_graph_failed(dbg)) goto out;
-  flush_diags(ctx);   /* warnings */
-  rc = emit_result(ctx, o, res);
-out:
-  debug_free(dbg);
-  free(times);
-  hlo_buffer_free(res);
-  hlo_executable_free(exe);
-  for (int i = 0; i < np; i++) hlo_buffer_free(in[i]);
-  free(in);
-  return rc;
 }
 
 static void opts_free(Opts *o) {
