@@ -1,6 +1,9 @@
 /* api.c: the host side of the XLA FFI API table: errors, futures, type
  * registration, execution-context data, per-call-site state, memory, the
- * thread pool, run id and device ordinal, handler registration.
+ * thread pool, run id and device ordinal, handler registration. It reads
+ * the host's settings (host.c) and the type registry (types.c), and hands
+ * registrations to whoever set a registrar (load.c): it never calls the
+ * registry or the loader.
  *
  * One table per API generation (doc/custom-calls.md, spec/ffi.md 3.6): all
  * have the 18-slot shape and differ only where an older handler passes a
@@ -14,7 +17,8 @@
  *   0.3: State_Set/State_Get name their stage.
  * Args sizes are checked as "at least", as XLA does.
  *
- * Not here: building call frames (callframe.c), the registry (registry.c).
+ * Not here: building call frames (callframe.c), the registry (registry.c),
+ * error values (error.c).
  */
 #include "ffi/internal.h"
 #include <errno.h>
@@ -29,41 +33,6 @@
 #include <unistd.h>
 
 /* ---- Errors -------------------------------------------------------------- */
-
-char *hlf_strdup_printf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = NULL;
-  if (vasprintf(&s, fmt, ap) < 0) s = NULL;
-  va_end(ap);
-  return s;
-}
-
-/* When even the error cannot be allocated, this static one is returned;
- * destroying it is a no-op. */
-static char oom_text[] = "out of memory";
-static XLA_FFI_Error oom_error = {XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, oom_text};
-
-XLA_FFI_Error *hlf_error(XLA_FFI_Error_Code code, const char *fmt, ...) {
-  XLA_FFI_Error *e = malloc(sizeof *e);
-  if (!e) return &oom_error;
-  va_list ap;
-  va_start(ap, fmt);
-  if (vasprintf(&e->message, fmt, ap) < 0) {
-    va_end(ap);
-    free(e);
-    return &oom_error;
-  }
-  va_end(ap);
-  e->code = code;
-  return e;
-}
-
-void hlf_error_free(XLA_FFI_Error *e) {
-  if (!e || e == &oom_error) return;
-  free(e->message);
-  free(e);
-}
 
 static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
   if (!a) return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "XLA_FFI_Error_Create: NULL args");
@@ -103,8 +72,11 @@ static XLA_FFI_Error *check_ctx(XLA_FFI_ExecutionContext *ctx, const char *fn) {
 
 /* ---- Handler registration (only during a plugin's registration) -------- */
 
-static _Thread_local HlfRegistry *registering;
-void hlf_set_registering(HlfRegistry *r) { registering = r; }
+/* Where registrations go: set by load.c while a library loads and while its
+ * registration function runs, on that thread; the registry is not named
+ * here, so the API table needs nothing above it. */
+static _Thread_local HlfRegistrar *registrar;
+void hlf_set_registrar(HlfRegistrar *reg) { registrar = reg; }
 
 static bool host_platform(XLA_FFI_ByteSpan p) {
   static const char *const names[] = {"host", "cpu"};
@@ -115,7 +87,7 @@ static bool host_platform(XLA_FFI_ByteSpan p) {
 
 static XLA_FFI_Error *handler_register(XLA_FFI_Handler_Register_Args *a) {
   NEED(a, XLA_FFI_Handler_Register_Args_STRUCT_SIZE, "XLA_FFI_Handler_Register");
-  if (!registering)
+  if (!registrar)
     return hlf_error(XLA_FFI_Error_Code_FAILED_PRECONDITION,
                      "XLA_FFI_Handler_Register: hlorun accepts registrations only while a "
                      "library loads or from a plugin's registration function (--plugin)");
@@ -127,10 +99,9 @@ static XLA_FFI_Error *handler_register(XLA_FFI_Handler_Register_Args *a) {
                      "XLA_FFI_Handler_Register: %.*s has no execute handler", (int)a->name.len,
                      a->name.ptr);
   char *origin = hlf_strdup_printf("plugin handler %.*s", (int)a->name.len, a->name.ptr);
-  int rc = hlf_register_bundle(registering, a->name.ptr, a->name.len, &a->bundle, a->traits,
-                               HLF_SRC_PLUGIN, origin ? origin : "plugin");
+  int rc = registrar->add(registrar, a->name.ptr, a->name.len, &a->bundle, a->traits,
+                          origin ? origin : "plugin");
   free(origin);
-  if (!rc) __atomic_add_fetch(&registering->nregistered, 1, __ATOMIC_RELAXED);
   return rc ? hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "out of memory") : NULL;
 }
 
@@ -140,79 +111,7 @@ static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
                    "XLA_FFI_Stream_Get: hlorun runs on the host, which has no device stream");
 }
 
-/* ---- Types (process-wide, like XLA's type id registry) ------------------ */
-
-typedef struct TypeEntry { char *name; int64_t id; void (*deleter)(void *); } TypeEntry;
-static pthread_mutex_t types_mu = PTHREAD_MUTEX_INITIALIZER;
-static TypeEntry *types;
-static int ntypes, captypes;
-static int64_t next_type_id = 1;
-
-int64_t hlf_type_id(const char *name) {
-  int64_t id = 0;
-  pthread_mutex_lock(&types_mu);
-  for (int i = 0; i < ntypes; i++)
-    if (strcmp(types[i].name, name) == 0) id = types[i].id;
-  pthread_mutex_unlock(&types_mu);
-  return id;
-}
-
-static void (*type_deleter(int64_t id))(void *) {
-  void (*d)(void *) = NULL;
-  pthread_mutex_lock(&types_mu);
-  for (int i = 0; i < ntypes; i++)
-    if (types[i].id == id) d = types[i].deleter;
-  pthread_mutex_unlock(&types_mu);
-  return d;
-}
-
-/* Same name again: the same id (the deleter is updated). A preset id must
- * not collide with another name's. */
-static XLA_FFI_Error *register_type(XLA_FFI_ByteSpan name, XLA_FFI_TypeId *tid,
-                                    void (*deleter)(void *)) {
-  if (!tid) return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "Type_Register: NULL type_id");
-  if (!name.ptr && name.len)
-    return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "Type_Register: NULL name");
-  XLA_FFI_Error *err = NULL;
-  pthread_mutex_lock(&types_mu);
-  TypeEntry *same = NULL;
-  for (int i = 0; i < ntypes; i++) {
-    if (strlen(types[i].name) == name.len && memcmp(types[i].name, name.ptr, name.len) == 0)
-      same = &types[i];
-    else if (tid->type_id != 0 && types[i].id == tid->type_id)
-      err = hlf_error(XLA_FFI_Error_Code_ALREADY_EXISTS,
-                      "Type_Register: type id %lld is already used by type %s",
-                      (long long)tid->type_id, types[i].name);
-  }
-  if (!err && same) {
-    if (tid->type_id != 0 && tid->type_id != same->id)
-      err = hlf_error(XLA_FFI_Error_Code_ALREADY_EXISTS,
-                      "Type_Register: type %s is already registered with id %lld", same->name,
-                      (long long)same->id);
-    else {
-      tid->type_id = same->id;
-      if (deleter) same->deleter = deleter;
-    }
-  } else if (!err) {
-    if (ntypes == captypes) {
-      int cap = captypes ? 2 * captypes : 16;
-      TypeEntry *v = realloc(types, (size_t)cap * sizeof *v);
-      if (!v) goto oom;
-      types = v;
-      captypes = cap;
-    }
-    char *copy = strndup(name.ptr ? name.ptr : "", name.len);
-    if (!copy) goto oom;
-    if (tid->type_id == 0) tid->type_id = next_type_id;
-    if (tid->type_id >= next_type_id) next_type_id = tid->type_id + 1;
-    types[ntypes++] = (TypeEntry){copy, tid->type_id, deleter};
-  }
-  pthread_mutex_unlock(&types_mu);
-  return err;
-oom:
-  pthread_mutex_unlock(&types_mu);
-  return hlf_error(XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "out of memory");
-}
+/* ---- Types (the registry itself: types.c) ------------------------------- */
 
 /* 0.1: {name, type_id}, no deleter (it travels in State_Set). */
 typedef struct TypeIdRegisterV1 {
@@ -225,7 +124,7 @@ typedef struct TypeIdRegisterV1 {
 static XLA_FFI_Error *typeid_register_v1(XLA_FFI_Type_Register_Args *a) {
   NEED(a, sizeof(TypeIdRegisterV1), "XLA_FFI_TypeId_Register");
   TypeIdRegisterV1 *v = (TypeIdRegisterV1 *)a;
-  return register_type(v->name, v->type_id, NULL);
+  return hlf_type_register(v->name, v->type_id, NULL);
 }
 
 /* 0.2/0.3: type_info is versioned ({24, ext, deleter}) from 2025-10-28;
@@ -241,7 +140,7 @@ static XLA_FFI_Error *type_register(XLA_FFI_Type_Register_Args *a) {
     else
       memcpy(&deleter, first, sizeof deleter);
   }
-  return register_type(a->name, a->type_id, deleter);
+  return hlf_type_register(a->name, a->type_id, deleter);
 }
 
 /* A plugin's registration function runs before any of its handlers has told
@@ -270,7 +169,7 @@ static XLA_FFI_Error *type_register_any(XLA_FFI_Type_Register_Args *a) {
       ti && probe_read(&info, ti, sizeof info) && info.struct_size == XLA_FFI_TypeInfo_STRUCT_SIZE &&
       info.deleter && dladdr(*(void **)&info.deleter, &where))
     deleter = info.deleter;
-  return register_type(a->name, a->type_id, deleter);
+  return hlf_type_register(a->name, a->type_id, deleter);
 }
 
 /* ---- Execution context data --------------------------------------------- */
@@ -280,14 +179,8 @@ static XLA_FFI_Error *context_get(XLA_FFI_ExecutionContext_Get_Args *a) {
   NEED_CTX(a->ctx, "XLA_FFI_ExecutionContext_Get");
   if (!a->type_id)
     return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "ExecutionContext_Get: NULL type_id");
-  HlfRegistry *r = a->ctx->r;
-  pthread_mutex_lock(&r->mu);
   void *data = NULL;
-  bool found = false;
-  for (int i = 0; i < r->nuser; i++)
-    if (r->user[i].type_id == a->type_id->type_id) { data = r->user[i].data; found = true; }
-  pthread_mutex_unlock(&r->mu);
-  if (!found)
+  if (!hlf_user_data(a->ctx->r, a->type_id->type_id, &data))
     return hlf_error(XLA_FFI_Error_Code_NOT_FOUND,
                      "ExecutionContext_Get: no user data of type id %lld in the execution context",
                      (long long)a->type_id->type_id);
@@ -296,13 +189,6 @@ static XLA_FFI_Error *context_get(XLA_FFI_ExecutionContext_Get_Args *a) {
 }
 
 /* ---- Per-call-site state ------------------------------------------------ */
-
-void hlf_state_clear(HlfState *s) {
-  if (!s->set) return;
-  void (*d)(void *) = s->deleter ? s->deleter : type_deleter(s->type_id);
-  if (d && s->state) d(s->state);
-  *s = (HlfState){0};
-}
 
 static const char *const stage_names[] = {"instantiate", "prepare", "initialize", "execute"};
 
@@ -504,19 +390,11 @@ static XLA_FFI_Error *memory_free(XLA_FFI_DeviceMemory_Free_Args *a) {
 
 /* ---- Threads ------------------------------------------------------------ */
 
-static HlfPool *ctx_pool(HlfRegistry *r) {
-  pthread_mutex_lock(&r->mu);
-  if (!r->pool) r->pool = hlf_pool_new(r->nthreads);
-  HlfPool *p = r->pool;
-  pthread_mutex_unlock(&r->mu);
-  return p;
-}
-
 static XLA_FFI_Error *pool_schedule(XLA_FFI_ThreadPool_Schedule_Args *a) {
   NEED(a, XLA_FFI_ThreadPool_Schedule_Args_STRUCT_SIZE, "XLA_FFI_ThreadPool_Schedule");
   NEED_CTX(a->ctx, "XLA_FFI_ThreadPool_Schedule");
   if (!a->task) return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "ThreadPool_Schedule: NULL task");
-  HlfPool *p = ctx_pool(a->ctx->r);
+  HlfPool *p = hlf_host_pool(a->ctx->r);
   if (!p || hlf_pool_schedule(p, a->task, a->data))
     return hlf_error(XLA_FFI_Error_Code_UNAVAILABLE, "ThreadPool_Schedule: no thread pool");
   return NULL;
@@ -527,10 +405,7 @@ static XLA_FFI_Error *pool_num_threads(XLA_FFI_ThreadPool_NumThreads_Args *a) {
   NEED_CTX(a->ctx, "XLA_FFI_ThreadPool_NumThreads");
   if (!a->num_threads)
     return hlf_error(XLA_FFI_Error_Code_INVALID_ARGUMENT, "ThreadPool_NumThreads: NULL num_threads");
-  HlfRegistry *r = a->ctx->r;
-  pthread_mutex_lock(&r->mu);
-  *a->num_threads = r->pool ? hlf_pool_size(r->pool) : r->nthreads;
-  pthread_mutex_unlock(&r->mu);
+  *a->num_threads = hlf_host_num_threads(a->ctx->r);
   return NULL;
 }
 
@@ -592,20 +467,14 @@ XLA_FFI_Error *hlf_future_wait_free(XLA_FFI_Future *f) {
 static XLA_FFI_Error *run_id_get(XLA_FFI_RunId_Get_Args *a) {
   NEED(a, XLA_FFI_RunId_Get_Args_STRUCT_SIZE, "XLA_FFI_RunId_Get");
   NEED_CTX(a->ctx, "XLA_FFI_RunId_Get");
-  a->run_id = a->ctx->r->run_id;
+  a->run_id = hlf_run_id(a->ctx->r);
   return NULL;
 }
-
-/* The device the calling thread runs (a multi-device run gives each
- * device a thread, devices/run.c); 0 in a run on one device. */
-static _Thread_local int32_t thread_device;
-
-void hlf_set_thread_device(int32_t ordinal) { thread_device = ordinal; }
 
 static XLA_FFI_Error *device_ordinal_get(XLA_FFI_DeviceOrdinal_Get_Args *a) {
   NEED(a, XLA_FFI_DeviceOrdinal_Get_Args_STRUCT_SIZE, "XLA_FFI_DeviceOrdinal_Get");
   NEED_CTX(a->ctx, "XLA_FFI_DeviceOrdinal_Get");
-  a->device_ordinal = thread_device;
+  a->device_ordinal = hlf_thread_device();
   return NULL;
 }
 

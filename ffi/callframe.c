@@ -5,7 +5,7 @@
  * The frame is a zeroed full-size struct whose struct_size is 168
  * (XLA_FFI_CallFrame_STRUCT_SIZE, not sizeof): handlers built with XLA's
  * ffi.h demand exactly that. Not here: attribute decoding (attrs.c), which
- * handler runs when (registry.c). */
+ * handler runs when (call.c). */
 #include "ffi/internal.h"
 #include <stdlib.h>
 #include <string.h>

@@ -9,13 +9,11 @@
  * query (their API version and traits), except that handlers reading a
  * JSON backend_config (HLORUN_FFI_TRAIT_JSON_CONFIG) are instantiated, which
  * checks their config, to say whether the call can run.
- * Not here: the checks themselves (registry.c). */
+ * Not here: the checks themselves (call.c). */
 #include "ffi/internal.h"
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *hlf_api_version_name(int v);
 
 static const char *source_name(const HlfTarget *t) {
   switch (t->source) {

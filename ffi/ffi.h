@@ -23,7 +23,8 @@
 
 typedef struct HlfRegistry HlfRegistry;
 
-/* A registry holding the built-in targets. Never NULL unless out of memory. */
+/* An empty registry: the built-in target families (targets/) register
+ * into it when a context is made. NULL only when out of memory. */
 HlfRegistry *hlf_registry_new(void);
 /* Frees bindings, per-call-site state (running state deleters) and closes
  * the libraries it opened. */
@@ -143,10 +144,18 @@ int hlf_call_hooked(HlfRegistry *r, const HloModule *m, const HloInstr *ins, con
                     int32_t nargs, const HlfBuf *rets, int32_t nrets, const HlfMemHook *mem,
                     char **err);
 
+/* Bytes of working memory a built-in handler allocates while it runs one
+ * call with these operand leaves (args: as for hlf_call). */
+typedef size_t HlfScratchFn(const HlfBuf *args, int32_t nargs);
+/* hlf_register_builtin for a handler that says its working memory (TopK:
+ * targets/xla/), so that the executor counts it before the call. */
+int hlf_register_builtin_scratch(HlfRegistry *r, const char *target,
+                                 const struct XLA_FFI_Handler_Bundle *bundle, const char *origin,
+                                 HlfScratchFn *scratch);
 /* Bytes of working memory the built-in handler bound to ins's target
- * allocates while it runs (TopK), so the executor can count them against
- * its memory limit before calling; 0 for any other target (a user's
- * handler allocates what it likes). args: as for hlf_call. */
+ * allocates while it runs (its HlfScratchFn), so the executor can count
+ * them against its memory limit before calling; 0 for any other target (a
+ * user's handler allocates what it likes). args: as for hlf_call. */
 size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *args,
                            int32_t nargs);
 

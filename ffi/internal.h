@@ -1,7 +1,13 @@
 /* internal.h: what the files of ffi/ share and nobody else sees: the
  * host-side definitions of the opaque XLA FFI objects (errors, futures,
  * execution contexts), targets and call sites, the attribute tree, and the
- * small helpers every file uses. */
+ * small helpers every file uses.
+ *
+ * The files call one way, down this list (tests/layers/calls.sh checks
+ * that no two call each other): load.c (loading libraries), explain.c;
+ * call.c (running a call); callframe.c; api.c (the API table); registry.c
+ * (targets, sites); host.c (settings), members.c; text.c; attrs.c,
+ * attrs.re; types.c, legacy.c, pool.c; error.c (errors, strings). */
 #ifndef HLORUN_FFI_INTERNAL_H
 #define HLORUN_FFI_INTERNAL_H
 #include <pthread.h>
@@ -16,9 +22,13 @@ struct XLA_FFI_Error {
   XLA_FFI_Error_Code code;
   char *message;             /* owned, NUL-terminated */
 };
+/* (error.c) A new error; when out of memory, a static "out of memory"
+ * error, which hlf_error_free leaves alone. */
 XLA_FFI_Error *hlf_error(XLA_FFI_Error_Code code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void hlf_error_free(XLA_FFI_Error *e);
+/* malloc'd printf (error.c); NULL when out of memory. */
+char *hlf_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- Attribute tree (parsed backend_config) ---------------------------- */
 
@@ -108,6 +118,7 @@ struct HlfTarget {
   XLA_FFI_Handler_Bundle bundle;   /* typed FFI stages; execute non-NULL */
   void *symbol;              /* SYMBOL: the raw function, for legacy conventions */
   uint32_t traits;
+  HlfScratchFn *scratch;     /* BUILTIN: its working memory per call, or NULL */
   char *origin;              /* owned: "LIB.so:SYMBOL", "plugin LIB.so", "built-in" */
   bool queried;              /* metadata query done */
   int major, minor;          /* reported API version */
@@ -139,21 +150,26 @@ struct HlfSite {
 
 struct HlfMembersOpt { char *target; bool on; struct HlfMembersOpt *next; };
 
-enum { HLF_SITE_BUCKETS = 256 };
-
-struct HlfRegistry {
-  pthread_mutex_t mu;        /* guards targets, sites, pool, user data */
-  HlfTarget *targets;
-  HlfSite *sites[HLF_SITE_BUCKETS];
-  void **libs; int nlibs, caplibs;       /* dlopen handles, closed at free */
+/* The host's settings (host.c). */
+typedef struct HlfHost {
+  pthread_mutex_t mu;        /* guards the fields below but run_id */
   struct HlfMembersOpt *members;         /* per-target opt-ins */
   int members_all;                       /* -1 unset, 0 off, 1 on */
   bool all_stages;                       /* prepare/initialize run too (hlf_set_all_stages) */
-  int nthreads;
-  HlfPool *pool;
+  int nthreads;              /* of the pool, when it starts */
+  HlfPool *pool;             /* owned; started on first use */
   int64_t run_id;
   struct { int64_t type_id; void *data; } *user; int nuser;
-  int nregistered;           /* handlers registered through the API so far */
+} HlfHost;
+
+enum { HLF_SITE_BUCKETS = 256 };
+
+struct HlfRegistry {
+  pthread_mutex_t mu;        /* guards targets, sites, libs */
+  HlfTarget *targets;
+  HlfSite *sites[HLF_SITE_BUCKETS];
+  void **libs; int nlibs, caplibs;       /* dlopen handles, closed at free */
+  HlfHost host;
 };
 
 /* ---- Device memory of one handler invocation (api.c) -------------------- */
@@ -187,26 +203,71 @@ struct XLA_FFI_ExecutionContext {
 };
 #define HLF_CTX_MAGIC 0x484c4643u
 
+/* ---- The registry (registry.c) ------------------------------------------ */
+
 HlfTarget *hlf_find_target(HlfRegistry *r, const char *name);
-/* Ask a typed target its API version and traits (once). 0, or -1 with *err. */
-int hlf_target_query(HlfTarget *t, char **err);
+/* Add (replace) target name (name_len bytes): its bundle, raw symbol (for
+ * legacy conventions; NULL for bundles), traits, scratch size (built-ins;
+ * NULL for others) and origin (copied). 0, or -1 when out of memory. */
+int hlf_add_target(HlfRegistry *r, const char *name, size_t name_len, HlfSource src,
+                   const XLA_FFI_Handler_Bundle *b, void *symbol, uint32_t traits,
+                   HlfScratchFn *scratch, const char *origin);
 /* Register (replace) a typed FFI bundle under name. origin is copied. */
 int hlf_register_bundle(HlfRegistry *r, const char *name, size_t name_len,
                         const XLA_FFI_Handler_Bundle *b, uint32_t traits, HlfSource src,
                         const char *origin);
-bool hlf_members_wanted(HlfRegistry *r, const char *target);
-/* Built-in targets (builtins.c). */
-void hlf_register_builtins(HlfRegistry *r);
-bool hlf_is_builtin_target(const char *name);
+/* The call site of ins in m, made on first use; NULL when out of memory. */
+HlfSite *hlf_site_get(HlfRegistry *r, const HloModule *m, const HloInstr *ins);
+/* Keep a dlopen handle until the registry is freed. 0, or -1 out of memory. */
+int hlf_registry_keep_library(HlfRegistry *r, void *handle);
 
-/* API tables by generation (api.c): minor 1, 2 or 3; 0 gives the table for
+/* ---- Running a call (call.c) -------------------------------------------- */
+
+/* Ask a typed target its API version and traits (once). 0, or -1 with *err. */
+int hlf_target_query(HlfTarget *t, char **err);
+/* "API_VERSION_TYPED_FFI" and the like. */
+const char *hlf_api_version_name(int v);
+
+/* ---- The host's settings (host.c) --------------------------------------- */
+
+void hlf_host_init(HlfHost *h);
+void hlf_host_free(HlfHost *h);
+void hlf_host_after_fork(HlfHost *h);
+/* The pool behind ThreadPool_Schedule (started on first use; NULL when it
+ * cannot start) and its size. */
+HlfPool *hlf_host_pool(HlfRegistry *r);
+int hlf_host_num_threads(HlfRegistry *r);
+int32_t hlf_thread_device(void);
+int64_t hlf_run_id(HlfRegistry *r);
+/* User data of type_id: true with *data, or false. */
+bool hlf_user_data(HlfRegistry *r, int64_t type_id, void **data);
+bool hlf_members_wanted(HlfRegistry *r, const char *target);
+bool hlf_all_stages(HlfRegistry *r);
+
+/* ---- The API table (api.c) ----------------------------------------------- */
+
+/* API tables by generation: minor 1, 2 or 3; 0 gives the table for
  * registration functions, whose callers' version is not known yet. */
 const XLA_FFI_Api *hlf_api(int minor);
-/* xla::ffi::GetXlaFfiApi() under its C++ name (api.c): the 0.3 table. */
+/* xla::ffi::GetXlaFfiApi() under its C++ name: the 0.3 table. */
 const XLA_FFI_Api *hlf_xla_get_ffi_api(void) __asm__("_ZN3xla3ffi12GetXlaFfiApiEv");
-/* The registry a plugin's registration function registers into (set by
- * hlf_load_plugin around the call; thread-local). */
-void hlf_set_registering(HlfRegistry *r);
+/* Where XLA_FFI_Handler_Register puts a bundle. load.c sets one around a
+ * library's loading and its registration function (thread-local; NULL:
+ * registrations are refused). add: 0, or -1 when out of memory. */
+typedef struct HlfRegistrar HlfRegistrar;
+struct HlfRegistrar {
+  int (*add)(HlfRegistrar *self, const char *name, size_t name_len,
+             const XLA_FFI_Handler_Bundle *b, uint32_t traits, const char *origin);
+};
+void hlf_set_registrar(HlfRegistrar *reg);
+
+/* ---- Types (types.c) ------------------------------------------------------ */
+
+/* Register type name: the same name gets the same id (a preset id must
+ * not belong to another name); the deleter, when given, is kept. NULL, or
+ * an error. */
+XLA_FFI_Error *hlf_type_register(XLA_FFI_ByteSpan name, XLA_FFI_TypeId *tid,
+                                 void (*deleter)(void *));
 /* Delete a state with its deleter (or the deleter its type registered). */
 void hlf_state_clear(HlfState *s);
 
@@ -228,6 +289,4 @@ int hlf_members_attr(HlcArena *a, const HloInstr *ins, HlfAttr *out);
 /* Add ins's backend_config text as the string member "backend_config" of
  * a members dictionary (JSON-config handlers). 0, or -1 out of memory. */
 int hlf_members_add_config(HlcArena *a, HlfAttr *members, const HloInstr *ins);
-
-char *hlf_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif

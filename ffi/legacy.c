@@ -10,7 +10,7 @@
  * array of leaf data pointers. `opaque` is the HLO-unescaped backend_config.
  * XlaCustomCallStatusSetSuccess/SetFailure are exported from libhlorun (and
  * from the hlorun command) so plugins link against nothing.
- * Not here: typed FFI (callframe.c, registry.c). */
+ * Not here: typed FFI (callframe.c, call.c). */
 #include "ffi/internal.h"
 #include "hlorun/custom_call_status.h"
 #include <stdlib.h>

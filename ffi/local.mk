@@ -1,9 +1,10 @@
 # ffi/: the custom-call layer: XLA FFI host (API tables, call frames),
-# legacy conventions, backend_config attributes, built-in targets, plugins.
+# legacy conventions, backend_config attributes, the target registry,
+# loading libraries and plugins. The built-in targets live in targets/.
 libhlorun_core_la_SOURCES += \
-	ffi/ffi.h ffi/internal.h ffi/api.c ffi/pool.c ffi/callframe.c \
-	ffi/registry.c ffi/legacy.c ffi/attrs.c ffi/members.c ffi/text.c \
-	ffi/explain.c ffi/builtins.c
+	ffi/ffi.h ffi/internal.h ffi/error.c ffi/types.c ffi/host.c ffi/api.c ffi/pool.c \
+	ffi/callframe.c ffi/registry.c ffi/call.c ffi/load.c ffi/legacy.c ffi/attrs.c \
+	ffi/members.c ffi/text.c ffi/explain.c
 # The backend_config lexer (re2c) is generated into the build tree only (the
 # source tree may be read-only, as in distcheck) and never committed; it
 # also ships in the tarball, so a tarball builds without re2c.

@@ -5,12 +5,18 @@
  * nothing in interp/, ffi/ or parser/ includes them. A user's --custom-call
  * or --plugin binding of the same target name replaces a built-in one.
  *
- * Each family has one registration function; hlt_register_all calls them
- * all when a context is made (targets/ctx.c). */
+ * Each family has one registration function, declared here (a family's own
+ * header is private to its folder); hlt_register_all calls them all when a
+ * context is made (targets/ctx.c). */
 #ifndef HLORUN_TARGETS_TARGETS_H
 #define HLORUN_TARGETS_TARGETS_H
 #include "ffi/ffi.h"
 
 /* Register every built-in target family into r. 0, or -1 when out of memory. */
 int hlt_register_all(HlfRegistry *r);
+
+/* The families (each 0, or -1 when out of memory): */
+int hlt_register_xla(HlfRegistry *r);   /* XLA's own: annotations, TopK (xla/) */
+int hlt_cpu_register(HlfRegistry *r);   /* jaxlib's LAPACK targets (cpu/) */
+int hlt_register_gpu(HlfRegistry *r);   /* XLA:GPU's custom calls (gpu/) */
 #endif

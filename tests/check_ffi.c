@@ -11,6 +11,7 @@
 #include <string.h>
 #include <dlfcn.h>
 #include "ffi/internal.h"
+#include "targets/targets.h"
 #include "tests/testlib.h"
 
 #ifndef FFI_TEST_PLUGIN
@@ -152,10 +153,12 @@ START_TEST(test_layouts) {
 }
 END_TEST
 
-/* ---- Built-ins ---------------------------------------------------------- */
+/* ---- Built-ins: XLA's own targets (targets/xla/) ------------------------- */
 
 START_TEST(test_builtin_identity) {
   HlfRegistry *r = hlf_registry_new();
+  ck_assert_ptr_null(hlf_find_target(r, "Sharding"));   /* a registry starts empty */
+  ck_assert_int_eq(hlt_register_xla(r), 0);
   int64_t d3[] = {3};
   HloShape el[2] = {arr(HLO_F32, 1, d3), arr(HLO_S32, 0, NULL)};
   HloInstr ins = cc("Sharding", HLO_API_ORIGINAL, NULL, tup(2, el));
@@ -176,13 +179,14 @@ START_TEST(test_builtin_identity) {
   free(e);
   for (const char *const *n = (const char *const[]){"MoveToHost", "MoveToDevice",
                                                     "SPMDShardToFullShape", NULL}; *n; n++)
-    ck_assert(hlf_is_builtin_target(*n));
+    ck_assert_int_eq(hlf_find_target(r, *n)->source, HLF_SRC_BUILTIN);
   hlf_registry_free(r);
 }
 END_TEST
 
 START_TEST(test_builtin_topk) {
   HlfRegistry *r = hlf_registry_new();
+  ck_assert_int_eq(hlt_register_xla(r), 0);
   int64_t dx[] = {2, 5}, dk[] = {2, 3};
   HloShape el[2] = {arr(HLO_F32, 2, dk), arr(HLO_S32, 2, dk)};
   HloInstr ins = cc("TopK", HLO_API_ORIGINAL, NULL, tup(2, el));
@@ -207,6 +211,15 @@ START_TEST(test_builtin_topk) {
   HlfBuf bi[2] = {buf(HLO_S32, vi, 1, dki), buf(HLO_S32, ii, 1, dki)};
   ck_assert_ptr_null(run(r, &ins2, &ai, 1, bi, 2));
   ck_assert(vi[0] == 7 && ii[0] == 3 && vi[1] == 5 && ii[1] == 0);
+  /* Its working memory, counted before the call: one row of n = 5 int64
+   * keys and two s32 index arrays; none for the identity annotations. */
+  ck_assert_uint_eq(hlf_builtin_scratch(r, &ins, &a, 1), 5 * (8 + 2 * 4));
+  HloInstr sh = cc("Sharding", HLO_API_ORIGINAL, NULL, arr(HLO_F32, 2, dx));
+  ck_assert_uint_eq(hlf_builtin_scratch(r, &sh, &a, 1), 0);
+  /* A user's handler in its place is not counted. */
+  XLA_FFI_Handler_Bundle mine = {NULL, NULL, NULL, hlf_find_target(r, "Sharding")->bundle.execute};
+  ck_assert_int_eq(hlf_register_handler(r, "TopK", &mine, NULL), 0);
+  ck_assert_uint_eq(hlf_builtin_scratch(r, &ins, &a, 1), 0);
   hlf_registry_free(r);
 }
 END_TEST

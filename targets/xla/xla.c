@@ -1,8 +1,9 @@
-/* builtins.c: custom-call targets that XLA itself puts into modules, written
- * as typed FFI handlers against include/hlorun/ffi.h and registered in every
- * registry (a user binding of the same name replaces them):
+/* xla.c: the custom-call targets that XLA's compiler itself puts into
+ * modules, as typed FFI handlers against include/hlorun/ffi.h, registered
+ * as built-ins of every context (a user binding of the same name replaces
+ * them):
  *   Sharding, SPMDFullToShardShape, SPMDShardToFullShape: identity on one
- *     device (the only configuration hlorun runs);
+ *     device (the only configuration a single run has);
  *   MoveToHost, MoveToDevice, PinToDevice, PinToDeviceSram,
  *     annotate_device_placement: memory-space annotations, identity;
  *   TopK: operand x[..., n] -> (values[..., k], s32 indices[..., k]), the k
@@ -11,8 +12,11 @@
  *     -0 < +0 < ... < inf < NaN (as XLA:CPU's TopK runtime).
  * Built-ins are called through the FFI path whatever the instruction's
  * api_version (XLA treats them as part of the compiler, not as user code).
- * Not here: dispatch (registry.c). */
-#include "ffi/internal.h"
+ * Not here: dispatch and the registry (ffi/). */
+#include "targets/targets.h"
+#include "common/dtype.h"
+#include "hlorun/ffi.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +174,7 @@ static XLA_FFI_Error *topk(XLA_FFI_CallFrame *f) {
   if (n == 0) rows = hlorun_ffi_elements(v) / (k ? k : 1);
   size_t es = ffi_elem_size(x->dtype);
   /* One block of topk_scratch(n) bytes: the executor counted it against
-   * its memory limit (hlf_builtin_scratch) before the call. */
+   * its memory limit (topk_call_scratch) before the call. */
   int64_t *key = malloc(topk_scratch(n));
   if (!key) return fail(f, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "TopK: out of memory");
   int32_t *idx = (int32_t *)(key + (n ? n : 1)), *tmp = idx + (n ? n : 1);
@@ -190,12 +194,10 @@ static XLA_FFI_Error *topk(XLA_FFI_CallFrame *f) {
   return NULL;
 }
 
-size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *args,
-                           int32_t nargs) {
-  const char *name = ins->custom_call_target;
-  if (!name || strcmp(name, "TopK") != 0 || nargs != 1 || args[0].rank < 1) return 0;
-  HlfTarget *t = hlf_find_target(r, name);
-  if (!t || t->source != HLF_SRC_BUILTIN) return 0;   /* a user's handler replaced it */
+/* TopK's working memory for one call, counted against the run's memory
+ * limit before the call (hlf_builtin_scratch). */
+static size_t topk_call_scratch(const HlfBuf *args, int32_t nargs) {
+  if (nargs != 1 || args[0].rank < 1) return 0;
   return topk_scratch(args[0].dims[args[0].rank - 1]);
 }
 
@@ -204,23 +206,10 @@ static const char *const identity_targets[] = {
   "PinToDevice", "PinToDeviceSram", "annotate_device_placement",
 };
 
-bool hlf_is_builtin_target(const char *name) {
-  for (size_t i = 0; i < sizeof identity_targets / sizeof *identity_targets; i++)
-    if (strcmp(name, identity_targets[i]) == 0) return true;
-  return strcmp(name, "TopK") == 0;
-}
-
-void hlf_register_builtins(HlfRegistry *r) {
+int hlt_register_xla(HlfRegistry *r) {
   XLA_FFI_Handler_Bundle id = {NULL, NULL, NULL, identity};
   for (size_t i = 0; i < sizeof identity_targets / sizeof *identity_targets; i++)
-    hlf_register_bundle(r, identity_targets[i], strlen(identity_targets[i]), &id, 0,
-                        HLF_SRC_BUILTIN, "built-in");
+    if (hlf_register_builtin(r, identity_targets[i], &id, "built-in") != 0) return -1;
   XLA_FFI_Handler_Bundle tk = {NULL, NULL, NULL, topk};
-  hlf_register_bundle(r, "TopK", 4, &tk, 0, HLF_SRC_BUILTIN, "built-in");
-}
-
-int hlf_register_builtin(HlfRegistry *r, const char *target,
-                         const struct XLA_FFI_Handler_Bundle *bundle, const char *origin) {
-  return hlf_register_bundle(r, target, strlen(target), bundle, 0, HLF_SRC_BUILTIN,
-                             origin ? origin : "built-in");
+  return hlf_register_builtin_scratch(r, "TopK", &tk, "built-in", topk_call_scratch);
 }
