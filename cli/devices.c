@@ -23,41 +23,107 @@ void devices_grid(const HloModule *m, const Opts *o, int *R, int *P) {
   if (o->partitions) *P = o->partitions;
 }
 
+/* The INPUT feeding one parameter: a file, or member arr_K of a .npz that
+ * holds several parameters; path NULL: none given (--random fills it). */
+typedef struct Source {
+  const char *path;
+  char member[24];
+} Source;
+
+/* src[k] for every parameter k, by the rules of one device (load_inputs
+ * in hlorun.c): INPUT i feeds the next parameter, except that a .npz
+ * given for an array parameter feeds as many parameters as it holds
+ * members (arr_0, arr_1, ...). Reports too many or too few inputs when
+ * report is set. */
+static int map_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, Source *src, bool report) {
+  int np = hlo_module_num_params(m), k = 0;
+  for (int i = 0; i < o->ninputs; i++) {
+    const char *path = o->inputs[i];
+    if (k >= np) {
+      if (report)
+        fprintf(stderr, "%s: error: too many inputs: the module's ENTRY takes %d parameter%s, but "
+                "%d input%s given\n", prog, np, np == 1 ? "" : "s", o->ninputs,
+                o->ninputs == 1 ? " was" : "s were");
+      return EXIT_ERROR;
+    }
+    int n = 1;
+    if (has_suffix(path, ".npz") && !hlo_module_is_tuple(m, k)) {
+      if (hlo_npz_count(ctx, path, &n) != HLO_OK) return report ? fail_with(ctx, path) : EXIT_ERROR;
+      if (k + n > np) {
+        if (report)
+          fprintf(stderr, "%s: error: %s holds %d arrays but the module takes %d parameters (%d of "
+                  "them already given)\n", prog, path, n, np, k);
+        return EXIT_ERROR;
+      }
+      for (int j = 0; j < n; j++) {
+        src[k + j].path = path;
+        snprintf(src[k + j].member, sizeof src[k + j].member, "arr_%d", j);
+      }
+    } else {
+      src[k].path = path;
+    }
+    k += n;
+  }
+  if (k < np && !o->random) {
+    if (report)
+      fprintf(stderr, "%s: error: the module's ENTRY takes %d parameter%s, but %d input%s given "
+              "(pass one INPUT per parameter, or --random to fill the rest)\n", prog, np,
+              np == 1 ? "" : "s", k, k == 1 ? " was" : "s were");
+    return EXIT_ERROR;
+  }
+  return EXIT_OK;
+}
+
 bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   if ((int64_t)R * P <= 1) return false;
   if (hlo_module_is_device_dependent(m) || o->per_device_inputs || o->per_device_outputs ||
       o->output_sharding)
     return true;
-  /* Not yet partitioned: one device, unless an input has a global shape. */
-  for (int i = 0; i < o->ninputs && i < hlo_module_num_params(m); i++) {
+  /* Not yet partitioned: one device, unless an input has a global shape.
+   * Inputs that do not map (reported by the one-device run) say nothing. */
+  int np = hlo_module_num_params(m);
+  Source *src = calloc((size_t)(np ? np : 1), sizeof *src);
+  bool global = false;
+  if (!src || map_inputs(ctx, m, o, src, false) != EXIT_OK) {
+    hlo_ctx_clear_diagnostics(ctx);
+    free(src);
+    return false;
+  }
+  for (int i = 0; i < np && !global; i++) {
+    if (!src[i].path) continue;
     HloBuffer *b = NULL;
-    HloStatus st = hlo_load_param(ctx, m, i, o->inputs[i], &b);
+    HloStatus st = src[i].member[0]
+                       ? hlo_load_param_member(ctx, m, i, src[i].path, src[i].member, &b)
+                       : hlo_load_param(ctx, m, i, src[i].path, &b);
     hlo_buffer_free(b);
     hlo_ctx_clear_diagnostics(ctx);
-    if (st == HLO_TYPE_MISMATCH) return true;
+    global = st == HLO_TYPE_MISMATCH;
   }
-  return false;
+  free(src);
+  return global;
 }
 
 /* in[d * np + k]: parameter k of device d. */
 static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P, HloBuffer **in) {
   int np = hlo_module_num_params(m), ndev = R * P;
-  if (o->ninputs > np) {
-    fprintf(stderr, "%s: error: too many inputs: the module's ENTRY takes %d parameter%s, but %d "
-            "input%s given\n", prog, np, np == 1 ? "" : "s", o->ninputs, o->ninputs == 1 ? " was" : "s were");
-    return EXIT_ERROR;
-  }
-  if (o->ninputs < np && !o->random) {
-    fprintf(stderr, "%s: error: the module's ENTRY takes %d parameter%s, but %d input%s given "
-            "(pass one INPUT per parameter, or --random to fill the rest)\n", prog, np,
-            np == 1 ? "" : "s", o->ninputs, o->ninputs == 1 ? " was" : "s were");
-    return EXIT_ERROR;
-  }
   HloBuffer **dev = calloc((size_t)ndev, sizeof *dev);
-  if (!dev) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  Source *src = calloc((size_t)(np ? np : 1), sizeof *src);
+  if (!dev || !src) { free(dev); free(src); fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   int rc = EXIT_OK;
+  if (o->per_device_inputs) {   /* one .npz of dN members per parameter */
+    if (o->ninputs > np || (o->ninputs < np && !o->random)) {
+      fprintf(stderr, "%s: error: %sthe module's ENTRY takes %d parameter%s, but %d input%s given "
+              "(--per-device-inputs takes one .npz per parameter; --random fills the rest)\n",
+              prog, o->ninputs > np ? "too many inputs: " : "", np, np == 1 ? "" : "s",
+              o->ninputs, o->ninputs == 1 ? " was" : "s were");
+      rc = EXIT_ERROR;
+    }
+    for (int k = 0; k < o->ninputs && k < np; k++) src[k].path = o->inputs[k];
+  } else {
+    rc = map_inputs(ctx, m, o, src, true);
+  }
   for (int k = 0; k < np && rc == EXIT_OK; k++) {
-    if (k < o->ninputs && o->per_device_inputs) {
+    if (src[k].path && o->per_device_inputs) {
       for (int d = 0; d < ndev && rc == EXIT_OK; d++) {
         char name[32];
         snprintf(name, sizeof name, "d%d", d);
@@ -67,14 +133,17 @@ static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, int R, in
       continue;
     }
     HloBuffer *g = NULL;
-    HloStatus st = k < o->ninputs ? hlo_load_param_global(ctx, m, k, o->inputs[k], &g)
-                                  : hlo_random_param_global(ctx, m, k, o->seed, &g);
+    HloStatus st = !src[k].path ? hlo_random_param_global(ctx, m, k, o->seed, &g)
+                   : src[k].member[0]
+                       ? hlo_load_param_global_member(ctx, m, k, src[k].path, src[k].member, &g)
+                       : hlo_load_param_global(ctx, m, k, src[k].path, &g);
     if (st == HLO_OK) st = hlo_shard_param(ctx, m, k, g, R, P, dev);
     hlo_buffer_free(g);
-    if (st != HLO_OK) { rc = fail_with(ctx, k < o->ninputs ? o->inputs[k] : "random input"); break; }
+    if (st != HLO_OK) { rc = fail_with(ctx, src[k].path ? src[k].path : "random input"); break; }
     for (int d = 0; d < ndev; d++) in[d * np + k] = dev[d];
   }
   free(dev);
+  free(src);
   return rc;
 }
 

@@ -777,8 +777,10 @@ static void drop_diags(HlcDiags *d, int keep) {
   }
 }
 
-HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, const char *path,
-                                HloBuffer **out) {
+/* The global input of parameter index from path, or from its member (a
+ * .npz holding every parameter) when member is not NULL. */
+static HloStatus load_global(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                             const char *member, HloBuffer **out) {
   if (!ctx || !m || !path || !out || index < 0 || index >= m->entry->nparams) return HLO_INVALID_ARGUMENT;
   *out = NULL;
   const HloInstr *prm = m->entry->params[index];
@@ -786,12 +788,13 @@ HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, cons
   int64_t gdims[64];
   if (global_shape(ctx, m, index, &g, gdims)) return HLO_INVALID_ARGUMENT;
   char what[1024];
-  snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path, prm->name);
+  if (member) snprintf(what, sizeof what, "input %d (%s[%s], parameter %s)", index, path, member, prm->name);
+  else snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path, prm->name);
   int before = ctx->diags.n;
-  HloStatus st = hli_load_shaped(ctx, &prm->shape, path, NULL, what, out);
+  HloStatus st = hli_load_shaped(ctx, &prm->shape, path, member, what, out);
   if (st != HLO_TYPE_MISMATCH || hlp_shape_compatible(&g, &prm->shape)) return st;
   drop_diags(&ctx->diags, before);   /* not the parameter's own shape: its global one? */
-  st = hli_load_shaped(ctx, &g, path, NULL, what, out);
+  st = hli_load_shaped(ctx, &g, path, member, what, out);
   if (st != HLO_TYPE_MISMATCH) return st;
   drop_diags(&ctx->diags, before);
   char a[512], b[512];
@@ -800,6 +803,32 @@ HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, cons
   return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the parameter takes its global shape %s "
                       "(split by its sharding) or %s (the same value on every device); the "
                       "input is neither", what, b, a);
+}
+
+HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, const char *path,
+                                HloBuffer **out) {
+  return load_global(ctx, m, index, path, NULL, out);
+}
+
+HloStatus hlo_load_param_global_member(HloCtx *ctx, const HloModule *m, int index,
+                                       const char *path, const char *member, HloBuffer **out) {
+  if (!member) return HLO_INVALID_ARGUMENT;
+  return load_global(ctx, m, index, path, member, out);
+}
+
+HloStatus hlo_npz_count(HloCtx *ctx, const char *path, int *n) {
+  if (!ctx || !path || !n) return HLO_INVALID_ARGUMENT;
+  *n = 0;
+  HliFile f;
+  HloStatus st = hli_file_open(ctx, path, &f);
+  if (st != HLO_OK) return st;
+  HliNpzMember *mem;
+  int32_t nm;
+  if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0)
+    return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
+  hli_npz_members_free(mem, nm);
+  if ((st = hli_file_done(ctx, &f, path, HLO_OK)) == HLO_OK) *n = nm;
+  return st;
 }
 
 HloStatus hlo_random_param_global(HloCtx *ctx, const HloModule *m, int index, uint64_t seed,

@@ -449,6 +449,13 @@ HloStatus hlo_param_global_shape(HloCtx *ctx, const HloModule *m, int index, int
  * the parameter's own shape or of its global shape. */
 HloStatus hlo_load_param_global(HloCtx *ctx, const HloModule *m, int index, const char *path,
                                 HloBuffer **out);
+/* hlo_load_param_global from member (e.g. "arr_2") of a .npz that holds
+ * every parameter, as hlo_load_params_npz reads one on one device. */
+HloStatus hlo_load_param_global_member(HloCtx *ctx, const HloModule *m, int index,
+                                       const char *path, const char *member, HloBuffer **out);
+/* The number of members of a .npz file (the parameters it feeds when it
+ * holds arr_0, arr_1, ...). */
+HloStatus hlo_npz_count(HloCtx *ctx, const char *path, int *n);
 /* hlo_random_param's values drawn for the parameter's global shape (so
  * that, sharded, replicated parts agree across devices, and an
  * unpartitioned twin of the module gets the same values). */

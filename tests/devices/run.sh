@@ -103,6 +103,38 @@ timeout 60 "$H" --random=7 -o "$tmp/twin.npy" "$s/mlp_global.hlo" 2>"$tmp/err" |
 run mlp-2x4 0 - - --random=7 --expect "$tmp/twin.npy" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo"
 run mlp-golden 0 - - --expect "$s/mlp_2x4.expected.txt" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo" \
   "$s/mlp.in0.txt" "$s/mlp.in1.txt" "$s/mlp.in2.txt" "$s/mlp.in3.txt"
+# One .npz for every parameter, by the rules of one device (arr_0, arr_1,
+# ... feed the parameters from the INPUT's own on): written by a module
+# that returns its four global inputs, checked against numpy's golden.
+cat >"$tmp/pack.hlo" <<'HLO'
+HloModule pack
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w1 = f32[16,32] parameter(1)
+  b1 = f32[32] parameter(2)
+  w2 = f32[32,16] parameter(3)
+  ROOT t = (f32[8,16], f32[16,32], f32[32], f32[32,16]) tuple(x, w1, b1, w2)
+}
+HLO
+sed -e 's/w2 = f32\[32,16\] parameter(3)//' -e 's/, f32\[32,16\])/)/g' -e 's/, w2)/)/' \
+  "$tmp/pack.hlo" >"$tmp/pack3.hlo"
+timeout 60 "$H" -o "$tmp/mlp_all.npz" "$tmp/pack.hlo" "$s/mlp.in0.txt" "$s/mlp.in1.txt" \
+  "$s/mlp.in2.txt" "$s/mlp.in3.txt" || fail "pack the MLP's inputs"
+timeout 60 "$H" -o "$tmp/mlp_first3.npz" "$tmp/pack3.hlo" "$s/mlp.in0.txt" "$s/mlp.in1.txt" \
+  "$s/mlp.in2.txt" || fail "pack three of the MLP's inputs"
+golden="--expect $s/mlp_2x4.expected.txt --rtol 1e-5 --atol 1e-6"
+# shellcheck disable=SC2086
+{
+  run mlp-one-npz 0 - - $golden "$s/mlp_2x4.hlo" "$tmp/mlp_all.npz"
+  run mlp-npz-then-input 0 - - $golden "$s/mlp_2x4.hlo" "$tmp/mlp_first3.npz" "$s/mlp.in3.txt"
+  run mlp-global-one-npz 0 - - $golden "$s/mlp_global.hlo" "$tmp/mlp_all.npz"
+  run mlp-npz-too-many 2 - "mlp_all.npz holds 4 arrays but the module takes 4 parameters (1 of them already given)" \
+    $golden "$s/mlp_2x4.hlo" "$s/mlp.in0.txt" "$tmp/mlp_all.npz"
+  run mlp-npz-too-few 2 - "takes 4 parameters, but 3 inputs were given" "$s/mlp_2x4.hlo" "$tmp/mlp_first3.npz"
+}
+# A member of the wrong shape is named with its member.
+run mlp-npz-wrong-member 2 - "input 1 (.*mlp_first3.npz\[arr_0\], parameter w1)" "$s/mlp_2x4.hlo" \
+  "$s/mlp.in0.txt" "$tmp/mlp_first3.npz"
 # Bit-identical across thread counts and transports.
 for t in 1 3; do
   timeout 60 "$H" --threads $t --random=7 -o "$tmp/t$t.npy" "$s/mlp_2x4.hlo" || fail "mlp --threads $t"
