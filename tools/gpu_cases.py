@@ -267,7 +267,11 @@ def from_canon(arr, labels, first, second):
     return np.transpose(arr, np.argsort(order))
 
 
-def window_attr(size, stride, pad, rdil):
+def window_attr(size, stride, pad, rdil, rev=False):
+    """XLA's window text; a convolution without spatial dimensions (XLA's
+    Conv0D, a dense layer as a convolution) prints window={}."""
+    if not size:
+        return "window={}"
     x = lambda v: "x".join(str(i) for i in v)
     s = "window={size=%s" % x(size)
     if any(v != 1 for v in stride):
@@ -275,17 +279,23 @@ def window_attr(size, stride, pad, rdil):
     s += " pad=%s" % "x".join("%d_%d" % p for p in pad)
     if any(v != 1 for v in rdil):
         s += " rhs_dilate=%s" % x(rdil)
+    if rev:
+        s += " rhs_reversal=%s" % x([1] * len(size))
     return s + "}"
 
 
 def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act="kNone",
-              side=False, side_scale=0.0, leaky=0.0, groups=1):
+              side=False, side_scale=0.0, leaky=0.0, groups=1, rev=False):
+    """rev: window rhs_reversal on every spatial dimension (cuDNN's
+    convolution mode, not cross-correlation): the kernel taken flipped."""
     inl, rest = labels.split("_")
     kerl, outl = rest.split("->")
     x = draw(xs, dt)
     w = draw(ws, dt)
     xc = to_canon(x, inl, "b", "f")
     wc = to_canon(w, kerl, "o", "i")
+    if rev:
+        wc = wc[(slice(None), slice(None)) + (slice(None, None, -1),) * (wc.ndim - 2)]
     yc = conv_ref(xc, wc, stride, pad, rdil, groups)
     ys = from_canon(yc, outl, "b", "f").shape
     size = list(ws[kerl.index(str(i))] for i in range(len(inl) - 2))
@@ -329,6 +339,8 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
         for idx in np.ndindex(*wc.shape):
             e = np.zeros(wc.shape)
             e[idx] = 1
+            if rev:   # w's entry idx sits flipped in the kernel the forward used
+                e = e[(slice(None), slice(None)) + (slice(None, None, -1),) * (e.ndim - 2)]
             dwc[idx] = np.sum(conv_ref(xc, e, stride, pad, rdil, groups) * dyc)
         res = from_canon(dwc, kerl, "o", "i")
         ops = [(x, dt), (dy, dt)]
@@ -339,7 +351,7 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
                              "is_cudnn_frontend": True, "workspace_size": "0"},
                "conv_result_scale": scale, "activation_mode": act, "side_input_scale": side_scale,
                "leakyrelu_alpha": leaky}}
-    win = window_attr(size, stride, pad, rdil)
+    win = window_attr(size, stride, pad, rdil, rev)
     names = ["p%d" % i for i in range(len(ops))]
     params = "\n".join("  %%%s = %s parameter(%d)" % (n, shape(o[1], o[0].shape), i)
                        for i, (n, o) in enumerate(zip(names, ops)))
@@ -420,6 +432,8 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
                 L.append("  wr = %s[%d,%d,%s] reverse(wg), dimensions={%s}" % (
                     ct, O_ // G, G * I_, sp, ",".join(str(2 + i) for i in range(n))))
                 kl = "io" + "".join(str(i) for i in range(n))
+            elif rev:   # the forward took w flipped: its adjoint takes w as it is
+                L.append("  wr = %s copy(c1)" % shape(ct, w.shape))
             else:
                 L.append("  wr = %s reverse(c1), dimensions={%s}" % (shape(ct, w.shape), ",".join(map(str, kr))))
             I = [res.shape[inl.index(str(i))] for i in range(n)]
@@ -428,7 +442,7 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
             p2 = [(keff[i] - 1 - pad[i][0], I[i] - 1 - (O[i] - 1) * stride[i] + pad[i][0]) for i in range(n)]
             wtxt = "window={size=%s pad=%s lhs_dilate=%s rhs_dilate=%s}" % (
                 "x".join(map(str, size)), "x".join("%d_%d" % p for p in p2),
-                "x".join(map(str, stride)), "x".join(map(str, rdil)))
+                "x".join(map(str, stride)), "x".join(map(str, rdil))) if n else "window={}"
             L.append("  y = %s convolution(c0, wr), %s, dim_labels=%s_%s->%s%s" % (
                 R, wtxt, outl, kl, inl, ", feature_group_count=%d" % groups if groups != 1 else ""))
         else:
@@ -441,10 +455,13 @@ def conv_case(name, kind, dt, labels, xs, ws, stride, pad, rdil, scale=1.0, act=
             ol = kerl.replace("i", "b").replace("o", "f")
             wtxt = "window={size=%s stride=%s pad=%s rhs_dilate=%s}" % (
                 "x".join(map(str, O)), "x".join(map(str, rdil)), "x".join("%d_%d" % p for p in p2),
-                "x".join(map(str, stride)))
+                "x".join(map(str, stride))) if n else "window={}"
             L.append("  y = %s convolution(c0, c1), %s, dim_labels=%s_%s->%s%s" % (
                 R, wtxt, il, kl, ol, ", batch_group_count=%d" % groups if groups != 1 else ""))
-        cur = "y"
+            if rev:   # the gradient of the flipped kernel, flipped back
+                L.append("  yr = %s reverse(y), dimensions={%s}" % (
+                    R, ",".join(str(kerl.index(str(i))) for i in range(n))))
+        cur = "yr" if rev and kind == "bwd_filter" else "y"
     L.append("  ROOT r = %s convert(%s)" % (shape(dt, res.shape), cur))
     twin = "HloModule %s_twin\n\nENTRY main {\n%s\n}\n" % (name, "\n".join(L))
     write_case("twins", name, twin, ops, expected, TOL[dt])
@@ -514,6 +531,50 @@ def main():
     # PADDING/PADDING_CAUSAL and never an ALiBi mask, so the GPU computes
     # unmasked attention: the expected values are the unmasked ones.
     fmha_case("fmha_alibi_is_unmasked_f32", "f32", 1, 4, 5, 2, 3, False, False, True, mask="ALIBI")
+    spatial_rank_cases()
+
+
+def spatial_rank_cases():
+    """Every cuDNN convolution kind with 0, 1 and 3 spatial dimensions (the
+    cases above are 2-D). 0-D is XLA's Conv0D regression test: a dense
+    layer written as a convolution, window={} dim_labels=bf_io->bf."""
+    conv_case("conv0d_fwd_f32", "fwd", "f32", "bf_io->bf", [3, 5], [5, 4], [], [], [])
+    conv_case("conv0d_bwd_input_f32", "bwd_input", "f32", "bf_io->bf", [3, 5], [5, 4], [], [], [])
+    conv_case("conv0d_bwd_filter_f32", "bwd_filter", "f32", "fb_oi->fb", [5, 3], [4, 5], [], [], [])
+    conv_case("conv0d_bias_relu_f32", "bias_act", "f32", "bf_io->bf", [3, 5], [5, 4], [], [], [],
+              act="kRelu", scale=0.5)
+    conv_case("conv0d_fwd_grouped_f32", "fwd", "f32", "bf_io->bf", [2, 6], [3, 4], [], [], [],
+              groups=2)
+    conv_case("conv1d_fwd_stride_f32", "fwd", "f32", "b0f_0io->b0f", [2, 9, 3], [3, 3, 4], [2],
+              [(1, 1)], [1])
+    conv_case("conv1d_bwd_input_f32", "bwd_input", "f32", "bf0_oi0->bf0", [2, 3, 7], [4, 3, 3],
+              [2], [(1, 0)], [1])
+    conv_case("conv1d_bwd_filter_f16", "bwd_filter", "f16", "b0f_0io->b0f", [2, 8, 2], [3, 2, 3],
+              [1], [(1, 1)], [2])
+    conv_case("conv1d_bias_tanh_f32", "bias_act", "f32", "bf0_oi0->bf0", [1, 2, 6], [3, 2, 3],
+              [1], [(1, 1)], [1], act="kTanh", side=True, side_scale=0.5)
+    conv_case("conv1d_fwd_reversed_f32", "fwd", "f32", "b0f_0io->b0f", [1, 6, 2], [3, 2, 3], [1],
+              [(0, 1)], [1], rev=True)
+    conv_case("conv2d_bwd_input_reversed_f32", "bwd_input", "f32", "b01f_01io->b01f", [1, 4, 4, 2],
+              [2, 3, 2, 2], [1, 1], [(1, 0), (1, 1)], [1, 1], rev=True)
+    conv_case("conv2d_bwd_filter_reversed_f32", "bwd_filter", "f32", "bf01_oi01->bf01", [2, 2, 4, 5],
+              [3, 2, 2, 3], [1, 2], [(0, 1), (1, 1)], [1, 1], rev=True)
+    conv_case("conv3d_fwd_f32", "fwd", "f32", "b012f_012io->b012f", [1, 4, 3, 4, 2], [2, 2, 3, 2, 3],
+              [1, 1, 2], [(1, 0), (0, 0), (1, 1)], [1, 1, 1])
+    conv_case("conv3d_bwd_input_f32", "bwd_input", "f32", "bf012_oi012->bf012", [1, 2, 3, 4, 3],
+              [2, 2, 2, 2, 2], [1, 2, 1], [(1, 1), (0, 1), (0, 0)], [1, 1, 1])
+    conv_case("conv3d_bwd_filter_bf16", "bwd_filter", "bf16", "b012f_012io->b012f", [2, 3, 3, 3, 2],
+              [2, 2, 2, 2, 2], [1, 1, 1], [(0, 0), (1, 1), (0, 1)], [1, 1, 1])
+    conv_case("conv3d_bias_relu6_f32", "bias_act", "f32", "b012f_012io->b012f", [1, 3, 3, 3, 2],
+              [3, 3, 3, 2, 2], [1, 1, 1], [(1, 1), (1, 1), (1, 1)], [1, 1, 1], act="kRelu6", scale=2.0)
+    # The graph form: XLA's f8 graphs (scale, relu, amax) on each rank.
+    steps = [(1, "f32", "conv", [], None), (2, "f32", "scale", [1], ("scalar", 0.5)),
+             (3, "f32", "relu", [2], None), (4, "f8e4m3fn", "scale", [3], ("scalar", 4.0)),
+             (5, "f32", "amax", [3], None)]
+    graph_case("convgraph0d_relu_amax_f8", [3, 6], [4, 6], steps, labels="bf_oi->bf")
+    graph_case("convgraph1d_relu_amax_f8", [2, 5, 3], [2, 3, 3], steps, labels="b0f_o0i->b0f")
+    graph_case("convgraph3d_relu_amax_f8", [1, 3, 3, 3, 2], [2, 3, 3, 3, 2], steps,
+               labels="b012f_o012i->b012f", pad=[(1, 1), (0, 0), (1, 0)])
 
 
 # ---- One-op targets: triangular solve, TopK, CUB sorts, kCustom fusions ------
@@ -1564,18 +1625,22 @@ def store_np(v, dt):
     return round_to(v, dt)
 
 
-def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0"):
+def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0", labels="b01f_o01i->b01f", pad=None):
     """steps: (uid, type, op, in_uids, external) after the conv (uid 1);
-    external is ("scalar", value) or ("tensor", array) or None. NHWC x,
-    OHWI w (dim_labels=b01f_o01i->b01f, as XLA's F8 tests print), 3x3
-    window, pad 1."""
+    external is ("scalar", value) or ("tensor", array) or None. By default
+    NHWC x, OHWI w (dim_labels=b01f_o01i->b01f, as XLA's F8 tests print),
+    3x3 window, pad 1; labels and pad give other spatial ranks."""
     e4 = lambda v: round_fp(np.clip(v, -448, 448), 3, -6)
     x = e4(rng.choice([-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2], size=xs))
     w = e4(rng.choice([-1, -0.5, -0.25, 0, 0.25, 0.5, 1], size=ws))
-    labels = "b01f_o01i->b01f"
-    yc = conv_ref(to_canon(x, "b01f", "b", "f"), to_canon(w, "o01i", "o", "i"), [1, 1],
-                  [(1, 1), (1, 1)], [1, 1])
-    y = from_canon(yc, "b01f", "b", "f")
+    inl, rest = labels.split("_")
+    kerl, outl = rest.split("->")
+    ns = len(inl) - 2
+    pad = [(1, 1)] * ns if pad is None else pad
+    size = [ws[kerl.index(str(i))] for i in range(ns)]
+    win = window_attr(size, [1] * ns, pad, [1] * ns)
+    yc = conv_ref(to_canon(x, inl, "b", "f"), to_canon(w, kerl, "o", "i"), [1] * ns, pad, [1] * ns)
+    y = from_canon(yc, outl, "b", "f")
     Y = list(y.shape)
     vals = {1: store_np(y, steps[0][1])}
     graph = "1:[%s]conv();" % steps[0][1]
@@ -1587,7 +1652,7 @@ def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0"):
           "  xf = f32[%s] convert(x)" % ",".join(map(str, xs)),
           "  wf = f32[%s] convert(w)" % ",".join(map(str, ws))]
     YF = shape("f32", Y)
-    TL.append("  v1 = %s convolution(xf, wf), window={size=3x3 pad=1_1x1_1}, dim_labels=%s" % (YF, labels))
+    TL.append("  v1 = %s convolution(xf, wf), %s, dim_labels=%s" % (YF, win, labels))
 
     def twin_store(v, dt):
         if dt == "f32":
@@ -1635,7 +1700,8 @@ def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0"):
         elif op == "amax":
             r = np.array(np.abs(a).max())
             TL.append("  %s_a = %s abs(%s)\n  %s_i = f32[] constant(0)\n"
-                      "  %s = f32[] reduce(%s_a, %s_i), dimensions={0,1,2,3}, to_apply=max" % (v, YF, an, v, v, v, v))
+                      "  %s = f32[] reduce(%s_a, %s_i), dimensions={%s}, to_apply=max" % (
+                          v, YF, an, v, v, v, v, ",".join(str(i) for i in range(len(Y)))))
         else:
             f, hop = {"add": (np.add, "add"), "min": (np.minimum, "minimum"), "max": (np.maximum, "maximum"),
                       "scale": (np.multiply, "multiply"), "invscale": (np.divide, "divide")}[op]
@@ -1662,9 +1728,9 @@ def graph_case(name, xs, ws, steps, tol="rtol=0 atol=0"):
             if len(outs) > 1 else "")
     if len(outs) == 1:
         gtes = gtes.replace("  %g0 =", "  ROOT %g0 =")
-    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), window={size=3x3 pad=1_1x1_1}, "
+    module = ("HloModule %s\n\nENTRY %%main {\n%s\n  %%cc = (%s, u8[0]{0}) custom-call(%s), %s, "
               "dim_labels=%s, custom_call_target=\"__cudnn$convForwardGraph\", backend_config=%s\n%s\n%s}\n"
-              % (name, params, ", ".join(res_shapes), ", ".join("%%p%d" % i for i in range(len(ins))), labels,
+              % (name, params, ", ".join(res_shapes), ", ".join("%%p%d" % i for i in range(len(ins))), win, labels,
                  json.dumps(cfg, separators=(",", ":")), gtes, root + "\n" if root else ""))
     write_case("calls", name, module, ins, exp, tol)
     finals = [names[u] if types[u] == "f32" or np.ndim(vals[u]) == 0 else names[u].replace("_s", "_n") for u in outs]

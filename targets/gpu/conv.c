@@ -72,18 +72,26 @@ static int pos(const char *s, char ch) {
   return p ? (int)(p - s) : -1;
 }
 
+/* ", window={...}" (with rhs_reversal when rev), or nothing for a
+ * convolution without spatial dimensions: XLA prints no window then, and
+ * "window={size= ...}" with empty lists does not parse. */
 static void window_text(GpuText *t, int n, const int64_t *size, const int64_t *stride,
                         const int64_t *lo, const int64_t *hi, const int64_t *lhs_dil,
-                        const int64_t *rhs_dil) {
+                        const int64_t *rhs_dil, bool rev) {
   static const char *const keys[] = {"size=", " stride=", " pad=", " lhs_dilate=", " rhs_dilate="};
   const int64_t *v[] = {size, stride, NULL, lhs_dil, rhs_dil};
-  gpu_text(t, "window={");
+  if (n == 0) return;
+  gpu_text(t, ", window={");
   for (int k = 0; k < 5; k++) {
     gpu_text(t, "%s", keys[k]);
     for (int i = 0; i < n; i++) {
       if (k == 2) gpu_text(t, "%s%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i]);
       else gpu_text(t, "%s%lld", i ? "x" : "", (long long)v[k][i]);
     }
+  }
+  if (rev) {
+    gpu_text(t, " rhs_reversal=");
+    for (int i = 0; i < n; i++) gpu_text(t, "%s1", i ? "x" : "");
   }
   gpu_text(t, "}");
 }
@@ -272,12 +280,9 @@ char *gpu_build_conv(GpuCall *c) {
   int y;
   if (kind == CONV_FWD || kind == CONV_BIAS_ACT || kind == CONV_GRAPH) {
     y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    gpu_text(&m.t, "v%d, v%d), ", v0, v1);
-    window_text(&m.t, ns, c->wsize, c->wstride, c->wpad_lo, c->wpad_hi, c->wlhs_dil, c->wrhs_dil);
-    if (any_rev) {
-      gpu_text(&m.t, " rhs_reversal=");
-      for (int i = 0; i < ns; i++) gpu_text(&m.t, "%s1", i ? "x" : "");
-    }
+    gpu_text(&m.t, "v%d, v%d)", v0, v1);
+    window_text(&m.t, ns, c->wsize, c->wstride, c->wpad_lo, c->wpad_hi, c->wlhs_dil, c->wrhs_dil,
+                any_rev);
     gpu_text(&m.t, ", dim_labels=%s, feature_group_count=%lld\n", c->dim_labels,
              (long long)c->feature_group_count);
   } else if (kind == CONV_BWD_INPUT) {
@@ -344,8 +349,8 @@ char *gpu_build_conv(GpuCall *c) {
     if (G != 1) memcpy(ker, gker, sizeof ker);
     else swap2(ker, l.ker, 'i', 'o');
     y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    gpu_text(&m.t, "v%d, v%d), ", v0, wr);
-    window_text(&m.t, ns, size, ones, lo, hi, c->wstride, c->wrhs_dil);
+    gpu_text(&m.t, "v%d, v%d)", v0, wr);
+    window_text(&m.t, ns, size, ones, lo, hi, c->wstride, c->wrhs_dil, false);
     gpu_text(&m.t, ", dim_labels=%s_%s->%s", l.out, ker, l.in);
     if (G != 1) gpu_text(&m.t, ", feature_group_count=%lld", (long long)G);
     gpu_text(&m.t, "\n");
@@ -365,8 +370,8 @@ char *gpu_build_conv(GpuCall *c) {
       hi[i] = (c->wsize[i] - 1) * c->wrhs_dil[i] + (O - 1) * c->wstride[i] + 1 - I - c->wpad_lo[i];
     }
     y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    gpu_text(&m.t, "v%d, v%d), ", v0, v1);
-    window_text(&m.t, ns, size, c->wrhs_dil, lo, hi, ones, c->wstride);
+    gpu_text(&m.t, "v%d, v%d)", v0, v1);
+    window_text(&m.t, ns, size, c->wrhs_dil, lo, hi, ones, c->wstride, false);
     gpu_text(&m.t, ", dim_labels=%s_%s->%s", in, ker, out);
     /* Grouped: x's features (the batch here) in G groups, group g paired
      * with dy's g-th group of features. */
