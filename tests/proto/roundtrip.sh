@@ -34,4 +34,5 @@ done
 echo "$n modules written and read back"
 [ "$n" -ge 25 ] || fail "only $n modules were checked"
 [ $fails -eq 0 ] && echo "round-trip tests passed"
-exit $fails
+# 0 or 1, never the count: automake reads 77 as a skip, and 256 wraps to 0.
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

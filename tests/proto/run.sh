@@ -210,4 +210,5 @@ while IFS='	' read -r name expect; do
 done <"$src/bad-cases.txt"
 
 [ $fails -eq 0 ] && echo "proto tests passed"
-exit $fails
+# 0 or 1, never the count: automake reads 77 as a skip, and 256 wraps to 0.
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -88,4 +88,5 @@ while IFS='	' read -r name shape msg inmsg; do
 done <"$tmp/bad.list"
 
 [ $fails -eq 0 ] && echo "streamed snapshot tests passed"
-exit $fails
+# 0 or 1, never the count: automake reads 77 as a skip, and 256 wraps to 0.
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

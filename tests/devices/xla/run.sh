@@ -14,11 +14,14 @@
 # one passes it prints XPASS and fails, so the list is kept honest.
 # HLORUN_MPI=no skips the mpirun runs.
 srcdir=${srcdir:-.}
+# mpirun forwards its standard input to rank 0: read none, so that a loop
+# feeding its caller's input (while read ...; do ...; done) is not cut short.
+exec </dev/null
 hlorun=${HLORUN:-./hlorun}
 [ -x "$hlorun" ] || { echo "SKIP: $hlorun not built"; exit 77; }
 xla="$srcdir/tests/devices/xla"
 errors="$srcdir/tests/devices/errors"
-tmp=$(mktemp -d) || exit 2
+tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # Open MPI refuses root without these (CI containers run as root).
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
