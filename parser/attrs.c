@@ -83,7 +83,7 @@ static int get_string(A *a, const char **out) {
 }
 
 static bool val_ints(HlpParser *P, const HloVal *v, HloI64s *out) {
-  if (v->kind != HLO_VAL_BRACE) return false;
+  if (v->kind != HLO_VAL_BRACE || v->syn) return false;   /* syn: a stray ',' ({1,,0}) */
   out->n = v->nitems;
   out->v = hlp_alloc(P, (size_t)(v->nitems ? v->nitems : 1) * sizeof *out->v);
   for (int32_t i = 0; i < v->nitems; i++)
@@ -319,7 +319,7 @@ static int at_slice(A *a) {
       if (j % 2) ok = is_tok(r->items[j], TK_COLON);
       else ok = val_int(r->items[j], &x[j / 2]);
     }
-    if (!ok) return bad(a, "{[start:limit:stride], ...}");
+    if (!ok || (i && r->sep != 2)) return bad(a, "{[start:limit:stride], ...}");
     a->ins->slice[i] = (HloSliceDim){x[0], x[1], x[2]};
   }
   return 0;

@@ -133,8 +133,9 @@ HloVal *hlp_val_group(HlpParser *P, HloValKind k, HlxToken open, HlpList *items)
   v->nitems = items->n;
   v->items = (HloVal **)hlp_list_array(P, items);
   uint32_t stray = hlp_list_stray_comma(items);
-  if (k == HLO_VAL_PAREN && stray) {
-    /* Kept for nested operand lists, where lower.c rejects it. */
+  if ((k == HLO_VAL_PAREN || k == HLO_VAL_BRACE) && stray) {
+    /* Kept for nested operand lists, where lower.c rejects it, and for
+     * integer lists (attrs.c), which XLA writes without stray commas. */
     uint32_t *o = hlp_alloc(P, sizeof *o);
     *o = stray;
     v->syn = o;

@@ -887,6 +887,38 @@ START_TEST(errors_positions) {
 }
 END_TEST
 
+/* Integer lists and slice ranges are separated by single commas, as XLA
+ * writes them: a missing, doubled, leading or trailing comma is an error at
+ * the list's '{' (column 46 of line 4), never a list read some other way. */
+START_TEST(errors_list_commas) {
+  static const char *const bad_dims[] = {"{1 0}", "{1,,0}", "{,1,0}", "{1,0,}"};
+  for (size_t i = 0; i < sizeof bad_dims / sizeof *bad_dims; i++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n"
+             "  ROOT t = f32[3,2] transpose(p), dimensions=%s\n}\n", bad_dims[i]);
+    expect_msg(text, 4, 46, "attribute dimensions expects a list of integers {a,b,...}");
+  }
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  i = s32[] parameter(1)\n"
+             "  ROOT d = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2 1}\n}\n",
+             5, 60, "attribute dynamic_slice_sizes expects a list of integers {a,b,...}");
+  expect_msg("HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n"
+             "  ROOT s = f32[2,2] slice(p), slice={[0:2] [0:2]}\n}\n",
+             4, 37, "attribute slice expects {[start:limit:stride], ...}");
+  /* The same lists with their commas parse. */
+  HloModule *m = parse_ok("HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n"
+                          "  s = f32[2,2] slice(p), slice={[0:2], [1:3]}\n"
+                          "  ROOT t = f32[2,2] transpose(s), dimensions={1,0}\n}\n");
+  const HloInstr *t = m->entry->root;
+  ck_assert_int_eq(t->dimensions.n, 2);
+  ck_assert_int_eq(t->dimensions.v[0], 1);
+  ck_assert_int_eq(t->dimensions.v[1], 0);
+  ck_assert_int_eq(t->ops[0]->slice[1].start, 1);
+  ck_assert_int_eq(t->ops[0]->slice[1].limit, 3);
+  hlp_module_free(m);
+}
+END_TEST
+
 START_TEST(errors_lexical) {
   expect_msg("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), metadata={op_name=\"abc}\n}\n", 3,
              50, "unterminated string");
@@ -1002,7 +1034,7 @@ int main(void) {
                     module_attrs, async_sugar, nested_and_inline}},
     {"literals", {literals_ints_ok, literals_floats, literals_elided}},
     {"printer", {print_canonical}},
-    {"errors", {errors_whole, errors_positions, errors_lexical}},
+    {"errors", {errors_whole, errors_positions, errors_list_commas, errors_lexical}},
     {"malformed", {truncations, garbage, deep_nesting}},
   };
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
