@@ -9,3 +9,8 @@ tests_libtestlib_la_SOURCES = tests/testlib.h tests/testlib.c
 tests_libtestlib_la_CFLAGS = $(TEST_CFLAGS)
 
 include tests/golden.mk
+
+# --expect with a NaN on one side only, in either direction, is a mismatch;
+# NaN against NaN matches.
+TESTS += tests/cli/expect-nan.sh
+dist_noinst_SCRIPTS += tests/cli/expect-nan.sh
