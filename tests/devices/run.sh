@@ -7,6 +7,9 @@
 # Open MPI's mpirun is on PATH and hlorun has the MPI transport, the same
 # runs under mpirun -np 2 and -np 4 must give the threaded run's bytes.
 set -u
+# mpirun forwards its standard input to rank 0: read none, so that a loop
+# feeding its caller's input (while read ...; do ...; done) is not cut short.
+exec </dev/null
 srcdir=${srcdir:-.}
 d=$srcdir/tests/devices
 s=$srcdir/samples/spmd
@@ -71,6 +74,8 @@ done
 run mesh-explicit 0 "$d/mesh.expected" - --per-device-outputs "$d/mesh_explicit.hlo"
 NDEV=2
 run validation 0 "$d/validation.expected" - --per-device-outputs "$d/validation.hlo"
+# reduce-scatter over a non-leading dimension: a block per outer step.
+run scatter-dims 0 "$d/scatter_dims.expected" - --per-device-outputs "$d/scatter_dims.hlo"
 # A global input split by its sharding, the result assembled by the ROOT's.
 NDEV=2
 run sharded 0 "$d/sharded.expected" - "$d/sharded.hlo" "$d/sharded.in0.txt"
