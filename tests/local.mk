@@ -14,3 +14,12 @@ include tests/golden.mk
 # NaN against NaN matches.
 TESTS += tests/cli/expect-nan.sh
 dist_noinst_SCRIPTS += tests/cli/expect-nan.sh
+
+# Mutation testing (issue 36): `make mutants` plants the one-token bugs of
+# tests/mutants/*.txt one at a time in a scratch copy and says which test
+# kills each (tools/mutants.sh --help). Slow: not part of check or CI.
+# MUTANTS_FLAGS passes options (-j 2, --layer parser, --only ID, --no-full).
+EXTRA_DIST += tools/mutants.sh tests/mutants
+mutants:
+	$(SHELL) $(srcdir)/tools/mutants.sh $(MUTANTS_FLAGS)
+.PHONY: mutants
