@@ -1,13 +1,16 @@
 /* cli.h: declarations shared by the files of the hlorun command (cli/).
  *
- * hlorun.c holds usage, the options and main; run.c runs a module on one
- * device, devices.c on many; result.c prints, writes or compares a result;
+ * hlorun.c holds usage, the options and main; determinism.c runs a module
+ * under several thread counts (--determinism), reference.c beside a
+ * reference (--reference, --reference-custom-call); run.c runs a module on
+ * one device, devices.c on many; result.c prints, writes or compares a result;
  * debug.c observes a run (--trace, --check-nan, --stats,
  * --dump-custom-calls, progress); graph.c draws a module; casedir.c reads
  * the layout of a golden case directory; suite.c runs directories of cases
  * in parallel child processes (--suite, --record, --junit); crash.c reports
  * a handler's fatal signal; util.c holds the helpers all of them use.
- * Calls run one way, down this list: hlorun.c; suite.c, run.c, devices.c;
+ * Calls run one way, down this list: hlorun.c; determinism.c; reference.c;
+ * suite.c, run.c, devices.c;
  * debug.c, result.c; graph.c, casedir.c, crash.c; util.c (suite.c starts
  * this program again rather than calling run.c). Everything goes through
  * the public API (hlorun.h). */
@@ -28,6 +31,14 @@ typedef struct Opts {
   const char *output;
   const char *expect;
   double rtol, atol;          /* < 0: per-type defaults */
+  int64_t ulp;                /* --ulp N; -1: not given */
+  const char *reference;      /* --reference REF */
+  Binding *ref_bind;          /* --reference-custom-call TARGET=LIB[:SYMBOL] or
+                                 TARGET=builtin (lib "builtin") */
+  int nref_bind;
+  int determinism;            /* --determinism N; 0: not asked */
+  char **copies;              /* owned: option values split in place (bindings) */
+  int ncopies;
   bool random;
   uint64_t seed;
   long bench;                 /* 0 = no benchmark */
@@ -114,6 +125,9 @@ HloStatus debug_attach(Debug *d, HloExecutable *exe);
  * progress line; unless the observer stopped it, print --stats and draw
  * --stats --graph (debug_graph_failed says whether that failed). */
 void debug_after_run(Debug *d, HloExecutable *exe, double wall_ms);
+/* --dump-custom-calls: dump only the run-th call (from 0) of call site
+ * `site`, as DIR/call-0000 (--reference-custom-call's diverging call). */
+void debug_dump_only(Debug *d, const HloInstruction *site, int64_t run);
 /* The run has several devices: lines name the device (no progress line). */
 void debug_set_devices(Debug *d, int ndev);
 /* The observer stopped the run (--check-nan found something). */
@@ -155,14 +169,34 @@ bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas
  * and print, write or compare the assembled (or per-device) result. */
 int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
 
+/* ---- Comparing two runs (reference.c) ---- */
+
+/* A context as main makes one (plugins, bindings, FFI options) with
+ * `threads` kernel threads (0: all cores); rebind: the
+ * --reference-custom-call bindings replace the module's. NULL after saying
+ * why. */
+HloCtx *context_like(const Opts *o, int threads, bool rebind);
+/* --determinism N (determinism.c): N runs under different thread counts. */
+int determinism_run(HloCtx *ctx, const HloModule *m, const Opts *o);
+/* --reference REF: run m and REF, compare, name the first divergence. */
+int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o);
+/* Load --plugin LIB.so[:FUNCTION] into ctx. */
+HloStatus load_plugin(HloCtx *ctx, const char *spec);
+
 /* ---- One device (run.c) ---- */
 
 /* Load m's inputs as o says, run m once on one device (--bench: N more
  * times) and print, write or compare the result: the exit status. */
 int run_module(HloCtx *ctx, const HloModule *m, const Opts *o);
+/* Read INPUTs (snapshot arguments, --random fills) for m's parameters into
+ * in[0..nparams-1]: the exit status. */
+int load_module_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in);
 
 /* ---- The result (result.c) ---- */
 
+/* The comparison options of --rtol, --atol and --ulp (with --ulp, a
+ * tolerance not given is 0 instead of its type's default). */
+void compare_options(const Opts *o, HloCompareOptions *co);
 /* Print or write res as -o says, then compare it with --expect: the exit
  * status. */
 int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res);

@@ -47,6 +47,8 @@ struct Debug {
   Site *sites;
   int nsites;
   bool dump_failed;           /* warned once */
+  const HloInstruction *only; /* dump only this call site's run number only_run */
+  int64_t only_run, only_seen;
   /* Progress: a thread redraws the line every 100 ms from what the
    * observer last saw at ENTRY level (nested instructions are not observed
    * for it, so a loop-heavy run is barely slowed down). */
@@ -454,7 +456,8 @@ static int on_event(const HloEvent *e, void *user) {
   bool cc = strcmp(e->opcode, "custom-call") == 0;
   if (e->phase == HLO_OBSERVE_BEFORE) {
     if (d->progress && e->depth == 0) progress_event(d, e);
-    if (cc && d->o->dump_dir) dump_before(d, e);
+    if (cc && d->o->dump_dir && (!d->only || (e->instruction == d->only && d->only_seen++ == d->only_run)))
+      dump_before(d, e);
     return 0;
   }
   if (cc && d->o->dump_dir) dump_after(d, e);
@@ -476,6 +479,13 @@ Debug *debug_new(const Opts *o, HloCtx *ctx, const HloModule *m, bool progress) 
   d->t_start = now_ms();
   pthread_mutex_init(&d->lock, NULL);
   return d;
+}
+
+void debug_dump_only(Debug *d, const HloInstruction *site, int64_t run) {
+  if (!d) return;
+  d->only = site;
+  d->only_run = run;
+  d->only_seen = 0;
 }
 
 void debug_set_devices(Debug *d, int ndev) {

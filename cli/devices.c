@@ -223,7 +223,8 @@ static int emit_per_device(HloCtx *ctx, const Opts *o, HloBuffer **res, int ndev
         rc = fail_with(ctx, o->expect);
         break;
       }
-      HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
+      HloCompareOptions co;
+      compare_options(o, &co);
       int64_t bad = 0;
       char *report = NULL;
       HloStatus st = hlo_buffer_compare(ctx, ls[k], want, &co, &bad, &report);

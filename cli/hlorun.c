@@ -50,6 +50,10 @@ static void usage(FILE *f) {
     "                           f16 5e-3/5e-3, bf16 5e-2/5e-2, f32 and c64 1e-4/1e-4,\n"
     "                           f64 and c128 1e-10/1e-10, 8-bit and 4-bit floats\n"
     "                           0.125/0.125; integers, pred: exact\n"
+    "      --ulp N              also pass a float element within N representable\n"
+    "                           values of its type (both finite); a tolerance not\n"
+    "                           given is then 0, not its default (--expect, --suite,\n"
+    "                           --reference)\n"
     "      --bench N            run N times after one warm-up run and print\n"
     "                           'bench: median_ms=X runs=N' to standard error\n"
     "      --threads N          threads for kernels (default: all cores)\n"
@@ -104,6 +108,23 @@ static void usage(FILE *f) {
     "      --output-sharding SHARDING\n"
     "                           assemble the global result by SHARDING (HLO syntax,\n"
     "                           e.g. '{devices=[4,1]<=[4]}') instead of the ROOT's\n"
+    "\n"
+    "Finding what goes wrong:\n"
+    "      --reference REF      run REF (text, proto or snapshot) on the same inputs,\n"
+    "                           compare the results as --expect does, then every\n"
+    "                           instruction with a counterpart in REF (same name, or\n"
+    "                           opcode, shape and metadata), and print the first\n"
+    "                           whose value differs: 'first divergence: ...'\n"
+    "      --determinism N      run N times (2 to 64) with different thread counts,\n"
+    "                           hash every instruction's bits, and name the first\n"
+    "                           whose result differs for the same operand bits\n"
+    "                           ('first nondeterministic: ...', exit 1)\n"
+    "      --reference-custom-call TARGET=LIB.so[:SYMBOL]\n"
+    "                           the reference (REF, or MODULE itself) binds TARGET\n"
+    "                           to SYMBOL in LIB.so instead (TARGET=builtin: hlorun's\n"
+    "                           own implementation); the first diverging call is\n"
+    "                           written as a --replay case (to the --dump-custom-calls\n"
+    "                           DIR, default hlorun-divergent-call)\n"
     "\n"
     "Debugging:\n"
     "      --trace[=FILTER]     print every instruction as it runs: name, opcode, line,\n"
@@ -206,7 +227,7 @@ enum {
   OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
   OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
   OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE,
-  OPT_LENIENT, OPT_WRITE_PROTO
+  OPT_LENIENT, OPT_WRITE_PROTO, OPT_ULP, OPT_REFERENCE, OPT_REF_CUSTOM, OPT_DETERMINISM
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -246,6 +267,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"rtol", required_argument, NULL, OPT_RTOL},
     {"atol", required_argument, NULL, OPT_ATOL},
+    {"ulp", required_argument, NULL, OPT_ULP},
+    {"reference", required_argument, NULL, OPT_REFERENCE},
+    {"reference-custom-call", required_argument, NULL, OPT_REF_CUSTOM},
+    {"determinism", required_argument, NULL, OPT_DETERMINISM},
     {"bench", required_argument, NULL, OPT_BENCH},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
@@ -288,12 +313,15 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {NULL, 0, NULL, 0},
   };
   o->rtol = o->atol = -1;
+  o->ulp = -1;
   o->progress = -1;
   o->bind = calloc((size_t)argc, sizeof *o->bind);
+  o->ref_bind = calloc((size_t)argc, sizeof *o->ref_bind);
+  o->copies = calloc((size_t)argc, sizeof *o->copies);
   o->plugins = calloc((size_t)argc, sizeof *o->plugins);
   o->members = calloc((size_t)argc, sizeof *o->members);
   o->pass = calloc((size_t)argc, sizeof *o->pass);
-  if (!o->bind || !o->plugins || !o->members || !o->pass) {
+  if (!o->bind || !o->ref_bind || !o->copies || !o->plugins || !o->members || !o->pass) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return EXIT_ERROR;
   }
@@ -315,11 +343,23 @@ static int parse_args(int argc, char **argv, Opts *o) {
         return die_usage("--random: bad seed '%s' (a non-negative integer)", optarg);
       break;
     case OPT_EXPECT: o->expect = optarg; break;
+    case OPT_REFERENCE: o->reference = optarg; break;
+    case OPT_DETERMINISM:
+      if (!parse_u64(optarg, &u, false) || u < 2 || u > 64)
+        return die_usage("--determinism: bad run count '%s' (2 to 64)", optarg);
+      o->determinism = (int)u;
+      break;
     case OPT_RTOL:
       if (!parse_double(optarg, &o->rtol)) return die_usage("--rtol: bad tolerance '%s'", optarg);
       break;
     case OPT_ATOL:
       if (!parse_double(optarg, &o->atol)) return die_usage("--atol: bad tolerance '%s'", optarg);
+      break;
+    case OPT_ULP:
+      if (!parse_u64(optarg, &u, false) || u > (1ull << 62))
+        return die_usage("--ulp: bad count '%s' (a non-negative integer)", optarg);
+      o->ulp = (int64_t)u;
+      pass_on(o, "ulp", optarg);
       break;
     case OPT_BENCH:
       if (!parse_u64(optarg, &u, false) || u < 1 || u > 1000000000)
@@ -353,13 +393,18 @@ static int parse_args(int argc, char **argv, Opts *o) {
     case OPT_LENIENT: o->lenient = true; break;
     case OPT_WRITE_PROTO: o->write_proto = optarg; break;
     case OPT_EXPLAIN: o->explain = true; break;
+    case OPT_REF_CUSTOM:
     case OPT_CUSTOM: {
-      pass_on(o, "custom-call", optarg);
+      if (c == OPT_CUSTOM) pass_on(o, "custom-call", optarg);
+      /* Split a copy: --replay parses the same argv strings again. */
+      optarg = o->copies[o->ncopies++] = xprintf("%s", optarg);
       char *eq = strchr(optarg, '=');
       if (!eq || eq == optarg || !eq[1])
-        return die_usage("--custom-call: expected TARGET=LIB.so[:SYMBOL], got '%s'", optarg);
+        return die_usage(c == OPT_CUSTOM ? "--custom-call: expected TARGET=LIB.so[:SYMBOL], got '%s'"
+                         : "--reference-custom-call: expected TARGET=LIB.so[:SYMBOL] or "
+                           "TARGET=builtin, got '%s'", optarg);
       *eq = 0;
-      Binding *b = &o->bind[o->nbind++];
+      Binding *b = c == OPT_CUSTOM ? &o->bind[o->nbind++] : &o->ref_bind[o->nref_bind++];
       b->target = optarg;
       b->lib = eq + 1;
       char *colon = strrchr(eq + 1, ':');
@@ -421,6 +466,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
 
 static void opts_free(Opts *o) {
   free(o->bind);
+  free(o->ref_bind);
+  for (int i = 0; i < o->ncopies; i++) free(o->copies[i]);
+  free(o->copies);
   free(o->plugins);
   free(o->members);
   for (int i = 0; i < o->npass; i++) free(o->pass[i]);
@@ -509,16 +557,11 @@ int main(int argc, char **argv) {
       rc = fail_with(ctx, "cannot bind a custom call");
       goto out;
     }
-  for (int i = 0; i < o.nplugins; i++) {
-    char *spec = (char *)o.plugins[i];
-    char *colon = strrchr(spec, ':');
-    const char *fn = NULL;
-    if (colon && colon[1] && !strchr(colon, '/')) { *colon = 0; fn = colon + 1; }
-    if (hlo_ctx_load_plugin(ctx, spec, fn) != HLO_OK) {
+  for (int i = 0; i < o.nplugins; i++)
+    if (load_plugin(ctx, o.plugins[i]) != HLO_OK) {
       rc = fail_with(ctx, "cannot load a plugin");
       goto out;
     }
-  }
   for (int i = 0; i < o.nmembers; i++)
     if (hlo_ctx_set_instruction_members(ctx, *o.members[i] ? o.members[i] : NULL, 1) != HLO_OK) {
       rc = fail_with(ctx, "--ffi-members");
@@ -587,7 +630,11 @@ int main(int argc, char **argv) {
   }
   int R, P;
   devices_grid(m, &o, &R, &P);
-  if (devices_wanted(ctx, m, &o, R, P)) rc = devices_run(ctx, m, &o, R, P);
+  if (o.determinism && (o.reference || o.nref_bind))
+    rc = die_usage("%s", "--determinism cannot be used with --reference");
+  else if (o.determinism) rc = determinism_run(ctx, m, &o);
+  else if (o.reference || o.nref_bind) rc = reference_run(ctx, m, &o);
+  else if (devices_wanted(ctx, m, &o, R, P)) rc = devices_run(ctx, m, &o, R, P);
   else rc = run_module(ctx, m, &o);
   flush_diags(ctx);
 out:

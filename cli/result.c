@@ -5,6 +5,7 @@
  * Not here: running the module (run.c, devices.c). */
 #include "cli/cli.h"
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -15,6 +16,20 @@ void print_bench(double *times, long n) {
   qsort(times, (size_t)n, sizeof *times, cmp_double);
   double med = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
   fprintf(stderr, "bench: median_ms=%.3f runs=%ld\n", med, n);
+}
+
+void compare_options(const Opts *o, HloCompareOptions *co) {
+  memset(co, 0, sizeof *co);
+  co->struct_size = sizeof *co;
+  co->rtol = o->rtol;
+  co->atol = o->atol;
+  co->max_report = 5;
+  if (o->ulp >= 0) {
+    /* --ulp alone is the whole tolerance; --ulp 0 means equal values. */
+    if (co->rtol < 0) co->rtol = 0;
+    if (co->atol < 0) co->atol = 0;
+    co->max_ulp = o->ulp;
+  }
 }
 
 int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res) {
@@ -34,7 +49,8 @@ int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res) {
   rc = EXIT_OK;
   if (o->expect) {
     if (hlo_load_like(ctx, res, o->expect, &want) != HLO_OK) { rc = fail_with(ctx, o->expect); goto out; }
-    HloCompareOptions co = {sizeof co, o->rtol, o->atol, 5};
+    HloCompareOptions co;
+    compare_options(o, &co);
     int64_t bad = 0;
     char *report = NULL;
     if (hlo_buffer_compare(ctx, res, want, &co, &bad, &report) != HLO_OK) {

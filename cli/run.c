@@ -25,7 +25,7 @@ static int load_partitions(HloCtx *ctx, const HloModule *m, const char *path, in
 }
 
 /* Read INPUTs (and --random fills) into in[0..nparams-1]. */
-static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
+int load_module_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer **in) {
   int np = hlo_module_num_params(m);
   int k = 0;
   /* A snapshot replays the arguments it recorded when no INPUT is given; a
@@ -78,7 +78,7 @@ int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   Debug *dbg = NULL;
   int rc = EXIT_ERROR;
   if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
-  if ((rc = load_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
+  if ((rc = load_module_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
   /* Tracing and NaN checks must see every instruction's value. */
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,

@@ -489,17 +489,105 @@ typedef struct HloCompareOptions {
   size_t struct_size;        /* sizeof(HloCompareOptions) */
   double rtol, atol;         /* < 0: the element type's default (hlo_default_tolerance) */
   int max_report;            /* differing elements listed in the report; 0 = 5 */
+  int64_t max_ulp;           /* > 0: a float element also passes when both values are
+                                finite and at most max_ulp representable values of
+                                its type apart (complex: each part); 0: unused */
 } HloCompareOptions;
 
 /* Default tolerances: f16 1e-3/1e-3... see the implementation table
  * (hlo_default_tolerance fills them for one type; integers, pred: 0, 0). */
 void hlo_default_tolerance(HloElementType t, double *rtol, double *atol);
 /* Compare got with want: element passes when |got - want| <= atol + rtol*|want|
- * (NaN matches NaN; integers, pred and bit patterns exactly). *mismatches gets
+ * or within max_ulp representable values (NaN matches NaN; a non-finite value
+ * never matches a finite one; integers, pred and bit patterns exactly). *mismatches gets
  * the number of failing elements (or -1 if the shapes differ) and *report a
  * readable report (free it; NULL when everything matches). */
 HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer *want,
                              const HloCompareOptions *opts, int64_t *mismatches, char **report);
+
+/* ---- Comparing two runs: the first divergence ----------------------------- */
+
+typedef struct HloDivergenceOptions {
+  size_t struct_size;        /* sizeof(HloDivergenceOptions) */
+  const HloCompareOptions *compare;  /* every comparison's tolerance; NULL: defaults */
+  const HloRunOptions *run;  /* how both modules run, NULL: defaults (every
+                                instruction runs as its own step, so that each
+                                value is seen) */
+  HloCtx *reference_ctx;     /* the reference runs in this context (its own custom-call
+                                bindings); NULL: the module's */
+  uint64_t memory_budget;    /* bytes of reference values held at once; 0: as much as
+                                the reference run's peak, at least 64 MiB. More
+                                values than that: the runs are repeated, each time
+                                for the next part of the reference's values */
+} HloDivergenceOptions;
+
+/* What hlo_compare_runs found. Strings and instructions are borrowed from
+ * the report and the modules. */
+typedef struct HloDivergence {
+  size_t struct_size;        /* sizeof(HloDivergence) of the library */
+  HloBuffer *result, *reference_result;  /* owned by the report */
+  int64_t result_mismatches; /* elements of the result outside tolerance; -1: the
+                                shapes differ */
+  const char *result_report; /* as hlo_buffer_compare's, NULL when they agree */
+  int found;                 /* 1: a first divergence (below), 0: none */
+  const HloInstruction *instruction;  /* the module's instruction */
+  const HloInstruction *counterpart;  /* the reference's */
+  int64_t iteration;         /* its loop iteration (from 0), -1 outside loops */
+  int64_t call;              /* custom calls outside loops: the call (from 0), else -1 */
+  int64_t mismatches, elements;       /* of its value */
+  double max_abs_error;      /* largest absolute error among them (NaN: none finite) */
+  const char *max_abs_at;    /* where ("[1,2]", "{0}[3]" in tuples) */
+  const char *line;          /* "first divergence: ..." or "first divergence: none" */
+  int64_t values_compared;   /* instruction values compared (every iteration counts) */
+  int paired, unpaired;      /* the module's comparable instructions with / without a
+                                counterpart */
+  int failed_side;           /* a run failed: 1 the module's, 2 the reference's */
+  int runs;                  /* runs of each module it took (memory_budget) */
+  HloBuffer *value, *reference_value;  /* found: the instruction's value and its
+                                counterpart's (owned by the report) */
+} HloDivergence;
+
+/* Run m and ref on the same inputs (checked against both modules' ENTRY
+ * parameters first: a mismatch is HLO_TYPE_MISMATCH naming the first one,
+ * before anything runs), compare the results, then every instruction of m
+ * that has a counterpart in ref, in m's execution order, and name the first
+ * whose value differs (doc/divergence.md: how counterparts pair, what is
+ * compared). Values are compared as they are made, never all held at once:
+ * memory is about both runs' plus memory_budget. On an error *out may still
+ * hold a report whose failed_side says which run failed (the diagnostics
+ * say where). Free the report with hlo_divergence_free. */
+HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref,
+                           HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,
+                           HloDivergence **out);
+void hlo_divergence_free(HloDivergence *d);
+
+/* ---- Nondeterminism ------------------------------------------------------- */
+
+/* What hlo_check_determinism found. */
+typedef struct HloDeterminism {
+  size_t struct_size;        /* in: sizeof(HloDeterminism) of the caller */
+  int deterministic;         /* 1: every run made the same bits at every step */
+  int runs;                  /* runs made (a difference stops the checking) */
+  int run;                   /* not deterministic: the run (from 0) that differed from run 0 */
+  const HloInstruction *instruction;  /* the first step that differed (NULL: the later
+                                run made fewer steps) */
+  int64_t iteration;         /* its loop iteration (from 0), -1 outside loops */
+  int64_t call;              /* custom calls outside loops: the call (from 0), else -1 */
+  int operands_differ;       /* its operands' bits already differed: the difference
+                                came from a step that is not observed */
+  int different_path;        /* the runs executed different instructions here */
+  int64_t steps;             /* steps of the first run */
+  int failed_run;            /* a run failed: its number + 1 (diagnostics in its context) */
+} HloDeterminism;
+
+/* Run m nruns times (>= 2) on the same inputs, run k in context ctxs[k]
+ * (give them different thread counts; NULL: ctxs[0]), every instruction as
+ * its own step; hash every step's operands and result, and find the first
+ * step whose result's bits differ from run 0's. Holds 24 bytes per step of
+ * the first run, never values. */
+HloStatus hlo_check_determinism(HloCtx *const *ctxs, int nruns, const HloModule *m,
+                                HloBuffer *const *inputs, int n, const HloRunOptions *opts,
+                                HloDeterminism *out);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,11 @@
 /* compare.c: comparing a result with a golden value (hlorun --expect).
  *
- * An element passes when |got - want| <= atol + rtol * |want|; NaN matches
- * NaN, infinities must be equal, +0 equals -0; complex numbers compare part
- * by part; integers, pred and other bit patterns compare exactly. The report
+ * An element passes when |got - want| <= atol + rtol * |want|, or (max_ulp
+ * > 0) when both are finite and at most max_ulp representable values of
+ * their type apart; NaN matches NaN, infinities must be equal (a
+ * non-finite value never matches a finite one), +0 equals -0; complex
+ * numbers compare part by part; integers, pred and other bit patterns
+ * compare exactly. The report
  * is meant to be read at a glance:
  *   mismatch: 2 of 6 elements differ (33.3%; f32[2,3]; rtol=0.0001 atol=0.0001)
  *    largest absolute error 1 at [0,2]; largest relative error 0.5 at [0,2]
@@ -13,6 +16,7 @@
 #include "interp/api.h"
 #include "interp/valio.h"
 #include "common/numeric.h"
+#include "interp/diverge.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +38,9 @@ void hlo_default_tolerance(HloElementType t, double *rtol, double *atol) {
   if (rtol) *rtol = r;
   if (atol) *atol = a;
 }
+
+/* The tolerance of one leaf, its type's defaults resolved. */
+typedef struct HliTolerance { double rtol, atol; int64_t max_ulp; } HliTolerance;
 
 /* One reported difference. */
 typedef struct Diff {
@@ -64,6 +71,43 @@ static bool close_enough(double g, double w, double rtol, double atol) {
   if (isnan(w) || isnan(g)) return isnan(w) && isnan(g);
   if (isinf(w) || isinf(g)) return g == w;
   return fabs(g - w) <= atol + rtol * fabs(w);
+}
+
+/* The type of one part of an element (complex: its real type). */
+static HloDtype part_type(HloDtype t) {
+  return t == HLO_C64 ? HLO_F32 : t == HLO_C128 ? HLO_F64 : t;
+}
+
+/* The bits of one part of a float or complex element. */
+static uint64_t part_bits(HloDtype t, const void *p, int part) {
+  switch (hlc_dtype_size(part_type(t))) {
+  case 8: { uint64_t b; memcpy(&b, (const char *)p + 8 * part, 8); return b; }
+  case 4: { uint32_t b; memcpy(&b, (const char *)p + 4 * part, 4); return b; }
+  case 2: return *(const uint16_t *)p;
+  default: return *(const uint8_t *)p & ((1u << hlc_dtype_bits(t)) - 1);
+  }
+}
+
+/* How many representable values of t lie between two finite values'
+ * bits: floats are sign and magnitude, so the magnitudes' distance on one
+ * side of zero, their sum across it (+0 and -0 are both zero). */
+uint64_t hli_ulp_distance(HloDtype t, uint64_t a, uint64_t b) {
+  if (t == HLO_F8E8M0FNU) return a > b ? a - b : b - a;   /* no sign bit */
+  uint64_t sign = 1ull << (hlc_dtype_bits(t) - 1);
+  uint64_t ma = a & (sign - 1), mb = b & (sign - 1);
+  if ((a & sign) != (b & sign)) return ma + mb;
+  return ma > mb ? ma - mb : mb - ma;
+}
+
+/* Does one part pass? The tolerance, or (max_ulp > 0) the distance in
+ * representable values between two finite parts. */
+static bool part_passes(HloDtype t, const void *gp, const void *wp, int part, double g, double w,
+                        const HliTolerance *tol) {
+  if (close_enough(g, w, tol->rtol, tol->atol)) return true;
+  if (tol->max_ulp <= 0 || !isfinite(g) || !isfinite(w)) return false;
+  HloDtype pt = part_type(t);
+  return hli_ulp_distance(pt, part_bits(t, gp, part), part_bits(t, wp, part)) <=
+         (uint64_t)tol->max_ulp;
 }
 
 /* Error of one element pair (parts of complex numbers: the larger). */
@@ -109,7 +153,7 @@ static void note_bad(Stats *s, const HliValue *v, int32_t leaf, int32_t nleaves,
   d->rel_err = rel_err;
 }
 
-static void compare_leaf(const HliValue *g, const HliValue *w, double rtol, double atol,
+static void compare_leaf(const HliValue *g, const HliValue *w, const HliTolerance *tol,
                          int32_t leaf, int32_t nleaves, Stats *s) {
   HloDtype t = w->dtype;
   size_t es = hlc_dtype_size(t);
@@ -120,12 +164,12 @@ static void compare_leaf(const HliValue *g, const HliValue *w, double rtol, doub
     const void *ge = gp + (size_t)i * es, *we = wp + (size_t)i * es;
     if (fl || cx) {
       double g0 = load_part(t, ge, 0), w0 = load_part(t, we, 0);
-      bool ok = close_enough(g0, w0, rtol, atol);
+      bool ok = part_passes(t, ge, we, 0, g0, w0, tol);
       double g1 = 0, w1 = 0;
       if (cx) {
         g1 = load_part(t, ge, 1);
         w1 = load_part(t, we, 1);
-        ok &= close_enough(g1, w1, rtol, atol);
+        ok &= part_passes(t, ge, we, 1, g1, w1, tol);
       }
       if (ok) continue;
       double a0, r0, a1 = 0, r1 = 0;
@@ -183,13 +227,66 @@ static void write_report(HliBuf *rep, const Stats *s, const HliValue *want, cons
     hli_buf_printf(rep, "  ... and %lld more\n", (long long)(s->bad - s->reported));
 }
 
+int hli_compare_values(const HliValue *got, const HliValue *want, const HloCompareOptions *opts,
+                       int max_report, HliCompareSummary *sum, HliBuf *report) {
+  memset(sum, 0, sizeof *sum);
+  int32_t ng, nw;
+  HliValue **gl = hli_value_leaves((HliValue *)got, &ng), **wl = hli_value_leaves((HliValue *)want, &nw);
+  if (max_report < 1) max_report = 1;
+  Diff *diffs = calloc((size_t)max_report, sizeof *diffs);
+  if (!gl || !wl || !diffs || ng != nw) {
+    free(gl); free(wl); free(diffs);
+    return -1;
+  }
+  Stats s = {0};
+  s.max_report = max_report;
+  s.diffs = diffs;
+  /* The tolerance in words: one for all leaves, else "per-type tolerances". */
+  char tol[128] = "", one[128];
+  bool mixed = false;
+  for (int32_t i = 0; i < nw; i++) {
+    HliTolerance t = {0, 0, 0};
+    hlo_default_tolerance((HloElementType)hlc_dtype_xla_code(wl[i]->dtype), &t.rtol, &t.atol);
+    bool inexact = hlc_dtype_is_float(wl[i]->dtype) || hlc_dtype_is_complex(wl[i]->dtype);
+    if (inexact && opts->rtol >= 0) t.rtol = opts->rtol;
+    if (inexact && opts->atol >= 0) t.atol = opts->atol;
+    if (inexact) t.max_ulp = opts->max_ulp > 0 ? opts->max_ulp : 0;
+    int n = 0;
+    if (inexact && (t.rtol > 0 || t.atol > 0))
+      n = snprintf(one, sizeof one, "rtol=%g atol=%g", t.rtol, t.atol);
+    if (t.max_ulp > 0) snprintf(one + n, sizeof one - (size_t)n, "%sulp=%lld", n ? " " : "", (long long)t.max_ulp);
+    else if (n == 0) snprintf(one, sizeof one, "exact");
+    if (i == 0) strcpy(tol, one);
+    else if (strcmp(tol, one) != 0) mixed = true;
+    compare_leaf(gl[i], wl[i], &t, i, nw, &s);
+  }
+  if (mixed) strcpy(tol, "per-type tolerances");
+  free(gl);
+  free(wl);
+  sum->bad = s.bad;
+  sum->total = s.total;
+  sum->max_abs = s.max_abs;
+  sum->max_rel = s.max_rel;
+  strcpy(sum->max_abs_at, s.max_abs_at);
+  strcpy(sum->max_rel_at, s.max_rel_at);
+  if (s.reported > 0) {
+    strcpy(sum->first_at, diffs[0].where);
+    strcpy(sum->first_got, diffs[0].got);
+    strcpy(sum->first_want, diffs[0].want);
+  }
+  if (s.bad && report) write_report(report, &s, want, tol);
+  free(diffs);
+  return 0;
+}
+
 HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer *want,
                              const HloCompareOptions *opts, int64_t *mismatches, char **report_text) {
   if (!got || !want || !mismatches) return HLO_INVALID_ARGUMENT;
-  HloCompareOptions o = {sizeof o, -1, -1, 0};
+  HloCompareOptions o = {sizeof o, -1, -1, 0, 0};
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+  o.struct_size = sizeof o;
   if (report_text) *report_text = NULL;
-  HliBuf rep = {0}, body = {0};
+  HliBuf rep = {0};
   if (!hlp_shape_compatible(got->v->shape, want->v->shape)) {
     HliBuf a = {0}, b = {0};
     hli_shape_text(got->v->shape, &a);
@@ -203,43 +300,14 @@ HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer 
     else hli_buf_free(&rep);
     return HLO_OK;
   }
-  int32_t ng, nw;
-  HliValue **gl = hli_value_leaves(got->v, &ng), **wl = hli_value_leaves(want->v, &nw);
-  int max_report = o.max_report > 0 ? o.max_report : 5;
-  Diff *diffs = calloc((size_t)max_report, sizeof *diffs);
-  if (!gl || !wl || !diffs) {
-    free(gl); free(wl); free(diffs);
+  HliCompareSummary sum;
+  if (hli_compare_values(got->v, want->v, &o, o.max_report > 0 ? o.max_report : 5, &sum,
+                         report_text ? &rep : NULL) != 0) {
+    hli_buf_free(&rep);
     return hli_api_fail(ctx, HLO_NOMEM, "out of memory");
   }
-  Stats s = {0};
-  s.max_report = max_report;
-  s.diffs = diffs;
-  /* The tolerance in words: one for all leaves, else "per-type tolerances". */
-  char tol[128] = "", one[128];
-  bool mixed = false;
-  for (int32_t i = 0; i < nw; i++) {
-    double rt, at;
-    hlo_default_tolerance((HloElementType)hlc_dtype_xla_code(wl[i]->dtype), &rt, &at);
-    bool inexact = hlc_dtype_is_float(wl[i]->dtype) || hlc_dtype_is_complex(wl[i]->dtype);
-    if (inexact && o.rtol >= 0) rt = o.rtol;
-    if (inexact && o.atol >= 0) at = o.atol;
-    if (inexact && (rt > 0 || at > 0)) snprintf(one, sizeof one, "rtol=%g atol=%g", rt, at);
-    else snprintf(one, sizeof one, "exact");
-    if (i == 0) strcpy(tol, one);
-    else if (strcmp(tol, one) != 0) mixed = true;
-    compare_leaf(gl[i], wl[i], rt, at, i, nw, &s);
-  }
-  if (mixed) strcpy(tol, "per-type tolerances");
-  free(gl);
-  free(wl);
-  *mismatches = s.bad;
-  if (s.bad && report_text) {
-    write_report(&rep, &s, want->v, tol);
-    *report_text = rep.data;
-  } else {
-    hli_buf_free(&rep);
-  }
-  hli_buf_free(&body);
-  free(diffs);
+  *mismatches = sum.bad;
+  if (sum.bad && report_text) *report_text = rep.data;
+  else hli_buf_free(&rep);
   return HLO_OK;
 }

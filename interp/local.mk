@@ -17,6 +17,9 @@ libhlorun_core_la_LIBADD += $(ZLIB_LIBS)
 # Public API (include/hlorun.h).
 libhlorun_core_la_SOURCES += \
 	interp/api.h interp/api.c interp/proto_io.c interp/compare.c
+# Comparing two runs: counterparts, the first divergence (diverge.h).
+libhlorun_core_la_SOURCES += interp/diverge.h interp/counterpart.c interp/diverge.c \
+	interp/determinism.c
 
 include interp/kernels/elementwise.mk
 include interp/kernels/movement.mk
@@ -45,3 +48,21 @@ tests_check_fuse_LDADD = $(TEST_LIBS)
 # Fusion never changes a result: random row-reduction modules, fused vs not.
 TESTS += tests/fusion-diff.sh
 EXTRA_DIST += tests/fusion-diff.sh tests/fusion_diff.py
+
+# The comparison engine (diverge.h): ulp distances, parts under a memory
+# budget (check_diverge); the command's --ulp and --reference (tests/diverge/run.sh).
+check_PROGRAMS += tests/check_diverge
+TESTS += tests/check_diverge tests/diverge/run.sh
+tests_check_diverge_SOURCES = tests/check_diverge.c
+tests_check_diverge_CFLAGS = $(TEST_CFLAGS)
+tests_check_diverge_LDADD = $(TEST_LIBS)
+dist_noinst_SCRIPTS += tests/diverge/run.sh
+dist_noinst_DATA += tests/diverge/v1.hlo tests/diverge/v2.hlo tests/diverge/x3.txt \
+	tests/diverge/x4.txt tests/diverge/loop_ok.hlo tests/diverge/loop_bad.hlo \
+	tests/diverge/after_opt_bug.hlo tests/diverge/ref_s32.hlo tests/diverge/ref_fails.hlo \
+	tests/diverge/copy_f32.hlo tests/diverge/copy_f16.hlo tests/diverge/copy_bf16.hlo \
+	samples/cpu_before_opt.hlo doc/divergence.md tests/diverge/loop_cc.hlo
+# Handlers --reference-custom-call sets against each other (built, not installed).
+check_LTLIBRARIES += tests/diverge/libdiverge_handlers.la
+tests_diverge_libdiverge_handlers_la_SOURCES = tests/diverge/handlers.c
+tests_diverge_libdiverge_handlers_la_LDFLAGS = -module -avoid-version -rpath /nowhere

@@ -520,7 +520,7 @@ START_TEST(api_buffers_and_compare) {
                         "  largest absolute error 0.5 at [1]; largest relative error 0.2 at [1]\n"
                         "  at [1]  got 2  want 2.5  abs err 0.5  rel err 0.2\n");
   hlo_free(rep);
-  HloCompareOptions co = {sizeof co, 0, 0.5, 0};
+  HloCompareOptions co = {sizeof co, 0, 0.5, 0, 0};
   ck_assert_int_eq(hlo_buffer_compare(ctx, bg, bw, &co, &bad, &rep), HLO_OK);
   ck_assert_int_eq(bad, 0);
   ck_assert_ptr_null(rep);

@@ -141,9 +141,11 @@ if want samples; then
       ffi_counter) bind="--plugin $libs/libcounter_plugin.so" ;;
       *) bind= ;;   # ffi_builtins and the plain modules need no binding
     esac
+    # A before-optimization twin takes its after-optimization module's files.
+    case $mod in cpu_before_opt) files=cpu_after_opt ;; *) files=$mod ;; esac
     exp=
-    for e in "$S/$mod.expected.txt" "$S/$mod.expected" "$S/$mod.expected.npy" "$S/$mod.expected.npz"; do [ -f "$e" ] && { exp="--expect $e"; break; }; done
-    ins=$(ls "$S/$mod".in[0-9]*.txt "$S/$mod".in[0-9]*.npy 2>/dev/null | sort -V)
+    for e in "$S/$files.expected.txt" "$S/$files.expected" "$S/$files.expected.npy" "$S/$files.expected.npz"; do [ -f "$e" ] && { exp="--expect $e"; break; }; done
+    ins=$(ls "$S/$files".in[0-9]*.txt "$S/$files".in[0-9]*.npy 2>/dev/null | sort -V)
     # shellcheck disable=SC2086
     if [ -n "$ins" ]; then
       run "sample $mod" 0 $bind $exp "$m" $ins

@@ -1,0 +1,223 @@
+/* reference.c: hlorun --reference REF: run MODULE and REF on the same
+ * inputs, compare the results as --expect does, and name the first
+ * instruction whose value differs (spec/cli.md, "Finding what goes
+ * wrong"; the engine is the library's hlo_compare_runs). Also the
+ * comparison options every comparison of the command shares (--rtol,
+ * --atol, --ulp) are result.c's.
+ *
+ * Reports go to standard error; the module's result to standard output
+ * (or -o) as in a plain run. Exit 0 when the results agree, 1 when they
+ * differ (or --expect does), 2 on an error (which side failed is said). */
+#include "cli/cli.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+HloStatus load_plugin(HloCtx *ctx, const char *spec) {
+  char *lib = xprintf("%s", spec);
+  char *colon = strrchr(lib, ':');
+  const char *fn = NULL;
+  if (colon && colon[1] && !strchr(colon, '/')) { *colon = 0; fn = colon + 1; }
+  HloStatus st = hlo_ctx_load_plugin(ctx, lib, fn);
+  free(lib);
+  return st;
+}
+
+/* Options a comparison of two runs cannot honour (--dump-custom-calls
+ * names where --reference-custom-call writes the diverging call). */
+static const char *reference_conflict(const Opts *o) {
+  return o->trace ? "--trace" : o->check_nan ? "--check-nan" : o->stats ? "--stats"
+         : o->graph ? "--graph" : o->bench ? "--bench" : o->only ? "--only-instruction"
+         : o->dump_dir && !o->nref_bind ? "--dump-custom-calls" : NULL;
+}
+
+static bool rebound(const Opts *o, const char *target) {
+  for (int i = 0; i < o->nref_bind; i++)
+    if (strcmp(o->ref_bind[i].target, target) == 0) return true;
+  return false;
+}
+
+HloCtx *context_like(const Opts *o, int threads, bool rebind) {
+  HloCtxOptions co = {sizeof co, threads, o->max_memory, 0, o->isolate, o->cc_timeout,
+                      o->crash_dir};
+  HloCtx *r = NULL;
+  if (hlo_ctx_new(&co, &r) != HLO_OK) {
+    fprintf(stderr, "%s: error: cannot create the reference's context\n", prog);
+    return NULL;
+  }
+  const char *what = "the reference's bindings";
+  for (int i = 0; i < o->nplugins; i++)
+    if (load_plugin(r, o->plugins[i]) != HLO_OK) goto fail;
+  for (int i = 0; i < o->nbind; i++)
+    if (!(rebind && rebound(o, o->bind[i].target)) &&
+        hlo_ctx_bind_custom_call(r, o->bind[i].target, o->bind[i].lib, o->bind[i].symbol) != HLO_OK)
+      goto fail;
+  for (int i = 0; i < o->nmembers; i++)
+    if (hlo_ctx_set_instruction_members(r, *o->members[i] ? o->members[i] : NULL, 1) != HLO_OK)
+      goto fail;
+  if (o->all_stages) hlo_ctx_set_ffi_all_stages(r, 1);
+  for (int i = 0; rebind && i < o->nref_bind; i++) {
+    const Binding *b = &o->ref_bind[i];
+    if (strcmp(b->lib, "builtin") == 0) {
+      char *how = hlo_ctx_custom_call_binding(r, b->target);
+      hlo_free(how);
+      if (!how) {
+        fprintf(stderr, "%s: error: --reference-custom-call %s=builtin: hlorun has no built-in "
+                "implementation of custom-call target \"%s\"\n", prog, b->target, b->target);
+        hlo_ctx_free(r);
+        return NULL;
+      }
+    } else if (hlo_ctx_bind_custom_call(r, b->target, b->lib, b->symbol) != HLO_OK) {
+      what = "--reference-custom-call";
+      goto fail;
+    }
+  }
+  return r;
+fail:
+  fail_with(r, what);
+  hlo_ctx_free(r);
+  return NULL;
+}
+
+/* The diverging custom call as a case --replay runs: the module's own
+ * dump of that call (module, operands, bindings), its expected value the
+ * reference's result, so that the replay fails until the handler agrees. */
+static void write_divergent_call(HloCtx *ctx, const HloModule *m, const Opts *o,
+                                 const HloDivergence *d, HloBuffer *const *in, int np) {
+  Opts w = *o;
+  w.dump_dir = o->dump_dir ? o->dump_dir : "hlorun-divergent-call";
+  w.trace = w.check_nan = w.stats = false;
+  w.graph = NULL;
+  HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
+                      .max_iterations = o->max_iterations, .timeout = o->timeout,
+                      .replicas = 1, .partitions = 1};
+  HloExecutable *exe = NULL;
+  HloBuffer *res = NULL;
+  Debug *dbg = debug_new(&w, ctx, m, false);
+  debug_dump_only(dbg, d->instruction, d->iteration >= 0 ? d->iteration : d->call);
+  char *dir = xprintf("%s/call-0000", w.dump_dir);
+  char *exp = xprintf("%s/expected.%s", dir, hlo_buffer_type(d->reference_value) == HLO_TYPE_TUPLE
+                                                ? "npz" : "npy");
+  bool ok = dbg && hlo_compile(ctx, m, &ro, &exe) == HLO_OK && debug_attach(dbg, exe) == HLO_OK &&
+            hlo_execute(exe, in, np, &res) == HLO_OK &&
+            hlo_buffer_save(ctx, d->reference_value, exp) == HLO_OK;
+  if (ok) {
+    char *note = xprintf("%s/call.txt", dir);
+    FILE *f = fopen(note, "a");
+    if (f) {
+      fprintf(f, "expected: the reference's result (--reference-custom-call), not this run's: "
+              "the replay fails until the handler agrees with the reference\n");
+      fclose(f);
+    }
+    free(note);
+    fprintf(stderr, "the diverging call: %s (%s --replay %s)\n", dir, prog, dir);
+  } else {
+    fprintf(stderr, "%s: warning: cannot write the diverging call to %s\n", prog, dir);
+    flush_diags(ctx);
+  }
+  hlo_ctx_clear_diagnostics(ctx);
+  free(dir);
+  free(exp);
+  hlo_buffer_free(res);
+  hlo_executable_free(exe);
+  debug_free(dbg);
+}
+
+int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
+  const char *bad = reference_conflict(o);
+  if (bad) {
+    fprintf(stderr, "%s: %s cannot be used with --reference\n", prog, bad);
+    return EXIT_ERROR;
+  }
+  HloModule *ref = NULL;
+  HloCtx *rctx = NULL;
+  const HloModule *r = m;     /* without REF: the module itself */
+  const char *rname = o->reference ? o->reference : o->module;
+  HloDivergence *d = NULL;
+  int np = hlo_module_num_params(m);
+  HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
+  int rc = EXIT_ERROR;
+  if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  if (o->reference) {
+    if (hlo_module_load(ctx, o->reference, &ref) != HLO_OK) {
+      rc = fail_with(ctx, "cannot read the reference");
+      goto out;
+    }
+    r = ref;
+  }
+  if (o->nref_bind && !(rctx = context_like(o, o->threads, true))) goto out;
+  /* Parameters first: a reference that cannot take MODULE's inputs is an
+   * error before anything runs (or any input is read). */
+  if (hlo_module_num_params(r) != np) {
+    fprintf(stderr, "%s: error: the reference %s takes %d parameter%s, the module %s takes %d\n",
+            prog, rname, hlo_module_num_params(r), hlo_module_num_params(r) == 1 ? "" : "s",
+            o->module, np);
+    goto out;
+  }
+  for (int i = 0; i < np; i++) {
+    char *a = NULL, *b = NULL;
+    hlo_module_param_shape(ctx, m, i, &a);
+    hlo_module_param_shape(ctx, r, i, &b);
+    bool same = a && b && strcmp(a, b) == 0;
+    if (!same)
+      fprintf(stderr, "%s: error: parameter %d differs: %s in the module %s, %s in the reference %s\n",
+              prog, i, a ? a : "?", o->module, b ? b : "?", rname);
+    hlo_free(a);
+    hlo_free(b);
+    if (!same) goto out;
+  }
+  if ((rc = load_module_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
+  rc = EXIT_ERROR;
+  HloCompareOptions co;
+  compare_options(o, &co);
+  HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
+                      .max_iterations = o->max_iterations, .timeout = o->timeout,
+                      .no_fusion = 1, .replicas = 1, .partitions = 1};
+  HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
+                               .reference_ctx = rctx};
+  HloStatus st = hlo_compare_runs(ctx, m, r, in, np, &dopt, &d);
+  if (st != HLO_OK) {
+    if (d && d->failed_side == 2) {
+      fprintf(stderr, "%s: error: the reference %s%s failed:\n", prog, rname,
+              o->nref_bind ? " (with the --reference-custom-call bindings)" : "");
+      if (rctx) flush_diags(rctx);
+    }
+    else if (d && d->failed_side == 1)
+      fprintf(stderr, "%s: error: the module %s failed:\n", prog, o->module);
+    rc = fail_with(ctx, "comparing the runs failed");
+    goto out;
+  }
+  flush_diags(ctx);   /* warnings */
+  /* The module's result as a plain run prints it (and --expect). */
+  rc = emit_result(ctx, o, d->result);
+  if (rc == EXIT_ERROR) goto out;
+  if (d->result_mismatches != 0) {
+    if (d->result_mismatches < 0) {
+      char *a = NULL, *b = NULL;
+      hlo_buffer_shape_text(ctx, d->result, &a);
+      hlo_buffer_shape_text(ctx, d->reference_result, &b);
+      fprintf(stderr, "%s: mismatch: the result has shape %s, the reference's %s\n", rname,
+              a ? a : "?", b ? b : "?");
+      hlo_free(a);
+      hlo_free(b);
+    } else {
+      fprintf(stderr, "%s: %s", rname, d->result_report ? d->result_report : "mismatch\n");
+    }
+    rc = EXIT_MISMATCH;
+  }
+  fprintf(stderr, "%s\n", d->line);
+  fprintf(stderr, "compared %lld values of %d instructions with a counterpart (%d without)",
+          (long long)d->values_compared, d->paired, d->unpaired);
+  if (d->runs > 1) fprintf(stderr, " in %d runs of each module", d->runs);
+  fputc('\n', stderr);
+  if (d->found && o->nref_bind && d->reference_value &&
+      strcmp(hlo_instruction_opcode(d->instruction), "custom-call") == 0)
+    write_divergent_call(ctx, m, o, d, in, np);
+out:
+  hlo_divergence_free(d);
+  hlo_module_free(ref);
+  hlo_ctx_free(rctx);
+  for (int i = 0; i < np; i++) hlo_buffer_free(in[i]);
+  free(in);
+  return rc;
+}
