@@ -1,9 +1,8 @@
 /* reference.c: hlorun --reference REF: run MODULE and REF on the same
  * inputs, compare the results as --expect does, and name the first
  * instruction whose value differs (spec/cli.md, "Finding what goes
- * wrong"; the engine is the library's hlo_compare_runs). Also the
- * comparison options every comparison of the command shares (--rtol,
- * --atol, --ulp) are result.c's.
+ * wrong"; the engine is the library's hlo_compare_runs). Also contexts
+ * like main's (context_like, load_plugin), which --determinism uses too.
  *
  * Reports go to standard error; the module's result to standard output
  * (or -o) as in a plain run. Exit 0 when the results agree, 1 when they
