@@ -1,5 +1,5 @@
 /* verify_linalg.c: shape rules of dot (batch | lhs free | rhs free result
- * order), convolution (dim_labels, window, feature and batch group counts,
+ * order) and scaled-dot (its scales dividing its operands), convolution (dim_labels, window, feature and batch group counts,
  * spatial output sizes with padding and dilations), fft, cholesky,
  * triangular-solve and the batch-norm family. The result element type of
  * dot and convolution is the declared one ("preferred element type"), as
@@ -85,6 +85,29 @@ static HlvResult dot(HlvCtx *V, const HloInstr *ins) {
     if (!listed(&d->rhs_batch, &d->rhs_contracting, i)) o->dims[n++] = r->dims[i];
   o->rank = n;
   return hlv_expect(V, ins, o, false);
+}
+
+/* scaled-dot(lhs, rhs, lhs_scale, rhs_scale): each scale a scalar or of
+ * its operand's rank with every dimension dividing the operand's (XLA's
+ * ScaledDotRewriter, CheckOperandAndScaleShapes); the result is the dot's. */
+static HlvResult scaled_dot(HlvCtx *V, const HloInstr *ins) {
+  if (ins->nops != 4)
+    return hlv_fail(V, ins, "takes 4 operands (lhs, rhs, lhs_scale, rhs_scale), got %d", ins->nops);
+  for (int32_t i = 0; i < 2; i++) {
+    if (!hlv_need_array(V, ins, i) || !hlv_need_array(V, ins, 2 + i)) return HLV_ERR;
+    const HloShape *op = &ins->ops[i]->shape, *sc = &ins->ops[2 + i]->shape;
+    const char *side = i ? "rhs" : "lhs";
+    if (sc->rank == 0) continue;
+    if (sc->rank != op->rank)
+      return hlv_fail(V, ins, "%s_scale %s must be a scalar or have the rank of %s %s", side,
+                      hlv_str(V, sc), side, hlv_str(V, op));
+    for (int32_t d = 0; d < op->rank; d++)
+      if (sc->dims[d] <= 0 ? op->dims[d] != 0 : op->dims[d] % sc->dims[d] != 0)
+        return hlv_fail(V, ins, "%s_scale %s does not fit %s %s: its dimension %d (%lld) does not "
+                        "divide the operand's (%lld)", side, hlv_str(V, sc), side, hlv_str(V, op),
+                        (int)d, (long long)sc->dims[d], (long long)op->dims[d]);
+  }
+  return dot(V, ins);
 }
 
 /* Length of each part of dim_labels ("b01f_01io->b01f"): 3 numbers. */
@@ -241,6 +264,7 @@ static HlvResult batch_norm(HlvCtx *V, const HloInstr *ins) {
 HlvResult hlv_linalg(HlvCtx *V, const HloInstr *ins) {
   switch (ins->op) {
   case HLO_OP_DOT: return dot(V, ins);
+  case HLO_OP_SCALED_DOT: return scaled_dot(V, ins);
   case HLO_OP_CONVOLUTION: return convolution(V, ins);
   case HLO_OP_FFT: return fft(V, ins);
   case HLO_OP_CHOLESKY: return cholesky(V, ins);

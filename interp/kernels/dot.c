@@ -15,7 +15,7 @@
  * reference loop (also kept for every type as the tests' cross-check).
  *
  * ragged-dot is rewritten onto the same dot (see below). Not here:
- * scaled-dot (no kernel: reported at plan time).
+ * scaled-dot's dequantization (scaled_dot.c, which then runs this dot).
  */
 #include "interp/kernels/gemm.h"
 #include <complex.h>
@@ -646,4 +646,5 @@ void hli_register_dot_conv(HliOpTable t) {
   t[HLO_OP_DOT] = (HliOpEntry){ .run = dot_run, .check = hlk_dot_check };
   t[HLO_OP_CONVOLUTION] = (HliOpEntry){ .run = conv_run, .check = hlk_conv_check };
   t[HLO_OP_RAGGED_DOT] = (HliOpEntry){ .run = ragged_run, .check = ragged_check };
+  hlk_register_scaled_dot(t);
 }

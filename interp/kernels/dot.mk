@@ -8,7 +8,7 @@
 # build also uses AVX512DQ (vpmullq, the 64-bit integer multiply) and
 # AVX512BW (vpmaddwd); gemm.c requires all three before choosing it.
 libhlorun_core_la_SOURCES += \
-	interp/kernels/dot.c interp/kernels/conv.c interp/kernels/conv_rows.c interp/kernels/conv_dw.c \
+	interp/kernels/dot.c interp/kernels/scaled_dot.c interp/kernels/conv.c interp/kernels/conv_rows.c interp/kernels/conv_dw.c \
 	interp/kernels/conv.h \
 	interp/kernels/gemm.h interp/kernels/narrow.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c \
 	interp/kernels/gemv.c
@@ -36,3 +36,7 @@ tests_check_dot_LDADD = $(TEST_LIBS)
 tests_check_conv_SOURCES = tests/check_conv.c
 tests_check_conv_CFLAGS = $(TEST_CFLAGS)
 tests_check_conv_LDADD = $(TEST_LIBS)
+# scaled-dot against numpy's values after XLA's definition, and its errors.
+TESTS += tests/scaled_dot/run.sh
+dist_noinst_SCRIPTS += tests/scaled_dot/run.sh tools/gen_scaled_dot_cases.py
+EXTRA_DIST += tests/scaled_dot/cases

@@ -11,8 +11,6 @@ static int check_no_kernel(HliExec *x, const HloInstr *ins) {
                            "has no kernel yet)");
   case HLO_OP_RAGGED_DOT:
     return hli_unsupported(x, ins, "ragged-dot has no kernel yet");
-  case HLO_OP_SCALED_DOT:
-    return hli_unsupported(x, ins, "scaled-dot (block-scaled operands) has no kernel yet");
   default:
     return hli_unsupported(x, ins, "opcode %s has no kernel in hlorun", hlp_opcode_name(ins->op));
   }

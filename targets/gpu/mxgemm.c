@@ -9,39 +9,21 @@
  * scale_mode 2; ThunkEmitter::EmitCublasLtMatmulThunkMx reads exactly these
  * four operands. mx_scaled_dot_execution_test.cc checks the call against
  * the scaled-dot run through XLA's reference path, so the call computes the
- * scaled-dot, which ScaledDotRewriter (scaled_dot_rewriter.cc) defines:
- * each operand times its scale, the scale having the operand's rank and
- * each of its dims dividing the operand's (element j of a dim of size n
- * uses scale entry j / (n / s)); then the dot. XLA only emits it for
+ * scaled-dot: its equivalent module is that scaled-dot (f32 result), then
+ * alpha, rounded once to the result type, so the arithmetic is the
+ * scaled-dot kernel's (interp/kernels/scaled_dot.c). XLA only emits it for
  * f8e4m3fn/f8e5m2/f4e2m1fn operands with f8e8m0fnu scales in blocks of 32
- * along K and an f32/f16/bf16 result (IsValidMxScaledDot); the products are
- * exact in f32, the dot accumulates in f32 and is rounded once.
+ * along K and an f32/f16/bf16 result (IsValidMxScaledDot).
  * Not here: __cudnn$blockScaledDot (cuDNN's swizzled scales, blockscaled.c). */
 #include "targets/gpu/gpu.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* Operand i dequantized by scale operand j, in f32. */
-static int dequant(GpuMod *m, const GpuCall *c, int i, int j) {
-  const GpuLeaf *x = &c->ops[i], *s = &c->ops[j];
-  int vx = gpu_operand(m, x, i, GPU_ROUND_NONE), vs = gpu_operand(m, s, j, GPU_ROUND_NONE);
-  /* broadcast [.., s_d, ..] to [.., s_d, n_d/s_d, ..], then reshape to x's
-   * dims (BroadcastAndReshape in scaled_dot_rewriter.cc). */
-  int64_t bd[2 * GPU_MAX_RANK], keep[GPU_MAX_RANK];
-  int nb = 0;
-  for (int d = 0; d < x->rank; d++) {
-    keep[d] = nb;
-    bd[nb++] = s->dims[d];
-    if (s->dims[d] != x->dims[d]) bd[nb++] = x->dims[d] / s->dims[d];
-  }
-  int vb = gpu_emit(m, m->ct, bd, nb, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions=", vs);
-  gpu_text_list(&m->t, keep, x->rank);
-  gpu_text(&m->t, "\n");
-  int vr = gpu_emit(m, m->ct, x->dims, x->rank, "reshape(");
-  gpu_text(&m->t, "v%d)\n", vb);
-  int v = gpu_emit(m, m->ct, x->dims, x->rank, "multiply(");
-  gpu_text(&m->t, "v%d, v%d)\n", vx, vr);
+/* Operand i as the parameter it is, in its own type. */
+static int raw_operand(GpuMod *m, const GpuCall *c, int i) {
+  const GpuLeaf *l = &c->ops[i];
+  int v = gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
+  gpu_text(&m->t, "%d)\n", i);
   return v;
 }
 
@@ -115,9 +97,10 @@ char *gpu_build_mx_gemm(GpuCall *c) {
     return NULL;
   }
   gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
-  int va = dequant(&m, c, 0, 2), vb = dequant(&m, c, 1, 3);
-  int t = gpu_emit(&m, m.ct, m.dims, m.rank, "dot(");
-  gpu_text(&m.t, "v%d, v%d)", va, vb);
+  int va = raw_operand(&m, c, 0), vb = raw_operand(&m, c, 1), vs = raw_operand(&m, c, 2),
+      vt = raw_operand(&m, c, 3);
+  int t = gpu_emit(&m, m.ct, m.dims, m.rank, "scaled-dot(");
+  gpu_text(&m.t, "v%d, v%d, v%d, v%d)", va, vb, vs, vt);
   if (d.nlb) { gpu_text(&m.t, ", lhs_batch_dims="); gpu_text_list(&m.t, d.lb, d.nlb); }
   if (d.nlc) { gpu_text(&m.t, ", lhs_contracting_dims="); gpu_text_list(&m.t, d.lc, d.nlc); }
   if (d.nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, d.rb, d.nrb); }
