@@ -508,6 +508,13 @@ static char **replay_argv(int argc, char **argv, const Case *c, int *nout, char 
   return v;
 }
 
+/* Host callbacks without results (jax.debug.print) print here. */
+static void write_stderr(void *user, const char *text, size_t len) {
+  (void)user;
+  fwrite(text, 1, len, stderr);
+  fflush(stderr);
+}
+
 static bool is_directory(const char *p) {
   struct stat st;
   return strcmp(p, "-") != 0 && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
@@ -552,6 +559,7 @@ int main(int argc, char **argv) {
     rc = EXIT_ERROR;
     goto out;
   }
+  hlo_ctx_set_callback_output(ctx, write_stderr, NULL);   /* jax.debug.print */
   for (int i = 0; i < o.nbind; i++)
     if (hlo_ctx_bind_custom_call(ctx, o.bind[i].target, o.bind[i].lib, o.bind[i].symbol) != HLO_OK) {
       rc = fail_with(ctx, "cannot bind a custom call");

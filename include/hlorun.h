@@ -116,6 +116,14 @@ struct XLA_FFI_Error;
 typedef struct XLA_FFI_Error *HloFfiHandler(struct XLA_FFI_CallFrame *frame);
 HloStatus hlo_ctx_register_ffi_handler(HloCtx *ctx, const char *target, HloFfiHandler *execute,
                                        const char *origin);
+/* Host callbacks (JAX's jax.debug.print, jax.debug.callback: the custom
+ * calls xla_ffi_python_cpu_callback and the like, whose Python function is
+ * not in the module): a callback without results hands the text of its
+ * operands to write(user, text, len) (one call per callback run, possibly
+ * from several device threads at once); NULL writes nothing, the default.
+ * One with results fails the run (doc/custom-calls.md). */
+typedef void HloTextSink(void *user, const char *text, size_t len);
+HloStatus hlo_ctx_set_callback_output(HloCtx *ctx, HloTextSink *write, void *user);
 /* How target is bound ("./lib.so:sym", "built-in: LAPACK", "plugin handler
  * t", ...), malloc'd (free with hlo_free); NULL if it is not bound. */
 char *hlo_ctx_custom_call_binding(HloCtx *ctx, const char *target);

@@ -16,3 +16,8 @@ HloStatus hlo_ctx_new(const HloCtxOptions *opts, HloCtx **out) {
   }
   return HLO_OK;
 }
+
+HloStatus hlo_ctx_set_callback_output(HloCtx *ctx, HloTextSink *write, void *user) {
+  if (!ctx) return HLO_INVALID_ARGUMENT;
+  return hlt_set_callback_output(ctx->ffi, write, user) == 0 ? HLO_OK : HLO_NOMEM;
+}

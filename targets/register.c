@@ -6,5 +6,6 @@ int hlt_register_all(HlfRegistry *r) {
   if (hlt_register_xla(r) != 0) return -1;   /* XLA's own (annotations, TopK) */
   if (hlt_cpu_register(r) != 0) return -1;   /* jaxlib's LAPACK targets */
   if (hlt_register_gpu(r) != 0) return -1;   /* XLA:GPU's custom calls */
+  if (hlt_register_callbacks(r) != 0) return -1;   /* JAX's host callbacks */
   return 0;
 }

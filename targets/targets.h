@@ -11,6 +11,7 @@
 #ifndef HLORUN_TARGETS_TARGETS_H
 #define HLORUN_TARGETS_TARGETS_H
 #include "ffi/ffi.h"
+#include "hlorun.h"
 
 /* Register every built-in target family into r. 0, or -1 when out of memory. */
 int hlt_register_all(HlfRegistry *r);
@@ -19,4 +20,7 @@ int hlt_register_all(HlfRegistry *r);
 int hlt_register_xla(HlfRegistry *r);   /* XLA's own: annotations, TopK (xla/) */
 int hlt_cpu_register(HlfRegistry *r);   /* jaxlib's LAPACK targets (cpu/) */
 int hlt_register_gpu(HlfRegistry *r);   /* XLA:GPU's custom calls (gpu/) */
+int hlt_register_callbacks(HlfRegistry *r);   /* JAX's host callbacks (callback.c) */
+/* Where those callbacks write (hlo_ctx_set_callback_output). 0, or -1. */
+int hlt_set_callback_output(HlfRegistry *r, HloTextSink *write, void *user);
 #endif

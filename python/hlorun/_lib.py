@@ -47,6 +47,8 @@ typedef struct XLA_FFI_Error *HloFfiHandler(struct XLA_FFI_CallFrame *frame);
 HloStatus hlo_ctx_register_ffi_handler(HloCtx *ctx, const char *target, HloFfiHandler *execute,
                                        const char *origin);
 char *hlo_ctx_custom_call_binding(HloCtx *ctx, const char *target);
+typedef void HloTextSink(void *user, const char *text, size_t len);
+HloStatus hlo_ctx_set_callback_output(HloCtx *ctx, HloTextSink *write, void *user);
 
 HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char *filename,
                            HloModule **out);

@@ -6,6 +6,7 @@ were made (a later binding of a target replaces an earlier one). Contexts are
 kept per thread count, since the library fixes it per context.
 """
 import os
+import sys
 import threading
 
 from . import _values
@@ -16,6 +17,12 @@ from ._lib import ffi, lib, release
 _lock = threading.Lock()
 _bindings = []        # ("lib", target, path, symbol) | ("plugin", path, fn) | ("python", target, cb, origin)
 _contexts = {}        # threads -> _Context
+
+
+@ffi.callback("HloTextSink")
+def _callback_sink(user, text, n):
+    sys.stderr.write(ffi.string(text, n).decode("utf-8", "replace"))
+    sys.stderr.flush()
 
 
 class _Context:
@@ -29,6 +36,9 @@ class _Context:
         if lib.hlo_ctx_new(opts, out) != lib.HLO_OK:
             raise Error("hlorun: error: cannot create the interpreter context", "error")
         self.ptr = ffi.gc(out[0], release(lib.hlo_ctx_free))
+        # Host callbacks without results (jax.debug.print) print their
+        # operands on sys.stderr, as the command does on standard error.
+        lib.hlo_ctx_set_callback_output(self.ptr, _callback_sink, ffi.NULL)
         self.lock = threading.RLock()
         self.applied = 0      # bindings of _bindings applied so far
 

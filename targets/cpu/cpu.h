@@ -13,7 +13,8 @@
  * Files: register.c (handlers, registration), call.c (checks, attributes,
  * copies), routines.c (the LAPACK/BLAS routines of the four types, the only
  * file that includes lapack.h), factor.c, spectral.c, solve.c (kernels),
- * legacy.c (the older descriptor-operand targets, rewritten into these). */
+ * legacy.c (the older descriptor-operand targets, rewritten into these);
+ * tridiagonal.c and sparse.c, jaxlib's own kernels (no LAPACK). */
 #ifndef HLORUN_TARGETS_CPU_CPU_H
 #define HLORUN_TARGETS_CPU_CPU_H
 #include <stdbool.h>
@@ -164,6 +165,8 @@ static inline char *hlt_cpu_at(const XLA_FFI_Buffer *b, size_t esize, int64_t k,
 CpuKernel hlt_cpu_trsm, hlt_cpu_getrf, hlt_cpu_geqrf, hlt_cpu_geqp3, hlt_cpu_orgqr,
     hlt_cpu_ormqr, hlt_cpu_potrf, hlt_cpu_gesdd, hlt_cpu_gesvd, hlt_cpu_syevd, hlt_cpu_geev,
     hlt_cpu_gees, hlt_cpu_gehrd, hlt_cpu_sytrd, hlt_cpu_gtsv;
+/* jaxlib's own kernels, no LAPACK (tridiagonal.c, sparse.c). */
+CpuKernel hlt_cpu_tridiagonal_solve_perturbed, hlt_cpu_csr_sparse_dense;
 /* The older generation (legacy.c): rewrite the call, then run the above. */
 CpuKernel hlt_cpu_legacy_trsm, hlt_cpu_legacy_getrf, hlt_cpu_legacy_geqrf, hlt_cpu_legacy_orgqr,
     hlt_cpu_legacy_potrf, hlt_cpu_legacy_gesdd, hlt_cpu_legacy_syevd, hlt_cpu_legacy_geev,

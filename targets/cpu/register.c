@@ -44,10 +44,45 @@ static const struct {
 #undef CPU_TARGET
 };
 
+/* jaxlib's own kernels (cpu_kernels.cc, not LAPACK): one target for every
+ * element type, which the call's operand type_arg says (-1: the kernel
+ * checks types itself). */
+static XLA_FFI_Error *run_own(XLA_FFI_CallFrame *f, CpuKernel *kernel, const char *target,
+                              int type_arg) {
+  if (hlorun_ffi_metadata(f, 0)) return NULL;
+  if (f->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  CpuCall c = {.f = f, .target = target, .t = &hlt_cpu_types[CPU_S]};
+  if (type_arg >= 0) {
+    XLA_FFI_DataType t = f->args.size > type_arg
+                             ? ((XLA_FFI_Buffer *)f->args.args[type_arg])->dtype
+                             : XLA_FFI_DataType_INVALID;
+    int k = 0;
+    while (k < 4 && hlt_cpu_types[k].dtype != t) k++;
+    if (k == 4)
+      return hlt_cpu_fail(&c, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                          "operand %d must be f32, f64, c64 or c128", type_arg);
+    c.t = &hlt_cpu_types[k];
+  }
+  XLA_FFI_Error *err = kernel(&c);
+  for (int i = 0; i < c.nscratch; i++) free(c.scratch[i]);
+  return err;
+}
+static XLA_FFI_Error *tridiagonal_handler(XLA_FFI_CallFrame *f) {
+  return run_own(f, hlt_cpu_tridiagonal_solve_perturbed, "tridiagonal_solve_perturbed_ffi", 1);
+}
+static XLA_FFI_Error *csr_handler(XLA_FFI_CallFrame *f) {
+  return run_own(f, hlt_cpu_csr_sparse_dense, "cpu_csr_sparse_dense_ffi", -1);
+}
+
 int hlt_cpu_register(HlfRegistry *r) {
   for (int i = 0; i < CPU_NROWS; i++) {
     XLA_FFI_Handler_Bundle b = {NULL, NULL, NULL, rows[i].handler};
     if (hlf_register_builtin(r, rows[i].name, &b, "built-in: LAPACK") != 0) return -1;
   }
+  XLA_FFI_Handler_Bundle td = {NULL, NULL, NULL, tridiagonal_handler};
+  XLA_FFI_Handler_Bundle csr = {NULL, NULL, NULL, csr_handler};
+  if (hlf_register_builtin(r, "tridiagonal_solve_perturbed_ffi", &td, "built-in: jaxlib") != 0 ||
+      hlf_register_builtin(r, "cpu_csr_sparse_dense_ffi", &csr, "built-in: jaxlib") != 0)
+    return -1;
   return 0;
 }
