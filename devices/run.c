@@ -14,7 +14,7 @@
 #include "devices/mpi.h"
 #include "interp/api.h"
 #include "interp/plan.h"
-#include "parser/collective.h"
+#include "ir/collective.h"
 #include "ffi/ffi.h"
 #include <pthread.h>
 #include <stdio.h>

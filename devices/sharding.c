@@ -12,8 +12,7 @@
 #include "devices/sharding.h"
 #include "interp/api.h"
 #include "interp/valio.h"
-#include "parser/parser.h"
-#include "parser/syntax.h"
+#include "ir/print.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

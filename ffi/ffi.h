@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/diag.h"
-#include "parser/ir.h"
+#include "ir/ir.h"
 
 typedef struct HlfRegistry HlfRegistry;
 

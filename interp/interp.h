@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include "common/dtype.h"
 #include "common/diag.h"
-#include "parser/ir.h"
+#include "ir/ir.h"
 
 typedef struct HliExec HliExec;
 typedef struct HliValue HliValue;

@@ -9,7 +9,7 @@
  * still load). Every attribute stays in HloInstr.attrs for the printer.
  */
 #include "parser/syntax.h"
-#include "parser/collective.h"
+#include "ir/collective.h"
 #include "hlo.h"
 #include <math.h>
 #include <stdio.h>
@@ -116,6 +116,7 @@ static void canon_name(HlpParser *P, HloVal *v, const char *name) {
   v->text = t;
   v->len = n + 1;
   v->tok = TK_NAME;
+  v->word = true;
 }
 
 static const char *name_of(const HloVal *v, size_t *n) {

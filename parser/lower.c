@@ -12,12 +12,12 @@
 
 static const signed char opcode_arity[HLO_NUM_OPCODES] = {
 #define OPCODE(id, text, arity, shape_opt) arity,
-#include "parser/opcodes.def"
+#include "ir/opcodes.def"
 #undef OPCODE
 };
 static const bool opcode_shape_opt[HLO_NUM_OPCODES] = {
 #define OPCODE(id, text, arity, shape_opt) shape_opt,
-#include "parser/opcodes.def"
+#include "ir/opcodes.def"
 #undef OPCODE
 };
 

@@ -108,6 +108,7 @@ HloVal *hlp_val_tok(HlpParser *P, HlxToken t) {
   v->off = t.off;
   v->sep = t.ws;
   v->tok = (uint8_t)t.kind;
+  v->word = t.kind == TK_NAME || t.kind == TK_IDENT;
   if (t.kind == TK_STRING) {
     size_t bad;
     char *out = hlp_alloc(P, t.len);
@@ -404,8 +405,3 @@ done:
   return m;
 }
 
-void hlp_module_free(HloModule *m) {
-  if (!m) return;
-  hlc_arena_free(&m->arena);
-  free(m);
-}

@@ -13,7 +13,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include "common/diag.h"
-#include "parser/ir.h"
+#include "ir/ir.h"
+#include "ir/print.h"
 
 /* ---- Tokens -------------------------------------------------------------- */
 
@@ -24,7 +25,7 @@ typedef struct HlxToken {
 } HlxToken;
 
 /* Nesting of ( [ { deeper than this is an error (keeps recursion bounded). */
-enum { HLX_MAX_DEPTH = 256 };
+enum { HLX_MAX_DEPTH = HLO_MAX_NESTING };
 
 typedef struct HlxLexer {
   const char *src;        /* NUL-terminated copy of the input */
@@ -184,15 +185,4 @@ HloShape *hlp_shape_make(HlpParser *P, HloDtype t, int32_t rank, const int64_t *
 /* Shape from attribute items starting at items[*i]; advances *i. NULL on error. */
 HloShape *hlp_shape_from_items(HlpParser *P, HloVal **items, int32_t n, int32_t *i);
 
-/* Small text buffer used by the printer and normalisers (print.c). */
-typedef struct HlpBuf { char *p; size_t n, cap; bool oom; } HlpBuf;
-void hlp_buf_put(HlpBuf *b, const char *s, size_t n);
-void hlp_buf_puts(HlpBuf *b, const char *s);
-void hlp_buf_printf(HlpBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void hlp_print_shape(HlpBuf *b, const HloShape *s, bool layouts);
-void hlp_print_val(HlpBuf *b, const HloVal *v);
-/* A string body with C escapes (quote escaped); a literal as in constant(...). */
-void hlp_put_escaped(HlpBuf *b, const char *s, size_t n, char quote);
-void hlp_print_literal(HlpBuf *b, const HloLiteral *l);
-void hlp_print_vals(HlpBuf *b, HloVal *const *v, int32_t n, bool top);
 #endif

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include "common/arena.h"
 #include "common/diag.h"
-#include "parser/ir.h"
+#include "ir/ir.h"
 
 /* What a buffer holds, judged from its content. */
 typedef enum HpbKind {

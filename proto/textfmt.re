@@ -18,7 +18,7 @@
 #include <protobuf-c/protobuf-c.h>
 #include "proto/proto.h"
 #include "proto/hlo.pb-c.h"
-#include "parser/syntax.h"
+#include "ir/print.h"
 
 enum { T_EOF, T_IDENT, T_NUMBER, T_STRING, T_PUNCT };
 

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proto/lower.h"
-#include "parser/syntax.h"
+#include "ir/print.h"
 
 typedef struct IdName { int64_t id; int32_t index; } IdName;
 

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proto/lower.h"
-#include "parser/syntax.h"
+#include "ir/print.h"
 
 typedef struct W {
   const HloModule *m;

@@ -1,13 +1,13 @@
 /* check_devices.c: the pieces of multi-device runs, each against values
  * worked out by hand from XLA's rules (research/spmd.md, the comments):
- * participant groups of the four group modes (parser/collective.c),
+ * participant groups of the four group modes (ir/collective.c),
  * shardings and their tiles (devices/sharding.c), splitting global inputs
  * and assembling results, and hlo_execute_devices through the public API
  * with the same bits on 1 and 3 kernel threads. The end-to-end runs and
  * MPI are tests/devices/run.sh. */
 #include "testlib.h"
 #include <stdio.h>
-#include "parser/collective.h"
+#include "ir/collective.h"
 #include "parser/parser.h"
 #include "devices/sharding.h"
 

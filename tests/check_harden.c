@@ -13,7 +13,7 @@
 #include <dirent.h>
 #include <unistd.h>
 #include "hlorun.h"
-#include "parser/ir.h"
+#include "ir/ir.h"
 #include "interp/valio.h"
 #include "tests/testlib.h"
 

@@ -7,7 +7,7 @@
  * and zeros otherwise.
  *
  * On a grid of R replicas x P partitions (comm.h) each kernel finds the
- * group of its device (parser/collective.c: XLA's group modes), hands its
+ * group of its device (ir/collective.c: XLA's group modes), hands its
  * operand leaves to the communicator and computes its own result from every
  * member's leaves, read in the group's rank order. Reductions fold
  * ((x0 op x1) op x2) ... in rank order with the instruction's to_apply: the
@@ -26,7 +26,7 @@
 #include "interp/kernels/reducer.h"
 #include "interp/comm.h"
 #include "interp/exec.h"
-#include "parser/collective.h"
+#include "ir/collective.h"
 #include "common/numeric.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* ir.c: small queries over the IR (opcode names, shape predicates). */
-#include "parser/ir.h"
+#include "ir/ir.h"
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const opcode_names[HLO_NUM_OPCODES] = {
 #define OPCODE(id, text, arity, shape_opt) text,
-#include "parser/opcodes.def"
+#include "ir/opcodes.def"
 #undef OPCODE
 };
 
@@ -86,4 +86,10 @@ bool *hlp_reachable(const HloModule *m, const HloComputation *const *roots, int3
   }
   free(stack);
   return seen;
+}
+
+void hlp_module_free(HloModule *m) {
+  if (!m) return;
+  hlc_arena_free(&m->arena);
+  free(m);
 }

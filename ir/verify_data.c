@@ -4,7 +4,7 @@
  * dynamic-reshape, tuple, get-tuple-element, copy-start/copy-done.
  * Gather and scatter are in verify_index.c.
  */
-#include "parser/verify.h"
+#include "ir/verify.h"
 
 static HlvResult broadcast(HlvCtx *V, const HloInstr *ins) {
   if (!hlv_need_array(V, ins, 0)) return HLV_ERR;

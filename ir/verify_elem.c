@@ -10,7 +10,7 @@
  * wrong answer. Only copy may change the float type (XLA's evaluator test
  * CopyDifferentTypes).
  */
-#include "parser/verify.h"
+#include "ir/verify.h"
 
 /* Element-type classes an operand may have. */
 enum { K_PRED = 1, K_INT = 2, K_FLOAT = 4, K_COMPLEX = 8,

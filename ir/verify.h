@@ -1,20 +1,20 @@
 /* verify.h: internal interface of the verifier (verify*.c). One context per
  * hlp_verify call; helpers for shape arithmetic, comparisons and messages;
  * one checker per opcode family. Not part of the IR contract: nothing
- * outside parser/verify*.c includes this.
+ * outside ir/verify*.c includes this.
  *
  * Every checker infers the result shape of one instruction from its operand
  * shapes and typed attributes (the rules of XLA's shape inference and HLO
  * verifier), compares it with the declared shape, and reports the first
  * problem it finds as a positioned error at the instruction's name.
  */
-#ifndef HLORUN_PARSER_VERIFY_H
-#define HLORUN_PARSER_VERIFY_H
+#ifndef HLORUN_IR_VERIFY_H
+#define HLORUN_IR_VERIFY_H
 #include <setjmp.h>
 #include <stdbool.h>
 #include "common/arena.h"
 #include "common/diag.h"
-#include "parser/ir.h"
+#include "ir/ir.h"
 
 typedef struct HlvCtx {
   const HloModule *m;  /* borrowed */

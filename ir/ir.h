@@ -1,4 +1,4 @@
-/* ir.h: the typed IR of an HLO module, as the parser produces it.
+/* ir.h: the typed IR of an HLO module, as the front ends produce it.
  *
  * module -> computations -> instructions. Names, shapes, operands, called
  * computations and the attributes the interpreter needs are resolved into
@@ -10,17 +10,18 @@
  * All memory belongs to the module's arena (HloModule.arena) and is freed by
  * hlp_module_free. Pointers between IR objects are borrowed.
  */
-#ifndef HLORUN_PARSER_IR_H
-#define HLORUN_PARSER_IR_H
+#ifndef HLORUN_IR_IR_H
+#define HLORUN_IR_IR_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "common/arena.h"
+#include "common/diag.h"
 #include "common/dtype.h"
 
 typedef enum HloOpcode {
 #define OPCODE(id, text, arity, shape_opt) HLO_OP_##id,
-#include "parser/opcodes.def"
+#include "ir/opcodes.def"
 #undef OPCODE
   HLO_NUM_OPCODES
 } HloOpcode;
@@ -79,6 +80,10 @@ struct HloLiteral {
 
 /* ---- Generic attribute values (for printing and unknown attributes) ---- */
 
+/* Value trees nest at most this deep (front ends reject deeper input, which
+ * keeps the printer's recursion bounded). */
+enum { HLO_MAX_NESTING = 256 };
+
 typedef enum HloValKind {
   HLO_VAL_TOKEN,   /* one token, its text in .text (INT, DECIMAL, IDENT, NAME
                       printed with %, TYPE, punctuation, ...) */
@@ -105,6 +110,8 @@ struct HloVal {
                         0 none, 1 whitespace, 2 comma */
   uint8_t tok;       /* TOKEN: the lexer's token kind (parser-internal codes);
                         STRING: '\'' if written with single quotes, else '"' */
+  bool word;         /* TOKEN: a name or identifier (the printer writes ", "
+                        rather than "," before it) */
   struct HloShape *shape;           /* SHAPE */
   struct HloComputation *comp;      /* COMP, after lowering */
   const void *syn;   /* parser-private (COMP: the syntax tree of the body) */
@@ -289,5 +296,14 @@ struct HloModule {
   const char *stack_frames_text; /* FileNames..StackFrames section, normalised, or NULL */
 };
 typedef struct HloModule HloModule;
+
+/* Frees a module and everything in its arena (NULL is fine). */
+void hlp_module_free(HloModule *m);
+
+/* Shape checks beyond parsing (verify*.c): infer each instruction's result
+ * shape from its operands and attributes and compare with the declared one,
+ * operand counts, called computation signatures, dimension numbers in range.
+ * 0 if the module is consistent, else -1 with positioned errors. */
+int hlp_verify(const HloModule *m, HlcDiags *diags);
 
 #endif

@@ -5,7 +5,7 @@
  * dot and convolution is the declared one ("preferred element type"), as
  * long as it does not narrow an integer accumulation.
  */
-#include "parser/verify.h"
+#include "ir/verify.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -8,9 +8,8 @@
  * (source order within a kind) with fixed spacing, so printing is idempotent: print(parse(print(parse(x)))) ==
  * print(parse(x)). Does not reproduce comments or the original spacing.
  */
-#include "parser/syntax.h"
+#include "ir/print.h"
 #include "common/numeric.h"
-#include "hlo.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +130,7 @@ static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth, bool 
       hlp_buf_puts(b, "/**/");
     } else if (i && v[i]->sep == 2) {
       bool tight = tight_all || v[i]->kind == HLO_VAL_BRACE ||
-                   (v[i]->kind == HLO_VAL_TOKEN && v[i]->tok != TK_NAME && v[i]->tok != TK_IDENT);
+                   (v[i]->kind == HLO_VAL_TOKEN && !v[i]->word);
       hlp_buf_puts(b, tight ? "," : ", ");
     } else if (i && v[i]->sep == 1) {
       hlp_buf_puts(b, " ");
@@ -141,7 +140,7 @@ static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth, bool 
 }
 
 static void print_val(HlpBuf *b, const HloVal *v, int depth, bool tight) {
-  if (depth > HLX_MAX_DEPTH + 8) return;
+  if (depth > HLO_MAX_NESTING + 8) return;
   switch (v->kind) {
   case HLO_VAL_TOKEN: case HLO_VAL_RAW: hlp_buf_put(b, v->text, v->len); break;
   case HLO_VAL_STRING: {

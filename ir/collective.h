@@ -5,11 +5,11 @@
  *
  * Devices form a grid of R replicas x P partitions; device id (XLA's
  * flattened id) = replica * P + partition. */
-#ifndef HLORUN_PARSER_COLLECTIVE_H
-#define HLORUN_PARSER_COLLECTIVE_H
+#ifndef HLORUN_IR_COLLECTIVE_H
+#define HLORUN_IR_COLLECTIVE_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "parser/ir.h"
+#include "ir/ir.h"
 
 typedef enum HlpGroupMode {
   HLP_CROSS_REPLICA,                /* ids are replica numbers; per partition */

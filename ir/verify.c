@@ -12,13 +12,12 @@
  * the parser (lower.c, attrs.c); they are checked again here so that a module
  * built or edited in memory gets the same guarantees.
  */
-#include "parser/verify.h"
+#include "ir/verify.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parser/parser.h"
-#include "parser/syntax.h"
+#include "ir/print.h"
 
 /* ---- Scratch memory and messages ---------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * adding up to the operand rank, slice sizes and update windows within the
  * operand, and the inferred gather result; scatter's combiner signature.
  */
-#include "parser/verify.h"
+#include "ir/verify.h"
 
 static bool contains(const HloI64s *d, int64_t x) {
   for (int32_t i = 0; i < d->n; i++)

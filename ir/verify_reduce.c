@@ -5,7 +5,7 @@
  * decides the result element type; like XLA, the declared result may differ
  * from it in floating-point precision (e.g. a bf16 reduce with an f32 adder).
  */
-#include "parser/verify.h"
+#include "ir/verify.h"
 
 /* Operands 0..k-1 are arrays with equal dims, k..2k-1 are scalars. Fills the
  * element types. */

@@ -8,8 +8,8 @@
  * one dimension, carries threaded through). Custom calls have nothing to
  * infer.
  */
-#include "parser/verify.h"
-#include "parser/collective.h"
+#include "ir/verify.h"
+#include "ir/collective.h"
 #include <string.h>
 #include <stdio.h>
 

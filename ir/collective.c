@@ -2,7 +2,7 @@
  * The rules are XLA's: GetCollectiveOpGroupMode (collective_op_group_mode.cc),
  * GetParticipatingDevices (collective_ops_utils.cc) and the verifier's
  * CheckReplicaGroups / CheckDuplicatedSourceOrTarget (hlo_verifier.cc). */
-#include "parser/collective.h"
+#include "ir/collective.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
