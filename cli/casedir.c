@@ -18,6 +18,7 @@
 #include "cli.h"
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,4 +288,55 @@ fail:
   for (int i = 0; i < all.n; i++) free(all.v[i]);
   free(all.v);
   return NULL;
+}
+
+/* ---- Writing a case's command ---- */
+
+/* Absolute form of the library part of "TARGET=LIB[:SYM]" or "LIB[:FN]". */
+static char *abs_lib(const char *lib) {
+  char buf[PATH_MAX];
+  if (lib[0] == '/' || !realpath(lib, buf)) return xprintf("%s", lib);
+  return xprintf("%s", buf);
+}
+
+void case_write_args(FILE *f, const Opts *o) {
+  for (int i = 0; i < o->nbind; i++) {
+    char *l = abs_lib(o->bind[i].lib);
+    fprintf(f, "--custom-call=%s=%s%s%s\n", o->bind[i].target, l, o->bind[i].symbol ? ":" : "",
+            o->bind[i].symbol ? o->bind[i].symbol : "");
+    free(l);
+  }
+  for (int i = 0; i < o->nplugins; i++) {
+    char *l = abs_lib(o->plugins[i]);
+    fprintf(f, "--plugin=%s\n", l);
+    free(l);
+  }
+  for (int i = 0; i < o->nmembers; i++)
+    fprintf(f, "%s%s\n", *o->members[i] ? "--ffi-members=" : "--ffi-members", o->members[i]);
+  if (o->all_stages) fprintf(f, "--ffi-all-stages\n");
+}
+
+int case_write_command(const Opts *o, const char *dir, const char *options) {
+  char *p = xprintf("%s/args", dir);
+  FILE *f = fopen(p, "w");
+  bool ok = f != NULL;
+  if (f) {
+    fprintf(f, "# options --replay uses (the custom-call bindings of the run it came from)\n");
+    case_write_args(f, o);
+    ok = fclose(f) == 0;
+  }
+  if (!ok) { fprintf(stderr, "%s: error: cannot write %s\n", prog, p); free(p); return -1; }
+  free(p);
+  p = xprintf("%s/command", dir);
+  f = fopen(p, "w");
+  ok = f != NULL;
+  if (f) {
+    fprintf(f, "# Replays this case: sh %s/command (HLORUN names the hlorun to use)\n"
+            "\"${HLORUN:-hlorun}\" --replay \"$(dirname \"$0\")\"%s%s \"$@\"\n", dir,
+            options ? " " : "", options ? options : "");
+    ok = fclose(f) == 0;
+  }
+  if (!ok) { fprintf(stderr, "%s: error: cannot write %s\n", prog, p); free(p); return -1; }
+  free(p);
+  return 0;
 }

@@ -76,6 +76,9 @@ typedef struct Opts {
   const char *graph;          /* --graph FILE (.dot, .gv, .svg, .png) */
   const char *graph_filter;   /* --graph-filter NAME[:DEPTH] */
   bool graph_collapse;        /* --graph-collapse: a fusion is one node */
+  const char *extract;        /* --extract SPEC DIR (extract.c) */
+  const char *extract_dir;
+  bool force;                 /* --force: write into a non-empty directory */
 
   /* Suites */
   bool suite;
@@ -114,6 +117,31 @@ void case_free(Case *c);
  * error, after printing why). */
 Case *case_find_all(char *const *dirs, int ndirs, int *n);
 
+/* The custom-call bindings of o (--custom-call, --plugin, ...) as the
+ * lines of a case's args file. */
+void case_write_args(FILE *f, const Opts *o);
+/* DIR/args (the bindings) and DIR/command (a shell line that replays the
+ * case with --replay, plus options if not NULL). 0, or -1 after saying why. */
+int case_write_command(const Opts *o, const char *dir, const char *options);
+
+/* ---- Extracting with values (extract.c) ---- */
+
+/* Options of the repro tools, beyond hlorun.c's own. */
+enum { OPT_EXTRACT = 1000, OPT_FORCE, OPT_SAVE_SNAPSHOT, OPT_REDUCE };
+/* 1 if c is one of them (*rc: 0, or the exit status of a bad use), else 0.
+ * --extract SPEC DIR takes the next argument as DIR. */
+int repro_option(int c, const char *arg, int argc, char **argv, Opts *o, int *rc);
+
+typedef struct Extract Extract;
+/* For --extract: check the spec and DIR, cut the module. The exit status;
+ * *out NULL when o->extract is not set. */
+int extract_new(HloCtx *ctx, const HloModule *m, const Opts *o, Extract **out);
+/* The observer that captures the values (a debug_also observer). */
+int extract_event(const HloEvent *e, void *user);
+/* After the run: write the case directory. The exit status. */
+int extract_finish(Extract *x);
+void extract_free(Extract *x);
+
 /* ---- Observing a run (debug.c) ---- */
 
 typedef struct Debug Debug;
@@ -130,6 +158,8 @@ void debug_after_run(Debug *d, HloExecutable *exe, double wall_ms);
 void debug_dump_only(Debug *d, const HloInstruction *site, int64_t run);
 /* The run has several devices: lines name the device (no progress line). */
 void debug_set_devices(Debug *d, int ndev);
+/* Call fn first on every event too (a nonzero return stops the run). */
+void debug_also(Debug *d, HloObserver fn, void *user);
 /* The observer stopped the run (--check-nan found something). */
 bool debug_stopped(const Debug *d);
 void debug_free(Debug *d);

@@ -41,6 +41,9 @@ struct Debug {
   GraphTimes *times;          /* --graph with --stats: self time per instruction */
   bool graph_failed;          /* the picture could not be written */
   int nchild;
+  /* Another observer of the run, called first (--extract). */
+  HloObserver also;
+  void *also_user;
   /* --dump-custom-calls */
   int ncalls;                 /* custom calls dumped so far */
   char *call_dir;             /* the dump directory of the running call */
@@ -320,31 +323,6 @@ static void save_value(Debug *d, const HloValue *v, const char *path) {
   hlo_buffer_free(b);
 }
 
-/* Absolute form of the library part of "TARGET=LIB[:SYM]" or "LIB[:FN]". */
-static char *abs_lib(const char *lib) {
-  char buf[PATH_MAX];
-  if (lib[0] == '/' || !realpath(lib, buf)) return xprintf("%s", lib);
-  return xprintf("%s", buf);
-}
-
-static void write_args(Debug *d, FILE *f) {
-  const Opts *o = d->o;
-  for (int i = 0; i < o->nbind; i++) {
-    char *l = abs_lib(o->bind[i].lib);
-    fprintf(f, "--custom-call=%s=%s%s%s\n", o->bind[i].target, l, o->bind[i].symbol ? ":" : "",
-            o->bind[i].symbol ? o->bind[i].symbol : "");
-    free(l);
-  }
-  for (int i = 0; i < o->nplugins; i++) {
-    char *l = abs_lib(o->plugins[i]);
-    fprintf(f, "--plugin=%s\n", l);
-    free(l);
-  }
-  for (int i = 0; i < o->nmembers; i++)
-    fprintf(f, "%s%s\n", *o->members[i] ? "--ffi-members=" : "--ffi-members", o->members[i]);
-  if (o->all_stages) fprintf(f, "--ffi-all-stages\n");
-}
-
 static void dump_before(Debug *d, const HloEvent *e) {
   free(d->call_dir);
   d->call_dir = xprintf("%s/call-%04d", d->o->dump_dir, d->ncalls++);
@@ -431,7 +409,7 @@ static void dump_before(Debug *d, const HloEvent *e) {
   f = fopen(p, "w");
   if (f) {
     fprintf(f, "# options --replay uses (bindings of the dumped run)\n");
-    write_args(d, f);
+    case_write_args(f, d->o);
     fclose(f);
   }
   free(p);
@@ -453,6 +431,7 @@ static void dump_after(Debug *d, const HloEvent *e) {
 
 static int on_event(const HloEvent *e, void *user) {
   Debug *d = user;
+  if (d->also && d->also(e, d->also_user)) return 1;
   bool cc = strcmp(e->opcode, "custom-call") == 0;
   if (e->phase == HLO_OBSERVE_BEFORE) {
     if (d->progress && e->depth == 0) progress_event(d, e);
@@ -468,7 +447,8 @@ static int on_event(const HloEvent *e, void *user) {
 }
 
 Debug *debug_new(const Opts *o, HloCtx *ctx, const HloModule *m, bool progress) {
-  if (!o->trace && !o->check_nan && !o->stats && !o->dump_dir && !progress) return NULL;
+  if (!o->trace && !o->check_nan && !o->stats && !o->dump_dir && !o->extract && !progress)
+    return NULL;
   Debug *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->o = o;
@@ -488,6 +468,10 @@ void debug_dump_only(Debug *d, const HloInstruction *site, int64_t run) {
   d->only_seen = 0;
 }
 
+void debug_also(Debug *d, HloObserver fn, void *user) {
+  if (d) { d->also = fn; d->also_user = user; }
+}
+
 void debug_set_devices(Debug *d, int ndev) {
   if (d) d->ndev = ndev;
 }
@@ -495,7 +479,7 @@ void debug_set_devices(Debug *d, int ndev) {
 HloStatus debug_attach(Debug *d, HloExecutable *exe) {
   if (!d) return HLO_OK;
   const Opts *o = d->o;
-  bool all = o->trace || o->check_nan || o->stats || o->dump_dir;
+  bool all = o->trace || o->check_nan || o->stats || o->dump_dir || o->extract;
   /* Only --check-nan looks at operands after a step; without it the run
    * keeps its in-place updates, so --stats times the run as it is. */
   unsigned phases = (all ? HLO_OBSERVE_AFTER : 0) |

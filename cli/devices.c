@@ -249,21 +249,26 @@ int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   HloBuffer **res = calloc((size_t)ndev, sizeof *res);
   HloExecutable *exe = NULL;
   Debug *dbg = NULL;
+  Extract *ex = NULL;
   double *times = NULL;
   int rc = EXIT_ERROR;
   if (!in || !res) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
   if ((rc = load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
+  if ((rc = extract_new(ctx, m, o, &ex)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
-                      .no_fusion = o->trace || o->check_nan, .replicas = R, .partitions = P};
+                      .no_fusion = o->trace || o->check_nan || o->extract, .replicas = R,
+                      .partitions = P};
   if (hlo_compile(ctx, m, &ro, &exe) != HLO_OK) { rc = fail_with(ctx, "cannot prepare the module"); goto out; }
   dbg = debug_new(o, ctx, m, false);
   debug_set_devices(dbg, ndev);
+  debug_also(dbg, ex ? extract_event : NULL, ex);
   if (debug_attach(dbg, exe) != HLO_OK) { rc = fail_with(ctx, "cannot observe the run"); goto out; }
   double t0 = now_ms();
   HloStatus st = hlo_execute_devices(exe, in, np, res);
   double wall = now_ms() - t0;
+  if (ex && (rc = extract_finish(ex)) != EXIT_OK) { flush_diags(ctx); goto out; }
   if (st == HLO_STOPPED && debug_stopped(dbg)) {
     debug_after_run(dbg, exe, wall);
     hlo_ctx_clear_diagnostics(ctx);
@@ -304,6 +309,7 @@ int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   }
 out:
   debug_free(dbg);
+  extract_free(ex);
   free(times);
   for (int d = 0; res && d < ndev; d++) hlo_buffer_free(res[d]);
   free(res);

@@ -146,6 +146,14 @@ static void usage(FILE *f) {
     "      --only-instruction NAME\n"
     "                           run only instruction NAME of MODULE; the INPUTs feed\n"
     "                           its operands (with --print: show that module)\n"
+    "      --extract [COMP/]NAME[@K][#DEVICE][:DEPTH] DIR\n"
+    "                           write NAME and the instructions within DEPTH\n"
+    "                           (default 0) operand steps above it as a case DIR\n"
+    "                           (module.hlo, in*.npy with the real values of this\n"
+    "                           run, expected.npy, command) for --replay and --suite;\n"
+    "                           @K: NAME's K-th run (from 0: a loop's iteration),\n"
+    "                           #DEVICE: on that device (default 0)\n"
+    "      --force              write --extract's DIR even when it is not empty\n"
     "      --graph FILE         draw the module (.dot; .svg or .png through Graphviz's\n"
     "                           dot) instead of running it; with --stats, run it and\n"
     "                           show each instruction's time and share, coloured\n"
@@ -308,6 +316,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"graph", required_argument, NULL, OPT_GRAPH},
     {"graph-filter", required_argument, NULL, OPT_GRAPH_FILTER},
     {"graph-collapse", no_argument, NULL, OPT_GRAPH_COLLAPSE},
+    {"extract", required_argument, NULL, OPT_EXTRACT},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -330,7 +340,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
   optind = 0;   /* glibc: start afresh (--replay parses a second command line) */
   while ((c = getopt_long(argc, argv, "o:j:vhV", longs, NULL)) != -1) {
     int rrc;
-    if (parse_reliability(c, optarg, o, &rrc)) {
+    if (parse_reliability(c, optarg, o, &rrc) || repro_option(c, optarg, argc, argv, o, &rrc)) {
       if (rrc != EXIT_OK) return rrc;
       continue;
     }

@@ -76,14 +76,16 @@ int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   HloBuffer *res = NULL;
   double *times = NULL;
   Debug *dbg = NULL;
+  Extract *ex = NULL;
   int rc = EXIT_ERROR;
   if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if ((rc = load_module_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
+  if ((rc = extract_new(ctx, m, o, &ex)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
   /* Tracing and NaN checks must see every instruction's value. */
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
-                      .no_fusion = o->trace || o->check_nan,
+                      .no_fusion = o->trace || o->check_nan || o->extract,
                       /* One device (devices.c runs the others): a module not
                        * yet partitioned runs once, whatever its header says. */
                       .replicas = 1, .partitions = 1};
@@ -92,10 +94,13 @@ int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
    * terminal, never while benchmarking or tracing. */
   bool progress = o->progress > 0 || (o->progress < 0 && isatty(2) && !o->bench && !o->trace);
   dbg = debug_new(o, ctx, m, progress);
+  debug_also(dbg, ex ? extract_event : NULL, ex);
   if (debug_attach(dbg, exe) != HLO_OK) { rc = fail_with(ctx, "cannot observe the run"); goto out; }
   double t_run = now_ms();
   HloStatus st = hlo_execute(exe, in, np, &res);
   double wall = now_ms() - t_run;
+  /* The case is written whatever happens after its values were seen. */
+  if (ex && (rc = extract_finish(ex)) != EXIT_OK) { flush_diags(ctx); goto out; }
   if (st == HLO_STOPPED && debug_stopped(dbg)) {
     debug_after_run(dbg, exe, wall);
     hlo_ctx_clear_diagnostics(ctx);   /* "stopped by an observer": the report said it */
@@ -126,6 +131,7 @@ int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   rc = emit_result(ctx, o, res);
 out:
   debug_free(dbg);
+  extract_free(ex);
   free(times);
   hlo_buffer_free(res);
   hlo_executable_free(exe);

@@ -184,6 +184,19 @@ const char *hlo_instruction_custom_call_target(const HloInstruction *i);
  * come along. Constants and parameters cannot be extracted. */
 HloStatus hlo_module_extract(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
                              HloModule **out);
+/* The sub-module around instruction i of m (hlorun --extract): i as its ROOT
+ * and the instructions of i's computation within depth (>= 0) operand steps
+ * above it, constants kept as constants. Every other value they read (a
+ * "cut" value: beyond depth, or a parameter of i's computation) becomes a
+ * parameter of the new ENTRY named like the instruction it stands for, one
+ * per instruction however often it is read, numbered in the computation's
+ * order (tokens are made with after-all and take none). cut (may be NULL)
+ * receives those instructions of m (*ncut of them; free the array with
+ * hlo_free). i may sit in any computation: a fusion's body, a loop body, a
+ * branch. */
+HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
+                                    int depth, HloModule **out, const HloInstruction ***cut,
+                                    int *ncut);
 
 /* Walking a module (for tools that draw or index it): computations in text
  * order (callees before callers; ENTRY among them), each one's instructions

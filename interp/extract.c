@@ -239,3 +239,164 @@ HloStatus hlo_module_extract(HloCtx *ctx, const HloModule *m, const HloInstructi
   free(text);
   return st;
 }
+
+/* ---- A sub-module around an instruction, with its cut values as
+ * parameters (hlo_module_extract_around: --extract, Module.extract) ---- */
+
+enum { AROUND_NONE, AROUND_KEEP, AROUND_CUT };
+
+/* Which instructions of ins's computation the sub-module keeps (within
+ * depth operand steps, found breadth-first so each gets its shortest
+ * distance; constants always, they carry their own value) and which become
+ * parameters (parameters of the computation, and values beyond depth). */
+static unsigned char *around_roles(const HloInstr *ins, int depth) {
+  const HloComputation *c = ins->parent;
+  unsigned char *role = calloc((size_t)c->ninstrs + 1, 1);
+  int32_t *dist = malloc(((size_t)c->ninstrs + 1) * sizeof *dist);
+  const HloInstr **queue = malloc(((size_t)c->ninstrs + 1) * sizeof *queue);
+  if (!role || !dist || !queue) { free(role); free(dist); free(queue); return NULL; }
+  int32_t head = 0, tail = 0;
+  role[ins->index] = AROUND_KEEP;
+  dist[ins->index] = 0;
+  queue[tail++] = ins;
+  while (head < tail) {
+    const HloInstr *u = queue[head++];
+    for (int32_t k = 0; k < u->nops; k++) {
+      const HloInstr *o = u->ops[k];
+      if (role[o->index] != AROUND_NONE) continue;
+      if (o->op == HLO_OP_CONSTANT) {
+        role[o->index] = AROUND_KEEP;
+      } else if (o->op == HLO_OP_PARAMETER || dist[u->index] + 1 > depth) {
+        role[o->index] = AROUND_CUT;
+      } else {
+        role[o->index] = AROUND_KEEP;
+        dist[o->index] = dist[u->index] + 1;
+        queue[tail++] = o;
+      }
+    }
+  }
+  free(dist);
+  free(queue);
+  return role;
+}
+
+/* The text of the sub-module, the cut instructions in parameter order in
+ * *cut (malloc'd), or NULL with *why set. */
+static char *around_text(const HloModule *m, const HloInstr *ins, int depth, const HloInstr ***cut,
+                         int *ncut, const char **why) {
+  *why = "out of memory";
+  *cut = NULL;
+  *ncut = 0;
+  const HloComputation *c = ins->parent;
+  unsigned char *role = around_roles(ins, depth);
+  char *text = role ? hlp_print(m, NULL) : NULL;
+  const HloInstr **cv = role ? malloc(((size_t)c->ninstrs + 1) * sizeof *cv) : NULL;
+  const HloComputation **called = NULL;
+  bool *live = NULL;
+  HliBuf b = {0};
+  char *out = NULL;
+  int32_t n = 0, ncalled = 0;
+  if (!text || !cv) goto done;
+  const char *cb, *ce;
+  *why = "cannot find the instruction's computation in the module's canonical text";
+  if (!find_block(text, c, &cb, &ce)) goto done;
+
+  /* The computations the kept instructions call, directly or not. */
+  for (int32_t i = 0; i < c->ninstrs; i++)
+    if (role[i] == AROUND_KEEP) ncalled += c->instrs[i]->ncalled;
+  *why = "out of memory";
+  if (!(called = malloc(((size_t)ncalled + 1) * sizeof *called))) goto done;
+  ncalled = 0;
+  for (int32_t i = 0; i < c->ninstrs; i++)
+    for (int32_t k = 0; role[i] == AROUND_KEEP && k < c->instrs[i]->ncalled; k++)
+      called[ncalled++] = c->instrs[i]->called[k].comp;
+  if (!(live = hlp_reachable(m, called, ncalled))) goto done;
+  put_header(&b, text);
+  hli_buf_put(&b, "\n", 1);
+  for (int32_t k = 0; k < m->ncomps; k++) {
+    const char *bb, *be;
+    if (!live[k] || m->comps[k]->is_entry) continue;
+    *why = "cannot find a called computation in the module's canonical text";
+    if (!find_block(text, m->comps[k], &bb, &be)) goto done;
+    hli_buf_put(&b, "\n", 1);
+    hli_buf_put(&b, bb, (size_t)(be - bb));
+    hli_buf_put(&b, "\n", 1);
+  }
+
+  /* ENTRY: the instructions in their computation's order, each cut value a
+   * parameter under its own name (so the kept lines read it unchanged). */
+  hli_buf_printf(&b, "\nENTRY %%%s {\n", m->entry->name);
+  for (int32_t i = 0; i < c->ninstrs; i++) {
+    const HloInstr *u = c->instrs[i];
+    const char *after, *shape, *line;
+    size_t shape_n;
+    if (role[i] == AROUND_NONE) continue;
+    *why = "cannot find an instruction in the module's canonical text";
+    if (!(after = find_instr(cb, ce, u->name, &line))) goto done;
+    const char *iend = instr_end(after, ce);
+    if (role[i] == AROUND_CUT) {
+      if (u->shape.dtype == HLO_TOKEN) {
+        hli_buf_printf(&b, "  %%%s = token[] after-all()\n", u->name);
+        continue;
+      }
+      if (!shape_span(after, iend, u, &shape, &shape_n)) goto done;
+      hli_buf_printf(&b, "  %%%s = %.*s parameter(%d)\n", u->name, (int)shape_n, shape, (int)n);
+      cv[n++] = u;
+      continue;
+    }
+    hli_buf_printf(&b, "  %s%%%s = ", u == ins ? "ROOT " : "", u->name);
+    drop_control(&b, after, (size_t)(iend - after));
+    hli_buf_puts(&b, "\n");
+  }
+  hli_buf_puts(&b, "}\n");
+  if (!b.failed) {
+    out = b.data;
+    b.data = NULL;
+    *cut = cv;
+    *ncut = n;
+    cv = NULL;
+  } else {
+    *why = "out of memory";
+  }
+done:
+  hli_buf_free(&b);
+  free(live);
+  free(called);
+  free(cv);
+  free(text);
+  free(role);
+  return out;
+}
+
+HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
+                                    int depth, HloModule **out, const HloInstruction ***cut,
+                                    int *ncut) {
+  if (!ctx || !m || !i || !out) return HLO_INVALID_ARGUMENT;
+  *out = NULL;
+  if (cut) *cut = NULL;
+  if (ncut) *ncut = 0;
+  const HloInstr *ins = (const HloInstr *)i;
+  const char *fn = m->filename ? m->filename : "<input>";
+  if (depth < 0)
+    return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "cannot extract %s: depth %d is negative",
+                        ins->name, depth);
+  if (ins->op == HLO_OP_PARAMETER || ins->op == HLO_OP_CONSTANT)
+    return hli_api_fail(ctx, HLO_INVALID_ARGUMENT,
+                        "%s:%d: cannot extract %s (%s): a parameter or constant computes nothing",
+                        fn, ins->line, ins->name, hlp_opcode_name(ins->op));
+  const HloInstr **cv;
+  int n;
+  const char *why;
+  char *text = around_text(m, ins, depth, &cv, &n, &why);
+  if (!text)
+    return hli_api_fail(ctx, HLO_ERROR, "%s:%d: cannot extract %s (%s): %s", fn, ins->line,
+                        ins->name, hlp_opcode_name(ins->op), why);
+  char fname[512];
+  snprintf(fname, sizeof fname, "%s (extracted from %s)", ins->name, fn);
+  HloStatus st = hlo_module_parse(ctx, text, strlen(text), fname, out);
+  free(text);
+  if (st == HLO_OK && cut) *cut = (const HloInstruction **)cv;
+  else free(cv);
+  if (st == HLO_OK && ncut) *ncut = n;
+  return st;
+}

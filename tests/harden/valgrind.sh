@@ -201,6 +201,8 @@ if want cli; then
   run "cli isolated custom call" 0 --isolate-custom-calls --crash-dir "$tmp" --custom-call "twice=$lib:twice" "$d/call.hlo" "$d/x.txt"
   run "cli isolated handler error" 2 --isolate-custom-calls --crash-dir "$tmp" --custom-call "twice=$lib:crash_error" "$d/call_v2.hlo" "$d/x.txt"
   run "cli unwritable output" 2 -o "$tmp/no/dir/r.npy" "$C/add.hlo" "$C/a.txt" "$C/b.txt"
+  run "cli extract in a loop" 0 --random --extract 'body/y@2:1' "$tmp/extract" "$srcdir/tests/repro/loop.hlo"
+  run "cli extract unknown name" 2 --random --extract mm "$tmp/extract2" "$srcdir/tests/repro/loop.hlo"
 fi
 
 if [ -n "$clipid" ]; then
