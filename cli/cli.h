@@ -79,6 +79,7 @@ typedef struct Opts {
   const char *extract;        /* --extract SPEC DIR (extract.c) */
   const char *extract_dir;
   bool force;                 /* --force: write into a non-empty directory */
+  const char *save_snapshot;  /* --save-snapshot FILE (snapshot.c) */
 
   /* Suites */
   bool suite;
@@ -141,6 +142,12 @@ int extract_event(const HloEvent *e, void *user);
 /* After the run: write the case directory. The exit status. */
 int extract_finish(Extract *x);
 void extract_free(Extract *x);
+
+/* --save-snapshot: each device's run (in: ndev x parameters, res: ndev
+ * results, NULL for devices of other processes) as an HloSnapshot. The
+ * exit status. */
+int snapshot_save(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer *const *in,
+                  HloBuffer *const *res, int ndev);
 
 /* ---- Observing a run (debug.c) ---- */
 

@@ -294,6 +294,7 @@ int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
     if (hlo_process_rank() == 0) print_bench(times, o->bench);
   }
   debug_after_run(dbg, exe, wall);
+  if ((rc = snapshot_save(ctx, m, o, in, res, ndev)) != EXIT_OK) goto out;
   flush_diags(ctx);
   if (hlo_process_rank() != 0) { rc = EXIT_OK; goto out; }   /* rank 0 reports */
   if (o->per_device_outputs) {

@@ -331,6 +331,7 @@ int repro_option(int c, const char *arg, int argc, char **argv, Opts *o, int *rc
     o->extract_dir = argv[optind++];
     return 1;
   case OPT_FORCE: o->force = true; return 1;
+  case OPT_SAVE_SNAPSHOT: o->save_snapshot = arg; return 1;
   default: return 0;
   }
 }

@@ -154,6 +154,9 @@ static void usage(FILE *f) {
     "                           @K: NAME's K-th run (from 0: a loop's iteration),\n"
     "                           #DEVICE: on that device (default 0)\n"
     "      --force              write --extract's DIR even when it is not empty\n"
+    "      --save-snapshot FILE write the run as a binary xla.HloSnapshot (module,\n"
+    "                           arguments, result) that hlorun replays and --expects;\n"
+    "                           several devices: FILE.dD.EXT per device\n"
     "      --graph FILE         draw the module (.dot; .svg or .png through Graphviz's\n"
     "                           dot) instead of running it; with --stats, run it and\n"
     "                           show each instruction's time and share, coloured\n"
@@ -318,6 +321,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"graph-collapse", no_argument, NULL, OPT_GRAPH_COLLAPSE},
     {"extract", required_argument, NULL, OPT_EXTRACT},
     {"force", no_argument, NULL, OPT_FORCE},
+    {"save-snapshot", required_argument, NULL, OPT_SAVE_SNAPSHOT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},

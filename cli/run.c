@@ -127,6 +127,7 @@ int run_module(HloCtx *ctx, const HloModule *m, const Opts *o) {
   }
   debug_after_run(dbg, exe, wall);
   if (debug_graph_failed(dbg)) goto out;
+  if ((rc = snapshot_save(ctx, m, o, in, &res, 1)) != EXIT_OK) goto out;
   flush_diags(ctx);   /* warnings */
   rc = emit_result(ctx, o, res);
 out:

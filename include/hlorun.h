@@ -256,6 +256,14 @@ HloStatus hlo_load_like_member(HloCtx *ctx, const HloBuffer *like, const char *p
 HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format, char **data,
                             size_t *len);
 
+/* A run as a binary xla.HloSnapshot (xla/service/hlo.proto): m as
+ * HloProto.hlo_module, args[0..n-1] (n = m's parameters) as its arguments
+ * and result (may be NULL) as its result, each in its parameter's (ROOT's)
+ * layout. XLA's run_hlo_module and hlorun replay it. *bytes: free with
+ * hlo_free. */
+HloStatus hlo_snapshot_encode(HloCtx *ctx, const HloModule *m, HloBuffer *const *args, int n,
+                              const HloBuffer *result, void **bytes, size_t *len);
+
 /* Load ENTRY parameter `index` of m from a file (.npy, literal text; a
  * tuple parameter from a .npz of its leaves); "-" is standard input. The
  * parameter's type decides how raw bits are read; a dtype or shape that

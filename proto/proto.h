@@ -111,6 +111,10 @@ const struct ProtobufCMessageDescriptor *hpb_text_message(const void *data, size
 int hpb_write_module(const HloModule *m, uint8_t **out, size_t *len, char *err, size_t errn,
                      char *note, size_t noten);
 
+/* A value as a binary xla.LiteralProto (elements in its layout's physical
+ * order, as XLA writes them): 0 and *out (malloc'd), or -1 with err. */
+int hpb_write_literal(const HloLiteral *lit, uint8_t **out, size_t *len, char *err, size_t errn);
+
 /* Binary content (control bytes in the first 4 KiB): not HLO text. */
 int hpb_looks_binary(const void *data, size_t len);
 /* Why bytes that are not text are not a message read here: the first

@@ -218,6 +218,25 @@ static int literal_proto(W *w, const HloLiteral *lit, Xla__LiteralProto **out) {
 #undef REP
 }
 
+int hpb_write_literal(const HloLiteral *lit, uint8_t **out, size_t *len, char *err, size_t errn) {
+  W w = {.err = err, .errn = errn};
+  hlc_arena_init(&w.a);
+  Xla__LiteralProto *lp = NULL;
+  int rc = -1;
+  *out = NULL;
+  if (literal_proto(&w, lit, &lp) == 0) {
+    size_t n = xla__literal_proto__get_packed_size(lp);
+    if ((*out = malloc(n ? n : 1))) {
+      *len = xla__literal_proto__pack(lp, *out);
+      rc = 0;
+    } else {
+      OOM(&w);
+    }
+  }
+  hlc_arena_free(&w.a);
+  return rc;
+}
+
 /* ---- Attribute values as text ------------------------------------------------ */
 
 /* The attribute's value printed canonically (NUL-terminated, in the arena). */
