@@ -308,7 +308,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     if (!rv || !rv->devs || !rv->pieces || !rv->outs || !rv->remote_owned) {
       if (rv) free_rv(rv);
       pthread_mutex_unlock(&c->mu);
-      return hli_fail(x, ins, "out of memory");
+      return hli_fail_nomem(x, ins, "out of memory");
     }
     rv->ins = ins;
     rv->seq = seq;
@@ -451,7 +451,7 @@ static int comm_send(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
   }
   if (!m || !m->sizes || !m->data) {
     if (m) { free(m->sizes); free(m->data); free(m); }
-    return hli_fail(x, ins, "out of memory");
+    return hli_fail_nomem(x, ins, "out of memory");
   }
   *m = (Msg){channel, self, to, seq, nleaves, m->sizes, m->data, NULL};
   size_t off = 0;

@@ -44,6 +44,11 @@ static void run_free(HldRun *r) {
   free(r);
 }
 
+static void run_free_owner(void *r) { run_free(r); }
+
+/* The run of e when it runs on several devices, else NULL. */
+static HldRun *run_of(const HloExecutable *e) { return e ? e->owner : NULL; }
+
 void hlo_module_device_grid(const HloModule *m, int *replicas, int *partitions, int *inferred) {
   int64_t R = m ? m->replica_count : 1, P = m ? m->num_partitions : 1;
   bool header = false;
@@ -121,8 +126,8 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
     }
     r->exes[i]->x.mem_share = &r->share;
     if (i == 0) {   /* the front executable owns the run from now on */
-      r->exes[0]->devices = r;
-      r->exes[0]->devices_free = run_free;
+      r->exes[0]->owner = r;
+      r->exes[0]->owner_free = run_free_owner;
     }
   }
   *out = r->exes[0];
@@ -130,12 +135,13 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
 }
 
 int hlo_executable_num_devices(const HloExecutable *e) {
-  return !e ? 0 : e->devices ? (int)e->devices->ndev : 1;
+  return !e ? 0 : run_of(e) ? (int)run_of(e)->ndev : 1;
 }
 
 void hlo_executable_local_devices(const HloExecutable *e, int *first, int *count) {
-  *first = e && e->devices ? (int)e->devices->first : 0;
-  *count = e && e->devices ? (int)e->devices->nlocal : e ? 1 : 0;
+  HldRun *r = run_of(e);
+  *first = r ? (int)r->first : 0;
+  *count = r ? (int)r->nlocal : e ? 1 : 0;
 }
 
 int hlo_process_count(void) { return hld_mpi_size(); }
@@ -157,6 +163,7 @@ static void *device_main(void *arg) {
   Job *j = arg;
   HloExecutable *e = j->r->exes[j->i];
   hlf_set_thread_device((int32_t)(j->r->first + j->i));   /* XLA_FFI_DeviceOrdinal_Get */
+  e->x.err_kind = HLI_ERR_RUNTIME;
   j->rc = hli_plan_run(&e->x, e->entry, j->args, &j->res);
   hld_comm_depart(j->r->comm, j->r->first + j->i, j->rc != 0);
   return NULL;
@@ -206,7 +213,7 @@ HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
                               HloBuffer **results) {
   if (!e || !results || (n > 0 && !inputs)) return HLO_INVALID_ARGUMENT;
   HloCtx *ctx = e->ctx;
-  HldRun *r = e->devices;
+  HldRun *r = run_of(e);
   if (!r) {   /* one device */
     results[0] = NULL;
     return hlo_execute(e, inputs, n, results);
@@ -262,7 +269,14 @@ HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
     failed |= jobs[i].rc != 0;
     stopped |= hli_obs_stopped(r->exes[i]->obs);
   }
-  int before = ctx->diags.n;
+  /* The status of the first device that failed first-hand (else of the
+   * first that failed). */
+  int64_t cause = -1;
+  for (int64_t i = 0; i < r->nlocal; i++)
+    if (jobs[i].rc != 0 && (cause < 0 || (hld_comm_secondary(r->comm, r->first + cause) &&
+                                          !hld_comm_secondary(r->comm, r->first + i))))
+      cause = i;
+  HloStatus why = cause >= 0 ? hli_exec_status(&r->exes[cause]->x) : HLO_RUNTIME_ERROR;
   report(r, jobs);
   if (hld_mpi_remote_failed()) {   /* every rank then skips the gathering below */
     if (!failed)
@@ -289,7 +303,22 @@ HloStatus hlo_execute_devices(HloExecutable *e, HloBuffer *const *inputs, int n,
   free(args);
   if (!failed) return HLO_OK;
   for (int64_t d = 0; d < r->ndev; d++) { hlo_buffer_free(results[d]); results[d] = NULL; }
-  return stopped ? HLO_STOPPED : hli_run_status(ctx, before);
+  return stopped ? HLO_STOPPED : why;
+}
+
+HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuffer **result) {
+  if (!e || !result || (n > 0 && !inputs)) return HLO_INVALID_ARGUMENT;
+  *result = NULL;
+  if (run_of(e))
+    return hli_api_fail(e->ctx, HLO_INVALID_ARGUMENT, "the module runs on %d devices: run it "
+                        "with hlo_execute_devices", hlo_executable_num_devices(e));
+  HliValue *stack_args[16] = {0};
+  HliValue **args = n <= 16 ? stack_args : malloc((size_t)n * sizeof *args);
+  if (!args) return hli_api_fail(e->ctx, HLO_NOMEM, "out of memory");
+  HloStatus st = hli_entry_args(e->ctx, e->m, inputs, n, args);
+  if (st == HLO_OK) st = hli_execute_args(e, args, result);
+  if (args != stack_args) free(args);
+  return st;
 }
 
 HloStatus hlo_run(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,

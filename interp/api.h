@@ -1,5 +1,9 @@
-/* api.h: the handles of the public API (internal to interp/): shared by
- * api.c (everything but comparing) and compare.c (golden comparison). */
+/* api.h: the handles of the public API (internal to interp/ and devices/),
+ * shared by the files that implement it, one job each: context.c (context,
+ * diagnostics, errors), bind.c (custom-call bindings), files.c (files),
+ * module.c (modules), buffers.c (buffers), inputs.c (values from files),
+ * proto_io.c (snapshots' values), run.c (compiling and running on one
+ * device), compare.c (golden comparison), observe.c (observers). */
 #ifndef HLORUN_INTERP_API_H
 #define HLORUN_INTERP_API_H
 #include "hlorun.h"
@@ -29,10 +33,10 @@ struct HloExecutable {
   HliPlan *entry;           /* the ENTRY plan (in x) */
   HliObs *obs;              /* owned: the observer (observe.c), or NULL */
   double timeout;           /* seconds per hlo_execute, 0 = none */
-  /* A run on several devices (devices/): the devices' executors and their
-   * communicator; x and entry then belong to the first local device. */
-  struct HldRun *devices;   /* owned, freed by devices_free */
-  void (*devices_free)(struct HldRun *);
+  /* The owner of a run on several devices (devices/run.c), opaque here:
+   * x and entry then belong to its first local device. */
+  void *owner;              /* owned, freed by owner_free */
+  void (*owner_free)(void *owner);
 };
 
 /* Wrap v (consumes the reference) in a new buffer with its own copy of s. */
@@ -58,8 +62,9 @@ HloStatus hli_compile_device(HloCtx *ctx, const HloModule *m, const HloRunOption
 /* Check inputs against m's ENTRY parameters and borrow their values into args. */
 HloStatus hli_entry_args(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
                          HliValue **args);
-/* The status of a failed run from the errors recorded since diags.n was before. */
-HloStatus hli_run_status(HloCtx *ctx, int before);
+/* Run e (on one device) on args (checked by hli_entry_args): its result
+ * as a new buffer, or the status of the failure (errors on the context). */
+HloStatus hli_execute_args(HloExecutable *e, HliValue *const *args, HloBuffer **result);
 
 /* Read a value of shape want from path (.npy, literal text, .npz of its
  * leaves; member: that member of a .npz instead). what names it in messages. */
@@ -69,6 +74,16 @@ HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, c
 HloStatus hli_random_shaped(HloCtx *ctx, const HloModule *m, int index, const HloShape *s,
                             uint64_t seed, HloBuffer **out);
 
+/* A module's parameter index (-1: its result) shape, or NULL. */
+const HloShape *hli_param_shape(const HloModule *m, int index);
+
+/* What a value file holds, by its first bytes: .npy, .npz (a zip), else
+ * text (or a protocol buffer, which proto/ sniffs). */
+typedef enum { HLI_FILE_NPY, HLI_FILE_NPZ, HLI_FILE_TEXT } HliFileFormat;
+HliFileFormat hli_file_format(const char *data, size_t len);
+/* Write a whole file ("-": standard output) through a temporary file beside
+ * it and a rename, so readers never see half a file. */
+HloStatus hli_write_file(HloCtx *ctx, const char *path, const char *data, size_t len);
 /* The whole file ("-": standard input), malloc'd. */
 HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len);
 /* A file's bytes as hli_read_file gives them, except that a binary protocol

@@ -57,7 +57,7 @@ static int check_in_child(void *arg) {
 
 static int cc_check(HliExec *x, const HloInstr *ins) {
   HlfRegistry *r = registry(x);
-  if (!r) return hli_fail(x, ins, "out of memory");
+  if (!r) return hli_fail_nomem(x, ins, "out of memory");
   char *err = NULL;
   if (hli_isolating(x)) {
     /* The check asks a typed handler its metadata: plugin code, so it is
@@ -74,7 +74,7 @@ static int cc_check(HliExec *x, const HloInstr *ins) {
     }
   }
   if (hlf_check(r, hli_module(x), ins, &err) == 0) return 0;
-  int rc = hli_fail(x, ins, "%s", err ? err : "out of memory");
+  int rc = err ? hli_fail(x, ins, "%s", err) : hli_fail_nomem(x, ins, "out of memory");
   free(err);
   return rc;
 }
@@ -92,6 +92,7 @@ static int ffi_mem_reserve(void *opaque, size_t n, size_t *limit, size_t *used) 
   if (x->mem_limit && (n > x->mem_limit || x->mem_used > x->mem_limit - n)) {
     *limit = x->mem_limit;
     *used = x->mem_used;
+    x->ffi_mem_refused = true;
     return -1;
   }
   x->mem_used += n;
@@ -123,11 +124,11 @@ static void note_running(HliExec *x, const HloInstr *ins) {
 
 static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   HlfRegistry *r = registry(x);
-  if (!r) return hli_fail(x, ins, "out of memory");
+  if (!r) return hli_fail_nomem(x, ins, "out of memory");
   int32_t nargs = 0, nrets = count_leaves(out);
   for (int32_t i = 0; i < ins->nops; i++) nargs += count_leaves(in[i]);
   HlfBuf *bufs = calloc((size_t)(nargs + nrets) + 1, sizeof *bufs);
-  if (!bufs) return hli_fail(x, ins, "out of memory");
+  if (!bufs) return hli_fail_nomem(x, ins, "out of memory");
   int32_t k = 0;
   for (int32_t i = 0; i < ins->nops; i++) flatten(in[i], bufs, &k);
   flatten(out, bufs, &k);
@@ -147,13 +148,16 @@ static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue
   char *err = NULL;
   note_running(x, ins);
   HlfMemHook mem = hli_ffi_mem_hook(x);
+  if (x) x->ffi_mem_refused = false;
   int rc = hlf_call_hooked(r, hli_module(x), ins, bufs, nargs, bufs + nargs, nrets,
                            x ? &mem : NULL, &err);
   __atomic_store_n(&running, NULL, __ATOMIC_RELEASE);
   free(bufs);
   hli_scratch_unreserve(x, work);
   if (rc) {
-    rc = hli_fail(x, ins, "%s", err ? err : "out of memory");
+    /* A handler that fails after its allocation was refused ran out of memory. */
+    rc = !err || (x && x->ffi_mem_refused) ? hli_fail_nomem(x, ins, "%s", err ? err : "out of memory")
+                                           : hli_fail(x, ins, "%s", err);
     free(err);
   }
   return rc;

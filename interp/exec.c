@@ -72,7 +72,7 @@ HliPlan *hli_plan_get(HliExec *x, const HloComputation *c) {
   if (!p) return NULL;
   if (cache_put(x, p) != 0) {
     hli_plan_release(x, p);
-    hli_fail(x, NULL, "out of memory");
+    hli_fail_nomem(x, NULL, "out of memory");
     return NULL;
   }
   return p;
@@ -126,17 +126,17 @@ static HliValue *run_step(HliExec *x, const HliStep *st, HliValue **slots, HliVa
   case HLI_STEP_TUPLE: {
     for (int32_t k = 0; k < st->nops; k++) in[k] = slots[st->ops[k]];
     HliValue *v = hli_value_tuple(x, &ins->shape, in, st->nops);
-    if (!v) hli_fail(x, ins, "out of memory");
+    if (!v) hli_fail_nomem(x, ins, "out of memory");
     return v;
   }
   case HLI_STEP_VIEW: {
     HliValue *v = hli_value_view(x, slots[st->ops[0]], &ins->shape);
-    if (!v) hli_fail(x, ins, "out of memory");
+    if (!v) hli_fail_nomem(x, ins, "out of memory");
     return v;
   }
   case HLI_STEP_TOKEN: {
     HliValue *v = hli_value_new(x, &ins->shape);
-    if (!v) hli_fail(x, ins, "out of memory");
+    if (!v) hli_fail_nomem(x, ins, "out of memory");
     return v;
   }
   case HLI_STEP_KERNEL:
@@ -195,7 +195,7 @@ static int plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **re
     taken = np <= 16 ? taken_local : calloc((size_t)np, sizeof *taken);
     if (!taken) {
       for (int32_t i = 0; i < np; i++) hli_value_unref(x, args[i]);
-      return hli_fail(x, NULL, "out of memory");
+      return hli_fail_nomem(x, NULL, "out of memory");
     }
   }
   bool fresh = p->busy;   /* re-entered (a kernel running this plan again) */
@@ -204,7 +204,7 @@ static int plan_run(HliExec *x, HliPlan *p, HliValue *const *args, HliValue **re
     if (!slots) {
       for (int32_t i = 0; donate && i < np; i++) hli_value_unref(x, args[i]);
       if (taken && taken != taken_local) free(taken);
-      return hli_fail(x, NULL, "out of memory");
+      return hli_fail_nomem(x, NULL, "out of memory");
     }
     in = slots + p->nslots;
   }

@@ -9,12 +9,15 @@
 #define HLORUN_INTERP_EXEC_H
 #include "interp/interp.h"
 #include "common/arena.h"
+#include "hlorun.h"
 
 typedef struct HliPlan HliPlan;
 /* Buffer size classes recycled by the executor: 64, 128, ..., 4096 bytes. */
 enum { HLI_BUF_CLASSES = 7, HLI_BUF_MAX_CACHED = 4096 };
 
 typedef struct HliPool HliPool;
+/* Why the executor failed, as far as the public status tells it apart. */
+typedef enum { HLI_ERR_RUNTIME = 0, HLI_ERR_UNSUPPORTED, HLI_ERR_NOMEM } HliErrKind;
 typedef struct HliObs HliObs;
 
 struct HliExec {
@@ -71,7 +74,17 @@ struct HliExec {
    * together): when set, value buffers are counted here under its lock
    * instead of in mem_used alone. */
   struct HliMemShare *mem_share;
+  /* The kind of the first error since the run began that is not a plain
+   * runtime error (hli_unsupported, hli_fail_nomem): the status of a failed
+   * run, without reading its messages. hli_exec_status reads it. */
+  HliErrKind err_kind;
+  bool ffi_mem_refused;        /* a custom call's memory request was refused
+                                  during the call running now (custom_call.c) */
 };
+
+/* The status of a run (or a plan) that failed on x, from err_kind:
+ * HLO_UNSUPPORTED, HLO_NOMEM or HLO_RUNTIME_ERROR. */
+HloStatus hli_exec_status(const HliExec *x);
 
 /* The observation hook (observe.c). result NULL: step s of p is about to
  * run; else it just ran and produced result. Operand values are gathered

@@ -294,7 +294,7 @@ int hli_chain_run(HliExec *x, const HliChain *ch, HliValue *const *in, HliValue 
   if (hli_scratch_reserve(x, ch->d2, reserve) != 0) goto done;
   hli_parallel_for(x, tasks, 1, chain_tasks, &j);
   hli_scratch_unreserve(x, reserve);
-  rc = j.failed ? hli_fail(x, ch->d2, "out of memory") : 0;
+  rc = j.failed ? hli_fail_nomem(x, ch->d2, "out of memory") : 0;
 done:
   hlk_dot_gemm_free(x, &d1);
   hlk_dot_gemm_free(x, &d2);

@@ -297,7 +297,7 @@ int hli_fused_run_tiles(HliExec *x, const HliFused *f, const char *const *in, co
   if (reserve && hli_scratch_reserve(x, f->root, reserve) != 0) return -1;
   hli_parallel_for(x, n, min_chunk, fused_chunk, &j);
   if (reserve) hli_scratch_unreserve(x, reserve);
-  return j.oom ? hli_fail(x, f->root, "out of memory") : 0;
+  return j.oom ? hli_fail_nomem(x, f->root, "out of memory") : 0;
 }
 
 size_t hli_fused_rows_scratch(const HliFused *f) {
@@ -319,7 +319,7 @@ int hli_fused_run(HliExec *x, const HliFused *f, HliValue *const *in, HliValue *
   size_t *ies = f->ninputs <= 16 ? es_local : malloc(sizeof(size_t) * (size_t)f->ninputs);
   int rc = -1;
   if (!data || !ies) {
-    hli_fail(x, f->root, "out of memory");
+    hli_fail_nomem(x, f->root, "out of memory");
     goto out;
   }
   for (int32_t k = 0; k < f->ninputs; k++) {

@@ -212,7 +212,7 @@ int hli_fused_run_table(HliExec *x, const HliFused *f, const char *const *in, co
   const char **tin = malloc(sizeof(char *) * (size_t)f->ninputs);
   int rc = -1;
   if (!mem || !tin) {
-    hli_fail(x, f->root, "out of memory");
+    hli_fail_nomem(x, f->root, "out of memory");
     goto out;
   }
   /* Every bit pattern of the input, in order: entry v is the result for v. */

@@ -65,6 +65,10 @@ void hli_strides(const int64_t *dims, int32_t rank, int64_t *strides);
  * write `return hli_fail(x, ins, "...")`. ins may be NULL. */
 int hli_fail(HliExec *x, const HloInstr *ins, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Out of memory (the system or the run's limit refused): same as hli_fail,
+ * and the run's status is then HLO_NOMEM. */
+int hli_fail_nomem(HliExec *x, const HloInstr *ins, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* "not supported": same as hli_fail with a fixed prefix, for an opcode,
  * attribute or element type that hlorun cannot run. */
 int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...)

@@ -71,6 +71,7 @@ enum { MSG_MAX = 4096, LEAF_ALIGN = 64 };
 typedef struct Shared {
   volatile int state;        /* 0: never returned; 1: returned ok; 2: returned an error */
   char msg[MSG_MAX];         /* state 2: the error message */
+  volatile int nomem;        /* state 2: memory was refused (hli_ffi_call_failed) */
 } Shared;
 
 static size_t align_up(size_t n) { return (n + LEAF_ALIGN - 1) & ~(size_t)(LEAF_ALIGN - 1); }
@@ -382,8 +383,10 @@ static void call_body(void *arg, Shared *sh) {
   hlf_registry_after_fork(j->r);
   char *err = NULL;
   HlfMemHook mem = hli_ffi_mem_hook(j->x);
+  j->x->ffi_mem_refused = false;
   int rc = hlf_call_hooked(j->r, j->m, j->ins, j->args, j->nargs, j->rets, j->nrets, &mem, &err);
   if (rc) snprintf(sh->msg, sizeof sh->msg, "%s", err ? err : "out of memory");
+  sh->nomem = rc && (!err || j->x->ffi_mem_refused);
   free(err);
   sh->state = rc ? 2 : 1;
 }
@@ -407,8 +410,8 @@ int hli_isolated_call(HliExec *x, HlfRegistry *r, const HloInstr *ins, HliValue 
     if (sh) munmap(sh, total);
     free(rets);
     hli_mem_release(x, total);
-    return hli_fail(x, ins, "cannot map %zu bytes of shared memory for the isolated custom call",
-                    total);
+    return hli_fail_nomem(x, ins, "cannot map %zu bytes of shared memory for the isolated custom "
+                          "call", total);
   }
   /* Result leaves in the mapping, starting with the values' current bytes
    * (as the in-process handler would see them). */
@@ -443,7 +446,7 @@ int hli_isolated_call(HliExec *x, HlfRegistry *r, const HloInstr *ins, HliValue 
     }
   } else if (!e.fork_failed && !e.timed_out && sh->state == 2) {
     sh->msg[MSG_MAX - 1] = 0;
-    rc = hli_fail(x, ins, "%s", sh->msg);
+    rc = sh->nomem ? hli_fail_nomem(x, ins, "%s", sh->msg) : hli_fail(x, ins, "%s", sh->msg);
   } else if (e.timed_out && run_deadline) {
     x->deadline = -1;
     rc = hli_fail(x, ins, "time limit of %g seconds exceeded (--timeout) while the custom call "

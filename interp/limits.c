@@ -68,7 +68,7 @@ int hli_check_call_graph(HliExec *x, const HloComputation *entry) {
   Frame *st = malloc((HLI_MAX_CALL_DEPTH + 1) * sizeof *st);
   CompMap cm = {0};
   int rc = 0;
-  if (!colour || !st || map_init(&cm, m)) { rc = hli_fail(x, NULL, "out of memory"); goto out; }
+  if (!colour || !st || map_init(&cm, m)) { rc = hli_fail_nomem(x, NULL, "out of memory"); goto out; }
   int32_t depth = 0;
   st[0] = (Frame){entry, 0, 0};
   int32_t ei = comp_index(&cm, entry);
@@ -141,7 +141,7 @@ enum { SCRATCH_HDR = 64 };
 
 void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n) {
   if (n > SIZE_MAX - 2 * SCRATCH_HDR) {
-    hli_fail(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
+    hli_fail_nomem(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
     return NULL;
   }
   size_t total = (n + SCRATCH_HDR + SCRATCH_HDR - 1) & ~(size_t)(SCRATCH_HDR - 1);
@@ -158,7 +158,7 @@ void *hli_scratch_alloc(HliExec *x, const HloInstr *ins, size_t n) {
   char *p = hli_buffer_alloc(NULL, total);
   if (!p) {
     hli_mem_release(x, total);
-    hli_fail(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
+    hli_fail_nomem(x, ins, "out of memory (a scratch buffer of %zu bytes)", n);
     return NULL;
   }
   *(size_t *)p = total;

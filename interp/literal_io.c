@@ -123,6 +123,7 @@ typedef struct Rd {
   HlcDiags *d;
   HlcArena *arena;
   bool failed;
+  bool mismatch;             /* the error is a shape or type mismatch */
   int depth;                 /* tuple nesting: bounded, the reader recurses */
 } Rd;
 
@@ -136,6 +137,12 @@ static void rd_error(Rd *r, const char *msg, const char *at) {
   int line = 1, col = 1;
   hlc_line_col(r->s, (size_t)(r->end - r->s), (size_t)(at - r->s), &line, &col);
   hlc_diag(r->d, HLC_ERROR, "%s:%d:%d: %s", r->what, line, col, msg);
+}
+
+/* The value does not have the expected shape or type. */
+static void rd_mismatch(Rd *r, const char *msg, const char *at) {
+  if (!r->failed) r->mismatch = true;
+  rd_error(r, msg, at);
 }
 
 static void skip_ws(Rd *r) {
@@ -392,7 +399,7 @@ static HliValue *read_tuple_elems(Rd *r, const HloShape *want, const char *start
   if (r->failed) goto fail;
 done:
   if (want && (want->dtype != HLO_TUPLE || n != want->ntuple)) {
-    rd_error(r, "the tuple's element count does not match the expected shape", start);
+    rd_mismatch(r, "the tuple's element count does not match the expected shape", start);
     goto fail;
   }
   HloShape *sh = (HloShape *)want;
@@ -430,7 +437,7 @@ static HliValue *read_literal(Rd *r, const HloShape *want) {
                a.data ? a.data : "?", b.data ? b.data : "?");
       hli_buf_free(&a);
       hli_buf_free(&b);
-      rd_error(r, msg, start);
+      rd_mismatch(r, msg, start);
       return NULL;
     }
     sh = (HloShape *)want;
@@ -459,7 +466,7 @@ int hli_literal_read(const char *text, size_t len, const HloShape *want, HlcAren
                      const char *what, HlcDiags *d, HliValue **out) {
   HlcArena local;
   hlc_arena_init(&local);
-  Rd r = {text, text, text + len, what ? what : "<literal>", d, arena ? arena : &local, false, 0};
+  Rd r = {text, text, text + len, what ? what : "<literal>", d, arena ? arena : &local, false, false, 0};
   if (!arena && !want) {
     hlc_arena_free(&local);
     hlc_diag(d, HLC_ERROR, "%s: internal: no shape and no arena", r.what);
@@ -475,5 +482,5 @@ int hli_literal_read(const char *text, size_t len, const HloShape *want, HlcAren
     }
   }
   hlc_arena_free(&local);   /* only used for shapes we then replace by want */
-  return *out ? 0 : -1;
+  return *out ? 0 : r.mismatch ? HLI_READ_MISMATCH : -1;
 }

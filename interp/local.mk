@@ -16,7 +16,8 @@ libhlorun_core_la_SOURCES += \
 libhlorun_core_la_LIBADD += $(ZLIB_LIBS)
 # Public API (include/hlorun.h).
 libhlorun_core_la_SOURCES += \
-	interp/api.h interp/api.c interp/proto_io.c interp/compare.c
+	interp/api.h interp/context.c interp/bind.c interp/files.c \
+	interp/module.c interp/buffers.c interp/inputs.c interp/run.c interp/proto_io.c interp/compare.c
 # Comparing two runs: counterparts, the first divergence (diverge.h).
 libhlorun_core_la_SOURCES += interp/diverge.h interp/counterpart.c interp/diverge.c \
 	interp/determinism.c
@@ -66,3 +67,9 @@ dist_noinst_DATA += tests/diverge/v1.hlo tests/diverge/v2.hlo tests/diverge/x3.t
 check_LTLIBRARIES += tests/diverge/libdiverge_handlers.la
 tests_diverge_libdiverge_handlers_la_SOURCES = tests/diverge/handlers.c
 tests_diverge_libdiverge_handlers_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+# The public API's statuses come from what failed, not from message text.
+check_PROGRAMS += tests/check_status
+TESTS += tests/check_status
+tests_check_status_SOURCES = tests/check_status.c
+tests_check_status_CFLAGS = $(TEST_CFLAGS)
+tests_check_status_LDADD = $(TEST_LIBS)

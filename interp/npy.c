@@ -210,7 +210,7 @@ static int check_range(const HliValue *v, const char *what, HlcDiags *d) {
       if (x < lo || x > hi) {
         hlc_diag(d, HLC_ERROR, "%s: element %lld is %d, out of range for %s", what, (long long)i,
                  x, hlc_dtype_name(t));
-        return -1;
+        return HLI_READ_MISMATCH;
       }
     }
   }
@@ -271,7 +271,7 @@ static int npy_check(const HliNpyInfo *info, size_t avail, const HloShape *want,
     hlc_diag(d, HLC_ERROR, "%s: dtype %s (%s) does not match the expected type %s (stored as %s)",
              what, info->descr, descr_type(info->descr), hlc_dtype_name(want->dtype),
              wd ? wd : "nothing: unsupported in .npy");
-    return -1;
+    return HLI_READ_MISMATCH;
   }
   bool same = info->rank == want->rank;
   for (int32_t i = 0; same && i < want->rank; i++) same = info->dims[i] == want->dims[i];
@@ -281,7 +281,7 @@ static int npy_check(const HliNpyInfo *info, size_t avail, const HloShape *want,
     shape_str(want->dims, want->rank, exp, sizeof exp);
     hlc_diag(d, HLC_ERROR, "%s: shape %s does not match the expected %s %s", what, got,
              hlc_dtype_name(want->dtype), exp);
-    return -1;
+    return HLI_READ_MISMATCH;
   }
   size_t need = hlc_dtype_size(want->dtype);
   bool empty = false, huge = false;
@@ -323,9 +323,9 @@ int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, cons
   *out = NULL;
   HliNpyInfo info;
   bool swap;
-  if (hli_npy_info(data, len, what, d, &info) != 0 ||
-      npy_check(&info, len - info.data_off, want, what, d, &swap) != 0)
-    return -1;
+  if (hli_npy_info(data, len, what, d, &info) != 0) return -1;
+  int rc = npy_check(&info, len - info.data_off, want, what, d, &swap);
+  if (rc != 0) return rc;
   HliValue *v = hli_value_new(NULL, want);
   if (!v) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
   const unsigned char *src = (const unsigned char *)data + info.data_off;
@@ -342,7 +342,7 @@ int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, cons
       drop_behind(&dr, src + o + n, o + n == v->nbytes);
     }
   }
-  if (npy_finish(v, swap, what, d) != 0) { hli_value_unref(NULL, v); return -1; }
+  if ((rc = npy_finish(v, swap, what, d)) != 0) { hli_value_unref(NULL, v); return rc; }
   *out = v;
   return 0;
 }
@@ -667,9 +667,9 @@ int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *
   if (!tmp) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); goto done; }
   memcpy(tmp, head, pre);
   if (hsize > pre && inflate_into(&f, tmp + pre, hsize - pre) != 0) goto corrupt;
-  if (hli_npy_info(tmp, hsize, what, d, &info) != 0 ||
-      npy_check(&info, m->len - info.data_off, want, what, d, &swap) != 0)
-    goto done;
+  if (hli_npy_info(tmp, hsize, what, d, &info) != 0) goto done;
+  if ((rc = npy_check(&info, m->len - info.data_off, want, what, d, &swap)) != 0) goto done;
+  rc = -1;
   free(tmp);
   tmp = NULL;
   if (!(v = hli_value_new(NULL, want))) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); goto done; }
@@ -680,7 +680,7 @@ int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *
   } else if (inflate_into(&f, v->data, v->nbytes) != 0) {
     goto corrupt;
   }
-  if (npy_finish(v, swap, what, d) != 0) goto done;
+  if ((rc = npy_finish(v, swap, what, d)) != 0) goto done;
   *out = v;
   v = NULL;
   rc = 0;

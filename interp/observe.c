@@ -90,7 +90,7 @@ int hli_observe(HliExec *x, const HliPlan *p, int32_t s, HliValue *const *slots,
     if (o->depth == o->cap) {
       int32_t cap = o->cap ? 2 * o->cap : 16;
       ObsFrame *ns = realloc(o->stack, (size_t)cap * sizeof *ns);
-      if (!ns) return hli_fail(x, st->ins, "out of memory");
+      if (!ns) return hli_fail_nomem(x, st->ins, "out of memory");
       o->stack = ns;
       o->cap = cap;
     }

@@ -55,7 +55,7 @@ static bool same_array_type(const HloShape *a, const HloShape *b) {
 static HliValue *make_constant(HliExec *x, const HloInstr *ins, const HloShape *s,
                                const HloLiteral *lit, uint64_t seed) {
   HliValue *v = hli_value_new(NULL, s);
-  if (!v) { hli_fail(x, ins, "out of memory for the constant"); return NULL; }
+  if (!v) { hli_fail_nomem(x, ins, "out of memory for the constant"); return NULL; }
   if (s->dtype == HLO_TUPLE) {
     for (int32_t i = 0; i < v->ntuple; i++) {
       const HloLiteral *el = lit && i < lit->ntuple ? &lit->tuple[i] : NULL;
@@ -333,7 +333,7 @@ HliPlan *hli_plan_build(HliExec *x, const HloComputation *c) {
 nomem_release:
   hli_plan_release(x, p);
 nomem:
-  hli_fail(x, NULL, "out of memory planning computation %s", c->name ? c->name : "?");
+  hli_fail_nomem(x, NULL, "out of memory planning computation %s", c->name ? c->name : "?");
   return NULL;
 }
 

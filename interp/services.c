@@ -14,8 +14,10 @@
 static _Thread_local char last_error[2048];
 const char *hli_last_error(void) { return last_error; }
 
-static int vfail(HliExec *x, const HloInstr *ins, const char *prefix, const char *fmt, va_list ap) {
+static int vfail(HliExec *x, const HloInstr *ins, HliErrKind kind, const char *prefix,
+                 const char *fmt, va_list ap) {
   char msg[768];
+  if (x && kind != HLI_ERR_RUNTIME && x->err_kind == HLI_ERR_RUNTIME) x->err_kind = kind;
   vsnprintf(msg, sizeof msg, fmt, ap);
   const HloModule *m = x ? x->module : NULL;
   const char *file = m && m->filename ? m->filename : "<input>";
@@ -42,7 +44,15 @@ static int vfail(HliExec *x, const HloInstr *ins, const char *prefix, const char
 int hli_fail(HliExec *x, const HloInstr *ins, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int r = vfail(x, ins, "", fmt, ap);
+  int r = vfail(x, ins, HLI_ERR_RUNTIME, "", fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+int hli_fail_nomem(HliExec *x, const HloInstr *ins, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = vfail(x, ins, HLI_ERR_NOMEM, "", fmt, ap);
   va_end(ap);
   return r;
 }
@@ -50,7 +60,7 @@ int hli_fail(HliExec *x, const HloInstr *ins, const char *fmt, ...) {
 int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int r = vfail(x, ins, "not supported: ", fmt, ap);
+  int r = vfail(x, ins, HLI_ERR_UNSUPPORTED, "not supported: ", fmt, ap);
   va_end(ap);
   return r;
 }
@@ -62,13 +72,13 @@ int hli_mem_reserve(HliExec *x, size_t n) {
     size_t used = atomic_fetch_add(&sh->used, n) + n;
     if (sh->limit && used > sh->limit) {
       atomic_fetch_sub(&sh->used, n);
-      hli_fail(x, x->cur, "memory limit of %zu bytes exceeded by the devices of this process "
+      hli_fail_nomem(x, x->cur, "memory limit of %zu bytes exceeded by the devices of this process "
                "together (%zu in use, %zu more requested)", sh->limit, used - n, n);
       return -1;
     }
     for (size_t p = atomic_load(&sh->peak); used > p && !atomic_compare_exchange_weak(&sh->peak, &p, used);) {}
   } else if (x->mem_limit && x->mem_used + n > x->mem_limit) {
-    hli_fail(x, x->cur, "memory limit of %zu bytes exceeded (%zu in use, %zu more requested)",
+    hli_fail_nomem(x, x->cur, "memory limit of %zu bytes exceeded (%zu in use, %zu more requested)",
              x->mem_limit, x->mem_used, n);
     return -1;
   }
@@ -82,6 +92,14 @@ void hli_mem_release(HliExec *x, size_t n) {
   size_t k = n < x->mem_used ? n : x->mem_used;
   x->mem_used -= k;
   if (x->mem_share) atomic_fetch_sub(&x->mem_share->used, k);
+}
+
+HloStatus hli_exec_status(const HliExec *x) {
+  switch (x->err_kind) {
+  case HLI_ERR_UNSUPPORTED: return HLO_UNSUPPORTED;
+  case HLI_ERR_NOMEM: return HLO_NOMEM;
+  default: return HLO_RUNTIME_ERROR;
+  }
 }
 
 int hli_num_threads(HliExec *x) { return x && x->nthreads > 0 ? x->nthreads : 1; }

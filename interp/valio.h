@@ -18,6 +18,11 @@ void hli_buf_puts(HliBuf *b, const char *s);
 void hli_buf_printf(HliBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hli_buf_free(HliBuf *b);
 
+/* What the readers below return besides 0 and -1 (an error in d): the
+ * value is well-formed but not of the expected type or shape, or holds an
+ * element its type cannot (HLO_TYPE_MISMATCH to the API's callers). */
+enum { HLI_READ_MISMATCH = -3 };
+
 /* ---- .npy ---- */
 
 /* The numpy descr an element type is stored with ("<f4", "<V2", "|b1"). */
@@ -27,7 +32,7 @@ const char *hli_npy_descr(HloDtype t);
 int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
                  HlcDiags *d, HliValue **out);
 /* hli_npy_read, where data may be a private read-only file mapping
- * (interp/api.c hli_file_open); if drop, its pages are released from the
+ * (interp/files.c hli_file_open); if drop, its pages are released from the
  * resident set as they are copied (in 16 MiB steps), so a large array is
  * held once, in the value (a Fortran-order one twice until it is copied). */
 int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, const char *what,

@@ -175,7 +175,7 @@ static void *alloc_buffer(HliExec *x, size_t n, bool zero) {
   if (!p) {
     if (x) {
       hli_mem_release(x, n);
-      hli_fail(x, NULL, "out of memory allocating %zu bytes", n);
+      hli_fail_nomem(x, NULL, "out of memory allocating %zu bytes", n);
     }
     return NULL;
   }

@@ -1,4 +1,4 @@
-/* ctx.c: the public hlo_ctx_new: the interpreter's context (interp/api.c)
+/* ctx.c: the public hlo_ctx_new: the interpreter's context (interp/context.c)
  * with the built-in target families of targets/ registered in its
  * custom-call registry. It lives here, above interp/, so that the lower
  * layers never name the families above them. */

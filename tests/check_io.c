@@ -107,7 +107,7 @@ START_TEST(npy_read_values_and_mismatches) {
 
   /* Same bytes read as f32: a dtype mismatch, not a conversion. */
   HloShape sf = arr(HLO_F32, 1, &d3);
-  ck_assert_int_eq(hli_npy_read(f, n, &sf, "in0", &d, &v), -1);
+  ck_assert_int_eq(hli_npy_read(f, n, &sf, "in0", &d, &v), HLI_READ_MISMATCH);
   ck_assert_str_eq(d.v[0].message,
                    "in0: dtype <i4 (s32) does not match the expected type f32 (stored as <f4)");
   hlc_diags_clear(&d);
@@ -115,7 +115,7 @@ START_TEST(npy_read_values_and_mismatches) {
   /* Shape mismatch. */
   int64_t d22[2] = {1, 3};
   HloShape s2 = arr(HLO_S32, 2, d22);
-  ck_assert_int_eq(hli_npy_read(f, n, &s2, "in0", &d, &v), -1);
+  ck_assert_int_eq(hli_npy_read(f, n, &s2, "in0", &d, &v), HLI_READ_MISMATCH);
   ck_assert_str_eq(d.v[0].message, "in0: shape (3,) does not match the expected s32 (1, 3)");
   hlc_diags_clear(&d);
 
@@ -145,7 +145,7 @@ START_TEST(npy_raw_bits_types) {
   hli_value_unref(NULL, v);
   /* A bf16 parameter does not take f16 data. */
   n = make_npy(f, 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", bf, 4);
-  ck_assert_int_eq(hli_npy_read(f, n, &s, "b", &d, &v), -1);
+  ck_assert_int_eq(hli_npy_read(f, n, &s, "b", &d, &v), HLI_READ_MISMATCH);
   hlc_diags_clear(&d);
   /* f8e4m3fn as |V1. */
   uint8_t f8[2] = {0x38, 0xb8};
@@ -162,7 +162,7 @@ START_TEST(npy_raw_bits_types) {
   ck_assert_int_eq(((int8_t *)v->data)[0], -8);
   hli_value_unref(NULL, v);
   n = make_npy(f, 1, "{'descr': '|i1', 'fortran_order': False, 'shape': (2,), }", s4bad, 2);
-  ck_assert_int_eq(hli_npy_read(f, n, &s4, "q", &d, &v), -1);
+  ck_assert_int_eq(hli_npy_read(f, n, &s4, "q", &d, &v), HLI_READ_MISMATCH);
   ck_assert_str_eq(d.v[0].message, "q: element 1 is 9, out of range for s4");
   hlc_diags_clear(&d);
   /* pred. */
@@ -313,7 +313,7 @@ START_TEST(npz_deflated_member) {
   ck_assert_int_eq(hli_npz_member_npy(&m[0], &s4, "z", &d, false, &r), 0);
   ck_assert_int_eq(memcmp(r->data, vals, 16), 0);
   hli_value_unref(NULL, r);
-  ck_assert_int_eq(hli_npz_member_npy(&m[0], &s5, "z", &d, false, &r), -1);
+  ck_assert_int_eq(hli_npz_member_npy(&m[0], &s5, "z", &d, false, &r), HLI_READ_MISMATCH);
   ck_assert_str_eq(d.v[0].message, "z: shape (4,) does not match the expected s32 (5,)");
   hlc_diags_clear(&d);
   ck_assert_int_eq(hli_npz_member_bytes(&m[0], "z", &d), 0);
@@ -479,7 +479,7 @@ START_TEST(literal_layouts_comments_and_want) {
   hli_value_unref(NULL, v);
   /* Wrong shape for the parameter. */
   const char *t2 = "f32[4] {1, 2, 3, 4}";
-  ck_assert_int_eq(hli_literal_read(t2, strlen(t2), &want, NULL, "in0.txt", &d, &v), -1);
+  ck_assert_int_eq(hli_literal_read(t2, strlen(t2), &want, NULL, "in0.txt", &d, &v), HLI_READ_MISMATCH);
   ck_assert_str_eq(d.v[0].message,
                    "in0.txt:1:1: literal of shape f32[4] does not match the expected f32[2,2]");
   hlc_diags_clear(&d);

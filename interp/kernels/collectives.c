@@ -58,7 +58,7 @@ static int group_of(HliExec *x, const HloInstr *ins, Group *g) {
   const HliDevice *d = device_of(x);
   int64_t all = d->nreplicas * d->npartitions;
   g->devs = all <= GROUP_INLINE ? g->buf : malloc((size_t)all * sizeof *g->devs);
-  if (!g->devs) return hli_fail(x, ins, "out of memory");
+  if (!g->devs) return hli_fail_nomem(x, ins, "out of memory");
   char why[256];
   int rc = hlp_device_group(ins, d->nreplicas, d->npartitions, d->replica, d->partition, g->devs,
                             &g->n, &g->rank, why, sizeof why);
@@ -882,7 +882,7 @@ static int fe_pairs(HliExec *x, const HloInstr *ins, const char *key, int64_t (*
         free(text);
         free(*pairs);
         *pairs = NULL;
-        return hli_fail(x, ins, "out of memory");
+        return hli_fail_nomem(x, ins, "out of memory");
       }
       memcpy(text, s, len);
       text[len] = 0;

@@ -162,7 +162,7 @@ static int run_map(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
   size_t osz = hlc_dtype_size(out->dtype);
   int rc = 0;
   for (int32_t k = 0; k < na && !rc; k++)
-    if (!(args[k] = hli_value_new(x, &c->params[k]->shape))) rc = hli_fail(x, ins, "out of memory");
+    if (!(args[k] = hli_value_new(x, &c->params[k]->shape))) rc = hli_fail_nomem(x, ins, "out of memory");
   for (int64_t i = 0; i < n && !rc; i++) {
     for (int32_t k = 0; k < na && !rc; k++) {
       /* The computation may have kept a reference to an argument (e.g. it
@@ -170,7 +170,7 @@ static int run_map(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValu
       if (args[k]->refs > 1) {
         hli_value_unref(x, args[k]);
         if (!(args[k] = hli_value_new(x, &c->params[k]->shape))) {
-          rc = hli_fail(x, ins, "out of memory");
+          rc = hli_fail_nomem(x, ins, "out of memory");
           break;
         }
       }
@@ -349,17 +349,17 @@ static int run_scan(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   int32_t no = (out->dtype == HLO_TUPLE ? out->ntuple : 1) - nc;
   int64_t d = ins->dimensions.v[0], len = in[0]->dims[d];
   HliValue **args = calloc((size_t)ins->nops, sizeof *args);
-  if (!args) return hli_fail(x, ins, "out of memory");
+  if (!args) return hli_fail_nomem(x, ins, "out of memory");
   int rc = 0;
   for (int32_t i = 0; i < ni && !rc; i++)
-    if (!(args[i] = hli_value_new(x, &c->params[i]->shape))) rc = hli_fail(x, ins, "out of memory");
+    if (!(args[i] = hli_value_new(x, &c->params[i]->shape))) rc = hli_fail_nomem(x, ins, "out of memory");
   for (int32_t k = 0; k < nc; k++) args[ni + k] = hli_value_ref(in[ni + k]);
   for (int64_t step = 0; step < len && !rc; step++) {
     int64_t idx = ins->is_reverse ? len - 1 - step : step;
     for (int32_t i = 0; i < ni && !rc; i++) {
       if (args[i]->refs > 1) {   /* kept by a carry of the last step */
         hli_value_unref(x, args[i]);
-        if (!(args[i] = hli_value_new(x, &c->params[i]->shape))) { rc = hli_fail(x, ins, "out of memory"); break; }
+        if (!(args[i] = hli_value_new(x, &c->params[i]->shape))) { rc = hli_fail_nomem(x, ins, "out of memory"); break; }
       }
       slab_copy(in[i], d, idx, args[i], true);
     }

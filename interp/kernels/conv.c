@@ -618,7 +618,7 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
   int64_t *mem = p ? malloc(sizeof(int64_t) * (size_t)(taps + g->out_sz[0] * taps + 1)) : NULL;
   if (!p || !mem) {
     free(p);
-    return hli_fail(x, ins, "out of memory planning the convolution");
+    return hli_fail_nomem(x, ins, "out of memory planning the convolution");
   }
   int rc = 0;
   for (int64_t t0 = 0; t0 < w0 && rc == 0; t0 += taps) {
@@ -669,7 +669,7 @@ int hlk_conv_phases(HliExec *x, const HloInstr *ins, const Geo *g,
   int64_t *mem = p ? malloc(sizeof(int64_t) * words) : NULL;
   if (!p || !mem) {
     free(p);
-    return hli_fail(x, ins, "out of memory planning the convolution");
+    return hli_fail_nomem(x, ins, "out of memory planning the convolution");
   }
   for (int64_t k = 0; k < nph && rc == 0; k++) {
     *p = *g;
@@ -905,7 +905,7 @@ static int run_grouped(HliExec *x, const HloInstr *ins, const Geo *g, bool f64, 
   int64_t per_row = g->wpos * g->cin_g * g->cout + 1;
   hli_parallel_for(x, rows, 16384 / per_row + 1, f64 ? grouped_f64 : grouped_f32, &j);
   hli_scratch_unreserve(x, work);
-  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  return j.oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
 }
 
 /* ---- The kernel --------------------------------------------------------- */
@@ -949,7 +949,7 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   HlkCType ct = hlk_ctype_for(to);
   Geo g;
   if (geo_init(&g, ins, in[0], in[1], out) != 0)
-    return hli_fail(x, ins, "out of memory planning the convolution");
+    return hli_fail_nomem(x, ins, "out of memory planning the convolution");
   void *lown = NULL, *kown = NULL, *oown = NULL;
   bool ints = ct == HLK_CT_I64 && !force_ref;
   bool lanes32 = ints && hlk_int_lanes(to, g.wpos * g.cin_g) == 32;

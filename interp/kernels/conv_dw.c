@@ -146,7 +146,7 @@ static int dw_native(HliExec *x, const HloInstr *ins, const Geo *g, const float 
     int64_t per_line = ow * g->wpos * g->cout + 1;
     hli_parallel_for(x, lines, 1 + 65536 / per_line, dw_lines, &j);
     hli_scratch_unreserve(x, work);
-    if (j.oom) rc = hli_fail(x, ins, "out of memory");
+    if (j.oom) rc = hli_fail_nomem(x, ins, "out of memory");
   }
   hli_scratch_free(x, Kp);
   return rc;

@@ -244,7 +244,7 @@ static int rows_native(HliExec *x, const HloInstr *ins, const Geo *g, const floa
   if (rc == 0) {
     hli_parallel_for(x, lines, 1 + ((int64_t)1 << 21) / (flops_per_line + 1), rows_lines, &j);
     hli_scratch_unreserve(x, work);
-    if (j.oom) rc = hli_fail(x, ins, "out of memory");
+    if (j.oom) rc = hli_fail_nomem(x, ins, "out of memory");
   }
   hli_scratch_free(x, range);
   hli_scratch_free(x, Bp);

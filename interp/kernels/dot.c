@@ -192,7 +192,7 @@ static int make_view(HliExec *x, const HloInstr *ins, const HliValue *v, HloDtyp
   out->boff = NULL;
   if (flat && !hlk_collapse_dims(v->dims, strides, bd, nb, &out->bs)) {
     out->boff = batch_offsets(v->dims, strides, bd, nb);
-    if (!out->boff) return hli_fail(x, ins, "out of memory for dot batch offsets");
+    if (!out->boff) return hli_fail_nomem(x, ins, "out of memory for dot batch offsets");
   }
   if (in_place && flat) { out->p = v->data; return 0; }
   size_t n = (size_t)v->nelem;
@@ -601,7 +601,7 @@ static int ragged_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   /* Group row ranges from cumulative sizes, per prefix. */
   int64_t ng = in[2]->nelem;
   int64_t *sizes = malloc((size_t)(ng ? ng : 1) * 3 * sizeof(int64_t));
-  if (!sizes) return hli_fail(x, ins, "out of memory for ragged-dot groups");
+  if (!sizes) return hli_fail_nomem(x, ins, "out of memory for ragged-dot groups");
   int64_t *starts = sizes + ng, *ends = starts + ng;
   hlk_load_ctype(in[2]->dtype, HLO_S64, in[2]->data, ng, sizes);
   for (int64_t p = 0; rg.ngroups && p < ng / rg.ngroups; p++) {
@@ -623,7 +623,7 @@ static int ragged_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
   }
   int rc;
   if (!l || !r) {
-    rc = hli_fail(x, ins, "out of memory densifying ragged-dot operands");
+    rc = hli_fail_nomem(x, ins, "out of memory densifying ragged-dot operands");
   } else {
     HliValue *ops[2] = { l, r };
     rc = hlk_dot_run(x, &dot, ops, out, false);

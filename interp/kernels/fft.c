@@ -445,7 +445,7 @@ static int run_lines(HliExec *x, const HloInstr *ins, LineJob *j, int64_t lines)
   if (hli_scratch_reserve(x, ins, need)) return -1;
   hli_parallel_for(x, lines, min_lines, run_lines_chunk, j);
   hli_scratch_unreserve(x, need);
-  return j->oom ? hli_fail(x, ins, "out of memory") : 0;
+  return j->oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
 }
 
 /* A 1-D transform over the whole last dimension (FFT/IFFT: of length n;

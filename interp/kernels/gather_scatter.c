@@ -626,7 +626,7 @@ static int scatter_called(HliExec *x, const HloInstr *ins, const ScatterGeom *s,
           args[i] = NULL;
         }
         if (!args[i] && !(args[i] = hli_value_new(x, &comp->params[i]->shape))) {
-          rc = hli_fail(x, ins, "out of memory");
+          rc = hli_fail_nomem(x, ins, "out of memory");
           goto done;
         }
         int j = i < k ? i : i - k;
@@ -674,7 +674,7 @@ static int scatter_run(HliExec *x, const HloInstr *ins, HliValue *const *in, Hli
         if (!upds[i]) {
           for (int q = 0; q < i; q++)
             if (upds[q] != in[k + 1 + q]) hli_value_unref(x, upds[q]);
-          return hli_fail(x, ins, "out of memory");
+          return hli_fail_nomem(x, ins, "out of memory");
         }
         memcpy(upds[i]->data, in[k + 1 + i]->data, upds[i]->nbytes);
         break;

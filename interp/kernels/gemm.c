@@ -568,7 +568,7 @@ DEFINE_NATIVE_SRC(uint64_t, u64)
     if (hli_scratch_reserve(x, g->ins, panels) != 0) return -1;                              \
     hli_parallel_for(x, tasks, 1, tasks_##SUF, &pl);                                         \
     hli_scratch_unreserve(x, panels);                                                        \
-    if (pl.failed) return hli_fail(x, g->ins, "out of memory for matrix-multiply panels");  \
+    if (pl.failed) return hli_fail_nomem(x, g->ins, "out of memory for matrix-multiply panels");  \
     return 0;                                                                                \
   }
 

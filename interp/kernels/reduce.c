@@ -233,7 +233,7 @@ static int run_fold(HliExec *x, const HloInstr *ins, const Geom *g, const HlkFol
   if (hli_scratch_reserve(x, ins, work)) return -1;
   hli_parallel_for(x, tasks, chunk, fold_rows, &j);
   hli_scratch_unreserve(x, work);
-  if (j.oom) return hli_fail(x, ins, "out of memory");
+  if (j.oom) return hli_fail_nomem(x, ins, "out of memory");
   return 0;
 }
 
@@ -537,7 +537,7 @@ int hlk_reduce(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *o
       tshape[i].dtype = t;
       tshape[i].minor_to_major = NULL;
       tmp[i] = hli_value_new(x, &tshape[i]);
-      if (!tmp[i]) rc = hli_fail(x, ins, "out of memory");
+      if (!tmp[i]) rc = hli_fail_nomem(x, ins, "out of memory");
     }
   }
   HliValue *work[HLK_MAX_VARIADIC];
@@ -611,7 +611,7 @@ static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
         if (hli_scratch_reserve(x, ins, seq_bytes)) return -1;
         if (!(seq = malloc(seq_bytes))) {
           hli_scratch_unreserve(x, seq_bytes);
-          return hli_fail(x, ins, "out of memory");
+          return hli_fail_nomem(x, ins, "out of memory");
         }
         for (int64_t c = 0; c < g.inner; c++) fill_index(seq + (size_t)c * j.is, j.is, c, 1);
         j.seq = seq;
@@ -623,7 +623,7 @@ static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
     if (hli_scratch_reserve(x, ins, work) == 0) {
       hli_parallel_for(x, g.nko, 32768 / per_row + 1, arg_rows, &j);
       hli_scratch_unreserve(x, work);
-      rc = j.oom ? hli_fail(x, ins, "out of memory") : 0;
+      rc = j.oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
     }
     free(seq);
     if (seq_bytes) hli_scratch_unreserve(x, seq_bytes);

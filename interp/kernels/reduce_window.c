@@ -216,7 +216,7 @@ static int window_prefix(HliExec *x, const HloInstr *ins, const WGeom *g, int32_
   if (hli_scratch_reserve(x, ins, accs)) return -1;
   hli_parallel_for(x, outer, 16384 / (j.n * j.inner + 1) + 1, scan_rows, &j);
   hli_scratch_unreserve(x, accs);
-  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  return j.oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
 }
 
 /* ---- Generic path ----------------------------------------------------- */
@@ -340,7 +340,7 @@ int hlk_reduce_window(HliExec *x, const HloInstr *ins, HliValue *const *in, HliV
       if (hli_scratch_reserve(x, ins, accs)) return -1;
       hli_parallel_for(x, rows, 16384 / (work + 1) + 1, window_rows, &j);
       hli_scratch_unreserve(x, accs);
-      return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+      return j.oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
     }
   }
   return window_generic(x, ins, &g, k, in, outs, nout);

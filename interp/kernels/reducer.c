@@ -483,7 +483,7 @@ int hlk_scall_init(HlkScalarCall *sc, HliExec *x, const HloInstr *ins,
     sc->args[i] = hli_value_zeros(x, &comp->params[i]->shape);
     if (!sc->args[i]) {
       hlk_scall_free(sc);
-      return hli_fail(x, ins, "out of memory");
+      return hli_fail_nomem(x, ins, "out of memory");
     }
     sc->nargs = i + 1;
   }

@@ -499,7 +499,7 @@ int hlk_sort(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out
     if (hli_scratch_reserve(x, ins, work)) return -1;
     hli_parallel_for(x, g.rows, 65536 / (g.n + 1) + 1, sort_rows, &j);
     hli_scratch_unreserve(x, work);
-    return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+    return j.oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
   }
   return sort_generic(x, ins, &g, k, in, outs);
 }
@@ -582,5 +582,5 @@ int hlk_topk(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out
   if (hli_scratch_reserve(x, ins, work)) return -1;
   hli_parallel_for(x, rows, 65536 / (n + 1) + 1, topk_rows, &j);
   hli_scratch_unreserve(x, work);
-  return j.oom ? hli_fail(x, ins, "out of memory") : 0;
+  return j.oom ? hli_fail_nomem(x, ins, "out of memory") : 0;
 }
