@@ -28,7 +28,7 @@ static void fill_leaves(HpbValues *v, const HloLiteral *l, HlcDiags *d) {
 }
 
 static void read_deferred(const char *buf, size_t n, int part, HlcDiags *d) {
-  HpbValues *v = hpb_read(buf, n, "fuzz", d, part, HPB_READ_ARGS | HPB_READ_DEFER);
+  HpbValues *v = hpb_read(buf, n, "fuzz", d, part, HPB_READ_ARGS | HPB_READ_DEFER, NULL);
   if (!v) return;
   for (int32_t i = 0; i < v->n; i++) fill_leaves(v, v->values[i], d);
   fill_leaves(v, v->result, d);

@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     /* Listed lazily: stored members in place, deflated ones streamed. */
     if (hli_npz_open(buf, n, "fuzz", &d, &mem, &nm) == 0) {
       for (int32_t i = 0; i < nm; i++) {
-        if (hli_npz_member_npy(&mem[i], &want, "fuzz", &d, false, &v) == 0) hli_value_unref(NULL, v);
+        if (hli_npz_member_npy(&mem[i], &want, "fuzz", &d, &v) == 0) hli_value_unref(NULL, v);
         if (hli_npz_member_bytes(&mem[i], "fuzz", &d) == 0 && mem[i].len && !mem[i].data) abort();
       }
       hli_npz_members_free(mem, nm);

@@ -8,6 +8,7 @@
 #define HLORUN_INTERP_API_H
 #include "hlorun.h"
 #include "interp/exec.h"
+#include "common/pager.h"
 
 struct HloCtx {
   int threads;              /* kernels' thread count (>= 1) */
@@ -86,31 +87,38 @@ HliFileFormat hli_file_format(const char *data, size_t len);
 HloStatus hli_write_file(HloCtx *ctx, const char *path, const char *data, size_t len);
 /* The whole file ("-": standard input), malloc'd. */
 HloStatus hli_read_file(HloCtx *ctx, const char *path, char **data, size_t *len);
-/* A file's bytes as hli_read_file gives them, except that a binary protocol
- * buffer on disk is mapped, not read: its large fields are then only paged
- * in when decoded, and dropped again as they are (HPB_READ_MAPPED), so a
- * snapshot's multi-GB argument is never held twice. Close with
- * hli_file_close. */
+/* A file's bytes as hli_read_file gives them, except that a large binary
+ * file (a protocol buffer, .npy, .npz) is an image whose large payloads are
+ * read on demand through its pager (files.c): a snapshot's multi-GB
+ * argument is then read piece by piece into its value's buffer, never held
+ * twice. Close with hli_file_done (or hli_file_close). */
+typedef struct HliHole { uint64_t off, len; } HliHole;
 typedef struct HliFile {
   char *data;
   size_t len;
-  size_t maplen;   /* > 0: data is a read-only private mapping of maplen bytes */
-  int slot;        /* its slot in api.c's registry of mappings (SIGBUS guard) */
+  size_t maplen;      /* > 0: data is the image, an anonymous mapping of maplen bytes */
+  int fd;             /* the image's file (-1: none) */
+  HlcPager pager;     /* reads the holes (hli_file_pager) */
+  HliHole *holes;     /* owned: the ranges not read yet, in file order */
+  size_t nholes, capholes;
+  bool short_read;    /* a read came back short: the file shrank while it was read */
+  int read_errno;     /* a read failed (errno), or 0 */
 } HliFile;
 HloStatus hli_file_open(HloCtx *ctx, const char *path, HliFile *f);
 void hli_file_close(HliFile *f);
-/* Did the file shrink under its mapping while it was read? Pages past its
- * new end read as zeros instead of raising SIGBUS (api.c), so whatever was
- * decoded from it is not to be used. */
+/* Did a read of the file fail or come back short (it shrank while it was
+ * read)? The bytes not read are zeros, so whatever was decoded from it is
+ * not to be used. */
 bool hli_file_truncated(const HliFile *f);
-/* Close f; if it shrank while it was read, record an error naming path and
- * return HLO_IO_ERROR (the caller drops what it decoded), else st. */
+/* Close f; if a read of it failed or came back short, record an error
+ * naming path and return HLO_IO_ERROR (the caller drops what it decoded),
+ * else st. */
 HloStatus hli_file_done(HloCtx *ctx, HliFile *f, const char *path, HloStatus st);
-/* proto/'s read flags for a file's bytes (HPB_READ_MAPPED if mapped). */
-unsigned hli_file_flags(const HliFile *f);
+/* The pager of f's image, or NULL when f's bytes are all in memory. */
+HlcPager *hli_file_pager(HliFile *f);
 /* A LiteralProto file's value (or a snapshot's recorded result) as a value
- * of shape want (proto_io.c); flags: hli_file_flags of the bytes. */
-HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, unsigned flags,
+ * of shape want (proto_io.c); pg: hli_file_pager of the bytes, or NULL. */
+HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, HlcPager *pg,
                                const HloShape *want, const char *what, HliValue **out);
 
 /* Argument index of partition part of an HloUnoptimizedSnapshot (only that

@@ -18,25 +18,25 @@ static HloStatus read_status(int rc) {
 
 /* A .npz member (of hli_npz_open's) as a value of shape want. */
 static HloStatus npz_member_value(HloCtx *ctx, const HliNpzMember *mm, const char *name,
-                                  const HloShape *want, const char *what, bool drop, HliValue **out) {
-  int rc = hli_npz_member_npy(mm, want, what, &ctx->diags, drop, out);
+                                  const HloShape *want, const char *what, HliValue **out) {
+  int rc = hli_npz_member_npy(mm, want, what, &ctx->diags, out);
   if (rc == -2) return hli_api_fail(ctx, HLO_IO_ERROR, "%s: member %s is not a .npy file (bad magic)", what, name);
   return rc == 0 ? HLO_OK : read_status(rc);
 }
 
 /* Read a value of shape want from a file's bytes. */
-static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigned flags,
+static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, HlcPager *pg,
                               const HloShape *want, const char *what, HliValue **out) {
   *out = NULL;
   int rc;
   if (hpb_sniff(data, len) == HPB_LITERAL)
-    return hli_value_from_proto(ctx, data, len, flags, want, what, out);
+    return hli_value_from_proto(ctx, data, len, pg, want, what, out);
   HliFileFormat f = hli_file_format(data, len);
   if (f == HLI_FILE_NPY) {
     if (want->dtype == HLO_TUPLE)
       return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: a .npy file holds one array, but a tuple is "
                   "expected: pass a .npz of its leaves", what);
-    rc = hli_npy_read_mapped(data, len, want, what, &ctx->diags, (flags & HPB_READ_MAPPED) != 0, out);
+    rc = hli_npy_read_paged(data, len, want, what, &ctx->diags, pg, out);
     return rc == 0 ? HLO_OK : read_status(rc);
   }
   if (f == HLI_FILE_TEXT && hpb_looks_binary(data, len)) {
@@ -52,10 +52,9 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
   /* .npz: the leaves of want, depth first, as arr_0, arr_1, ... */
   HliNpzMember *mem;
   int32_t nm;
-  if (hli_npz_open(data, len, what, &ctx->diags, &mem, &nm) != 0) return HLO_IO_ERROR;
-  bool drop = (flags & HPB_READ_MAPPED) != 0;
+  if (hli_npz_open_paged(data, len, what, &ctx->diags, pg, &mem, &nm) != 0) return HLO_IO_ERROR;
   if (want->dtype != HLO_TUPLE && nm == 1) {   /* one array: straight into its value */
-    HloStatus st = npz_member_value(ctx, &mem[0], "arr_0", want, what, drop, out);
+    HloStatus st = npz_member_value(ctx, &mem[0], "arr_0", want, what, out);
     hli_npz_members_free(mem, nm);
     return st;
   }
@@ -80,7 +79,7 @@ static HloStatus decode_value(HloCtx *ctx, const char *data, size_t len, unsigne
     HliValue *leaf;
     /* Each leaf is read, then copied into the tuple's buffer: a tuple's
      * largest leaf is held twice for a moment. */
-    if ((st = npz_member_value(ctx, mm, name, ls[i], w2, drop, &leaf)) != HLO_OK) goto done;
+    if ((st = npz_member_value(ctx, mm, name, ls[i], w2, &leaf)) != HLO_OK) goto done;
     hli_value_copy_into(lv[i], leaf);
     hli_value_unref(NULL, leaf);
   }
@@ -106,7 +105,7 @@ HloStatus hlo_load_param(HloCtx *ctx, const HloModule *m, int index, const char 
   snprintf(what, sizeof what, "input %d (%s, parameter %s)", index, path,
            m->entry->params[index]->name ? m->entry->params[index]->name : "?");
   HliValue *v;
-  HloStatus ds = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
+  HloStatus ds = decode_value(ctx, f.data, f.len, hli_file_pager(&f), want, what, &v);
   if ((st = hli_file_done(ctx, &f, path, ds)) != HLO_OK) {
     if (ds == HLO_OK) hli_value_unref(NULL, v);
     return st;
@@ -124,7 +123,8 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
   if (st != HLO_OK) return st;
   HliNpzMember *mem;
   int32_t nm;
-  if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
+  if (hli_npz_open_paged(f.data, f.len, path, &ctx->diags, hli_file_pager(&f), &mem, &nm) != 0)
+    return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   int np = hlo_module_num_params(m);
   if (first + nm > np || nm > cap) {
     hli_npz_members_free(mem, nm);
@@ -145,7 +145,7 @@ HloStatus hlo_load_params_npz(HloCtx *ctx, const HloModule *m, int first, const 
       st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: parameter %d is a tuple; pass it as its own .npz",
                 what, first + i);
     else
-      st = npz_member_value(ctx, mm, name, want, what, f.maplen != 0, &v);
+      st = npz_member_value(ctx, mm, name, want, what, &v);
     if (st == HLO_OK) st = hli_make_buffer(ctx, v, want, &out[i]);
     if (st != HLO_OK) {
       for (int32_t k = 0; k < i; k++) { hlo_buffer_free(out[k]); out[k] = NULL; }
@@ -174,18 +174,19 @@ HloStatus hli_load_shaped(HloCtx *ctx, const HloShape *want, const char *path, c
   if (member) {   /* one member of a .npz, by name */
     HliNpzMember *mem;
     int32_t nm;
-    if (hli_npz_open(f.data, f.len, path, &ctx->diags, &mem, &nm) != 0) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
+    if (hli_npz_open_paged(f.data, f.len, path, &ctx->diags, hli_file_pager(&f), &mem, &nm) != 0)
+    return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
     HliNpzMember *mm = (HliNpzMember *)(uintptr_t)hli_npz_find(mem, nm, member);
     int rc;
     if (!mm) st = hli_api_fail(ctx, HLO_IO_ERROR, "%s: no member %s.npy", what, member);
     else if (want->dtype != HLO_TUPLE &&
-             (rc = hli_npz_member_npy(mm, want, what, &ctx->diags, f.maplen != 0, &v)) != -2)
+             (rc = hli_npz_member_npy(mm, want, what, &ctx->diags, &v)) != -2)
       st = rc == 0 ? HLO_OK : read_status(rc);   /* a .npy member: streamed */
     else if (hli_npz_member_bytes(mm, what, &ctx->diags) != 0) st = HLO_IO_ERROR;
     else st = decode_value(ctx, (const char *)mm->data, mm->len, 0, want, what, &v);
     hli_npz_members_free(mem, nm);
   } else {
-    st = decode_value(ctx, f.data, f.len, hli_file_flags(&f), want, what, &v);
+    st = decode_value(ctx, f.data, f.len, hli_file_pager(&f), want, what, &v);
   }
   HloStatus ds = st;
   if ((st = hli_file_done(ctx, &f, path, ds)) != HLO_OK) {
@@ -218,8 +219,8 @@ HloStatus hlo_load_like(HloCtx *ctx, const HloBuffer *like, const char *path, Hl
   /* --expect SNAPSHOT: the result the snapshot recorded. */
   HpbKind kind = hpb_sniff(f.data, f.len);
   st = kind == HPB_SNAPSHOT || kind == HPB_ITERATION || kind == HPB_RUN_LITERALS
-           ? hli_value_from_proto(ctx, f.data, f.len, hli_file_flags(&f), like->v->shape, path, &v)
-           : decode_value(ctx, f.data, f.len, hli_file_flags(&f), like->v->shape, path, &v);
+           ? hli_value_from_proto(ctx, f.data, f.len, hli_file_pager(&f), like->v->shape, path, &v)
+           : decode_value(ctx, f.data, f.len, hli_file_pager(&f), like->v->shape, path, &v);
   HloStatus ds = st;
   if ((st = hli_file_done(ctx, &f, path, ds)) != HLO_OK) {
     if (ds == HLO_OK) hli_value_unref(NULL, v);

@@ -73,3 +73,10 @@ TESTS += tests/check_status
 tests_check_status_SOURCES = tests/check_status.c
 tests_check_status_CFLAGS = $(TEST_CFLAGS)
 tests_check_status_LDADD = $(TEST_LIBS)
+
+# Embedding: libhlorun leaves the program's SIGBUS and SIGSEGV handlers
+# alone, also when it reads a file cut short (public API only).
+check_PROGRAMS += tests/check_embed
+TESTS += tests/check_embed
+tests_check_embed_SOURCES = tests/check_embed.c
+tests_check_embed_LDADD = libhlorun.la

@@ -43,6 +43,9 @@ HloStatus hlo_module_load(HloCtx *ctx, const char *path, HloModule **out) {
   HliFile f;
   HloStatus st = hli_file_open(ctx, path, &f);   /* a snapshot's arguments are not read */
   if (st != HLO_OK) return st;
+  size_t off, n;
+  if (hli_file_pager(&f) && hpb_module_range(f.data, f.len, &off, &n) == 0)
+    hlc_need(hli_file_pager(&f), f.data + off, n);   /* the module's bytes, whole */
   st = hlo_module_parse(ctx, f.data, f.len, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
   st = hli_file_done(ctx, &f, path, st);
   if (st != HLO_OK && *out) { hlp_module_free(*out); *out = NULL; }

@@ -235,26 +235,6 @@ static void from_fortran(HliValue *v, const void *src) {
   }
 }
 
-/* Releasing the pages of a private read-only file mapping from the
- * resident set once they have been copied (MADV_DONTNEED: the page cache
- * keeps them, a later read faults them back), so a large input mapped by
- * hli_file_open is held once, in its value's buffer. In steps of 16 MiB. */
-typedef struct Dropper { bool on; const unsigned char *from; } Dropper;
-
-static void drop_behind(Dropper *dr, const unsigned char *upto, bool last) {
-#ifdef MADV_DONTNEED
-  if (!dr->on) return;
-  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t a = ((uintptr_t)dr->from + pg - 1) & ~(pg - 1), b = (uintptr_t)upto & ~(pg - 1);
-  if (b > a && (last || b - a >= ((uintptr_t)16 << 20))) {
-    (void)madvise((void *)a, b - a, MADV_DONTNEED);
-    dr->from = (const unsigned char *)b;
-  }
-#else
-  (void)dr; (void)upto; (void)last;
-#endif
-}
-
 /* Check a .npy header against the wanted shape, and that avail bytes hold
  * its data; *swap: byte-swap needed. Nothing is allocated before this
  * passes: the header alone must not make us allocate (a few bytes could
@@ -318,29 +298,36 @@ static int npy_finish(HliValue *v, bool swap, const char *what, HlcDiags *d) {
   return check_range(v, what, d);
 }
 
-int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, const char *what,
-                        HlcDiags *d, bool drop, HliValue **out) {
+/* The .npy header's bytes of a paged image: the 10- or 12-byte preamble,
+ * then the header its length field gives. */
+static void need_header(HlcPager *pg, const unsigned char *u, size_t len) {
+  if (!pg) return;
+  size_t pre = len < 12 ? len : 12;
+  hlc_need(pg, u, pre);
+  if (pre < 10) return;
+  size_t hoff = u[6] == 1 ? 10 : 12, hlen = (size_t)u[8] | (size_t)u[9] << 8;
+  if (u[6] != 1 && pre == 12) hlen |= (size_t)u[10] << 16 | (size_t)u[11] << 24;
+  hlc_need(pg, u, hoff + hlen < len ? hoff + hlen : len);
+}
+
+int hli_npy_read_paged(const void *data, size_t len, const HloShape *want, const char *what,
+                       HlcDiags *d, HlcPager *pg, HliValue **out) {
   *out = NULL;
   HliNpyInfo info;
   bool swap;
+  need_header(pg, data, len);
   if (hli_npy_info(data, len, what, d, &info) != 0) return -1;
   int rc = npy_check(&info, len - info.data_off, want, what, d, &swap);
   if (rc != 0) return rc;
   HliValue *v = hli_value_new(NULL, want);
   if (!v) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
   const unsigned char *src = (const unsigned char *)data + info.data_off;
-  Dropper dr = {drop, src};
   if (info.fortran && v->rank > 1) {
-    from_fortran(v, src);   /* scattered reads: the mapping is released after */
-    drop_behind(&dr, src + v->nbytes, true);
+    hlc_need(pg, src, v->nbytes);   /* scattered reads: held whole, given back after */
+    from_fortran(v, src);
+    hlc_done(pg, src, v->nbytes);
   } else {
-    /* In runs of 16 MiB, each run's source pages released behind it. */
-    const size_t step = (size_t)16 << 20;
-    for (size_t o = 0; o < v->nbytes; o += step) {
-      size_t n = v->nbytes - o < step ? v->nbytes - o : step;
-      memcpy((unsigned char *)v->data + o, src + o, n);
-      drop_behind(&dr, src + o + n, o + n == v->nbytes);
-    }
+    hlc_copy(pg, v->data, src, v->nbytes);   /* a paged file: read straight into the value */
   }
   if ((rc = npy_finish(v, swap, what, d)) != 0) { hli_value_unref(NULL, v); return rc; }
   *out = v;
@@ -349,7 +336,7 @@ int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, cons
 
 int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
                  HlcDiags *d, HliValue **out) {
-  return hli_npy_read_mapped(data, len, want, what, d, false, out);
+  return hli_npy_read_paged(data, len, want, what, d, NULL, out);
 }
 
 int hli_npy_write(const HliValue *v, HliBuf *b, HlcDiags *d) {
@@ -473,10 +460,14 @@ static int inflate_member(const unsigned char *src, size_t clen, unsigned char *
 }
 
 static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d, bool lazy,
-                    HliNpzMember **members, int32_t *n) {
+                    HlcPager *pg, HliNpzMember **members, int32_t *n) {
   const unsigned char *u = data;
   *members = NULL;
   *n = 0;
+  /* A paged image: every piece of the zip's structure is read before it is
+   * looked at; members' data only when a member is read. */
+  size_t tail = len < 65535 + 22 ? len : 65535 + 22;
+  hlc_need(pg, u + len - tail, tail);
   /* End of central directory: the last "PK\5\6" within 64 KiB of the end. */
   size_t eocd = (size_t)-1;
   for (size_t i = len >= 22 ? len - 22 : 0; len >= 22; i--) {
@@ -491,6 +482,7 @@ static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
   /* Zip64: the locator sits right before the end record. */
   if ((count == 0xffff || cdoff == 0xffffffffu) && eocd >= 20 && rd32(u + eocd - 20) == 0x07064b50) {
     uint64_t z64 = rd64(u + eocd - 20 + 8);
+    if (z64 + 56 <= len) hlc_need(pg, u + z64, 56);
     if (z64 + 56 <= len && rd32(u + z64) == 0x06064b50) {
       count = rd64(u + z64 + 32);
       cdoff = rd64(u + z64 + 48);
@@ -505,11 +497,14 @@ static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
   size_t p = cdoff;
   int32_t k = 0;
   for (uint64_t e = 0; e < count; e++) {
-    if (p + 46 > len || rd32(u + p) != 0x02014b50) goto corrupt;
+    if (p + 46 > len) goto corrupt;
+    hlc_need(pg, u + p, 46);
+    if (rd32(u + p) != 0x02014b50) goto corrupt;
     uint32_t method = rd16(u + p + 10), nl = rd16(u + p + 28), xl = rd16(u + p + 30),
              cl = rd16(u + p + 32), flags = rd16(u + p + 8);
     uint64_t csize = rd32(u + p + 20), usize = rd32(u + p + 24), loff = rd32(u + p + 42);
     if (p + 46 + nl + xl > len) goto corrupt;
+    hlc_need(pg, u + p + 46, p + 46 + nl + xl + cl <= len ? nl + xl + cl : nl + xl);
     /* Zip64 extra field: the 0xffffffff fields, in order. */
     for (size_t x = p + 46 + nl; x + 4 <= p + 46 + nl + xl;) {
       uint32_t id = rd16(u + x), sz = rd16(u + x + 2);
@@ -530,7 +525,9 @@ static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
       hlc_diag(d, HLC_ERROR, "%s: member %s is encrypted", what, m[k - 1].name);
       goto fail;
     }
-    if (loff + 30 > len || rd32(u + loff) != 0x04034b50) goto corrupt;
+    if (loff + 30 > len) goto corrupt;
+    hlc_need(pg, u + loff, 30);
+    if (rd32(u + loff) != 0x04034b50) goto corrupt;
     uint64_t start = loff + 30 + rd16(u + loff + 26) + rd16(u + loff + 28);
     if (start > len || csize > len - start) goto corrupt;
     /* The declared size is checked before it is allocated: stored members
@@ -543,6 +540,7 @@ static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
     }
     if ((method == 0 && usize != csize) || (method == 8 && usize / 1032 > csize + 1)) goto corrupt;
     m[k - 1].len = usize;
+    m[k - 1].pager = pg;
     if (lazy) {   /* stored: the archive's own bytes; deflated: inflated when read */
       if (method == 0) {
         m[k - 1].data = (unsigned char *)(uintptr_t)(u + start);
@@ -555,14 +553,18 @@ static int npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
     }
     m[k - 1].data = malloc(usize ? usize : 1);
     if (!m[k - 1].data) goto nomem;
+    hlc_need(pg, u + start, csize);
+    int bad = 0;
     if (method == 0) {
       if (csize != usize) goto corrupt;
       memcpy(m[k - 1].data, u + start, usize);
     } else if (method == 8) {
-      if (inflate_member(u + start, csize, m[k - 1].data, usize) != 0) {
-        hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m[k - 1].name);
-        goto fail;
-      }
+      bad = inflate_member(u + start, csize, m[k - 1].data, usize);
+    }
+    hlc_done(pg, u + start, csize);
+    if (bad) {
+      hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m[k - 1].name);
+      goto fail;
     }
   }
   *members = m;
@@ -580,19 +582,27 @@ fail:
 
 int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
                  HliNpzMember **members, int32_t *n) {
-  return npz_read(data, len, what, d, false, members, n);
+  return npz_read(data, len, what, d, false, NULL, members, n);
 }
 
 int hli_npz_open(const void *data, size_t len, const char *what, HlcDiags *d,
                  HliNpzMember **members, int32_t *n) {
-  return npz_read(data, len, what, d, true, members, n);
+  return npz_read(data, len, what, d, true, NULL, members, n);
+}
+
+int hli_npz_open_paged(const void *data, size_t len, const char *what, HlcDiags *d, HlcPager *pg,
+                       HliNpzMember **members, int32_t *n) {
+  return npz_read(data, len, what, d, true, pg, members, n);
 }
 
 int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d) {
   if (m->data) return 0;
   m->data = malloc(m->len ? m->len : 1);
   if (!m->data) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
-  if (inflate_member(m->src, m->csize, m->data, m->len) != 0) {
+  hlc_need(m->pager, m->src, m->csize);
+  int bad = inflate_member(m->src, m->csize, m->data, m->len);
+  hlc_done(m->pager, m->src, m->csize);
+  if (bad) {
     free(m->data);
     m->data = NULL;
     hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m->name);
@@ -602,13 +612,13 @@ int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d) {
 }
 
 /* Inflating a deflated member in pieces, straight into where the bytes go;
- * the compressed bytes read are released behind (drop). */
+ * each piece of compressed bytes read just before it is fed (pager). */
 typedef struct Inflater {
   z_stream z;
   const unsigned char *src;
   size_t clen, in_done;
   bool ended;
-  Dropper dr;
+  HlcPager *pager;
 } Inflater;
 
 /* Exactly n more bytes into dst; -1 if the stream is corrupt or ends first. */
@@ -619,14 +629,16 @@ static int inflate_into(Inflater *f, unsigned char *dst, size_t n) {
     /* zlib counts in uInt: feed large members in pieces. */
     uInt ci = (uInt)(f->clen - f->in_done > (1u << 24) ? (1u << 24) : f->clen - f->in_done);
     uInt co = (uInt)(n - out_done > (1u << 30) ? (1u << 30) : n - out_done);
-    f->z.next_in = (Bytef *)(uintptr_t)(f->src + f->in_done);
+    const unsigned char *in = f->src + f->in_done;
+    hlc_need(f->pager, in, ci);
+    f->z.next_in = (Bytef *)(uintptr_t)in;
     f->z.avail_in = ci;
     f->z.next_out = dst + out_done;
     f->z.avail_out = co;
     int r = inflate(&f->z, Z_NO_FLUSH);
     f->in_done += ci - f->z.avail_in;
     out_done += co - f->z.avail_out;
-    drop_behind(&f->dr, f->src + f->in_done, false);
+    hlc_done(f->pager, in, (size_t)(f->src + f->in_done - in));
     if (r == Z_STREAM_END) f->ended = true;
     else if (r != Z_OK && r != Z_BUF_ERROR) return -1;
     else if (f->z.avail_in == ci && f->z.avail_out == co) return -1;   /* no progress */
@@ -635,19 +647,22 @@ static int inflate_into(Inflater *f, unsigned char *dst, size_t n) {
 }
 
 int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *what, HlcDiags *d,
-                       bool drop, HliValue **out) {
+                       HliValue **out) {
   *out = NULL;
-  if (m->data)
+  HlcPager *pg = m->borrowed ? m->pager : NULL;   /* a stored member: the archive's bytes */
+  if (m->data) {
+    hlc_need(pg, m->data, m->len < 6 ? m->len : 6);
     return m->len >= 6 && memcmp(m->data, "\x93NUMPY", 6) == 0
-               ? hli_npy_read_mapped(m->data, m->len, want, what, d, drop && m->borrowed, out)
+               ? hli_npy_read_paged(m->data, m->len, want, what, d, pg, out)
                : -2;
+  }
   /* Deflated: the header from the first bytes, then the elements inflated
    * straight into the value's buffer (Fortran order through a copy). */
   Inflater f;
   memset(&f, 0, sizeof f);
   f.src = m->src;
   f.clen = m->csize;
-  f.dr = (Dropper){drop, m->src};
+  f.pager = m->pager;
   if (inflateInit2(&f.z, -MAX_WBITS) != Z_OK) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
   int rc = -1;
   HliValue *v = NULL;
@@ -688,7 +703,6 @@ int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *
 corrupt:
   hlc_diag(d, HLC_ERROR, "%s: member %s: corrupt deflate data", what, m->name);
 done:
-  drop_behind(&f.dr, f.src + f.in_done, true);
   inflateEnd(&f.z);
   free(tmp);
   if (v) hli_value_unref(NULL, v);

@@ -49,10 +49,10 @@ static HloStatus to_value(HloCtx *ctx, HpbValues *pv, const HloLiteral *l, const
   return st;
 }
 
-HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, unsigned flags,
+HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, HlcPager *pg,
                                const HloShape *want, const char *what, HliValue **out) {
   *out = NULL;
-  HpbValues *pv = hpb_read(data, len, what, &ctx->diags, -1, flags | HPB_READ_DEFER);
+  HpbValues *pv = hpb_read(data, len, what, &ctx->diags, -1, HPB_READ_DEFER, pg);
   if (!pv) return HLO_IO_ERROR;
   HloStatus st;
   HpbKind k = hpb_sniff(data, len);
@@ -87,7 +87,7 @@ HloStatus hlo_load_snapshot_arguments(HloCtx *ctx, const HloModule *m, const cha
   /* Deferred: each argument is decoded from the file's bytes straight into
    * its buffer, once its shape has been checked against its parameter. */
   HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, -1,
-                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+                           HPB_READ_ARGS | HPB_READ_DEFER, hli_file_pager(&f));
   if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   int np = hlo_module_num_params(m);
   if (pv->n != np || pv->n > cap) {
@@ -135,7 +135,7 @@ HloStatus hlo_load_partition_arguments(HloCtx *ctx, const char *path, int part, 
   HloStatus st = hli_file_open(ctx, path, &f);
   if (st != HLO_OK) return st;
   HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, part,
-                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+                           HPB_READ_ARGS | HPB_READ_DEFER, hli_file_pager(&f));
   if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   if (pv->n > cap) {
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: partition %d holds %d arguments, more than %d",
@@ -173,7 +173,7 @@ HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, i
   if (st != HLO_OK) return st;
   /* Deferred: only this argument is decoded, straight into its buffer. */
   HpbValues *pv = hpb_read(f.data, f.len, path, &ctx->diags, part,
-                           HPB_READ_ARGS | HPB_READ_DEFER | hli_file_flags(&f));
+                           HPB_READ_ARGS | HPB_READ_DEFER, hli_file_pager(&f));
   if (!pv) return hli_file_done(ctx, &f, path, HLO_IO_ERROR);
   *nargs = pv->n;
   if (index < pv->n) {

@@ -10,6 +10,7 @@
 #define HLORUN_INTERP_VALIO_H
 #include "interp/interp.h"
 #include "common/arena.h"
+#include "common/pager.h"
 
 /* A growable byte buffer (malloc'd). */
 typedef struct HliBuf { char *data; size_t len, cap; bool failed; } HliBuf;
@@ -31,12 +32,13 @@ const char *hli_npy_descr(HloDtype t);
  * shape). want must outlive the value. 0 or -1 with an error in d. */
 int hli_npy_read(const void *data, size_t len, const HloShape *want, const char *what,
                  HlcDiags *d, HliValue **out);
-/* hli_npy_read, where data may be a private read-only file mapping
- * (interp/files.c hli_file_open); if drop, its pages are released from the
- * resident set as they are copied (in 16 MiB steps), so a large array is
- * held once, in the value (a Fortran-order one twice until it is copied). */
-int hli_npy_read_mapped(const void *data, size_t len, const HloShape *want, const char *what,
-                        HlcDiags *d, bool drop, HliValue **out);
+/* hli_npy_read, where data may be a file's image read on demand
+ * (interp/files.c hli_file_open, pg non-NULL): the header and then each
+ * 16 MiB of elements are read just before they are copied and given back
+ * after, so a large array is held once, in the value (a Fortran-order one
+ * twice until it is copied). */
+int hli_npy_read_paged(const void *data, size_t len, const HloShape *want, const char *what,
+                       HlcDiags *d, HlcPager *pg, HliValue **out);
 /* The header fields of a .npy (descr, shape), for messages and for reading
  * without a known shape. */
 typedef struct HliNpyInfo {
@@ -60,6 +62,7 @@ typedef struct HliNpzMember {
   bool borrowed;        /* data is the archive's own bytes (a stored member, hli_npz_open) */
   const unsigned char *src;   /* a deflated member's compressed bytes (hli_npz_open) */
   size_t csize;
+  HlcPager *pager;      /* the archive is a file's image read on demand, or NULL */
 } HliNpzMember;
 /* List and extract the members of a zip archive in memory. */
 int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
@@ -69,12 +72,16 @@ int hli_npz_read(const void *data, size_t len, const char *what, HlcDiags *d,
  * (hli_npz_member_npy, hli_npz_member_bytes). */
 int hli_npz_open(const void *data, size_t len, const char *what, HlcDiags *d,
                  HliNpzMember **members, int32_t *n);
+/* hli_npz_open of a file's image read on demand (pg: its pager): the
+ * zip's directory is read now, the members' bytes when they are read. */
+int hli_npz_open_paged(const void *data, size_t len, const char *what, HlcDiags *d, HlcPager *pg,
+                       HliNpzMember **members, int32_t *n);
 /* A member of hli_npz_open's as a value of shape want: a .npy copied from
- * the archive's bytes, or inflated straight into the value's buffer; drop:
- * the archive is a file mapping whose pages are released as they are read
- * (hli_npy_read_mapped). -2 (nothing reported) if the member is not a .npy. */
+ * the archive's bytes, or inflated straight into the value's buffer (a
+ * paged archive's bytes read piece by piece, hli_npy_read_paged). -2
+ * (nothing reported) if the member is not a .npy. */
 int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *what, HlcDiags *d,
-                       bool drop, HliValue **out);
+                       HliValue **out);
 /* Inflate a member of hli_npz_open's whole into m->data (owned). */
 int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d);
 void hli_npz_members_free(HliNpzMember *m, int32_t n);

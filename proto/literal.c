@@ -11,16 +11,17 @@
  * then counted exactly while decoded). The elements come from protobuf-c's
  * unpacked fields or straight from the wire bytes (HpbElems), and go into an
  * arena or a buffer the caller gives (hpb_elems_decode), in runs, so that
- * pages of a file mapping can be dropped behind.
+ * a file's payload read on demand (common/pager.h) is held a run at a time.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "proto/hlo.pb-c.h"
 #include "proto/lower.h"
 #include "common/numeric.h"
+
+/* Bytes of a paged payload held at once while its varints are counted. */
+enum { PIECE = 16 << 20 };
 
 int hpb_shape(HlcArena *a, const Xla__ShapeProto *sp, HloShape *out, char *err, size_t errn) {
   memset(out, 0, sizeof *out);
@@ -155,6 +156,7 @@ int hpb_elems_wire(HloDtype t, const uint8_t *p, size_t n, HpbElems *e) {
   if (field_info(t, &fi) != 0) return -1;
   e->p = p;
   e->len = n;
+  e->pager = NULL;
   e->form = fi.form;
   e->field = fi.name;
   e->width = (uint8_t)hlc_dtype_size(t);
@@ -168,6 +170,7 @@ int hpb_elems_of(const Xla__LiteralProto *lp, HloDtype t, HpbElems *e) {
   e->field = fi.name;
   e->width = (uint8_t)hlc_dtype_size(t);
   e->form = HPB_FORM_LE;
+  e->pager = NULL;
 #define BYTES(name) do { e->p = lp->name.data; e->len = lp->name.len; } while (0)
 #define REP(name, k) do { e->p = (const uint8_t *)lp->name; e->len = lp->n_##name * sizeof *lp->name; \
     if (lp->n_##name % (k)) { e->count = HPB_COUNT_RAGGED; return 0; } } while (0)
@@ -227,33 +230,19 @@ int hpb_elems_check(const HpbElems *e, const HloShape *shape, uint64_t *n, char 
   if (e->count == HPB_COUNT_UNKNOWN) {
     if (*n <= e->len && (*n > 0 || e->len == 0) && e->len / 10 <= *n) return 0;
     uint64_t have = 0;   /* the count cannot fit: say what it is (one varint ends per byte < 0x80) */
-    for (size_t i = 0; i < e->len; i++) have += !(e->p[i] & 0x80);
+    for (size_t o = 0; o < e->len;) {   /* in pieces: a paged payload is held a piece at a time */
+      size_t m = e->len - o < PIECE ? e->len - o : PIECE;
+      hlc_need(e->pager, e->p + o, m);
+      for (size_t i = o; i < o + m; i++) have += !(e->p[i] & 0x80);
+      hlc_done(e->pager, e->p + o, m);
+      o += m;
+    }
     if (have == *n) return 0;   /* malformed: the decoder says so */
     size_error(e, shape, have, *n, err, errn);
     return -1;
   }
   if (e->count != *n) { size_error(e, shape, e->count, *n, err, errn); return -1; }
   return 0;
-}
-
-/* Drop the pages of a file mapping read so far (up to `upto`) from the
- * resident set: once copied they are not needed, so a large argument is not
- * counted twice (the page cache keeps them; a later read faults them back). */
-typedef struct Dropper { bool on; const uint8_t *from; } Dropper;
-
-static void drop_behind(Dropper *d, const uint8_t *upto, bool last) {
-#ifdef MADV_DONTNEED
-  if (!d->on) return;
-  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t a = ((uintptr_t)d->from + pg - 1) & ~(pg - 1), b = (uintptr_t)upto & ~(pg - 1);
-  /* In steps of 16 MiB: few system calls, little held. */
-  if (b > a && (last || b - a >= ((uintptr_t)16 << 20))) {
-    (void)madvise((void *)a, b - a, MADV_DONTNEED);
-    d->from = (const uint8_t *)b;
-  }
-#else
-  (void)d; (void)upto; (void)last;
-#endif
 }
 
 /* One varint; 0 on success. */
@@ -313,19 +302,14 @@ static int decode_run(const HpbElems *e, HloDtype t, const uint8_t **cur, size_t
   return 0;
 }
 
-int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void *dst, bool drop, char *err,
+int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void *dst, char *err,
                      size_t errn) {
   HloDtype t = shape->dtype;
   size_t es = hlc_dtype_size(t);
-  const uint8_t *cur = e->p;
+  const uint8_t *cur = e->p, *end = e->p + e->len;
   unsigned char *out = dst;
-  Dropper d = {drop && e->form != HPB_FORM_BOOLS, e->p};
-#ifdef MADV_SEQUENTIAL
-  if (d.on && e->len) {   /* read once, front to back: a file not in the page cache gets larger readahead */
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)e->p & ~(pg - 1);
-    (void)madvise((void *)a, (uintptr_t)(e->p + e->len) - a, MADV_SEQUENTIAL);
-  }
-#endif
+  /* Bools come from protobuf-c's copy, never from a file's image. */
+  HlcPager *pg = e->form == HPB_FORM_BOOLS ? NULL : e->pager;
   int32_t r = shape->rank;
   bool physical_is_logical = true;
   if (shape->minor_to_major)
@@ -336,13 +320,37 @@ int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void 
   unsigned char *bounce = NULL;
   size_t run = physical_is_logical ? ((size_t)4 << 20) / es : BOUNCE / es;
   if (!physical_is_logical && !(bounce = malloc(BOUNCE))) { snprintf(err, errn, "out of memory"); return -1; }
+  uint8_t *win = NULL;   /* a paged payload's bytes of one run */
+  int bits = hlc_dtype_bits(t);
+  bool plain = physical_is_logical && e->form == HPB_FORM_LE && e->width == es &&
+               !(bits < 8 && hlc_dtype_is_int(t)) && t != HLO_F4E2M1FN;
   int64_t idx[256] = {0}, stride[256];
   int64_t s = 1, pos = 0;
   for (int32_t i = r - 1; i >= 0; i--) { stride[i] = s; s *= shape->dims[i]; }
   int rc = 0;
   for (uint64_t k = 0; k < n;) {
     size_t m = n - k < run ? (size_t)(n - k) : run, got;
-    if (decode_run(e, t, &cur, m, physical_is_logical ? out + k * es : bounce, &got) != 0) {
+    int bad = 0;
+    if (plain) {   /* the wire's bytes are the values' (count checked): read straight into dst */
+      hlc_copy(pg, out + k * es, cur, m * es);
+      cur += m * es;
+    } else if (pg) {
+      /* A paged payload: the bytes m elements can take (a varint is at
+       * most 10) read into the window, decoded from there. */
+      size_t span = (size_t)(end - cur), most = e->form == HPB_FORM_VARINT ? m * 10 : m * e->width;
+      size_t wn = span < most ? span : most;
+      if (!win && !(win = malloc(most))) { snprintf(err, errn, "out of memory"); rc = -1; break; }
+      hlc_copy(pg, win, cur, wn);
+      HpbElems we = *e;
+      we.p = win;
+      we.len = wn;
+      const uint8_t *wq = win;
+      bad = decode_run(&we, t, &wq, m, physical_is_logical ? out + k * es : bounce, &got);
+      cur += wq - win;
+    } else {
+      bad = decode_run(e, t, &cur, m, physical_is_logical ? out + k * es : bounce, &got);
+    }
+    if (bad) {
       if (cur < e->p + e->len) snprintf(err, errn, "xla.LiteralProto.%s: malformed packed values", e->field);
       else size_error(e, shape, k + got, n, err, errn);
       rc = -1;
@@ -359,17 +367,18 @@ int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void 
         }
       }
     k += m;
-    drop_behind(&d, cur, false);
   }
+  free(win);
   free(bounce);
   if (rc == 0 && e->form == HPB_FORM_VARINT && cur < e->p + e->len) {
     /* More varints than the shape holds: count them for the message. */
     uint64_t extra = 0;
-    for (const uint8_t *q = cur; q < e->p + e->len; q++) extra += !(*q & 0x80);
+    hlc_need(pg, cur, (size_t)(end - cur));
+    for (const uint8_t *q = cur; q < end; q++) extra += !(*q & 0x80);
+    hlc_done(pg, cur, (size_t)(end - cur));
     size_error(e, shape, n + extra, n, err, errn);
     rc = -1;
   }
-  drop_behind(&d, rc == 0 ? cur : e->p + e->len, true);
   return rc;
 }
 
@@ -403,10 +412,10 @@ int hpb_literal(HlcArena *a, const Xla__LiteralProto *lp, const HloShape *shape,
              hlc_dtype_name(shape->dtype));
     return -1;
   }
-  return hpb_literal_from(a, &e, shape, out, false, err, errn);
+  return hpb_literal_from(a, &e, shape, out, err, errn);
 }
 
-int hpb_literal_from(HlcArena *a, const HpbElems *e, const HloShape *shape, HloLiteral *out, bool drop,
+int hpb_literal_from(HlcArena *a, const HpbElems *e, const HloShape *shape, HloLiteral *out,
                      char *err, size_t errn) {
   uint64_t n;
   memset(out, 0, sizeof *out);
@@ -418,5 +427,5 @@ int hpb_literal_from(HlcArena *a, const HpbElems *e, const HloShape *shape, HloL
   if (!a) return 0;   /* deferred: the caller decodes into its own buffer */
   out->data = hlc_arena_alloc(a, out->nbytes ? out->nbytes : 1);
   if (!out->data) { snprintf(err, errn, "out of memory (%zu bytes)", out->nbytes); return -1; }
-  return hpb_elems_decode(e, shape, n, out->data, drop, err, errn);
+  return hpb_elems_decode(e, shape, n, out->data, err, errn);
 }

@@ -1,6 +1,7 @@
 /* lower.h: proto messages to IR pieces (literal.c) and to HLO text (to_text.c). */
 #ifndef HLORUN_PROTO_LOWER_H
 #define HLORUN_PROTO_LOWER_H
+#include "common/pager.h"
 #include "proto/proto.h"
 #include "proto/hlo.pb-c.h"
 
@@ -25,6 +26,7 @@ typedef struct HpbElems {
   uint8_t width;       /* bytes per element in memory */
   uint8_t form;
   const char *field;   /* "f32s" */
+  HlcPager *pager;     /* p lies in a file's image read on demand (common/pager.h), or NULL */
 } HpbElems;
 
 /* The LiteralProto field number holding elements of type t (0 if none);
@@ -40,14 +42,14 @@ int hpb_elems_wire(HloDtype t, const uint8_t *p, size_t n, HpbElems *e);
  * with err naming the field. */
 int hpb_elems_check(const HpbElems *e, const HloShape *shape, uint64_t *n, char *err, size_t errn);
 /* The n elements of e into dst (row-major, memory form), following shape's
- * layout. drop: e lies in a read-only file mapping whose pages are dropped
- * from the resident set once read. -1 with err on malformed varints or a
- * count that differs from n. */
-int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void *dst, bool drop, char *err,
+ * layout; with a pager, e's bytes are read piece by piece and given back
+ * once decoded. -1 with err on malformed varints or a count that differs
+ * from n. */
+int hpb_elems_decode(const HpbElems *e, const HloShape *shape, uint64_t n, void *dst, char *err,
                      size_t errn);
 /* An array literal of shape from e: checked, then decoded into arena a, or
  * with a NULL left deferred (data NULL, nbytes set) for hpb_elems_decode. */
-int hpb_literal_from(HlcArena *a, const HpbElems *e, const HloShape *shape, HloLiteral *out, bool drop,
+int hpb_literal_from(HlcArena *a, const HpbElems *e, const HloShape *shape, HloLiteral *out,
                      char *err, size_t errn);
 /* The module as HLO text (malloc'd), or NULL with err set. */
 char *hpb_text_of_module(const Xla__HloModuleProto *m, size_t *len, char *err, size_t errn);

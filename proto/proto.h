@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/pager.h"
 #include "ir/ir.h"
 
 /* What a buffer holds, judged from its content. */
@@ -54,8 +55,13 @@ typedef struct HpbValues {
   HloLiteral *result;     /* the snapshot's result, or NULL if it has none */
   HpbLeaf *deferred;      /* HPB_READ_DEFER: leaves still to decode (read.c) */
   unsigned flags;
+  HlcPager *pager;        /* the bytes are a file's image read on demand, or NULL */
   const char *filename;
 } HpbValues;
+
+/* Where the HloModuleProto lies in data (an HloModuleProto, HloProto or
+ * either snapshot): 0 and its offset and size, or -1 if data holds none. */
+int hpb_module_range(const void *data, size_t len, size_t *off, size_t *n);
 
 /* A snapshot's (or run_hlo_module literals file's) arguments and result,
  * or a LiteralProto as one value.
@@ -81,13 +87,13 @@ enum {
    * data NULL, nbytes set, everything checked but varint counts): data must
    * stay valid until they are filled with hpb_values_fill. */
   HPB_READ_DEFER = 2,
-  /* data is a read-only private file mapping: pages of elements are dropped
-   * from the resident set once decoded (madvise), so a large argument is
-   * held once, in its buffer. Never for heap memory. */
-  HPB_READ_MAPPED = 4,
 };
+/* pager: data is a file's image whose large payloads are read on demand
+ * (common/pager.h): each piece of elements is read just before it is
+ * decoded and given back after, so a large argument is held once, in its
+ * buffer. NULL for plain memory. */
 HpbValues *hpb_read(const void *data, size_t len, const char *filename, HlcDiags *diags, int part,
-                    unsigned flags);
+                    unsigned flags, HlcPager *pager);
 /* A leaf's elements into dst (leaf->nbytes bytes, row-major, memory form):
  * decoded from data if deferred, else copied. 0, or -1 with a diagnostic
  * naming the message and field (e.g. varints that disagree with the shape). */

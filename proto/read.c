@@ -5,8 +5,9 @@
  * unpacked whole: the module (field hlo) is unpacked alone, and arguments
  * one at a time, their element fields read in place (decode_literal). With
  * HPB_READ_DEFER the elements are decoded later straight into the caller's
- * buffers, and from a file mapping (HPB_READ_MAPPED) the pages read are
- * dropped as they go: a multi-GB argument is then held once.
+ * buffers, and from a file's image read on demand (a pager, common/pager.h)
+ * each piece is read as it is decoded and given back after: a multi-GB
+ * argument is then held once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,17 @@ static int module_bytes(const uint8_t *p, size_t n, const char *filename, HlcDia
   }
 }
 
+int hpb_module_range(const void *data, size_t len, size_t *off, size_t *n) {
+  HlcDiags quiet = {0};
+  const uint8_t *mp;
+  const char *path;
+  int rc = module_bytes(data, len, NULL, &quiet, &mp, n, &path);
+  hlc_diags_clear(&quiet);
+  if (rc != 0) return -1;
+  *off = (size_t)(mp - (const uint8_t *)data);
+  return 0;
+}
+
 char *hpb_module_text(const void *data, size_t len, const char *filename, HlcDiags *diags,
                       size_t *text_len) {
   const uint8_t *mp;
@@ -105,8 +117,7 @@ HloModule *hpb_parse_module(const void *data, size_t len, const char *filename, 
 struct HpbLeaf {
   HpbLeaf *next;
   const HloLiteral *lit;
-  HpbElems e;
-  bool drop;           /* the bytes are a file mapping: drop pages once read */
+  HpbElems e;          /* with the pager of the file's image, if any */
   const char *path;    /* "xla.HloSnapshot.arguments[0]", for errors */
 };
 
@@ -141,6 +152,7 @@ static int decode_node(HpbValues *v, const uint8_t *p, size_t n, const HloShape 
     size_t subn = 0;
     if (hpb_wire_next(&q, end, &f, &wt, &sub, &subn) != 0) {
       /* Malformed: the descriptor check says which field. */
+      hlc_need(v->pager, p, n);
       ProtobufCMessage *m = unpack(&xla__literal_proto__descriptor, p, n, filename, path, d);
       if (m) {   /* not expected: the check walks the same fields */
         protobuf_c_message_free_unpacked(m, NULL);
@@ -174,6 +186,7 @@ static int decode_node(HpbValues *v, const uint8_t *p, size_t n, const HloShape 
     hpb_wire_next(&q, end, &f, &wt, &sub, &subn);
     if (f == 10 && wt == 2) { tl[k] = sub; tln[k++] = subn; continue; }
     if (f < NF && inplace[f]) continue;
+    hlc_need(v->pager, key, (size_t)(q - key));
     memcpy(rest + rn, key, (size_t)(q - key));
     rn += (size_t)(q - key);
   }
@@ -216,16 +229,17 @@ static int decode_node(HpbValues *v, const uint8_t *p, size_t n, const HloShape 
   }
   if (rc == 0 && f && f < NF && inplace[f]) {
     HpbElems e;
-    bool defer = (flags & HPB_READ_DEFER) != 0, drop = (flags & HPB_READ_MAPPED) != 0;
+    bool defer = (flags & HPB_READ_DEFER) != 0;
     hpb_elems_wire(s->dtype, pay[f], payn[f], &e);
-    rc = hpb_literal_from(defer ? NULL : &v->arena, &e, s, l, drop, err, sizeof err);
+    e.pager = v->pager;
+    rc = hpb_literal_from(defer ? NULL : &v->arena, &e, s, l, err, sizeof err);
     if (rc == 0 && defer && l->nbytes) {
       HpbLeaf *leaf = hlc_arena_alloc(&v->arena, sizeof *leaf);
       const char *lpath = hlc_arena_strndup(&v->arena, path, strlen(path));
       if (!leaf || !lpath) {
         rc = (snprintf(err, sizeof err, "out of memory"), -1);
       } else {
-        *leaf = (HpbLeaf){v->deferred, l, e, drop, lpath};
+        *leaf = (HpbLeaf){v->deferred, l, e, lpath};
         v->deferred = leaf;
       }
     }
@@ -253,7 +267,7 @@ int hpb_values_fill(HpbValues *v, const HloLiteral *leaf, void *dst, HlcDiags *d
     if (x->lit != leaf) continue;
     char err[1024], msg[1400];
     uint64_t n = leaf->nbytes / hlc_dtype_size(leaf->shape->dtype);
-    if (hpb_elems_decode(&x->e, leaf->shape, n, dst, x->drop, err, sizeof err) == 0) return 0;
+    if (hpb_elems_decode(&x->e, leaf->shape, n, dst, err, sizeof err) == 0) return 0;
     snprintf(msg, sizeof msg, "%s: %s", x->path, err);
     report(d, v->filename, msg);
     return -1;
@@ -263,26 +277,27 @@ int hpb_values_fill(HpbValues *v, const HloLiteral *leaf, void *dst, HlcDiags *d
 }
 
 HpbValues *hpb_read_values(const void *data, size_t len, const char *filename, HlcDiags *diags) {
-  return hpb_read(data, len, filename, diags, -1, HPB_READ_ARGS);
+  return hpb_read(data, len, filename, diags, -1, HPB_READ_ARGS, NULL);
 }
 
 HpbValues *hpb_read_result(const void *data, size_t len, const char *filename, HlcDiags *diags) {
-  return hpb_read(data, len, filename, diags, -1, 0);
+  return hpb_read(data, len, filename, diags, -1, 0, NULL);
 }
 
 HpbValues *hpb_read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
                               int part) {
-  return hpb_read(data, len, filename, diags, part, HPB_READ_ARGS);
+  return hpb_read(data, len, filename, diags, part, HPB_READ_ARGS, NULL);
 }
 
 static HpbValues *read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
-                                 int part, unsigned flags);
+                                 int part, unsigned flags, HlcPager *pager);
 
-static HpbValues *values_new(const char *filename, unsigned flags, HlcDiags *diags) {
+static HpbValues *values_new(const char *filename, unsigned flags, HlcPager *pager, HlcDiags *diags) {
   HpbValues *v = calloc(1, sizeof *v);
   if (!v) { report(diags, filename, "out of memory"); return NULL; }
   hlc_arena_init(&v->arena);
   v->flags = flags;
+  v->pager = pager;
   const char *name = filename ? filename : "<input>";
   if (!(v->filename = hlc_arena_strndup(&v->arena, name, strlen(name)))) {
     report(diags, filename, "out of memory");
@@ -293,8 +308,8 @@ static HpbValues *values_new(const char *filename, unsigned flags, HlcDiags *dia
 }
 
 HpbValues *hpb_read(const void *data, size_t len, const char *filename, HlcDiags *diags, int part,
-                    unsigned flags) {
-  if (part >= 0) return read_partition(data, len, filename, diags, part, flags);
+                    unsigned flags, HlcPager *pager) {
+  if (part >= 0) return read_partition(data, len, filename, diags, part, flags, pager);
   bool arguments = (flags & HPB_READ_ARGS) != 0;
   const uint8_t *p = data, *end = p + len;
   HpbKind k = hpb_sniff(p, len);
@@ -312,7 +327,7 @@ HpbValues *hpb_read(const void *data, size_t len, const char *filename, HlcDiags
     end = it + itn;
     msgname = "xla.RunHloModuleLiterals.iterations[0]";
   }
-  HpbValues *v = values_new(filename, flags, diags);
+  HpbValues *v = values_new(filename, flags, pager, diags);
   if (!v) return NULL;
   if (k == HPB_LITERAL) {
     v->values = hlc_arena_alloc(&v->arena, sizeof *v->values);
@@ -370,7 +385,7 @@ int hpb_count_partitions(const void *data, size_t len) {
 }
 
 static HpbValues *read_partition(const void *data, size_t len, const char *filename, HlcDiags *diags,
-                                 int part, unsigned flags) {
+                                 int part, unsigned flags, HlcPager *pager) {
   const uint8_t *q = data, *end = q + len, *b = NULL;
   size_t bn = 0;
   for (int k = 0; q < end && !b;) {   /* the part-th partition (field 2) */
@@ -385,7 +400,7 @@ static HpbValues *read_partition(const void *data, size_t len, const char *filen
     report(diags, filename, "xla.HloUnoptimizedSnapshot.partitions: no such partition");
     return NULL;
   }
-  HpbValues *v = values_new(filename, flags, diags);
+  HpbValues *v = values_new(filename, flags, pager, diags);
   if (!v) return NULL;
   size_t nargs = 0;
   for (const uint8_t *r = b; r < b + bn;) {

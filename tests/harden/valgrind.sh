@@ -50,11 +50,6 @@ vg_program() {
       args=$dir ;;
   esac
   vg=$VG
-  # check_io truncates a file under its mapping: the SIGBUS handler of
-  # interp/api.c maps zeros there and the faulting read is retried, which
-  # valgrind only resumes correctly with every register exact at each
-  # memory access (by default only SP/IP are).
-  [ "$base" = check_io ] && vg="$VG --vex-iropt-register-updates=allregs-at-mem-access"
   t0=$(date +%s)
   # shellcheck disable=SC2086
   if CK_FORK=no ./libtool --mode=execute $vg "./$prog" $args >"$logs/$base.log" 2>&1; then

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Snapshot arguments decoded from the file's bytes straight into their
-# buffers (proto/read.c decode_literal, literal.c hpb_elems_decode; the file
-# mapped by interp/api.c hli_file_open). Files come from stream_cases.py:
+# buffers (proto/read.c decode_literal, literal.c hpb_elems_decode; the file's
+# payloads read on demand by interp/files.c hli_file_open). Files come from
+# stream_cases.py:
 #  - one HloSnapshot holding a LiteralProto of every element type (the
 #    lit_*.pb files: packed bf16/f16/f8, sub-byte one per byte, complex,
 #    preds and s32/s64/u32/u64 varints, a column-major layout, a tuple) gives
