@@ -596,7 +596,10 @@ int hli_npz_open_paged(const void *data, size_t len, const char *what, HlcDiags 
 }
 
 int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d) {
-  if (m->data) return 0;
+  if (m->data) {   /* a stored member: the archive's bytes, read whole if paged */
+    if (m->borrowed) hlc_need(m->pager, m->data, m->len);
+    return 0;
+  }
   m->data = malloc(m->len ? m->len : 1);
   if (!m->data) { hlc_diag(d, HLC_ERROR, "%s: out of memory", what); return -1; }
   hlc_need(m->pager, m->src, m->csize);

@@ -82,7 +82,8 @@ int hli_npz_open_paged(const void *data, size_t len, const char *what, HlcDiags 
  * (nothing reported) if the member is not a .npy. */
 int hli_npz_member_npy(const HliNpzMember *m, const HloShape *want, const char *what, HlcDiags *d,
                        HliValue **out);
-/* Inflate a member of hli_npz_open's whole into m->data (owned). */
+/* Inflate a member of hli_npz_open's whole into m->data (owned); a stored
+ * member of a paged archive is read whole in place. */
 int hli_npz_member_bytes(HliNpzMember *m, const char *what, HlcDiags *d);
 void hli_npz_members_free(HliNpzMember *m, int32_t n);
 /* Find arr_<i>(.npy) among members; NULL if absent. */
