@@ -239,4 +239,7 @@ void compare_options(const Opts *o, HloCompareOptions *co);
 int emit_result(HloCtx *ctx, const Opts *o, HloBuffer *res);
 /* Sort n run times and print 'bench: median_ms=X runs=N' to standard error. */
 void print_bench(double *times, long n);
+/* StableHLO interpreter test files (mlir_tests.c). */
+bool mlir_test_file(const char *path);
+int mlir_tests_run(HloCtx *ctx, const Opts *o);
 #endif

@@ -590,6 +590,10 @@ int main(int argc, char **argv) {
       goto out;
     }
   if (o.all_stages) hlo_ctx_set_ffi_all_stages(ctx, 1);
+  if (!o.print && !o.write_proto && o.ninputs == 0 && mlir_test_file(o.module)) {
+    rc = mlir_tests_run(ctx, &o);
+    goto out;
+  }
   if (hlo_module_load(ctx, o.module, &m) != HLO_OK) { rc = fail_with(ctx, "cannot read the module"); goto out; }
   if (o.only) {
     const HloInstruction *ins = hlo_module_find_instruction(m, o.only);

@@ -338,6 +338,22 @@ HloStatus hlo_compile(HloCtx *ctx, const HloModule *m, const HloRunOptions *opts
 /* Run ENTRY on n inputs (one per parameter); *result gets a new buffer. */
 HloStatus hlo_execute(HloExecutable *e, HloBuffer *const *inputs, int n, HloBuffer **result);
 void hlo_executable_free(HloExecutable *e);
+
+/* ---- StableHLO interpreter test files ---------------------------------------- */
+
+/* Is this MLIR text a test file of StableHLO's interpreter (check.expect_*
+ * ops, or "// -----" parts)? MLIR modules (StableHLO, MHLO, CHLO) are read
+ * by hlo_module_parse like HLO text; a test file runs as a whole: */
+int hlo_is_test_file(const char *text, size_t len);
+/* Run every public function without arguments of every part of the file
+ * and compare its checks. *passed and *failed count checks (a function that
+ * cannot be translated or run counts as one failed check); *report
+ * (malloc'd, free with hlo_free; may be NULL) says where each failure is:
+ * "FILE:LINE: check.expect_eq failed in @f:" and the differing elements.
+ * HLO_OK unless the file cannot be read or does not parse at all. */
+HloStatus hlo_run_test_file(HloCtx *ctx, const char *path, const HloRunOptions *opts, int *passed,
+                            int *failed, char **report);
+
 /* Peak bytes of live values during the runs so far. */
 uint64_t hlo_executable_peak_memory(const HloExecutable *e);
 /* ---- Observing a run (tracing, NaN checks, profiles, dumps) -------------- */

@@ -7,6 +7,7 @@
 #include "interp/valio.h"
 #include "parser/parser.h"
 #include "proto/proto.h"
+#include "stablehlo/stablehlo.h"
 #include "ffi/ffi.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,9 @@ HloStatus hlo_module_parse(HloCtx *ctx, const char *text, size_t len, const char
     return hli_api_fail(ctx, HLO_PARSE_ERROR, "%s: neither HLO text nor a well-formed protocol buffer: %s",
                 filename ? filename : "<input>", why);
   }
-  *out = kind != HPB_NOT_PROTO && kind != HPB_LITERAL
+  *out = kind == HPB_NOT_PROTO && shlo_looks_like_mlir(text, len)
+             ? shlo_parse_module(text, len, filename ? filename : "<input>", &ctx->diags)
+         : kind != HPB_NOT_PROTO && kind != HPB_LITERAL
              ? hpb_parse_module(text, len, filename ? filename : "<input>", &ctx->diags)
              : hlp_parse(text, len, filename ? filename : "<input>", &ctx->diags);
   if (!*out) {

@@ -1,0 +1,216 @@
+/* mlir_tests.c: StableHLO interpreter test files (hlo_run_test_file): every
+ * public function without arguments of every "// -----" part is translated
+ * (stablehlo/), run, and its check.expect_* ops compared as StableHLO's
+ * interpreter compares them (stablehlo/tests/CheckOps.cpp):
+ *   expect_eq: every element equal (floats by value: NaN never equals);
+ *   expect_almost_eq: equal, both NaN, or both finite within the tolerance
+ *     (a zero against a non-zero is compared by distance too);
+ *   expect_close: ULP distance within [min, max]; identical bits are 0 apart,
+ *     two NaNs 0, a non-finite against anything else is infinitely far.
+ * Complex elements compare part by part.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hlorun.h"
+#include "interp/api.h"
+#include "common/numeric.h"
+#include "stablehlo/stablehlo.h"
+
+typedef struct Report { char *p; size_t n, cap; } Report;
+
+__attribute__((format(printf, 2, 3))) static void say(Report *r, const char *fmt, ...) {
+  char tmp[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof tmp) n = sizeof tmp - 1;
+  if (r->n + (size_t)n + 1 > r->cap) {
+    size_t cap = r->cap ? r->cap * 2 : 1024;
+    while (cap < r->n + (size_t)n + 1) cap *= 2;
+    char *p = realloc(r->p, cap);
+    if (!p) return;
+    r->p = p;
+    r->cap = cap;
+  }
+  memcpy(r->p + r->n, tmp, (size_t)n + 1);
+  r->n += (size_t)n;
+}
+
+static uint64_t bits_of(const unsigned char *p, size_t size) {
+  uint64_t b = 0;
+  memcpy(&b, p, size);   /* little-endian hosts */
+  return b;
+}
+
+/* ULP distance of two reals of type t given as bit patterns. */
+static uint64_t ulp_diff(HloDtype t, uint64_t a, uint64_t b) {
+  if (a == b) return 0;
+  double x = hlc_float_bits_to_f64(t, a), y = hlc_float_bits_to_f64(t, b);
+  if (isfinite(x) && isfinite(y)) {
+    int bits = hlc_dtype_bits(t);
+    uint64_t sign = (uint64_t)1 << (bits - 1);
+    uint64_t ma = a & (sign - 1), mb = b & (sign - 1);
+    if (signbit(x) != signbit(y)) return ma + mb;
+    return ma > mb ? ma - mb : mb - ma;
+  }
+  if (isnan(x) && isnan(y)) return 0;
+  return UINT64_MAX;
+}
+
+static bool almost_eq(double f, double g, double tol) {
+  if (f == g) return true;
+  if (isnan(f) || isnan(g)) return isnan(f) && isnan(g);
+  if (!(isfinite(f) && f != 0) || !(isfinite(g) && g != 0))
+    if (f != 0 && g != 0) return false;
+  if (!isfinite(f) || !isfinite(g)) return false;
+  return fabs(f - g) <= tol;
+}
+
+/* Does element i of a and b pass check c? */
+static bool element_ok(const ShCheck *c, HloDtype t, const unsigned char *a, const unsigned char *b) {
+  if (hlc_dtype_is_complex(t)) {
+    HloDtype part = t == HLO_C64 ? HLO_F32 : HLO_F64;
+    size_t ps = hlc_dtype_size(part);
+    return element_ok(c, part, a, b) && element_ok(c, part, a + ps, b + ps);
+  }
+  size_t size = hlc_dtype_size(t);
+  if (!hlc_dtype_is_float(t)) {
+    if (c->kind != SHC_EQ) return false;   /* almost_eq/close take floats only */
+    return memcmp(a, b, size) == 0;
+  }
+  uint64_t ba = bits_of(a, size), bb = bits_of(b, size);
+  double x = hlc_float_bits_to_f64(t, ba), y = hlc_float_bits_to_f64(t, bb);
+  switch (c->kind) {
+  case SHC_EQ: return x == y;
+  case SHC_ALMOST_EQ: return almost_eq(x, y, c->tolerance);
+  case SHC_CLOSE: {
+    uint64_t d = ulp_diff(t, ba, bb);
+    return d <= c->max_ulp && d >= c->min_ulp;
+  }
+  }
+  return false;
+}
+
+static void element_text(HloDtype t, const unsigned char *p, char *buf, size_t n) {
+  hlc_format_element(t, p, buf, n);
+}
+
+/* Compare one check's two values; report the first differing elements. */
+static bool compare(Report *r, const char *file, const char *func, const ShCheck *c, const HloBuffer *a,
+                    const HloBuffer *b) {
+  HloDtype t = hlc_dtype_from_xla_code((int)hlo_buffer_type(a));
+  int64_t n = hlo_buffer_num_elements(a);
+  if (t == HLO_DTYPE_INVALID || hlo_buffer_type(b) != hlo_buffer_type(a) || hlo_buffer_num_elements(b) != n) {
+    say(r, "%s:%d: %s failed in @%s: the values differ in type or shape\n", file, c->line, c->what, func);
+    return false;
+  }
+  if (c->kind != SHC_EQ && !hlc_dtype_is_float(t) && !hlc_dtype_is_complex(t)) {
+    say(r, "%s:%d: %s in @%s: element type %s is not a floating-point type\n", file, c->line, c->what, func,
+        hlc_dtype_name(t));
+    return false;
+  }
+  const unsigned char *pa = hlo_buffer_data(a), *pb = hlo_buffer_data(b);
+  size_t es = hlc_dtype_size(t);
+  int rank = hlo_buffer_rank(a);
+  const int64_t *dims = hlo_buffer_dims(a);
+  int shown = 0, bad = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (element_ok(c, t, pa + (size_t)i * es, pb + (size_t)i * es)) continue;
+    if (bad++ == 0) say(r, "%s:%d: %s failed in @%s:\n", file, c->line, c->what, func);
+    if (shown < 8) {
+      char idx[256] = "", x[128], y[128];
+      int64_t rem = i;
+      size_t o = 0;
+      for (int d = rank - 1; d >= 0; d--) {   /* row-major index, built backwards */
+        int64_t v = dims[d] ? rem % dims[d] : 0;
+        rem = dims[d] ? rem / dims[d] : 0;
+        char one[32];
+        int k = snprintf(one, sizeof one, d == rank - 1 ? "%lld" : "%lld,", (long long)v);
+        if (o + (size_t)k + 1 < sizeof idx) {
+          memmove(idx + k, idx, o + 1);
+          memcpy(idx, one, (size_t)k);
+          o += (size_t)k;
+        }
+      }
+      element_text(t, pa + (size_t)i * es, x, sizeof x);
+      element_text(t, pb + (size_t)i * es, y, sizeof y);
+      say(r, "  [%s]: got %s, expected %s\n", idx, x, y);
+      shown++;
+    }
+  }
+  if (bad > shown) say(r, "  ... %d elements differ in all\n", bad);
+  return bad == 0;
+}
+
+static void run_one(HloCtx *ctx, const HloRunOptions *opts, const char *file, const ShTest *t, int *passed,
+                    int *failed, Report *r) {
+  if (!t->hlo) {
+    say(r, "%s:%d: @%s could not be translated:\n%s", file, t->line, t->func, t->error ? t->error : "");
+    (*failed)++;
+    return;
+  }
+  HloModule *m = NULL;
+  HloExecutable *e = NULL;
+  HloBuffer *res = NULL;
+  hlo_ctx_clear_diagnostics(ctx);
+  char *name = malloc(strlen(file) + strlen(t->func) + 8);
+  if (name) sprintf(name, "%s @%s", file, t->func);
+  HloStatus st = hlo_module_parse(ctx, t->hlo, t->hlo_len, name ? name : file, &m);
+  if (st == HLO_OK) st = hlo_module_verify(ctx, m);
+  if (st == HLO_OK) st = hlo_compile(ctx, m, opts, &e);
+  if (st == HLO_OK) st = hlo_execute(e, NULL, 0, &res);
+  if (st != HLO_OK) {
+    const char *d = hlo_ctx_diagnostics(ctx);
+    say(r, "%s:%d: @%s could not run:\n%s", file, t->line, t->func, d && *d ? d : "(no diagnostic)\n");
+    (*failed)++;
+  } else {
+    for (int k = 0; k < t->nchecks; k++) {
+      HloBuffer *a = NULL, *b = NULL;
+      if (hlo_buffer_tuple_element(ctx, res, 2 * k, &a) == HLO_OK &&
+          hlo_buffer_tuple_element(ctx, res, 2 * k + 1, &b) == HLO_OK && compare(r, file, t->func, &t->checks[k], a, b))
+        (*passed)++;
+      else
+        (*failed)++;
+      hlo_buffer_free(a);
+      hlo_buffer_free(b);
+    }
+  }
+  hlo_ctx_clear_diagnostics(ctx);
+  free(name);
+  hlo_buffer_free(res);
+  hlo_executable_free(e);
+  hlo_module_free(m);
+}
+
+int hlo_is_test_file(const char *text, size_t len) {
+  return text && shlo_looks_like_mlir(text, len) && shlo_is_test_file(text, len);
+}
+
+HloStatus hlo_run_test_file(HloCtx *ctx, const char *path, const HloRunOptions *opts, int *passed, int *failed,
+                            char **report) {
+  if (!ctx || !path || !passed || !failed) return HLO_INVALID_ARGUMENT;
+  *passed = *failed = 0;
+  if (report) *report = NULL;
+  char *data = NULL;
+  size_t len = 0;
+  HloStatus st = hli_read_file(ctx, path, &data, &len);
+  if (st != HLO_OK) return st;
+  const char *file = strcmp(path, "-") == 0 ? "<stdin>" : path;
+  ShTests tests;
+  if (shlo_tests(data, len, file, &ctx->diags, &tests) != 0) {
+    free(data);
+    return HLO_PARSE_ERROR;
+  }
+  Report r = {0};
+  for (int i = 0; i < tests.n; i++) run_one(ctx, opts, file, &tests.v[i], passed, failed, &r);
+  shlo_tests_free(&tests);
+  free(data);
+  if (report) *report = r.p ? r.p : strdup("");
+  else free(r.p);
+  return HLO_OK;
+}

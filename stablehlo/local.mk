@@ -1,0 +1,25 @@
+# stablehlo/: StableHLO / MHLO / CHLO in MLIR text, translated to HLO text
+# (and so into the IR through the HLO text parser). re2c lexer, lemon
+# grammar of a generic op tree, translation op by op. Depends on the IR,
+# the HLO text parser's public interface and common/.
+libhlorun_core_la_SOURCES += \
+	stablehlo/stablehlo.h stablehlo/syntax.h stablehlo/lower.h stablehlo/ops.h \
+	stablehlo/parse.c stablehlo/types.c stablehlo/dense.c stablehlo/lower.c stablehlo/region.c \
+	stablehlo/module.c stablehlo/ops.c stablehlo/ops_region.c stablehlo/ops_index.c stablehlo/ops_call.c
+
+SHLO_GEN = stablehlo/mlir.c stablehlo/mlir.h stablehlo/lexer.c
+nodist_libhlorun_core_la_SOURCES += $(SHLO_GEN)
+BUILT_SOURCES += $(SHLO_GEN)
+CLEANFILES += $(SHLO_GEN)
+EXTRA_DIST += stablehlo/mlir.y stablehlo/lexer.re $(SHLO_GEN)
+
+stablehlo/mlir.c: $(srcdir)/stablehlo/mlir.y
+	$(AM_V_GEN)$(MKDIR_P) stablehlo && \
+	$(LEMON) -q -T$(LEMPAR) -d$(builddir)/stablehlo $(srcdir)/stablehlo/mlir.y && \
+	touch $(builddir)/stablehlo/mlir.h
+stablehlo/mlir.h: stablehlo/mlir.c
+	@test -f $@ || { rm -f stablehlo/mlir.c; $(MAKE) $(AM_MAKEFLAGS) stablehlo/mlir.c; }
+
+stablehlo/lexer.c: $(srcdir)/stablehlo/lexer.re stablehlo/mlir.h
+	$(AM_V_GEN)$(MKDIR_P) stablehlo && \
+	$(RE2C) -W --no-generation-date --no-version -o $@ $(srcdir)/stablehlo/lexer.re

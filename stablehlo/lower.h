@@ -1,0 +1,201 @@
+/* lower.h: stablehlo/-internal pieces of the translation of the MLIR tree
+ * (syntax.h) to HLO text: types (types.c), dense literals (dense.c), the
+ * translation state and per-op helpers (lower.c), the op table (ops*.c).
+ */
+#ifndef HLORUN_STABLEHLO_LOWER_H
+#define HLORUN_STABLEHLO_LOWER_H
+#include <setjmp.h>
+#include "common/dtype.h"
+#include "stablehlo/syntax.h"
+#include "stablehlo/stablehlo.h"
+
+/* ---- A growable text buffer ---------------------------------------------- */
+typedef struct ShBuf { char *p; size_t n, cap; bool oom; } ShBuf;
+void shb_put(ShBuf *b, const char *s, size_t n);
+void shb_puts(ShBuf *b, const char *s);
+void shb_printf(ShBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shb_free(ShBuf *b);
+
+/* ---- Types ----------------------------------------------------------------- */
+enum { SH_MAX_RANK = 32 };
+typedef enum { SHT_TENSOR, SHT_TUPLE, SHT_TOKEN } ShTypeKind;
+typedef struct ShType {
+  ShTypeKind kind;
+  HloDtype dt;
+  int rank;
+  int64_t dims[SH_MAX_RANK];
+  int n;                 /* tuple elements */
+  struct ShType **elems;
+} ShType;
+
+typedef struct Lower Lower;
+
+/* Parse one type starting at node *n (advanced past it). NULL after an
+ * error naming the construct (dynamic or quantized types, ...). */
+ShType *sh_parse_type(Lower *C, ShNode **n);
+/* The element type of an MLIR element type word ("f32", "ui8", "i1"). */
+HloDtype sh_elem_type(const char *s, size_t n);
+void sh_put_type(ShBuf *b, const ShType *t);      /* "f32[2,3]", "(f32[], s32[])" */
+int64_t sh_type_elems(const ShType *t);
+bool sh_type_eq(const ShType *a, const ShType *b);
+ShType *sh_scalar_type(Lower *C, HloDtype dt);
+
+/* dense<...> (the ANGLE node after "dense") of type t as an HLO literal
+ * (without the shape): "{ {1, 2}, {3, 4} }" or "1.5". *splat set when the
+ * attribute held one value for all elements (then the literal is that scalar). */
+int sh_dense_literal(Lower *C, const ShNode *angle, const ShType *t, ShBuf *out, bool *splat);
+/* Elements of a dense<> or array<> attribute as int64 (dims, indices). */
+int sh_int_list(Lower *C, const ShNode *n, int64_t *v, int max, int *count);
+
+/* ---- Translation state ----------------------------------------------------- */
+typedef struct Binding {
+  const char *name;        /* MLIR value name ("%0", "%0#1", "%arg0") */
+  uint32_t nlen;
+  int32_t prev;            /* shadowed binding with the same name, or -1 */
+  const char *hlo;         /* HLO instruction name */
+  ShType *type;
+  int comp;                /* computation it belongs to */
+  const char *const_rhs;   /* constants: "f32[] constant(1)", copied into regions that use it */
+  size_t line_off;         /* its line in its computation's body */
+} Binding;
+
+typedef struct Comp {
+  ShBuf body;
+  const char *name;
+  int id;
+  int nparams;
+  size_t last_line;        /* offset of the last line written */
+} Comp;
+
+typedef struct Func {
+  const char *name;        /* without '@' */
+  uint32_t nlen;
+  ShNode *op;              /* the func.func node */
+  bool is_public;
+  int nargs;
+  const char *comp;        /* computation name once lowered */
+  struct ShType *root_type;
+  bool busy;               /* being lowered (recursion check) */
+} Func;
+
+struct Lower {
+  HlcArena *arena;
+  ShParser *P;
+  const char *src;
+  ShBuf module;            /* finished computations */
+  Comp *cur;               /* computation being written */
+  int ncomp;
+  int counter;             /* unique instruction names */
+  /* bindings */
+  Binding **b;             /* each in the arena: pointers stay valid */
+  int nb, capb;
+  int32_t *table;          /* hash -> binding index, -1 empty */
+  uint32_t tmask;
+  /* functions of the chunk */
+  Func *funcs;
+  int nfuncs;
+  ShNode **aliases;        /* "#x = ..." definitions */
+  int naliases;
+  int64_t num_replicas, num_partitions;
+  /* test mode: checks of the entry function */
+  bool test_mode;
+  bool checks_here;        /* lowering the test function's own body */
+  ShCheck *checks;         /* malloc'd */
+  int nchecks, capchecks;
+  Binding **check_vals;    /* malloc'd: actual, expected of each check */
+  int ncheck_vals, capcheck_vals;
+  const char *last_const_rhs;  /* the last constant's text, when it can be copied */
+  jmp_buf fail;            /* a translation error (recorded) longjmps here */
+};
+
+/* Record a positioned error at the node's token and abandon the translation. */
+__attribute__((noreturn, format(printf, 3, 4))) void sh_fail(Lower *C, const ShNode *at, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 3, 4))) void sh_fail_off(Lower *C, size_t off, const char *fmt, ...);
+
+/* Token text helpers. */
+const char *sh_text(Lower *C, const ShNode *n, size_t *len);
+bool sh_is(Lower *C, const ShNode *n, int tokkind, const char *text);   /* text NULL: any */
+char *sh_strdup(Lower *C, const char *s, size_t n);
+char *sh_fmt(Lower *C, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A string token's decoded contents (arena). */
+char *sh_string(Lower *C, const ShNode *n, size_t *len);
+
+/* ---- One operation --------------------------------------------------------- */
+enum { SH_MAX_OPERANDS = 4096, SH_MAX_ATTRS = 64 };
+typedef struct ShAttr { const char *key; size_t klen; ShNode *val; } ShAttr;  /* val: first item; ends at ',' */
+
+typedef struct ShOp {
+  ShNode *node;
+  const char *name;        /* "stablehlo.add" (quotes removed) */
+  size_t nlen;
+  Binding **operands;
+  int noperands, opcap;
+  ShNode *iter_args[256];  /* "(%arg0 = %init, ...)": the block argument names */
+  int niter_args;
+  ShNode *region_args[16]; /* pretty "reducer(%a: T, %b: T) {": the argument list before region i */
+  ShAttr attrs[SH_MAX_ATTRS];
+  int nattrs;
+  ShType **results;        /* result types */
+  int nresults;            /* results named by the op */
+  ShNode *regions[16];
+  int nregions;
+  ShType **sig_types;      /* every type of the signature (operands' then results') */
+  int nsig;
+  const char *metadata;    /* ", metadata={...}" or "" */
+  bool generic;            /* "name"(operands) ... form */
+} ShOp;
+
+ShAttr *sh_attr(ShOp *op, const char *key);
+/* Attribute value helpers (fail naming op and key on a bad value). */
+int64_t sh_attr_int(Lower *C, ShOp *op, const char *key, int64_t dflt);
+bool sh_attr_bool(Lower *C, ShOp *op, const char *key, bool dflt);
+int sh_attr_ints(Lower *C, ShOp *op, const char *key, int64_t *v, int max);   /* -1 if absent */
+const char *sh_attr_word(Lower *C, ShOp *op, const char *key);  /* enum value: "LT", "#stablehlo<...>"'s word */
+
+/* Write one instruction "NAME = SHAPE OPCODE(OPERANDS)ATTRS" into the current
+ * computation; returns NAME. operands: a text like "a, b". */
+const char *sh_emit(Lower *C, const ShType *t, const char *opcode, const char *operands, const char *attrs,
+                    const char *metadata);
+/* Operand names joined with ", " from op->operands[from..to). */
+const char *sh_operand_list(Lower *C, ShOp *op, int from, int to);
+/* Bind op's i-th result (its MLIR name) to an HLO name. */
+Binding *sh_bind_result(Lower *C, ShOp *op, int i, const char *hlo, ShType *t);
+/* Bind results of a tuple-shaped instruction via get-tuple-element. */
+void sh_bind_tuple_results(Lower *C, ShOp *op, const char *tuple, const ShType *tt);
+Binding *sh_lookup(Lower *C, const ShNode *value);
+Binding *sh_find(Lower *C, const char *name, size_t n);
+Binding *sh_bind(Lower *C, const char *name, size_t n, const char *hlo, ShType *t);
+int sh_bind_mark(Lower *C);
+void sh_bind_unwind(Lower *C, int mark);
+void sh_emit_line(Lower *C, const char *name, const char *rhs);
+void sh_mark_root(Lower *C, Binding *b);
+ShType *sh_tuple_type(Lower *C, ShType **elems, int n);
+int sh_result_count(Lower *C, ShNode *node);
+void sh_decompose(Lower *C, ShNode *node, ShOp *op);
+void sh_dict_attrs(Lower *C, ShOp *op, ShNode *dict);   /* "{k = v, ...}" entries into op->attrs */
+/* A region as a computation (region.c).
+ *   SHR_PARAMS: each entry block argument is a parameter (reducers, sort's
+ *     comparator, a function); the root is the returned value, or a tuple of
+ *     them when there are several (or always, with SHR_TUPLE_ROOT).
+ *   SHR_TUPLE_PARAM: one tuple parameter holding the block arguments and
+ *     then the captures (a while's condition and body; conditional branches
+ *     have no block arguments); a body's root also passes the captures on.
+ * args: the argument names and types when they are written outside the
+ * region ("(%arg0 = %init)" of a pretty while, "reducer(%a: T, %b: T)"), or
+ * NULL to take them from the entry block's header. Returns the computation
+ * name; *root_type its result type. */
+enum { SHR_PARAMS = 1, SHR_TUPLE_PARAM = 2, SHR_TUPLE_ROOT = 4, SHR_PASS_CAPTURES = 8, SHR_ENTRY = 16 };
+typedef struct ShCaptures { Binding **v; int n; } ShCaptures;
+const char *sh_region_lower(Lower *C, ShNode *region, const char *what, unsigned flags, ShNode **arg_names,
+                            ShType **arg_types, int nargs, const ShCaptures *caps, ShType **root_type);
+/* Values of enclosing computations that the regions use (XLA's implicit
+ * operands), in first-use order. */
+void sh_region_captures(Lower *C, ShNode **regions, int nregions, ShCaptures *out);
+/* Argument names and types of a "(%a: T, %b: T {attrs})" list. */
+int sh_arg_list(Lower *C, ShNode *paren, ShNode **names, ShType **types, ShNode **attrs, int max);
+/* The computation of function @sym (lowered on first use). */
+const char *sh_func_computation(Lower *C, const char *sym, size_t n, const ShNode *at, ShType **root_type);
+
+/* The op table (ops.c): 0 if the op was translated, -1 if unknown. */
+int sh_lower_op(Lower *C, ShOp *op);
+#endif
