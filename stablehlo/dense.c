@@ -225,9 +225,9 @@ static int ints_of(Lower *C, const ShNode *n, int64_t *v, int max, int *count, i
   for (const ShNode *k = n->kids; k; k = k->next) {
     if (k->kind == SHN_TOKEN && (k->tok.kind == SH_COMMA || k->tok.kind == SH_COLON)) continue;
     if (k->kind == SHN_BRACKET) { ints_of(C, k, v, max, count, depth + 1); continue; }
-    if (k == n->kids && k->kind == SHN_TOKEN && k->tok.kind == SH_BAREID && k->next &&
-        k->next->kind == SHN_TOKEN && k->next->tok.kind == SH_COLON)
-      continue;   /* array<i64: ...>'s element type */
+    if (k == n->kids && k->kind == SHN_TOKEN && k->tok.kind == SH_BAREID &&
+        ((k->next && k->next->kind == SHN_TOKEN && k->next->tok.kind == SH_COLON) || !k->next))
+      continue;   /* array<i64: ...>'s (or an empty array<i64>'s) element type */
     size_t len;
     const char *s = sh_text(C, k, &len);
     if (*count >= max) sh_fail(C, k, "more than %d values in a list", max);

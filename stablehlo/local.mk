@@ -23,3 +23,13 @@ stablehlo/mlir.h: stablehlo/mlir.c
 stablehlo/lexer.c: $(srcdir)/stablehlo/lexer.re stablehlo/mlir.h
 	$(AM_V_GEN)$(MKDIR_P) stablehlo && \
 	$(RE2C) -W --no-generation-date --no-version -o $@ $(srcdir)/stablehlo/lexer.re
+
+# Unit tests of the front end (a Check suite, run under valgrind by make valgrind).
+check_PROGRAMS += tests/check_stablehlo
+TESTS += tests/check_stablehlo
+tests_check_stablehlo_SOURCES = tests/check_stablehlo.c
+tests_check_stablehlo_CFLAGS = $(TEST_CFLAGS)
+tests_check_stablehlo_LDADD = $(TEST_LIBS)
+
+# StableHLO's own test files (a checkout of openxla/stablehlo): the pass figure.
+EXTRA_DIST += tests/stablehlo/run_all.py

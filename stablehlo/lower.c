@@ -465,6 +465,25 @@ static void signature(Lower *C, ShOp *op, ShNode *sig) {
   int n = 0;
   ShNode *k = sig;
   if (k && k->kind == SHN_PAREN && k->next && sh_is(C, k->next, SH_ARROW, NULL)) {
+    /* the operand types as written must be the operands' */
+    int i = 0;
+    for (ShNode *in = k->kids; in;) {
+      if (sh_is(C, in, SH_COMMA, NULL)) { in = in->next; continue; }
+      ShNode *at = in;
+      ShType *t = sh_parse_type(C, &in);
+      if (i < op->noperands && !sh_type_eq(t, op->operands[i]->type)) {
+        ShBuf a = {0}, b = {0};
+        sh_put_type(&a, op->operands[i]->type);
+        sh_put_type(&b, t);
+        char msg[300];
+        snprintf(msg, sizeof msg, "%.*s: operand %d has type %s, not %s as written", (int)op->nlen, op->name, i,
+                 a.p ? a.p : "?", b.p ? b.p : "?");
+        shb_free(&a);
+        shb_free(&b);
+        sh_fail(C, at, "%s", msg);
+      }
+      i++;
+    }
     k = k->next->next;
     if (k && k->kind == SHN_PAREN) {
       for (ShNode *in = k->kids; in;) {

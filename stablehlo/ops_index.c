@@ -24,7 +24,8 @@ static void put_field(Lower *C, ShBuf *b, ShAttr *a, const char *field, const ch
 static int64_t field_int(Lower *C, ShOp *op, ShAttr *a, const char *field) {
   int64_t v[SH_MAX_RANK];
   int n = sh_struct_ints(C, a, field, v, SH_MAX_RANK);
-  if (n != 1) sh_fail(C, op->node, "%.*s: missing %s", (int)op->nlen, op->name, field);
+  if (n == 0) return 0;   /* MLIR omits the default, 0 */
+  if (n != 1) sh_fail(C, op->node, "%.*s: bad %s", (int)op->nlen, op->name, field);
   return v[0];
 }
 

@@ -1,0 +1,382 @@
+/* check_stablehlo.c: unit tests of the StableHLO front end (stablehlo/):
+ * the HLO each construct translates to (the opcode and attributes XLA's
+ * translation gives it, from xla/hlo/translate/mhlo_to_hlo and StableHLO's
+ * spec), dense literals (hex, splat, complex, narrow types), values computed
+ * end to end against hand-worked results, the pretty and generic syntax of
+ * the same program giving the same HLO, positioned errors for what HLO cannot
+ * hold, test files with checks that pass and checks that fail, and hostile
+ * input (every truncation, garbage, deep nesting: no crash, no leak).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hlorun.h"
+#include "parser/parser.h"
+#include "stablehlo/stablehlo.h"
+#include "tests/testlib.h"
+
+/* HLO text of an MLIR module; fails the test with the diagnostics if none. */
+static char *hlo_of(const char *mlir) {
+  HlcDiags d = {0};
+  size_t n;
+  char *t = shlo_to_hlo_text(mlir, strlen(mlir), "t.mlir", &d, &n);
+  if (!t)
+    for (int i = 0; i < d.n; i++) fputs(d.v[i].text, stderr);
+  ck_assert_ptr_nonnull(t);
+  /* the HLO parses and verifies */
+  HloModule *m = hlp_parse(t, n, "t.hlo", &d);
+  if (!m) {
+    fputs(t, stderr);
+    for (int i = 0; i < d.n; i++) fputs(d.v[i].text, stderr);
+  }
+  ck_assert_ptr_nonnull(m);
+  if (hlp_verify(m, &d) != 0) {
+    fputs(t, stderr);
+    for (int i = 0; i < d.n; i++) fputs(d.v[i].text, stderr);
+    ck_abort_msg("the translated module does not verify");
+  }
+  hlp_module_free(m);
+  hlc_diags_clear(&d);
+  return t;
+}
+
+/* The first error's message line ("t.mlir:L:C: error: ..."), or NULL. */
+static char *error_of(const char *mlir, size_t len) {
+  HlcDiags d = {0};
+  size_t n;
+  char *t = shlo_to_hlo_text(mlir, len, "t.mlir", &d, &n);
+  char *r = NULL;
+  for (int i = 0; i < d.n && !r; i++)
+    if (d.v[i].sev == HLC_ERROR) r = strndup(d.v[i].text, strcspn(d.v[i].text, "\n"));
+  free(t);
+  hlc_diags_clear(&d);
+  return r;
+}
+
+#define HAS(t, s) ck_assert_msg(strstr((t), (s)) != NULL, "missing \"%s\" in:\n%s", (s), (t))
+
+#define MAIN(sig, body) "module @m {\n  func.func public @main" sig " {\n" body "  }\n}\n"
+
+START_TEST(translate_attributes) {
+  char *t = hlo_of(MAIN("(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32>",
+                        "    %cst = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                        "    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n"
+                        "    %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>\n"
+                        "    %2 = stablehlo.compare GT, %1, %1, TOTALORDER : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xi1>\n"
+                        "    %3 = stablehlo.select %2, %1, %1 : tensor<4x2xi1>, tensor<4x2xf32>\n"
+                        "    %4 = stablehlo.slice %3 [0:4:2, 1:2] : (tensor<4x2xf32>) -> tensor<2x1xf32>\n"
+                        "    %5 = stablehlo.pad %4, %cst, low = [0, 1], high = [0, 2], interior = [0, 0] : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x4xf32>\n"
+                        "    %6 = stablehlo.iota dim = 1 : tensor<2x4xf32>\n"
+                        "    %7 = stablehlo.add %5, %6 : tensor<2x4xf32>\n"
+                        "    return %7 : tensor<2x4xf32>\n"));
+  HAS(t, "f32[2,4] dot(");
+  HAS(t, "lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  HAS(t, "transpose(");
+  HAS(t, "dimensions={1,0}");
+  HAS(t, "direction=GT, type=TOTALORDER");
+  HAS(t, "slice={[0:4:2], [1:2:1]}");
+  HAS(t, "padding=0_0_0x1_2_0");
+  HAS(t, "iota(), iota_dimension=1");
+  HAS(t, "f32[] constant(0)");
+  free(t);
+}
+END_TEST
+
+START_TEST(translate_regions) {
+  /* a reduce (pretty, 'applies'), a while with a captured value, an if */
+  char *t = hlo_of(MAIN("(%a: tensor<4xi32>) -> tensor<i32>",
+                        "    %zero = stablehlo.constant dense<0> : tensor<i32>\n"
+                        "    %one = stablehlo.constant dense<1> : tensor<i32>\n"
+                        "    %s = stablehlo.reduce(%a init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xi32>, tensor<i32>) -> tensor<i32>\n"
+                        "    %r:2 = stablehlo.while(%i = %zero, %acc = %zero) : tensor<i32>, tensor<i32>\n"
+                        "     cond {\n"
+                        "      %c = stablehlo.compare LT, %i, %s : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                        "      stablehlo.return %c : tensor<i1>\n"
+                        "    } do {\n"
+                        "      %n = stablehlo.add %i, %one : tensor<i32>\n"
+                        "      %m = stablehlo.add %acc, %i : tensor<i32>\n"
+                        "      stablehlo.return %n, %m : tensor<i32>, tensor<i32>\n"
+                        "    }\n"
+                        "    %p = stablehlo.compare GT, %r#1, %zero : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                        "    %x = \"stablehlo.if\"(%p) ({\n"
+                        "      stablehlo.return %r#1 : tensor<i32>\n"
+                        "    }, {\n"
+                        "      stablehlo.return %one : tensor<i32>\n"
+                        "    }) : (tensor<i1>) -> tensor<i32>\n"
+                        "    return %x : tensor<i32>\n"));
+  HAS(t, "reduce(");
+  HAS(t, "dimensions={0}, to_apply=");
+  HAS(t, "s32[] add(");          /* the reducer's body */
+  /* %s is captured by the loop: carried in its state after the two values */
+  HAS(t, "(s32[], s32[], s32[]) while(");
+  HAS(t, "conditional(");
+  HAS(t, "true_computation=");
+  free(t);
+}
+END_TEST
+
+/* The same program in pretty and generic syntax gives the same HLO. */
+START_TEST(pretty_and_generic_agree) {
+  char *a = hlo_of(MAIN("(%a: tensor<2x3xf32>) -> tensor<3xf32>",
+                        "    %c = stablehlo.constant dense<1.5> : tensor<f32>\n"
+                        "    %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<2x3xf32>\n"
+                        "    %1 = stablehlo.multiply %a, %0 : tensor<2x3xf32>\n"
+                        "    %2 = stablehlo.reduce(%1 init: %c) across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>\n"
+                        "     reducer(%x: tensor<f32>, %y: tensor<f32>)  {\n"
+                        "      %s = stablehlo.maximum %x, %y : tensor<f32>\n"
+                        "      stablehlo.return %s : tensor<f32>\n"
+                        "    }\n"
+                        "    return %2 : tensor<3xf32>\n"));
+  char *b = hlo_of(MAIN("(%a: tensor<2x3xf32>) -> tensor<3xf32>",
+                        "    %c = \"stablehlo.constant\"() <{value = dense<1.5> : tensor<f32>}> : () -> tensor<f32>\n"
+                        "    %0 = \"stablehlo.broadcast_in_dim\"(%c) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<2x3xf32>\n"
+                        "    %1 = \"stablehlo.multiply\"(%a, %0) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>\n"
+                        "    %2 = \"stablehlo.reduce\"(%1, %c) <{dimensions = array<i64: 0>}> ({\n"
+                        "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                        "      %s = \"stablehlo.maximum\"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+                        "      \"stablehlo.return\"(%s) : (tensor<f32>) -> ()\n"
+                        "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>\n"
+                        "    \"func.return\"(%2) : (tensor<3xf32>) -> ()\n"));
+  ck_assert_str_eq(a, b);
+  free(a);
+  free(b);
+}
+END_TEST
+
+/* dense<> literals: each element as XLA prints it. */
+static void literal_is(const char *type, const char *dense, const char *want) {
+  char mlir[1024];
+  snprintf(mlir, sizeof mlir, MAIN("() -> %s", "    %%0 = stablehlo.constant %s : %s\n    return %%0 : %s\n"), type, dense,
+           type, type);
+  char *t = hlo_of(mlir);
+  HAS(t, want);
+  free(t);
+}
+
+START_TEST(dense_literals) {
+  literal_is("tensor<2xf32>", "dense<\"0x0000803F00000040\">", "constant({1, 2})");   /* raw little-endian */
+  literal_is("tensor<2x2xi32>", "dense<[[1, -2], [3, 4]]>", "constant({{1, -2}, {3, 4}})");
+  literal_is("tensor<3xbf16>", "dense<[0x7F80, 0xFF80, 1.0]>", "constant({inf, -inf, 1})");
+  literal_is("tensor<f32>", "dense<0x7FC00000>", "constant(nan)");
+  literal_is("tensor<2xcomplex<f32>>", "dense<[(1.5, -2.0), (0.0, 1.0)]>", "constant({(1.5, -2), (0, 1)})");
+  literal_is("tensor<2xi1>", "dense<[true, false]>", "constant({true, false})");
+  literal_is("tensor<ui64>", "dense<18446744073709551615>", "constant(18446744073709551615)");
+  literal_is("tensor<2xi4>", "dense<[-8, 7]>", "constant({-8, 7})");
+  literal_is("tensor<f16>", "dense<0x2E66>", "constant(0.099976)");   /* 0x2E66 = 0.0999755859375 */
+  /* a splat is a scalar constant broadcast */
+  literal_is("tensor<2x3xf32>", "dense<2.5>", "broadcast(");
+  literal_is("tensor<2x0xf32>", "dense<>", "constant({{}, {}})");
+}
+END_TEST
+
+/* Values end to end through the public API. */
+static HloBuffer *run_mlir(HloCtx *ctx, const char *mlir, HloBuffer **in, int n) {
+  HloModule *m = NULL;
+  HloStatus st = hlo_module_parse(ctx, mlir, strlen(mlir), "t.mlir", &m);
+  if (st != HLO_OK) fputs(hlo_ctx_diagnostics(ctx), stderr);
+  ck_assert_int_eq(st, HLO_OK);
+  HloExecutable *e = NULL;
+  ck_assert_int_eq(hlo_compile(ctx, m, NULL, &e), HLO_OK);
+  HloBuffer *r = NULL;
+  ck_assert_int_eq(hlo_execute(e, in, n, &r), HLO_OK);
+  hlo_executable_free(e);
+  hlo_module_free(m);
+  return r;
+}
+
+START_TEST(values_end_to_end) {
+  HloCtx *ctx = NULL;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  /* sum_{i<n} i for n = sum(a) = 1+2+3+4 = 10: 45; then max(45, a) */
+  const char *mlir = MAIN("(%a: tensor<4xi32>) -> tensor<4xi32>",
+                          "    %zero = stablehlo.constant dense<0> : tensor<i32>\n"
+                          "    %one = stablehlo.constant dense<1> : tensor<i32>\n"
+                          "    %s = stablehlo.reduce(%a init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xi32>, tensor<i32>) -> tensor<i32>\n"
+                          "    %r:2 = stablehlo.while(%i = %zero, %acc = %zero) : tensor<i32>, tensor<i32>\n"
+                          "     cond {\n"
+                          "      %c = stablehlo.compare LT, %i, %s : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                          "      stablehlo.return %c : tensor<i1>\n"
+                          "    } do {\n"
+                          "      %n = stablehlo.add %i, %one : tensor<i32>\n"
+                          "      %m = stablehlo.add %acc, %i : tensor<i32>\n"
+                          "      stablehlo.return %n, %m : tensor<i32>, tensor<i32>\n"
+                          "    }\n"
+                          "    %b = stablehlo.broadcast_in_dim %r#1, dims = [] : (tensor<i32>) -> tensor<4xi32>\n"
+                          "    %x = stablehlo.maximum %b, %a : tensor<4xi32>\n"
+                          "    %y = func.call @twice(%x) : (tensor<4xi32>) -> tensor<4xi32>\n"
+                          "    return %y : tensor<4xi32>\n"
+                          "  }\n"
+                          "  func.func private @twice(%v: tensor<4xi32>) -> tensor<4xi32> {\n"
+                          "    %0 = stablehlo.add %v, %v : tensor<4xi32>\n"
+                          "    return %0 : tensor<4xi32>\n");
+  /* MAIN closes two braces: the private function ends the module */
+  int32_t av[4] = {1, 2, 3, 4};
+  int64_t dims[1] = {4};
+  HloBuffer *a = NULL;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_S32, dims, 1, av, &a), HLO_OK);
+  HloBuffer *r = run_mlir(ctx, mlir, &a, 1);
+  const int32_t *rv = hlo_buffer_data(r);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(rv[i], 90);
+  hlo_buffer_free(r);
+  hlo_buffer_free(a);
+
+  /* dot_general with a batch dimension: [[1,2],[3,4]] . [[5],[6]] = [[17],[39]]; batch 2 negates */
+  const char *dot = MAIN("() -> tensor<2x2x1xf32>",
+                         "    %a = stablehlo.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[-1.0, -2.0], [-3.0, -4.0]]]> : tensor<2x2x2xf32>\n"
+                         "    %b = stablehlo.constant dense<[[[5.0], [6.0]], [[5.0], [6.0]]]> : tensor<2x2x1xf32>\n"
+                         "    %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x2x2xf32>, tensor<2x2x1xf32>) -> tensor<2x2x1xf32>\n"
+                         "    return %0 : tensor<2x2x1xf32>\n");
+  r = run_mlir(ctx, dot, NULL, 0);
+  const float *fv = hlo_buffer_data(r);
+  const float want[4] = {17, 39, -17, -39};
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(fv[i], want[i]);
+  hlo_buffer_free(r);
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(errors_positioned) {
+  struct { const char *mlir; const char *want; } cases[] = {
+    {MAIN("(%a: tensor<?x4xf32>) -> tensor<?x4xf32>", "    return %a : tensor<?x4xf32>\n"),
+     "t.mlir:2:37: error: dynamic dimension '?' is not supported"},
+    {MAIN("(%a: tensor<4x!quant.uniform<i8:f32, 0.1>>) -> tensor<4xf32>", "    return %a : tensor<4xf32>\n"),
+     "t.mlir:2:39: error: quantized element type !quant.uniform is not supported"},
+    {MAIN("(%a: tensor<4xf32, #stablehlo.bounds<8>>) -> tensor<4xf32>", "    return %a : tensor<4xf32>\n"),
+     "t.mlir:2:44: error: bounded dynamic shape (#stablehlo.bounds) is not supported"},
+    {MAIN("(%a: tensor<4xf32>) -> tensor<4xf32>", "    %0 = stablehlo.frobnicate %a : tensor<4xf32>\n    return %0 : tensor<4xf32>\n"),
+     "t.mlir:3:10: error: unsupported operation stablehlo.frobnicate"},
+    {MAIN("(%a: tensor<4xf32>) -> tensor<4xf32>", "    %0 = stablehlo.add %a, %b : tensor<4xf32>\n    return %0 : tensor<4xf32>\n"),
+     "t.mlir:3:28: error: value %b is used but not defined"},
+    {MAIN("(%a: tensor<4xf32>) -> tensor<4xf32>",
+          "    %0 = stablehlo.add %1, %a : tensor<4xf32>\n    %1 = stablehlo.add %a, %a : tensor<4xf32>\n    return %0 : tensor<4xf32>\n"),
+     "t.mlir:3:24: error: value %1 is used but not defined"},
+    {MAIN("(%a: tensor<4xf32>) -> tensor<4xf32>",
+          "    %0 = stablehlo.abs %a : (tensor<4xi32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>\n"),
+     "t.mlir:3:30: error: stablehlo.abs: operand 0 has type f32[4], not s32[4] as written"},
+    {"module @m {\n  func.func public @main() -> tensor<f32> {\n    %0 = stablehlo.constant dense<1.0> : tensor<f32>\n",
+     "t.mlir:4:1: error: unexpected end of input"},
+    {"module @m {\n  func.func public @main() -> tensor<f32> {\n    %0 = stablehlo.constant dense<1.0> : tensor<f32>)\n  }\n}\n",
+     "t.mlir:3:53: error: unbalanced ')'"},
+    {MAIN("() -> tensor<2xf32>", "    %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<2xf32>\n    return %0 : tensor<2xf32>\n"),
+     "t.mlir:3:34: error: dense literal has 3 elements; its type has 2"},
+    {MAIN("() -> tensor<i8>", "    %0 = stablehlo.constant dense<300> : tensor<i8>\n    return %0 : tensor<i8>\n"),
+     "t.mlir:3:35: error: 300 is out of range for s8"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *e = error_of(cases[i].mlir, strlen(cases[i].mlir));
+    ck_assert_msg(e != NULL, "case %zu translated", i);
+    ck_assert_msg(strncmp(e, cases[i].want, strlen(cases[i].want)) == 0, "case %zu: got\n%s\nwant\n%s", i, e,
+                  cases[i].want);
+    free(e);
+  }
+}
+END_TEST
+
+START_TEST(test_files) {
+  char path[] = "/tmp/check_stablehlo.XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  const char *text =
+      "func.func @good() {\n"
+      "  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+      "  %1 = stablehlo.add %0, %0 : tensor<2xi32>\n"
+      "  check.expect_eq_const %1, dense<[2, 4]> : tensor<2xi32>\n"
+      "  %2 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+      "  %3 = stablehlo.constant dense<[1.00001, 2.0]> : tensor<2xf32>\n"
+      "  check.expect_almost_eq %2, %3 : tensor<2xf32>\n"
+      "  func.return\n"
+      "}\n"
+      "\n// -----\n\n"
+      "func.func @bad() {\n"
+      "  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+      "  %1 = stablehlo.multiply %0, %0 : tensor<2xi32>\n"
+      "  check.expect_eq_const %1, dense<[1, 5]> : tensor<2xi32>\n"
+      "  func.return\n"
+      "}\n"
+      "func.func private @not_run() {\n"
+      "  func.return\n"
+      "}\n";
+  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  HloCtx *ctx = NULL;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  ck_assert(hlo_is_test_file(text, strlen(text)));
+  int passed = -1, failed = -1;
+  char *report = NULL;
+  ck_assert_int_eq(hlo_run_test_file(ctx, path, NULL, &passed, &failed, &report), HLO_OK);
+  ck_assert_int_eq(passed, 2);
+  ck_assert_int_eq(failed, 1);
+  char want[256];
+  snprintf(want, sizeof want, "%s:16: check.expect_eq_const failed in @bad:\n  [1]: got 4, expected 5\n", path);
+  ck_assert_str_eq(report, want);
+  hlo_free(report);
+  hlo_ctx_free(ctx);
+  unlink(path);
+}
+END_TEST
+
+/* Every prefix of a valid module, and garbage: an error or a module, never a crash. */
+START_TEST(hostile_input) {
+  const char *ok = MAIN("(%a: tensor<2xf32>) -> tensor<2xf32>",
+                        "    %c = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+                        "    %0 = \"stablehlo.reduce\"(%a, %c) <{dimensions = array<i64>}> ({\n"
+                        "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                        "      stablehlo.return %x : tensor<f32>\n"
+                        "    }) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n"
+                        "    return %0 : tensor<2xf32>\n");
+  size_t n = strlen(ok);
+  for (size_t k = 0; k < n; k++) {
+    HlcDiags d = {0};
+    size_t m;
+    char *t = shlo_to_hlo_text(ok, k, "t.mlir", &d, &m);
+    free(t);
+    hlc_diags_clear(&d);
+  }
+  char junk[512];
+  unsigned s = 12345;
+  for (int r = 0; r < 200; r++) {
+    for (size_t i = 0; i < sizeof junk; i++) {
+      s = s * 1103515245u + 12345u;
+      const char *alphabet = "%^@#!{}()[]<>,:=\"x0123456789.- \nabcfi";
+      junk[i] = alphabet[(s >> 16) % strlen(alphabet)];
+    }
+    HlcDiags d = {0};
+    size_t m;
+    free(shlo_to_hlo_text(junk, sizeof junk, "junk.mlir", &d, &m));
+    hlc_diags_clear(&d);
+  }
+  /* nesting deeper than the limit is an error, not a stack overflow */
+  size_t deep = 100000;
+  char *p = malloc(deep + 64);
+  strcpy(p, "module @m {\n  %0 = stablehlo.constant dense<");
+  size_t o = strlen(p);
+  memset(p + o, '[', deep);
+  p[o + deep] = 0;
+  char *e = error_of(p, strlen(p));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_ptr_nonnull(strstr(e, "nested too deeply"));
+  free(e);
+  free(p);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("stablehlo");
+  struct { const char *name; const TTest *tests[16]; } groups[] = {
+    {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree}},
+    {"literals", {dense_literals}},
+    {"values", {values_end_to_end}},
+    {"errors", {errors_positioned}},
+    {"testfiles", {test_files}},
+    {"hostile", {hostile_input}},
+  };
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    TCase *tc = tcase_create(groups[g].name);
+    tcase_set_timeout(tc, 60);
+    for (int i = 0; groups[g].tests[i]; i++) tcase_add_test(tc, groups[g].tests[i]);
+    suite_add_tcase(s, tc);
+  }
+  return tl_main(s);
+}
