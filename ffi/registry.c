@@ -139,8 +139,9 @@ size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *ar
   if (!name) return 0;
   pthread_mutex_lock(&r->mu);
   HlfTarget *t = find_locked(r, name, strlen(name));
-  /* A user's handler that replaced a built-in allocates what it likes. */
-  HlfScratchFn *scratch = t && t->source == HLF_SRC_BUILTIN ? t->scratch : NULL;
+  /* Only built-ins register a scratch size: a user's handler that replaced
+   * one (a new entry) allocates what it likes. */
+  HlfScratchFn *scratch = t ? t->scratch : NULL;
   pthread_mutex_unlock(&r->mu);
   return scratch ? scratch(args, nargs) : 0;
 }
