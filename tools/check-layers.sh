@@ -19,12 +19,15 @@
 # ALLOW (default SRCDIR/tools/layers-allow.txt) lists known violations being
 # removed: "FILE INCLUDE  # issue N: why", one a line. An entry that names
 # no issue, or no longer matches a violation, is an error too, so the list
-# only shrinks. Exit 0 clean, 1 violations, 2 usage.
+# only shrinks. -l prints the table of layers ("FOLDER RANK LAYER", top
+# first) and exits. Exit 0 clean, 1 violations, 2 usage.
 allow=
-while getopts a: opt; do
+list=
+while getopts a:l opt; do
   case $opt in
   a) allow=$OPTARG ;;
-  *) echo "usage: $0 [-a ALLOW] [SRCDIR]" >&2; exit 2 ;;
+  l) list=yes ;;
+  *) echo "usage: $0 [-l] [-a ALLOW] [SRCDIR]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -47,6 +50,7 @@ proto 2 front-end
 stablehlo 2 front-end
 ir 1 ir
 common 0 common'
+[ -z "$list" ] || { echo "$layers"; exit 0; }
 outside='include tests fuzz bench samples python tools doc m4 build autom4te.cache'
 
 folders=$(echo "$layers" | awk '{print $1}' | tr '\n' ' ')

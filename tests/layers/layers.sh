@@ -103,5 +103,31 @@ check-layers: 1 problem (the layers: README, "Layers")
 EOF
 expect "a folder of sources without a layer fails" 1 "$tmp/want" -a "$tmp/allow.txt" "$t"
 
+# 4. The picture: doc/layers.dot draws every folder of the table that
+#    exists, and nothing else but include/; its arrows run down the
+#    table's ranks; doc/layers.svg was drawn from it (the same nodes and
+#    visible arrows).
+dotfile="$srcdir/doc/layers.dot"
+sh "$check" -l >"$tmp/table"
+(cd "$srcdir" && while read -r dir _; do
+   [ -d "$dir" ] && echo "$dir"
+ done) <"$tmp/table" | sort >"$tmp/want"
+sed -n 's/^[[:space:]]*\([a-z]*\) \[label=.*/\1/p' "$dotfile" | grep -v '^include$' | sort >"$tmp/got"
+if diff -u "$tmp/want" "$tmp/got"; then echo "ok: doc/layers.dot draws the folders of the table"
+else fail "doc/layers.dot and the table of tools/check-layers.sh name other folders (give each" \
+  "folder a node in doc/layers.dot, then redraw: dot -Tsvg doc/layers.dot -o doc/layers.svg)"; fi
+sed -n 's/^[[:space:]]*\([a-z]*\) -> \([a-z]*\);$/\1 \2/p' "$dotfile" >"$tmp/edges"
+up=$(awk 'NR == FNR { rank[$1] = $2; next }
+          ($1 in rank) && ($2 in rank) && rank[$1] < rank[$2] { print $1 " -> " $2 }' \
+       "$tmp/table" "$tmp/edges")
+if [ -z "$up" ]; then echo "ok: the picture's arrows run down the layers"
+else fail "doc/layers.dot draws arrows up the layers: $up"; fi
+{ sed -n 's/^[[:space:]]*\([a-z]*\) \[label=.*/\1/p' "$dotfile"
+  sed 's/ /->/' "$tmp/edges"; } | sort >"$tmp/want"
+grep -o '<title>[^<]*</title>' "$srcdir/doc/layers.svg" | sed -e 's/<[^>]*>//g' -e 's/&#45;&gt;/->/' |
+  grep -v '^layers$' | grep -v '^cluster_' | sort >"$tmp/got"
+if diff -u "$tmp/want" "$tmp/got"; then echo "ok: doc/layers.svg is drawn from doc/layers.dot"
+else fail "doc/layers.svg is not doc/layers.dot's picture: redraw it (dot -Tsvg doc/layers.dot -o doc/layers.svg)"; fi
+
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
 echo "all passed"
