@@ -188,6 +188,15 @@ Binding *sh_lookup(Lower *C, const ShNode *v) {
 
 /* ---- Emitting ---------------------------------------------------------------- */
 
+Comp *sh_comp_open(Lower *C) {
+  Comp *c = hlc_arena_alloc(C->arena, sizeof *c);
+  memset(c, 0, sizeof *c);
+  c->id = ++C->ncomp;
+  c->all_next = C->all;
+  C->all = c;
+  return c;
+}
+
 void sh_emit_line(Lower *C, const char *name, const char *rhs) {
   Comp *c = C->cur;
   c->last_line = c->body.n;

@@ -62,6 +62,7 @@ typedef struct Binding {
 typedef struct Comp {
   ShBuf body;
   const char *name;
+  struct Comp *all_next;   /* every computation opened, so a failed translation frees their bodies */
   int id;
   int nparams;
   size_t last_line;        /* offset of the last line written */
@@ -84,6 +85,7 @@ struct Lower {
   const char *src;
   ShBuf module;            /* finished computations */
   Comp *cur;               /* computation being written */
+  Comp *all;               /* every computation opened (Comp.all_next) */
   int ncomp;
   int counter;             /* unique instruction names */
   /* bindings */
@@ -168,6 +170,7 @@ Binding *sh_bind(Lower *C, const char *name, size_t n, const char *hlo, ShType *
 int sh_bind_mark(Lower *C);
 void sh_bind_unwind(Lower *C, int mark);
 void sh_emit_line(Lower *C, const char *name, const char *rhs);
+Comp *sh_comp_open(Lower *C);   /* a new computation, numbered and tracked */
 void sh_mark_root(Lower *C, Binding *b);
 ShType *sh_tuple_type(Lower *C, ShType **elems, int n);
 int sh_result_count(Lower *C, ShNode *node);

@@ -109,9 +109,7 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     }
   }
   Comp *saved = C->cur;
-  Comp *c = hlc_arena_alloc(C->arena, sizeof *c);
-  memset(c, 0, sizeof *c);
-  c->id = ++C->ncomp;
+  Comp *c = sh_comp_open(C);
   char base[64];
   size_t k = 0;
   for (size_t i = 0; i < f->nlen && k + 1 < sizeof base; i++) {
@@ -126,9 +124,10 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     size_t n;
     const char *an = sh_text(C, names[i], &n);
     const char *pname = sh_fmt(C, "Arg_%d.%d", i, ++C->counter);
+    const char *sharding = attrs[i] ? sharding_attr(C, attrs[i]) : "";   /* may fail: before rhs is allocated */
     ShBuf rhs = {0};
     sh_put_type(&rhs, types[i]);
-    shb_printf(&rhs, " parameter(%d)%s", i, attrs[i] ? sharding_attr(C, attrs[i]) : "");
+    shb_printf(&rhs, " parameter(%d)%s", i, sharding);
     sh_emit_line(C, pname, rhs.p);
     shb_free(&rhs);
     sh_bind(C, an, n, pname, types[i]);
@@ -151,7 +150,7 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     sh_mark_root(C, sh_bind(C, "", 0, t, rt));
   } else if (nret == 1) {
     rt = ret[0]->type;
-    const char *sh = rattrs[0] && nres == 1 ? sharding_attr(C, rattrs[0]) : "";
+    const char *sh = nres == 1 && rattrs[0] ? sharding_attr(C, rattrs[0]) : "";
     if (*sh && entry) {   /* the result's sharding on the root */
       const char *cp = sh_emit(C, rt, "copy", ret[0]->hlo, sh, NULL);
       sh_mark_root(C, sh_bind(C, "", 0, cp, rt));
@@ -277,6 +276,7 @@ static void lower_init(Lower *C, ShParser *P) {
 }
 
 static void lower_done(Lower *C) {
+  for (Comp *c = C->all; c; c = c->all_next) shb_free(&c->body);   /* those a failure left open */
   shb_free(&C->module);
   free(C->b);
   free(C->table);

@@ -25,9 +25,7 @@ static void need_regions(Lower *C, ShOp *op, int n) {
  * "applies stablehlo.add" form of a reduction. */
 static const char *binary_computation(Lower *C, const char *opcode, ShType *t) {
   Comp *saved = C->cur;
-  Comp *c = hlc_arena_alloc(C->arena, sizeof *c);
-  memset(c, 0, sizeof *c);
-  c->id = ++C->ncomp;
+  Comp *c = sh_comp_open(C);
   c->name = sh_fmt(C, "region.%d", ++C->counter);
   C->cur = c;
   const char *a = sh_emit(C, t, "parameter", "0", NULL, NULL);

@@ -77,9 +77,7 @@ const char *sh_region_lower(Lower *C, ShNode *region, const char *what, unsigned
   }
   int ncaps = caps ? caps->n : 0;
   Comp *saved = C->cur;
-  Comp *c = hlc_arena_alloc(C->arena, sizeof *c);
-  memset(c, 0, sizeof *c);
-  c->id = ++C->ncomp;
+  Comp *c = sh_comp_open(C);
   c->name = computation_name(C, what);
   C->cur = c;
   int mark = sh_bind_mark(C);
