@@ -36,7 +36,7 @@ set -u
 # under `timeout` (--timeout) instead, so a slow shared machine is no kill.
 CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-20}
 export CK_TIMEOUT_MULTIPLIER
-LAYERS="parser ir kernels numerics ffi devices protos targets cli python"
+LAYERS="parser ir stablehlo kernels numerics ffi devices protos targets cli debug python"
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=1 scratch= only= layer= stale_only= list_only= timeout_s=300 no_full=
 while [ $# -gt 0 ]; do
