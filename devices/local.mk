@@ -3,7 +3,7 @@
 # processes), shardings of inputs and results, and the public hlo_compile
 # and hlo_execute_devices.
 libhlorun_core_la_SOURCES += devices/devices.h devices/comm.c devices/chain.c devices/run.c devices/mpi.h \
-	devices/sharding.h devices/sharding.c
+	devices/sharding.c
 # The MPI transport is compiled alone with MPI's flags (configure: --with-mpi).
 if HAVE_MPI
 noinst_LTLIBRARIES += libhld_mpi.la

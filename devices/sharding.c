@@ -1,283 +1,45 @@
-/* sharding.c: HLO shardings (sharding.h), and with them the public
- * hlo_shard_param, hlo_param_global_shape and hlo_assemble_result.
+/* sharding.c: values split and assembled by their typed shardings
+ * (ir/sharding.h): the public hlo_shard_param, hlo_param_global_shape and
+ * hlo_assemble_result.
  *
- * A tiled sharding of an array of rank r has r tile dimensions, then nsub
- * subgroup dimensions (last_tile_dim_replicate: one replicated; or
- * last_tile_dims={...}). Partition p's tile is its position in the tile
- * assignment along the first r dimensions; devices that share a position
- * (differing only in subgroup dimensions) hold the same tile. A device's
- * value is the parameter's own shape; the global shape is that shape times
+ * A device's value is the parameter's own shape; the global shape is that shape times
  * the tile counts (XLA pads uneven shards; the global value given here is
  * the padded one). */
-#include "devices/sharding.h"
 #include "interp/api.h"
 #include "interp/valio.h"
 #include "ir/print.h"
-#include <ctype.h>
+#include "ir/sharding.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- parsing ------------------------------------------------------------------- */
-
-typedef struct P {
-  const char *s;
-  char *why;
-  size_t cap;
-  int err;
-} P;
-
-static void skip(P *p) { while (isspace((unsigned char)*p->s)) p->s++; }
-
-static int bad(P *p, const char *what) {
-  if (!p->err) snprintf(p->why, p->cap, "bad sharding: expected %s at '%.20s'", what, p->s);
-  p->err = 1;
-  return -1;
-}
-
-static bool eat(P *p, const char *w) {
-  skip(p);
-  size_t n = strlen(w);
-  if (strncmp(p->s, w, n) != 0) return false;
-  if (isalnum((unsigned char)w[n - 1]) && (isalnum((unsigned char)p->s[n]) || p->s[n] == '_')) return false;
-  p->s += n;
-  return true;
-}
-
-static int num(P *p, int64_t *v) {
-  skip(p);
-  char *end;
-  long long x = strtoll(p->s, &end, 10);
-  if (end == p->s) return bad(p, "a number");
-  p->s = end;
-  *v = x;
-  return 0;
-}
-
-/* [a,b,...] into v (at most cap). */
-static int list(P *p, int64_t *v, int32_t *n, int32_t cap) {
-  *n = 0;
-  if (!eat(p, "[")) return bad(p, "'['");
-  if (eat(p, "]")) return 0;
-  do {
-    if (*n >= cap) return bad(p, "fewer dimensions");
-    if (num(p, &v[(*n)++])) return -1;
-  } while (eat(p, ","));
-  return eat(p, "]") ? 0 : bad(p, "']'");
-}
-
-/* Skip a balanced {...} (metadata). */
-static int skip_braces(P *p) {
-  if (!eat(p, "{")) return bad(p, "'{'");
-  int depth = 1;
-  while (*p->s && depth) {
-    if (*p->s == '"') {
-      for (p->s++; *p->s && *p->s != '"'; p->s++) if (*p->s == '\\' && p->s[1]) p->s++;
-    }
-    if (*p->s == '{') depth++;
-    if (*p->s == '}') depth--;
-    if (*p->s) p->s++;
-  }
-  return depth ? bad(p, "'}'") : 0;
-}
-
-/* The iota tile assignment <=[dims]T(perm): arange reshaped to dims,
- * transposed by perm, flattened. */
-static int iota(P *p, HldSharding *s, int64_t total) {
-  int64_t rd[HLD_MAX_TILE_DIMS], perm[HLD_MAX_TILE_DIMS];
-  int32_t nr, np = 0;
-  if (list(p, rd, &nr, HLD_MAX_TILE_DIMS)) return -1;
-  if (eat(p, "T")) {
-    skip(p);
-    if (*p->s != '(') return bad(p, "'('");
-    p->s++;
-    do {
-      if (np >= HLD_MAX_TILE_DIMS) return bad(p, "fewer dimensions");
-      if (num(p, &perm[np++])) return -1;
-    } while (eat(p, ","));
-    if (!eat(p, ")")) return bad(p, "')'");
-    if (np != nr) return bad(p, "T(...) with one entry per reshape dimension");
-  } else {
-    for (int32_t i = 0; i < nr; i++) perm[i] = i;
-  }
-  int64_t prod = 1;
-  for (int32_t i = 0; i < nr; i++) prod *= rd[i];
-  if (prod != total) return bad(p, "an iota whose size is the tile count");
-  uint32_t seen = 0;
-  for (int32_t i = 0; i < nr; i++) {
-    if (perm[i] < 0 || perm[i] >= nr || (seen >> perm[i] & 1)) return bad(p, "a permutation in T(...)");
-    seen |= 1u << perm[i];
-  }
-  /* Element k of the transposed array: its index in transposed dims, mapped
-   * back to the source index, whose row-major offset is the value. */
-  int64_t tdims[HLD_MAX_TILE_DIMS], sstride[HLD_MAX_TILE_DIMS];
-  for (int32_t i = 0; i < nr; i++) tdims[i] = rd[perm[i]];
-  for (int32_t i = nr - 1, st = 1; i >= 0; i--) { sstride[i] = st; st *= (int32_t)rd[i]; }
-  for (int64_t k = 0; k < total; k++) {
-    int64_t rem = k, v = 0;
-    for (int32_t i = nr - 1; i >= 0; i--) {
-      int64_t idx = rem % tdims[i];
-      rem /= tdims[i];
-      v += idx * sstride[perm[i]];
-    }
-    s->devices[k] = v;
-  }
-  return 0;
-}
-
-static int one(P *p, HldSharding *s);
-
-static int body(P *p, HldSharding *s) {
-  memset(s, 0, sizeof *s);
-  skip(p);
-  if (*p->s == '{') {   /* a tuple of shardings */
-    s->kind = HLD_TUPLE;
-    int cap = 4;
-    s->tuple = calloc((size_t)cap, sizeof *s->tuple);
-    if (!s->tuple) return bad(p, "memory");
-    do {
-      if (s->ntuple == cap) {
-        HldSharding *t = realloc(s->tuple, (size_t)(cap *= 2) * sizeof *t);
-        if (!t) return bad(p, "memory");
-        s->tuple = t;
-      }
-      if (one(p, &s->tuple[s->ntuple++])) return -1;
-    } while (eat(p, ","));
-    return 0;
-  }
-  if (*p->s == '}') { s->kind = HLD_TUPLE; return 0; }   /* {} : an empty tuple */
-  if (eat(p, "replicated")) s->kind = HLD_REPLICATED;
-  else if (eat(p, "manual")) s->kind = HLD_MANUAL;
-  else if (eat(p, "unknown")) s->kind = HLD_REPLICATED;
-  else if (eat(p, "maximal")) {
-    s->kind = HLD_MAXIMAL;
-    if (!eat(p, "device") || !eat(p, "=") || num(p, &s->device)) return bad(p, "device=N");
-  } else if (eat(p, "devices")) {
-    s->kind = HLD_TILED;
-    if (!eat(p, "=") || list(p, s->dims, &s->ndims, HLD_MAX_TILE_DIMS)) return bad(p, "devices=[...]");
-    int64_t total = 1;
-    for (int32_t i = 0; i < s->ndims; i++) {
-      if (s->dims[i] < 1 || s->dims[i] > 65536) return bad(p, "tile counts from 1 to 65536");
-      total *= s->dims[i];
-      if (total > (1 << 20)) return bad(p, "at most 2^20 tiles");
-    }
-    s->devices = malloc((size_t)total * sizeof *s->devices);
-    if (!s->devices) return bad(p, "memory");
-    if (eat(p, "<=")) {
-      if (iota(p, s, total)) return -1;
-    } else {
-      for (int64_t k = 0; k < total; k++) {
-        if (k && !eat(p, ",")) return bad(p, "one device per tile");
-        if (num(p, &s->devices[k])) return -1;
-      }
-    }
-    for (int64_t k = 0; k < total; k++)
-      for (int64_t j = 0; j < k; j++)
-        if (s->devices[j] == s->devices[k] && total <= 4096) return bad(p, "each device once in the tile assignment");
-  } else {
-    return bad(p, "replicated, manual, maximal or devices=");
-  }
-  /* Options after the kind. */
-  for (;;) {
-    if (eat(p, "last_tile_dim_replicate")) s->nsub = 1;
-    else if (eat(p, "last_tile_dims")) {
-      if (!eat(p, "=") || !eat(p, "{")) return bad(p, "last_tile_dims={...}");
-      s->nsub = 0;
-      do {
-        if (!eat(p, "replicated") && !eat(p, "manual")) return bad(p, "replicated or manual");
-        s->nsub++;
-      } while (eat(p, ","));
-      if (!eat(p, "}")) return bad(p, "'}'");
-    } else if (eat(p, "metadata")) {
-      if (!eat(p, "=") || skip_braces(p)) return bad(p, "metadata={...}");
-    } else if (eat(p, "shard_as") || eat(p, "shard_like")) {
-      int64_t v;
-      if (num(p, &v)) return -1;
-    } else if (eat(p, ",")) {
-      continue;
-    } else {
-      break;
-    }
-  }
-  if (s->kind == HLD_TILED && s->nsub > s->ndims) return bad(p, "fewer subgroup dimensions");
-  return 0;
-}
-
-static int one(P *p, HldSharding *s) {
-  if (!eat(p, "{")) return bad(p, "'{'");
-  if (body(p, s)) return -1;
-  return eat(p, "}") ? 0 : bad(p, "'}'");
-}
-
-void hld_sharding_free(HldSharding *s) {
-  if (!s) return;
-  for (int32_t i = 0; i < s->ntuple; i++) hld_sharding_free(&s->tuple[i]);
-  free(s->tuple);
-  free(s->devices);
-  memset(s, 0, sizeof *s);
-}
-
-int hld_sharding_parse(const char *text, HldSharding *out, char *why, size_t cap) {
-  P p = {text, why, cap, 0};
-  memset(out, 0, sizeof *out);
-  if (one(&p, out) || (skip(&p), *p.s && bad(&p, "the end"))) {
-    hld_sharding_free(out);
-    return -1;
-  }
-  return 0;
-}
-
-int64_t hld_tiles(const HldSharding *s, int32_t j) {
-  if (s->kind != HLD_TILED || j >= s->ndims - s->nsub) return 1;
-  return s->dims[j];
-}
-
-int hld_tile_of(const HldSharding *s, int64_t p, int32_t rank, int64_t *index) {
-  for (int32_t j = 0; j < rank; j++) index[j] = 0;
-  if (s->kind != HLD_TILED) return 0;
-  int64_t total = 1;
-  for (int32_t i = 0; i < s->ndims; i++) total *= s->dims[i];
-  for (int64_t k = 0; k < total; k++) {
-    if (s->devices[k] != p) continue;
-    int64_t rem = k;
-    for (int32_t i = s->ndims - 1; i >= 0; i--) {
-      if (i < rank && i < s->ndims - s->nsub) index[i] = rem % s->dims[i];
-      rem /= s->dims[i];
-    }
-    return 0;
-  }
-  return -1;
-}
-
 /* ---- shardings of a module ------------------------------------------------------- */
 
-/* The sharding attribute of ins as text (malloc'd), or NULL. */
-static char *sharding_text(const HloInstr *ins) {
-  for (int32_t a = 0; a < ins->nattrs; a++) {
-    if (strcmp(ins->attrs[a].name, "sharding") != 0) continue;
-    HlpBuf b = {0};
-    hlp_print_vals(&b, ins->attrs[a].values, ins->attrs[a].nvalues, true);
-    char *t = b.p ? strndup(b.p, b.n) : NULL;
-    free(b.p);
-    return t;
+/* Whether the run path can split and assemble by s (and its leaves). */
+static const HloSharding *unsupported(const HloSharding *s) {
+  if (s->kind == HLO_SHARDING_MESH || s->kind == HLO_SHARDING_UNREDUCED) return s;
+  for (int32_t i = 0; i < s->ntuple; i++) {
+    const HloSharding *u = unsupported(&s->tuple[i]);
+    if (u) return u;
   }
   return NULL;
 }
 
-static int parse_of(HloCtx *ctx, const HloInstr *ins, const char *text, HldSharding *s) {
-  char why[256];
-  if (!text) { memset(s, 0, sizeof *s); s->kind = HLD_REPLICATED; return 0; }
-  if (hld_sharding_parse(text, s, why, sizeof why) == 0) return 0;
-  if (ins) hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s: %s (line %d): %s", ins->parent->name, ins->name, ins->line, why);
-  else hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s", why);
+/* The typed sharding of ins (replicated when it has none) into s: 0, or -1
+ * for a form that cannot split or assemble values. */
+static int sharding_of(HloCtx *ctx, const HloInstr *ins, HloSharding *s) {
+  memset(s, 0, sizeof *s);
+  if (!ins->sharding) { s->kind = HLO_SHARDING_REPLICATED; return 0; }
+  *s = *ins->sharding;
+  const HloSharding *u = unsupported(s);
+  if (!u) return 0;
+  HlpBuf b = {0};
+  hlp_print_sharding(&b, u);
+  hli_api_fail(ctx, HLO_UNSUPPORTED, "%s: %s (line %d): not supported: splitting or assembling "
+               "values by sharding %.*s", ins->parent->name, ins->name, ins->line,
+               b.p ? (int)b.n : 1, b.p ? b.p : "?");
+  free(b.p);
   return -1;
-}
-
-/* The leaf sharding of leaf k of shape sh (depth-first), for sharding s
- * (a tuple sharding gives one per leaf; any other applies to all leaves). */
-static const HldSharding *leaf_sharding(const HldSharding *s, int32_t k) {
-  if (s->kind != HLD_TUPLE) return s;
-  return k < s->ntuple ? &s->tuple[k] : NULL;
 }
 
 static int32_t leaf_count(const HloShape *sh) {
@@ -294,7 +56,7 @@ static void copy_block(char *dst, const int64_t *dd, const int64_t *doff, const 
                        size_t es) {
   if (rank == 0) { memcpy(dst, src, es); return; }
   for (int32_t j = 0; j < rank; j++) if (count[j] == 0) return;
-  int64_t idx[HLD_MAX_TILE_DIMS] = {0};
+  int64_t idx[HLO_SHARDING_MAX_DIMS] = {0};
   size_t row = (size_t)count[rank - 1] * es;
   for (;;) {
     int64_t a = 0, b = 0;
@@ -321,29 +83,25 @@ HloStatus hlo_param_global_shape(HloCtx *ctx, const HloModule *m, int index, int
   (void)replicas; (void)partitions;
   if (!ctx || !m || !text || index < 0 || index >= m->entry->nparams) return HLO_INVALID_ARGUMENT;
   const HloInstr *prm = m->entry->params[index];
-  char *st = sharding_text(prm);
-  HldSharding s;
-  int rc = parse_of(ctx, prm, st, &s);
-  free(st);
-  if (rc) return HLO_INVALID_ARGUMENT;
+  HloSharding s;
+  if (sharding_of(ctx, prm, &s)) return HLO_INVALID_ARGUMENT;
   const HloShape *sh = &prm->shape;
   HloShape g = *sh;
-  int64_t dims[HLD_MAX_TILE_DIMS > 64 ? HLD_MAX_TILE_DIMS : 64];
+  int64_t dims[HLO_SHARDING_MAX_DIMS > 64 ? HLO_SHARDING_MAX_DIMS : 64];
   if (sh->dtype != HLO_TUPLE && sh->rank <= 64) {
-    for (int32_t j = 0; j < sh->rank; j++) dims[j] = sh->dims[j] * hld_tiles(leaf_sharding(&s, 0), j);
+    for (int32_t j = 0; j < sh->rank; j++) dims[j] = sh->dims[j] * hlo_sharding_tiles(hlo_sharding_leaf(&s, 0), j);
     g.dims = dims;
     g.minor_to_major = NULL;
   }
   char buf[512];
   shape_text(&g, buf, sizeof buf);
-  hld_sharding_free(&s);
   *text = strdup(buf);
   return *text ? HLO_OK : HLO_NOMEM;
 }
 
 /* Split one array leaf: dev[d] = device d's tile of g (or all of g). */
 static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *local,
-                            const HldSharding *s, const HloBuffer *g, int R, int P,
+                            const HloSharding *s, const HloBuffer *g, int R, int P,
                             HloBuffer **dev) {
   int32_t rank = local->rank;
   const int64_t *gd = hlo_buffer_dims(g);
@@ -352,11 +110,11 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
   char want[512], got[512];
   HloShape gs = *local;
   int64_t gdims[64];
-  for (int32_t j = 0; j < rank && j < 64; j++) gdims[j] = local->dims[j] * (s ? hld_tiles(s, j) : 1);
+  for (int32_t j = 0; j < rank && j < 64; j++) gdims[j] = local->dims[j] * (s ? hlo_sharding_tiles(s, j) : 1);
   gs.dims = gdims;
   gs.minor_to_major = NULL;
   if (!whole) {
-    bool fits = s && s->kind == HLD_TILED && hlo_buffer_rank(g) == rank && rank <= 64 &&
+    bool fits = s && s->kind == HLO_SHARDING_TILED && hlo_buffer_rank(g) == rank && rank <= 64 &&
                 hlo_buffer_type(g) == (HloElementType)hlc_dtype_xla_code(local->dtype);
     for (int32_t j = 0; fits && j < rank; j++) fits = gd[j] == gdims[j];
     if (!fits) {
@@ -367,12 +125,12 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
       hli_buf_free(&b);
       char gl[512];
       shape_text(&gs, gl, sizeof gl);
-      if (s && s->kind == HLD_MANUAL)
+      if (s && s->kind == HLO_SHARDING_MANUAL)
         return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %lld (%s) has a manual sharding: "
                             "its input must be the value every device gets (%s), or give each "
                             "device's value with --per-device-inputs; got %s",
                             (long long)prm->parameter_number, prm->name, want, got);
-      if (s && s->kind == HLD_TILED)
+      if (s && s->kind == HLO_SHARDING_TILED)
         return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %lld (%s): the input is %s, but "
                             "the parameter takes its global shape %s (sharded by its sharding) "
                             "or %s (the same value on every device)",
@@ -389,7 +147,7 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
     if (st != HLO_OK) return st;
     if (whole) continue;
     int64_t idx[64], off[64], zero[64] = {0};
-    if (hld_tile_of(s, d % P, rank, idx) != 0)
+    if (hlo_sharding_tile_of(s, d % P, rank, idx) != 0)
       return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "parameter %s: partition %lld is not in its "
                           "sharding's tile assignment", prm->name, (long long)(d % P));
     for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * local->dims[j];
@@ -406,11 +164,8 @@ HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloB
   int64_t ndev = (int64_t)R * P;
   for (int64_t d = 0; d < ndev; d++) dev[d] = NULL;
   const HloInstr *prm = m->entry->params[index];
-  char *st = sharding_text(prm);
-  HldSharding s;
-  int rc = parse_of(ctx, prm, st, &s);
-  free(st);
-  if (rc) return HLO_INVALID_ARGUMENT;
+  HloSharding s;
+  if (sharding_of(ctx, prm, &s)) return HLO_INVALID_ARGUMENT;
   HloStatus res = HLO_OK;
   const HloShape *sh = &prm->shape;
   if (sh->dtype != HLO_TUPLE) {
@@ -421,7 +176,6 @@ HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloB
     HloBuffer **parts = calloc((size_t)(n * ndev + 1), sizeof *parts);
     if (!parts || hlo_buffer_tuple_size(global) != n) {
       free(parts);
-      hld_sharding_free(&s);
       return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: a tuple of %d elements was expected",
                           prm->name, n);
     }
@@ -431,7 +185,7 @@ HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloB
       if (res == HLO_OK && sh->tuple[i].dtype == HLO_TUPLE)
         res = hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: parameter %s: nested tuples on "
                            "several devices", prm->name);
-      const HldSharding *ls = leaf_sharding(&s, i);
+      const HloSharding *ls = hlo_sharding_leaf(&s, i);
       if (res == HLO_OK) res = shard_leaf(ctx, prm, &sh->tuple[i], ls ? ls : &s, el, R, P, parts + i * ndev);
       hlo_buffer_free(el);
     }
@@ -444,7 +198,6 @@ HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloB
     for (int64_t k = 0; k < n * ndev; k++) hlo_buffer_free(parts[k]);
     free(parts);
   }
-  hld_sharding_free(&s);
   if (res != HLO_OK)
     for (int64_t d = 0; d < ndev; d++) { hlo_buffer_free(dev[d]); dev[d] = NULL; }
   return res;
@@ -458,7 +211,7 @@ static bool same_bits(const HloBuffer *a, const HloBuffer *b) {
 }
 
 /* One array leaf from every device's leaf. */
-static HloStatus assemble_leaf(HloCtx *ctx, const HldSharding *s, HloBuffer *const *dev, int R,
+static HloStatus assemble_leaf(HloCtx *ctx, const HloSharding *s, HloBuffer *const *dev, int R,
                                int P, int leaf, HloBuffer **out) {
   int64_t ndev = (int64_t)R * P;
   const HloBuffer *b0 = dev[0];
@@ -472,19 +225,19 @@ static HloStatus assemble_leaf(HloCtx *ctx, const HldSharding *s, HloBuffer *con
         (rank && memcmp(hlo_buffer_dims(dev[d]), ld, (size_t)rank * sizeof *ld) != 0))
       return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "device %lld's %s%s%.0d has another shape than "
                           "device 0's", (long long)d, where, leaf >= 0 ? " " : "", leaf >= 0 ? leaf : 0);
-  if (!s || s->kind == HLD_REPLICATED || s->kind == HLD_MAXIMAL || s->kind == HLD_MANUAL) {
-    int64_t src = s && s->kind == HLD_MAXIMAL ? s->device : 0;
+  if (!s || hlo_sharding_is_replicated(s) || s->kind == HLO_SHARDING_MAXIMAL || s->kind == HLO_SHARDING_MANUAL) {
+    int64_t src = s && s->kind == HLO_SHARDING_MAXIMAL ? s->device : 0;
     if (src < 0 || src >= P)
       return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "the result's sharding names device %lld, "
                           "but there are %d partitions", (long long)src, P);
     for (int64_t d = 0; d < ndev; d++) {
-      if (s && s->kind == HLD_MAXIMAL && d % P != src) continue;
+      if (s && s->kind == HLO_SHARDING_MAXIMAL && d % P != src) continue;
       if (!same_bits(dev[d], dev[src]))
         return hli_api_fail(ctx, HLO_RUNTIME_ERROR, "the %s%s%.0d is %s, but devices %lld and "
                             "%lld hold different values (print every device's with "
                             "--per-device-outputs, or give the result's sharding with "
                             "--output-sharding)", where, leaf >= 0 ? " " : "", leaf >= 0 ? leaf : 0,
-                            s && s->kind == HLD_MAXIMAL ? "on one device per replica" : "replicated (it has no tiled sharding)",
+                            s && s->kind == HLO_SHARDING_MAXIMAL ? "on one device per replica" : "replicated (it has no tiled sharding)",
                             (long long)src, (long long)d);
     }
     return hlo_buffer_new_array(ctx, t, ld, rank, hlo_buffer_data(dev[src]), out);
@@ -493,17 +246,17 @@ static HloStatus assemble_leaf(HloCtx *ctx, const HldSharding *s, HloBuffer *con
     return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "the result's sharding has %d tile dimensions "
                         "for a %s of rank %d", s->ndims - s->nsub, where, rank);
   int64_t gd[64], idx[64], off[64], zero[64] = {0};
-  for (int32_t j = 0; j < rank; j++) gd[j] = ld[j] * hld_tiles(s, j);
+  for (int32_t j = 0; j < rank; j++) gd[j] = ld[j] * hlo_sharding_tiles(s, j);
   HloStatus st = hlo_buffer_new_array(ctx, t, gd, rank, NULL, out);
   if (st != HLO_OK) return st;
   size_t es = hlo_buffer_nbytes(b0) / (size_t)(hlo_buffer_num_elements(b0) ? hlo_buffer_num_elements(b0) : 1);
   /* Replica 0's tiles make the value; every other holder of a tile must agree. */
   for (int64_t d = 0; d < ndev; d++) {
-    if (hld_tile_of(s, d % P, rank, idx) != 0) continue;
+    if (hlo_sharding_tile_of(s, d % P, rank, idx) != 0) continue;
     int64_t first = -1;
     for (int64_t e = 0; e < d && first < 0; e++) {
       int64_t other[64];
-      if (hld_tile_of(s, e % P, rank, other) != 0) continue;
+      if (hlo_sharding_tile_of(s, e % P, rank, other) != 0) continue;
       bool same = true;
       for (int32_t j = 0; j < rank; j++) same &= other[j] == idx[j];
       if (same) first = e;
@@ -529,15 +282,24 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
   if (!ctx || !m || !dev || !out || R < 1 || P < 1) return HLO_INVALID_ARGUMENT;
   *out = NULL;
   const HloInstr *root = m->entry->root;
-  char *text = sharding ? strdup(sharding) : sharding_text(root);
-  HldSharding s;
-  int rc = parse_of(ctx, sharding ? NULL : root, text, &s);
-  free(text);
-  if (rc) return HLO_INVALID_ARGUMENT;
+  /* A sharding given as text is read by the same parser as the module's. */
+  HlcArena arena;
+  hlc_arena_init(&arena);
+  HloSharding s;
+  char why[256];
+  if (!sharding) {
+    if (sharding_of(ctx, root, &s)) { hlc_arena_free(&arena); return HLO_UNSUPPORTED; }
+  } else if (hlo_sharding_parse(&arena, sharding, &s, why, sizeof why) != 0) {
+    hlc_arena_free(&arena);
+    return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s", why);
+  } else if (unsupported(&s)) {
+    hlc_arena_free(&arena);
+    return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling results by sharding %s", sharding);
+  }
   int64_t ndev = (int64_t)R * P;
   HloStatus st = HLO_OK;
   if (hlo_buffer_type(dev[0]) != HLO_TYPE_TUPLE) {
-    st = assemble_leaf(ctx, s.kind == HLD_TUPLE ? leaf_sharding(&s, 0) : &s, dev, R, P, -1, out);
+    st = assemble_leaf(ctx, s.kind == HLO_SHARDING_TUPLE ? hlo_sharding_leaf(&s, 0) : &s, dev, R, P, -1, out);
   } else {
     int n = hlo_buffer_tuple_size(dev[0]);
     HloBuffer **parts = calloc((size_t)(ndev + n + 1), sizeof *parts);
@@ -548,7 +310,7 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
       if (st == HLO_OK && hlo_buffer_type(parts[0]) == HLO_TYPE_TUPLE)
         st = hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling nested tuple results "
                           "(use --per-device-outputs)");
-      const HldSharding *ls = s.kind == HLD_TUPLE ? leaf_sharding(&s, i) : &s;
+      const HloSharding *ls = s.kind == HLO_SHARDING_TUPLE ? hlo_sharding_leaf(&s, i) : &s;
       if (st == HLO_OK) st = assemble_leaf(ctx, ls, parts, R, P, i, &el[i]);
       for (int64_t d = 0; d < ndev; d++) { hlo_buffer_free(parts[d]); parts[d] = NULL; }
     }
@@ -557,21 +319,18 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
     free(parts);
   }
   (void)leaf_count;
-  hld_sharding_free(&s);
+  hlc_arena_free(&arena);
   return st;
 }
 
 /* The sharding of an array parameter whose shards are to be assembled
  * (hlo_assemble_param, hlo_load_partitioned_param): HLO_OK, or an error
  * for a tuple parameter or a sharding that does not parse. */
-static HloStatus param_sharding(HloCtx *ctx, const HloInstr *prm, HldSharding *s) {
+static HloStatus param_sharding(HloCtx *ctx, const HloInstr *prm, HloSharding *s) {
   if (prm->shape.dtype == HLO_TUPLE)
     return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
                         "its shards", prm->name);
-  char *text = sharding_text(prm);
-  int rc = parse_of(ctx, prm, text, s);
-  free(text);
-  return rc ? HLO_INVALID_ARGUMENT : HLO_OK;
+  return sharding_of(ctx, prm, s) ? HLO_UNSUPPORTED : HLO_OK;
 }
 
 HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
@@ -580,19 +339,17 @@ HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
     return HLO_INVALID_ARGUMENT;
   *out = NULL;
   const HloInstr *prm = m->entry->params[index];
-  HldSharding s;
+  HloSharding s;
   HloStatus pst = param_sharding(ctx, prm, &s);
   if (pst != HLO_OK) return pst;
-  if (s.kind == HLD_REPLICATED)   /* say which parameter, in the inputs' words */
+  if (hlo_sharding_is_replicated(&s))   /* say which parameter, in the inputs' words */
     for (int64_t d = 1; d < (int64_t)R * P; d++)
       if (!same_bits(dev[0], dev[d])) {
-        hld_sharding_free(&s);
         return hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s is replicated (it has no tiled "
                             "sharding), but devices 0 and %lld hold different values of it",
                             prm->name, (long long)d);
       }
-  HloStatus st = assemble_leaf(ctx, s.kind == HLD_TUPLE ? leaf_sharding(&s, 0) : &s, dev, R, P, -1, out);
-  hld_sharding_free(&s);
+  HloStatus st = assemble_leaf(ctx, s.kind == HLO_SHARDING_TUPLE ? hlo_sharding_leaf(&s, 0) : &s, dev, R, P, -1, out);
   if (st == HLO_OK && !hlp_shape_compatible(&prm->shape, (*out)->v->shape)) {
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: its shards assemble to another shape "
                       "than its own", prm->name);
@@ -608,7 +365,7 @@ static bool same_block(const char *dst, const int64_t *dd, const int64_t *doff, 
                        const int64_t *sd, const int64_t *count, int32_t rank, size_t es) {
   if (rank == 0) return memcmp(dst, src, es) == 0;
   for (int32_t j = 0; j < rank; j++) if (count[j] == 0) return true;
-  int64_t idx[HLD_MAX_TILE_DIMS] = {0};
+  int64_t idx[HLO_SHARDING_MAX_DIMS] = {0};
   size_t row = (size_t)count[rank - 1] * es;
   for (;;) {
     int64_t a = 0, b = 0;
@@ -630,12 +387,12 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
   *out = NULL;
   const HloInstr *prm = m->entry->params[index];
   int np = m->entry->nparams;
-  HldSharding sh;
+  HloSharding sh;
   HloStatus pst = param_sharding(ctx, prm, &sh);
   if (pst != HLO_OK) return pst;
-  const HldSharding *s = sh.kind == HLD_TUPLE ? leaf_sharding(&sh, 0) : &sh;
-  bool tiled = s && s->kind == HLD_TILED;
-  int64_t src = s && s->kind == HLD_MAXIMAL ? s->device : 0;   /* untiled: whose shard is the value */
+  const HloSharding *s = sh.kind == HLO_SHARDING_TUPLE ? hlo_sharding_leaf(&sh, 0) : &sh;
+  bool tiled = s && s->kind == HLO_SHARDING_TILED;
+  int64_t src = s && s->kind == HLO_SHARDING_MAXIMAL ? s->device : 0;   /* untiled: whose shard is the value */
   HloStatus st = HLO_OK;
   /* first: partition 0's shard, kept only when it is the value (untiled);
    * its shape (fs) is what every shard must have. */
@@ -684,7 +441,7 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
     int32_t rank = fs.rank;
     const int64_t *ld = fdims;
     if (!tiled) {   /* replicated (or manual): every shard the same; maximal: device src's */
-      if (s && s->kind == HLD_MAXIMAL) {
+      if (s && s->kind == HLO_SHARDING_MAXIMAL) {
         if (p == src) glob = b;   /* kept (if it is first, first is not freed) */
         else if (b != first) hlo_buffer_free(b);
         continue;
@@ -705,7 +462,7 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
                           "dimensions for a shard of rank %d", prm->name, s->ndims - s->nsub, rank);
         break;
       }
-      for (int32_t j = 0; j < rank; j++) gd[j] = ld[j] * hld_tiles(s, j);
+      for (int32_t j = 0; j < rank; j++) gd[j] = ld[j] * hlo_sharding_tiles(s, j);
       if ((st = hlo_buffer_new_array(ctx, hlo_buffer_type(first), gd, rank, NULL, &glob)) != HLO_OK) {
         hlo_buffer_free(b);
         first = NULL;
@@ -714,12 +471,12 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
       int64_t ne = hlo_buffer_num_elements(first);
       es = hlo_buffer_nbytes(first) / (size_t)(ne ? ne : 1);
     }
-    if (hld_tile_of(s, p, rank, idx) == 0) {
+    if (hlo_sharding_tile_of(s, p, rank, idx) == 0) {
       /* The tile's first holder places it; a later one must agree. */
       int64_t holder = -1;
       for (int64_t e = 0; e < p && holder < 0; e++) {
         int64_t other[64];
-        if (hld_tile_of(s, e, rank, other) != 0) continue;
+        if (hlo_sharding_tile_of(s, e, rank, other) != 0) continue;
         bool same = true;
         for (int32_t j = 0; j < rank; j++) same &= other[j] == idx[j];
         if (same) holder = e;
@@ -736,8 +493,7 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
     hlo_buffer_free(b);   /* placed: partition 0's too */
     if (b == first) first = NULL;
   }
-  hld_sharding_free(&sh);
-  if (st == HLO_OK && !tiled && !(s && s->kind == HLD_MAXIMAL)) glob = first;   /* replicated: the value */
+  if (st == HLO_OK && !tiled && !(s && s->kind == HLO_SHARDING_MAXIMAL)) glob = first;   /* replicated: the value */
   if (first != glob) hlo_buffer_free(first);
   if (st == HLO_OK && glob && !hlp_shape_compatible(&prm->shape, glob->v->shape))
     st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: its shards assemble to another shape "
@@ -754,15 +510,11 @@ static int global_shape(HloCtx *ctx, const HloModule *m, int index, HloShape *g,
   const HloInstr *prm = m->entry->params[index];
   *g = prm->shape;
   if (g->dtype == HLO_TUPLE || g->rank > 64) return 0;
-  char *st = sharding_text(prm);
-  HldSharding s;
-  int rc = parse_of(ctx, prm, st, &s);
-  free(st);
-  if (rc) return -1;
-  for (int32_t j = 0; j < g->rank; j++) gdims[j] = g->dims[j] * hld_tiles(&s, j);
+  HloSharding s;
+  if (sharding_of(ctx, prm, &s)) return -1;
+  for (int32_t j = 0; j < g->rank; j++) gdims[j] = g->dims[j] * hlo_sharding_tiles(&s, j);
   g->dims = gdims;
   g->minor_to_major = NULL;
-  hld_sharding_free(&s);
   return 0;
 }
 

@@ -211,6 +211,7 @@ struct HloInstr {
 
   int32_t nattrs;
   HloAttr *attrs;            /* every attribute, in source order */
+  const struct HloSharding *sharding;  /* sharding={...} (ir/sharding.h), or NULL */
 
   /* Typed attributes: meaningful only for the opcodes that take them. */
   int64_t parameter_number;  /* parameter(N) */

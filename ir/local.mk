@@ -5,7 +5,7 @@ libhlorun_core_la_SOURCES += \
 	ir/opcodes.def ir/ir.h ir/ir.c ir/print.h ir/print.c \
 	ir/verify.h ir/verify.c ir/verify_elem.c ir/verify_data.c ir/verify_index.c \
 	ir/verify_reduce.c ir/verify_linalg.c ir/verify_control.c \
-	ir/collective.h ir/collective.c
+	ir/collective.h ir/collective.c ir/sharding.h ir/sharding.c
 
 # Verifier tests: the corpora verify clean, and one broken module per check in
 # tests/verify/ fails with the exact positioned message of its .err file.
@@ -82,3 +82,10 @@ EXTRA_DIST += \
 # message).
 TESTS += tests/verify/run-cli.sh
 dist_noinst_SCRIPTS += tests/verify/run-cli.sh
+
+# Shardings as typed values: the parser, printer and tile arithmetic.
+check_PROGRAMS += tests/check_sharding
+TESTS += tests/check_sharding
+tests_check_sharding_SOURCES = tests/check_sharding.c
+tests_check_sharding_CFLAGS = $(TEST_CFLAGS)
+tests_check_sharding_LDADD = $(TEST_LIBS)

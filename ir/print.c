@@ -239,10 +239,14 @@ static int attr_rank(const char *name) {
   return 0;
 }
 
-static void print_attr(HlpBuf *b, const HloAttr *a) {
+static void print_attr(HlpBuf *b, const HloAttr *a, const HloInstr *ins) {
   hlp_buf_puts(b, ", ");
   hlp_buf_puts(b, a->name);
   hlp_buf_puts(b, "=");
+  if (ins && ins->sharding && strcmp(a->name, "sharding") == 0) {
+    hlp_print_sharding(b, ins->sharding);
+    return;
+  }
   /* The mesh form of replica_groups (and its device_ids part, which reads
    * as an attribute of its own) joins with bare commas, as XLA prints it:
    * mesh['a'=2,'b'=2] {'a','b'} (MeshAxesReplicaGroupList::ToString). */
@@ -257,10 +261,10 @@ static void print_attr(HlpBuf *b, const HloAttr *a) {
 /* calls: a computation to print as calls= among the called computations
  * (async sugar lowered to the explicit form), or NULL. */
 static void print_attrs(HlpBuf *b, const HloAttr *a, int32_t n, bool ordered,
-                        const HloComputation *calls) {
+                        const HloComputation *calls, const HloInstr *ins) {
   for (int r = 0; r <= (ordered ? 9 : 0); r++) {
     for (int32_t i = 0; i < n; i++)
-      if (!ordered || attr_rank(a[i].name) == r) print_attr(b, &a[i]);
+      if (!ordered || attr_rank(a[i].name) == r) print_attr(b, &a[i], ins);
     if (r == 1 && calls) {
       hlp_buf_puts(b, ", calls=%");
       hlp_buf_puts(b, calls->name);
@@ -295,7 +299,7 @@ static void print_instr(HlpBuf *b, const HloInstr *ins) {
     for (int32_t i = 0; i < ins->nattrs; i++) has_calls |= strcmp(ins->attrs[i].name, "calls") == 0;
     if (!has_calls && ins->ncalled) calls = ins->called[0].comp;
   }
-  print_attrs(b, ins->attrs, ins->nattrs, true, calls);
+  print_attrs(b, ins->attrs, ins->nattrs, true, calls, ins);
   hlp_buf_puts(b, "\n");
 }
 
@@ -326,7 +330,7 @@ char *hlp_print(const HloModule *m, size_t *len) {
   HlpBuf b = {0};
   hlp_buf_puts(&b, "HloModule ");
   hlp_buf_puts(&b, m->name);
-  print_attrs(&b, m->attrs, m->nattrs, false, NULL);
+  print_attrs(&b, m->attrs, m->nattrs, false, NULL, NULL);
   hlp_buf_puts(&b, "\n\n");
   if (m->stack_frames_text) {
     hlp_buf_puts(&b, m->stack_frames_text);

@@ -23,4 +23,7 @@ void hlp_print_val(HlpBuf *b, const HloVal *v);
 void hlp_put_escaped(HlpBuf *b, const char *s, size_t n, char quote);
 void hlp_print_literal(HlpBuf *b, const HloLiteral *l);
 void hlp_print_vals(HlpBuf *b, HloVal *const *v, int32_t n, bool top);
+/* A sharding in XLA's form, braces included (ir/sharding.c). */
+struct HloSharding;
+void hlp_print_sharding(HlpBuf *b, const struct HloSharding *s);
 #endif

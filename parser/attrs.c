@@ -10,6 +10,7 @@
  */
 #include "parser/syntax.h"
 #include "ir/collective.h"
+#include "ir/sharding.h"
 #include "hlo.h"
 #include <math.h>
 #include <stdio.h>
@@ -1049,8 +1050,17 @@ static int at_frontend_attributes(A *a) {
   return 0;
 }
 
+/* The typed sharding, read by ir/'s one sharding parser from the value's
+ * source text (the item tree was read from the same bytes). */
 static int at_sharding(A *a) {
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{...}");
+  HloSharding *s = hlp_alloc(a->P, sizeof *s);
+  char why[256];
+  if (hlo_sharding_parse_prefix(a->P->A, a->P->src + a->v[0]->off, s, why, sizeof why) < 0) {
+    hlp_error(a->P, a->off, "attribute sharding: %s", why);
+    return -1;
+  }
+  a->ins->sharding = s;
   return 0;
 }
 static int64_t leaf_count(const HloShape *s, int depth) {

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include "ir/collective.h"
 #include "parser/parser.h"
-#include "devices/sharding.h"
 
 static HloModule *parse(const char *text) {
   HlcDiags d = {0};
@@ -286,40 +285,6 @@ START_TEST(mesh_parse) {
 }
 END_TEST
 
-START_TEST(sharding_tiles) {
-  HldSharding s;
-  char why[256];
-  int64_t idx[4];
-  /* devices=[2,1,2]<=[2,2]T(1,0): arange(4) as 2x2 transposed = {0,2,1,3};
-   * the last dimension replicates: partitions 0 and 2 hold row block 0. */
-  ck_assert_int_eq(hld_sharding_parse("{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}", &s,
-                                      why, sizeof why), 0);
-  ck_assert_int_eq(s.devices[1], 2);
-  ck_assert_int_eq(s.devices[2], 1);
-  ck_assert_int_eq(hld_tiles(&s, 0), 2);
-  ck_assert_int_eq(hld_tiles(&s, 1), 1);
-  ck_assert_int_eq(hld_tile_of(&s, 2, 2, idx), 0);
-  ck_assert_int_eq(idx[0], 0);
-  ck_assert_int_eq(hld_tile_of(&s, 1, 2, idx), 0);
-  ck_assert_int_eq(idx[0], 1);
-  hld_sharding_free(&s);
-  /* An explicit list with metadata, and a tuple. */
-  ck_assert_int_eq(hld_sharding_parse("{devices=[1,2]1,0 metadata={op_name=\"a}\"}}", &s, why,
-                                      sizeof why), 0);
-  ck_assert_int_eq(hld_tile_of(&s, 0, 2, idx), 0);
-  ck_assert_int_eq(idx[1], 1);
-  hld_sharding_free(&s);
-  ck_assert_int_eq(hld_sharding_parse("{{replicated}, {maximal device=1}}", &s, why, sizeof why), 0);
-  ck_assert_int_eq(s.kind, HLD_TUPLE);
-  ck_assert_int_eq(s.tuple[1].kind, HLD_MAXIMAL);
-  ck_assert_int_eq(s.tuple[1].device, 1);
-  hld_sharding_free(&s);
-  /* Malformed: a repeated device, an iota of the wrong size. */
-  ck_assert_int_eq(hld_sharding_parse("{devices=[2]0,0}", &s, why, sizeof why), -1);
-  ck_assert_int_eq(hld_sharding_parse("{devices=[2,2]<=[8]}", &s, why, sizeof why), -1);
-}
-END_TEST
-
 /* A 2x4 value split over 2 partitions by columns and 2 replicas, then put
  * back together. */
 START_TEST(shard_and_assemble) {
@@ -417,7 +382,6 @@ static Suite *suite(void) {
   tcase_add_test(t, group_checks);
   tcase_add_test(t, mesh_groups);
   tcase_add_test(t, mesh_parse);
-  tcase_add_test(t, sharding_tiles);
   tcase_add_test(t, shard_and_assemble);
   tcase_add_test(t, all_reduce_bits);
   suite_add_tcase(s, t);
