@@ -32,6 +32,7 @@
 #include <string.h>
 #include "proto/lower.h"
 #include "ir/print.h"
+#include "ir/sharding.h"
 
 typedef struct W {
   const HloModule *m;
@@ -291,101 +292,77 @@ static const HloAttr *find_attr(const HloInstr *ins, const char *name) {
 
 /* ---- Sharding ------------------------------------------------------------------ */
 
-static int sharding_body(W *w, Scan *s, Xla__OpSharding *o);
-
-static int sharding_type(Scan *s, Xla__OpSharding__Type *t) {
-  if (lit(s, "replicated")) *t = XLA__OP_SHARDING__TYPE__REPLICATED;
-  else if (lit(s, "manual")) *t = XLA__OP_SHARDING__TYPE__MANUAL;
-  else if (lit(s, "unknown")) *t = XLA__OP_SHARDING__TYPE__UNKNOWN;
-  else if (lit(s, "unreduced")) *t = XLA__OP_SHARDING__TYPE__UNREDUCED;
-  else return -1;
-  return 0;
+static Xla__OpSharding__Type sharding_type(HloShardingKind k) {
+  switch (k) {
+  case HLO_SHARDING_MANUAL: return XLA__OP_SHARDING__TYPE__MANUAL;
+  case HLO_SHARDING_UNKNOWN: return XLA__OP_SHARDING__TYPE__UNKNOWN;
+  case HLO_SHARDING_UNREDUCED: return XLA__OP_SHARDING__TYPE__UNREDUCED;
+  default: return XLA__OP_SHARDING__TYPE__REPLICATED;
+  }
 }
 
-static int sharding_tuple(W *w, Scan *s, Xla__OpSharding *o) {
-  Xla__OpSharding *tmp[1024];
-  size_t n = 0;
-  o->type = XLA__OP_SHARDING__TYPE__TUPLE;
-  do {
-    if (!lit(s, "{") || n == 1024) return -1;
-    tmp[n] = NEW(w, Xla__OpSharding, XLA__OP_SHARDING__INIT);
-    if (!tmp[n] || sharding_body(w, s, tmp[n]) != 0 || !lit(s, "}")) return -1;
-    n++;
-  } while (lit(s, ","));
-  o->n_tuple_shardings = n;
-  o->tuple_shardings = alloc(w, n * sizeof *o->tuple_shardings);
-  if (!o->tuple_shardings) return -1;
-  memcpy(o->tuple_shardings, tmp, n * sizeof *tmp);
-  return 0;
-}
-
-/* As to_text.c reads it back: the inverse of put_sharding_body. */
-static int sharding_body(W *w, Scan *s, Xla__OpSharding *o) {
-  sk(s);
-  if (*s->p == '{') return sharding_tuple(w, s, o);
-  if (*s->p == '}') { o->type = XLA__OP_SHARDING__TYPE__TUPLE; return 0; }   /* {} : empty tuple */
-  if (sharding_type(s, &o->type) == 0) return 0;
-  if (lit(s, "maximal")) {
-    int64_t d;
-    if (!lit(s, "device=") || !num(s, &d)) return -1;
+/* The typed sharding as xla.OpSharding (to_text.c reads it back): 0, or -1
+ * for what OpSharding is not written with here (metadata, shard groups,
+ * named meshes). */
+static int sharding_msg(W *w, const HloSharding *h, Xla__OpSharding *o) {
+  if (h->metadata || h->group != HLO_SHARD_GROUP_NONE || h->kind == HLO_SHARDING_MESH) return -1;
+  switch (h->kind) {
+  case HLO_SHARDING_TUPLE:
+    o->type = XLA__OP_SHARDING__TYPE__TUPLE;
+    o->n_tuple_shardings = (size_t)h->ntuple;
+    o->tuple_shardings = alloc(w, (size_t)h->ntuple * sizeof *o->tuple_shardings + 1);
+    if (!o->tuple_shardings) return -1;
+    for (int32_t i = 0; i < h->ntuple; i++) {
+      o->tuple_shardings[i] = NEW(w, Xla__OpSharding, XLA__OP_SHARDING__INIT);
+      if (!o->tuple_shardings[i] || sharding_msg(w, &h->tuple[i], o->tuple_shardings[i]) != 0) return -1;
+    }
+    return 0;
+  case HLO_SHARDING_MAXIMAL:
     o->type = XLA__OP_SHARDING__TYPE__MAXIMAL;
     o->n_tile_assignment_devices = 1;
-    o->tile_assignment_devices = i64s(w, &d, 1);
+    o->tile_assignment_devices = i64s(w, &h->device, 1);
     return o->tile_assignment_devices ? 0 : -1;
-  }
-  if (!lit(s, "devices=")) return -1;
-  o->type = XLA__OP_SHARDING__TYPE__OTHER;
-  if (nums(w, s, '[', ']', &o->tile_assignment_dimensions, &o->n_tile_assignment_dimensions) != 0) return -1;
-  if (lit(s, "<=")) {
-    if (nums(w, s, '[', ']', &o->iota_reshape_dims, &o->n_iota_reshape_dims) != 0) return -1;
-    size_t nd = o->n_iota_reshape_dims;
-    o->n_iota_transpose_perm = nd;
-    o->iota_transpose_perm = alloc(w, nd * sizeof(int32_t));
-    if (!o->iota_transpose_perm) return -1;
-    for (size_t i = 0; i < nd; i++) o->iota_transpose_perm[i] = (int32_t)i;
-    if (lit(s, "T")) {
-      int64_t *perm;
-      size_t np;
-      if (nums(w, s, '(', ')', &perm, &np) != 0 || np != nd) return -1;
-      for (size_t i = 0; i < nd; i++) o->iota_transpose_perm[i] = (int32_t)perm[i];
+  case HLO_SHARDING_TILED: {
+    o->type = XLA__OP_SHARDING__TYPE__OTHER;
+    o->n_tile_assignment_dimensions = (size_t)h->ndims;
+    o->tile_assignment_dimensions = i64s(w, h->dims, (size_t)h->ndims);
+    if (!o->tile_assignment_dimensions) return -1;
+    if (h->niota) {
+      o->n_iota_reshape_dims = o->n_iota_transpose_perm = (size_t)h->niota;
+      o->iota_reshape_dims = i64s(w, h->iota_dims, (size_t)h->niota);
+      o->iota_transpose_perm = alloc(w, (size_t)h->niota * sizeof(int32_t));
+      if (!o->iota_reshape_dims || !o->iota_transpose_perm) return -1;
+      memcpy(o->iota_transpose_perm, h->iota_perm, (size_t)h->niota * sizeof(int32_t));
+    } else {
+      size_t total = 1;
+      for (int32_t i = 0; i < h->ndims; i++) total *= (size_t)h->dims[i];
+      o->n_tile_assignment_devices = total;
+      o->tile_assignment_devices = i64s(w, h->devices, total);
+      if (!o->tile_assignment_devices) return -1;
     }
-  } else {
-    int64_t tmp[4096];
-    size_t k = 0;
-    do {
-      if (k == 4096 || !num(s, &tmp[k++])) return -1;
-    } while (lit(s, ","));
-    o->n_tile_assignment_devices = k;
-    o->tile_assignment_devices = i64s(w, tmp, k);
-  }
-  for (;;) {
-    if (lit(s, "last_tile_dim_replicate")) { o->replicate_on_last_tile_dim = true; continue; }
-    if (lit(s, "last_tile_dims={")) {
-      Xla__OpSharding__Type t[64];
-      size_t n = 0;
-      do {
-        if (n == 64 || sharding_type(s, &t[n++]) != 0) return -1;
-      } while (lit(s, ","));
-      if (!lit(s, "}")) return -1;
-      o->n_last_tile_dims = n;
-      o->last_tile_dims = alloc(w, n * sizeof *t);
+    if (h->last_tile_dim_replicate) {
+      o->replicate_on_last_tile_dim = true;
+    } else if (h->nsub) {
+      o->n_last_tile_dims = (size_t)h->nsub;
+      o->last_tile_dims = alloc(w, (size_t)h->nsub * sizeof *o->last_tile_dims);
       if (!o->last_tile_dims) return -1;
-      memcpy(o->last_tile_dims, t, n * sizeof *t);
-      continue;
+      for (int32_t i = 0; i < h->nsub; i++) o->last_tile_dims[i] = sharding_type(h->subgroup[i]);
     }
-    break;
+    return 0;
   }
-  return 0;
+  default:
+    o->type = sharding_type(h->kind);
+    return 0;
+  }
 }
 
-static int sharding_proto(W *w, const HloAttr *a, Xla__OpSharding **out) {
-  const char *t = attr_text(w, a);
-  if (!t) return OOM(w);
-  Scan s = {t};
+static int sharding_proto(W *w, const HloInstr *ins, const HloAttr *a, Xla__OpSharding **out) {
   Xla__OpSharding *o = NEW(w, Xla__OpSharding, XLA__OP_SHARDING__INIT);
   if (!o) return OOM(w);
-  if (!lit(&s, "{") || sharding_body(w, &s, o) != 0 || !lit(&s, "}") || (sk(&s), *s.p))
-    return fail(w, "sharding=%s cannot be written to xla.OpSharding by this version", t);
+  if (!ins->sharding || sharding_msg(w, ins->sharding, o) != 0) {
+    const char *t = attr_text(w, a);
+    return fail(w, "sharding=%s cannot be written to xla.OpSharding by this version", t ? t : "{...}");
+  }
   *out = o;
   return 0;
 }
@@ -756,7 +733,7 @@ static int instruction_proto(W *w, const HloInstr *ins, Xla__HloInstructionProto
         IS("batch_group_count") || (IS("algorithm") && op != HLO_OP_RNG_BIT_GENERATOR)) {
       continue;   /* written above from the typed fields */
     } else if (IS("sharding")) {
-      if (sharding_proto(w, a, &p->sharding) != 0) return -1;
+      if (sharding_proto(w, ins, a, &p->sharding) != 0) return -1;
     } else if (IS("frontend_attributes")) {
       if (frontend_proto(w, a, p->frontend_attributes) != 0) return -1;
     } else if (IS("metadata")) {
