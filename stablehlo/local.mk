@@ -33,3 +33,12 @@ tests_check_stablehlo_LDADD = $(TEST_LIBS)
 
 # StableHLO's own test files (a checkout of openxla/stablehlo): the pass figure.
 EXTRA_DIST += tests/stablehlo/run_all.py
+
+# A fixed sample of StableHLO's test files (tests/stablehlo/sample/, with
+# StableHLO's license) against the list of those that cannot pass.
+check_PROGRAMS += tests/check_stablehlo_sample
+TESTS += tests/check_stablehlo_sample
+tests_check_stablehlo_sample_SOURCES = tests/check_stablehlo_sample.c
+tests_check_stablehlo_sample_CFLAGS = $(TEST_CFLAGS) -DSHS_SRCDIR='"$(abs_srcdir)"'
+tests_check_stablehlo_sample_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/stablehlo/sample tests/stablehlo/cannot-pass.txt tests/stablehlo/LICENSE tests/stablehlo/NOTICE

@@ -468,6 +468,24 @@ int sh_result_count(Lower *C, ShNode *node) {
   return n;
 }
 
+/* Pretty reductions list "(%x init: %i), (%y init: %j)": inputs first, then
+ * inits, as the generic form and the written signature have them. */
+static void inputs_then_inits(Lower *C, ShOp *op) {
+  bool pretty = false;
+  for (ShNode *k = op->node->kids; k; k = k->next)
+    if (k->kind == SHN_PAREN)
+      for (ShNode *x = k->kids; x; x = x->next)
+        if (sh_is(C, x, SH_BAREID, "init")) pretty = true;
+  if (!pretty || op->noperands % 2) return;
+  int n = op->noperands / 2;
+  Binding **v = hlc_arena_alloc(C->arena, sizeof *v * (size_t)op->noperands);
+  for (int i = 0; i < n; i++) {
+    v[i] = op->operands[2 * i];
+    v[n + i] = op->operands[2 * i + 1];
+  }
+  memcpy(op->operands, v, sizeof *v * (size_t)op->noperands);
+}
+
 /* The types after ':' at sig: "(T, T) -> T", "(T) -> (T, T)" or "T, T". */
 static void signature(Lower *C, ShOp *op, ShNode *sig) {
   ShType *tmp[SH_MAX_OPERANDS / 4];
@@ -588,5 +606,6 @@ void sh_decompose(Lower *C, ShNode *node, ShOp *op) {
     default: break;
     }
   }
+  inputs_then_inits(C, op);
   signature(C, op, sig);
 }

@@ -74,23 +74,6 @@ static const char *reducer(Lower *C, ShOp *op, int ninputs, ShType *scalar) {
   return sh_region_lower(C, op->regions[0], "region", SHR_PARAMS, NULL, NULL, 0, NULL, NULL);
 }
 
-/* Pretty reductions list "(%x init: %i), (%y init: %j)": inputs first, then inits. */
-static void inputs_then_inits(Lower *C, ShOp *op) {
-  bool pretty = false;
-  for (ShNode *k = op->node->kids; k; k = k->next)
-    if (k->kind == SHN_PAREN)
-      for (ShNode *x = k->kids; x; x = x->next)
-        if (sh_is(C, x, SH_BAREID, "init")) pretty = true;
-  if (!pretty || op->noperands % 2) return;
-  int n = op->noperands / 2;
-  Binding **v = hlc_arena_alloc(C->arena, sizeof *v * (size_t)op->noperands);
-  for (int i = 0; i < n; i++) {
-    v[i] = op->operands[2 * i];
-    v[n + i] = op->operands[2 * i + 1];
-  }
-  memcpy(op->operands, v, sizeof *v * (size_t)op->noperands);
-}
-
 static const char *result_or_tuple(Lower *C, ShOp *op, const char *opcode, const char *attrs) {
   if (op->nresults == 1) return sh_simple(C, op, opcode, attrs);
   ShType *tt = sh_tuple_type(C, op->results, op->nresults);
@@ -100,7 +83,6 @@ static const char *result_or_tuple(Lower *C, ShOp *op, const char *opcode, const
 }
 
 static int op_reduce(Lower *C, ShOp *op) {
-  inputs_then_inits(C, op);
   if (op->noperands % 2 || op->noperands == 0) sh_fail(C, op->node, "stablehlo.reduce: expected inputs and as many inits");
   int n = op->noperands / 2;
   int64_t d[SH_MAX_RANK];
