@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gpu_fail(GpuCall *c, const char *fmt, ...) {
+int hlt_gpu_fail(GpuCall *c, const char *fmt, ...) {
   if (c->err) return -1;
   char msg[768];
   va_list ap;
@@ -47,10 +47,10 @@ static int read_i64s(const XLA_FFI_Attrs *a, const char *name, int64_t *v, int m
 static int read_leaves(GpuCall *c, const XLA_FFI_Attrs *mem, const char *which, GpuLeaf *out,
                        int *n) {
   const XLA_FFI_Attrs *d = attr(mem, which, XLA_FFI_AttrType_DICTIONARY);
-  if (!d) return gpu_fail(c, "no %s in the instruction members", which);
+  if (!d) return hlt_gpu_fail(c, "no %s in the instruction members", which);
   if (d->size > GPU_MAX_LEAVES)
-    return gpu_fail(c, "%lld %s: at most %d are supported", (long long)d->size, which,
-                    GPU_MAX_LEAVES);
+    return hlt_gpu_fail(c, "%lld %s: at most %d are supported", (long long)d->size, which,
+                        GPU_MAX_LEAVES);
   for (int64_t i = 0; i < d->size; i++) {
     char key[16], dt[32];
     snprintf(key, sizeof key, "%d", (int)i);
@@ -61,7 +61,7 @@ static int read_leaves(GpuCall *c, const XLA_FFI_Attrs *mem, const char *which, 
     g->rank = l ? read_i64s(l, "dims", g->dims, GPU_MAX_RANK) : -1;
     if (g->dtype == HLO_DTYPE_INVALID || g->rank < 0 ||
         read_i64s(l, "layout", g->layout, GPU_MAX_RANK) != g->rank)
-      return gpu_fail(c, "%s %d: unreadable or rank above %d", which, (int)i, GPU_MAX_RANK);
+      return hlt_gpu_fail(c, "%s %d: unreadable or rank above %d", which, (int)i, GPU_MAX_RANK);
   }
   *n = (int)d->size;
   return 0;
@@ -78,25 +78,25 @@ static int read_window(GpuCall *c, const XLA_FFI_Attrs *mem) {
       read_i64s(w, "lhs_dilation", c->wlhs_dil, GPU_MAX_RANK) != n ||
       read_i64s(w, "rhs_dilation", c->wrhs_dil, GPU_MAX_RANK) != n || !rev ||
       rev->size != (size_t)n)
-    return gpu_fail(c, "window: unreadable members");
+    return hlt_gpu_fail(c, "window: unreadable members");
   memcpy(c->wrev, rev->data, (size_t)n);
   c->wrank = n;
   return 0;
 }
 
-int gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f) {
+int hlt_gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f) {
   memset(c, 0, sizeof *c);
   strcpy(c->name, "?");
   c->attrs = &f->attrs;
   const XLA_FFI_Attrs *mem = attr(&f->attrs, HLORUN_FFI_INSTRUCTION_ATTR,
                                   XLA_FFI_AttrType_DICTIONARY);
-  if (!mem) return gpu_fail(c, "the FFI host passed no instruction members");
+  if (!mem) return hlt_gpu_fail(c, "the FFI host passed no instruction members");
   span_dup(attr(mem, "name", XLA_FFI_AttrType_STRING), c->name, sizeof c->name);
   XLA_FFI_ByteSpan *tg = attr(mem, "target", XLA_FFI_AttrType_STRING);
   c->target = "";
   if (tg) {
     char *t = malloc(tg->len + 1);
-    if (!t) return gpu_fail(c, "out of memory");
+    if (!t) return hlt_gpu_fail(c, "out of memory");
     memcpy(t, tg->ptr, tg->len);
     t[tg->len] = 0;
     c->target = t;
@@ -104,7 +104,7 @@ int gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f) {
   XLA_FFI_ByteSpan *dl = attr(mem, "dim_labels", XLA_FFI_AttrType_STRING);
   if (dl) {
     char *t = malloc(dl->len + 1);
-    if (!t) return gpu_fail(c, "out of memory");
+    if (!t) return hlt_gpu_fail(c, "out of memory");
     memcpy(t, dl->ptr, dl->len);
     t[dl->len] = 0;
     c->dim_labels = t;
@@ -119,14 +119,13 @@ int gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f) {
   json_error_t je;
   c->config = json_loadb(bc->ptr, bc->len, JSON_REJECT_DUPLICATES, &je);
   if (!c->config)
-    return gpu_fail(c, "backend_config is not valid JSON: %s (at character %d of the config)",
-                    je.text, je.position);
-  if (!json_is_object(c->config))
-    return gpu_fail(c, "backend_config must be a JSON object");
+    return hlt_gpu_fail(c, "backend_config is not valid JSON: %s (at character %d of the config)",
+                        je.text, je.position);
+  if (!json_is_object(c->config)) return hlt_gpu_fail(c, "backend_config must be a JSON object");
   return 0;
 }
 
-void gpu_call_free(GpuCall *c) {
+void hlt_gpu_call_free(GpuCall *c) {
   json_decref(c->config);
   if (c->target && *c->target) free((char *)c->target);
   free((char *)c->dim_labels);
@@ -134,18 +133,18 @@ void gpu_call_free(GpuCall *c) {
   memset(c, 0, sizeof *c);
 }
 
-json_t *gpu_config_section(GpuCall *c, const char *key, const char *bare_key) {
+json_t *hlt_gpu_config_section(GpuCall *c, const char *key, const char *bare_key) {
   if (!c->config) {
-    gpu_fail(c, "backend_config: missing; %s needs a \"%s\"", c->target, key);
+    hlt_gpu_fail(c, "backend_config: missing; %s needs a \"%s\"", c->target, key);
     return NULL;
   }
   json_t *o = json_object_get(c->config, key);
   if (o) {
-    if (!json_is_object(o)) gpu_fail(c, "backend_config field %s: expected an object", key);
+    if (!json_is_object(o)) hlt_gpu_fail(c, "backend_config field %s: expected an object", key);
     return json_is_object(o) ? o : NULL;
   }
   if (bare_key && json_object_get(c->config, bare_key)) return c->config;
-  gpu_fail(c, "backend_config: missing required field %s", key);
+  hlt_gpu_fail(c, "backend_config: missing required field %s", key);
   return NULL;
 }
 
@@ -176,58 +175,59 @@ static int parse_int(json_t *v, int64_t *out) {
   return 0;
 }
 
-int gpu_json_double(GpuCall *c, json_t *obj, const char *key, const char *path, double def,
-                    double *out) {
+int hlt_gpu_json_double(GpuCall *c, json_t *obj, const char *key, const char *path, double def,
+                        double *out) {
   json_t *v = json_object_get(obj, key);
   if (!v) { *out = def; return 0; }
   if (parse_double(v, out))
-    return gpu_fail(c, "backend_config field %s: expected a number", path);
+    return hlt_gpu_fail(c, "backend_config field %s: expected a number", path);
   return 0;
 }
 
-int gpu_json_double_req(GpuCall *c, json_t *obj, const char *key, const char *path,
-                        double *out) {
+int hlt_gpu_json_double_req(GpuCall *c, json_t *obj, const char *key, const char *path,
+                            double *out) {
   if (!json_object_get(obj, key))
-    return gpu_fail(c, "backend_config: missing required field %s", path);
-  return gpu_json_double(c, obj, key, path, 0, out);
+    return hlt_gpu_fail(c, "backend_config: missing required field %s", path);
+  return hlt_gpu_json_double(c, obj, key, path, 0, out);
 }
 
-int gpu_json_int(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t def,
-                 int64_t *out) {
+int hlt_gpu_json_int(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t def,
+                     int64_t *out) {
   json_t *v = json_object_get(obj, key);
   if (!v) { *out = def; return 0; }
   if (parse_int(v, out))
-    return gpu_fail(c, "backend_config field %s: expected an integer (number or decimal string)",
-                    path);
+    return hlt_gpu_fail(
+        c, "backend_config field %s: expected an integer (number or decimal string)", path);
   return 0;
 }
 
-int gpu_json_bool(GpuCall *c, json_t *obj, const char *key, const char *path, bool def,
-                  bool *out) {
+int hlt_gpu_json_bool(GpuCall *c, json_t *obj, const char *key, const char *path, bool def,
+                      bool *out) {
   json_t *v = json_object_get(obj, key);
   if (!v) { *out = def; return 0; }
-  if (!json_is_boolean(v)) return gpu_fail(c, "backend_config field %s: expected true or false", path);
+  if (!json_is_boolean(v))
+    return hlt_gpu_fail(c, "backend_config field %s: expected true or false", path);
   *out = json_is_true(v);
   return 0;
 }
 
-int gpu_json_ints(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t *v,
-                  int max, int *n) {
+int hlt_gpu_json_ints(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t *v,
+                      int max, int *n) {
   json_t *a = json_object_get(obj, key);
   *n = 0;
   if (!a) return 0;
   if (!json_is_array(a) || json_array_size(a) > (size_t)max)
-    return gpu_fail(c, "backend_config field %s: expected a list of at most %d integers", path,
-                    max);
+    return hlt_gpu_fail(c, "backend_config field %s: expected a list of at most %d integers", path,
+                        max);
   for (size_t i = 0; i < json_array_size(a); i++)
     if (parse_int(json_array_get(a, i), &v[i]))
-      return gpu_fail(c, "backend_config field %s[%zu]: expected an integer", path, i);
+      return hlt_gpu_fail(c, "backend_config field %s[%zu]: expected an integer", path, i);
   *n = (int)json_array_size(a);
   return 0;
 }
 
-int gpu_json_enum(GpuCall *c, json_t *obj, const char *key, const char *path,
-                  const char *const *names, int nnames, int def, int *out) {
+int hlt_gpu_json_enum(GpuCall *c, json_t *obj, const char *key, const char *path,
+                      const char *const *names, int nnames, int def, int *out) {
   json_t *v = json_object_get(obj, key);
   if (!v) { *out = def; return 0; }
   int64_t k;
@@ -240,5 +240,5 @@ int gpu_json_enum(GpuCall *c, json_t *obj, const char *key, const char *path,
   list[0] = 0;
   for (int i = 0; i < nnames && n < sizeof list - 32; i++)
     if (names[i]) n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", names[i]);
-  return gpu_fail(c, "backend_config field %s: expected one of %s (or its number)", path, list);
+  return hlt_gpu_fail(c, "backend_config field %s: expected one of %s (or its number)", path, list);
 }

@@ -46,13 +46,13 @@ typedef struct Labels { char in[GPU_MAX_RANK + 1], ker[GPU_MAX_RANK + 1], out[GP
 
 static int split_labels(GpuCall *c, Labels *l) {
   const char *s = c->dim_labels;
-  if (!s) return gpu_fail(c, "needs dim_labels (the forward convolution's)");
+  if (!s) return hlt_gpu_fail(c, "needs dim_labels (the forward convolution's)");
   const char *u = strchr(s, '_'), *a = strstr(s, "->");
   size_t n0 = u ? (size_t)(u - s) : 0, n1 = u && a > u ? (size_t)(a - u - 1) : 0;
   size_t n2 = a ? strlen(a + 2) : 0;
   if (!u || !a || a < u || !n0 || n0 > GPU_MAX_RANK || !n1 || n1 > GPU_MAX_RANK || !n2 ||
       n2 > GPU_MAX_RANK || n0 != n1 || n0 != n2)
-    return gpu_fail(c, "dim_labels=%s: expected IN_KERNEL->OUT of equal ranks", s);
+    return hlt_gpu_fail(c, "dim_labels=%s: expected IN_KERNEL->OUT of equal ranks", s);
   memcpy(l->in, s, n0); l->in[n0] = 0;
   memcpy(l->ker, u + 1, n1); l->ker[n1] = 0;
   memcpy(l->out, a + 2, n2); l->out[n2] = 0;
@@ -81,48 +81,53 @@ static void window_text(GpuText *t, int n, const int64_t *size, const int64_t *s
   static const char *const keys[] = {"size=", " stride=", " pad=", " lhs_dilate=", " rhs_dilate="};
   const int64_t *v[] = {size, stride, NULL, lhs_dil, rhs_dil};
   if (n == 0) return;
-  gpu_text(t, ", window={");
+  hlt_gpu_text(t, ", window={");
   for (int k = 0; k < 5; k++) {
-    gpu_text(t, "%s", keys[k]);
+    hlt_gpu_text(t, "%s", keys[k]);
     for (int i = 0; i < n; i++) {
-      if (k == 2) gpu_text(t, "%s%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i]);
-      else gpu_text(t, "%s%lld", i ? "x" : "", (long long)v[k][i]);
+      if (k == 2)
+        hlt_gpu_text(t, "%s%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i]);
+      else
+        hlt_gpu_text(t, "%s%lld", i ? "x" : "", (long long)v[k][i]);
     }
   }
   if (rev) {
-    gpu_text(t, " rhs_reversal=");
-    for (int i = 0; i < n; i++) gpu_text(t, "%s1", i ? "x" : "");
+    hlt_gpu_text(t, " rhs_reversal=");
+    for (int i = 0; i < n; i++) hlt_gpu_text(t, "%s1", i ? "x" : "");
   }
-  gpu_text(t, "}");
+  hlt_gpu_text(t, "}");
 }
 
 /* The activation of convBiasActivationForward on value x. */
 static int activation(GpuMod *m, int act, double leaky_alpha, int x) {
   switch (act) {
-  case ACT_SIGMOID: return gpu_unary(m, "logistic", x);
-  case ACT_RELU: return gpu_binary(m, "maximum", x, gpu_splat(m, 0));
-  case ACT_RELU6: {
-    int lo = gpu_splat(m, 0), hi = gpu_splat(m, 6);
-    int v = gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
-    gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
-    return v;
+    case ACT_SIGMOID:
+      return hlt_gpu_unary(m, "logistic", x);
+    case ACT_RELU:
+      return hlt_gpu_binary(m, "maximum", x, hlt_gpu_splat(m, 0));
+    case ACT_RELU6: {
+      int lo = hlt_gpu_splat(m, 0), hi = hlt_gpu_splat(m, 6);
+      int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
+      hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
+      return v;
   }
-  case ACT_TANH: return gpu_unary(m, "tanh", x);
+  case ACT_TANH:
+    return hlt_gpu_unary(m, "tanh", x);
   case ACT_ELU: case ACT_LEAKY_RELU: {
-    int zero = gpu_splat(m, 0);
-    int neg = gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
-    gpu_text(&m->t, "v%d, v%d), direction=LT\n", x, zero);
-    int low = act == ACT_ELU ? gpu_unary(m, "exponential-minus-one", x)
-                             : gpu_binary(m, "multiply", x, gpu_splat(m, leaky_alpha));
-    int v = gpu_emit(m, m->ct, m->dims, m->rank, "select(");
-    gpu_text(&m->t, "v%d, v%d, v%d)\n", neg, low, x);
+    int zero = hlt_gpu_splat(m, 0);
+    int neg = hlt_gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
+    hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", x, zero);
+    int low = act == ACT_ELU ? hlt_gpu_unary(m, "exponential-minus-one", x)
+                             : hlt_gpu_binary(m, "multiply", x, hlt_gpu_splat(m, leaky_alpha));
+    int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "select(");
+    hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", neg, low, x);
     return v;
   }
   case ACT_GELU_EXACT: {
     /* 0.5 x (1 + erf(x / sqrt 2)) */
-    int e = gpu_unary(m, "erf", gpu_binary(m, "multiply", x, gpu_splat(m, M_SQRT1_2)));
-    return gpu_binary(m, "multiply", gpu_binary(m, "multiply", x, gpu_splat(m, 0.5)),
-                      gpu_binary(m, "add", e, gpu_splat(m, 1)));
+    int e = hlt_gpu_unary(m, "erf", hlt_gpu_binary(m, "multiply", x, hlt_gpu_splat(m, M_SQRT1_2)));
+    return hlt_gpu_binary(m, "multiply", hlt_gpu_binary(m, "multiply", x, hlt_gpu_splat(m, 0.5)),
+                          hlt_gpu_binary(m, "add", e, hlt_gpu_splat(m, 1)));
   }
   default: return x;
   }
@@ -135,80 +140,92 @@ static bool same_shape(const GpuLeaf *a, const GpuLeaf *b) {
   return true;
 }
 
-char *gpu_build_conv(GpuCall *c) {
+char *hlt_gpu_build_conv(GpuCall *c) {
   const char *t = c->target;
   int kind = !strcmp(t, "__cudnn$convForward") ? CONV_FWD
              : !strcmp(t, "__cudnn$convBackwardInput") ? CONV_BWD_INPUT
              : !strcmp(t, "__cudnn$convBackwardFilter") ? CONV_BWD_FILTER
              : !strcmp(t, "__cudnn$convForwardGraph") ? CONV_GRAPH : CONV_BIAS_ACT;
-  json_t *g = gpu_config_section(c, "cudnn_conv_backend_config", "conv_result_scale");
+  json_t *g = hlt_gpu_config_section(c, "cudnn_conv_backend_config", "conv_result_scale");
   double scale, side_scale, leaky;
   int act;
   Labels l;
   if (!g ||
-      gpu_json_double_req(c, g, "conv_result_scale", "cudnn_conv_backend_config.conv_result_scale",
-                          &scale) ||
-      gpu_json_double(c, g, "side_input_scale", "cudnn_conv_backend_config.side_input_scale", 0,
-                      &side_scale) ||
-      gpu_json_double(c, g, "leakyrelu_alpha", "cudnn_conv_backend_config.leakyrelu_alpha", 0,
-                      &leaky) ||
-      gpu_json_enum(c, g, "activation_mode", "cudnn_conv_backend_config.activation_mode",
-                    act_names, ACT_COUNT, ACT_NONE, &act) ||
+      hlt_gpu_json_double_req(c, g, "conv_result_scale",
+                              "cudnn_conv_backend_config.conv_result_scale", &scale) ||
+      hlt_gpu_json_double(c, g, "side_input_scale", "cudnn_conv_backend_config.side_input_scale", 0,
+                          &side_scale) ||
+      hlt_gpu_json_double(c, g, "leakyrelu_alpha", "cudnn_conv_backend_config.leakyrelu_alpha", 0,
+                          &leaky) ||
+      hlt_gpu_json_enum(c, g, "activation_mode", "cudnn_conv_backend_config.activation_mode",
+                        act_names, ACT_COUNT, ACT_NONE, &act) ||
       split_labels(c, &l))
     return NULL;
   json_t *graph = json_object_get(g, "serialized_graph");
   if (json_is_true(json_object_get(g, "reordered_int8_nchw_vect"))) {
-    gpu_fail(c, "backend_config field cudnn_conv_backend_config.reordered_int8_nchw_vect: "
-                "reordered int8 filters are not supported");
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_conv_backend_config.reordered_int8_nchw_vect: "
+                 "reordered int8 filters are not supported");
     return NULL;
   }
   if ((kind == CONV_GRAPH) != (graph != NULL) || (graph && !json_is_string(graph))) {
-    gpu_fail(c, kind == CONV_GRAPH ? "backend_config: missing required field "
-                                     "cudnn_conv_backend_config.serialized_graph (a string)"
-                                   : "backend_config field cudnn_conv_backend_config."
-                                     "serialized_graph: only __cudnn$convForwardGraph takes a graph");
+    hlt_gpu_fail(c, kind == CONV_GRAPH
+                        ? "backend_config: missing required field "
+                          "cudnn_conv_backend_config.serialized_graph (a string)"
+                        : "backend_config field cudnn_conv_backend_config."
+                          "serialized_graph: only __cudnn$convForwardGraph takes a graph");
     return NULL;
   }
   /* gpu_conv_runner.cc RunGpuConvGraph refuses a scaled convolution. */
   if (kind == CONV_GRAPH && scale != 1) {
-    gpu_fail(c, "backend_config field cudnn_conv_backend_config.conv_result_scale is %g: a "
-                "graph convolution takes 1 (its scales are graph ops)", scale);
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_conv_backend_config.conv_result_scale is %g: a "
+                 "graph convolution takes 1 (its scales are graph ops)",
+                 scale);
     return NULL;
   }
   if (kind != CONV_BIAS_ACT && act != ACT_NONE) {
-    gpu_fail(c, "backend_config field cudnn_conv_backend_config.activation_mode: %s takes no "
-                "activation (got %s)", t, act_names[act]);
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_conv_backend_config.activation_mode: %s takes no "
+                 "activation (got %s)",
+                 t, act_names[act]);
     return NULL;
   }
   if (act == ACT_RELUX || act == ACT_BANDPASS) {
-    gpu_fail(c, "backend_config field cudnn_conv_backend_config.activation_mode: %s is not "
-                "supported (its parameters are not in the config)", act_names[act]);
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_conv_backend_config.activation_mode: %s is not "
+                 "supported (its parameters are not in the config)",
+                 act_names[act]);
     return NULL;
   }
   int want_ops = kind == CONV_BIAS_ACT ? (c->nops == 4 ? 4 : 3) : kind == CONV_GRAPH ? c->nops : 2;
   if (c->nops < 2 || c->nops != want_ops || c->nres < 1 || (c->nres > 2 && kind != CONV_GRAPH)) {
-    gpu_fail(c, "has %d operands and %d results; %s takes %s and gives (value, u8 scratch)",
-             c->nops, c->nres, t, kind == CONV_BIAS_ACT ? "(x, w, bias[, side_input])"
-                                  : kind == CONV_BWD_INPUT ? "(dy, w)"
-                                  : kind == CONV_BWD_FILTER ? "(x, dy)" : "(x, w)");
+    hlt_gpu_fail(c, "has %d operands and %d results; %s takes %s and gives (value, u8 scratch)",
+                 c->nops, c->nres, t,
+                 kind == CONV_BIAS_ACT     ? "(x, w, bias[, side_input])"
+                 : kind == CONV_BWD_INPUT  ? "(dy, w)"
+                 : kind == CONV_BWD_FILTER ? "(x, dy)"
+                                           : "(x, w)");
     return NULL;
   }
   if (kind == CONV_BIAS_ACT && c->nops == 3 && side_scale != 0) {
-    gpu_fail(c, "backend_config field cudnn_conv_backend_config.side_input_scale is %g but there "
-                "is no side input operand", side_scale);
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_conv_backend_config.side_input_scale is %g but there "
+                 "is no side input operand",
+                 side_scale);
     return NULL;
   }
   const GpuLeaf *o0 = &c->ops[0], *o1 = &c->ops[1], *r = &c->res[0];
   if (!hlc_dtype_is_float(o0->dtype) || !hlc_dtype_is_float(o1->dtype) ||
       !hlc_dtype_is_float(r->dtype)) {
-    gpu_fail(c, "integer (int8) cuDNN convolutions are not supported; operands %s, %s",
-             hlc_dtype_name(o0->dtype), hlc_dtype_name(o1->dtype));
+    hlt_gpu_fail(c, "integer (int8) cuDNN convolutions are not supported; operands %s, %s",
+                 hlc_dtype_name(o0->dtype), hlc_dtype_name(o1->dtype));
     return NULL;
   }
   int ns = (int)strlen(l.in) - 2;
   if (c->wrank != ns) {
-    gpu_fail(c, "window has %d dimensions; dim_labels=%s has %d spatial ones", c->wrank,
-             c->dim_labels, ns);
+    hlt_gpu_fail(c, "window has %d dimensions; dim_labels=%s has %d spatial ones", c->wrank,
+                 c->dim_labels, ns);
     return NULL;
   }
   bool any_rev = false, all_rev = true;
@@ -216,12 +233,12 @@ char *gpu_build_conv(GpuCall *c) {
     any_rev |= c->wrev[i] != 0;
     all_rev &= c->wrev[i] != 0;
     if (c->wlhs_dil[i] != 1 && kind != CONV_FWD && kind != CONV_BIAS_ACT) {
-      gpu_fail(c, "window: lhs_dilate must be 1 for %s", t);
+      hlt_gpu_fail(c, "window: lhs_dilate must be 1 for %s", t);
       return NULL;
     }
   }
   if (any_rev && !all_rev) {
-    gpu_fail(c, "window: rhs_reversal must be all or none (cuDNN)");
+    hlt_gpu_fail(c, "window: rhs_reversal must be all or none (cuDNN)");
     return NULL;
   }
   int64_t G = c->feature_group_count;
@@ -232,12 +249,13 @@ char *gpu_build_conv(GpuCall *c) {
     int pf = pos(l.in, 'f'), po = pos(l.ker, 'o'), pi = pos(l.ker, 'i');
     if (G < 1 || pf < 0 || po < 0 || pi < 0 || pf >= xl0->rank || po >= wl0->rank ||
         pi >= wl0->rank || wl0->dims[po] % G || xl0->dims[pf] != wl0->dims[pi] * G) {
-      gpu_fail(c, "feature_group_count=%lld does not fit the forward convolution: x has %lld "
-                  "features, w %lld output and %lld input features (x's features must be G times "
-                  "w's input features, and G must divide w's output features)",
-               (long long)G, (long long)(pf >= 0 && pf < xl0->rank ? xl0->dims[pf] : -1),
-               (long long)(po >= 0 && po < wl0->rank ? wl0->dims[po] : -1),
-               (long long)(pi >= 0 && pi < wl0->rank ? wl0->dims[pi] : -1));
+      hlt_gpu_fail(c,
+                   "feature_group_count=%lld does not fit the forward convolution: x has %lld "
+                   "features, w %lld output and %lld input features (x's features must be G times "
+                   "w's input features, and G must divide w's output features)",
+                   (long long)G, (long long)(pf >= 0 && pf < xl0->rank ? xl0->dims[pf] : -1),
+                   (long long)(po >= 0 && po < wl0->rank ? wl0->dims[po] : -1),
+                   (long long)(pi >= 0 && pi < wl0->rank ? wl0->dims[pi] : -1));
       return NULL;
     }
   }
@@ -248,19 +266,20 @@ char *gpu_build_conv(GpuCall *c) {
   for (int i = 0; i < ns; i++) {
     int px = pos(l.in, (char)('0' + i)), py = pos(l.out, (char)('0' + i));
     if (px < 0 || py < 0 || px >= xl->rank || py >= yl->rank) {
-      gpu_fail(c, "dim_labels=%s: spatial dimension %d is missing", c->dim_labels, i);
+      hlt_gpu_fail(c, "dim_labels=%s: spatial dimension %d is missing", c->dim_labels, i);
       return NULL;
     }
     int64_t in = (xl->dims[px] - 1) * c->wlhs_dil[i] + 1 + c->wpad_lo[i] + c->wpad_hi[i];
     int64_t keff = (c->wsize[i] - 1) * c->wrhs_dil[i] + 1;
     int64_t o = in < keff ? 0 : (in - keff) / c->wstride[i] + 1;
     if (o != yl->dims[py]) {
-      gpu_fail(c, "window dimension %d (size %lld, stride %lld, pad %lld_%lld) maps x's %lld "
-                  "elements to %lld, but the %s has %lld", i, (long long)c->wsize[i],
-               (long long)c->wstride[i], (long long)c->wpad_lo[i], (long long)c->wpad_hi[i],
-               (long long)xl->dims[px], (long long)o,
-               kind == CONV_BWD_INPUT || kind == CONV_BWD_FILTER ? "dy operand" : "result",
-               (long long)yl->dims[py]);
+      hlt_gpu_fail(c,
+                   "window dimension %d (size %lld, stride %lld, pad %lld_%lld) maps x's %lld "
+                   "elements to %lld, but the %s has %lld",
+                   i, (long long)c->wsize[i], (long long)c->wstride[i], (long long)c->wpad_lo[i],
+                   (long long)c->wpad_hi[i], (long long)xl->dims[px], (long long)o,
+                   kind == CONV_BWD_INPUT || kind == CONV_BWD_FILTER ? "dy operand" : "result",
+                   (long long)yl->dims[py]);
       return NULL;
     }
   }
@@ -268,23 +287,25 @@ char *gpu_build_conv(GpuCall *c) {
   m.ct = (o0->dtype == HLO_F64 || o1->dtype == HLO_F64 || r->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   m.rank = r->rank;
   memcpy(m.dims, r->dims, sizeof m.dims);
-  gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
   if (kind == CONV_GRAPH)   /* for amax */
-    gpu_text(&m.t, "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
-                   "  ROOT r = %s[] maximum(a, b)\n}\n\n", hlc_dtype_name(m.ct),
-             hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
-  gpu_text(&m.t, "ENTRY e {\n");
-  int v0 = gpu_operand(&m, o0, 0, GPU_ROUND_NONE), v1 = gpu_operand(&m, o1, 1, GPU_ROUND_NONE);
+    hlt_gpu_text(&m.t,
+                 "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
+                 "  ROOT r = %s[] maximum(a, b)\n}\n\n",
+                 hlc_dtype_name(m.ct), hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
+  hlt_gpu_text(&m.t, "ENTRY e {\n");
+  int v0 = hlt_gpu_operand(&m, o0, 0, GPU_ROUND_NONE),
+      v1 = hlt_gpu_operand(&m, o1, 1, GPU_ROUND_NONE);
   int64_t lo[GPU_MAX_RANK] = {0}, hi[GPU_MAX_RANK] = {0}, ones[GPU_MAX_RANK], size[GPU_MAX_RANK] = {0};
   for (int i = 0; i < ns; i++) ones[i] = 1;
   int y;
   if (kind == CONV_FWD || kind == CONV_BIAS_ACT || kind == CONV_GRAPH) {
-    y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    gpu_text(&m.t, "v%d, v%d)", v0, v1);
+    y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
+    hlt_gpu_text(&m.t, "v%d, v%d)", v0, v1);
     window_text(&m.t, ns, c->wsize, c->wstride, c->wpad_lo, c->wpad_hi, c->wlhs_dil, c->wrhs_dil,
                 any_rev);
-    gpu_text(&m.t, ", dim_labels=%s, feature_group_count=%lld\n", c->dim_labels,
-             (long long)c->feature_group_count);
+    hlt_gpu_text(&m.t, ", dim_labels=%s, feature_group_count=%lld\n", c->dim_labels,
+                 (long long)c->feature_group_count);
   } else if (kind == CONV_BWD_INPUT) {
     /* dx = conv(dy dilated by the stride, reversed w with in/out swapped). */
     const GpuLeaf *w = o1;
@@ -307,25 +328,25 @@ char *gpu_build_conv(GpuCall *c) {
       perm[1] = pos(l.ker, 'i');
       for (int i = 0; i < ns; i++) perm[2 + i] = rdims[i];
       for (int i = 0; i < w->rank; i++) cd[i] = w->dims[perm[i]];
-      int t0 = gpu_emit(&m, m.ct, cd, w->rank, "transpose(");
-      gpu_text(&m.t, "v%d), dimensions=", v1);
-      gpu_text_list(&m.t, perm, w->rank);
-      gpu_text(&m.t, "\n");
+      int t0 = hlt_gpu_emit(&m, m.ct, cd, w->rank, "transpose(");
+      hlt_gpu_text(&m.t, "v%d), dimensions=", v1);
+      hlt_gpu_text_list(&m.t, perm, w->rank);
+      hlt_gpu_text(&m.t, "\n");
       d5[0] = G; d5[1] = O / G;
       for (int i = 1; i < w->rank; i++) d5[i + 1] = cd[i];
-      int t1 = gpu_emit(&m, m.ct, d5, w->rank + 1, "reshape(");
-      gpu_text(&m.t, "v%d)\n", t0);
+      int t1 = hlt_gpu_emit(&m, m.ct, d5, w->rank + 1, "reshape(");
+      hlt_gpu_text(&m.t, "v%d)\n", t0);
       int64_t sw = d5[0], p5[GPU_MAX_RANK + 1];
       d5[0] = d5[1]; d5[1] = sw;
       for (int i = 0; i <= w->rank; i++) p5[i] = i;
       p5[0] = 1; p5[1] = 0;
-      int t2 = gpu_emit(&m, m.ct, d5, w->rank + 1, "transpose(");
-      gpu_text(&m.t, "v%d), dimensions=", t1);
-      gpu_text_list(&m.t, p5, w->rank + 1);
-      gpu_text(&m.t, "\n");
+      int t2 = hlt_gpu_emit(&m, m.ct, d5, w->rank + 1, "transpose(");
+      hlt_gpu_text(&m.t, "v%d), dimensions=", t1);
+      hlt_gpu_text_list(&m.t, p5, w->rank + 1);
+      hlt_gpu_text(&m.t, "\n");
       cd[0] = O / G; cd[1] = G * I;
-      wr = gpu_emit(&m, m.ct, cd, w->rank, "reshape(");
-      gpu_text(&m.t, "v%d)\n", t2);
+      wr = hlt_gpu_emit(&m, m.ct, cd, w->rank, "reshape(");
+      hlt_gpu_text(&m.t, "v%d)\n", t2);
       wdims = cd;
       gker[0] = 'i'; gker[1] = 'o';
       for (int i = 0; i < ns; i++) { gker[2 + i] = (char)('0' + i); rdims[i] = 2 + i; }
@@ -333,10 +354,10 @@ char *gpu_build_conv(GpuCall *c) {
     }
     if (!any_rev) {
       int src = wr;
-      wr = gpu_emit(&m, m.ct, wdims, w->rank, "reverse(");
-      gpu_text(&m.t, "v%d), dimensions=", src);
-      gpu_text_list(&m.t, rdims, nr);
-      gpu_text(&m.t, "\n");
+      wr = hlt_gpu_emit(&m, m.ct, wdims, w->rank, "reverse(");
+      hlt_gpu_text(&m.t, "v%d), dimensions=", src);
+      hlt_gpu_text_list(&m.t, rdims, nr);
+      hlt_gpu_text(&m.t, "\n");
     }
     for (int i = 0; i < ns; i++) {
       int64_t I = r->dims[pos(l.in, (char)('0' + i))], O = o0->dims[pos(l.out, (char)('0' + i))];
@@ -348,12 +369,12 @@ char *gpu_build_conv(GpuCall *c) {
     char ker[GPU_MAX_RANK + 1];
     if (G != 1) memcpy(ker, gker, sizeof ker);
     else swap2(ker, l.ker, 'i', 'o');
-    y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    gpu_text(&m.t, "v%d, v%d)", v0, wr);
+    y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
+    hlt_gpu_text(&m.t, "v%d, v%d)", v0, wr);
     window_text(&m.t, ns, size, ones, lo, hi, c->wstride, c->wrhs_dil, false);
-    gpu_text(&m.t, ", dim_labels=%s_%s->%s", l.out, ker, l.in);
-    if (G != 1) gpu_text(&m.t, ", feature_group_count=%lld", (long long)G);
-    gpu_text(&m.t, "\n");
+    hlt_gpu_text(&m.t, ", dim_labels=%s_%s->%s", l.out, ker, l.in);
+    if (G != 1) hlt_gpu_text(&m.t, ", feature_group_count=%lld", (long long)G);
+    hlt_gpu_text(&m.t, "\n");
   } else {
     /* dw = conv(x with batch/feature swapped, dy as the kernel). */
     char in[GPU_MAX_RANK + 1], ker[GPU_MAX_RANK + 1], out[GPU_MAX_RANK + 1];
@@ -369,55 +390,67 @@ char *gpu_build_conv(GpuCall *c) {
       lo[i] = c->wpad_lo[i];
       hi[i] = (c->wsize[i] - 1) * c->wrhs_dil[i] + (O - 1) * c->wstride[i] + 1 - I - c->wpad_lo[i];
     }
-    y = gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    gpu_text(&m.t, "v%d, v%d)", v0, v1);
+    y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
+    hlt_gpu_text(&m.t, "v%d, v%d)", v0, v1);
     window_text(&m.t, ns, size, c->wrhs_dil, lo, hi, ones, c->wstride, false);
-    gpu_text(&m.t, ", dim_labels=%s_%s->%s", in, ker, out);
+    hlt_gpu_text(&m.t, ", dim_labels=%s_%s->%s", in, ker, out);
     /* Grouped: x's features (the batch here) in G groups, group g paired
      * with dy's g-th group of features. */
-    if (G != 1) gpu_text(&m.t, ", batch_group_count=%lld", (long long)G);
-    gpu_text(&m.t, "\n");
+    if (G != 1) hlt_gpu_text(&m.t, ", batch_group_count=%lld", (long long)G);
+    hlt_gpu_text(&m.t, "\n");
     if (any_rev) {
       int64_t rdims[GPU_MAX_RANK];
       for (int i = 0; i < ns; i++) rdims[i] = pos(l.ker, (char)('0' + i));
-      int w = gpu_emit(&m, m.ct, r->dims, r->rank, "reverse(");
-      gpu_text(&m.t, "v%d), dimensions=", y);
-      gpu_text_list(&m.t, rdims, ns);
-      gpu_text(&m.t, "\n");
+      int w = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "reverse(");
+      hlt_gpu_text(&m.t, "v%d), dimensions=", y);
+      hlt_gpu_text_list(&m.t, rdims, ns);
+      hlt_gpu_text(&m.t, "\n");
       y = w;
     }
   }
-  if (scale != 1) y = gpu_binary(&m, "multiply", y, gpu_splat(&m, scale));
+  if (scale != 1) y = hlt_gpu_binary(&m, "multiply", y, hlt_gpu_splat(&m, scale));
   if (kind == CONV_BIAS_ACT) {
     const GpuLeaf *bias = &c->ops[2];
     int fdim = pos(l.out, 'f');
     if (bias->rank != 1 || bias->dims[0] != r->dims[fdim]) {
-      gpu_fail(c, "operand 2 (bias) must be 1-D of length %lld, the output features",
-               (long long)r->dims[fdim]);
+      hlt_gpu_fail(c, "operand 2 (bias) must be 1-D of length %lld, the output features",
+                   (long long)r->dims[fdim]);
       free(m.t.s);
       return NULL;
     }
     if (c->nops == 4) {
       if (!same_shape(&c->ops[3], r)) {
-        gpu_fail(c, "operand 3 (side input) must have the result's shape");
+        hlt_gpu_fail(c, "operand 3 (side input) must have the result's shape");
         free(m.t.s);
         return NULL;
       }
-      int side = gpu_operand(&m, &c->ops[3], 3, GPU_ROUND_NONE);
-      if (side_scale != 1) side = gpu_binary(&m, "multiply", side, gpu_splat(&m, side_scale));
-      y = gpu_binary(&m, "add", y, side);
+      int side = hlt_gpu_operand(&m, &c->ops[3], 3, GPU_ROUND_NONE);
+      if (side_scale != 1)
+        side = hlt_gpu_binary(&m, "multiply", side, hlt_gpu_splat(&m, side_scale));
+      y = hlt_gpu_binary(&m, "add", y, side);
     }
-    int vb = gpu_operand(&m, bias, 2, GPU_ROUND_NONE);
-    int bb = gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
-    gpu_text(&m.t, "v%d), dimensions={%d}\n", vb, fdim);
-    y = activation(&m, act, leaky, gpu_binary(&m, "add", y, bb));
+    int vb = hlt_gpu_operand(&m, bias, 2, GPU_ROUND_NONE);
+    int bb = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
+    hlt_gpu_text(&m.t, "v%d), dimensions={%d}\n", vb, fdim);
+    y = activation(&m, act, leaky, hlt_gpu_binary(&m, "add", y, bb));
   }
   if (kind == CONV_GRAPH) {
     int outs[GPU_MAX_LEAVES], n;
-    if (gpu_conv_graph(c, &m, json_string_value(graph), y, outs, &n)) { free(m.t.s); return NULL; }
-    if (gpu_finish(&m, c->res, outs, n)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+    if (hlt_gpu_conv_graph(c, &m, json_string_value(graph), y, outs, &n)) {
+      free(m.t.s);
+      return NULL;
+    }
+    if (hlt_gpu_finish(&m, c->res, outs, n)) {
+      free(m.t.s);
+      hlt_gpu_fail(c, "out of memory");
+      return NULL;
+    }
     return m.t.s;
   }
-  if (gpu_finish(&m, c->res, &y, 1)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  if (hlt_gpu_finish(&m, c->res, &y, 1)) {
+    free(m.t.s);
+    hlt_gpu_fail(c, "out of memory");
+    return NULL;
+  }
   return m.t.s;
 }

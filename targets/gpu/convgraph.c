@@ -37,8 +37,10 @@ typedef struct GraphOp {
 } GraphOp;
 
 static int graph_fail(GpuCall *c, const char *g, size_t at, const char *what) {
-  return gpu_fail(c, "backend_config field cudnn_conv_backend_config.serialized_graph: %s at "
-                     "offset %zu of \"%s\" (expected UID:[type]op(UIDs); items)", what, at, g);
+  return hlt_gpu_fail(c,
+                      "backend_config field cudnn_conv_backend_config.serialized_graph: %s at "
+                      "offset %zu of \"%s\" (expected UID:[type]op(UIDs); items)",
+                      what, at, g);
 }
 
 static int parse_graph(GpuCall *c, const char *g, GraphOp *ops, int *nops) {
@@ -104,19 +106,19 @@ static int store_as(GpuMod *m, HloDtype t, int v) {
   if (t == m->ct) return v;
   if (t == HLO_F8E4M3FN || t == HLO_F8E5M2) {
     double mx = t == HLO_F8E4M3FN ? 448 : 57344;
-    int lo = gpu_splat(m, -mx), hi = gpu_splat(m, mx);
-    int w = gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
-    gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, v, hi);
+    int lo = hlt_gpu_splat(m, -mx), hi = hlt_gpu_splat(m, mx);
+    int w = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
+    hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, v, hi);
     v = w;
   }
-  int n = gpu_emit(m, t, m->dims, m->rank, "convert(");
-  gpu_text(&m->t, "v%d)\n", v);
-  int w = gpu_emit(m, m->ct, m->dims, m->rank, "convert(");
-  gpu_text(&m->t, "v%d)\n", n);
+  int n = hlt_gpu_emit(m, t, m->dims, m->rank, "convert(");
+  hlt_gpu_text(&m->t, "v%d)\n", v);
+  int w = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "convert(");
+  hlt_gpu_text(&m->t, "v%d)\n", n);
   return w;
 }
 
-int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, int *nouts) {
+int hlt_gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, int *nouts) {
   GraphOp ops[GRAPH_MAX_OPS];
   int n = 0;
   if (parse_graph(c, graph, ops, &n)) return -1;
@@ -125,23 +127,24 @@ int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, i
     GraphOp *o = &ops[k];
     int a = o->nin ? ops[o->seq_in[0]].value : y, v;
     if (k == 0) v = y;
-    else if (!strcmp(o->name, "relu")) v = gpu_binary(m, "maximum", a, gpu_splat(m, 0));
+    else if (!strcmp(o->name, "relu"))
+      v = hlt_gpu_binary(m, "maximum", a, hlt_gpu_splat(m, 0));
     else if (!strcmp(o->name, "elu")) {
-      int zero = gpu_splat(m, 0);
-      int pos = gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
-      gpu_text(&m->t, "v%d, v%d), direction=GT\n", a, zero);
-      int e = gpu_unary(m, "exponential-minus-one", a);
-      v = gpu_emit(m, m->ct, m->dims, m->rank, "select(");
-      gpu_text(&m->t, "v%d, v%d, v%d)\n", pos, a, e);
+      int zero = hlt_gpu_splat(m, 0);
+      int pos = hlt_gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
+      hlt_gpu_text(&m->t, "v%d, v%d), direction=GT\n", a, zero);
+      int e = hlt_gpu_unary(m, "exponential-minus-one", a);
+      v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "select(");
+      hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", pos, a, e);
     } else if (!strcmp(o->name, "amax")) {
-      int ab = gpu_unary(m, "abs", a);
-      int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+      int ab = hlt_gpu_unary(m, "abs", a);
+      int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
       int64_t all[GPU_MAX_RANK];
       for (int i = 0; i < m->rank; i++) all[i] = i;
-      v = gpu_emit(m, m->ct, NULL, 0, "reduce(");
-      gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
-      gpu_text_list(&m->t, all, m->rank);
-      gpu_text(&m->t, ", to_apply=max\n");
+      v = hlt_gpu_emit(m, m->ct, NULL, 0, "reduce(");
+      hlt_gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
+      hlt_gpu_text_list(&m->t, all, m->rank);
+      hlt_gpu_text(&m->t, ", to_apply=max\n");
     } else {
       bool scalar = !strcmp(o->name, "scale") || !strcmp(o->name, "invscale");
       const char *op = !strcmp(o->name, "add") ? "add" : !strcmp(o->name, "min") ? "minimum"
@@ -151,39 +154,44 @@ int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, i
       if (o->nin == 2) b = ops[o->seq_in[1]].value;
       else {
         if (next_operand >= c->nops)
-          return gpu_fail(c, "backend_config field cudnn_conv_backend_config.serialized_graph: "
-                             "op %lld (%s) needs operand %d, but the call has %d operands",
-                          (long long)o->uid, o->name, next_operand, c->nops);
+          return hlt_gpu_fail(c,
+                              "backend_config field cudnn_conv_backend_config.serialized_graph: "
+                              "op %lld (%s) needs operand %d, but the call has %d operands",
+                              (long long)o->uid, o->name, next_operand, c->nops);
         const GpuLeaf *l = &c->ops[next_operand];
         bool ok = scalar ? l->rank == 0 : l->rank == m->rank;
         for (int i = 0; ok && !scalar && i < m->rank; i++) ok = l->dims[i] == m->dims[i];
         if (!ok) {
           GpuText s = {0};
-          gpu_text_shape(&s, l->dtype, l->dims, l->rank);
-          gpu_fail(c, "operand %d (read by op %lld, %s, of serialized_graph) is %s; it must be "
-                      "%s", next_operand, (long long)o->uid, o->name, s.s ? s.s : "?",
-                   scalar ? "a scalar" : "shaped like the convolution's result");
+          hlt_gpu_text_shape(&s, l->dtype, l->dims, l->rank);
+          hlt_gpu_fail(c,
+                       "operand %d (read by op %lld, %s, of serialized_graph) is %s; it must be "
+                       "%s",
+                       next_operand, (long long)o->uid, o->name, s.s ? s.s : "?",
+                       scalar ? "a scalar" : "shaped like the convolution's result");
           free(s.s);
           return -1;
         }
-        int p = gpu_operand(m, l, next_operand++, GPU_ROUND_NONE);
+        int p = hlt_gpu_operand(m, l, next_operand++, GPU_ROUND_NONE);
         if (scalar) {
-          b = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-          gpu_text(&m->t, "v%d), dimensions={}\n", p);
+          b = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+          hlt_gpu_text(&m->t, "v%d), dimensions={}\n", p);
         } else {
           b = p;
         }
       }
-      v = gpu_binary(m, op, a, b);
+      v = hlt_gpu_binary(m, op, a, b);
     }
     bool is_amax = !strcmp(o->name, "amax");
     if (!is_amax) v = store_as(m, o->type, v);
     else if (o->type != HLO_F32)
-      return gpu_fail(c, "backend_config field cudnn_conv_backend_config.serialized_graph: "
-                         "amax op %lld must be [f32]", (long long)o->uid);
+      return hlt_gpu_fail(c,
+                          "backend_config field cudnn_conv_backend_config.serialized_graph: "
+                          "amax op %lld must be [f32]",
+                          (long long)o->uid);
     o->value = v;
     if (!o->is_virtual) {
-      if (nres == GPU_MAX_LEAVES) return gpu_fail(c, "too many graph results");
+      if (nres == GPU_MAX_LEAVES) return hlt_gpu_fail(c, "too many graph results");
       outs[nres++] = v;
       /* The result leaf must be the op's tensor (or scalar) in its type
        * (too few results are reported below). */
@@ -193,10 +201,10 @@ int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, i
       for (int i = 0; shape_ok && !is_amax && i < m->rank; i++) shape_ok = r->dims[i] == m->dims[i];
       if (!shape_ok || r->dtype != o->type) {
         GpuText s = {0}, w = {0};
-        gpu_text_shape(&s, r->dtype, r->dims, r->rank);
-        gpu_text_shape(&w, o->type, m->dims, is_amax ? 0 : m->rank);
-        gpu_fail(c, "result %d is %s, but serialized_graph op %lld (%s) gives %s", nres - 1,
-                 s.s ? s.s : "?", (long long)o->uid, o->name, w.s ? w.s : "?");
+        hlt_gpu_text_shape(&s, r->dtype, r->dims, r->rank);
+        hlt_gpu_text_shape(&w, o->type, m->dims, is_amax ? 0 : m->rank);
+        hlt_gpu_fail(c, "result %d is %s, but serialized_graph op %lld (%s) gives %s", nres - 1,
+                     s.s ? s.s : "?", (long long)o->uid, o->name, w.s ? w.s : "?");
         free(s.s);
         free(w.s);
         return -1;
@@ -204,11 +212,14 @@ int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, i
     }
   }
   if (next_operand != c->nops)
-    return gpu_fail(c, "has %d operands; (x, w) and serialized_graph's external operands make %d",
-                    c->nops, next_operand);
+    return hlt_gpu_fail(c,
+                        "has %d operands; (x, w) and serialized_graph's external operands make %d",
+                        c->nops, next_operand);
   if (c->nres != nres && c->nres != nres + 1)
-    return gpu_fail(c, "has %d results; serialized_graph gives %d (the ops no other op reads) and "
-                       "an optional u8 scratch", c->nres, nres);
+    return hlt_gpu_fail(c,
+                        "has %d results; serialized_graph gives %d (the ops no other op reads) and "
+                        "an optional u8 scratch",
+                        c->nres, nres);
   *nouts = nres;
   return 0;
 }

@@ -60,14 +60,15 @@ static int read_dims(GpuCall *c, json_t *cfg, const char *key, Dims *d) {
   json_t *o = json_object_get(cfg, key);
   char p[4][160];
   if (!json_is_object(o))
-    return gpu_fail(c, "backend_config: missing required field cudnn_fmha_backend_config.%s", key);
+    return hlt_gpu_fail(c, "backend_config: missing required field cudnn_fmha_backend_config.%s",
+                        key);
   static const char *const k[4] = {"lhs_batch_dimensions", "rhs_batch_dimensions",
                                    "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
   int64_t *v[4] = {d->lb, d->rb, d->lc, d->rc};
   int *n[4] = {&d->nlb, &d->nrb, &d->nlc, &d->nrc};
   for (int i = 0; i < 4; i++) {
     snprintf(p[i], sizeof p[i], "cudnn_fmha_backend_config.%s.%s", key, k[i]);
-    if (gpu_json_ints(c, o, k[i], p[i], v[i], 4, n[i])) return -1;
+    if (hlt_gpu_json_ints(c, o, k[i], p[i], v[i], 4, n[i])) return -1;
   }
   return 0;
 }
@@ -109,37 +110,49 @@ static bool same_dims(const int64_t *a, int na, const GpuLeaf *l) {
 }
 
 static void dot_attrs(GpuText *t, const Dims *d) {
-  if (d->nlb) { gpu_text(t, ", lhs_batch_dims="); gpu_text_list(t, d->lb, d->nlb); }
-  if (d->nlc) { gpu_text(t, ", lhs_contracting_dims="); gpu_text_list(t, d->lc, d->nlc); }
-  if (d->nrb) { gpu_text(t, ", rhs_batch_dims="); gpu_text_list(t, d->rb, d->nrb); }
-  if (d->nrc) { gpu_text(t, ", rhs_contracting_dims="); gpu_text_list(t, d->rc, d->nrc); }
-  gpu_text(t, "\n");
+  if (d->nlb) {
+    hlt_gpu_text(t, ", lhs_batch_dims=");
+    hlt_gpu_text_list(t, d->lb, d->nlb);
+  }
+  if (d->nlc) {
+    hlt_gpu_text(t, ", lhs_contracting_dims=");
+    hlt_gpu_text_list(t, d->lc, d->nlc);
+  }
+  if (d->nrb) {
+    hlt_gpu_text(t, ", rhs_batch_dims=");
+    hlt_gpu_text_list(t, d->rb, d->nrb);
+  }
+  if (d->nrc) {
+    hlt_gpu_text(t, ", rhs_contracting_dims=");
+    hlt_gpu_text_list(t, d->rc, d->nrc);
+  }
+  hlt_gpu_text(t, "\n");
 }
 
 static int dot(GpuMod *m, int a, int b, const int64_t *od, int orank, const Dims *d) {
-  int v = gpu_emit(m, m->ct, od, orank, "dot(");
-  gpu_text(&m->t, "v%d, v%d)", a, b);
+  int v = hlt_gpu_emit(m, m->ct, od, orank, "dot(");
+  hlt_gpu_text(&m->t, "v%d, v%d)", a, b);
   dot_attrs(&m->t, d);
   return v;
 }
 
 /* reduce over the last dimension of S (m->dims) with computation comp. */
 static int row_reduce(GpuMod *m, int x, double init, const char *comp) {
-  int k = gpu_emit(m, m->ct, NULL, 0, "constant(");
-  gpu_text_double(&m->t, init);
-  gpu_text(&m->t, ")\n");
-  int v = gpu_emit(m, m->ct, m->dims, m->rank - 1, "reduce(");
-  gpu_text(&m->t, "v%d, v%d), dimensions={%d}, to_apply=%s\n", x, k, m->rank - 1, comp);
+  int k = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(");
+  hlt_gpu_text_double(&m->t, init);
+  hlt_gpu_text(&m->t, ")\n");
+  int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank - 1, "reduce(");
+  hlt_gpu_text(&m->t, "v%d, v%d), dimensions={%d}, to_apply=%s\n", x, k, m->rank - 1, comp);
   return v;
 }
 
 static int row_broadcast(GpuMod *m, int x) {
   int64_t keep[GPU_MAX_RANK];
   for (int i = 0; i < m->rank - 1; i++) keep[i] = i;
-  int v = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions=", x);
-  gpu_text_list(&m->t, keep, m->rank - 1);
-  gpu_text(&m->t, "\n");
+  int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions=", x);
+  hlt_gpu_text_list(&m->t, keep, m->rank - 1);
+  hlt_gpu_text(&m->t, "\n");
   return v;
 }
 
@@ -156,23 +169,25 @@ typedef struct Cfg {
 } Cfg;
 
 static int read_config(GpuCall *c, bool bwd, Cfg *f) {
-  json_t *g = gpu_config_section(c, "cudnn_fmha_backend_config", "fmha_scale");
+  json_t *g = hlt_gpu_config_section(c, "cudnn_fmha_backend_config", "fmha_scale");
   double dropout;
   int64_t window, segs;
   bool causal_old, paged;
   if (!g ||
-      gpu_json_double_req(c, g, "fmha_scale", "cudnn_fmha_backend_config.fmha_scale", &f->scale) ||
-      gpu_json_double(c, g, "dropout_rate", "cudnn_fmha_backend_config.dropout_rate", 0, &dropout) ||
-      gpu_json_enum(c, g, "mask_type", "cudnn_fmha_backend_config.mask_type", mask_names,
-                    MASK_COUNT, MASK_NONE, &f->mask) ||
-      gpu_json_bool(c, g, "is_causal_mask", "cudnn_fmha_backend_config.is_causal_mask", false,
-                    &causal_old) ||
-      gpu_json_bool(c, g, "is_paged_attention", "cudnn_fmha_backend_config.is_paged_attention",
-                    false, &paged) ||
-      gpu_json_int(c, g, "sliding_window_length",
-                   "cudnn_fmha_backend_config.sliding_window_length", 0, &window) ||
-      gpu_json_int(c, g, "max_seg_per_batch", "cudnn_fmha_backend_config.max_seg_per_batch", 0,
-                   &segs))
+      hlt_gpu_json_double_req(c, g, "fmha_scale", "cudnn_fmha_backend_config.fmha_scale",
+                              &f->scale) ||
+      hlt_gpu_json_double(c, g, "dropout_rate", "cudnn_fmha_backend_config.dropout_rate", 0,
+                          &dropout) ||
+      hlt_gpu_json_enum(c, g, "mask_type", "cudnn_fmha_backend_config.mask_type", mask_names,
+                        MASK_COUNT, MASK_NONE, &f->mask) ||
+      hlt_gpu_json_bool(c, g, "is_causal_mask", "cudnn_fmha_backend_config.is_causal_mask", false,
+                        &causal_old) ||
+      hlt_gpu_json_bool(c, g, "is_paged_attention", "cudnn_fmha_backend_config.is_paged_attention",
+                        false, &paged) ||
+      hlt_gpu_json_int(c, g, "sliding_window_length",
+                       "cudnn_fmha_backend_config.sliding_window_length", 0, &window) ||
+      hlt_gpu_json_int(c, g, "max_seg_per_batch", "cudnn_fmha_backend_config.max_seg_per_batch", 0,
+                       &segs))
     return -1;
   if (!bwd ? read_dims(c, g, "bmm1_dot_dimension_numbers", &f->d1) ||
                  read_dims(c, g, "bmm2_dot_dimension_numbers", &f->d2)
@@ -182,16 +197,19 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
                  read_dims(c, g, "bmm2_grad_gemm2_dot_dimension_numbers", &f->g22))
     return -1;
   if (dropout > 0)
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.dropout_rate is %g: dropout "
-                       "draws from cuDNN's Philox stream on the GPU, which a CPU cannot reproduce",
-                    dropout);
+    return hlt_gpu_fail(
+        c,
+        "backend_config field cudnn_fmha_backend_config.dropout_rate is %g: dropout "
+        "draws from cuDNN's Philox stream on the GPU, which a CPU cannot reproduce",
+        dropout);
   /* ALIBI adds no mask: XLA's cuda_dnn.cc gives cuDNN a causal mask for
    * CAUSAL/PADDING_CAUSAL and a padding mask for PADDING/PADDING_CAUSAL and
    * never an ALiBi one, so the GPU runs ALIBI as unmasked attention. */
   if (bwd && paged)
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.is_paged_attention: XLA's "
-                       "backward attention graph takes no page tables "
-                       "(cudnn_custom_call_compiler.cc reads no such operands)");
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.is_paged_attention: XLA's "
+                        "backward attention graph takes no page tables "
+                        "(cudnn_custom_call_compiler.cc reads no such operands)");
   f->segs = segs;
   f->paged = paged;
   f->window = window > 0 ? window : 0;
@@ -202,12 +220,14 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
 
 static void prelude(GpuMod *m) {
   const char *t = hlc_dtype_name(m->ct);
-  gpu_text(&m->t, "HloModule gpu_equivalent\n\n");
+  hlt_gpu_text(&m->t, "HloModule gpu_equivalent\n\n");
   for (int i = 0; i < 2; i++)
-    gpu_text(&m->t, "%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}\n\n",
-             i ? "sum" : "max", t, t, t, i ? "add" : "maximum");
-  gpu_text(&m->t, "pick {\n  a = %s[] parameter(0)\n  ROOT b = %s[] parameter(1)\n}\n\n", t, t);
-  gpu_text(&m->t, "ENTRY e {\n");
+    hlt_gpu_text(
+        &m->t,
+        "%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}\n\n",
+        i ? "sum" : "max", t, t, t, i ? "add" : "maximum");
+  hlt_gpu_text(&m->t, "pick {\n  a = %s[] parameter(0)\n  ROOT b = %s[] parameter(1)\n}\n\n", t, t);
+  hlt_gpu_text(&m->t, "ENTRY e {\n");
 }
 
 /* bias (operand i) added to the scores sc, broadcast over its size-1 dims. */
@@ -220,15 +240,17 @@ static int add_bias(GpuCall *c, GpuMod *m, int sc, int i) {
     ok = b->dims[j] == m->dims[j] || b->dims[j] == 1;
     if (b->dims[j] != 1) { kept[nk] = j; kdims[nk++] = b->dims[j]; }
   }
-  if (!ok) return gpu_fail(c, "operand %d (bias) must have the scores' shape (size 1 to broadcast)", i);
-  int vb = gpu_operand(m, b, i, GPU_ROUND_NONE);
-  int rs = gpu_emit(m, m->ct, kdims, nk, "reshape(");
-  gpu_text(&m->t, "v%d)\n", vb);
-  int bb = gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions=", rs);
-  gpu_text_list(&m->t, kept, nk);
-  gpu_text(&m->t, "\n");
-  return gpu_binary(m, "add", sc, bb);
+  if (!ok)
+    return hlt_gpu_fail(c, "operand %d (bias) must have the scores' shape (size 1 to broadcast)",
+                        i);
+  int vb = hlt_gpu_operand(m, b, i, GPU_ROUND_NONE);
+  int rs = hlt_gpu_emit(m, m->ct, kdims, nk, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", vb);
+  int bb = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions=", rs);
+  hlt_gpu_text_list(&m->t, kept, nk);
+  hlt_gpu_text(&m->t, "\n");
+  return hlt_gpu_binary(m, "add", sc, bb);
 }
 
 /* The masks of the scores (m->dims: batch..., query, key).
@@ -241,9 +263,10 @@ static int check_seqlens(GpuCall *c, GpuMod *m, int ql) {
   for (int i = ql; i < ql + 2; i++) {
     const GpuLeaf *l = &c->ops[i];
     if (l->dtype != HLO_S32 || l->rank != 1 || l->dims[0] != m->dims[0])
-      return gpu_fail(c, "operand %d (%s) must be s32[%lld] (one length per batch) for mask_type "
-                         "PADDING / PADDING_CAUSAL",
-                      i, i == ql ? "q_seqlen" : "kv_seqlen", (long long)m->dims[0]);
+      return hlt_gpu_fail(c,
+                          "operand %d (%s) must be s32[%lld] (one length per batch) for mask_type "
+                          "PADDING / PADDING_CAUSAL",
+                          i, i == ql ? "q_seqlen" : "kv_seqlen", (long long)m->dims[0]);
   }
   return 0;
 }
@@ -251,8 +274,8 @@ static int check_seqlens(GpuCall *c, GpuMod *m, int ql) {
 static int pred_and(GpuMod *m, int a, int b) {
   if (a < 0) return b;
   if (b < 0) return a;
-  int v = gpu_emit(m, HLO_PRED, m->dims, m->rank, "and(");
-  gpu_text(&m->t, "v%d, v%d)\n", a, b);
+  int v = hlt_gpu_emit(m, HLO_PRED, m->dims, m->rank, "and(");
+  hlt_gpu_text(&m->t, "v%d, v%d)\n", a, b);
   return v;
 }
 
@@ -262,24 +285,24 @@ static Mask build_mask_lens(GpuMod *m, const Cfg *f, int ql, const int *lens) {
   Mask k = {-1, -1, -1};
   int r = m->rank;
   if (!f->causal && !f->padding && !f->window) return k;
-  int iq = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
-  gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
-  int ik = gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
-  gpu_text(&m->t, "iota_dimension=%d\n", r - 1);
+  int iq = hlt_gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
+  hlt_gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
+  int ik = hlt_gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
+  hlt_gpu_text(&m->t, "iota_dimension=%d\n", r - 1);
   if (f->causal) {
-    k.valid = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
-    gpu_text(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
+    k.valid = hlt_gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+    hlt_gpu_text(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
   }
   if (f->window) {
     /* k + w > q (cudnn-frontend's left bound, compared with CMP_GT) */
-    int w = gpu_emit(m, HLO_S32, NULL, 0, "constant(");
-    gpu_text(&m->t, "%lld)\n", (long long)f->window);
-    int wb = gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
-    gpu_text(&m->t, "v%d), dimensions={}\n", w);
-    int kw = gpu_emit(m, HLO_S32, m->dims, r, "add(");
-    gpu_text(&m->t, "v%d, v%d)\n", ik, wb);
-    int in = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
-    gpu_text(&m->t, "v%d, v%d), direction=GT\n", kw, iq);
+    int w = hlt_gpu_emit(m, HLO_S32, NULL, 0, "constant(");
+    hlt_gpu_text(&m->t, "%lld)\n", (long long)f->window);
+    int wb = hlt_gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
+    hlt_gpu_text(&m->t, "v%d), dimensions={}\n", w);
+    int kw = hlt_gpu_emit(m, HLO_S32, m->dims, r, "add(");
+    hlt_gpu_text(&m->t, "v%d, v%d)\n", ik, wb);
+    int in = hlt_gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+    hlt_gpu_text(&m->t, "v%d, v%d), direction=GT\n", kw, iq);
     k.valid = pred_and(m, k.valid, in);
   }
   if (f->padding) {
@@ -287,23 +310,23 @@ static Mask build_mask_lens(GpuMod *m, const Cfg *f, int ql, const int *lens) {
     for (int i = 0; i < 2; i++) {
       int p;
       if (ql >= 0) {
-        p = gpu_emit(m, HLO_S32, len1, 1, "parameter(");
-        gpu_text(&m->t, "%d)\n", ql + i);
+        p = hlt_gpu_emit(m, HLO_S32, len1, 1, "parameter(");
+        hlt_gpu_text(&m->t, "%d)\n", ql + i);
       } else {
         p = lens[i];
       }
-      int b = gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
-      gpu_text(&m->t, "v%d), dimensions={0}\n", p);
-      int cmp = gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
-      gpu_text(&m->t, "v%d, v%d), direction=LT\n", i ? ik : iq, b);
+      int b = hlt_gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
+      hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", p);
+      int cmp = hlt_gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
+      hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", i ? ik : iq, b);
       if (i == 0) {
         k.qvalid = cmp;
-        int pr = gpu_emit(m, HLO_S32, m->dims, r - 1, "iota(), ");
-        gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
-        int br = gpu_emit(m, HLO_S32, m->dims, r - 1, "broadcast(");
-        gpu_text(&m->t, "v%d), dimensions={0}\n", p);
-        k.qrow = gpu_emit(m, HLO_PRED, m->dims, r - 1, "compare(");
-        gpu_text(&m->t, "v%d, v%d), direction=LT\n", pr, br);
+        int pr = hlt_gpu_emit(m, HLO_S32, m->dims, r - 1, "iota(), ");
+        hlt_gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
+        int br = hlt_gpu_emit(m, HLO_S32, m->dims, r - 1, "broadcast(");
+        hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", p);
+        k.qrow = hlt_gpu_emit(m, HLO_PRED, m->dims, r - 1, "compare(");
+        hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", pr, br);
       }
       k.valid = pred_and(m, k.valid, cmp);
     }
@@ -316,8 +339,8 @@ static Mask build_mask(GpuMod *m, const Cfg *f, int ql) {
 }
 
 static int select_v(GpuMod *m, int pred, int yes, int no) {
-  int v = gpu_emit(m, m->ct, m->dims, m->rank, "select(");
-  gpu_text(&m->t, "v%d, v%d, v%d)\n", pred, yes, no);
+  int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "select(");
+  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", pred, yes, no);
   return v;
 }
 
@@ -326,10 +349,10 @@ static int select_v(GpuMod *m, int pred, int yes, int no) {
 static int scores(GpuCall *c, GpuMod *m, const Cfg *f, int vq, int vk, const Dims *d, int bias_op,
                   const Mask *k) {
   int sc = dot(m, vq, vk, m->dims, m->rank, d);
-  if (f->scale != 1) sc = gpu_binary(m, "multiply", sc, gpu_splat(m, f->scale));
+  if (f->scale != 1) sc = hlt_gpu_binary(m, "multiply", sc, hlt_gpu_splat(m, f->scale));
   if (bias_op >= 0 && (sc = add_bias(c, m, sc, bias_op)) < 0) return -1;
-  if (k->valid >= 0) sc = select_v(m, k->valid, sc, gpu_splat(m, -__builtin_inf()));
-  if (k->qvalid >= 0) sc = select_v(m, k->qvalid, sc, gpu_splat(m, 0));
+  if (k->valid >= 0) sc = select_v(m, k->valid, sc, hlt_gpu_splat(m, -__builtin_inf()));
+  if (k->qvalid >= 0) sc = select_v(m, k->qvalid, sc, hlt_gpu_splat(m, 0));
   return sc;
 }
 
@@ -337,9 +360,11 @@ static char *forward(GpuCall *c, const Cfg *f) {
   bool bias = strstr(c->target, "ScaleBias") != NULL;
   int want = 3 + bias + (f->padding ? 2 : 0);
   if (c->nops != want || c->nres < 1 || c->nres > 3) {
-    gpu_fail(c, "has %d operands and %d results; %s with mask_type %s takes (q, k, v%s%s) and "
-                "gives (O[, stats], u8 workspace)", c->nops, c->nres, c->target,
-             mask_names[f->mask], bias ? ", bias" : "", f->padding ? ", q_seqlen, kv_seqlen" : "");
+    hlt_gpu_fail(c,
+                 "has %d operands and %d results; %s with mask_type %s takes (q, k, v%s%s) and "
+                 "gives (O[, stats], u8 workspace)",
+                 c->nops, c->nres, c->target, mask_names[f->mask], bias ? ", bias" : "",
+                 f->padding ? ", q_seqlen, kv_seqlen" : "");
     return NULL;
   }
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->res[0];
@@ -348,9 +373,10 @@ static char *forward(GpuCall *c, const Cfg *f) {
   memset(&s, 0, sizeof s);
   s.rank = out_dims(q, k, &f->d1, s.dims, &fa, &fb);
   if (s.rank < 2 || fa != 1 || fb != 1) {
-    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm1_dot_dimension_numbers does "
-                "not fit q and k (it must pair their batch and head sizes and leave one query and "
-                "one key dimension)");
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_fmha_backend_config.bmm1_dot_dimension_numbers does "
+                 "not fit q and k (it must pair their batch and head sizes and leave one query and "
+                 "one key dimension)");
     return NULL;
   }
   GpuMod m = {0};
@@ -359,8 +385,9 @@ static char *forward(GpuCall *c, const Cfg *f) {
   int64_t od[GPU_MAX_RANK];
   int orank = out_dims(&s, v, &f->d2, od, &fp, &fv);
   if (!same_dims(od, orank, O)) {
-    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_dot_dimension_numbers does "
-                "not map the scores and v onto the result's shape");
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_fmha_backend_config.bmm2_dot_dimension_numbers does "
+                 "not map the scores and v onto the result's shape");
     return NULL;
   }
   bool stats = c->nres == 3 || (c->nres == 2 && c->res[1].dtype == HLO_F32 &&
@@ -368,7 +395,7 @@ static char *forward(GpuCall *c, const Cfg *f) {
   if (stats) {
     const GpuLeaf *st = &c->res[1];
     if (st->dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, st)) {
-      gpu_fail(c, "result 1 (stats) must be f32 with the scores' shape less the key dimension");
+      hlt_gpu_fail(c, "result 1 (stats) must be f32 with the scores' shape less the key dimension");
       return NULL;
     }
   }
@@ -377,34 +404,36 @@ static char *forward(GpuCall *c, const Cfg *f) {
   int ql = 3 + bias;
   if (f->padding && check_seqlens(c, &m, ql)) return NULL;
   prelude(&m);
-  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
-  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE);
+  int vq = hlt_gpu_operand(&m, q, 0, GPU_ROUND_NONE),
+      vk = hlt_gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = hlt_gpu_operand(&m, v, 2, GPU_ROUND_NONE);
   Mask mk = build_mask(&m, f, ql);
   int sc = scores(c, &m, f, vq, vk, &f->d1, bias ? 3 : -1, &mk);
   if (sc < 0) { free(m.t.s); return NULL; }
   int mx = row_reduce(&m, sc, -__builtin_inf(), "max");
-  int e = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
+  int e =
+      hlt_gpu_unary(&m, "exponential", hlt_gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
   int sum = row_reduce(&m, e, 0, "sum");
-  int p = gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
-  if (mk.qvalid >= 0) p = select_v(&m, mk.qvalid, p, gpu_splat(&m, 0));
+  int p = hlt_gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
+  if (mk.qvalid >= 0) p = select_v(&m, mk.qvalid, p, hlt_gpu_splat(&m, 0));
   int outs[2] = {dot(&m, p, vv, O->dims, O->rank, &f->d2), 0};
   if (stats) {
-    int lg = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
-    gpu_text(&m.t, "v%d)\n", sum);
-    outs[1] = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
-    gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    int lg = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
+    hlt_gpu_text(&m.t, "v%d)\n", sum);
+    outs[1] = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
+    hlt_gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
     if (mk.qrow >= 0) {
-      int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-      int zb = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "broadcast(");
-      gpu_text(&m.t, "v%d), dimensions={}\n", z);
-      int sel = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "select(");
-      gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, outs[1], zb);
+      int z = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+      int zb = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "broadcast(");
+      hlt_gpu_text(&m.t, "v%d), dimensions={}\n", z);
+      int sel = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "select(");
+      hlt_gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, outs[1], zb);
       outs[1] = sel;
     }
   }
-  if (gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
+  if (hlt_gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
     free(m.t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m.t.s;
@@ -415,27 +444,27 @@ static char *forward(GpuCall *c, const Cfg *f) {
  * without the last): the row term of the softmax backward. g22 is the
  * dot dimension numbers of dO x V. */
 static int row_sum_do_o(GpuMod *m, const Dims *g22, const GpuLeaf *dO, int vdo, int vo) {
-  int e = gpu_emit(m, m->ct, dO->dims, dO->rank, "multiply(");
-  gpu_text(&m->t, "v%d, v%d)\n", vdo, vo);
+  int e = hlt_gpu_emit(m, m->ct, dO->dims, dO->rank, "multiply(");
+  hlt_gpu_text(&m->t, "v%d, v%d)\n", vdo, vo);
   int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
   int nrem = 0;
   for (int i = 0; i < dO->rank; i++)
     if (!has(g22->lc, g22->nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
-  int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
-  int dsum = gpu_emit(m, m->ct, rdims, nrem, "reduce(");
-  gpu_text(&m->t, "v%d, v%d), dimensions=", e, z);
-  gpu_text_list(&m->t, g22->lc, g22->nlc);
-  gpu_text(&m->t, ", to_apply=sum\n");
+  int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+  int dsum = hlt_gpu_emit(m, m->ct, rdims, nrem, "reduce(");
+  hlt_gpu_text(&m->t, "v%d, v%d), dimensions=", e, z);
+  hlt_gpu_text_list(&m->t, g22->lc, g22->nlc);
+  hlt_gpu_text(&m->t, ", to_apply=sum\n");
   int np = 0;
   for (int i = 0; i < g22->nlb; i++)
     for (int j = 0; j < nrem; j++)
       if (rem[j] == g22->lb[i]) perm[np++] = j;
   for (int j = 0; j < nrem; j++)
     if (!has(g22->lb, g22->nlb, rem[j])) perm[np++] = j;
-  int dd = gpu_emit(m, m->ct, m->dims, m->rank - 1, "transpose(");
-  gpu_text(&m->t, "v%d), dimensions=", dsum);
-  gpu_text_list(&m->t, perm, np);
-  gpu_text(&m->t, "\n");
+  int dd = hlt_gpu_emit(m, m->ct, m->dims, m->rank - 1, "transpose(");
+  hlt_gpu_text(&m->t, "v%d), dimensions=", dsum);
+  hlt_gpu_text_list(&m->t, perm, np);
+  hlt_gpu_text(&m->t, "\n");
   return dd;
 }
 
@@ -443,10 +472,11 @@ static char *backward(GpuCall *c, const Cfg *f) {
   bool bias = strstr(c->target, "ScaleBias") != NULL;
   int want = 6 + bias + (f->padding ? 2 : 0);
   if (c->nops != want || (c->nres != 4 && c->nres != 5) || (c->nres == 5 && !bias)) {
-    gpu_fail(c, "has %d operands and %d results; %s with mask_type %s takes (q, k, v, stats, "
-                "dO%s, O%s) and gives (dQ, dK, dV%s, u8 workspace)", c->nops, c->nres, c->target,
-             mask_names[f->mask], bias ? ", bias" : "", f->padding ? ", q_seqlen, kv_seqlen" : "",
-             bias ? "[, dBias]" : "");
+    hlt_gpu_fail(c,
+                 "has %d operands and %d results; %s with mask_type %s takes (q, k, v, stats, "
+                 "dO%s, O%s) and gives (dQ, dK, dV%s, u8 workspace)",
+                 c->nops, c->nres, c->target, mask_names[f->mask], bias ? ", bias" : "",
+                 f->padding ? ", q_seqlen, kv_seqlen" : "", bias ? "[, dBias]" : "");
     return NULL;
   }
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *st = &c->ops[3],
@@ -458,19 +488,20 @@ static char *backward(GpuCall *c, const Cfg *f) {
   s.rank = out_dims(dO, v, &f->g22, s.dims, &fa, &fb);
   s2.rank = out_dims(q, k, &f->g22, s2.dims, &fa, &fb);
   if (s.rank < 2 || fa != 1 || fb != 1 || !same_dims(s.dims, s.rank, &s2)) {
-    gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_grad_gemm2_dot_dimension_"
-                "numbers does not fit dO and v, or q and k (it must pair their batch and head "
-                "sizes and leave one query and one key dimension)");
+    hlt_gpu_fail(c,
+                 "backend_config field cudnn_fmha_backend_config.bmm2_grad_gemm2_dot_dimension_"
+                 "numbers does not fit dO and v, or q and k (it must pair their batch and head "
+                 "sizes and leave one query and one key dimension)");
     return NULL;
   }
   bool okO = O->rank == dO->rank;
   for (int i = 0; okO && i < O->rank; i++) okO = O->dims[i] == dO->dims[i];
   if (!okO) {
-    gpu_fail(c, "operand %d (the forward output O) must have dO's shape", 5 + bias);
+    hlt_gpu_fail(c, "operand %d (the forward output O) must have dO's shape", 5 + bias);
     return NULL;
   }
   if (st->dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, st)) {
-    gpu_fail(c, "operand 3 (stats) must be f32 with the scores' shape less the key dimension");
+    hlt_gpu_fail(c, "operand 3 (stats) must be f32 with the scores' shape less the key dimension");
     return NULL;
   }
   GpuMod m = {0};
@@ -484,10 +515,17 @@ static char *backward(GpuCall *c, const Cfg *f) {
     int64_t od[GPU_MAX_RANK];
     int orank = out_dims(&s, g[i].b, g[i].d, od, &fa, &fb);
     if (!same_dims(od, orank, &c->res[g[i].res])) {
-      gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s_dot_dimension_numbers does "
-                  "not map the scores' gradient and %s onto result %d (%s)",
-               g[i].key, i == 0 ? "k" : i == 1 ? "q" : "dO", g[i].res,
-               i == 0 ? "dQ" : i == 1 ? "dK" : "dV");
+      hlt_gpu_fail(c,
+                   "backend_config field cudnn_fmha_backend_config.%s_dot_dimension_numbers does "
+                   "not map the scores' gradient and %s onto result %d (%s)",
+                   g[i].key,
+                   i == 0   ? "k"
+                   : i == 1 ? "q"
+                            : "dO",
+                   g[i].res,
+                   i == 0   ? "dQ"
+                   : i == 1 ? "dK"
+                            : "dV");
       return NULL;
     }
   }
@@ -496,29 +534,34 @@ static char *backward(GpuCall *c, const Cfg *f) {
   int ql = 6 + bias;
   if (f->padding && check_seqlens(c, &m, ql)) return NULL;
   prelude(&m);
-  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
-  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE), vs = gpu_operand(&m, st, 3, GPU_ROUND_NONE);
-  int vdo = gpu_operand(&m, dO, 4, GPU_ROUND_NONE), vo = gpu_operand(&m, O, 5 + bias, GPU_ROUND_NONE);
+  int vq = hlt_gpu_operand(&m, q, 0, GPU_ROUND_NONE),
+      vk = hlt_gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = hlt_gpu_operand(&m, v, 2, GPU_ROUND_NONE),
+      vs = hlt_gpu_operand(&m, st, 3, GPU_ROUND_NONE);
+  int vdo = hlt_gpu_operand(&m, dO, 4, GPU_ROUND_NONE),
+      vo = hlt_gpu_operand(&m, O, 5 + bias, GPU_ROUND_NONE);
   Mask mk = build_mask(&m, f, ql);
   int sc = scores(c, &m, f, vq, vk, &f->g22, bias ? 5 : -1, &mk);
   if (sc < 0) { free(m.t.s); return NULL; }
-  int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
-  if (mk.valid >= 0) p = select_v(&m, mk.valid, p, gpu_splat(&m, 0));
+  int p =
+      hlt_gpu_unary(&m, "exponential", hlt_gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
+  if (mk.valid >= 0) p = select_v(&m, mk.valid, p, hlt_gpu_splat(&m, 0));
   int dp = dot(&m, vdo, vv, m.dims, m.rank, &f->g22);
   int dd = row_sum_do_o(&m, &f->g22, dO, vdo, vo);
-  int ds = gpu_binary(&m, "multiply", p, gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
+  int ds =
+      hlt_gpu_binary(&m, "multiply", p, hlt_gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
   int outs[4];
   for (int i = 0; i < 3; i++) {
     const GpuLeaf *r = &c->res[g[i].res];
     int x = dot(&m, i == 2 ? p : ds, i == 0 ? vk : i == 1 ? vq : vdo, r->dims, r->rank, g[i].d);
     if (i < 2 && f->scale != 1) {
-      int k0 = gpu_emit(&m, m.ct, NULL, 0, "constant(");
-      gpu_text_double(&m.t, f->scale);
-      gpu_text(&m.t, ")\n");
-      int kb = gpu_emit(&m, m.ct, r->dims, r->rank, "broadcast(");
-      gpu_text(&m.t, "v%d), dimensions={}\n", k0);
-      int y = gpu_emit(&m, m.ct, r->dims, r->rank, "multiply(");
-      gpu_text(&m.t, "v%d, v%d)\n", x, kb);
+      int k0 = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(");
+      hlt_gpu_text_double(&m.t, f->scale);
+      hlt_gpu_text(&m.t, ")\n");
+      int kb = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "broadcast(");
+      hlt_gpu_text(&m.t, "v%d), dimensions={}\n", k0);
+      int y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "multiply(");
+      hlt_gpu_text(&m.t, "v%d, v%d)\n", x, kb);
       x = y;
     }
     outs[g[i].res] = x;
@@ -528,7 +571,7 @@ static char *backward(GpuCall *c, const Cfg *f) {
     bool ok = db->rank == b->rank;
     for (int i = 0; ok && i < b->rank; i++) ok = db->dims[i] == b->dims[i];
     if (!ok) {
-      gpu_fail(c, "result 3 (dBias) must have the bias's shape");
+      hlt_gpu_fail(c, "result 3 (dBias) must have the bias's shape");
       free(m.t.s);
       return NULL;
     }
@@ -542,18 +585,18 @@ static char *backward(GpuCall *c, const Cfg *f) {
       int nk = 0;
       for (int i = 0; i < s.rank; i++)
         if (!has(red, nr, i)) kd[nk++] = s.dims[i];
-      int z2 = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-      x = gpu_emit(&m, m.ct, kd, nk, "reduce(");
-      gpu_text(&m.t, "v%d, v%d), dimensions=", ds, z2);
-      gpu_text_list(&m.t, red, nr);
-      gpu_text(&m.t, ", to_apply=sum\n");
+      int z2 = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+      x = hlt_gpu_emit(&m, m.ct, kd, nk, "reduce(");
+      hlt_gpu_text(&m.t, "v%d, v%d), dimensions=", ds, z2);
+      hlt_gpu_text_list(&m.t, red, nr);
+      hlt_gpu_text(&m.t, ", to_apply=sum\n");
     }
-    outs[3] = gpu_emit(&m, m.ct, b->dims, b->rank, "reshape(");
-    gpu_text(&m.t, "v%d)\n", x);
+    outs[3] = hlt_gpu_emit(&m, m.ct, b->dims, b->rank, "reshape(");
+    hlt_gpu_text(&m.t, "v%d)\n", x);
   }
-  if (gpu_finish(&m, c->res, outs, c->nres - 1)) {
+  if (hlt_gpu_finish(&m, c->res, outs, c->nres - 1)) {
     free(m.t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m.t.s;
@@ -601,39 +644,39 @@ static int64_t elements(const GpuLeaf *l) {
 
 /* Operand i in the physical order of its layout, flattened (compute type). */
 static int flat_phys(GpuMod *m, const GpuLeaf *l, int i) {
-  int v = gpu_operand(m, l, i, GPU_ROUND_NONE);
+  int v = hlt_gpu_operand(m, l, i, GPU_ROUND_NONE);
   int64_t perm[GPU_MAX_RANK], pd[GPU_MAX_RANK], e[1] = {elements(l)};
   for (int j = 0; j < l->rank; j++) {
     perm[j] = l->layout[l->rank - 1 - j];
     pd[j] = l->dims[perm[j]];
   }
-  int t = gpu_emit(m, m->ct, pd, l->rank, "transpose(");
-  gpu_text(&m->t, "v%d), dimensions=", v);
-  gpu_text_list(&m->t, perm, l->rank);
-  gpu_text(&m->t, "\n");
-  int f = gpu_emit(m, m->ct, e, 1, "reshape(");
-  gpu_text(&m->t, "v%d)\n", t);
+  int t = hlt_gpu_emit(m, m->ct, pd, l->rank, "transpose(");
+  hlt_gpu_text(&m->t, "v%d), dimensions=", v);
+  hlt_gpu_text_list(&m->t, perm, l->rank);
+  hlt_gpu_text(&m->t, "\n");
+  int f = hlt_gpu_emit(m, m->ct, e, 1, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", t);
   return f;
 }
 
 static int s64_bcast_const(GpuMod *m, int64_t x, const int64_t *dims, int rank) {
-  int k = gpu_emit(m, HLO_S64, NULL, 0, "constant(");
-  gpu_text(&m->t, "%lld)\n", (long long)x);
-  int b = gpu_emit(m, HLO_S64, dims, rank, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={}\n", k);
+  int k = hlt_gpu_emit(m, HLO_S64, NULL, 0, "constant(");
+  hlt_gpu_text(&m->t, "%lld)\n", (long long)x);
+  int b = hlt_gpu_emit(m, HLO_S64, dims, rank, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", k);
   return b;
 }
 
 static int s64_op(GpuMod *m, const char *op, int a, int b, const int64_t *dims, int rank) {
-  int v = gpu_emit(m, HLO_S64, dims, rank, op);
-  gpu_text(&m->t, "v%d, v%d)\n", a, b);
+  int v = hlt_gpu_emit(m, HLO_S64, dims, rank, op);
+  hlt_gpu_text(&m->t, "v%d, v%d)\n", a, b);
   return v;
 }
 
 /* iota along dim d times c. */
 static int s64_iota_times(GpuMod *m, const int64_t *dims, int rank, int d, int64_t c) {
-  int io = gpu_emit(m, HLO_S64, dims, rank, "iota(), ");
-  gpu_text(&m->t, "iota_dimension=%d\n", d);
+  int io = hlt_gpu_emit(m, HLO_S64, dims, rank, "iota(), ");
+  hlt_gpu_text(&m->t, "iota_dimension=%d\n", d);
   if (c == 1) return io;
   return s64_op(m, "multiply(", io, s64_bcast_const(m, c, dims, rank), dims, rank);
 }
@@ -641,20 +684,20 @@ static int s64_iota_times(GpuMod *m, const int64_t *dims, int rank, int d, int64
 /* Operand i (integers, any shape) flattened to s64[n] from its first n
  * elements in row-major order. */
 static int s64_lead(GpuMod *m, const GpuLeaf *l, int i, int64_t n) {
-  int p = gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  gpu_text(&m->t, "%d)\n", i);
+  int p = hlt_gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
+  hlt_gpu_text(&m->t, "%d)\n", i);
   int64_t e[1] = {elements(l)};
-  int r = gpu_emit(m, l->dtype, e, 1, "reshape(");
-  gpu_text(&m->t, "v%d)\n", p);
+  int r = hlt_gpu_emit(m, l->dtype, e, 1, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", p);
   if (n != e[0]) {
     int64_t nn[1] = {n};
-    int sl = gpu_emit(m, l->dtype, nn, 1, "slice(");
-    gpu_text(&m->t, "v%d), slice={[0:%lld]}\n", r, (long long)n);
+    int sl = hlt_gpu_emit(m, l->dtype, nn, 1, "slice(");
+    hlt_gpu_text(&m->t, "v%d), slice={[0:%lld]}\n", r, (long long)n);
     r = sl;
   }
   int64_t nn[1] = {n};
-  int cv = gpu_emit(m, HLO_S64, nn, 1, "convert(");
-  gpu_text(&m->t, "v%d)\n", r);
+  int cv = hlt_gpu_emit(m, HLO_S64, nn, 1, "convert(");
+  hlt_gpu_text(&m->t, "v%d)\n", r);
   return cv;
 }
 
@@ -665,34 +708,36 @@ static int s64_lead(GpuMod *m, const GpuLeaf *l, int i, int64_t n) {
 static int gather_canon(GpuMod *m, int fl, int base, int64_t Bc, int64_t N, int64_t Sc,
                         int64_t H, int64_t st_n, int64_t st_h, int len) {
   int64_t d4[4] = {Bc, N, Sc, H}, d5[5] = {Bc, N, Sc, H, 1};
-  int b = gpu_emit(m, HLO_S64, d4, 4, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={0,2}\n", base);
+  int b = hlt_gpu_emit(m, HLO_S64, d4, 4, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={0,2}\n", base);
   int idx = s64_op(m, "add(", b, s64_iota_times(m, d4, 4, 1, st_n), d4, 4);
   idx = s64_op(m, "add(", idx, s64_iota_times(m, d4, 4, 3, st_h), d4, 4);
-  int i5 = gpu_emit(m, HLO_S64, d5, 5, "reshape(");
-  gpu_text(&m->t, "v%d)\n", idx);
-  int g = gpu_emit(m, m->ct, d4, 4, "gather(");
-  gpu_text(&m->t, "v%d, v%d), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, "
-                  "index_vector_dim=4, slice_sizes={1}\n", fl, i5);
-  int it = gpu_emit(m, HLO_S32, d4, 4, "iota(), ");
-  gpu_text(&m->t, "iota_dimension=2\n");
-  int lb = gpu_emit(m, HLO_S32, d4, 4, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={0}\n", len);
-  int ok = gpu_emit(m, HLO_PRED, d4, 4, "compare(");
-  gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
-  int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
-  int zb = gpu_emit(m, m->ct, d4, 4, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={}\n", z);
-  int v = gpu_emit(m, m->ct, d4, 4, "select(");
-  gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, g, zb);
+  int i5 = hlt_gpu_emit(m, HLO_S64, d5, 5, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", idx);
+  int g = hlt_gpu_emit(m, m->ct, d4, 4, "gather(");
+  hlt_gpu_text(&m->t,
+               "v%d, v%d), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, "
+               "index_vector_dim=4, slice_sizes={1}\n",
+               fl, i5);
+  int it = hlt_gpu_emit(m, HLO_S32, d4, 4, "iota(), ");
+  hlt_gpu_text(&m->t, "iota_dimension=2\n");
+  int lb = hlt_gpu_emit(m, HLO_S32, d4, 4, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", len);
+  int ok = hlt_gpu_emit(m, HLO_PRED, d4, 4, "compare(");
+  hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
+  int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+  int zb = hlt_gpu_emit(m, m->ct, d4, 4, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", z);
+  int v = hlt_gpu_emit(m, m->ct, d4, 4, "select(");
+  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, g, zb);
   return v;
 }
 
 /* base[b, s] = off[b] + s*st_s (packed). */
 static int base_packed(GpuMod *m, int off, int64_t Bc, int64_t Sc, int64_t st_s) {
   int64_t d2[2] = {Bc, Sc};
-  int b = gpu_emit(m, HLO_S64, d2, 2, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={0}\n", off);
+  int b = hlt_gpu_emit(m, HLO_S64, d2, 2, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", off);
   return s64_op(m, "add(", b, s64_iota_times(m, d2, 2, 1, st_s), d2, 2);
 }
 
@@ -701,18 +746,18 @@ static int base_packed(GpuMod *m, int off, int64_t Bc, int64_t Sc, int64_t st_s)
 static int base_paged(GpuMod *m, const GpuLeaf *pt, int i, int64_t B, int64_t nb, int64_t bs,
                       int64_t st_blk, int64_t st_s) {
   int64_t d2[2] = {B, nb}, d3[3] = {B, nb, bs}, ds[2] = {B, nb * bs};
-  int p = gpu_emit(m, pt->dtype, pt->dims, pt->rank, "parameter(");
-  gpu_text(&m->t, "%d)\n", i);
-  int r = gpu_emit(m, pt->dtype, d2, 2, "reshape(");
-  gpu_text(&m->t, "v%d)\n", p);
-  int c = gpu_emit(m, HLO_S64, d2, 2, "convert(");
-  gpu_text(&m->t, "v%d)\n", r);
-  int b3 = gpu_emit(m, HLO_S64, d3, 3, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={0,1}\n", c);
+  int p = hlt_gpu_emit(m, pt->dtype, pt->dims, pt->rank, "parameter(");
+  hlt_gpu_text(&m->t, "%d)\n", i);
+  int r = hlt_gpu_emit(m, pt->dtype, d2, 2, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", p);
+  int c = hlt_gpu_emit(m, HLO_S64, d2, 2, "convert(");
+  hlt_gpu_text(&m->t, "v%d)\n", r);
+  int b3 = hlt_gpu_emit(m, HLO_S64, d3, 3, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={0,1}\n", c);
   int blk = s64_op(m, "multiply(", b3, s64_bcast_const(m, st_blk, d3, 3), d3, 3);
   int row = s64_op(m, "add(", blk, s64_iota_times(m, d3, 3, 2, st_s), d3, 3);
-  int out = gpu_emit(m, HLO_S64, ds, 2, "reshape(");
-  gpu_text(&m->t, "v%d)\n", row);
+  int out = hlt_gpu_emit(m, HLO_S64, ds, 2, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", row);
   return out;
 }
 
@@ -724,41 +769,42 @@ static int scatter_ragged(GpuMod *m, int x, const GpuLeaf *r, int off, int len, 
                           int64_t N, int64_t L, int64_t D) {
   int64_t so[4], E = elements(r), oc[4] = {Bc, N, L, D}, o5[5] = {Bc, N, L, D, 1}, e1[1] = {E};
   phys_strides(r, so);
-  int ob = gpu_emit(m, HLO_S64, oc, 4, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={0}\n", off);
+  int ob = hlt_gpu_emit(m, HLO_S64, oc, 4, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", off);
   int idx = s64_op(m, "add(", ob, s64_iota_times(m, oc, 4, 2, so[2]), oc, 4);
   idx = s64_op(m, "add(", idx, s64_iota_times(m, oc, 4, 1, so[1]), oc, 4);
   idx = s64_op(m, "add(", idx, s64_iota_times(m, oc, 4, 3, so[3]), oc, 4);
-  int it = gpu_emit(m, HLO_S32, oc, 4, "iota(), ");
-  gpu_text(&m->t, "iota_dimension=2\n");
-  int lb = gpu_emit(m, HLO_S32, oc, 4, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={0}\n", len);
-  int ok = gpu_emit(m, HLO_PRED, oc, 4, "compare(");
-  gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
+  int it = hlt_gpu_emit(m, HLO_S32, oc, 4, "iota(), ");
+  hlt_gpu_text(&m->t, "iota_dimension=2\n");
+  int lb = hlt_gpu_emit(m, HLO_S32, oc, 4, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", len);
+  int ok = hlt_gpu_emit(m, HLO_PRED, oc, 4, "compare(");
+  hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
   int past = s64_bcast_const(m, E, oc, 4);
-  int sel = gpu_emit(m, HLO_S64, oc, 4, "select(");
-  gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, idx, past);
-  int i5 = gpu_emit(m, HLO_S64, o5, 5, "reshape(");
-  gpu_text(&m->t, "v%d)\n", sel);
-  int z = gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
-  int zf = gpu_emit(m, m->ct, e1, 1, "broadcast(");
-  gpu_text(&m->t, "v%d), dimensions={}\n", z);
-  int fl = gpu_emit(m, m->ct, e1, 1, "scatter(");
-  gpu_text(&m->t, "v%d, v%d, v%d), update_window_dims={}, inserted_window_dims={0}, "
-                  "scatter_dims_to_operand_dims={0}, index_vector_dim=4, to_apply=pick\n",
-           zf, i5, x);
+  int sel = hlt_gpu_emit(m, HLO_S64, oc, 4, "select(");
+  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, idx, past);
+  int i5 = hlt_gpu_emit(m, HLO_S64, o5, 5, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", sel);
+  int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
+  int zf = hlt_gpu_emit(m, m->ct, e1, 1, "broadcast(");
+  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", z);
+  int fl = hlt_gpu_emit(m, m->ct, e1, 1, "scatter(");
+  hlt_gpu_text(&m->t,
+               "v%d, v%d, v%d), update_window_dims={}, inserted_window_dims={0}, "
+               "scatter_dims_to_operand_dims={0}, index_vector_dim=4, to_apply=pick\n",
+               zf, i5, x);
   int64_t perm[4], pd[4], inv[4];
   for (int j = 0; j < 4; j++) {
     perm[j] = r->layout[3 - j];
     pd[j] = r->dims[perm[j]];
     inv[perm[j]] = j;
   }
-  int rs = gpu_emit(m, m->ct, pd, 4, "reshape(");
-  gpu_text(&m->t, "v%d)\n", fl);
-  int out = gpu_emit(m, m->ct, r->dims, 4, "transpose(");
-  gpu_text(&m->t, "v%d), dimensions=", rs);
-  gpu_text_list(&m->t, inv, 4);
-  gpu_text(&m->t, "\n");
+  int rs = hlt_gpu_emit(m, m->ct, pd, 4, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", fl);
+  int out = hlt_gpu_emit(m, m->ct, r->dims, 4, "transpose(");
+  hlt_gpu_text(&m->t, "v%d), dimensions=", rs);
+  hlt_gpu_text_list(&m->t, inv, 4);
+  hlt_gpu_text(&m->t, "\n");
   return out;
 }
 
@@ -774,10 +820,10 @@ static int other_dim(int64_t a, int64_t b, int64_t c) {
 static void seq_lens(GpuMod *m, const GpuCall *c, int first, int64_t Bc, int lens[2]) {
   for (int i = 0; i < 2; i++) {
     int64_t n1[1] = {Bc};
-    int p = gpu_emit(m, HLO_S32, c->ops[first + i].dims, c->ops[first + i].rank, "parameter(");
-    gpu_text(&m->t, "%d)\n", first + i);
-    lens[i] = gpu_emit(m, HLO_S32, n1, 1, "reshape(");
-    gpu_text(&m->t, "v%d)\n", p);
+    int p = hlt_gpu_emit(m, HLO_S32, c->ops[first + i].dims, c->ops[first + i].rank, "parameter(");
+    hlt_gpu_text(&m->t, "%d)\n", first + i);
+    lens[i] = hlt_gpu_emit(m, HLO_S32, n1, 1, "reshape(");
+    hlt_gpu_text(&m->t, "v%d)\n", p);
   }
 }
 
@@ -785,42 +831,54 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
   bool packed = f->segs > 1;
   const char *kind = packed ? "packed attention (max_seg_per_batch > 1)" : "paged attention";
   if (packed && f->paged)
-    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.max_seg_per_batch and "
-                       "is_paged_attention: hlorun does not run packed and paged attention "
-                       "together"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config fields cudnn_fmha_backend_config.max_seg_per_batch and "
+                        "is_paged_attention: hlorun does not run packed and paged attention "
+                        "together"),
+           NULL;
   if (strstr(c->target, "ScaleBias"))
-    return gpu_fail(c, "hlorun runs %s without a bias only (%s has a bias operand)", kind,
-                    c->target), NULL;
+    return hlt_gpu_fail(c, "hlorun runs %s without a bias only (%s has a bias operand)", kind,
+                        c->target),
+           NULL;
   if (c->nops != 7 || c->nres < 1 || c->nres > 3)
-    return gpu_fail(c, "has %d operands and %d results; %s with %s takes (q, k, v, q_seqlen, "
-                       "kv_seqlen, %s) and gives (O[, stats], u8 workspace)", c->nops, c->nres,
-                    c->target, kind, packed ? "q_offsets, kv_offsets" : "page_table_k, page_table_v"),
+    return hlt_gpu_fail(c,
+                        "has %d operands and %d results; %s with %s takes (q, k, v, q_seqlen, "
+                        "kv_seqlen, %s) and gives (O[, stats], u8 workspace)",
+                        c->nops, c->nres, c->target, kind,
+                        packed ? "q_offsets, kv_offsets" : "page_table_k, page_table_v"),
            NULL;
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->res[0];
   const Dims *d1 = &f->d1, *d2 = &f->d2;
   if (q->rank != 4 || k->rank != 4 || v->rank != 4 || d1->nlb != 2 || d1->nrb != 2 ||
       d1->nlc != 1 || d1->nrc != 1 || d2->nlb != 2 || d2->nrb != 2 || d2->nlc != 1 ||
       d2->nrc != 1 || d2->lb[0] != 0 || d2->lb[1] != 1 || d2->lc[0] != 3)
-    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.bmm1_/bmm2_dot_dimension_"
-                       "numbers: %s takes rank-4 q, k and v with two batch dimensions (batch, "
-                       "heads) and one contracting dimension each (cuDNN's [b, h, s, d]), and "
-                       "bmm2 reading the scores as [b, h, q, k]", kind), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config fields cudnn_fmha_backend_config.bmm1_/bmm2_dot_dimension_"
+                        "numbers: %s takes rank-4 q, k and v with two batch dimensions (batch, "
+                        "heads) and one contracting dimension each (cuDNN's [b, h, s, d]), and "
+                        "bmm2 reading the scores as [b, h, q, k]",
+                        kind),
+           NULL;
   int qb = (int)d1->lb[0], qn = (int)d1->lb[1], qh = (int)d1->lc[0];
   int kb = (int)d1->rb[0], kn = (int)d1->rb[1], kh = (int)d1->rc[0];
   int vb = (int)d2->rb[0], vn = (int)d2->rb[1], vs = (int)d2->rc[0];
   int qt = other_dim(qb, qn, qh), ks = other_dim(kb, kn, kh), vh = other_dim(vb, vn, vs);
   if (qt < 0 || ks < 0 || vh < 0)
-    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.bmm1_/bmm2_dot_dimension_"
-                       "numbers name one dimension twice"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config fields cudnn_fmha_backend_config.bmm1_/bmm2_dot_dimension_"
+                        "numbers name one dimension twice"),
+           NULL;
   int64_t B = q->dims[qb], N = q->dims[qn], T = q->dims[qt], H = q->dims[qh], Hv = v->dims[vh];
   int64_t M = packed ? f->segs : 1, Bc = B * M, Sc, nb = 0, bs = 0;
   if (k->dims[kn] != N || v->dims[vn] != N || k->dims[kh] != H || k->dims[kb] != v->dims[vb] ||
       k->dims[ks] != v->dims[vs])
-    return gpu_fail(c, "q, k and v do not agree on the heads, the head size, or k and v on "
-                       "their batch (or blocks) and sequence (or block) sizes"), NULL;
+    return hlt_gpu_fail(c,
+                        "q, k and v do not agree on the heads, the head size, or k and v on "
+                        "their batch (or blocks) and sequence (or block) sizes"),
+           NULL;
   if (packed) {
     if (k->dims[kb] != B)
-      return gpu_fail(c, "k and v must have q's batch size %lld", (long long)B), NULL;
+      return hlt_gpu_fail(c, "k and v must have q's batch size %lld", (long long)B), NULL;
     Sc = k->dims[ks];
   } else {
     const GpuLeaf *pk = &c->ops[5], *pv = &c->ops[6];
@@ -830,35 +888,45 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
       const GpuLeaf *pt = &c->ops[i];
       if (pt->dtype != HLO_S32 || pt->rank != 4 || pt->dims[0] != B || pt->dims[1] != 1 ||
           pt->dims[3] != 1 || pt->dims[2] != nb || nb < 1)
-        return gpu_fail(c, "operand %d (%s) must be s32[%lld,1,nb,1] (one page index per "
-                           "logical block of each batch), as page_table_k", i,
-                        i == 5 ? "page_table_k" : "page_table_v", (long long)B), NULL;
+        return hlt_gpu_fail(c,
+                            "operand %d (%s) must be s32[%lld,1,nb,1] (one page index per "
+                            "logical block of each batch), as page_table_k",
+                            i, i == 5 ? "page_table_k" : "page_table_v", (long long)B),
+               NULL;
     }
     (void)pv;
     Sc = nb * bs;
   }
   int64_t od[4] = {B, N, T, Hv};
   if (!same_dims(od, 4, O))
-    return gpu_fail(c, "result 0 (O) must be [%lld,%lld,%lld,%lld] (batch, heads, queries, "
-                       "head size: bmm2's output)", (long long)B, (long long)N, (long long)T,
-                    (long long)Hv), NULL;
+    return hlt_gpu_fail(c,
+                        "result 0 (O) must be [%lld,%lld,%lld,%lld] (batch, heads, queries, "
+                        "head size: bmm2's output)",
+                        (long long)B, (long long)N, (long long)T, (long long)Hv),
+           NULL;
   bool stats = c->nres == 3 || (c->nres == 2 && c->res[1].dtype == HLO_F32 && c->res[1].rank == 3);
   int64_t sd[3] = {Bc, N, T};
   if (stats && (c->res[1].dtype != HLO_F32 || !same_dims(sd, 3, &c->res[1])))
-    return gpu_fail(c, "result 1 (stats) must be f32[%lld,%lld,%lld] (one row per segment, "
-                       "head and query)", (long long)Bc, (long long)N, (long long)T), NULL;
+    return hlt_gpu_fail(c,
+                        "result 1 (stats) must be f32[%lld,%lld,%lld] (one row per segment, "
+                        "head and query)",
+                        (long long)Bc, (long long)N, (long long)T),
+           NULL;
   for (int i = 3; i < 5; i++)
     if (c->ops[i].dtype != HLO_S32 || elements(&c->ops[i]) != Bc)
-      return gpu_fail(c, "operand %d (%s) must be s32 with %lld elements (one length per %s)", i,
-                      i == 3 ? "q_seqlen" : "kv_seqlen", (long long)Bc,
-                      packed ? "segment: batch times max_seg_per_batch" : "batch"), NULL;
+      return hlt_gpu_fail(c, "operand %d (%s) must be s32 with %lld elements (one length per %s)",
+                          i, i == 3 ? "q_seqlen" : "kv_seqlen", (long long)Bc,
+                          packed ? "segment: batch times max_seg_per_batch" : "batch"),
+             NULL;
   if (packed)
     for (int i = 5; i < 7; i++)
       if (c->ops[i].dtype != HLO_S32 || elements(&c->ops[i]) < Bc + 1)
-        return gpu_fail(c, "operand %d (%s) must be s32 with at least %lld elements (the "
-                           "element offset of each of the %lld segments, and one more)", i,
-                        i == 5 ? "q_offsets" : "kv_offsets", (long long)(Bc + 1),
-                        (long long)Bc), NULL;
+        return hlt_gpu_fail(c,
+                            "operand %d (%s) must be s32 with at least %lld elements (the "
+                            "element offset of each of the %lld segments, and one more)",
+                            i, i == 5 ? "q_offsets" : "kv_offsets", (long long)(Bc + 1),
+                            (long long)Bc),
+               NULL;
   int64_t sq[4], sk[4], sv[4];
   phys_strides(q, sq);
   phys_strides(k, sk);
@@ -881,12 +949,12 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
     vv = gather_canon(&m, flat_phys(&m, v, 2), base_packed(&m, offkv, Bc, Sc, sv[vs]), Bc, N, Sc,
                       Hv, sv[vn], sv[vh], lens[1]);
   } else {
-    int x = gpu_operand(&m, q, 0, GPU_ROUND_NONE);
+    int x = hlt_gpu_operand(&m, q, 0, GPU_ROUND_NONE);
     int64_t qd[4] = {B, N, T, H}, perm[4] = {qb, qn, qt, qh};
-    vq = gpu_emit(&m, m.ct, qd, 4, "transpose(");
-    gpu_text(&m.t, "v%d), dimensions=", x);
-    gpu_text_list(&m.t, perm, 4);
-    gpu_text(&m.t, "\n");
+    vq = hlt_gpu_emit(&m, m.ct, qd, 4, "transpose(");
+    hlt_gpu_text(&m.t, "v%d), dimensions=", x);
+    hlt_gpu_text_list(&m.t, perm, 4);
+    hlt_gpu_text(&m.t, "\n");
     vk = gather_canon(&m, flat_phys(&m, k, 1), base_paged(&m, &c->ops[5], 5, B, nb, bs, sk[kb], sk[ks]),
                       B, N, Sc, H, sk[kn], sk[kh], lens[1]);
     vv = gather_canon(&m, flat_phys(&m, v, 2), base_paged(&m, &c->ops[6], 6, B, nb, bs, sv[vb], sv[vs]),
@@ -899,28 +967,29 @@ static char *forward_ragged(GpuCall *c, const Cfg *f) {
   int sc = scores(c, &m, &fc, vq, vk, &cd1, -1, &mk);
   if (sc < 0) { free(m.t.s); return NULL; }
   int mx = row_reduce(&m, sc, -__builtin_inf(), "max");
-  int e = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
+  int e =
+      hlt_gpu_unary(&m, "exponential", hlt_gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
   int sum = row_reduce(&m, e, 0, "sum");
-  int p = gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
-  p = select_v(&m, mk.qvalid, p, gpu_splat(&m, 0));
+  int p = hlt_gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
+  p = select_v(&m, mk.qvalid, p, hlt_gpu_splat(&m, 0));
   int64_t oc[4] = {Bc, N, T, Hv};
   int o = dot(&m, p, vv, oc, 4, &cd2);
   int outs[2] = {o, 0};
   if (packed) outs[0] = scatter_ragged(&m, o, O, offq, lens[0], Bc, N, T, Hv);
   if (stats) {
-    int lg = gpu_emit(&m, m.ct, sd, 3, "log(");
-    gpu_text(&m.t, "v%d)\n", sum);
-    int st = gpu_emit(&m, m.ct, sd, 3, "add(");
-    gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
-    int zz = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-    int zb = gpu_emit(&m, m.ct, sd, 3, "broadcast(");
-    gpu_text(&m.t, "v%d), dimensions={}\n", zz);
-    outs[1] = gpu_emit(&m, m.ct, sd, 3, "select(");
-    gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, st, zb);
+    int lg = hlt_gpu_emit(&m, m.ct, sd, 3, "log(");
+    hlt_gpu_text(&m.t, "v%d)\n", sum);
+    int st = hlt_gpu_emit(&m, m.ct, sd, 3, "add(");
+    hlt_gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    int zz = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+    int zb = hlt_gpu_emit(&m, m.ct, sd, 3, "broadcast(");
+    hlt_gpu_text(&m.t, "v%d), dimensions={}\n", zz);
+    outs[1] = hlt_gpu_emit(&m, m.ct, sd, 3, "select(");
+    hlt_gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, st, zb);
   }
-  if (gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
+  if (hlt_gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
     free(m.t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m.t.s;
@@ -944,13 +1013,19 @@ static int gather_ragged(GpuMod *m, const GpuLeaf *l, int i, int n, int sq, int 
 
 static char *backward_ragged(GpuCall *c, const Cfg *f) {
   if (strstr(c->target, "ScaleBias"))
-    return gpu_fail(c, "hlorun runs packed attention (max_seg_per_batch > 1) without a bias only "
-                       "(%s has a bias operand)", c->target), NULL;
+    return hlt_gpu_fail(c,
+                        "hlorun runs packed attention (max_seg_per_batch > 1) without a bias only "
+                        "(%s has a bias operand)",
+                        c->target),
+           NULL;
   if (c->nops != 10 || c->nres != 4)
-    return gpu_fail(c, "has %d operands and %d results; %s with packed attention "
-                       "(max_seg_per_batch > 1) takes (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, "
-                       "q_offsets, kv_offsets) and gives (dQ, dK, dV, u8 workspace)", c->nops,
-                    c->nres, c->target), NULL;
+    return hlt_gpu_fail(
+               c,
+               "has %d operands and %d results; %s with packed attention "
+               "(max_seg_per_batch > 1) takes (q, k, v, stats, dO, O, q_seqlen, kv_seqlen, "
+               "q_offsets, kv_offsets) and gives (dQ, dK, dV, u8 workspace)",
+               c->nops, c->nres, c->target),
+           NULL;
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *st = &c->ops[3],
                 *dO = &c->ops[4], *O = &c->ops[5];
   const Dims *g11 = &f->g11, *g12 = &f->g12, *g21 = &f->g21, *g22 = &f->g22;
@@ -962,10 +1037,11 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
        g12->lb[1] == 1 && g12->lc[0] == 3 && g21->lb[0] == 0 && g21->lb[1] == 1 &&
        g21->lc[0] == 2 && g22->lb[0] == g21->rb[0] && g22->lb[1] == g21->rb[1];
   if (!ok)
-    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.bmm*_grad_gemm*_dot_"
-                       "dimension_numbers: packed attention takes rank-4 q, k, v and dO with two "
-                       "batch dimensions (batch, heads) and one contracting dimension each "
-                       "(cuDNN's [b, h, s, d]), the gradients of the scores read as [b, h, q, k]"),
+    return hlt_gpu_fail(c,
+                        "backend_config fields cudnn_fmha_backend_config.bmm*_grad_gemm*_dot_"
+                        "dimension_numbers: packed attention takes rank-4 q, k, v and dO with two "
+                        "batch dimensions (batch, heads) and one contracting dimension each "
+                        "(cuDNN's [b, h, s, d]), the gradients of the scores read as [b, h, q, k]"),
            NULL;
   int qb = (int)g11->rb[0], qn = (int)g11->rb[1], qt = (int)g11->rc[0];
   int kb = (int)g12->rb[0], kn = (int)g12->rb[1], ks = (int)g12->rc[0];
@@ -974,9 +1050,11 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
   int qh = other_dim(qb, qn, qt), kh = other_dim(kb, kn, ks), vs = other_dim(vb, vn, vh);
   int dh = other_dim(db, dn, dt);
   if (qh < 0 || kh < 0 || vs < 0 || dh < 0 || g22->lc[0] != dh)
-    return gpu_fail(c, "backend_config fields cudnn_fmha_backend_config.bmm*_grad_gemm*_dot_"
-                       "dimension_numbers name one dimension twice or disagree on dO's head "
-                       "size dimension"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config fields cudnn_fmha_backend_config.bmm*_grad_gemm*_dot_"
+                        "dimension_numbers name one dimension twice or disagree on dO's head "
+                        "size dimension"),
+           NULL;
   int64_t B = q->dims[qb], N = q->dims[qn], T = q->dims[qt], H = q->dims[qh];
   int64_t S = k->dims[ks], Hv = v->dims[vh], Bc = B * f->segs;
   bool okO = O->rank == 4;
@@ -984,29 +1062,41 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
   if (k->dims[kb] != B || v->dims[vb] != B || dO->dims[db] != B || k->dims[kn] != N ||
       v->dims[vn] != N || dO->dims[dn] != N || k->dims[kh] != H || v->dims[vs] != S ||
       dO->dims[dt] != T || dO->dims[dh] != Hv || !okO)
-    return gpu_fail(c, "q, k, v, dO and O do not agree on the batch, heads, sequence or head "
-                       "sizes (O must have dO's shape)"), NULL;
+    return hlt_gpu_fail(c,
+                        "q, k, v, dO and O do not agree on the batch, heads, sequence or head "
+                        "sizes (O must have dO's shape)"),
+           NULL;
   int64_t sd[3] = {Bc, N, T};
   if (st->dtype != HLO_F32 || !same_dims(sd, 3, st))
-    return gpu_fail(c, "operand 3 (stats) must be f32[%lld,%lld,%lld] (one row per segment, head "
-                       "and query)", (long long)Bc, (long long)N, (long long)T), NULL;
+    return hlt_gpu_fail(c,
+                        "operand 3 (stats) must be f32[%lld,%lld,%lld] (one row per segment, head "
+                        "and query)",
+                        (long long)Bc, (long long)N, (long long)T),
+           NULL;
   int64_t rd[3][4] = {{B, N, T, H}, {B, N, S, H}, {B, N, S, Hv}};
   static const char *const rn[3] = {"dQ", "dK", "dV"};
   for (int i = 0; i < 3; i++)
     if (!same_dims(rd[i], 4, &c->res[i]))
-      return gpu_fail(c, "result %d (%s) must be [%lld,%lld,%lld,%lld] (batch, heads, sequence, "
-                         "head size)", i, rn[i], (long long)rd[i][0], (long long)rd[i][1],
-                      (long long)rd[i][2], (long long)rd[i][3]), NULL;
+      return hlt_gpu_fail(c,
+                          "result %d (%s) must be [%lld,%lld,%lld,%lld] (batch, heads, sequence, "
+                          "head size)",
+                          i, rn[i], (long long)rd[i][0], (long long)rd[i][1], (long long)rd[i][2],
+                          (long long)rd[i][3]),
+             NULL;
   for (int i = 6; i < 8; i++)
     if (c->ops[i].dtype != HLO_S32 || elements(&c->ops[i]) != Bc)
-      return gpu_fail(c, "operand %d (%s) must be s32 with %lld elements (one length per "
-                         "segment: batch times max_seg_per_batch)", i,
-                      i == 6 ? "q_seqlen" : "kv_seqlen", (long long)Bc), NULL;
+      return hlt_gpu_fail(c,
+                          "operand %d (%s) must be s32 with %lld elements (one length per "
+                          "segment: batch times max_seg_per_batch)",
+                          i, i == 6 ? "q_seqlen" : "kv_seqlen", (long long)Bc),
+             NULL;
   for (int i = 8; i < 10; i++)
     if (c->ops[i].dtype != HLO_S32 || elements(&c->ops[i]) < Bc + 1)
-      return gpu_fail(c, "operand %d (%s) must be s32 with at least %lld elements (the element "
-                         "offset of each of the %lld segments, and one more)", i,
-                      i == 8 ? "q_offsets" : "kv_offsets", (long long)(Bc + 1), (long long)Bc),
+      return hlt_gpu_fail(c,
+                          "operand %d (%s) must be s32 with at least %lld elements (the element "
+                          "offset of each of the %lld segments, and one more)",
+                          i, i == 8 ? "q_offsets" : "kv_offsets", (long long)(Bc + 1),
+                          (long long)Bc),
              NULL;
   GpuMod m = {0};
   m.ct = (q->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
@@ -1021,7 +1111,7 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
   int vv = gather_ragged(&m, v, 2, vn, vs, vh, offkv, lens[1], Bc, N, S, Hv);
   int vdo = gather_ragged(&m, dO, 4, dn, dt, dh, offq, lens[0], Bc, N, T, Hv);
   int vo = gather_ragged(&m, O, 5, dn, dt, dh, offq, lens[0], Bc, N, T, Hv);
-  int vs_ = gpu_operand(&m, st, 3, GPU_ROUND_NONE);
+  int vs_ = hlt_gpu_operand(&m, st, 3, GPU_ROUND_NONE);
   Cfg fc = *f;
   fc.padding = true;
   Mask mk = build_mask_lens(&m, &fc, -1, lens);
@@ -1029,16 +1119,18 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
        csk = {{0, 1}, {0, 1}, {3}, {2}, 2, 2, 1, 1};
   int sc = scores(c, &m, &fc, vq, vk, &cqk, -1, &mk);
   if (sc < 0) { free(m.t.s); return NULL; }
-  int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs_)));
-  p = select_v(&m, mk.valid, p, gpu_splat(&m, 0));
+  int p =
+      hlt_gpu_unary(&m, "exponential", hlt_gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs_)));
+  p = select_v(&m, mk.valid, p, hlt_gpu_splat(&m, 0));
   int dp = dot(&m, vdo, vv, m.dims, 4, &cqk);
   int64_t dvd[4] = {Bc, N, T, Hv};
-  int e = gpu_emit(&m, m.ct, dvd, 4, "multiply(");
-  gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
-  int z = gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
-  int dd = gpu_emit(&m, m.ct, sd, 3, "reduce(");
-  gpu_text(&m.t, "v%d, v%d), dimensions={3}, to_apply=sum\n", e, z);
-  int ds = gpu_binary(&m, "multiply", p, gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
+  int e = hlt_gpu_emit(&m, m.ct, dvd, 4, "multiply(");
+  hlt_gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
+  int z = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
+  int dd = hlt_gpu_emit(&m, m.ct, sd, 3, "reduce(");
+  hlt_gpu_text(&m.t, "v%d, v%d), dimensions={3}, to_apply=sum\n", e, z);
+  int ds =
+      hlt_gpu_binary(&m, "multiply", p, hlt_gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)));
   int64_t qd[4] = {Bc, N, T, H}, kd[4] = {Bc, N, S, H}, vd[4] = {Bc, N, S, Hv};
   int gq = dot(&m, ds, vk, qd, 4, &csk), gk = dot(&m, ds, vq, kd, 4, &cpd);
   int gv = dot(&m, p, vdo, vd, 4, &cpd);
@@ -1046,13 +1138,13 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
     int gs[2] = {gq, gk};
     for (int i = 0; i < 2; i++) {
       const int64_t *d = i ? kd : qd;
-      int k0 = gpu_emit(&m, m.ct, NULL, 0, "constant(");
-      gpu_text_double(&m.t, f->scale);
-      gpu_text(&m.t, ")\n");
-      int kb2 = gpu_emit(&m, m.ct, d, 4, "broadcast(");
-      gpu_text(&m.t, "v%d), dimensions={}\n", k0);
-      int y = gpu_emit(&m, m.ct, d, 4, "multiply(");
-      gpu_text(&m.t, "v%d, v%d)\n", gs[i], kb2);
+      int k0 = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(");
+      hlt_gpu_text_double(&m.t, f->scale);
+      hlt_gpu_text(&m.t, ")\n");
+      int kb2 = hlt_gpu_emit(&m, m.ct, d, 4, "broadcast(");
+      hlt_gpu_text(&m.t, "v%d), dimensions={}\n", k0);
+      int y = hlt_gpu_emit(&m, m.ct, d, 4, "multiply(");
+      hlt_gpu_text(&m.t, "v%d, v%d)\n", gs[i], kb2);
       gs[i] = y;
     }
     gq = gs[0];
@@ -1062,9 +1154,9 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
   outs[0] = scatter_ragged(&m, gq, &c->res[0], offq, lens[0], Bc, N, T, H);
   outs[1] = scatter_ragged(&m, gk, &c->res[1], offkv, lens[1], Bc, N, S, H);
   outs[2] = scatter_ragged(&m, gv, &c->res[2], offkv, lens[1], Bc, N, S, Hv);
-  if (gpu_finish(&m, c->res, outs, 3)) {
+  if (hlt_gpu_finish(&m, c->res, outs, 3)) {
     free(m.t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m.t.s;
@@ -1089,10 +1181,10 @@ static char *backward_ragged(GpuCall *c, const Cfg *f) {
 
 /* Scalar operand i (one f32 element) as an f32[] value. */
 static int scalar_op(GpuMod *m, const GpuLeaf *l, int i) {
-  int p = gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  gpu_text(&m->t, "%d)\n", i);
-  int r = gpu_emit(m, HLO_F32, NULL, 0, "reshape(");
-  gpu_text(&m->t, "v%d)\n", p);
+  int p = hlt_gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
+  hlt_gpu_text(&m->t, "%d)\n", i);
+  int r = hlt_gpu_emit(m, HLO_F32, NULL, 0, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", p);
   return r;
 }
 
@@ -1100,10 +1192,10 @@ static int scalar_op(GpuMod *m, const GpuLeaf *l, int i) {
 static int scale_by(GpuMod *m, int x, const int64_t *dims, int rank, int a, int b) {
   int sc[2] = {a, b};
   for (int i = 0; i < 2 && sc[i] >= 0; i++) {
-    int bb = gpu_emit(m, HLO_F32, dims, rank, "broadcast(");
-    gpu_text(&m->t, "v%d), dimensions={}\n", sc[i]);
-    int v = gpu_emit(m, HLO_F32, dims, rank, "multiply(");
-    gpu_text(&m->t, "v%d, v%d)\n", x, bb);
+    int bb = hlt_gpu_emit(m, HLO_F32, dims, rank, "broadcast(");
+    hlt_gpu_text(&m->t, "v%d), dimensions={}\n", sc[i]);
+    int v = hlt_gpu_emit(m, HLO_F32, dims, rank, "multiply(");
+    hlt_gpu_text(&m->t, "v%d, v%d)\n", x, bb);
     x = v;
   }
   return x;
@@ -1111,54 +1203,61 @@ static int scale_by(GpuMod *m, int x, const int64_t *dims, int rank, int a, int 
 
 /* max |x| over every element, reshaped to the result leaf r. */
 static int amax_of(GpuMod *m, int x, const int64_t *dims, int rank, const GpuLeaf *r) {
-  int ab = gpu_emit(m, HLO_F32, dims, rank, "abs(");
-  gpu_text(&m->t, "v%d)\n", x);
-  int z = gpu_emit(m, HLO_F32, NULL, 0, "constant(0)\n");
+  int ab = hlt_gpu_emit(m, HLO_F32, dims, rank, "abs(");
+  hlt_gpu_text(&m->t, "v%d)\n", x);
+  int z = hlt_gpu_emit(m, HLO_F32, NULL, 0, "constant(0)\n");
   int64_t all[GPU_MAX_RANK];
   for (int i = 0; i < rank; i++) all[i] = i;
-  int v = gpu_emit(m, HLO_F32, NULL, 0, "reduce(");
-  gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
-  gpu_text_list(&m->t, all, rank);
-  gpu_text(&m->t, ", to_apply=max\n");
-  int w = gpu_emit(m, HLO_F32, r->dims, r->rank, "reshape(");
-  gpu_text(&m->t, "v%d)\n", v);
+  int v = hlt_gpu_emit(m, HLO_F32, NULL, 0, "reduce(");
+  hlt_gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
+  hlt_gpu_text_list(&m->t, all, rank);
+  hlt_gpu_text(&m->t, ", to_apply=max\n");
+  int w = hlt_gpu_emit(m, HLO_F32, r->dims, r->rank, "reshape(");
+  hlt_gpu_text(&m->t, "v%d)\n", v);
   return w;
 }
 
 /* x stored as f8 type t (saturating) and read back as f32. */
 static int store_f8(GpuMod *m, int x, const int64_t *dims, int rank, HloDtype t) {
   double mx = t == HLO_F8E4M3FN ? 448 : 57344;
-  int lo = gpu_emit(m, HLO_F32, NULL, 0, "constant(");
-  gpu_text_double(&m->t, -mx);
-  gpu_text(&m->t, ")\n");
-  int hi = gpu_emit(m, HLO_F32, NULL, 0, "constant(");
-  gpu_text_double(&m->t, mx);
-  gpu_text(&m->t, ")\n");
-  int c = gpu_emit(m, HLO_F32, dims, rank, "clamp(");
-  gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
-  int n = gpu_emit(m, t, dims, rank, "convert(");
-  gpu_text(&m->t, "v%d)\n", c);
-  int w = gpu_emit(m, HLO_F32, dims, rank, "convert(");
-  gpu_text(&m->t, "v%d)\n", n);
+  int lo = hlt_gpu_emit(m, HLO_F32, NULL, 0, "constant(");
+  hlt_gpu_text_double(&m->t, -mx);
+  hlt_gpu_text(&m->t, ")\n");
+  int hi = hlt_gpu_emit(m, HLO_F32, NULL, 0, "constant(");
+  hlt_gpu_text_double(&m->t, mx);
+  hlt_gpu_text(&m->t, ")\n");
+  int c = hlt_gpu_emit(m, HLO_F32, dims, rank, "clamp(");
+  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
+  int n = hlt_gpu_emit(m, t, dims, rank, "convert(");
+  hlt_gpu_text(&m->t, "v%d)\n", c);
+  int w = hlt_gpu_emit(m, HLO_F32, dims, rank, "convert(");
+  hlt_gpu_text(&m->t, "v%d)\n", n);
   return w;
 }
 
 static char *forward_f8(GpuCall *c, const Cfg *f) {
   if (f->padding || f->window || (f->mask != MASK_NONE && f->mask != MASK_CAUSAL))
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
-                       "graph has only NO_MASK and CAUSAL (no padding, sliding window or ALiBi)",
-                    f->window ? "sliding_window_length" : "mask_type"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
+                        "graph has only NO_MASK and CAUSAL (no padding, sliding window or ALiBi)",
+                        f->window ? "sliding_window_length" : "mask_type"),
+           NULL;
   if (c->nops != 9 || (c->nres != 4 && c->nres != 5))
-    return gpu_fail(c, "has %d operands and %d results; __cudnn$fmhaSoftmaxF8 takes (q, k, v, "
-                       "descale_q, descale_k, descale_v, descale_s, scale_s, scale_o) and gives "
-                       "(O, amax_s, amax_o[, stats], u8 workspace)", c->nops, c->nres), NULL;
+    return hlt_gpu_fail(c,
+                        "has %d operands and %d results; __cudnn$fmhaSoftmaxF8 takes (q, k, v, "
+                        "descale_q, descale_k, descale_v, descale_s, scale_s, scale_o) and gives "
+                        "(O, amax_s, amax_o[, stats], u8 workspace)",
+                        c->nops, c->nres),
+           NULL;
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->res[0];
   if ((q->dtype != HLO_F8E4M3FN && q->dtype != HLO_F8E5M2) || k->dtype != q->dtype ||
       v->dtype != q->dtype || O->dtype != q->dtype)
-    return gpu_fail(c, "q, k, v and O must share one f8 type (f8e4m3fn or f8e5m2; "
-                       "cuda_dnn.cc checks it): they are %s, %s, %s, %s",
-                    hlc_dtype_name(q->dtype), hlc_dtype_name(k->dtype), hlc_dtype_name(v->dtype),
-                    hlc_dtype_name(O->dtype)), NULL;
+    return hlt_gpu_fail(c,
+                        "q, k, v and O must share one f8 type (f8e4m3fn or f8e5m2; "
+                        "cuda_dnn.cc checks it): they are %s, %s, %s, %s",
+                        hlc_dtype_name(q->dtype), hlc_dtype_name(k->dtype),
+                        hlc_dtype_name(v->dtype), hlc_dtype_name(O->dtype)),
+           NULL;
   static const char *const sn[6] = {"descale_q", "descale_k", "descale_v", "descale_s",
                                     "scale_s", "scale_o"};
   for (int i = 3; i < 9; i++) {
@@ -1166,40 +1265,48 @@ static char *forward_f8(GpuCall *c, const Cfg *f) {
     int64_t n = 1;
     for (int j = 0; j < l->rank; j++) n *= l->dims[j];
     if (l->dtype != HLO_F32 || n != 1)
-      return gpu_fail(c, "operand %d (%s) must be one f32 (f32[1,1,1,1])", i, sn[i - 3]), NULL;
+      return hlt_gpu_fail(c, "operand %d (%s) must be one f32 (f32[1,1,1,1])", i, sn[i - 3]), NULL;
   }
   for (int i = 1; i < 3; i++) {
     const GpuLeaf *r = &c->res[i];
     int64_t n = 1;
     for (int j = 0; j < r->rank; j++) n *= r->dims[j];
     if (r->dtype != HLO_F32 || n != 1)
-      return gpu_fail(c, "result %d (%s) must be one f32 (f32[1,1,1,1])", i,
-                      i == 1 ? "amax_s" : "amax_o"), NULL;
+      return hlt_gpu_fail(c, "result %d (%s) must be one f32 (f32[1,1,1,1])", i,
+                          i == 1 ? "amax_s" : "amax_o"),
+             NULL;
   }
   GpuLeaf s;
   int fa, fb, fp, fv;
   memset(&s, 0, sizeof s);
   s.rank = out_dims(q, k, &f->d1, s.dims, &fa, &fb);
   if (s.rank < 2 || fa != 1 || fb != 1)
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm1_dot_dimension_numbers "
-                       "does not fit q and k"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.bmm1_dot_dimension_numbers "
+                        "does not fit q and k"),
+           NULL;
   GpuMod m = {0};
   m.ct = HLO_F32;
   s.dtype = HLO_F32;
   int64_t od[GPU_MAX_RANK];
   int orank = out_dims(&s, v, &f->d2, od, &fp, &fv);
   if (!same_dims(od, orank, O))
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_dot_dimension_numbers "
-                       "does not map the scores and v onto the result's shape"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.bmm2_dot_dimension_numbers "
+                        "does not map the scores and v onto the result's shape"),
+           NULL;
   bool stats = c->nres == 5;
   if (stats && (c->res[3].dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, &c->res[3])))
-    return gpu_fail(c, "result 3 (stats) must be f32 with the scores' shape less the key "
-                       "dimension"), NULL;
+    return hlt_gpu_fail(c,
+                        "result 3 (stats) must be f32 with the scores' shape less the key "
+                        "dimension"),
+           NULL;
   m.rank = s.rank;
   memcpy(m.dims, s.dims, sizeof m.dims);
   prelude(&m);
-  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
-  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE);
+  int vq = hlt_gpu_operand(&m, q, 0, GPU_ROUND_NONE),
+      vk = hlt_gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = hlt_gpu_operand(&m, v, 2, GPU_ROUND_NONE);
   /* The F8 graph reads mask_type only (is_causal_mask predates it). */
   Cfg fc = *f;
   fc.causal = f->mask == MASK_CAUSAL;
@@ -1208,13 +1315,14 @@ static char *forward_f8(GpuCall *c, const Cfg *f) {
   for (int i = 0; i < 6; i++) sc_[i] = scalar_op(&m, &c->ops[3 + i], 3 + i);
   Mask mk = build_mask(&m, f, 0);
   int sc = dot(&m, vq, vk, m.dims, m.rank, &f->d1);
-  if (f->scale != 1) sc = gpu_binary(&m, "multiply", sc, gpu_splat(&m, f->scale));
+  if (f->scale != 1) sc = hlt_gpu_binary(&m, "multiply", sc, hlt_gpu_splat(&m, f->scale));
   sc = scale_by(&m, sc, m.dims, m.rank, sc_[0], sc_[1]);
-  if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, gpu_splat(&m, -__builtin_inf()));
+  if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, hlt_gpu_splat(&m, -__builtin_inf()));
   int mx = row_reduce(&m, sc, -__builtin_inf(), "max");
-  int e = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
+  int e =
+      hlt_gpu_unary(&m, "exponential", hlt_gpu_binary(&m, "subtract", sc, row_broadcast(&m, mx)));
   int sum = row_reduce(&m, e, 0, "sum");
-  int p = gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
+  int p = hlt_gpu_binary(&m, "divide", e, row_broadcast(&m, sum));
   int outs[4];
   outs[1] = amax_of(&m, p, m.dims, m.rank, &c->res[1]);
   int p8 = store_f8(&m, scale_by(&m, p, m.dims, m.rank, sc_[4], -1), m.dims, m.rank, q->dtype);
@@ -1223,14 +1331,14 @@ static char *forward_f8(GpuCall *c, const Cfg *f) {
   outs[2] = amax_of(&m, o, O->dims, O->rank, &c->res[2]);
   outs[0] = store_f8(&m, scale_by(&m, o, O->dims, O->rank, sc_[5], -1), O->dims, O->rank, O->dtype);
   if (stats) {
-    int lg = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
-    gpu_text(&m.t, "v%d)\n", sum);
-    outs[3] = gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
-    gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    int lg = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
+    hlt_gpu_text(&m.t, "v%d)\n", sum);
+    outs[3] = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
+    hlt_gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
   }
-  if (gpu_finish(&m, c->res, outs, stats ? 4 : 3)) {
+  if (hlt_gpu_finish(&m, c->res, outs, stats ? 4 : 3)) {
     free(m.t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m.t.s;
@@ -1268,15 +1376,20 @@ static char *forward_f8(GpuCall *c, const Cfg *f) {
  * all eight f8 tensors must share it. Stores saturate as forward_f8's. */
 static char *backward_f8(GpuCall *c, const Cfg *f) {
   if (f->padding || f->window || (f->mask != MASK_NONE && f->mask != MASK_CAUSAL))
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
-                       "graph has only NO_MASK and CAUSAL (no padding, sliding window or ALiBi)",
-                    f->window ? "sliding_window_length" : "mask_type"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
+                        "graph has only NO_MASK and CAUSAL (no padding, sliding window or ALiBi)",
+                        f->window ? "sliding_window_length" : "mask_type"),
+           NULL;
   if (c->nops != 18 || c->nres != 8)
-    return gpu_fail(c, "has %d operands and %d results; __cudnn$fmhaSoftmaxBackwardF8 takes (q, k, "
-                       "v, O, dO, stats, descale_q, descale_k, descale_v, descale_s, descale_o, "
-                       "descale_dO, descale_dP, scale_s, scale_dP, scale_dQ, scale_dK, scale_dV) "
-                       "and gives (dQ, dK, dV, amax_dQ, amax_dK, amax_dV, amax_dP, u8 workspace)",
-                    c->nops, c->nres), NULL;
+    return hlt_gpu_fail(
+               c,
+               "has %d operands and %d results; __cudnn$fmhaSoftmaxBackwardF8 takes (q, k, "
+               "v, O, dO, stats, descale_q, descale_k, descale_v, descale_s, descale_o, "
+               "descale_dO, descale_dP, scale_s, scale_dP, scale_dQ, scale_dK, scale_dV) "
+               "and gives (dQ, dK, dV, amax_dQ, amax_dK, amax_dV, amax_dP, u8 workspace)",
+               c->nops, c->nres),
+           NULL;
   const GpuLeaf *q = &c->ops[0], *k = &c->ops[1], *v = &c->ops[2], *O = &c->ops[3],
                 *dO = &c->ops[4], *st = &c->ops[5];
   static const char *const tn[8] = {"q", "k", "v", "O", "dO", "dQ", "dK", "dV"};
@@ -1284,10 +1397,13 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
   for (int i = 0; i < 8; i++) {
     HloDtype d = i < 5 ? c->ops[i].dtype : c->res[i - 5].dtype;
     if ((t != HLO_F8E4M3FN && t != HLO_F8E5M2) || d != t)
-      return gpu_fail(c, "%s %d (%s) is %s: q, k, v, O, dO, dQ, dK and dV must share one f8 "
-                         "type (f8e4m3fn or f8e5m2; the graph reads every one of them in q's "
-                         "type, %s)", i < 5 ? "operand" : "result", i < 5 ? i : i - 5, tn[i],
-                      hlc_dtype_name(d), hlc_dtype_name(t)), NULL;
+      return hlt_gpu_fail(c,
+                          "%s %d (%s) is %s: q, k, v, O, dO, dQ, dK and dV must share one f8 "
+                          "type (f8e4m3fn or f8e5m2; the graph reads every one of them in q's "
+                          "type, %s)",
+                          i < 5 ? "operand" : "result", i < 5 ? i : i - 5, tn[i], hlc_dtype_name(d),
+                          hlc_dtype_name(t)),
+             NULL;
   }
   static const char *const sn[12] = {"descale_q", "descale_k", "descale_v", "descale_s",
                                      "descale_o", "descale_dO", "descale_dP", "scale_s",
@@ -1297,7 +1413,7 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
     int64_t n = 1;
     for (int j = 0; j < l->rank; j++) n *= l->dims[j];
     if (l->dtype != HLO_F32 || n != 1)
-      return gpu_fail(c, "operand %d (%s) must be one f32 (f32[1,1,1,1])", i, sn[i - 6]), NULL;
+      return hlt_gpu_fail(c, "operand %d (%s) must be one f32 (f32[1,1,1,1])", i, sn[i - 6]), NULL;
   }
   static const char *const an[4] = {"amax_dQ", "amax_dK", "amax_dV", "amax_dP"};
   for (int i = 3; i < 7; i++) {
@@ -1305,7 +1421,7 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
     int64_t n = 1;
     for (int j = 0; j < r->rank; j++) n *= r->dims[j];
     if (r->dtype != HLO_F32 || n != 1)
-      return gpu_fail(c, "result %d (%s) must be one f32 (f32[1,1,1,1])", i, an[i - 3]), NULL;
+      return hlt_gpu_fail(c, "result %d (%s) must be one f32 (f32[1,1,1,1])", i, an[i - 3]), NULL;
   }
   GpuLeaf s, s2;
   int fa, fb;
@@ -1314,15 +1430,19 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
   s.rank = out_dims(dO, v, &f->g22, s.dims, &fa, &fb);
   s2.rank = out_dims(q, k, &f->g22, s2.dims, &fa, &fb);
   if (s.rank < 2 || fa != 1 || fb != 1 || !same_dims(s.dims, s.rank, &s2))
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.bmm2_grad_gemm2_dot_"
-                       "dimension_numbers does not fit dO and v, or q and k (it must pair their "
-                       "batch and head sizes and leave one query and one key dimension)"), NULL;
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.bmm2_grad_gemm2_dot_"
+                        "dimension_numbers does not fit dO and v, or q and k (it must pair their "
+                        "batch and head sizes and leave one query and one key dimension)"),
+           NULL;
   bool okO = O->rank == dO->rank;
   for (int i = 0; okO && i < O->rank; i++) okO = O->dims[i] == dO->dims[i];
-  if (!okO) return gpu_fail(c, "operand 3 (the forward output O) must have dO's shape"), NULL;
+  if (!okO) return hlt_gpu_fail(c, "operand 3 (the forward output O) must have dO's shape"), NULL;
   if (st->dtype != HLO_F32 || !same_dims(s.dims, s.rank - 1, st))
-    return gpu_fail(c, "operand 5 (stats) must be f32 with the scores' shape less the key "
-                       "dimension"), NULL;
+    return hlt_gpu_fail(c,
+                        "operand 5 (stats) must be f32 with the scores' shape less the key "
+                        "dimension"),
+           NULL;
   s.dtype = HLO_F32;
   struct { const Dims *d; const GpuLeaf *b; int res; const char *key; } g[3] = {
       {&f->g12, k, 0, "bmm1_grad_gemm2"}, {&f->g11, q, 1, "bmm1_grad_gemm1"},
@@ -1331,19 +1451,30 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
     int64_t od[GPU_MAX_RANK];
     int orank = out_dims(&s, g[i].b, g[i].d, od, &fa, &fb);
     if (!same_dims(od, orank, &c->res[g[i].res]))
-      return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s_dot_dimension_numbers "
-                         "does not map the scores' gradient and %s onto result %d (%s)",
-                      g[i].key, i == 0 ? "k" : i == 1 ? "q" : "dO", g[i].res,
-                      i == 0 ? "dQ" : i == 1 ? "dK" : "dV"), NULL;
+      return hlt_gpu_fail(c,
+                          "backend_config field cudnn_fmha_backend_config.%s_dot_dimension_numbers "
+                          "does not map the scores' gradient and %s onto result %d (%s)",
+                          g[i].key,
+                          i == 0   ? "k"
+                          : i == 1 ? "q"
+                                   : "dO",
+                          g[i].res,
+                          i == 0   ? "dQ"
+                          : i == 1 ? "dK"
+                                   : "dV"),
+             NULL;
   }
   GpuMod m = {0};
   m.ct = HLO_F32;
   m.rank = s.rank;
   memcpy(m.dims, s.dims, sizeof m.dims);
   prelude(&m);
-  int vq = gpu_operand(&m, q, 0, GPU_ROUND_NONE), vk = gpu_operand(&m, k, 1, GPU_ROUND_NONE);
-  int vv = gpu_operand(&m, v, 2, GPU_ROUND_NONE), vo = gpu_operand(&m, O, 3, GPU_ROUND_NONE);
-  int vdo = gpu_operand(&m, dO, 4, GPU_ROUND_NONE), vs = gpu_operand(&m, st, 5, GPU_ROUND_NONE);
+  int vq = hlt_gpu_operand(&m, q, 0, GPU_ROUND_NONE),
+      vk = hlt_gpu_operand(&m, k, 1, GPU_ROUND_NONE);
+  int vv = hlt_gpu_operand(&m, v, 2, GPU_ROUND_NONE),
+      vo = hlt_gpu_operand(&m, O, 3, GPU_ROUND_NONE);
+  int vdo = hlt_gpu_operand(&m, dO, 4, GPU_ROUND_NONE),
+      vs = hlt_gpu_operand(&m, st, 5, GPU_ROUND_NONE);
   /* the twelve scalars, in operand order */
   enum { DSC_Q, DSC_K, DSC_V, DSC_S, DSC_O, DSC_DO, DSC_DP, SC_S, SC_DP, SC_DQ, SC_DK, SC_DV };
   int sc_[12];
@@ -1352,17 +1483,19 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
   fc.causal = f->mask == MASK_CAUSAL;
   Mask mk = build_mask(&m, &fc, 0);
   int sc = dot(&m, vq, vk, m.dims, m.rank, &f->g22);
-  if (f->scale != 1) sc = gpu_binary(&m, "multiply", sc, gpu_splat(&m, f->scale));
+  if (f->scale != 1) sc = hlt_gpu_binary(&m, "multiply", sc, hlt_gpu_splat(&m, f->scale));
   sc = scale_by(&m, sc, m.dims, m.rank, sc_[DSC_Q], sc_[DSC_K]);
-  if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, gpu_splat(&m, -__builtin_inf()));
-  int p = gpu_unary(&m, "exponential", gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
+  if (mk.valid >= 0) sc = select_v(&m, mk.valid, sc, hlt_gpu_splat(&m, -__builtin_inf()));
+  int p =
+      hlt_gpu_unary(&m, "exponential", hlt_gpu_binary(&m, "subtract", sc, row_broadcast(&m, vs)));
   int p8 = store_f8(&m, scale_by(&m, p, m.dims, m.rank, sc_[SC_S], -1), m.dims, m.rank, t);
   int dd = row_sum_do_o(&m, &f->g22, dO, vdo, vo);
   dd = scale_by(&m, dd, s.dims, s.rank - 1, sc_[DSC_DO], sc_[DSC_O]);
   int dp = dot(&m, vdo, vv, m.dims, m.rank, &f->g22);
   dp = scale_by(&m, dp, m.dims, m.rank, sc_[DSC_DO], sc_[DSC_V]);
-  int ds = gpu_binary(&m, "multiply", gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)), p);
-  if (f->scale != 1) ds = gpu_binary(&m, "multiply", ds, gpu_splat(&m, f->scale));
+  int ds =
+      hlt_gpu_binary(&m, "multiply", hlt_gpu_binary(&m, "subtract", dp, row_broadcast(&m, dd)), p);
+  if (f->scale != 1) ds = hlt_gpu_binary(&m, "multiply", ds, hlt_gpu_splat(&m, f->scale));
   int outs[7];
   outs[6] = amax_of(&m, ds, m.dims, m.rank, &c->res[6]);
   int ds8 = store_f8(&m, scale_by(&m, ds, m.dims, m.rank, sc_[SC_DP], -1), m.dims, m.rank, t);
@@ -1379,24 +1512,25 @@ static char *backward_f8(GpuCall *c, const Cfg *f) {
     outs[3 + i] = amax_of(&m, x, r->dims, r->rank, &c->res[3 + i]);
     outs[i] = store_f8(&m, scale_by(&m, x, r->dims, r->rank, sc3[i], -1), r->dims, r->rank, t);
   }
-  if (gpu_finish(&m, c->res, outs, 7)) {
+  if (hlt_gpu_finish(&m, c->res, outs, 7)) {
     free(m.t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m.t.s;
 }
 
-char *gpu_build_fmha(GpuCall *c) {
+char *hlt_gpu_build_fmha(GpuCall *c) {
   bool bwd = strstr(c->target, "Backward") != NULL;
   bool f8 = strstr(c->target, "F8") != NULL;
   Cfg f;
   memset(&f, 0, sizeof f);
   if (read_config(c, bwd, &f)) return NULL;
   if (f8 && (f.segs > 1 || f.paged))
-    return gpu_fail(c, "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
-                       "graphs have no packed or paged layout", f.segs > 1 ? "max_seg_per_batch"
-                                                                        : "is_paged_attention"),
+    return hlt_gpu_fail(c,
+                        "backend_config field cudnn_fmha_backend_config.%s: XLA's F8 attention "
+                        "graphs have no packed or paged layout",
+                        f.segs > 1 ? "max_seg_per_batch" : "is_paged_attention"),
            NULL;
   if (f8) return bwd ? backward_f8(c, &f) : forward_f8(c, &f);
   if (bwd && f.segs > 1) return backward_ragged(c, &f);

@@ -53,58 +53,58 @@ typedef struct GpuCall {
 /* ---- call.c: members, JSON fields, errors -------------------------------- */
 
 /* Read the members attribute of frame f and decode its backend_config.
- * 0, or -1 with c->err set. Free with gpu_call_free. */
-int gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f);
-void gpu_call_free(GpuCall *c);
+ * 0, or -1 with c->err set. Free with hlt_gpu_call_free. */
+int hlt_gpu_call_init(GpuCall *c, XLA_FFI_CallFrame *f);
+void hlt_gpu_call_free(GpuCall *c);
 /* Record an error (the first one wins), prefixed with the instruction's
  * name and target. Returns -1. */
-int gpu_fail(GpuCall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int hlt_gpu_fail(GpuCall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The object under key of the GpuBackendConfig wrapper, or the config
  * itself when it has no wrapper (older dumps write the bare message; it is
  * recognised by having bare_key). NULL (error set) if neither. */
-json_t *gpu_config_section(GpuCall *c, const char *key, const char *bare_key);
+json_t *hlt_gpu_config_section(GpuCall *c, const char *key, const char *bare_key);
 
 /* proto3 JSON fields of obj; path names the field in messages
  * ("gemm_backend_config.beta"). A missing field gives the default (or, for
  * the _req forms, an error). 0, or -1 with the error set. */
-int gpu_json_double(GpuCall *c, json_t *obj, const char *key, const char *path, double def,
-                    double *out);
-int gpu_json_double_req(GpuCall *c, json_t *obj, const char *key, const char *path,
+int hlt_gpu_json_double(GpuCall *c, json_t *obj, const char *key, const char *path, double def,
                         double *out);
-int gpu_json_int(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t def,
-                 int64_t *out);
-int gpu_json_bool(GpuCall *c, json_t *obj, const char *key, const char *path, bool def,
-                  bool *out);
+int hlt_gpu_json_double_req(GpuCall *c, json_t *obj, const char *key, const char *path,
+                            double *out);
+int hlt_gpu_json_int(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t def,
+                     int64_t *out);
+int hlt_gpu_json_bool(GpuCall *c, json_t *obj, const char *key, const char *path, bool def,
+                      bool *out);
 /* An int64 list (numbers or decimal strings); missing: n = 0. */
-int gpu_json_ints(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t *v,
-                  int max, int *n);
+int hlt_gpu_json_ints(GpuCall *c, json_t *obj, const char *key, const char *path, int64_t *v,
+                      int max, int *n);
 /* An enum given by name or number: names[i] has number i (NULL holes are
  * not valid). def when missing. */
-int gpu_json_enum(GpuCall *c, json_t *obj, const char *key, const char *path,
-                  const char *const *names, int nnames, int def, int *out);
+int hlt_gpu_json_enum(GpuCall *c, json_t *obj, const char *key, const char *path,
+                      const char *const *names, int nnames, int def, int *out);
 
 /* ---- subrun.c: the equivalent standard-HLO module ------------------------ */
 
 typedef struct GpuSub GpuSub;
 /* Parse and compile module text for the call (threads: the host's pool
  * size). NULL with c->err set on failure (a bug here, or out of memory). */
-GpuSub *gpu_sub_new(GpuCall *c, const char *text, int threads);
-void gpu_sub_free(void *sub);
+GpuSub *hlt_gpu_sub_new(GpuCall *c, const char *text, int threads);
+void hlt_gpu_sub_free(void *sub);
 /* Run it: inputs are the frame's args (all of them, in order); its result
  * (an array or a tuple of arrays) fills the frame's first rets; every
  * further ret (workspace, scratch) is zero-filled. NULL or an FFI error. */
-XLA_FFI_Error *gpu_sub_run(GpuSub *s, XLA_FFI_CallFrame *f);
+XLA_FFI_Error *hlt_gpu_sub_run(GpuSub *s, XLA_FFI_CallFrame *f);
 
 /* ---- hlotext.c: writing the module text ----------------------------------- */
 
 typedef struct GpuText { char *s; size_t n, cap; bool oom; } GpuText;
-void gpu_text(GpuText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hlt_gpu_text(GpuText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "f32[2,3]" of a dtype and dims. */
-void gpu_text_shape(GpuText *t, HloDtype dt, const int64_t *dims, int rank);
+void hlt_gpu_text_shape(GpuText *t, HloDtype dt, const int64_t *dims, int rank);
 /* "{1,0,2}" */
-void gpu_text_list(GpuText *t, const int64_t *v, int n);
+void hlt_gpu_text_list(GpuText *t, const int64_t *v, int n);
 /* A floating scalar literal in full precision ("1.5", "-inf", "nan"). */
-void gpu_text_double(GpuText *t, double v);
+void hlt_gpu_text_double(GpuText *t, double v);
 
 /* The module being written: instructions v0, v1, ... of one ENTRY. */
 typedef struct GpuMod {
@@ -119,17 +119,17 @@ typedef struct GpuMod {
  * (precision_config.algorithm). */
 typedef enum GpuRound { GPU_ROUND_NONE, GPU_ROUND_BF16, GPU_ROUND_F16, GPU_ROUND_TF32 } GpuRound;
 /* "  vN = SHAPE OP" (the caller finishes the line); returns N. */
-int gpu_emit(GpuMod *m, HloDtype dt, const int64_t *dims, int rank, const char *op);
+int hlt_gpu_emit(GpuMod *m, HloDtype dt, const int64_t *dims, int rank, const char *op);
 /* A scalar broadcast to the main result's shape, in the compute type. */
-int gpu_splat(GpuMod *m, double x);
+int hlt_gpu_splat(GpuMod *m, double x);
 /* Elementwise op of the main result's shape and the compute type. */
-int gpu_binary(GpuMod *m, const char *op, int x, int y);
-int gpu_unary(GpuMod *m, const char *op, int x);
+int hlt_gpu_binary(GpuMod *m, const char *op, int x, int y);
+int hlt_gpu_unary(GpuMod *m, const char *op, int x);
 /* Parameter i (leaf l), rounded as asked and converted to the compute type. */
-int gpu_operand(GpuMod *m, const GpuLeaf *l, int i, GpuRound round);
+int hlt_gpu_operand(GpuMod *m, const GpuLeaf *l, int i, GpuRound round);
 /* The ROOT: values vals[0..n) converted once to the result leaves' types
  * (one array, or a tuple). 0, or -1 when out of memory. */
-int gpu_finish(GpuMod *m, const GpuLeaf *res, const int *vals, int n);
+int hlt_gpu_finish(GpuMod *m, const GpuLeaf *res, const int *vals, int n);
 
 /* ---- handler plumbing (handler.c) ----------------------------------------- */
 
@@ -139,16 +139,16 @@ typedef char *(*GpuBuildFn)(GpuCall *c);
 
 /* The two stages every family member shares: instantiate decodes the call
  * and compiles build(c)'s module into the site's state; execute runs it. */
-XLA_FFI_Error *gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build);
+XLA_FFI_Error *hlt_gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build);
 /* traits: what the bundle reports to the host's metadata query (the host
  * asks the execute stage): HLORUN_FFI_TRAIT_JSON_CONFIG for JSON configs,
  * HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS for attribute-dictionary ones. */
-XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits);
+XLA_FFI_Error *hlt_gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits);
 /* An instantiate stage that always refuses, with reason. */
-XLA_FFI_Error *gpu_refuse(XLA_FFI_CallFrame *f, const char *reason);
+XLA_FFI_Error *hlt_gpu_refuse(XLA_FFI_CallFrame *f, const char *reason);
 
 /* ---- the targets ------------------------------------------------------------ */
-char *gpu_build_gemm(GpuCall *c);          /* __cublas$gemm, __cublas$lt$matmul */
+char *hlt_gpu_build_gemm(GpuCall *c); /* __cublas$gemm, __cublas$lt$matmul */
 /* gemm.c: gemm_backend_config.dot_dimension_numbers of g, checked against
  * operands 0 and 1 (0, or -1 with c->err set), and the dot's logical result
  * dims (batch, lhs free, rhs free; returns the rank). */
@@ -156,21 +156,21 @@ typedef struct GpuDnums {
   int64_t lb[GPU_MAX_RANK], rb[GPU_MAX_RANK], lc[GPU_MAX_RANK], rc[GPU_MAX_RANK];
   int nlb, nrb, nlc, nrc;
 } GpuDnums;
-int gpu_gemm_dnums(GpuCall *c, json_t *g, GpuDnums *d);
-int gpu_gemm_dot_dims(const GpuCall *c, const GpuDnums *d, int64_t *out);
-char *gpu_build_mx_gemm(GpuCall *c);       /* __cublas$lt$matmul$mx (mxgemm.c) */
-char *gpu_build_conv(GpuCall *c);          /* __cudnn$conv* */
+int hlt_gpu_gemm_dnums(GpuCall *c, json_t *g, GpuDnums *d);
+int hlt_gpu_gemm_dot_dims(const GpuCall *c, const GpuDnums *d, int64_t *out);
+char *hlt_gpu_build_mx_gemm(GpuCall *c); /* __cublas$lt$matmul$mx (mxgemm.c) */
+char *hlt_gpu_build_conv(GpuCall *c);    /* __cudnn$conv* */
 /* convgraph.c: __cudnn$convForwardGraph's serialized_graph applied to the
  * convolution y (value of m); its results' values into outs[*nouts].
  * 0, or -1 with c->err set. */
-int gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, int *nouts);
-char *gpu_build_trsm(GpuCall *c);          /* __cublas$triangularSolve */
-char *gpu_build_topk(GpuCall *c);          /* __gpu$TopK */
-char *gpu_build_cub_sort(GpuCall *c);      /* xla.gpu.ext.cub_sort_keys/pairs */
-char *gpu_build_fmha(GpuCall *c);          /* __cudnn$fmha*Softmax* (forward) */
-char *gpu_build_norm(GpuCall *c);          /* __cudnn$norm */
-char *gpu_build_grouped(GpuCall *c);       /* __cublas$lt$groupedMatmul */
-char *gpu_build_block_scaled(GpuCall *c);  /* __cudnn$blockScaledDot */
+int hlt_gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *outs, int *nouts);
+char *hlt_gpu_build_trsm(GpuCall *c);         /* __cublas$triangularSolve */
+char *hlt_gpu_build_topk(GpuCall *c);         /* __gpu$TopK */
+char *hlt_gpu_build_cub_sort(GpuCall *c);     /* xla.gpu.ext.cub_sort_keys/pairs */
+char *hlt_gpu_build_fmha(GpuCall *c);         /* __cudnn$fmha*Softmax* (forward) */
+char *hlt_gpu_build_norm(GpuCall *c);         /* __cudnn$norm */
+char *hlt_gpu_build_grouped(GpuCall *c);      /* __cublas$lt$groupedMatmul */
+char *hlt_gpu_build_block_scaled(GpuCall *c); /* __cudnn$blockScaledDot */
 
 /* Registration of the whole family (register.c). 0, or -1 out of memory. */
 int hlt_register_gpu(HlfRegistry *r);

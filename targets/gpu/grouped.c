@@ -17,24 +17,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *gpu_build_grouped(GpuCall *c) {
-  json_t *g = gpu_config_section(c, "grouped_gemm_backend_config", "ragged_dot_dimension_numbers");
+char *hlt_gpu_build_grouped(GpuCall *c) {
+  json_t *g =
+      hlt_gpu_config_section(c, "grouped_gemm_backend_config", "ragged_dot_dimension_numbers");
   if (!g) return NULL;
   json_t *gb = json_object_get(g, "gemm_backend_config");
   json_t *rd = json_object_get(g, "ragged_dot_dimension_numbers");
   if (!json_is_object(gb)) {
-    gpu_fail(c, "backend_config: missing required field grouped_gemm_backend_config.gemm_backend_config");
+    hlt_gpu_fail(
+        c,
+        "backend_config: missing required field grouped_gemm_backend_config.gemm_backend_config");
     return NULL;
   }
   if (!json_is_object(rd)) {
-    gpu_fail(c, "backend_config: missing required field "
-                "grouped_gemm_backend_config.ragged_dot_dimension_numbers");
+    hlt_gpu_fail(c,
+                 "backend_config: missing required field "
+                 "grouped_gemm_backend_config.ragged_dot_dimension_numbers");
     return NULL;
   }
   json_t *dn = json_object_get(rd, "dot_dimension_numbers");
   if (!json_is_object(dn)) {
-    gpu_fail(c, "backend_config: missing required field grouped_gemm_backend_config."
-                "ragged_dot_dimension_numbers.dot_dimension_numbers");
+    hlt_gpu_fail(c,
+                 "backend_config: missing required field grouped_gemm_backend_config."
+                 "ragged_dot_dimension_numbers.dot_dimension_numbers");
     return NULL;
   }
   double alpha, alpha_imag, beta;
@@ -50,72 +55,84 @@ char *gpu_build_grouped(GpuCall *c) {
   for (int i = 0; i < 4; i++) snprintf(p[i], sizeof p[i], "%s.dot_dimension_numbers.%s", P, keys[i]);
   snprintf(p[4], sizeof p[4], "%s.lhs_ragged_dimensions", P);
   snprintf(p[5], sizeof p[5], "%s.rhs_group_dimensions", P);
-  if (gpu_json_double_req(c, gb, "alpha_real", "grouped_gemm_backend_config.gemm_backend_config.alpha_real",
-                          &alpha) ||
-      gpu_json_double(c, gb, "alpha_imag", "grouped_gemm_backend_config.gemm_backend_config.alpha_imag",
-                      0, &alpha_imag) ||
-      gpu_json_double(c, gb, "beta", "grouped_gemm_backend_config.gemm_backend_config.beta", 0, &beta) ||
-      gpu_json_enum(c, gb, "epilogue", "grouped_gemm_backend_config.gemm_backend_config.epilogue",
-                    epi, 1, 0, &e) ||
-      gpu_json_ints(c, dn, keys[0], p[0], lb, GPU_MAX_RANK, &nlb) ||
-      gpu_json_ints(c, dn, keys[1], p[1], rb, GPU_MAX_RANK, &nrb) ||
-      gpu_json_ints(c, dn, keys[2], p[2], lc, GPU_MAX_RANK, &nlc) ||
-      gpu_json_ints(c, dn, keys[3], p[3], rc, GPU_MAX_RANK, &nrc) ||
-      gpu_json_ints(c, rd, "lhs_ragged_dimensions", p[4], lr, GPU_MAX_RANK, &nlr) ||
-      gpu_json_ints(c, rd, "rhs_group_dimensions", p[5], rg, GPU_MAX_RANK, &nrg))
+  if (hlt_gpu_json_double_req(c, gb, "alpha_real",
+                              "grouped_gemm_backend_config.gemm_backend_config.alpha_real",
+                              &alpha) ||
+      hlt_gpu_json_double(c, gb, "alpha_imag",
+                          "grouped_gemm_backend_config.gemm_backend_config.alpha_imag", 0,
+                          &alpha_imag) ||
+      hlt_gpu_json_double(c, gb, "beta", "grouped_gemm_backend_config.gemm_backend_config.beta", 0,
+                          &beta) ||
+      hlt_gpu_json_enum(c, gb, "epilogue",
+                        "grouped_gemm_backend_config.gemm_backend_config.epilogue", epi, 1, 0,
+                        &e) ||
+      hlt_gpu_json_ints(c, dn, keys[0], p[0], lb, GPU_MAX_RANK, &nlb) ||
+      hlt_gpu_json_ints(c, dn, keys[1], p[1], rb, GPU_MAX_RANK, &nrb) ||
+      hlt_gpu_json_ints(c, dn, keys[2], p[2], lc, GPU_MAX_RANK, &nlc) ||
+      hlt_gpu_json_ints(c, dn, keys[3], p[3], rc, GPU_MAX_RANK, &nrc) ||
+      hlt_gpu_json_ints(c, rd, "lhs_ragged_dimensions", p[4], lr, GPU_MAX_RANK, &nlr) ||
+      hlt_gpu_json_ints(c, rd, "rhs_group_dimensions", p[5], rg, GPU_MAX_RANK, &nrg))
     return NULL;
   if (beta != 0 || alpha_imag != 0) {
-    gpu_fail(c, "backend_config field grouped_gemm_backend_config.gemm_backend_config.%s is %g: "
-                "a grouped matmul has no C operand and no complex alpha (expected 0)",
-             beta != 0 ? "beta" : "alpha_imag", beta != 0 ? beta : alpha_imag);
+    hlt_gpu_fail(c,
+                 "backend_config field grouped_gemm_backend_config.gemm_backend_config.%s is %g: "
+                 "a grouped matmul has no C operand and no complex alpha (expected 0)",
+                 beta != 0 ? "beta" : "alpha_imag", beta != 0 ? beta : alpha_imag);
     return NULL;
   }
   json_t *pc = json_object_get(gb, "precision_config");
   json_t *alg = pc ? json_object_get(pc, "algorithm") : NULL;
   if (alg && !(json_is_string(alg) && !strcmp(json_string_value(alg), "ALG_UNSET")) &&
       !(json_is_integer(alg) && json_integer_value(alg) == 0)) {
-    gpu_fail(c, "backend_config field grouped_gemm_backend_config.gemm_backend_config."
-                "precision_config.algorithm: only ALG_UNSET is supported for a grouped matmul");
+    hlt_gpu_fail(c,
+                 "backend_config field grouped_gemm_backend_config.gemm_backend_config."
+                 "precision_config.algorithm: only ALG_UNSET is supported for a grouped matmul");
     return NULL;
   }
   if (c->nops != 3 || c->nres < 1 || c->nres > 2) {
-    gpu_fail(c, "has %d operands and %d results; __cublas$lt$groupedMatmul takes (lhs, rhs, "
-                "group_sizes) and gives (out, workspace)", c->nops, c->nres);
+    hlt_gpu_fail(c,
+                 "has %d operands and %d results; __cublas$lt$groupedMatmul takes (lhs, rhs, "
+                 "group_sizes) and gives (out, workspace)",
+                 c->nops, c->nres);
     return NULL;
   }
   const GpuLeaf *a = &c->ops[0], *b = &c->ops[1], *gs = &c->ops[2], *r = &c->res[0];
   if (!hlc_dtype_is_float(a->dtype) || !hlc_dtype_is_float(b->dtype) ||
       !hlc_dtype_is_float(r->dtype)) {
-    gpu_fail(c, "operands %s, %s and result %s: only floating-point grouped matmuls are supported",
-             hlc_dtype_name(a->dtype), hlc_dtype_name(b->dtype), hlc_dtype_name(r->dtype));
+    hlt_gpu_fail(c,
+                 "operands %s, %s and result %s: only floating-point grouped matmuls are supported",
+                 hlc_dtype_name(a->dtype), hlc_dtype_name(b->dtype), hlc_dtype_name(r->dtype));
     return NULL;
   }
   if (gs->dtype != HLO_S32 && gs->dtype != HLO_S64) {
-    gpu_fail(c, "operand 2 (group_sizes) is %s; it must be s32 or s64", hlc_dtype_name(gs->dtype));
+    hlt_gpu_fail(c, "operand 2 (group_sizes) is %s; it must be s32 or s64",
+                 hlc_dtype_name(gs->dtype));
     return NULL;
   }
   if (nlr != 1 || lr[0] < 0 || lr[0] >= a->rank) {
-    gpu_fail(c, "backend_config field %s: expected one dimension of lhs (rank %d)", p[4], a->rank);
+    hlt_gpu_fail(c, "backend_config field %s: expected one dimension of lhs (rank %d)", p[4],
+                 a->rank);
     return NULL;
   }
   if (nrg > 1 || (nrg == 1 && (rg[0] < 0 || rg[0] >= b->rank))) {
-    gpu_fail(c, "backend_config field %s: expected at most one dimension of rhs (rank %d)", p[5],
-             b->rank);
+    hlt_gpu_fail(c, "backend_config field %s: expected at most one dimension of rhs (rank %d)",
+                 p[5], b->rank);
     return NULL;
   }
   for (int i = 0; i < nlb + nlc; i++) {
     int64_t d = i < nlb ? lb[i] : lc[i - nlb];
     if (d < 0 || d >= a->rank) {
-      gpu_fail(c, "backend_config field %s: dimension %lld is not one of lhs's %d", p[i < nlb ? 0 : 2],
-               (long long)d, a->rank);
+      hlt_gpu_fail(c, "backend_config field %s: dimension %lld is not one of lhs's %d",
+                   p[i < nlb ? 0 : 2], (long long)d, a->rank);
       return NULL;
     }
   }
   for (int i = 0; i < nrb + nrc; i++) {
     int64_t d = i < nrb ? rb[i] : rc[i - nrb];
     if (d < 0 || d >= b->rank || (nrg && d == rg[0])) {
-      gpu_fail(c, "backend_config field %s: dimension %lld is not one of rhs's %d non-group ones",
-               p[i < nrb ? 1 : 3], (long long)d, b->rank);
+      hlt_gpu_fail(c,
+                   "backend_config field %s: dimension %lld is not one of rhs's %d non-group ones",
+                   p[i < nrb ? 1 : 3], (long long)d, b->rank);
       return NULL;
     }
   }
@@ -123,19 +140,40 @@ char *gpu_build_grouped(GpuCall *c) {
   m.ct = (a->dtype == HLO_F64 || b->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   m.rank = r->rank;
   memcpy(m.dims, r->dims, sizeof m.dims);
-  gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
-  int va = gpu_operand(&m, a, 0, GPU_ROUND_NONE), vb = gpu_operand(&m, b, 1, GPU_ROUND_NONE);
-  int vg = gpu_emit(&m, gs->dtype, gs->dims, gs->rank, "parameter(2)\n");
-  int y = gpu_emit(&m, m.ct, r->dims, r->rank, "ragged-dot(");
-  gpu_text(&m.t, "v%d, v%d, v%d)", va, vb, vg);
-  if (nlb) { gpu_text(&m.t, ", lhs_batch_dims="); gpu_text_list(&m.t, lb, nlb); }
-  if (nlc) { gpu_text(&m.t, ", lhs_contracting_dims="); gpu_text_list(&m.t, lc, nlc); }
-  if (nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, rb, nrb); }
-  if (nrc) { gpu_text(&m.t, ", rhs_contracting_dims="); gpu_text_list(&m.t, rc, nrc); }
-  gpu_text(&m.t, ", lhs_ragged_dims="); gpu_text_list(&m.t, lr, nlr);
-  if (nrg) { gpu_text(&m.t, ", rhs_group_dims="); gpu_text_list(&m.t, rg, nrg); }
-  gpu_text(&m.t, "\n");
-  if (alpha != 1) y = gpu_binary(&m, "multiply", y, gpu_splat(&m, alpha));
-  if (gpu_finish(&m, c->res, &y, 1)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  int va = hlt_gpu_operand(&m, a, 0, GPU_ROUND_NONE),
+      vb = hlt_gpu_operand(&m, b, 1, GPU_ROUND_NONE);
+  int vg = hlt_gpu_emit(&m, gs->dtype, gs->dims, gs->rank, "parameter(2)\n");
+  int y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "ragged-dot(");
+  hlt_gpu_text(&m.t, "v%d, v%d, v%d)", va, vb, vg);
+  if (nlb) {
+    hlt_gpu_text(&m.t, ", lhs_batch_dims=");
+    hlt_gpu_text_list(&m.t, lb, nlb);
+  }
+  if (nlc) {
+    hlt_gpu_text(&m.t, ", lhs_contracting_dims=");
+    hlt_gpu_text_list(&m.t, lc, nlc);
+  }
+  if (nrb) {
+    hlt_gpu_text(&m.t, ", rhs_batch_dims=");
+    hlt_gpu_text_list(&m.t, rb, nrb);
+  }
+  if (nrc) {
+    hlt_gpu_text(&m.t, ", rhs_contracting_dims=");
+    hlt_gpu_text_list(&m.t, rc, nrc);
+  }
+  hlt_gpu_text(&m.t, ", lhs_ragged_dims=");
+  hlt_gpu_text_list(&m.t, lr, nlr);
+  if (nrg) {
+    hlt_gpu_text(&m.t, ", rhs_group_dims=");
+    hlt_gpu_text_list(&m.t, rg, nrg);
+  }
+  hlt_gpu_text(&m.t, "\n");
+  if (alpha != 1) y = hlt_gpu_binary(&m, "multiply", y, hlt_gpu_splat(&m, alpha));
+  if (hlt_gpu_finish(&m, c->res, &y, 1)) {
+    free(m.t.s);
+    hlt_gpu_fail(c, "out of memory");
+    return NULL;
+  }
   return m.t.s;
 }

@@ -11,7 +11,7 @@
 static XLA_FFI_TypeId sub_type;
 
 static XLA_FFI_Error *register_type(const XLA_FFI_Api *api) {
-  XLA_FFI_TypeInfo info = {XLA_FFI_TypeInfo_STRUCT_SIZE, NULL, gpu_sub_free};
+  XLA_FFI_TypeInfo info = {XLA_FFI_TypeInfo_STRUCT_SIZE, NULL, hlt_gpu_sub_free};
   XLA_FFI_Type_Register_Args t;
   memset(&t, 0, sizeof t);
   t.struct_size = XLA_FFI_Type_Register_Args_STRUCT_SIZE;
@@ -40,22 +40,22 @@ static int host_threads(XLA_FFI_CallFrame *f) {
 static XLA_FFI_Error *call_error(XLA_FFI_CallFrame *f, GpuCall *c) {
   XLA_FFI_Error *e = hlorun_ffi_error(f->api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                                       c->err ? c->err : "out of memory");
-  gpu_call_free(c);
+  hlt_gpu_call_free(c);
   return e;
 }
 
-XLA_FFI_Error *gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build) {
+XLA_FFI_Error *hlt_gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build) {
   if (hlorun_ffi_metadata(f, 0)) return NULL;   /* the host asks execute */
   XLA_FFI_Error *e = register_type(f->api);
   if (e) return e;
   GpuCall c;
-  if (gpu_call_init(&c, f)) return call_error(f, &c);
+  if (hlt_gpu_call_init(&c, f)) return call_error(f, &c);
   char *text = build(&c);
   if (!text) return call_error(f, &c);
-  GpuSub *s = gpu_sub_new(&c, text, host_threads(f));
+  GpuSub *s = hlt_gpu_sub_new(&c, text, host_threads(f));
   free(text);
   if (!s) return call_error(f, &c);
-  gpu_call_free(&c);
+  hlt_gpu_call_free(&c);
   XLA_FFI_State_Set_Args a;
   memset(&a, 0, sizeof a);
   a.struct_size = XLA_FFI_State_Set_Args_STRUCT_SIZE;
@@ -64,11 +64,11 @@ XLA_FFI_Error *gpu_instantiate(XLA_FFI_CallFrame *f, GpuBuildFn build) {
   a.type_id = &sub_type;
   a.state = s;
   e = f->api->XLA_FFI_State_Set(&a);
-  if (e) gpu_sub_free(s);
+  if (e) hlt_gpu_sub_free(s);
   return e;
 }
 
-XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits) {
+XLA_FFI_Error *hlt_gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits) {
   if (hlorun_ffi_metadata(f, traits)) return NULL;
   XLA_FFI_State_Get_Args g;
   memset(&g, 0, sizeof g);
@@ -78,15 +78,15 @@ XLA_FFI_Error *gpu_execute(XLA_FFI_CallFrame *f, uint32_t traits) {
   g.type_id = &sub_type;
   XLA_FFI_Error *e = f->api->XLA_FFI_State_Get(&g);
   if (e) return e;
-  return gpu_sub_run(g.state, f);
+  return hlt_gpu_sub_run(g.state, f);
 }
 
-XLA_FFI_Error *gpu_refuse(XLA_FFI_CallFrame *f, const char *reason) {
+XLA_FFI_Error *hlt_gpu_refuse(XLA_FFI_CallFrame *f, const char *reason) {
   if (hlorun_ffi_metadata(f, HLORUN_FFI_TRAIT_JSON_CONFIG)) return NULL;
   GpuCall c;
-  gpu_call_init(&c, f);   /* for the name only; a bad config changes nothing */
+  hlt_gpu_call_init(&c, f); /* for the name only; a bad config changes nothing */
   free(c.err);
   c.err = NULL;
-  gpu_fail(&c, "%s", reason);
+  hlt_gpu_fail(&c, "%s", reason);
   return call_error(f, &c);
 }

@@ -22,45 +22,51 @@
 /* Operand i as the parameter it is, in its own type. */
 static int raw_operand(GpuMod *m, const GpuCall *c, int i) {
   const GpuLeaf *l = &c->ops[i];
-  int v = gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  gpu_text(&m->t, "%d)\n", i);
+  int v = hlt_gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
+  hlt_gpu_text(&m->t, "%d)\n", i);
   return v;
 }
 
-char *gpu_build_mx_gemm(GpuCall *c) {
-  json_t *g = gpu_config_section(c, "gemm_backend_config", "dot_dimension_numbers");
+char *hlt_gpu_build_mx_gemm(GpuCall *c) {
+  json_t *g = hlt_gpu_config_section(c, "gemm_backend_config", "dot_dimension_numbers");
   if (!g) return NULL;
   double alpha, alpha_imag, beta;
   int64_t scale_mode;
   GpuDnums d;
   if (c->nops != 4 || c->nres < 1 || c->nres > 2) {
-    gpu_fail(c, "has %d operands and %d results; __cublas$lt$matmul$mx takes (lhs, rhs, "
-                "lhs_scale, rhs_scale) and gives (out[, s8 workspace])", c->nops, c->nres);
+    hlt_gpu_fail(c,
+                 "has %d operands and %d results; __cublas$lt$matmul$mx takes (lhs, rhs, "
+                 "lhs_scale, rhs_scale) and gives (out[, s8 workspace])",
+                 c->nops, c->nres);
     return NULL;
   }
-  if (gpu_json_double_req(c, g, "alpha_real", "gemm_backend_config.alpha_real", &alpha) ||
-      gpu_json_double(c, g, "alpha_imag", "gemm_backend_config.alpha_imag", 0, &alpha_imag) ||
-      gpu_json_double(c, g, "beta", "gemm_backend_config.beta", 0, &beta) ||
-      gpu_json_int(c, g, "scale_mode", "gemm_backend_config.scale_mode", 0, &scale_mode) ||
-      gpu_gemm_dnums(c, g, &d))
+  if (hlt_gpu_json_double_req(c, g, "alpha_real", "gemm_backend_config.alpha_real", &alpha) ||
+      hlt_gpu_json_double(c, g, "alpha_imag", "gemm_backend_config.alpha_imag", 0, &alpha_imag) ||
+      hlt_gpu_json_double(c, g, "beta", "gemm_backend_config.beta", 0, &beta) ||
+      hlt_gpu_json_int(c, g, "scale_mode", "gemm_backend_config.scale_mode", 0, &scale_mode) ||
+      hlt_gpu_gemm_dnums(c, g, &d))
     return NULL;
   if (scale_mode != 2) {
-    gpu_fail(c, "backend_config field gemm_backend_config.scale_mode is %lld: an MX gemm is "
-                "block-scaled (expected 2)", (long long)scale_mode);
+    hlt_gpu_fail(c,
+                 "backend_config field gemm_backend_config.scale_mode is %lld: an MX gemm is "
+                 "block-scaled (expected 2)",
+                 (long long)scale_mode);
     return NULL;
   }
   /* The thunk passes the output as C: a nonzero beta would read it. */
   if (beta != 0 || alpha_imag != 0) {
-    gpu_fail(c, "backend_config field gemm_backend_config.%s is %g: an MX gemm has no C operand "
-                "and a real alpha (expected 0)", beta != 0 ? "beta" : "alpha_imag",
-             beta != 0 ? beta : alpha_imag);
+    hlt_gpu_fail(c,
+                 "backend_config field gemm_backend_config.%s is %g: an MX gemm has no C operand "
+                 "and a real alpha (expected 0)",
+                 beta != 0 ? "beta" : "alpha_imag", beta != 0 ? beta : alpha_imag);
     return NULL;
   }
   json_t *epi = json_object_get(g, "epilogue");
   if (epi && !(json_is_string(epi) && !strcmp(json_string_value(epi), "DEFAULT")) &&
       !(json_is_integer(epi) && json_integer_value(epi) == 0)) {
-    gpu_fail(c, "backend_config field gemm_backend_config.epilogue: an MX gemm takes DEFAULT "
-                "(XLA never fuses one into it, so hipBLASLt's MX epilogues are not established)");
+    hlt_gpu_fail(c,
+                 "backend_config field gemm_backend_config.epilogue: an MX gemm takes DEFAULT "
+                 "(XLA never fuses one into it, so hipBLASLt's MX epilogues are not established)");
     return NULL;
   }
   for (int i = 0; i < 2; i++) {
@@ -70,11 +76,12 @@ char *gpu_build_mx_gemm(GpuCall *c) {
       ok = s->dims[k] > 0 && x->dims[k] % s->dims[k] == 0;
     if (!ok) {
       GpuText a = {0}, b = {0};
-      gpu_text_shape(&a, x->dtype, x->dims, x->rank);
-      gpu_text_shape(&b, s->dtype, s->dims, s->rank);
-      gpu_fail(c, "operand %d (%s scale) is %s for %s %s: a scale must be a float of the "
-                  "operand's rank whose every dimension divides the operand's",
-               2 + i, i ? "rhs" : "lhs", b.s ? b.s : "?", i ? "rhs" : "lhs", a.s ? a.s : "?");
+      hlt_gpu_text_shape(&a, x->dtype, x->dims, x->rank);
+      hlt_gpu_text_shape(&b, s->dtype, s->dims, s->rank);
+      hlt_gpu_fail(c,
+                   "operand %d (%s scale) is %s for %s %s: a scale must be a float of the "
+                   "operand's rank whose every dimension divides the operand's",
+                   2 + i, i ? "rhs" : "lhs", b.s ? b.s : "?", i ? "rhs" : "lhs", a.s ? a.s : "?");
       free(a.s);
       free(b.s);
       return NULL;
@@ -83,30 +90,48 @@ char *gpu_build_mx_gemm(GpuCall *c) {
   const GpuLeaf *out = &c->res[0];
   GpuMod m = {0};
   m.ct = HLO_F32;
-  m.rank = gpu_gemm_dot_dims(c, &d, m.dims);
+  m.rank = hlt_gpu_gemm_dot_dims(c, &d, m.dims);
   bool ok = out->rank == m.rank && hlc_dtype_is_float(out->dtype);
   for (int k = 0; ok && k < m.rank; k++) ok = out->dims[k] == m.dims[k];
   if (!ok) {
     GpuText a = {0}, b = {0};
-    gpu_text_shape(&a, out->dtype, m.dims, m.rank);
-    gpu_text_shape(&b, out->dtype, out->dims, out->rank);
-    gpu_fail(c, "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "
-                "of shape %s, but the instruction's result is %s", a.s ? a.s : "?", b.s ? b.s : "?");
+    hlt_gpu_text_shape(&a, out->dtype, m.dims, m.rank);
+    hlt_gpu_text_shape(&b, out->dtype, out->dims, out->rank);
+    hlt_gpu_fail(c,
+                 "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "
+                 "of shape %s, but the instruction's result is %s",
+                 a.s ? a.s : "?", b.s ? b.s : "?");
     free(a.s);
     free(b.s);
     return NULL;
   }
-  gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
   int va = raw_operand(&m, c, 0), vb = raw_operand(&m, c, 1), vs = raw_operand(&m, c, 2),
       vt = raw_operand(&m, c, 3);
-  int t = gpu_emit(&m, m.ct, m.dims, m.rank, "scaled-dot(");
-  gpu_text(&m.t, "v%d, v%d, v%d, v%d)", va, vb, vs, vt);
-  if (d.nlb) { gpu_text(&m.t, ", lhs_batch_dims="); gpu_text_list(&m.t, d.lb, d.nlb); }
-  if (d.nlc) { gpu_text(&m.t, ", lhs_contracting_dims="); gpu_text_list(&m.t, d.lc, d.nlc); }
-  if (d.nrb) { gpu_text(&m.t, ", rhs_batch_dims="); gpu_text_list(&m.t, d.rb, d.nrb); }
-  if (d.nrc) { gpu_text(&m.t, ", rhs_contracting_dims="); gpu_text_list(&m.t, d.rc, d.nrc); }
-  gpu_text(&m.t, "\n");
-  if (alpha != 1) t = gpu_binary(&m, "multiply", t, gpu_splat(&m, alpha));
-  if (gpu_finish(&m, c->res, &t, 1)) { free(m.t.s); gpu_fail(c, "out of memory"); return NULL; }
+  int t = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "scaled-dot(");
+  hlt_gpu_text(&m.t, "v%d, v%d, v%d, v%d)", va, vb, vs, vt);
+  if (d.nlb) {
+    hlt_gpu_text(&m.t, ", lhs_batch_dims=");
+    hlt_gpu_text_list(&m.t, d.lb, d.nlb);
+  }
+  if (d.nlc) {
+    hlt_gpu_text(&m.t, ", lhs_contracting_dims=");
+    hlt_gpu_text_list(&m.t, d.lc, d.nlc);
+  }
+  if (d.nrb) {
+    hlt_gpu_text(&m.t, ", rhs_batch_dims=");
+    hlt_gpu_text_list(&m.t, d.rb, d.nrb);
+  }
+  if (d.nrc) {
+    hlt_gpu_text(&m.t, ", rhs_contracting_dims=");
+    hlt_gpu_text_list(&m.t, d.rc, d.nrc);
+  }
+  hlt_gpu_text(&m.t, "\n");
+  if (alpha != 1) t = hlt_gpu_binary(&m, "multiply", t, hlt_gpu_splat(&m, alpha));
+  if (hlt_gpu_finish(&m, c->res, &t, 1)) {
+    free(m.t.s);
+    hlt_gpu_fail(c, "out of memory");
+    return NULL;
+  }
   return m.t.s;
 }

@@ -60,64 +60,64 @@ static bool row_shaped(const GpuLeaf *s, const GpuLeaf *x) {
 typedef struct Norm { GpuMod m; int64_t rf[2], r[1], f[1]; } Norm;
 
 static int param_as(Norm *z, const GpuLeaf *l, int i, const int64_t *dims, int rank) {
-  int v = gpu_operand(&z->m, l, i, GPU_ROUND_NONE);
-  int w = gpu_emit(&z->m, z->m.ct, dims, rank, "reshape(");
-  gpu_text(&z->m.t, "v%d)\n", v);
+  int v = hlt_gpu_operand(&z->m, l, i, GPU_ROUND_NONE);
+  int w = hlt_gpu_emit(&z->m, z->m.ct, dims, rank, "reshape(");
+  hlt_gpu_text(&z->m.t, "v%d)\n", v);
   return w;
 }
 
 /* rank-2 [N,F] elementwise */
 static int bin(Norm *z, const char *op, int a, int b) {
-  int v = gpu_emit(&z->m, z->m.ct, z->rf, 2, op);
-  gpu_text(&z->m.t, "(v%d, v%d)\n", a, b);
+  int v = hlt_gpu_emit(&z->m, z->m.ct, z->rf, 2, op);
+  hlt_gpu_text(&z->m.t, "(v%d, v%d)\n", a, b);
   return v;
 }
 
 /* vector of length dims[0] (rank 1) elementwise */
 static int bin1(Norm *z, const int64_t *dims, const char *op, int a, int b) {
-  int v = gpu_emit(&z->m, z->m.ct, dims, 1, op);
-  gpu_text(&z->m.t, "(v%d, v%d)\n", a, b);
+  int v = hlt_gpu_emit(&z->m, z->m.ct, dims, 1, op);
+  hlt_gpu_text(&z->m.t, "(v%d, v%d)\n", a, b);
   return v;
 }
 
 static int scalar1(Norm *z, const int64_t *dims, double x) {
-  int k = gpu_emit(&z->m, z->m.ct, NULL, 0, "constant(");
-  gpu_text_double(&z->m.t, x);
-  gpu_text(&z->m.t, ")\n");
-  int v = gpu_emit(&z->m, z->m.ct, dims, 1, "broadcast(");
-  gpu_text(&z->m.t, "v%d), dimensions={}\n", k);
+  int k = hlt_gpu_emit(&z->m, z->m.ct, NULL, 0, "constant(");
+  hlt_gpu_text_double(&z->m.t, x);
+  hlt_gpu_text(&z->m.t, ")\n");
+  int v = hlt_gpu_emit(&z->m, z->m.ct, dims, 1, "broadcast(");
+  hlt_gpu_text(&z->m.t, "v%d), dimensions={}\n", k);
   return v;
 }
 
 /* sum over dimension dim of an [N,F] value: rank-1 result. */
 static int sum_over(Norm *z, int x, int dim) {
-  int k = gpu_emit(&z->m, z->m.ct, NULL, 0, "constant(0)\n");
-  int v = gpu_emit(&z->m, z->m.ct, dim ? z->r : z->f, 1, "reduce(");
-  gpu_text(&z->m.t, "v%d, v%d), dimensions={%d}, to_apply=sum\n", x, k, dim);
+  int k = hlt_gpu_emit(&z->m, z->m.ct, NULL, 0, "constant(0)\n");
+  int v = hlt_gpu_emit(&z->m, z->m.ct, dim ? z->r : z->f, 1, "reduce(");
+  hlt_gpu_text(&z->m.t, "v%d, v%d), dimensions={%d}, to_apply=sum\n", x, k, dim);
   return v;
 }
 
 /* a rank-1 value along dimension keep of [N,F] */
 static int spread(Norm *z, int x, int keep) {
-  int v = gpu_emit(&z->m, z->m.ct, z->rf, 2, "broadcast(");
-  gpu_text(&z->m.t, "v%d), dimensions={%d}\n", x, keep);
+  int v = hlt_gpu_emit(&z->m, z->m.ct, z->rf, 2, "broadcast(");
+  hlt_gpu_text(&z->m.t, "v%d), dimensions={%d}\n", x, keep);
   return v;
 }
 
 /* value (rank 2 or 1) reshaped to result leaf r's dims (in the compute type) */
 static int as_result(Norm *z, int x, const GpuLeaf *r) {
-  int v = gpu_emit(&z->m, z->m.ct, r->dims, r->rank, "reshape(");
-  gpu_text(&z->m.t, "v%d)\n", x);
+  int v = hlt_gpu_emit(&z->m, z->m.ct, r->dims, r->rank, "reshape(");
+  hlt_gpu_text(&z->m.t, "v%d)\n", x);
   return v;
 }
 
-char *gpu_build_norm(GpuCall *c) {
-  json_t *g = gpu_config_section(c, "cudnn_norm_backend_config", "epsilon");
+char *hlt_gpu_build_norm(GpuCall *c) {
+  json_t *g = hlt_gpu_config_section(c, "cudnn_norm_backend_config", "epsilon");
   double eps;
   int kind;
-  if (!g || gpu_json_double_req(c, g, "epsilon", "cudnn_norm_backend_config.epsilon", &eps) ||
-      gpu_json_enum(c, g, "kind", "cudnn_norm_backend_config.kind", kind_names, KIND_COUNT,
-                    KIND_INFER, &kind))
+  if (!g || hlt_gpu_json_double_req(c, g, "epsilon", "cudnn_norm_backend_config.epsilon", &eps) ||
+      hlt_gpu_json_enum(c, g, "kind", "cudnn_norm_backend_config.kind", kind_names, KIND_COUNT,
+                        KIND_INFER, &kind))
     return NULL;
   if (!json_object_get(g, "kind") && c->nres == 4 && c->nops == 3) kind = KIND_TRAIN;
   static const int want_ops[KIND_COUNT] = {3, 3, 5}, want_res[KIND_COUNT] = {2, 4, 4};
@@ -126,15 +126,16 @@ char *gpu_build_norm(GpuCall *c) {
       "(x, scale, bias) and gives (y, mean, norm_factor, u8 workspace)",
       "(x, scale, dy, mean, norm_factor) and gives (dx, dscale, dbias, u8 workspace)"};
   if (c->nops != want_ops[kind] || c->nres != want_res[kind]) {
-    gpu_fail(c, "has %d operands and %d results; kind %s takes %s", c->nops, c->nres,
-             kind_names[kind], forms[kind]);
+    hlt_gpu_fail(c, "has %d operands and %d results; kind %s takes %s", c->nops, c->nres,
+                 kind_names[kind], forms[kind]);
     return NULL;
   }
   const GpuLeaf *x = &c->ops[0];
   if (x->rank < 2 || !is_float(x->dtype)) {
-    gpu_fail(c, "operand 0 (x) is %s of rank %d; it must be floating point of rank >= 2 "
-                "(rows in dimension 0, the normalized elements in the others)",
-             hlc_dtype_name(x->dtype), x->rank);
+    hlt_gpu_fail(c,
+                 "operand 0 (x) is %s of rank %d; it must be floating point of rank >= 2 "
+                 "(rows in dimension 0, the normalized elements in the others)",
+                 hlc_dtype_name(x->dtype), x->rank);
     return NULL;
   }
   const char *const opnames[5] = {"x", "scale", kind == KIND_BWD ? "dy" : "bias", "mean",
@@ -146,27 +147,29 @@ char *gpu_build_norm(GpuCall *c) {
               : i >= 3 ? row_shaped(&c->ops[i], x)
                        : scale_shaped(&c->ops[i], x);
     if (!ok) {
-      gpu_fail(c, "operand %d (%s) does not fit x (%s): %s", i, opnames[i],
-               hlc_dtype_name(x->dtype),
-               i >= 3 ? "it must be floating point with one element per row ([N,1,1,1])"
-               : i == 2 && kind == KIND_BWD ? "it must have x's shape"
-                                            : "it must have x's shape with dimension 0 of size 1");
+      hlt_gpu_fail(
+          c, "operand %d (%s) does not fit x (%s): %s", i, opnames[i], hlc_dtype_name(x->dtype),
+          i >= 3 ? "it must be floating point with one element per row ([N,1,1,1])"
+          : i == 2 && kind == KIND_BWD ? "it must have x's shape"
+                                       : "it must have x's shape with dimension 0 of size 1");
       return NULL;
     }
   }
   bool res_ok = c->res[0].rank == x->rank && is_float(c->res[0].dtype);
   for (int i = 0; res_ok && i < x->rank; i++) res_ok = c->res[0].dims[i] == x->dims[i];
   if (!res_ok) {
-    gpu_fail(c, "result 0 (%s) must be floating point with x's shape", kind == KIND_BWD ? "dx" : "y");
+    hlt_gpu_fail(c, "result 0 (%s) must be floating point with x's shape",
+                 kind == KIND_BWD ? "dx" : "y");
     return NULL;
   }
   for (int i = 1; i < c->nres - 1; i++) {
     bool ok = kind == KIND_BWD ? scale_shaped(&c->res[i], x) : row_shaped(&c->res[i], x);
     if (!ok) {
       static const char *const rn[2][2] = {{"mean", "norm_factor"}, {"dscale", "dbias"}};
-      gpu_fail(c, "result %d (%s) %s", i, rn[kind == KIND_BWD][i - 1],
-               kind == KIND_BWD ? "must have scale's shape"
-                                : "must be floating point with one element per row ([N,1,1,1])");
+      hlt_gpu_fail(c, "result %d (%s) %s", i, rn[kind == KIND_BWD][i - 1],
+                   kind == KIND_BWD
+                       ? "must have scale's shape"
+                       : "must be floating point with one element per row ([N,1,1,1])");
       return NULL;
     }
   }
@@ -180,8 +183,10 @@ char *gpu_build_norm(GpuCall *c) {
   z.rf[0] = N; z.rf[1] = F; z.r[0] = N; z.f[0] = F;
   m->rank = 2; m->dims[0] = N; m->dims[1] = F;
   const char *ct = hlc_dtype_name(m->ct);
-  gpu_text(&m->t, "HloModule gpu_equivalent\n\nsum {\n  a = %s[] parameter(0)\n  b = %s[] "
-                  "parameter(1)\n  ROOT r = %s[] add(a, b)\n}\n\nENTRY e {\n", ct, ct, ct);
+  hlt_gpu_text(&m->t,
+               "HloModule gpu_equivalent\n\nsum {\n  a = %s[] parameter(0)\n  b = %s[] "
+               "parameter(1)\n  ROOT r = %s[] add(a, b)\n}\n\nENTRY e {\n",
+               ct, ct, ct);
   int vx = param_as(&z, x, 0, z.rf, 2);
   int vs = param_as(&z, &c->ops[1], 1, z.f, 1);
   int rn = scalar1(&z, z.r, 1.0 / (double)F);
@@ -192,8 +197,8 @@ char *gpu_build_norm(GpuCall *c) {
     int xc = bin(&z, "subtract", vx, spread(&z, mean, 0));
     int var = bin1(&z, z.r, "multiply", sum_over(&z, bin(&z, "multiply", xc, xc), 1), rn);
     int ve = bin1(&z, z.r, "add", var, scalar1(&z, z.r, eps));
-    int nf = gpu_emit(m, m->ct, z.r, 1, "rsqrt(");
-    gpu_text(&m->t, "v%d)\n", ve);
+    int nf = hlt_gpu_emit(m, m->ct, z.r, 1, "rsqrt(");
+    hlt_gpu_text(&m->t, "v%d)\n", ve);
     int y = bin(&z, "multiply", xc, spread(&z, nf, 0));
     y = bin(&z, "add", bin(&z, "multiply", y, spread(&z, vs, 1)), spread(&z, vb, 1));
     outs[0] = as_result(&z, y, &c->res[0]);
@@ -222,9 +227,9 @@ char *gpu_build_norm(GpuCall *c) {
     outs[1] = as_result(&z, ds, &c->res[1]);
     outs[2] = as_result(&z, db, &c->res[2]);
   }
-  if (gpu_finish(m, c->res, outs, kind == KIND_INFER ? 1 : 3)) {
+  if (hlt_gpu_finish(m, c->res, outs, kind == KIND_INFER ? 1 : 3)) {
     free(m->t.s);
-    gpu_fail(c, "out of memory");
+    hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
   return m->t.s;

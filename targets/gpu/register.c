@@ -7,29 +7,29 @@
 #include "targets/targets.h"
 #include <string.h>
 
-#define GPU_TARGET(fn, build)                                                       \
-  static XLA_FFI_Error *fn##_instantiate(XLA_FFI_CallFrame *f) {                    \
-    return gpu_instantiate(f, build);                                               \
+#define GPU_TARGET(fn, build)                                    \
+  static XLA_FFI_Error *fn##_instantiate(XLA_FFI_CallFrame *f) { \
+    return hlt_gpu_instantiate(f, build);                        \
   }
 
-GPU_TARGET(gemm, gpu_build_gemm)
-GPU_TARGET(conv, gpu_build_conv)
-GPU_TARGET(trsm, gpu_build_trsm)
-GPU_TARGET(topk, gpu_build_topk)
-GPU_TARGET(cub_sort, gpu_build_cub_sort)
-GPU_TARGET(fmha, gpu_build_fmha)
-GPU_TARGET(norm, gpu_build_norm)
-GPU_TARGET(grouped, gpu_build_grouped)
-GPU_TARGET(block_scaled, gpu_build_block_scaled)
-GPU_TARGET(mx_gemm, gpu_build_mx_gemm)
+GPU_TARGET(gemm, hlt_gpu_build_gemm)
+GPU_TARGET(conv, hlt_gpu_build_conv)
+GPU_TARGET(trsm, hlt_gpu_build_trsm)
+GPU_TARGET(topk, hlt_gpu_build_topk)
+GPU_TARGET(cub_sort, hlt_gpu_build_cub_sort)
+GPU_TARGET(fmha, hlt_gpu_build_fmha)
+GPU_TARGET(norm, hlt_gpu_build_norm)
+GPU_TARGET(grouped, hlt_gpu_build_grouped)
+GPU_TARGET(block_scaled, hlt_gpu_build_block_scaled)
+GPU_TARGET(mx_gemm, hlt_gpu_build_mx_gemm)
 
 /* JSON backend_configs (most targets). */
 static XLA_FFI_Error *json_execute(XLA_FFI_CallFrame *f) {
-  return gpu_execute(f, HLORUN_FFI_TRAIT_JSON_CONFIG);
+  return hlt_gpu_execute(f, HLORUN_FFI_TRAIT_JSON_CONFIG);
 }
 /* Attribute-dictionary backend_configs (the CUB sorts are typed FFI calls). */
 static XLA_FFI_Error *attrs_execute(XLA_FFI_CallFrame *f) {
-  return gpu_execute(f, HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS);
+  return hlt_gpu_execute(f, HLORUN_FFI_TRAIT_INSTRUCTION_MEMBERS);
 }
 
 /* __nop (in __cudnn$fusion bodies) only allocates cuDNN's workspace: its
@@ -47,14 +47,16 @@ static XLA_FFI_Error *nop_execute(XLA_FFI_CallFrame *f) {
 }
 
 static XLA_FFI_Error *triton_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "__gpu$xla.gpu.triton holds a Triton kernel (Triton IR or PTX text) "
-                       "compiled for an NVIDIA GPU; it cannot run on a CPU (a Triton fusion, "
-                       "fusion kind=kCustom with an HLO body, can)");
+  return hlt_gpu_refuse(f,
+                        "__gpu$xla.gpu.triton holds a Triton kernel (Triton IR or PTX text) "
+                        "compiled for an NVIDIA GPU; it cannot run on a CPU (a Triton fusion, "
+                        "fusion kind=kCustom with an HLO body, can)");
 }
 
 static XLA_FFI_Error *reorder_refuse(XLA_FFI_CallFrame *f) {
-  return gpu_refuse(f, "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
-                       "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
+  return hlt_gpu_refuse(f,
+                        "cuDNN's int8x32 filter reordering permutes bytes for the GPU's "
+                        "NCHW_VECT_C layout; hlorun runs logical values and does not model it");
 }
 
 static XLA_FFI_Error *refused_execute(XLA_FFI_CallFrame *f) {

@@ -18,7 +18,7 @@ struct GpuSub {
   char name[128];   /* the instruction, for messages */
 };
 
-void gpu_sub_free(void *p) {
+void hlt_gpu_sub_free(void *p) {
   GpuSub *s = p;
   if (!s) return;
   hlo_executable_free(s->exe);
@@ -27,15 +27,22 @@ void gpu_sub_free(void *p) {
   free(s);
 }
 
-GpuSub *gpu_sub_new(GpuCall *c, const char *text, int threads) {
+GpuSub *hlt_gpu_sub_new(GpuCall *c, const char *text, int threads) {
   GpuSub *s = calloc(1, sizeof *s);
-  if (!s) { gpu_fail(c, "out of memory"); return NULL; }
+  if (!s) {
+    hlt_gpu_fail(c, "out of memory");
+    return NULL;
+  }
   snprintf(s->name, sizeof s->name, "%s", c->name);
   HloCtxOptions o;
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.threads = threads > 0 ? threads : 1;
-  if (hlo_ctx_new(&o, &s->ctx) != HLO_OK) { free(s); gpu_fail(c, "out of memory"); return NULL; }
+  if (hlo_ctx_new(&o, &s->ctx) != HLO_OK) {
+    free(s);
+    hlt_gpu_fail(c, "out of memory");
+    return NULL;
+  }
   HloRunOptions ro;
   memset(&ro, 0, sizeof ro);
   ro.struct_size = sizeof ro;
@@ -43,9 +50,9 @@ GpuSub *gpu_sub_new(GpuCall *c, const char *text, int threads) {
       hlo_compile(s->ctx, s->m, &ro, &s->exe) != HLO_OK) {
     /* A module we wrote does not compile: the config asked for something the
      * equivalent cannot express. Show both. */
-    gpu_fail(c, "its equivalent standard HLO does not compile: %s\n%s",
-             hlo_ctx_diagnostics(s->ctx), text);
-    gpu_sub_free(s);
+    hlt_gpu_fail(c, "its equivalent standard HLO does not compile: %s\n%s",
+                 hlo_ctx_diagnostics(s->ctx), text);
+    hlt_gpu_sub_free(s);
     return NULL;
   }
   return s;
@@ -62,7 +69,7 @@ static size_t leaf_bytes(const XLA_FFI_Buffer *b) {
   return d == HLO_DTYPE_INVALID ? 0 : (size_t)hlorun_ffi_elements(b) * hlc_dtype_size(d);
 }
 
-XLA_FFI_Error *gpu_sub_run(GpuSub *s, XLA_FFI_CallFrame *f) {
+XLA_FFI_Error *hlt_gpu_sub_run(GpuSub *s, XLA_FFI_CallFrame *f) {
   int n = (int)f->args.size;
   HloBuffer *in[GPU_MAX_LEAVES] = {0}, *out = NULL;
   XLA_FFI_Error *e = NULL;
