@@ -33,7 +33,7 @@ static int sharding_of(HloCtx *ctx, const HloInstr *ins, HloSharding *s) {
   *s = *ins->sharding;
   const HloSharding *u = unsupported(s);
   if (!u) return 0;
-  HlpBuf b = {0};
+  HlcText b = {0};
   hlp_print_sharding(&b, u);
   hli_api_fail(ctx, HLO_UNSUPPORTED, "%s: %s (line %d): not supported: splitting or assembling "
                "values by sharding %.*s", ins->parent->name, ins->name, ins->line,
@@ -72,7 +72,7 @@ static void copy_block(char *dst, const int64_t *dd, const int64_t *doff, const 
 }
 
 static void shape_text(const HloShape *s, char *buf, size_t cap) {
-  HlpBuf b = {0};
+  HlcText b = {0};
   hlp_print_shape(&b, s, false);
   snprintf(buf, cap, "%.*s", b.p ? (int)b.n : 1, b.p ? b.p : "?");
   free(b.p);

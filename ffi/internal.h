@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include "common/arena.h"
+#include "common/text.h"
 #include "ffi/ffi.h"
 #include "hlorun/ffi.h"
 
@@ -80,12 +81,7 @@ size_t hlf_config_source_offset(const HloModule *m, const HloInstr *ins, size_t 
 
 /* ---- Growable text ------------------------------------------------------ */
 
-typedef struct HlfText { char *p; size_t n, cap; bool oom; } HlfText;
-void hlf_text_printf(HlfText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void hlf_text_bytes(HlfText *t, const char *s, size_t n);
-void hlf_text_shape(HlfText *t, const HloShape *s);        /* f32[2,3]{1,0} */
-void hlf_text_attr_value(HlfText *t, const HlfAttr *a, int indent);
-char *hlf_text_take(HlfText *t);                           /* NULL if oom */
+void hlf_text_attr_value(HlcText *t, const HlfAttr *a, int indent);
 
 /* ---- Futures ------------------------------------------------------------ */
 

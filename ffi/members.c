@@ -129,40 +129,40 @@ static int add_leaves(HlcArena *a, HlfAttr *d, int *idx, const HloShape *s, cons
 }
 
 /* Text of a generic attribute value as written. */
-static void val_text(HlfText *t, const HloVal *v) {
+static void val_text(HlcText *t, const HloVal *v) {
   switch (v->kind) {
-  case HLO_VAL_TOKEN: case HLO_VAL_RAW: hlf_text_bytes(t, v->text, v->len); return;
+  case HLO_VAL_TOKEN: case HLO_VAL_RAW: hlc_text_put(t, v->text, v->len); return;
   case HLO_VAL_STRING:
-    hlf_text_bytes(t, "\"", 1);
-    hlf_text_bytes(t, v->text, v->len);
-    hlf_text_bytes(t, "\"", 1);
+    hlc_text_put(t, "\"", 1);
+    hlc_text_put(t, v->text, v->len);
+    hlc_text_put(t, "\"", 1);
     return;
   case HLO_VAL_ATTR:
-    hlf_text_printf(t, "%.*s=", (int)v->len, v->text ? v->text : "");
+    hlc_text_printf(t, "%.*s=", (int)v->len, v->text ? v->text : "");
     if (v->nitems) val_text(t, v->items[0]);
     return;
   default: break;
   }
   const char *open = v->kind == HLO_VAL_BRACE ? "{" : v->kind == HLO_VAL_BRACKET ? "[" : "(";
   const char *close = v->kind == HLO_VAL_BRACE ? "}" : v->kind == HLO_VAL_BRACKET ? "]" : ")";
-  hlf_text_bytes(t, open, 1);
+  hlc_text_put(t, open, 1);
   for (int32_t i = 0; i < v->nitems; i++) {
-    if (i) hlf_text_bytes(t, v->items[i]->sep == 2 ? "," : " ", 1);
+    if (i) hlc_text_put(t, v->items[i]->sep == 2 ? "," : " ", 1);
     val_text(t, v->items[i]);
   }
-  hlf_text_bytes(t, close, 1);
+  hlc_text_put(t, close, 1);
 }
 
 static int add_written(HlcArena *a, HlfAttr *d, const HloInstr *ins, const char *name) {
   for (int32_t i = 0; i < ins->nattrs; i++) {
     const HloAttr *at = &ins->attrs[i];
     if (!at->name || strcmp(at->name, name) != 0) continue;
-    HlfText t = {0};
+    HlcText t = {0};
     for (int32_t k = 0; k < at->nvalues; k++) {
-      if (k) hlf_text_bytes(&t, " ", 1);
+      if (k) hlc_text_put(&t, " ", 1);
       val_text(&t, at->values[k]);
     }
-    char *s = hlf_text_take(&t);
+    char *s = hlc_text_take(&t);
     if (!s) return -1;
     int rc = add_string(a, d, name, s, strlen(s));
     free(s);

@@ -20,9 +20,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char *err = NULL;
   if (hlf_attrs_parse(&a, buf, size, &root, &off, &err) == 0) {
     hlf_attrs_to_ffi(&a, &root);
-    HlfText t = {0};
+    HlcText t = {0};
     hlf_text_attr_value(&t, &root, 2);
-    free(hlf_text_take(&t));
+    free(hlc_text_take(&t));
   } else if (off > size) {
     abort();   /* an error position outside the text */
   }

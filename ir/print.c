@@ -15,110 +15,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hlp_buf_put(HlpBuf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) { b->oom = true; return; }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-void hlp_buf_puts(HlpBuf *b, const char *s) { hlp_buf_put(b, s, strlen(s)); }
-
-void hlp_buf_printf(HlpBuf *b, const char *fmt, ...) {
-  char tmp[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof tmp) { hlp_buf_put(b, tmp, (size_t)n); return; }
-  char *big = malloc((size_t)n + 1);
-  if (!big) { b->oom = true; return; }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  hlp_buf_put(b, big, (size_t)n);
-  free(big);
-}
-
 /* C-escaped string body (printable ASCII kept, the rest as escapes). */
-void hlp_put_escaped(HlpBuf *b, const char *s, size_t n, char quote) {
+void hlp_put_escaped(HlcText *b, const char *s, size_t n, char quote) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     switch (c) {
-    case '\n': hlp_buf_puts(b, "\\n"); break;
-    case '\t': hlp_buf_puts(b, "\\t"); break;
-    case '\r': hlp_buf_puts(b, "\\r"); break;
-    case '\\': hlp_buf_puts(b, "\\\\"); break;
+    case '\n': hlc_text_puts(b, "\\n"); break;
+    case '\t': hlc_text_puts(b, "\\t"); break;
+    case '\r': hlc_text_puts(b, "\\r"); break;
+    case '\\': hlc_text_puts(b, "\\\\"); break;
     default:
       if (c == (unsigned char)quote) {
         char e[2] = {'\\', (char)c};
-        hlp_buf_put(b, e, 2);
+        hlc_text_put(b, e, 2);
       } else if (c < 0x20 || c == 0x7f) {
         /* Octal keeps the escape short and unambiguous before digits. */
-        hlp_buf_printf(b, "\\%03o", c);
+        hlc_text_printf(b, "\\%03o", c);
       } else {
-        hlp_buf_put(b, (const char *)&c, 1);
+        hlc_text_put(b, (const char *)&c, 1);
       }
     }
   }
 }
 
 /* Layout mode: 0 none, 1 always (as stored), 2 only if written. */
-static void print_shape(HlpBuf *b, const HloShape *s, int layouts) {
-  if (s->is_buffer) hlp_buf_puts(b, "b(");
+static void print_shape(HlcText *b, const HloShape *s, int layouts) {
+  if (s->is_buffer) hlc_text_puts(b, "b(");
   if (s->dtype == HLO_TUPLE) {
-    hlp_buf_puts(b, "(");
+    hlc_text_puts(b, "(");
     for (int32_t i = 0; i < s->ntuple; i++) {
-      if (i) hlp_buf_puts(b, ", ");
+      if (i) hlc_text_puts(b, ", ");
       print_shape(b, &s->tuple[i], layouts);
     }
-    hlp_buf_puts(b, ")");
+    hlc_text_puts(b, ")");
   } else {
-    hlp_buf_puts(b, hlc_dtype_name(s->dtype));
-    hlp_buf_puts(b, "[");
+    hlc_text_puts(b, hlc_dtype_name(s->dtype));
+    hlc_text_puts(b, "[");
     for (int32_t i = 0; i < s->rank; i++) {
-      if (i) hlp_buf_puts(b, ",");
+      if (i) hlc_text_puts(b, ",");
       int dyn = s->dynamic ? s->dynamic[i] : HLO_DIM_STATIC;
-      if (dyn == HLO_DIM_UNBOUNDED) hlp_buf_puts(b, "?");
-      else hlp_buf_printf(b, "%s%lld", dyn == HLO_DIM_BOUNDED ? "<=" : "", (long long)s->dims[i]);
+      if (dyn == HLO_DIM_UNBOUNDED) hlc_text_puts(b, "?");
+      else hlc_text_printf(b, "%s%lld", dyn == HLO_DIM_BOUNDED ? "<=" : "", (long long)s->dims[i]);
     }
-    hlp_buf_puts(b, "]");
+    hlc_text_puts(b, "]");
     bool show = s->minor_to_major && (layouts == 1 || (layouts == 2 && s->layout_written));
     if (show && (s->rank > 0 || s->layout_tail)) {
-      hlp_buf_puts(b, "{");
+      hlc_text_puts(b, "{");
       for (int32_t i = 0; i < s->rank; i++)
-        hlp_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->minor_to_major[i]);
+        hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)s->minor_to_major[i]);
       if (s->layout_tail) {
-        hlp_buf_puts(b, ":");
-        hlp_buf_puts(b, s->layout_tail);
+        hlc_text_puts(b, ":");
+        hlc_text_puts(b, s->layout_tail);
       }
-      hlp_buf_puts(b, "}");
+      hlc_text_puts(b, "}");
     }
   }
-  if (s->is_buffer) hlp_buf_puts(b, ")");
+  if (s->is_buffer) hlc_text_puts(b, ")");
 }
 
-void hlp_print_shape(HlpBuf *b, const HloShape *s, bool layouts) { print_shape(b, s, layouts ? 1 : 0); }
+void hlp_print_shape(HlcText *b, const HloShape *s, bool layouts) { print_shape(b, s, layouts ? 1 : 0); }
 
-static void print_val(HlpBuf *b, const HloVal *v, int depth, bool tight);
+static void print_val(HlcText *b, const HloVal *v, int depth, bool tight);
 
 /* Canonical separators: items are joined as written (nothing, a blank or a
  * comma); a comma gets a blank after it unless a number or a {...} group
  * follows, as XLA writes dimensions={1,0} and replica_groups={{0,1},{2,3}}
  * but slice={[0:2], [1:3]} and branch_computations={%a, %b}. */
-static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth, bool tight_all) {
+static void print_items(HlcText *b, HloVal *const *v, int32_t n, int depth, bool tight_all) {
   /* A leading comma is kept: it is what makes "]{,1}" a group rather than
    * a layout when read back. */
-  if (n && v[0]->sep == 2) hlp_buf_puts(b, ",");
+  if (n && v[0]->sep == 2) hlc_text_puts(b, ",");
   for (int32_t i = 0; i < n; i++) {
     bool eq = v[i]->kind == HLO_VAL_TOKEN && v[i]->len == 1 && v[i]->text[0] == '=';
     char last = b->n ? b->p[b->n - 1] : 0;
@@ -127,40 +93,40 @@ static void print_items(HlpBuf *b, HloVal *const *v, int32_t n, int depth, bool 
     if (i && eq && v[i]->sep != 2 && word) {
       /* A word then a separate '=': written "w=" it would read back as an
        * attribute name, "w =" as an instruction definition. */
-      hlp_buf_puts(b, "/**/");
+      hlc_text_puts(b, "/**/");
     } else if (i && v[i]->sep == 2) {
       bool tight = tight_all || v[i]->kind == HLO_VAL_BRACE ||
                    (v[i]->kind == HLO_VAL_TOKEN && !v[i]->word);
-      hlp_buf_puts(b, tight ? "," : ", ");
+      hlc_text_puts(b, tight ? "," : ", ");
     } else if (i && v[i]->sep == 1) {
-      hlp_buf_puts(b, " ");
+      hlc_text_puts(b, " ");
     }
     print_val(b, v[i], depth, tight_all);
   }
 }
 
-static void print_val(HlpBuf *b, const HloVal *v, int depth, bool tight) {
+static void print_val(HlcText *b, const HloVal *v, int depth, bool tight) {
   if (depth > HLO_MAX_NESTING + 8) return;
   switch (v->kind) {
-  case HLO_VAL_TOKEN: case HLO_VAL_RAW: hlp_buf_put(b, v->text, v->len); break;
+  case HLO_VAL_TOKEN: case HLO_VAL_RAW: hlc_text_put(b, v->text, v->len); break;
   case HLO_VAL_STRING: {
     char q = v->tok == '\'' ? '\'' : '"';
-    hlp_buf_put(b, &q, 1);
+    hlc_text_put(b, &q, 1);
     hlp_put_escaped(b, v->text, v->len, q);
-    hlp_buf_put(b, &q, 1);
+    hlc_text_put(b, &q, 1);
     break;
   }
   case HLO_VAL_BRACE: case HLO_VAL_BRACKET: case HLO_VAL_PAREN: {
     const char *open = v->kind == HLO_VAL_BRACE ? "{" : v->kind == HLO_VAL_BRACKET ? "[" : "(";
     const char *close = v->kind == HLO_VAL_BRACE ? "}" : v->kind == HLO_VAL_BRACKET ? "]" : ")";
-    hlp_buf_puts(b, open);
+    hlc_text_puts(b, open);
     print_items(b, v->items, v->nitems, depth + 1, tight);
-    hlp_buf_puts(b, close);
+    hlc_text_puts(b, close);
     break;
   }
   case HLO_VAL_ATTR:
-    hlp_buf_put(b, v->text, v->len);
-    hlp_buf_puts(b, "=");
+    hlc_text_put(b, v->text, v->len);
+    hlc_text_puts(b, "=");
     print_val(b, v->items[0], depth + 1, tight);
     break;
   case HLO_VAL_SHAPE: print_shape(b, v->shape, 2); break;
@@ -168,55 +134,55 @@ static void print_val(HlpBuf *b, const HloVal *v, int depth, bool tight) {
     /* An inline body is lowered only where a known attribute takes a
      * computation; elsewhere (an unknown attribute, ignored) it prints as
      * an empty group, which parses back (printing nothing did not). */
-    if (v->comp) { hlp_buf_puts(b, "%"); hlp_buf_puts(b, v->comp->name); }
-    else hlp_buf_puts(b, "{}");
+    if (v->comp) { hlc_text_puts(b, "%"); hlc_text_puts(b, v->comp->name); }
+    else hlc_text_puts(b, "{}");
     break;
   }
 }
 
-void hlp_print_val(HlpBuf *b, const HloVal *v) { print_val(b, v, 0, false); }
+void hlp_print_val(HlcText *b, const HloVal *v) { print_val(b, v, 0, false); }
 
-void hlp_print_vals(HlpBuf *b, HloVal *const *v, int32_t n, bool top) {
+void hlp_print_vals(HlcText *b, HloVal *const *v, int32_t n, bool top) {
   (void)top;
   print_items(b, v, n, 0, false);
 }
 
 /* ---- Literals ----------------------------------------------------------------- */
 
-static void print_elem(HlpBuf *b, HloDtype t, const unsigned char *p, bool array) {
-  if (t == HLO_PRED && array) { hlp_buf_puts(b, *p ? "1" : "0"); return; }
+static void print_elem(HlcText *b, HloDtype t, const unsigned char *p, bool array) {
+  if (t == HLO_PRED && array) { hlc_text_puts(b, *p ? "1" : "0"); return; }
   char tmp[96];
   hlc_format_element(t, p, tmp, sizeof tmp);
-  hlp_buf_puts(b, tmp);
+  hlc_text_puts(b, tmp);
 }
 
-static void print_array(HlpBuf *b, const HloShape *s, const unsigned char *data, size_t es,
+static void print_array(HlcText *b, const HloShape *s, const unsigned char *data, size_t es,
                         int32_t level, int64_t *next) {
   if (level == s->rank) {
     print_elem(b, s->dtype, data + (size_t)(*next)++ * es, s->rank > 0);
     return;
   }
   bool inner = level == s->rank - 1;
-  hlp_buf_puts(b, inner ? "{" : "{ ");
+  hlc_text_puts(b, inner ? "{" : "{ ");
   for (int64_t i = 0; i < s->dims[level]; i++) {
-    if (i) hlp_buf_puts(b, ", ");
+    if (i) hlc_text_puts(b, ", ");
     print_array(b, s, data, es, level + 1, next);
   }
-  hlp_buf_puts(b, inner ? "}" : " }");
+  hlc_text_puts(b, inner ? "}" : " }");
 }
 
-void hlp_print_literal(HlpBuf *b, const HloLiteral *l) {
+void hlp_print_literal(HlcText *b, const HloLiteral *l) {
   const HloShape *s = l->shape;
   if (s->dtype == HLO_TUPLE) {
-    hlp_buf_puts(b, "(");
+    hlc_text_puts(b, "(");
     for (int32_t i = 0; i < l->ntuple; i++) {
-      if (i) hlp_buf_puts(b, ", ");
+      if (i) hlc_text_puts(b, ", ");
       hlp_print_literal(b, &l->tuple[i]);
     }
-    hlp_buf_puts(b, ")");
+    hlc_text_puts(b, ")");
     return;
   }
-  if (l->elided || !l->data) { hlp_buf_puts(b, "{...}"); return; }
+  if (l->elided || !l->data) { hlc_text_puts(b, "{...}"); return; }
   int64_t next = 0;
   print_array(b, s, l->data, hlc_dtype_size(s->dtype), 0, &next);
 }
@@ -239,10 +205,10 @@ static int attr_rank(const char *name) {
   return 0;
 }
 
-static void print_attr(HlpBuf *b, const HloAttr *a, const HloInstr *ins) {
-  hlp_buf_puts(b, ", ");
-  hlp_buf_puts(b, a->name);
-  hlp_buf_puts(b, "=");
+static void print_attr(HlcText *b, const HloAttr *a, const HloInstr *ins) {
+  hlc_text_puts(b, ", ");
+  hlc_text_puts(b, a->name);
+  hlc_text_puts(b, "=");
   if (ins && ins->sharding && strcmp(a->name, "sharding") == 0) {
     hlp_print_sharding(b, ins->sharding);
     return;
@@ -260,37 +226,37 @@ static void print_attr(HlpBuf *b, const HloAttr *a, const HloInstr *ins) {
 
 /* calls: a computation to print as calls= among the called computations
  * (async sugar lowered to the explicit form), or NULL. */
-static void print_attrs(HlpBuf *b, const HloAttr *a, int32_t n, bool ordered,
+static void print_attrs(HlcText *b, const HloAttr *a, int32_t n, bool ordered,
                         const HloComputation *calls, const HloInstr *ins) {
   for (int r = 0; r <= (ordered ? 9 : 0); r++) {
     for (int32_t i = 0; i < n; i++)
       if (!ordered || attr_rank(a[i].name) == r) print_attr(b, &a[i], ins);
     if (r == 1 && calls) {
-      hlp_buf_puts(b, ", calls=%");
-      hlp_buf_puts(b, calls->name);
+      hlc_text_puts(b, ", calls=%");
+      hlc_text_puts(b, calls->name);
     }
   }
 }
 
-static void print_instr(HlpBuf *b, const HloInstr *ins) {
-  hlp_buf_puts(b, ins->is_root ? "  ROOT %" : "  %");
-  hlp_buf_puts(b, ins->name);
-  hlp_buf_puts(b, " = ");
+static void print_instr(HlcText *b, const HloInstr *ins) {
+  hlc_text_puts(b, ins->is_root ? "  ROOT %" : "  %");
+  hlc_text_puts(b, ins->name);
+  hlc_text_puts(b, " = ");
   print_shape(b, &ins->shape, 1);
-  hlp_buf_puts(b, " ");
-  hlp_buf_puts(b, hlp_opcode_name(ins->op));
-  hlp_buf_puts(b, "(");
+  hlc_text_puts(b, " ");
+  hlc_text_puts(b, hlp_opcode_name(ins->op));
+  hlc_text_puts(b, "(");
   if (ins->op == HLO_OP_PARAMETER) {
-    hlp_buf_printf(b, "%lld", (long long)ins->parameter_number);
+    hlc_text_printf(b, "%lld", (long long)ins->parameter_number);
   } else if (ins->op == HLO_OP_CONSTANT) {
     if (ins->literal) hlp_print_literal(b, ins->literal);
   } else {
     for (int32_t i = 0; i < ins->nops; i++) {
-      hlp_buf_puts(b, i ? ", %" : "%");
-      hlp_buf_puts(b, ins->ops[i]->name);
+      hlc_text_puts(b, i ? ", %" : "%");
+      hlc_text_puts(b, ins->ops[i]->name);
     }
   }
-  hlp_buf_puts(b, ")");
+  hlc_text_puts(b, ")");
   /* Async sugar lowered to an explicit async op: print its computation. */
   const HloComputation *calls = NULL;
   if (ins->op == HLO_OP_ASYNC_START || ins->op == HLO_OP_ASYNC_UPDATE ||
@@ -300,41 +266,41 @@ static void print_instr(HlpBuf *b, const HloInstr *ins) {
     if (!has_calls && ins->ncalled) calls = ins->called[0].comp;
   }
   print_attrs(b, ins->attrs, ins->nattrs, true, calls, ins);
-  hlp_buf_puts(b, "\n");
+  hlc_text_puts(b, "\n");
 }
 
-static void print_comp(HlpBuf *b, const HloComputation *c) {
-  hlp_buf_puts(b, c->is_entry ? "ENTRY %" : "%");
-  hlp_buf_puts(b, c->name);
-  hlp_buf_puts(b, " (");
+static void print_comp(HlcText *b, const HloComputation *c) {
+  hlc_text_puts(b, c->is_entry ? "ENTRY %" : "%");
+  hlc_text_puts(b, c->name);
+  hlc_text_puts(b, " (");
   for (int32_t i = 0; i < c->nparams; i++) {
-    if (i) hlp_buf_puts(b, ", ");
-    hlp_buf_puts(b, c->params[i]->name);
-    hlp_buf_puts(b, ": ");
+    if (i) hlc_text_puts(b, ", ");
+    hlc_text_puts(b, c->params[i]->name);
+    hlc_text_puts(b, ": ");
     print_shape(b, &c->params[i]->shape, 0);
   }
-  hlp_buf_puts(b, ") -> ");
+  hlc_text_puts(b, ") -> ");
   print_shape(b, &c->root->shape, 0);
-  hlp_buf_puts(b, " {\n");
+  hlc_text_puts(b, " {\n");
   for (int32_t i = 0; i < c->ninstrs; i++) print_instr(b, c->instrs[i]);
-  hlp_buf_puts(b, "}");
+  hlc_text_puts(b, "}");
   if (c->execution_thread) {
-    hlp_buf_puts(b, ", execution_thread=\"");
+    hlc_text_puts(b, ", execution_thread=\"");
     hlp_put_escaped(b, c->execution_thread, strlen(c->execution_thread), '"');
-    hlp_buf_puts(b, "\"");
+    hlc_text_puts(b, "\"");
   }
-  hlp_buf_puts(b, "\n\n");
+  hlc_text_puts(b, "\n\n");
 }
 
 char *hlp_print(const HloModule *m, size_t *len) {
-  HlpBuf b = {0};
-  hlp_buf_puts(&b, "HloModule ");
-  hlp_buf_puts(&b, m->name);
+  HlcText b = {0};
+  hlc_text_puts(&b, "HloModule ");
+  hlc_text_puts(&b, m->name);
   print_attrs(&b, m->attrs, m->nattrs, false, NULL, NULL);
-  hlp_buf_puts(&b, "\n\n");
+  hlc_text_puts(&b, "\n\n");
   if (m->stack_frames_text) {
-    hlp_buf_puts(&b, m->stack_frames_text);
-    hlp_buf_puts(&b, "\n");
+    hlc_text_puts(&b, m->stack_frames_text);
+    hlc_text_puts(&b, "\n");
   }
   for (int32_t i = 0; i < m->ncomps; i++) print_comp(&b, m->comps[i]);
   if (b.oom) { free(b.p); return NULL; }

@@ -320,62 +320,62 @@ static const char *kind_word(HloShardingKind k) {
   }
 }
 
-static void print_body(HlpBuf *b, const HloSharding *s) {
+static void print_body(HlcText *b, const HloSharding *s) {
   switch (s->kind) {
   case HLO_SHARDING_TUPLE:
     for (int32_t i = 0; i < s->ntuple; i++) {
-      if (i) hlp_buf_puts(b, ", ");
+      if (i) hlc_text_puts(b, ", ");
       hlp_print_sharding(b, &s->tuple[i]);
     }
     return;
-  case HLO_SHARDING_MESH: hlp_buf_put(b, s->mesh, s->mesh_len); return;
-  case HLO_SHARDING_MAXIMAL: hlp_buf_printf(b, "maximal device=%lld", (long long)s->device); break;
+  case HLO_SHARDING_MESH: hlc_text_put(b, s->mesh, s->mesh_len); return;
+  case HLO_SHARDING_MAXIMAL: hlc_text_printf(b, "maximal device=%lld", (long long)s->device); break;
   case HLO_SHARDING_TILED: {
-    hlp_buf_puts(b, "devices=[");
+    hlc_text_puts(b, "devices=[");
     int64_t total = 1;
     for (int32_t i = 0; i < s->ndims; i++) {
-      hlp_buf_printf(b, i ? ",%lld" : "%lld", (long long)s->dims[i]);
+      hlc_text_printf(b, i ? ",%lld" : "%lld", (long long)s->dims[i]);
       total *= s->dims[i];
     }
-    hlp_buf_puts(b, "]");
+    hlc_text_puts(b, "]");
     if (s->niota) {
-      hlp_buf_puts(b, "<=[");
-      for (int32_t i = 0; i < s->niota; i++) hlp_buf_printf(b, i ? ",%lld" : "%lld", (long long)s->iota_dims[i]);
-      hlp_buf_puts(b, "]");
+      hlc_text_puts(b, "<=[");
+      for (int32_t i = 0; i < s->niota; i++) hlc_text_printf(b, i ? ",%lld" : "%lld", (long long)s->iota_dims[i]);
+      hlc_text_puts(b, "]");
       if (s->iota_transposed) {
-        hlp_buf_puts(b, "T(");
-        for (int32_t i = 0; i < s->niota; i++) hlp_buf_printf(b, i ? ",%d" : "%d", (int)s->iota_perm[i]);
-        hlp_buf_puts(b, ")");
+        hlc_text_puts(b, "T(");
+        for (int32_t i = 0; i < s->niota; i++) hlc_text_printf(b, i ? ",%d" : "%d", (int)s->iota_perm[i]);
+        hlc_text_puts(b, ")");
       }
     } else {
-      for (int64_t k = 0; k < total; k++) hlp_buf_printf(b, k ? ",%lld" : "%lld", (long long)s->devices[k]);
+      for (int64_t k = 0; k < total; k++) hlc_text_printf(b, k ? ",%lld" : "%lld", (long long)s->devices[k]);
     }
     if (s->last_tile_dim_replicate) {
-      hlp_buf_puts(b, " last_tile_dim_replicate");
+      hlc_text_puts(b, " last_tile_dim_replicate");
     } else if (s->nsub) {
-      hlp_buf_puts(b, " last_tile_dims={");
+      hlc_text_puts(b, " last_tile_dims={");
       for (int32_t i = 0; i < s->nsub; i++) {
-        if (i) hlp_buf_puts(b, ", ");
-        hlp_buf_puts(b, kind_word(s->subgroup[i]));
+        if (i) hlc_text_puts(b, ", ");
+        hlc_text_puts(b, kind_word(s->subgroup[i]));
       }
-      hlp_buf_puts(b, "}");
+      hlc_text_puts(b, "}");
     }
     break;
   }
-  default: hlp_buf_puts(b, kind_word(s->kind)); break;
+  default: hlc_text_puts(b, kind_word(s->kind)); break;
   }
   if (s->group != HLO_SHARD_GROUP_NONE)
-    hlp_buf_printf(b, " %s %lld", s->group == HLO_SHARD_AS ? "shard_as" : "shard_like", (long long)s->group_id);
+    hlc_text_printf(b, " %s %lld", s->group == HLO_SHARD_AS ? "shard_as" : "shard_like", (long long)s->group_id);
   if (s->metadata) {
-    hlp_buf_puts(b, " metadata=");
-    hlp_buf_put(b, s->metadata, s->metadata_len);
+    hlc_text_puts(b, " metadata=");
+    hlc_text_put(b, s->metadata, s->metadata_len);
   }
 }
 
-void hlp_print_sharding(HlpBuf *b, const HloSharding *s) {
-  hlp_buf_puts(b, "{");
+void hlp_print_sharding(HlcText *b, const HloSharding *s) {
+  hlc_text_puts(b, "{");
   print_body(b, s);
-  hlp_buf_puts(b, "}");
+  hlc_text_puts(b, "}");
 }
 
 /* ---- tiles ----------------------------------------------------------------------- */

@@ -57,7 +57,7 @@ HloShape *hlv_copy(HlvCtx *V, const HloShape *s) {
   return c;
 }
 
-static const char *buf_done(HlvCtx *V, HlpBuf *b) {
+static const char *buf_done(HlvCtx *V, HlcText *b) {
   if (b->oom) { free(b->p); longjmp(V->oom, 1); }
   char *s = hlc_arena_strndup(&V->arena, b->p ? b->p : "", b->n);
   free(b->p);
@@ -66,16 +66,16 @@ static const char *buf_done(HlvCtx *V, HlpBuf *b) {
 }
 
 const char *hlv_str(HlvCtx *V, const HloShape *s) {
-  HlpBuf b = {0};
+  HlcText b = {0};
   hlp_print_shape(&b, s, false);
   return buf_done(V, &b);
 }
 
 const char *hlv_list_str(HlvCtx *V, const HloI64s *d) {
-  HlpBuf b = {0};
-  hlp_buf_puts(&b, "{");
-  for (int32_t i = 0; i < d->n; i++) hlp_buf_printf(&b, "%s%lld", i ? "," : "", (long long)d->v[i]);
-  hlp_buf_puts(&b, "}");
+  HlcText b = {0};
+  hlc_text_puts(&b, "{");
+  for (int32_t i = 0; i < d->n; i++) hlc_text_printf(&b, "%s%lld", i ? "," : "", (long long)d->v[i]);
+  hlc_text_puts(&b, "}");
   return buf_done(V, &b);
 }
 

@@ -930,18 +930,18 @@ int hlp_lower(HlpParser *P) {
   if (P->syn.has_sfi) {
     /* Stack-frame index: kept as normalised text for the printer. */
     static const char *const kw[4] = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"};
-    HlpBuf b = {0};
+    HlcText b = {0};
     for (int k = 0; k < 4; k++) {
-      hlp_buf_puts(&b, kw[k]);
+      hlc_text_puts(&b, kw[k]);
       HloVal **v = (HloVal **)hlp_list_array(P, &P->syn.sfi[k]);
       for (int32_t i = 0; i < P->syn.sfi[k].n; i++) {
         /* One entry per line: a number starts an entry. */
         bool starts = v[i]->kind == HLO_VAL_TOKEN;
-        hlp_buf_puts(&b, starts ? "\n  " : " ");
+        hlc_text_puts(&b, starts ? "\n  " : " ");
         v[i]->sep = 0;
         hlp_print_vals(&b, &v[i], 1, false);
       }
-      hlp_buf_puts(&b, "\n");
+      hlc_text_puts(&b, "\n");
     }
     if (b.oom) { free(b.p); longjmp(P->oom, 1); }
     m->stack_frames_text = hlp_strndup(P, b.p, b.n);

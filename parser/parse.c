@@ -335,7 +335,7 @@ HloShape *hlp_shape_layout(HlpParser *P, HlxToken open, HlpList *m2m, HlpList *t
   }
   if (tail && tail->n) {
     if (!layout_tail_ok(P, (HloVal **)hlp_list_array(P, tail), tail->n)) return s;
-    HlpBuf b = {0};
+    HlcText b = {0};
     hlp_print_vals(&b, (HloVal **)hlp_list_array(P, tail), tail->n, false);
     /* Layout fields are written without blanks. */
     size_t o = 0;

@@ -103,7 +103,7 @@ static bool is_word(Tx *x, Tok t, const char *w) {
 
 /* ---- Wire output -------------------------------------------------------------- */
 
-static void put_varint(HlpBuf *b, uint64_t v) {
+static void put_varint(HlcText *b, uint64_t v) {
   char tmp[10];
   size_t n = 0;
   do {
@@ -112,19 +112,19 @@ static void put_varint(HlpBuf *b, uint64_t v) {
     if (v) tmp[n] |= (char)0x80;
     n++;
   } while (v);
-  hlp_buf_put(b, tmp, n);
+  hlc_text_put(b, tmp, n);
 }
 
-static void put_key(HlpBuf *b, uint32_t field, int wt) { put_varint(b, (uint64_t)field << 3 | (uint64_t)wt); }
+static void put_key(HlcText *b, uint32_t field, int wt) { put_varint(b, (uint64_t)field << 3 | (uint64_t)wt); }
 
 /* ---- Values ------------------------------------------------------------------- */
 
 /* The bytes of one quoted string (escapes decoded) appended to out. */
-static int decode_string(Tx *x, Tok t, HlpBuf *out) {
+static int decode_string(Tx *x, Tok t, HlcText *out) {
   const char *s = x->src + t.off + 1, *e = x->src + t.off + t.len - 1;
   while (s < e) {
     char c = *s++;
-    if (c != '\\') { hlp_buf_put(out, &c, 1); continue; }
+    if (c != '\\') { hlc_text_put(out, &c, 1); continue; }
     c = *s++;
     unsigned v = 0;
     switch (c) {
@@ -150,7 +150,7 @@ static int decode_string(Tx *x, Tok t, HlpBuf *out) {
       return tx_error(x, (size_t)(s - 1 - x->src), "unknown escape '\\%c'", c);
     }
     char b = (char)v;
-    hlp_buf_put(out, &b, 1);
+    hlc_text_put(out, &b, 1);
   }
   return 0;
 }
@@ -215,36 +215,36 @@ static int scalar_float(Tx *x, const ProtobufCFieldDescriptor *fd, const char *m
   return 0;
 }
 
-static int parse_fields(Tx *x, const ProtobufCMessageDescriptor *d, char close, HlpBuf *out, int depth);
+static int parse_fields(Tx *x, const ProtobufCMessageDescriptor *d, char close, HlcText *out, int depth);
 
 /* One value of field fd (after the ':' if any) appended as wire bytes. */
 static int one_value(Tx *x, const ProtobufCMessageDescriptor *d, const ProtobufCFieldDescriptor *fd,
-                     HlpBuf *out, int depth) {
+                     HlcText *out, int depth) {
   Tok t = peek(x);
   if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
     next(x);
     if (!is_punct(x, t, '{') && !is_punct(x, t, '<'))
       return tx_error(x, t.off, "%s.%s: expected '{' (a %s message)", d->name, fd->name,
                       ((const ProtobufCMessageDescriptor *)fd->descriptor)->name);
-    HlpBuf sub = {0};
+    HlcText sub = {0};
     int rc = parse_fields(x, fd->descriptor, is_punct(x, t, '{') ? '}' : '>', &sub, depth + 1);
     if (rc == 0) {
       put_key(out, fd->id, 2);
       put_varint(out, sub.n);
-      if (sub.n) hlp_buf_put(out, sub.p, sub.n);
+      if (sub.n) hlc_text_put(out, sub.p, sub.n);
     }
     free(sub.p);
     return rc;
   }
   switch (fd->type) {
   case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: {
-    HlpBuf s = {0};
+    HlcText s = {0};
     if (t.kind != T_STRING) return tx_error(x, t.off, "%s.%s: expected a string", d->name, fd->name);
     while (peek(x).kind == T_STRING)
       if (decode_string(x, next(x), &s) != 0) { free(s.p); return -1; }
     put_key(out, fd->id, 2);
     put_varint(out, s.n);
-    if (s.n) hlp_buf_put(out, s.p, s.n);
+    if (s.n) hlc_text_put(out, s.p, s.n);
     free(s.p);
     return 0;
   }
@@ -254,10 +254,10 @@ static int one_value(Tx *x, const ProtobufCMessageDescriptor *d, const ProtobufC
     if (fd->type == PROTOBUF_C_TYPE_FLOAT) {
       float f = (float)v;
       put_key(out, fd->id, 5);
-      hlp_buf_put(out, (const char *)&f, 4);
+      hlc_text_put(out, (const char *)&f, 4);
     } else {
       put_key(out, fd->id, 1);
-      hlp_buf_put(out, (const char *)&v, 8);
+      hlc_text_put(out, (const char *)&v, 8);
     }
     return 0;
   }
@@ -274,12 +274,12 @@ static int one_value(Tx *x, const ProtobufCMessageDescriptor *d, const ProtobufC
     case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_SFIXED32: {
       uint32_t w = (uint32_t)v;
       put_key(out, fd->id, 5);
-      hlp_buf_put(out, (const char *)&w, 4);
+      hlc_text_put(out, (const char *)&w, 4);
       return 0;
     }
     case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64:
       put_key(out, fd->id, 1);
-      hlp_buf_put(out, (const char *)&v, 8);
+      hlc_text_put(out, (const char *)&v, 8);
       return 0;
     default:
       put_key(out, fd->id, 0);
@@ -310,7 +310,7 @@ static int skip_value(Tx *x, int depth) {
   return 0;
 }
 
-static int parse_fields(Tx *x, const ProtobufCMessageDescriptor *d, char close, HlpBuf *out, int depth) {
+static int parse_fields(Tx *x, const ProtobufCMessageDescriptor *d, char close, HlcText *out, int depth) {
   if (depth > 100) return tx_error(x, peek(x).off, "%s: messages nested more than 100 deep", d->name);
   for (;;) {
     Tok t = next(x);
@@ -424,7 +424,7 @@ int hpb_text_to_binary(const void *data, size_t len, const char *filename, HlcDi
   copy[len] = 0;
   Tx x = {.src = copy, .len = len, .file = filename, .d = diags};
   if (memchr(copy, 0, len)) tx_error(&x, (size_t)((char *)memchr(copy, 0, len) - copy), "NUL byte in protocol-buffer text");
-  HlpBuf out = {0};
+  HlcText out = {0};
   int rc = x.failed ? -1 : parse_fields(&x, d, 0, &out, 0);
   free(copy);
   if (rc == 0 && out.oom) { hlc_diag(diags, HLC_ERROR, "%s: out of memory", filename); rc = -1; }

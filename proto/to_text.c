@@ -30,7 +30,7 @@ typedef struct IdName { int64_t id; int32_t index; } IdName;
 
 typedef struct Conv {
   const Xla__HloModuleProto *m;
-  HlpBuf b;
+  HlcText b;
   HlcArena arena;
   char *err;
   size_t errn;
@@ -63,16 +63,16 @@ __attribute__((format(printf, 2, 3))) static int fail(Conv *c, const char *fmt, 
   return -1;
 }
 
-static void put_i64s(HlpBuf *b, const int64_t *v, size_t n) {
-  hlp_buf_puts(b, "{");
-  for (size_t i = 0; i < n; i++) hlp_buf_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
-  hlp_buf_puts(b, "}");
+static void put_i64s(HlcText *b, const int64_t *v, size_t n) {
+  hlc_text_puts(b, "{");
+  for (size_t i = 0; i < n; i++) hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
+  hlc_text_puts(b, "}");
 }
 
-static void put_string(HlpBuf *b, const char *s, size_t n) {
-  hlp_buf_puts(b, "\"");
+static void put_string(HlcText *b, const char *s, size_t n) {
+  hlc_text_puts(b, "\"");
   hlp_put_escaped(b, s, n, '"');
-  hlp_buf_puts(b, "\"");
+  hlc_text_puts(b, "\"");
 }
 
 static int put_shape(Conv *c, const Xla__ShapeProto *sp, const char *what) {
@@ -96,57 +96,57 @@ static const char *sharding_type_word(Xla__OpSharding__Type t) {
 }
 
 static int put_sharding_body(Conv *c, const Xla__OpSharding *s, const char *what) {
-  HlpBuf *b = &c->b;
+  HlcText *b = &c->b;
   switch (s->type) {
-  case XLA__OP_SHARDING__TYPE__REPLICATED: hlp_buf_puts(b, "replicated"); return 0;
-  case XLA__OP_SHARDING__TYPE__MANUAL: hlp_buf_puts(b, "manual"); return 0;
-  case XLA__OP_SHARDING__TYPE__UNKNOWN: hlp_buf_puts(b, "unknown"); return 0;
-  case XLA__OP_SHARDING__TYPE__UNREDUCED: hlp_buf_puts(b, "unreduced"); return 0;
+  case XLA__OP_SHARDING__TYPE__REPLICATED: hlc_text_puts(b, "replicated"); return 0;
+  case XLA__OP_SHARDING__TYPE__MANUAL: hlc_text_puts(b, "manual"); return 0;
+  case XLA__OP_SHARDING__TYPE__UNKNOWN: hlc_text_puts(b, "unknown"); return 0;
+  case XLA__OP_SHARDING__TYPE__UNREDUCED: hlc_text_puts(b, "unreduced"); return 0;
   case XLA__OP_SHARDING__TYPE__MAXIMAL:
     if (s->n_tile_assignment_devices != 1)
       return fail(c, "%s: xla.OpSharding.tile_assignment_devices: a MAXIMAL sharding needs one device, has %zu",
                   what, s->n_tile_assignment_devices);
-    hlp_buf_printf(b, "maximal device=%lld", (long long)s->tile_assignment_devices[0]);
+    hlc_text_printf(b, "maximal device=%lld", (long long)s->tile_assignment_devices[0]);
     return 0;
   case XLA__OP_SHARDING__TYPE__TUPLE:
     for (size_t i = 0; i < s->n_tuple_shardings; i++) {
-      if (i) hlp_buf_puts(b, ", ");
-      hlp_buf_puts(b, "{");
+      if (i) hlc_text_puts(b, ", ");
+      hlc_text_puts(b, "{");
       if (put_sharding_body(c, s->tuple_shardings[i], what) != 0) return -1;
-      hlp_buf_puts(b, "}");
+      hlc_text_puts(b, "}");
     }
     return 0;
   case XLA__OP_SHARDING__TYPE__OTHER: {
-    hlp_buf_puts(b, "devices=[");
+    hlc_text_puts(b, "devices=[");
     for (size_t i = 0; i < s->n_tile_assignment_dimensions; i++)
-      hlp_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->tile_assignment_dimensions[i]);
-    hlp_buf_puts(b, "]");
+      hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)s->tile_assignment_dimensions[i]);
+    hlc_text_puts(b, "]");
     if (s->n_iota_reshape_dims) {
-      hlp_buf_puts(b, "<=[");
+      hlc_text_puts(b, "<=[");
       for (size_t i = 0; i < s->n_iota_reshape_dims; i++)
-        hlp_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->iota_reshape_dims[i]);
-      hlp_buf_puts(b, "]");
+        hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)s->iota_reshape_dims[i]);
+      hlc_text_puts(b, "]");
       bool identity = true;
       for (size_t i = 0; i < s->n_iota_transpose_perm; i++) identity &= s->iota_transpose_perm[i] == (int32_t)i;
       if (!identity) {
-        hlp_buf_puts(b, "T(");
+        hlc_text_puts(b, "T(");
         for (size_t i = 0; i < s->n_iota_transpose_perm; i++)
-          hlp_buf_printf(b, "%s%d", i ? "," : "", (int)s->iota_transpose_perm[i]);
-        hlp_buf_puts(b, ")");
+          hlc_text_printf(b, "%s%d", i ? "," : "", (int)s->iota_transpose_perm[i]);
+        hlc_text_puts(b, ")");
       }
     } else {
       for (size_t i = 0; i < s->n_tile_assignment_devices; i++)
-        hlp_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->tile_assignment_devices[i]);
+        hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)s->tile_assignment_devices[i]);
     }
-    if (s->replicate_on_last_tile_dim) hlp_buf_puts(b, " last_tile_dim_replicate");
+    if (s->replicate_on_last_tile_dim) hlc_text_puts(b, " last_tile_dim_replicate");
     if (s->n_last_tile_dims) {
-      hlp_buf_puts(b, " last_tile_dims={");
+      hlc_text_puts(b, " last_tile_dims={");
       for (size_t i = 0; i < s->n_last_tile_dims; i++) {
         const char *w = sharding_type_word(s->last_tile_dims[i]);
         if (!w) return fail(c, "%s: xla.OpSharding.last_tile_dims[%zu]: type %d", what, i, (int)s->last_tile_dims[i]);
-        hlp_buf_printf(b, "%s%s", i ? ", " : "", w);
+        hlc_text_printf(b, "%s%s", i ? ", " : "", w);
       }
-      hlp_buf_puts(b, "}");
+      hlc_text_puts(b, "}");
     }
     return 0;
   }
@@ -156,9 +156,9 @@ static int put_sharding_body(Conv *c, const Xla__OpSharding *s, const char *what
 }
 
 static int put_sharding(Conv *c, const char *attr, const Xla__OpSharding *s, const char *what) {
-  hlp_buf_printf(&c->b, ", %s={", attr);
+  hlc_text_printf(&c->b, ", %s={", attr);
   if (put_sharding_body(c, s, what) != 0) return -1;
-  hlp_buf_puts(&c->b, "}");
+  hlc_text_puts(&c->b, "}");
   return 0;
 }
 
@@ -173,7 +173,7 @@ static bool is_collective(const char *op) {
 
 /* As XLA's window_util::ToString: size always, the rest only when some
  * dimension differs from the default (stride 1, pad 0_0, dilation 1). */
-static void put_window(HlpBuf *b, const Xla__Window *w) {
+static void put_window(HlcText *b, const Xla__Window *w) {
   size_t n = w->n_dimensions;
   bool stride = false, pad = false, lhs = false, rhs = false, rev = false;
   for (size_t i = 0; i < n; i++) {
@@ -184,23 +184,23 @@ static void put_window(HlpBuf *b, const Xla__Window *w) {
     rhs |= d->window_dilation != 1;
     rev |= d->window_reversal;
   }
-#define ROW(label, expr) do { hlp_buf_puts(b, label); \
+#define ROW(label, expr) do { hlc_text_puts(b, label); \
     for (size_t i = 0; i < n; i++) { const Xla__WindowDimension *d = w->dimensions[i]; \
-      hlp_buf_printf(b, "%s%lld", i ? "x" : "", (long long)(expr)); } } while (0)
-  hlp_buf_puts(b, ", window={");
+      hlc_text_printf(b, "%s%lld", i ? "x" : "", (long long)(expr)); } } while (0)
+  hlc_text_puts(b, ", window={");
   ROW("size=", d->size);
   if (stride) ROW(" stride=", d->stride);
   if (pad) {
-    hlp_buf_puts(b, " pad=");
+    hlc_text_puts(b, " pad=");
     for (size_t i = 0; i < n; i++)
-      hlp_buf_printf(b, "%s%lld_%lld", i ? "x" : "", (long long)w->dimensions[i]->padding_low,
+      hlc_text_printf(b, "%s%lld_%lld", i ? "x" : "", (long long)w->dimensions[i]->padding_low,
                      (long long)w->dimensions[i]->padding_high);
   }
   if (lhs) ROW(" lhs_dilate=", d->base_dilation);
   if (rhs) ROW(" rhs_dilate=", d->window_dilation);
   if (rev) ROW(" rhs_reversal=", d->window_reversal ? 1 : 0);
 #undef ROW
-  hlp_buf_puts(b, "}");
+  hlc_text_puts(b, "}");
 }
 
 /* dim_labels such as b01f_01io->b01f from the dimension numbers. */
@@ -229,43 +229,43 @@ static int put_dim_labels(Conv *c, const Xla__ConvolutionDimensionNumbers *d, co
       t[k][sp[k][i]] = (char)('0' + i);
     }
   }
-  hlp_buf_printf(&c->b, ", dim_labels=%s_%s->%s", t[0], t[1], t[2]);
+  hlc_text_printf(&c->b, ", dim_labels=%s_%s->%s", t[0], t[1], t[2]);
   return 0;
 }
 
-static void put_dims_attr(HlpBuf *b, const char *name, const int64_t *v, size_t n, bool always) {
+static void put_dims_attr(HlcText *b, const char *name, const int64_t *v, size_t n, bool always) {
   if (!n && !always) return;
-  hlp_buf_printf(b, ", %s=", name);
+  hlc_text_printf(b, ", %s=", name);
   put_i64s(b, v, n);
 }
 
-static void put_replica_groups(HlpBuf *b, const Xla__HloInstructionProto *in) {
+static void put_replica_groups(HlcText *b, const Xla__HloInstructionProto *in) {
   const Xla__CollectiveDeviceListProto *l = in->collective_device_list;
   if (l && l->iota_replica_group_list) {
     const Xla__IotaReplicaGroupListProto *io = l->iota_replica_group_list;
-    hlp_buf_printf(b, ", replica_groups=[%lld,%lld]<=[", (long long)io->num_replica_groups,
+    hlc_text_printf(b, ", replica_groups=[%lld,%lld]<=[", (long long)io->num_replica_groups,
                    (long long)io->num_devices_per_group);
     for (size_t i = 0; i < io->n_iota_reshape_dims; i++)
-      hlp_buf_printf(b, "%s%lld", i ? "," : "", (long long)io->iota_reshape_dims[i]);
-    hlp_buf_puts(b, "]");
+      hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)io->iota_reshape_dims[i]);
+    hlc_text_puts(b, "]");
     bool identity = true;
     for (size_t i = 0; i < io->n_iota_transpose_perm; i++) identity &= io->iota_transpose_perm[i] == (int32_t)i;
     if (!identity) {
-      hlp_buf_puts(b, "T(");
+      hlc_text_puts(b, "T(");
       for (size_t i = 0; i < io->n_iota_transpose_perm; i++)
-        hlp_buf_printf(b, "%s%d", i ? "," : "", (int)io->iota_transpose_perm[i]);
-      hlp_buf_puts(b, ")");
+        hlc_text_printf(b, "%s%d", i ? "," : "", (int)io->iota_transpose_perm[i]);
+      hlc_text_puts(b, ")");
     }
     return;
   }
   size_t n = l && l->n_replica_groups ? l->n_replica_groups : in->n_replica_groups;
   Xla__ReplicaGroup **g = l && l->n_replica_groups ? l->replica_groups : in->replica_groups;
-  hlp_buf_puts(b, ", replica_groups={");
+  hlc_text_puts(b, ", replica_groups={");
   for (size_t i = 0; i < n; i++) {
-    if (i) hlp_buf_puts(b, ",");
+    if (i) hlc_text_puts(b, ",");
     put_i64s(b, g[i]->replica_ids, g[i]->n_replica_ids);
   }
-  hlp_buf_puts(b, "}");
+  hlc_text_puts(b, "}");
 }
 
 static const char *precision_word(int p) {
@@ -286,36 +286,36 @@ static int put_precision(Conv *c, const Xla__PrecisionConfig *p, const char *wha
     any |= p->operand_precision[i] != 0;
   }
   if (any) {
-    hlp_buf_puts(&c->b, ", operand_precision={");
+    hlc_text_puts(&c->b, ", operand_precision={");
     for (size_t i = 0; i < p->n_operand_precision; i++)
-      hlp_buf_printf(&c->b, "%s%s", i ? "," : "", precision_word((int)p->operand_precision[i]));
-    hlp_buf_puts(&c->b, "}");
+      hlc_text_printf(&c->b, "%s%s", i ? "," : "", precision_word((int)p->operand_precision[i]));
+    hlc_text_puts(&c->b, "}");
   }
   if (p->algorithm) {
     if (p->algorithm < 0 || p->algorithm >= (int)(sizeof alg / sizeof alg[0]))
       return fail(c, "%s: xla.PrecisionConfig.algorithm: %d is not an algorithm this version knows",
                   what, (int)p->algorithm);
-    hlp_buf_printf(&c->b, ", algorithm=%s", alg[p->algorithm]);
+    hlc_text_printf(&c->b, ", algorithm=%s", alg[p->algorithm]);
   }
   return 0;
 }
 
 static int put_metadata(Conv *c, const Xla__OpMetadata *md) {
   if (!md) return 0;
-  HlpBuf *b = &c->b;
+  HlcText *b = &c->b;
   size_t before = b->n;
-  hlp_buf_puts(b, ", metadata={");
+  hlc_text_puts(b, ", metadata={");
   size_t start = b->n;
-#define STR(f) if (md->f && *md->f) { hlp_buf_puts(b, b->n > start ? " " #f "=" : #f "="); \
+#define STR(f) if (md->f && *md->f) { hlc_text_puts(b, b->n > start ? " " #f "=" : #f "="); \
     put_string(b, md->f, strlen(md->f)); }
-#define INT(f) if (md->f) hlp_buf_printf(b, "%s" #f "=%d", b->n > start ? " " : "", (int)md->f);
+#define INT(f) if (md->f) hlc_text_printf(b, "%s" #f "=%d", b->n > start ? " " : "", (int)md->f);
   STR(op_type) STR(op_name) STR(source_file) INT(source_line) INT(source_end_line)
   INT(source_column) INT(source_end_column) STR(deduplicated_name) INT(stack_frame_id)
   STR(scheduling_name)
 #undef STR
 #undef INT
   if (b->n == start) { b->n = before; return 0; }   /* XLA writes an empty metadata {} */
-  hlp_buf_puts(b, "}");
+  hlc_text_puts(b, "}");
   return 0;
 }
 
@@ -331,12 +331,12 @@ static int put_frontend_attributes(Conv *c, const Xla__FrontendAttributes *fa) {
   Xla__FrontendAttributes__MapEntry **e = hlc_arena_memdup(&c->arena, fa->map, fa->n_map * sizeof *e);
   if (!e) return fail(c, "out of memory");
   qsort(e, fa->n_map, sizeof *e, cmp_entry);
-  hlp_buf_puts(&c->b, ", frontend_attributes={");
+  hlc_text_puts(&c->b, ", frontend_attributes={");
   for (size_t i = 0; i < fa->n_map; i++) {
-    hlp_buf_printf(&c->b, "%s%s=", i ? "," : "", e[i]->key ? e[i]->key : "");
+    hlc_text_printf(&c->b, "%s%s=", i ? "," : "", e[i]->key ? e[i]->key : "");
     put_string(&c->b, e[i]->value ? e[i]->value : "", e[i]->value ? strlen(e[i]->value) : 0);
   }
-  hlp_buf_puts(&c->b, "}");
+  hlc_text_puts(&c->b, "}");
   return 0;
 }
 
@@ -365,19 +365,19 @@ static int put_called(Conv *c, const Xla__HloInstructionProto *in, const char *o
   if (n == 0) return 0;
   for (size_t i = 0; i < n && i < 2; i++)
     if (!(names[i] = comp_name(c, in->called_computation_ids[i], what, "called_computation_ids"))) return -1;
-  HlpBuf *b = &c->b;
+  HlcText *b = &c->b;
   if (strcmp(op, "while") == 0) {
     if (n != 2) return fail(c, "%s: xla.HloInstructionProto.called_computation_ids: while needs [body, condition], has %zu", what, n);
-    hlp_buf_printf(b, ", condition=%%%s, body=%%%s", names[1], names[0]);
+    hlc_text_printf(b, ", condition=%%%s, body=%%%s", names[1], names[0]);
     return 0;
   }
   if (strcmp(op, "select-and-scatter") == 0) {
     if (n != 2) return fail(c, "%s: xla.HloInstructionProto.called_computation_ids: select-and-scatter needs [select, scatter], has %zu", what, n);
-    hlp_buf_printf(b, ", select=%%%s, scatter=%%%s", names[0], names[1]);
+    hlc_text_printf(b, ", select=%%%s, scatter=%%%s", names[0], names[1]);
     return 0;
   }
   if (strcmp(op, "conditional") == 0 && pred_selector && n == 2) {
-    hlp_buf_printf(b, ", true_computation=%%%s, false_computation=%%%s", names[0], names[1]);
+    hlc_text_printf(b, ", true_computation=%%%s, false_computation=%%%s", names[0], names[1]);
     return 0;
   }
   const char *attr = strcmp(op, "conditional") == 0 ? "branch_computations"
@@ -387,13 +387,13 @@ static int put_called(Conv *c, const Xla__HloInstructionProto *in, const char *o
   bool list = strcmp(attr, "branch_computations") == 0 || strcmp(attr, "called_computations") == 0;
   if (!list && n != 1)
     return fail(c, "%s: xla.HloInstructionProto.called_computation_ids: %s takes one computation, has %zu", what, op, n);
-  hlp_buf_printf(b, ", %s=%s", attr, list ? "{" : "");
+  hlc_text_printf(b, ", %s=%s", attr, list ? "{" : "");
   for (size_t i = 0; i < n; i++) {
     const char *nm = comp_name(c, in->called_computation_ids[i], what, "called_computation_ids");
     if (!nm) return -1;
-    hlp_buf_printf(b, "%s%%%s", i ? ", " : "", nm);
+    hlc_text_printf(b, "%s%%%s", i ? ", " : "", nm);
   }
-  if (list) hlp_buf_puts(b, "}");
+  if (list) hlc_text_puts(b, "}");
   return 0;
 }
 
@@ -414,7 +414,7 @@ static HloDtype operand_dtype(const Comp *k, int64_t id) {
 }
 
 static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProto *in, bool root) {
-  HlpBuf *b = &c->b;
+  HlcText *b = &c->b;
   char what[300];
   const char *op = in->opcode ? in->opcode : "";
   snprintf(what, sizeof what, "computation %s, instruction %s (id %lld)", k->p->name, in->name,
@@ -423,12 +423,12 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     return fail(c, "%s: xla.HloInstructionProto.opcode: unknown opcode \"%s\"", what, op);
   if (strcmp(op, "domain") == 0)
     return fail(c, "%s: xla.HloInstructionProto.domain_entry_sharding: domain instructions are not read by this version", what);
-  hlp_buf_printf(b, "  %s%%%s = ", root ? "ROOT " : "", in->name);
+  hlc_text_printf(b, "  %s%%%s = ", root ? "ROOT " : "", in->name);
   if (!in->shape) return fail(c, "%s: xla.HloInstructionProto.shape: missing", what);
   if (put_shape(c, in->shape, what) != 0) return -1;
-  hlp_buf_printf(b, " %s(", op);
+  hlc_text_printf(b, " %s(", op);
   if (strcmp(op, "parameter") == 0) {
-    hlp_buf_printf(b, "%lld", (long long)in->parameter_number);
+    hlc_text_printf(b, "%lld", (long long)in->parameter_number);
   } else if (strcmp(op, "constant") == 0) {
     if (!in->literal) return fail(c, "%s: xla.HloInstructionProto.literal: missing", what);
     HloShape s;
@@ -443,9 +443,9 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
   for (size_t i = 0; i < in->n_operand_ids; i++) {
     const char *nm = operand_name(c, k, in->operand_ids[i], what, "operand_ids");
     if (!nm) return -1;
-    hlp_buf_printf(b, "%s%%%s", i ? ", " : "", nm);
+    hlc_text_printf(b, "%s%%%s", i ? ", " : "", nm);
   }
-  hlp_buf_puts(b, ")");
+  hlc_text_puts(b, ")");
 
   /* Opcode-specific attributes, in XLA's printing order. */
   bool always_dims = strcmp(op, "broadcast") == 0 || strcmp(op, "transpose") == 0 ||
@@ -453,37 +453,37 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
   if (strcmp(op, "iota") == 0) {
     if (in->n_dimensions != 1)
       return fail(c, "%s: xla.HloInstructionProto.dimensions: iota needs one (its iota dimension), has %zu", what, in->n_dimensions);
-    hlp_buf_printf(b, ", iota_dimension=%lld", (long long)in->dimensions[0]);
+    hlc_text_printf(b, ", iota_dimension=%lld", (long long)in->dimensions[0]);
   } else if (strcmp(op, "reshape") != 0 && strcmp(op, "dynamic-reshape") != 0) {
     put_dims_attr(b, "dimensions", in->dimensions, in->n_dimensions, always_dims);
   }
-  if (strcmp(op, "get-tuple-element") == 0) hlp_buf_printf(b, ", index=%lld", (long long)in->tuple_index);
+  if (strcmp(op, "get-tuple-element") == 0) hlc_text_printf(b, ", index=%lld", (long long)in->tuple_index);
   if (in->n_slice_dimensions) {
-    hlp_buf_puts(b, ", slice={");
+    hlc_text_puts(b, ", slice={");
     for (size_t i = 0; i < in->n_slice_dimensions; i++) {
       const Xla__HloInstructionProto__SliceDimensions *s = in->slice_dimensions[i];
       /* As HloSliceInstruction prints it: the stride only when it is not 1. */
       int64_t stride = s->stride ? s->stride : 1;
-      hlp_buf_printf(b, "%s[%lld:%lld", i ? ", " : "", (long long)s->start, (long long)s->limit);
-      if (stride != 1) hlp_buf_printf(b, ":%lld", (long long)stride);
-      hlp_buf_puts(b, "]");
+      hlc_text_printf(b, "%s[%lld:%lld", i ? ", " : "", (long long)s->start, (long long)s->limit);
+      if (stride != 1) hlc_text_printf(b, ":%lld", (long long)stride);
+      hlc_text_puts(b, "]");
     }
-    hlp_buf_puts(b, "}");
+    hlc_text_puts(b, "}");
   }
   put_dims_attr(b, "dynamic_slice_sizes", in->dynamic_slice_sizes, in->n_dynamic_slice_sizes, false);
   if (in->padding_config && strcmp(op, "pad") == 0) {
-    hlp_buf_puts(b, ", padding=");
+    hlc_text_puts(b, ", padding=");
     for (size_t i = 0; i < in->padding_config->n_dimensions; i++) {
       const Xla__PaddingConfig__PaddingConfigDimension *d = in->padding_config->dimensions[i];
-      hlp_buf_printf(b, "%s%lld_%lld", i ? "x" : "", (long long)d->edge_padding_low, (long long)d->edge_padding_high);
-      if (d->interior_padding) hlp_buf_printf(b, "_%lld", (long long)d->interior_padding);
+      hlc_text_printf(b, "%s%lld_%lld", i ? "x" : "", (long long)d->edge_padding_low, (long long)d->edge_padding_high);
+      if (d->interior_padding) hlc_text_printf(b, "_%lld", (long long)d->interior_padding);
     }
-    if (!in->padding_config->n_dimensions) hlp_buf_puts(b, "0_0");   /* never valid: the verifier says why */
+    if (!in->padding_config->n_dimensions) hlc_text_puts(b, "0_0");   /* never valid: the verifier says why */
   }
   if (in->window && in->window->n_dimensions) put_window(b, in->window);
   if (in->convolution_dimension_numbers && put_dim_labels(c, in->convolution_dimension_numbers, what) != 0) return -1;
-  if (in->feature_group_count > 1) hlp_buf_printf(b, ", feature_group_count=%lld", (long long)in->feature_group_count);
-  if (in->batch_group_count > 1) hlp_buf_printf(b, ", batch_group_count=%lld", (long long)in->batch_group_count);
+  if (in->feature_group_count > 1) hlc_text_printf(b, ", feature_group_count=%lld", (long long)in->feature_group_count);
+  if (in->batch_group_count > 1) hlc_text_printf(b, ", batch_group_count=%lld", (long long)in->batch_group_count);
   const Xla__DotDimensionNumbers *dd = in->dot_dimension_numbers;
   if (in->ragged_dot_dimension_numbers && in->ragged_dot_dimension_numbers->dot_dimension_numbers)
     dd = in->ragged_dot_dimension_numbers->dot_dimension_numbers;
@@ -505,7 +505,7 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     put_dims_attr(b, "start_index_map", g->start_index_map, g->n_start_index_map, true);
     put_dims_attr(b, "operand_batching_dims", g->operand_batching_dims, g->n_operand_batching_dims, false);
     put_dims_attr(b, "start_indices_batching_dims", g->start_indices_batching_dims, g->n_start_indices_batching_dims, false);
-    hlp_buf_printf(b, ", index_vector_dim=%lld", (long long)g->index_vector_dim);
+    hlc_text_printf(b, ", index_vector_dim=%lld", (long long)g->index_vector_dim);
     put_dims_attr(b, "slice_sizes", in->gather_slice_sizes, in->n_gather_slice_sizes, true);
   }
   if (in->scatter_dimension_numbers) {
@@ -515,10 +515,10 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     put_dims_attr(b, "scatter_dims_to_operand_dims", s->scatter_dims_to_operand_dims, s->n_scatter_dims_to_operand_dims, true);
     put_dims_attr(b, "input_batching_dims", s->input_batching_dims, s->n_input_batching_dims, false);
     put_dims_attr(b, "scatter_indices_batching_dims", s->scatter_indices_batching_dims, s->n_scatter_indices_batching_dims, false);
-    hlp_buf_printf(b, ", index_vector_dim=%lld", (long long)s->index_vector_dim);
+    hlc_text_printf(b, ", index_vector_dim=%lld", (long long)s->index_vector_dim);
   }
-  if (in->indices_are_sorted) hlp_buf_puts(b, ", indices_are_sorted=true");
-  if (in->unique_indices) hlp_buf_puts(b, ", unique_indices=true");
+  if (in->indices_are_sorted) hlc_text_puts(b, ", indices_are_sorted=true");
+  if (in->unique_indices) hlc_text_puts(b, ", unique_indices=true");
   if (put_precision(c, in->precision_config, what) != 0) return -1;
   if (strcmp(op, "compare") == 0) {
     const char *dir = in->comparison_direction ? in->comparison_direction : "";
@@ -526,7 +526,7 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     bool ok = false;
     for (int i = 0; i < 6; i++) ok |= strcmp(dir, dirs[i]) == 0;
     if (!ok) return fail(c, "%s: xla.HloInstructionProto.comparison_direction: \"%s\" is not EQ, NE, GE, GT, LE or LT", what, dir);
-    hlp_buf_printf(b, ", direction=%s", dir);
+    hlc_text_printf(b, ", direction=%s", dir);
     const char *ty = in->comparison_type ? in->comparison_type : "";
     if (*ty) {
       HloDtype t = in->n_operand_ids ? operand_dtype(k, in->operand_ids[0]) : HLO_DTYPE_INVALID;
@@ -535,80 +535,80 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
                          : kd == HLO_KIND_SINT ? "SIGNED" : "UNSIGNED";
       if (strcmp(ty, "FLOAT") && strcmp(ty, "TOTALORDER") && strcmp(ty, "SIGNED") && strcmp(ty, "UNSIGNED"))
         return fail(c, "%s: xla.HloInstructionProto.comparison_type: \"%s\" is not FLOAT, TOTALORDER, SIGNED or UNSIGNED", what, ty);
-      if (strcmp(ty, dflt) != 0) hlp_buf_printf(b, ", type=%s", ty);
+      if (strcmp(ty, dflt) != 0) hlc_text_printf(b, ", type=%s", ty);
     }
   }
   if (strcmp(op, "fusion") == 0) {
     const char *kind = in->fusion_kind && *in->fusion_kind ? in->fusion_kind : "kLoop";
-    hlp_buf_printf(b, ", kind=%s", kind);
+    hlc_text_printf(b, ", kind=%s", kind);
   }
-  if (strcmp(op, "sort") == 0 && in->is_stable) hlp_buf_puts(b, ", is_stable=true");
+  if (strcmp(op, "sort") == 0 && in->is_stable) hlc_text_puts(b, ", is_stable=true");
   if (strcmp(op, "rng") == 0) {
     if (in->distribution != XLA__RANDOM_DISTRIBUTION__RNG_UNIFORM && in->distribution != XLA__RANDOM_DISTRIBUTION__RNG_NORMAL)
       return fail(c, "%s: xla.HloInstructionProto.distribution: %d is not RNG_UNIFORM or RNG_NORMAL", what, (int)in->distribution);
-    hlp_buf_printf(b, ", distribution=%s", in->distribution == XLA__RANDOM_DISTRIBUTION__RNG_UNIFORM ? "rng_uniform" : "rng_normal");
+    hlc_text_printf(b, ", distribution=%s", in->distribution == XLA__RANDOM_DISTRIBUTION__RNG_UNIFORM ? "rng_uniform" : "rng_normal");
   }
   if (strcmp(op, "rng-bit-generator") == 0) {
     static const char *const alg[] = {"rng_default", "rng_three_fry", "rng_philox"};
     if ((int)in->rng_algorithm < 0 || (int)in->rng_algorithm > 2)
       return fail(c, "%s: xla.HloInstructionProto.rng_algorithm: %d", what, (int)in->rng_algorithm);
-    hlp_buf_printf(b, ", algorithm=%s", alg[in->rng_algorithm]);
+    hlc_text_printf(b, ", algorithm=%s", alg[in->rng_algorithm]);
   }
-  if (strcmp(op, "rng-get-and-update-state") == 0) hlp_buf_printf(b, ", delta=%lld", (long long)in->delta);
+  if (strcmp(op, "rng-get-and-update-state") == 0) hlc_text_printf(b, ", delta=%lld", (long long)in->delta);
   if (strcmp(op, "fft") == 0) {
     static const char *const ft[] = {"FFT", "IFFT", "RFFT", "IRFFT"};
     if ((int)in->fft_type < 0 || (int)in->fft_type > 3)
       return fail(c, "%s: xla.HloInstructionProto.fft_type: %d", what, (int)in->fft_type);
-    hlp_buf_printf(b, ", fft_type=%s", ft[in->fft_type]);
+    hlc_text_printf(b, ", fft_type=%s", ft[in->fft_type]);
     put_dims_attr(b, "fft_length", in->fft_length, in->n_fft_length, true);
   }
   if (strcmp(op, "reduce-precision") == 0)
-    hlp_buf_printf(b, ", exponent_bits=%d, mantissa_bits=%d", (int)in->exponent_bits, (int)in->mantissa_bits);
+    hlc_text_printf(b, ", exponent_bits=%d, mantissa_bits=%d", (int)in->exponent_bits, (int)in->mantissa_bits);
   if (strncmp(op, "batch-norm-", 11) == 0)
-    hlp_buf_printf(b, ", epsilon=%.9g, feature_index=%lld", (double)in->epsilon, (long long)in->feature_index);
+    hlc_text_printf(b, ", epsilon=%.9g, feature_index=%lld", (double)in->epsilon, (long long)in->feature_index);
   if (strcmp(op, "triangular-solve") == 0 && in->triangular_solve_options) {
     const Xla__TriangularSolveOptions *t = in->triangular_solve_options;
     static const char *const tr[] = {"TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
     if ((int)t->transpose_a < 1 || (int)t->transpose_a > 3)
       return fail(c, "%s: xla.TriangularSolveOptions.transpose_a: %d", what, (int)t->transpose_a);
-    hlp_buf_printf(b, ", left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s",
+    hlc_text_printf(b, ", left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s",
                    t->left_side ? "true" : "false", t->lower ? "true" : "false",
                    t->unit_diagonal ? "true" : "false", tr[t->transpose_a]);
   }
   if (strcmp(op, "cholesky") == 0)
-    hlp_buf_printf(b, ", lower=%s", in->cholesky_options && in->cholesky_options->lower ? "true" : "false");
+    hlc_text_printf(b, ", lower=%s", in->cholesky_options && in->cholesky_options->lower ? "true" : "false");
   if (strcmp(op, "topk") == 0)
-    hlp_buf_printf(b, ", k=%lld, largest=%s", (long long)in->k, in->largest ? "true" : "false");
-  if (in->channel_id > 0) hlp_buf_printf(b, ", channel_id=%lld", (long long)in->channel_id);
+    hlc_text_printf(b, ", k=%lld, largest=%s", (long long)in->k, in->largest ? "true" : "false");
+  if (in->channel_id > 0) hlc_text_printf(b, ", channel_id=%lld", (long long)in->channel_id);
   if (is_collective(op)) put_replica_groups(b, in);
-  if (in->constrain_layout && strcmp(op, "custom-call") != 0) hlp_buf_puts(b, ", constrain_layout=true");
-  if (in->use_global_device_ids) hlp_buf_puts(b, ", use_global_device_ids=true");
+  if (in->constrain_layout && strcmp(op, "custom-call") != 0) hlc_text_puts(b, ", constrain_layout=true");
+  if (in->use_global_device_ids) hlc_text_puts(b, ", use_global_device_ids=true");
   if (in->n_source_target_pairs) {
-    hlp_buf_puts(b, ", source_target_pairs={");
+    hlc_text_puts(b, ", source_target_pairs={");
     for (size_t i = 0; i < in->n_source_target_pairs; i++)
-      hlp_buf_printf(b, "%s{%lld,%lld}", i ? "," : "", (long long)in->source_target_pairs[i]->source,
+      hlc_text_printf(b, "%s{%lld,%lld}", i ? "," : "", (long long)in->source_target_pairs[i]->source,
                      (long long)in->source_target_pairs[i]->target);
-    hlp_buf_puts(b, "}");
+    hlc_text_puts(b, "}");
   }
-  if (in->is_host_transfer) hlp_buf_puts(b, ", is_host_transfer=true");
-  if (in->infeed_config.len) { hlp_buf_puts(b, ", infeed_config="); put_string(b, (const char *)in->infeed_config.data, in->infeed_config.len); }
-  if (in->outfeed_config.len) { hlp_buf_puts(b, ", outfeed_config="); put_string(b, (const char *)in->outfeed_config.data, in->outfeed_config.len); }
+  if (in->is_host_transfer) hlc_text_puts(b, ", is_host_transfer=true");
+  if (in->infeed_config.len) { hlc_text_puts(b, ", infeed_config="); put_string(b, (const char *)in->infeed_config.data, in->infeed_config.len); }
+  if (in->outfeed_config.len) { hlc_text_puts(b, ", outfeed_config="); put_string(b, (const char *)in->outfeed_config.data, in->outfeed_config.len); }
   if (strcmp(op, "outfeed") == 0 && in->outfeed_shape) {
-    hlp_buf_puts(b, ", outfeed_shape=");
+    hlc_text_puts(b, ", outfeed_shape=");
     if (put_shape(c, in->outfeed_shape, what) != 0) return -1;
   }
   if (in->parameter_replication && in->parameter_replication->n_replicated_at_leaf_buffers) {
-    hlp_buf_puts(b, ", parameter_replication={");
+    hlc_text_puts(b, ", parameter_replication={");
     for (size_t i = 0; i < in->parameter_replication->n_replicated_at_leaf_buffers; i++)
-      hlp_buf_printf(b, "%s%s", i ? "," : "", in->parameter_replication->replicated_at_leaf_buffers[i] ? "true" : "false");
-    hlp_buf_puts(b, "}");
+      hlc_text_printf(b, "%s%s", i ? "," : "", in->parameter_replication->replicated_at_leaf_buffers[i] ? "true" : "false");
+    hlc_text_puts(b, "}");
   }
   if (strcmp(op, "custom-call") == 0) {
-    hlp_buf_puts(b, ", custom_call_target=");
+    hlc_text_puts(b, ", custom_call_target=");
     put_string(b, in->custom_call_target ? in->custom_call_target : "", in->custom_call_target ? strlen(in->custom_call_target) : 0);
-    if (in->custom_call_has_side_effect) hlp_buf_puts(b, ", custom_call_has_side_effect=true");
-    if (in->custom_call_schedule == XLA__CUSTOM_CALL_SCHEDULE__SCHEDULE_LATEST) hlp_buf_puts(b, ", schedule=SCHEDULE_LATEST");
-    else if (in->custom_call_schedule == XLA__CUSTOM_CALL_SCHEDULE__SCHEDULE_EARLIEST) hlp_buf_puts(b, ", schedule=SCHEDULE_EARLIEST");
+    if (in->custom_call_has_side_effect) hlc_text_puts(b, ", custom_call_has_side_effect=true");
+    if (in->custom_call_schedule == XLA__CUSTOM_CALL_SCHEDULE__SCHEDULE_LATEST) hlc_text_puts(b, ", schedule=SCHEDULE_LATEST");
+    else if (in->custom_call_schedule == XLA__CUSTOM_CALL_SCHEDULE__SCHEDULE_EARLIEST) hlc_text_puts(b, ", schedule=SCHEDULE_EARLIEST");
     else if (in->custom_call_schedule != XLA__CUSTOM_CALL_SCHEDULE__SCHEDULE_NONE)
       return fail(c, "%s: xla.HloInstructionProto.custom_call_schedule: %d", what, (int)in->custom_call_schedule);
     static const char *const api[] = {NULL, NULL, "API_VERSION_STATUS_RETURNING",
@@ -616,14 +616,14 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     if ((int)in->custom_call_api_version < 0 || (int)in->custom_call_api_version > 4)
       return fail(c, "%s: xla.HloInstructionProto.custom_call_api_version: %d is not an API version this version knows",
                   what, (int)in->custom_call_api_version);
-    if (api[in->custom_call_api_version]) hlp_buf_printf(b, ", api_version=%s", api[in->custom_call_api_version]);
+    if (api[in->custom_call_api_version]) hlc_text_printf(b, ", api_version=%s", api[in->custom_call_api_version]);
     if (in->constrain_layout) {
-      hlp_buf_puts(b, ", operand_layout_constraints={");
+      hlc_text_puts(b, ", operand_layout_constraints={");
       for (size_t i = 0; i < in->n_operand_shapes_with_layout; i++) {
-        if (i) hlp_buf_puts(b, ", ");
+        if (i) hlc_text_puts(b, ", ");
         if (put_shape(c, in->operand_shapes_with_layout[i], what) != 0) return -1;
       }
-      hlp_buf_puts(b, "}");
+      hlc_text_puts(b, "}");
     }
     if (in->literal) {
       HloShape s;
@@ -632,62 +632,62 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
       if (hpb_shape(&c->arena, in->literal->shape, &s, inner, sizeof inner) != 0 ||
           hpb_literal(&c->arena, in->literal, &s, &lit, inner, sizeof inner) != 0)
         return fail(c, "%s: xla.HloInstructionProto.literal: %s", what, inner);
-      hlp_buf_puts(b, ", literal=");
+      hlc_text_puts(b, ", literal=");
       hlp_print_shape(b, &s, false);
-      hlp_buf_puts(b, " ");
+      hlc_text_puts(b, " ");
       hlp_print_literal(b, &lit);
     }
   }
   if (in->n_output_operand_aliasing) {
-    hlp_buf_puts(b, ", output_to_operand_aliasing={");
+    hlc_text_puts(b, ", output_to_operand_aliasing={");
     for (size_t i = 0; i < in->n_output_operand_aliasing; i++) {
       const Xla__OutputOperandAliasing *a = in->output_operand_aliasing[i];
-      hlp_buf_puts(b, i ? ", " : "");
+      hlc_text_puts(b, i ? ", " : "");
       put_i64s(b, a->output_shape_index, a->n_output_shape_index);
-      hlp_buf_printf(b, ": (%lld, ", (long long)a->operand_index);
+      hlc_text_printf(b, ": (%lld, ", (long long)a->operand_index);
       put_i64s(b, a->operand_shape_index, a->n_operand_shape_index);
-      hlp_buf_puts(b, ")");
+      hlc_text_puts(b, ")");
     }
-    hlp_buf_puts(b, "}");
+    hlc_text_puts(b, "}");
   }
   if (in->async_execution_thread && *in->async_execution_thread && strcmp(in->async_execution_thread, "main") != 0) {
-    hlp_buf_puts(b, ", async_execution_thread=");
+    hlc_text_puts(b, ", async_execution_thread=");
     put_string(b, in->async_execution_thread, strlen(in->async_execution_thread));
   }
   if (in->optional_cross_program_prefetch_index_case ==
       XLA__HLO_INSTRUCTION_PROTO__OPTIONAL_CROSS_PROGRAM_PREFETCH_INDEX_CROSS_PROGRAM_PREFETCH_INDEX)
-    hlp_buf_printf(b, ", cross_program_prefetch_index=%d", (int)in->cross_program_prefetch_index);
-  if (in->is_composite) hlp_buf_puts(b, ", is_composite=true");
+    hlc_text_printf(b, ", cross_program_prefetch_index=%d", (int)in->cross_program_prefetch_index);
+  if (in->is_composite) hlc_text_puts(b, ", is_composite=true");
   bool pred_selector = in->n_operand_ids && operand_dtype(k, in->operand_ids[0]) == HLO_PRED;
   if (put_called(c, in, op, what, pred_selector) != 0) return -1;
   if (in->sharding && put_sharding(c, "sharding", in->sharding, what) != 0) return -1;
   if (put_frontend_attributes(c, in->frontend_attributes) != 0) return -1;
   if (in->n_control_predecessor_ids) {
-    hlp_buf_puts(b, ", control-predecessors={");
+    hlc_text_puts(b, ", control-predecessors={");
     for (size_t i = 0; i < in->n_control_predecessor_ids; i++) {
       const char *nm = operand_name(c, k, in->control_predecessor_ids[i], what, "control_predecessor_ids");
       if (!nm) return -1;
-      hlp_buf_printf(b, "%s%%%s", i ? ", " : "", nm);
+      hlc_text_printf(b, "%s%%%s", i ? ", " : "", nm);
     }
-    hlp_buf_puts(b, "}");
+    hlc_text_puts(b, "}");
   }
   if (in->result_accuracy) {
     const Xla__ResultAccuracy *r = in->result_accuracy;
     if (r->specs_case == XLA__RESULT_ACCURACY__SPECS_TOLERANCE && r->tolerance) {
-      hlp_buf_printf(b, ", result_accuracy={tolerance={atol=%.17g,rtol=%.17g,ulps=%lld}}",
+      hlc_text_printf(b, ", result_accuracy={tolerance={atol=%.17g,rtol=%.17g,ulps=%lld}}",
                      r->tolerance->atol, r->tolerance->rtol, (long long)r->tolerance->ulps);
     } else if (r->specs_case == XLA__RESULT_ACCURACY__SPECS_MODE) {
       if ((int)r->mode < 0 || (int)r->mode > 1)
         return fail(c, "%s: xla.ResultAccuracy.mode: %d is not DEFAULT or HIGHEST", what, (int)r->mode);
-      if (r->mode == XLA__RESULT_ACCURACY__MODE__HIGHEST) hlp_buf_puts(b, ", result_accuracy={mode=highest}");
+      if (r->mode == XLA__RESULT_ACCURACY__MODE__HIGHEST) hlc_text_puts(b, ", result_accuracy={mode=highest}");
     }
   }
   if (put_metadata(c, in->metadata) != 0) return -1;
   if (in->backend_config.len) {
-    hlp_buf_puts(b, ", backend_config=");
+    hlc_text_puts(b, ", backend_config=");
     put_string(b, (const char *)in->backend_config.data, in->backend_config.len);
   }
-  hlp_buf_puts(b, "\n");
+  hlc_text_puts(b, "\n");
   return 0;
 }
 
@@ -768,58 +768,58 @@ static int put_computation(Conv *c, const Xla__HloComputationProto *p, bool entr
   for (size_t i = 0; sched && i < sched->n_sequences; i++)
     if (sched->sequences[i]->key == p->id) seq = sched->sequences[i];
   if (order_instructions(c, &k, seq) != 0) return -1;
-  hlp_buf_printf(&c->b, "%s%%%s {\n", entry ? "ENTRY " : "", p->name);
+  hlc_text_printf(&c->b, "%s%%%s {\n", entry ? "ENTRY " : "", p->name);
   for (size_t i = 0; i < p->n_instructions; i++)
     if (put_instruction(c, &k, p->instructions[k.order[i]], k.order[i] == root) != 0) return -1;
-  hlp_buf_puts(&c->b, "}");
+  hlc_text_puts(&c->b, "}");
   if (p->execution_thread && *p->execution_thread && strcmp(p->execution_thread, "main") != 0) {
-    hlp_buf_puts(&c->b, ", execution_thread=");
+    hlc_text_puts(&c->b, ", execution_thread=");
     put_string(&c->b, p->execution_thread, strlen(p->execution_thread));
   }
-  hlp_buf_puts(&c->b, "\n\n");
+  hlc_text_puts(&c->b, "\n\n");
   return 0;
 }
 
 static int put_header(Conv *c) {
   const Xla__HloModuleProto *m = c->m;
-  HlpBuf *b = &c->b;
-  hlp_buf_printf(b, "HloModule %s", m->name && *m->name ? m->name : "module");
-  if (m->schedule && m->schedule->n_sequences) hlp_buf_puts(b, ", is_scheduled=true");
+  HlcText *b = &c->b;
+  hlc_text_printf(b, "HloModule %s", m->name && *m->name ? m->name : "module");
+  if (m->schedule && m->schedule->n_sequences) hlc_text_puts(b, ", is_scheduled=true");
   const Xla__ProgramShapeProto *ps = m->host_program_shape;
   if (ps && ps->result) {
-    hlp_buf_puts(b, ", entry_computation_layout={(");
+    hlc_text_puts(b, ", entry_computation_layout={(");
     for (size_t i = 0; i < ps->n_parameters; i++) {
-      if (i) hlp_buf_puts(b, ", ");
+      if (i) hlc_text_puts(b, ", ");
       if (put_shape(c, ps->parameters[i], "xla.HloModuleProto.host_program_shape.parameters") != 0) return -1;
     }
-    hlp_buf_puts(b, ")->");
+    hlc_text_puts(b, ")->");
     if (put_shape(c, ps->result, "xla.HloModuleProto.host_program_shape.result") != 0) return -1;
-    hlp_buf_puts(b, "}");
+    hlc_text_puts(b, "}");
   }
   if (m->input_output_alias && m->input_output_alias->n_entries) {
-    hlp_buf_puts(b, ", input_output_alias={ ");
+    hlc_text_puts(b, ", input_output_alias={ ");
     for (size_t i = 0; i < m->input_output_alias->n_entries; i++) {
       const Xla__HloInputOutputAliasProto__AliasEntryProto *e = m->input_output_alias->entries[i];
-      hlp_buf_puts(b, i ? ", " : "");
+      hlc_text_puts(b, i ? ", " : "");
       put_i64s(b, e->output_shape_index, e->n_output_shape_index);
-      hlp_buf_printf(b, ": (%lld, ", (long long)e->parameter_number);
+      hlc_text_printf(b, ": (%lld, ", (long long)e->parameter_number);
       put_i64s(b, e->parameter_shape_index, e->n_parameter_shape_index);
-      hlp_buf_printf(b, ", %s)", e->kind == XLA__KIND__MUST_ALIAS ? "must-alias" : "may-alias");
+      hlc_text_printf(b, ", %s)", e->kind == XLA__KIND__MUST_ALIAS ? "must-alias" : "may-alias");
     }
-    hlp_buf_puts(b, " }");
+    hlc_text_puts(b, " }");
   }
   if (m->buffer_donor && m->buffer_donor->n_entries) {
-    hlp_buf_puts(b, ", buffer_donor={ ");
+    hlc_text_puts(b, ", buffer_donor={ ");
     for (size_t i = 0; i < m->buffer_donor->n_entries; i++) {
       const Xla__HloBufferDonorProto__BufferDonorEntryProto *e = m->buffer_donor->entries[i];
-      hlp_buf_printf(b, "%s(%lld, ", i ? ", " : "", (long long)e->parameter_number);
+      hlc_text_printf(b, "%s(%lld, ", i ? ", " : "", (long long)e->parameter_number);
       put_i64s(b, e->parameter_shape_index, e->n_parameter_shape_index);
-      hlp_buf_puts(b, ")");
+      hlc_text_puts(b, ")");
     }
-    hlp_buf_puts(b, " }");
+    hlc_text_puts(b, " }");
   }
   if (put_frontend_attributes(c, m->frontend_attributes) != 0) return -1;
-  hlp_buf_puts(b, "\n\n");
+  hlc_text_puts(b, "\n\n");
   return 0;
 }
 

@@ -242,7 +242,7 @@ int hpb_write_literal(const HloLiteral *lit, uint8_t **out, size_t *len, char *e
 
 /* The attribute's value printed canonically (NUL-terminated, in the arena). */
 static const char *attr_text(W *w, const HloAttr *a) {
-  HlpBuf b = {0};
+  HlcText b = {0};
   hlp_print_vals(&b, a->values, a->nvalues, true);
   const char *s = b.oom ? NULL : dupstr(w, b.p ? b.p : "", b.n);
   free(b.p);

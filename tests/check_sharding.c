@@ -23,7 +23,7 @@ static HloSharding parsed(const char *text) {
 
 /* The printer's text for s, compared with want. */
 static void prints(const HloSharding *s, const char *want) {
-  HlpBuf b = {0};
+  HlcText b = {0};
   hlp_print_sharding(&b, s);
   ck_assert_msg(b.p && b.n == strlen(want) && memcmp(b.p, want, b.n) == 0, "printed %.*s, want %s",
                 b.p ? (int)b.n : 0, b.p ? b.p : "", want);
@@ -138,6 +138,7 @@ END_TEST
 START_TEST(malformed) {
   rejects("{devices=[2]0,0}", "each device once");
   rejects("{devices=[2,2]<=[8]}", "an iota whose size is the tile count");
+  rejects("{devices=[2,2]<=[2]}", "an iota whose size is the tile count");
   rejects("{devices=[2,2]<=[2,2]T(0,0)}", "a permutation");
   rejects("{devices=[2,2]0,1,2}", "one device per tile");
   rejects("{devices=[0]}", "tile counts from 1");
