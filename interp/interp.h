@@ -96,12 +96,6 @@ typedef struct HliOpEntry {
 /* Kernel registration: each kernel file fills the entries of its opcodes.
  * The executor calls every registrar once (interp/registry.c). */
 typedef HliOpEntry HliOpTable[HLO_NUM_OPCODES];
-void hli_register_elementwise(HliOpTable t);   /* kernels/elementwise*.c, convert.c */
-void hli_register_movement(HliOpTable t);      /* kernels/movement.c: broadcast, reshape, ... */
-void hli_register_gather_scatter(HliOpTable t);/* kernels/gather_scatter.c, dynamic slices */
-void hli_register_dot_conv(HliOpTable t);      /* kernels/dot.c, conv.c */
-void hli_register_reduce(HliOpTable t);        /* kernels/reduce.c, sort.c */
-void hli_register_control(HliOpTable t);       /* kernels/control.c, rng.c, fft.c, linalg.c, collectives */
 void hli_register_custom_call(HliOpTable t);   /* interp/custom_call.c -> ffi/ */
 const HliOpEntry *hli_op_table(void);
 /* Does ins's kernel read operand k's value? Not when it makes that operand

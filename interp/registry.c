@@ -1,6 +1,8 @@
 /* registry.c: the opcode -> kernel table, filled once by every kernel
- * file's registrar. An opcode with no entry is reported at plan time. */
+ * file's registrar (kernels/register.h) and the custom-call bridge. An
+ * opcode with no entry is reported at plan time. */
 #include "interp/interp.h"
+#include "interp/kernels/register.h"
 #include "interp/kernels/reducer.h"
 #include <pthread.h>
 
@@ -8,13 +10,23 @@ static HliOpTable table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill(void) {
-  hli_register_elementwise(table);
-  hli_register_movement(table);
-  hli_register_gather_scatter(table);
-  hli_register_dot_conv(table);
-  hli_register_reduce(table);
-  hli_register_control(table);
+  hlk_register_elementwise(table);
+  hlk_register_compare(table);
+  hlk_register_convert(table);
+  hlk_register_movement(table);
+  hlk_register_gather_scatter(table);
+  hlk_register_dot_conv(table);
+  hlk_register_scaled_dot(table);
+  hlk_register_reduce(table);
   hli_register_custom_call(table);
+  hlk_register_flow(table);
+  hlk_register_collectives(table);
+  hlk_register_rng(table);
+  hlk_register_fft(table);
+  hlk_register_linalg(table);
+  hlk_register_batch_norm(table);
+  hlk_register_dynamic_dims(table);
+  hlk_register_no_kernel(table);
 }
 
 const HliOpEntry *hli_op_table(void) {

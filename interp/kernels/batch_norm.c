@@ -11,6 +11,7 @@
  *   c = mean(dy * (x - mean)) / (var + eps).
  * Not here: dynamic shapes (refused), integer operands (refused). */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include "common/numeric.h"
 #include <math.h>
 #include <stdlib.h>

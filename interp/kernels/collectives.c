@@ -23,6 +23,7 @@
  * peer does not block). Host transfers (is_host_transfer, infeed, outfeed)
  * have no peer here and are refused. */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include "interp/kernels/reducer.h"
 #include "interp/comm.h"
 #include "interp/exec.h"

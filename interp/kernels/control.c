@@ -3,7 +3,6 @@
  * wrappers (async-start/-update/-done, copy-start/-done) and the
  * identities (opt-barrier, domain). Tokens (after-all, add-dependency) are
  * the executor's: it aliases them without a kernel.
- * hli_register_control also registers the other files of this area.
  *
  * Computations run through hli_call; the executor caches their plans, so a
  * call is cheap and a while loop allocates nothing per iteration beyond the
@@ -15,6 +14,7 @@
  * computation at once and async-done hands out its result; the observable
  * values are those XLA defines. */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -474,15 +474,4 @@ void hlk_register_flow(HliOpTable t) {
    * makes a token and aliases operand 0 without copying. */
   t[HLO_OP_OPT_BARRIER] = (HliOpEntry){run_identity, check_identity};
   t[HLO_OP_DOMAIN] = (HliOpEntry){run_identity, check_identity};
-}
-
-void hli_register_control(HliOpTable t) {
-  hlk_register_flow(t);
-  hlk_register_collectives(t);
-  hlk_register_rng(t);
-  hlk_register_fft(t);
-  hlk_register_linalg(t);
-  hlk_register_batch_norm(t);
-  hlk_register_dynamic_dims(t);
-  hlk_register_no_kernel(t);
 }

@@ -1,27 +1,12 @@
-/* control.h: private interface between the files of the control area
- * (control.c, collectives.c, rng.c, fft.c, linalg.c, batch_norm.c,
- * dynamic_dims.c, no_kernel.c). Not a contract for other areas:
- * hli_register_control in interp.h is the only entry point the executor
- * sees.
- *
- * Each file registers its opcodes through one hlk_register_* function; the
- * lower-level helpers below are exposed so the Check suites can test the
- * numerical cores (three-fry, philox, FFT, triangular solve) directly on
- * plain arrays without building IR. */
+/* control.h: the numerical cores of rng.c, fft.c and linalg.c (three-fry,
+ * philox, FFT, Cholesky), exposed so the Check suites can test them directly
+ * on plain arrays without building IR. Each kernel file's registrar is in
+ * kernels/register.h. */
 #ifndef HLORUN_INTERP_KERNELS_CONTROL_H
 #define HLORUN_INTERP_KERNELS_CONTROL_H
 #include <complex.h>
 #include <stdint.h>
 #include "interp/interp.h"
-
-void hlk_register_flow(HliOpTable t);         /* control.c */
-void hlk_register_collectives(HliOpTable t);  /* collectives.c */
-void hlk_register_rng(HliOpTable t);          /* rng.c */
-void hlk_register_fft(HliOpTable t);          /* fft.c */
-void hlk_register_linalg(HliOpTable t);       /* linalg.c */
-void hlk_register_batch_norm(HliOpTable t);   /* batch_norm.c */
-void hlk_register_dynamic_dims(HliOpTable t); /* dynamic_dims.c */
-void hlk_register_no_kernel(HliOpTable t);    /* no_kernel.c: last, fills the gaps */
 
 /* ---- rng.c ------------------------------------------------------------- */
 

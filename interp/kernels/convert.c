@@ -27,6 +27,7 @@
 #include <string.h>
 #include "common/numeric.h"
 #include "interp/kernels/elementwise.h"
+#include "interp/kernels/register.h"
 
 enum { BLK = 512 };
 
@@ -245,7 +246,7 @@ static void conv_chunk(void *arg, int64_t lo, int64_t hi) {
 
 static bool convertible(HloDtype t) { return t >= 0 && hlc_dtype_is_array(t); }
 
-static int check_convert(HliExec *x, const HloInstr *ins) {
+int hlk_convert_check(HliExec *x, const HloInstr *ins) {
   HloDtype f = ins->nops == 1 ? ins->ops[0]->shape.dtype : HLO_DTYPE_INVALID;
   if (!convertible(f) || !convertible(ins->shape.dtype))
     return hli_unsupported(x, ins, "convert from %s to %s", hlc_dtype_name(f),
@@ -253,8 +254,8 @@ static int check_convert(HliExec *x, const HloInstr *ins) {
   return 0;
 }
 
-static int k_convert(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
-  if (check_convert(x, ins)) return -1;
+int hlk_convert_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  if (hlk_convert_check(x, ins)) return -1;
   if (in[0]->nelem != out->nelem) return hli_fail(x, ins, "operand and result sizes differ");
   ConvJob j = {in[0]->dtype, out->dtype, in[0]->data, out->data, hlc_dtype_size(in[0]->dtype),
                hlc_dtype_size(out->dtype)};
@@ -440,7 +441,7 @@ static int k_sc(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *
 }
 
 void hlk_register_convert(HliOpTable t) {
-  t[HLO_OP_CONVERT] = (HliOpEntry){k_convert, check_convert};
+  t[HLO_OP_CONVERT] = (HliOpEntry){hlk_convert_run, hlk_convert_check};
   t[HLO_OP_BITCAST_CONVERT] = (HliOpEntry){k_bitcast, check_bitcast};
   t[HLO_OP_REDUCE_PRECISION] = (HliOpEntry){k_rp, check_rp};
   t[HLO_OP_STOCHASTIC_CONVERT] = (HliOpEntry){k_sc, check_sc};

@@ -18,6 +18,7 @@
  * scaled-dot's dequantization (scaled_dot.c, which then runs this dot).
  */
 #include "interp/kernels/gemm.h"
+#include "interp/kernels/register.h"
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,9 +643,8 @@ static int conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   return hlk_conv_run(x, ins, in, out, false);
 }
 
-void hli_register_dot_conv(HliOpTable t) {
+void hlk_register_dot_conv(HliOpTable t) {
   t[HLO_OP_DOT] = (HliOpEntry){ .run = dot_run, .check = hlk_dot_check };
   t[HLO_OP_CONVOLUTION] = (HliOpEntry){ .run = conv_run, .check = hlk_conv_check };
   t[HLO_OP_RAGGED_DOT] = (HliOpEntry){ .run = ragged_run, .check = ragged_check };
-  hlk_register_scaled_dot(t);
 }

@@ -12,6 +12,7 @@
  * at their bound, so only sizes (not the padded contents) are meaningful.
  * Unbounded dimensions (?) are refused. */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include <string.h>
 
 /* Runtime sizes recorded by set-dimension-size and dynamic-reshape, keyed

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 #include "interp/kernels/elementwise.h"
+#include "interp/kernels/register.h"
 
 /* ---- op lists ----------------------------------------------------------- */
 
@@ -580,7 +581,7 @@ HlkBinFn hlk_binary_scalar_loop(HloOpcode op, HloDtype t, int side) {
                                                                         : bins_tab[r][t][side];
 }
 
-void hli_register_elementwise(HliOpTable t) {
+void hlk_register_elementwise(HliOpTable t) {
   fill_tables();
 #define REG_UN(id, opc) t[HLO_OP_##opc] = (HliOpEntry){k_##id, c_##id};
   UNARY_OPS(REG_UN)
@@ -589,6 +590,4 @@ void hli_register_elementwise(HliOpTable t) {
   BINARY_OPS(REG_BIN)
 #undef REG_BIN
   t[HLO_OP_COMPLEX] = (HliOpEntry){k_complex, check_complex};
-  hlk_register_compare(t);
-  hlk_register_convert(t);
 }

@@ -123,7 +123,7 @@ void hlk_select_loop(size_t esize, const uint8_t *p, const void *a, const void *
  * accepts), as the convert kernel does it. */
 void hlk_convert_loop(HloDtype from, HloDtype to, const void *src, void *dst, int64_t n);
 
-/* Registrars of the other elementwise files (called by hli_register_elementwise). */
-void hlk_register_compare(HliOpTable t);
-void hlk_register_convert(HliOpTable t);
+/* The convert kernel, for a copy that changes the element type (movement.c). */
+int hlk_convert_check(HliExec *x, const HloInstr *ins);
+int hlk_convert_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
 #endif

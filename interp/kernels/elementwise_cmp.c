@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include "interp/kernels/elementwise.h"
+#include "interp/kernels/register.h"
 
 enum { D_EQ, D_NE, D_LT, D_LE, D_GT, D_GE, NUM_DIR };
 

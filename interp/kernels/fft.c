@@ -17,6 +17,7 @@
  *
  * Not here: layouts (values are logical; the executor handles them). */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include "interp/kernels/vectorize.h"
 #include <math.h>
 #include <stdlib.h>

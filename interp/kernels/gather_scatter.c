@@ -19,6 +19,7 @@
  * positions over threads; typed scatter with wide windows gives each thread
  * a range of operand rows (every element still sees its updates in order). */
 #include "interp/kernels/movement.h"
+#include "interp/kernels/register.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -707,7 +708,7 @@ done:
   return rc;
 }
 
-void hli_register_gather_scatter(HliOpTable t) {
+void hlk_register_gather_scatter(HliOpTable t) {
   t[HLO_OP_GATHER] = (HliOpEntry){ gather_run, gather_check };
   t[HLO_OP_SCATTER] = (HliOpEntry){ scatter_run, scatter_check };
   t[HLO_OP_DYNAMIC_SLICE] = (HliOpEntry){ hlk_dynamic_slice, hlk_dynamic_slice_check };

@@ -218,7 +218,6 @@ void hlk_store_u32(HloDtype to, const uint32_t *src, int64_t n, void *dst);
  * cross-check the two). */
 int hlk_dot_check(HliExec *x, const HloInstr *ins);
 /* scaled-dot: its operands dequantized, then hlk_dot_run (scaled_dot.c). */
-void hlk_register_scaled_dot(HliOpTable t);
 int hlk_dot_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out,
                 bool force_ref);
 int hlk_conv_check(HliExec *x, const HloInstr *ins);

@@ -18,6 +18,7 @@
  * with op = identity, transpose or conjugate transpose. Zero pivots divide
  * by zero (IEEE inf/NaN), as XLA does. */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include "common/numeric.h"
 #include <math.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
  * plan time and then runs one or two strided copy plans (strided.c).
  * get-dimension-size and dynamic shapes belong to the control-flow kernels. */
 #include "interp/kernels/movement.h"
+#include "interp/kernels/register.h"
+#include "interp/kernels/elementwise.h"
 #include "common/numeric.h"
 #include <stdlib.h>
 #include <string.h>
@@ -72,15 +74,11 @@ static int copy_check(HliExec *x, const HloInstr *ins) {
   const HloShape *o = &ins->ops[0]->shape;
   if (hlk_check_result(x, ins, ins->shape.dtype, o->rank, o->dims) != 0) return -1;
   if (ins->shape.dtype == o->dtype) return 0;
-  const HliOpEntry *cv = &hli_op_table()[HLO_OP_CONVERT];
-  if (!cv->run)
-    return hli_unsupported(x, ins, "copy from %s to %s", hlc_dtype_name(o->dtype),
-                           hlc_dtype_name(ins->shape.dtype));
-  return cv->check ? cv->check(x, ins) : 0;
+  return hlk_convert_check(x, ins);
 }
 
 static int copy_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
-  if (in[0]->dtype != out->dtype) return hli_op_table()[HLO_OP_CONVERT].run(x, ins, in, out);
+  if (in[0]->dtype != out->dtype) return hlk_convert_run(x, ins, in, out);
   hlk_memcpy_par(x, out->data, in[0]->data, out->nbytes);
   return 0;
 }
@@ -250,7 +248,7 @@ static int iota_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliVal
   return 0;
 }
 
-void hli_register_movement(HliOpTable t) {
+void hlk_register_movement(HliOpTable t) {
   t[HLO_OP_BROADCAST] = (HliOpEntry){ broadcast_run, broadcast_check };
   t[HLO_OP_RESHAPE] = (HliOpEntry){ bytes_run, reshape_check };
   t[HLO_OP_COPY] = (HliOpEntry){ copy_run, copy_check };

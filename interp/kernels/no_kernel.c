@@ -3,6 +3,7 @@
  * the kernels, before custom-call's). Does not run anything: the error is
  * raised at plan time, so no work is done before it. */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 
 static int check_no_kernel(HliExec *x, const HloInstr *ins) {
   switch (ins->op) {

@@ -11,6 +11,7 @@
  * binop, one binop per operand of a variadic reduce, argmax/argmin); any
  * other computation runs per element through hli_call. */
 #include "interp/kernels/reducer.h"
+#include "interp/kernels/register.h"
 #include "common/numeric.h"
 #include <stdlib.h>
 #include <string.h>
@@ -632,7 +633,7 @@ static int reduce_into(HliExec *x, const HloInstr *ins, HliValue *const *in,
   return run_generic(x, ins, &g, k, in, outs);
 }
 
-void hli_register_reduce(HliOpTable t) {
+void hlk_register_reduce(HliOpTable t) {
   t[HLO_OP_REDUCE] = (HliOpEntry){hlk_reduce, hlk_reduce_check};
   t[HLO_OP_REDUCE_WINDOW] = (HliOpEntry){hlk_reduce_window, hlk_reduce_window_check};
   t[HLO_OP_SELECT_AND_SCATTER] =

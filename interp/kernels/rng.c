@@ -18,6 +18,7 @@
  * (its RngExpander draws from a philox state seeded per module). Here it is
  * deterministic under the run's seed (hli_random_u64). */
 #include "interp/kernels/control.h"
+#include "interp/kernels/register.h"
 #include "common/numeric.h"
 #include <math.h>
 #include <string.h>

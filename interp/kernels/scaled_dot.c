@@ -21,6 +21,7 @@
  * this kernel.
  * Not here: the shape rules (parser/verify_linalg.c). */
 #include "interp/kernels/elementwise.h"
+#include "interp/kernels/register.h"
 #include "interp/kernels/gemm.h"
 #include <stdlib.h>
 #include <string.h>
