@@ -1,6 +1,6 @@
 /* control.h: private interface between the files of the control area
  * (control.c, collectives.c, rng.c, fft.c, linalg.c, batch_norm.c,
- * dynamic_dims.c, no_kernel.c). Not a contract for other areas:
+ * dynamic_dims.c, no_kernel.c, permute_inplace.c). Not a contract for other areas:
  * hli_register_control in interp.h is the only entry point the executor
  * sees.
  *
@@ -11,6 +11,7 @@
 #ifndef HLORUN_INTERP_KERNELS_CONTROL_H
 #define HLORUN_INTERP_KERNELS_CONTROL_H
 #include <complex.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include "interp/interp.h"
 
@@ -22,6 +23,25 @@ void hlk_register_linalg(HliOpTable t);       /* linalg.c */
 void hlk_register_batch_norm(HliOpTable t);   /* batch_norm.c */
 void hlk_register_dynamic_dims(HliOpTable t); /* dynamic_dims.c */
 void hlk_register_no_kernel(HliOpTable t);    /* no_kernel.c: last, fills the gaps */
+
+/* ---- collectives.c and permute_inplace.c -------------------------------- */
+
+struct HliPiece;   /* interp/comm.h */
+
+/* The in-place collective-permute (slice_sizes written): plan-time check
+ * and run, for collective-permute and collective-permute-start. */
+int hlk_inplace_check(HliExec *x, const HloInstr *ins);
+int hlk_inplace_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
+/* Groups valid on this grid and no source or target named twice. */
+int hlk_permute_pairs_check(HliExec *x, const HloInstr *ins);
+/* Whether this device is a source and whether it is a target of a pair. */
+int hlk_permute_role(HliExec *x, const HloInstr *ins, bool *sends, bool *receives);
+/* Exchange this device's leaves mine[0..k) (the same sizes on every member)
+ * over the permute's group; deliver then gets the leaves of the device
+ * whose pair targets this one, or NULL when no pair does. 0 or -1. */
+typedef int (*HlkDeliver)(void *arg, const struct HliPiece *from);
+int hlk_permute_exchange(HliExec *x, const HloInstr *ins, const struct HliPiece *mine, int k,
+                         HlkDeliver deliver, void *arg);
 
 /* ---- rng.c ------------------------------------------------------------- */
 
