@@ -70,6 +70,13 @@ run() {
 for m in collectives modes forms mesh; do
   run "$m" 0 "$d/$m.expected" - --per-device-outputs "$d/$m.hlo"
 done
+# 64 devices as an 8x8 mesh, whose results awk works out from the formulas
+# in the module's comment; under mpirun -np 4, 16 devices per process.
+awk 'BEGIN { for (p = 0; p < 64; p++) { r = int(p / 8); c = p % 8; g = "";
+  for (k = 0; k < 8; k++) g = g (k ? ", " : "") 8 * r + k;
+  printf "device %d: (s32[] %d, s32[] %d, s32[8] {%s}, s32[] %d)\n", p, 64 * r + 28, 8 * c + 224, g, (p + 56) % 64 } }' \
+  >"$tmp/mesh64.expected"
+run mesh64 0 "$tmp/mesh64.expected" - --per-device-outputs "$d/mesh64.hlo"
 # The in-place collective-permute (slices between buffers, a device no pair
 # targets keeps its buffer) and its start/done with tuple buffers.
 run inplace 0 "$d/inplace.expected" - --per-device-outputs "$d/inplace.hlo"
