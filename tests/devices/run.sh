@@ -80,6 +80,10 @@ run mesh64 0 "$tmp/mesh64.expected" - --per-device-outputs "$d/mesh64.hlo"
 # The in-place collective-permute (slices between buffers, a device no pair
 # targets keeps its buffer) and its start/done with tuple buffers.
 run inplace 0 "$d/inplace.expected" - --per-device-outputs "$d/inplace.hlo"
+# Through XLA's proto (slice_sizes become dynamic_slice_sizes back to back).
+timeout 60 "$H" --write-proto "$tmp/inplace.pb" "$d/inplace.hlo" 2>/dev/null &&
+  timeout 60 "$H" --per-device-outputs "$tmp/inplace.pb" 2>/dev/null | cmp -s - "$d/inplace.expected" &&
+  ok inplace-proto || fail "inplace-proto: the proto's run differs"
 # Its offsets are checked where they are used, never clamped; the sizes
 # and forms before anything runs.
 NDEV=2
