@@ -249,6 +249,8 @@ struct HloInstr {
   bool use_global_device_ids;  /* all-reduce, all-gather, reduce-scatter */
   int32_t ngroups; HloI64s *replica_groups;     /* explicit or expanded iota form */
   int32_t npairs; int64_t (*source_target_pairs)[2];
+  int32_t npermute_slices;       /* in-place collective-permute: slice_sizes, */
+  HloI64s *permute_slices;       /* one list per buffer (and offset set) */
   /* custom-call */
   const char *custom_call_target;
   HloApiVersion api_version;

@@ -429,13 +429,15 @@ static int at_start_indices_batching_dims(A *a) {
 }
 static int at_slice_sizes(A *a) {
   if (a->ins->op == HLO_OP_GATHER) return get_ints(a, &a->ins->gather.slice_sizes);
-  /* collective-permute(-start) in-place form: one list per source-target pair */
+  /* collective-permute(-start) in-place form: one list per buffer and offset set */
   if (a->n != 1 || a->v[0]->kind != HLO_VAL_BRACE) return bad(a, "{{a,b,...},...}");
-  for (int32_t i = 0; i < a->v[0]->nitems; i++) {
-    HloI64s l;
-    if (!val_ints(a->P, a->v[0]->items[i], &l) || (i && a->v[0]->items[i]->sep != 2))
+  int32_t n = a->v[0]->nitems;
+  a->ins->permute_slices = hlp_alloc(a->P, (size_t)(n ? n : 1) * sizeof(HloI64s));
+  a->ins->npermute_slices = n;
+  for (int32_t i = 0; i < n; i++)
+    if (!val_ints(a->P, a->v[0]->items[i], &a->ins->permute_slices[i]) ||
+        (i && a->v[0]->items[i]->sep != 2))
       return bad(a, "{{a,b,...},...}");
-  }
   return 0;
 }
 static int at_index_vector_dim(A *a) {

@@ -413,6 +413,31 @@ static HloDtype operand_dtype(const Comp *k, int64_t id) {
   return s ? hlc_dtype_from_xla_code((int)s->element_type) : HLO_DTYPE_INVALID;
 }
 
+/* The in-place collective-permute's slice sizes: XLA's proto holds its
+ * slice_sizes lists back to back in dynamic_slice_sizes; cut them by the
+ * ranks of the input buffers (one list per buffer, in turn). */
+static int put_permute_slices(Conv *c, const Comp *k, const Xla__HloInstructionProto *in,
+                              const char *what) {
+  if (!in->n_dynamic_slice_sizes) return 0;
+  int i = in->n_operand_ids ? find_id(k->ids, k->nids, local_id(in->operand_ids[0])) : -1;
+  const Xla__ShapeProto *s = i >= 0 ? k->p->instructions[i]->shape : NULL;
+  if (!s) return fail(c, "%s: xla.HloInstructionProto.dynamic_slice_sizes: no input buffer", what);
+  size_t nb = s->n_tuple_shapes ? s->n_tuple_shapes : 1, at = 0;
+  HlcText *b = &c->b;
+  hlc_text_puts(b, ", slice_sizes={");
+  for (size_t j = 0; at < in->n_dynamic_slice_sizes; j++) {
+    const Xla__ShapeProto *e = s->n_tuple_shapes ? s->tuple_shapes[j % nb] : s;
+    if (!e->n_dimensions || at + e->n_dimensions > in->n_dynamic_slice_sizes)
+      return fail(c, "%s: xla.HloInstructionProto.dynamic_slice_sizes: %zu sizes do not cut into "
+                  "lists of the input buffers' ranks", what, in->n_dynamic_slice_sizes);
+    hlc_text_puts(b, j ? ", " : "");
+    put_i64s(b, in->dynamic_slice_sizes + at, e->n_dimensions);
+    at += e->n_dimensions;
+  }
+  hlc_text_puts(b, "}");
+  return 0;
+}
+
 static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProto *in, bool root) {
   HlcText *b = &c->b;
   char what[300];
@@ -470,7 +495,11 @@ static int put_instruction(Conv *c, const Comp *k, const Xla__HloInstructionProt
     }
     hlc_text_puts(b, "}");
   }
-  put_dims_attr(b, "dynamic_slice_sizes", in->dynamic_slice_sizes, in->n_dynamic_slice_sizes, false);
+  if (strncmp(op, "collective-permute", 18) == 0) {
+    if (put_permute_slices(c, k, in, what) != 0) return -1;
+  } else {
+    put_dims_attr(b, "dynamic_slice_sizes", in->dynamic_slice_sizes, in->n_dynamic_slice_sizes, false);
+  }
   if (in->padding_config && strcmp(op, "pad") == 0) {
     hlc_text_puts(b, ", padding=");
     for (size_t i = 0; i < in->padding_config->n_dimensions; i++) {

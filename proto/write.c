@@ -917,6 +917,15 @@ static int instruction_proto(W *w, const HloInstr *ins, Xla__HloInstructionProto
       p->dot_dimension_numbers = d;
     }
   }
+  if (ins->npermute_slices) {   /* in-place collective-permute: the lists back to back */
+    size_t n = 0;
+    for (int32_t i = 0; i < ins->npermute_slices; i++) n += (size_t)ins->permute_slices[i].n;
+    p->dynamic_slice_sizes = alloc(w, (n ? n : 1) * sizeof(int64_t));
+    if (!p->dynamic_slice_sizes) return OOM(w);
+    for (int32_t i = 0; i < ins->npermute_slices; i++)
+      for (int32_t d = 0; d < ins->permute_slices[i].n; d++)
+        p->dynamic_slice_sizes[p->n_dynamic_slice_sizes++] = ins->permute_slices[i].v[d];
+  }
   if (op == HLO_OP_GATHER) {
     const HloGatherDims *g = &ins->gather;
     Xla__GatherDimensionNumbers *d = NEW(w, Xla__GatherDimensionNumbers, XLA__GATHER_DIMENSION_NUMBERS__INIT);

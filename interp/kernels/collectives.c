@@ -623,7 +623,7 @@ static int consume_copy(void *arg, const HliPiece *const *pieces, const HliShare
   return 0;
 }
 
-static int check_permute_pairs(HliExec *x, const HloInstr *ins) {
+int hlk_permute_pairs_check(HliExec *x, const HloInstr *ins) {
   if (check_groups(x, ins)) return -1;
   for (int32_t i = 0; i < ins->npairs; i++)
     for (int32_t j = 0; j < i; j++)
@@ -654,34 +654,83 @@ static int permute_into(HliExec *x, const HloInstr *ins, HliValue *const *src, i
   return rc;
 }
 
+/* ---- the in-place form's exchange (permute_inplace.c) ---- */
+
+int hlk_permute_role(HliExec *x, const HloInstr *ins, bool *sends, bool *receives) {
+  Group g;
+  if (group_of(x, ins, &g) < 0) return -1;
+  *sends = *receives = false;
+  for (int32_t i = 0; i < ins->npairs; i++) {
+    if (ins->source_target_pairs[i][0] == g.rank) *sends = true;
+    if (ins->source_target_pairs[i][1] == g.rank) *receives = true;
+  }
+  group_free(&g);
+  return 0;
+}
+
+typedef struct Deliver {
+  int from;
+  HlkDeliver deliver;
+  void *arg;
+} Deliver;
+
+static int consume_deliver(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
+  Deliver *d = arg;
+  return d->deliver(d->arg, d->from < 0 ? NULL : pieces[d->from]);
+}
+
+int hlk_permute_exchange(HliExec *x, const HloInstr *ins, const HliPiece *mine, int k,
+                         HlkDeliver deliver, void *arg) {
+  Group g;
+  if (group_of(x, ins, &g) < 0) return -1;
+  Deliver d = {-1, deliver, arg};
+  for (int32_t i = 0; i < ins->npairs; i++)
+    if (ins->source_target_pairs[i][1] == g.rank) d.from = (int)ins->source_target_pairs[i][0];
+  int rc;
+  if (g.n == 1) {
+    const HliPiece *only = mine;
+    rc = consume_deliver(&d, &only, NULL);
+  } else if (!device_of(x)->comm) {
+    rc = hli_fail(x, ins, "a group of %d devices, but this run has no communicator", g.n);
+  } else {
+    HliHints hints = {NULL, permute_reads};
+    const HliDevice *dev = device_of(x);
+    rc = dev->comm->exchange(dev->comm, x, ins, g.devs, g.n, g.rank, mine, k, NULL,
+                             consume_deliver, &d, &hints);
+  }
+  group_free(&g);
+  return rc;
+}
+
 /* One operand (the result has its shape), or the combined form: several
- * operands, a tuple of their shapes. The in-place form (input, output and
- * start indices) is refused. */
+ * operands, a tuple of their shapes. */
 static int check_permute_shape(HliExec *x, const HloInstr *ins, const HloShape *s) {
   if (ins->nops == 1 && hlp_shape_compatible(&ins->ops[0]->shape, s)) return 0;
   bool combined = s->dtype == HLO_TUPLE && s->ntuple == ins->nops;
   for (int32_t i = 0; combined && i < ins->nops; i++)
     combined = hlp_shape_compatible(&s->tuple[i], &ins->ops[i]->shape);
   if (combined) return 0;
-  if (ins->nops == 4)
-    return hli_unsupported(x, ins, "the in-place collective-permute form (input, output, offsets)");
   return hli_fail(x, ins, "result shape must equal the operand's (or be a tuple of the operands' "
                   "shapes)");
 }
 
 static int check_permute(HliExec *x, const HloInstr *ins) {
-  if (check_permute_pairs(x, ins)) return -1;
+  if (ins->npermute_slices) return hlk_inplace_check(x, ins);
+  if (hlk_permute_pairs_check(x, ins)) return -1;
   return check_permute_shape(x, ins, &ins->shape);
 }
 
 static int run_permute(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  if (ins->npermute_slices) return hlk_inplace_run(x, ins, in, out);
   if (check_permute(x, ins)) return -1;
   return permute_into(x, ins, in, ins->nops, out);
 }
 
 /* collective-permute-start: (operand, result, contexts...). */
 static int check_permute_start(HliExec *x, const HloInstr *ins) {
-  if (check_permute_pairs(x, ins)) return -1;
+  if (ins->npermute_slices) return hlk_inplace_check(x, ins);
+  if (hlk_permute_pairs_check(x, ins)) return -1;
   const HloShape *s = &ins->shape;
   if (s->dtype != HLO_TUPLE || s->ntuple < 2 || check_permute_shape(x, ins, &s->tuple[1]))
     return hli_fail(x, ins, "collective-permute-start's shape must be (operand, result, ...)");
@@ -689,6 +738,7 @@ static int check_permute_start(HliExec *x, const HloInstr *ins) {
 }
 
 static int run_permute_start(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  if (ins->npermute_slices) return hlk_inplace_run(x, ins, in, out);
   if (check_permute_start(x, ins)) return -1;
   for (int32_t i = 0; i < ins->nops; i++) hli_value_copy_into(result_part(out->tuple[0], i), in[i]);
   for (int32_t i = 2; i < out->ntuple; i++) zero_value(out->tuple[i]);

@@ -1,12 +1,34 @@
-/* control.h: the numerical cores of rng.c, fft.c and linalg.c (three-fry,
- * philox, FFT, Cholesky), exposed so the Check suites can test them directly
- * on plain arrays without building IR. Each kernel file's registrar is in
+/* control.h: what the control area's files share: the in-place
+ * collective-permute's exchange (collectives.c, permute_inplace.c), and the
+ * numerical cores of rng.c, fft.c and linalg.c (three-fry, philox, FFT,
+ * Cholesky), exposed so the Check suites can test them directly on plain
+ * arrays without building IR. Each kernel file's registrar is in
  * kernels/register.h. */
 #ifndef HLORUN_INTERP_KERNELS_CONTROL_H
 #define HLORUN_INTERP_KERNELS_CONTROL_H
 #include <complex.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include "interp/interp.h"
+
+/* ---- collectives.c and permute_inplace.c -------------------------------- */
+
+struct HliPiece;   /* interp/comm.h */
+
+/* The in-place collective-permute (slice_sizes written): plan-time check
+ * and run, for collective-permute and collective-permute-start. */
+int hlk_inplace_check(HliExec *x, const HloInstr *ins);
+int hlk_inplace_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out);
+/* Groups valid on this grid and no source or target named twice. */
+int hlk_permute_pairs_check(HliExec *x, const HloInstr *ins);
+/* Whether this device is a source and whether it is a target of a pair. */
+int hlk_permute_role(HliExec *x, const HloInstr *ins, bool *sends, bool *receives);
+/* Exchange this device's leaves mine[0..k) (the same sizes on every member)
+ * over the permute's group; deliver then gets the leaves of the device
+ * whose pair targets this one, or NULL when no pair does. 0 or -1. */
+typedef int (*HlkDeliver)(void *arg, const struct HliPiece *from);
+int hlk_permute_exchange(HliExec *x, const HloInstr *ins, const struct HliPiece *mine, int k,
+                         HlkDeliver deliver, void *arg);
 
 /* ---- rng.c ------------------------------------------------------------- */
 

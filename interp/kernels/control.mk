@@ -3,7 +3,7 @@
 # suites, and the sample modules' golden tests.
 libhlorun_core_la_SOURCES += \
 	interp/kernels/control.h interp/kernels/control.c \
-	interp/kernels/collectives.c interp/kernels/rng.c interp/kernels/fft.c \
+	interp/kernels/collectives.c interp/kernels/permute_inplace.c interp/kernels/rng.c interp/kernels/fft.c \
 	interp/kernels/linalg.c interp/kernels/batch_norm.c \
 	interp/kernels/dynamic_dims.c interp/kernels/no_kernel.c
 

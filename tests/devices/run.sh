@@ -70,6 +70,28 @@ run() {
 for m in collectives modes forms mesh; do
   run "$m" 0 "$d/$m.expected" - --per-device-outputs "$d/$m.hlo"
 done
+# 64 devices as an 8x8 mesh, whose results awk works out from the formulas
+# in the module's comment; under mpirun -np 4, 16 devices per process.
+awk 'BEGIN { for (p = 0; p < 64; p++) { r = int(p / 8); c = p % 8; g = "";
+  for (k = 0; k < 8; k++) g = g (k ? ", " : "") 8 * r + k;
+  printf "device %d: (s32[] %d, s32[] %d, s32[8] {%s}, s32[] %d)\n", p, 64 * r + 28, 8 * c + 224, g, (p + 56) % 64 } }' \
+  >"$tmp/mesh64.expected"
+run mesh64 0 "$tmp/mesh64.expected" - --per-device-outputs "$d/mesh64.hlo"
+# The in-place collective-permute (slices between buffers, a device no pair
+# targets keeps its buffer) and its start/done with tuple buffers.
+run inplace 0 "$d/inplace.expected" - --per-device-outputs "$d/inplace.hlo"
+# Through XLA's proto (slice_sizes become dynamic_slice_sizes back to back).
+timeout 60 "$H" --write-proto "$tmp/inplace.pb" "$d/inplace.hlo" 2>/dev/null &&
+  timeout 60 "$H" --per-device-outputs "$tmp/inplace.pb" 2>/dev/null | cmp -s - "$d/inplace.expected" &&
+  ok inplace-proto || fail "inplace-proto: the proto's run differs"
+# Its offsets are checked where they are used, never clamped; the sizes
+# and forms before anything runs.
+NDEV=2
+run inplace-out-offset 2 - "device 1: in cp (collective-permute): output offset 4 of dimension 0 (buffer 0) puts the slice of 2 outside the buffer's 5" "$d/inplace_oob_out.hlo"
+run inplace-in-offset 2 - "device 0: in cp (collective-permute): input offset -1 of dimension 0 (buffer 0) puts the slice of 2 outside the buffer's 3" "$d/inplace_oob_in.hlo"
+run inplace-slice-too-big 2 - "in cp (collective-permute): slice size 6 of dimension 0 (buffer 0) does not fit the input (3) and the output (5)" "$d/inplace_too_big.hlo"
+run inplace-offset-sets 2 - "in cp (collective-permute): not supported: several offset sets per buffer (2 for buffer 0)" "$d/inplace_sets.hlo"
+NDEV=4
 # The mesh form's groups written out give the same results.
 run mesh-explicit 0 "$d/mesh.expected" - --per-device-outputs "$d/mesh_explicit.hlo"
 NDEV=2

@@ -156,6 +156,12 @@ if want samples; then
     "$S/spmd/mlp.in3.txt"
   run "devices forms" 0 --per-device-outputs "$srcdir/tests/devices/forms.hlo"
   run "devices deadlock" 2 "$srcdir/tests/devices/deadlock.hlo"
+  # The in-place collective-permute, its offset errors, and 64 devices.
+  run "devices inplace" 0 --per-device-outputs "$srcdir/tests/devices/inplace.hlo"
+  run "devices inplace output offset" 2 "$srcdir/tests/devices/inplace_oob_out.hlo"
+  run "devices inplace input offset" 2 "$srcdir/tests/devices/inplace_oob_in.hlo"
+  run "devices inplace offset sets" 2 "$srcdir/tests/devices/inplace_sets.hlo"
+  run "devices mesh64" 0 --per-device-outputs "$srcdir/tests/devices/mesh64.hlo"
   # samples/xla-ffi: the legacy-API handlers build without XLA's headers;
   # the typed-FFI ones (handlers.cc, static_reg.cc) need them, so are left
   # to samples/xla-ffi/run.sh.
