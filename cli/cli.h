@@ -9,8 +9,8 @@
  * the layout of a golden case directory; suite.c runs directories of cases
  * in parallel child processes (--suite, --record, --junit); crash.c reports
  * a handler's fatal signal; util.c holds the helpers all of them use.
- * Calls run one way, down this list: hlorun.c; determinism.c; reference.c;
- * suite.c, reduce.c, run.c, devices.c;
+ * Calls run one way, down this list: hlorun.c; determinism.c, reduce.c;
+ * reference.c; suite.c, run.c, devices.c;
  * debug.c, result.c; graph.c, casedir.c, crash.c; util.c (suite.c starts
  * this program again rather than calling run.c). Everything goes through
  * the public API (hlorun.h). */

@@ -338,19 +338,26 @@ int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0
                                          HLO_REDUCE_FOCUS_ROOT};
   HloReduceOptions ro = {.struct_size = sizeof ro, .focus = focus[r.kind], .timeout = r.timeout,
                          .progress = progress};
-  HloStatus st = hlo_module_reduce(ctx, m, in, np, &ro, predicate, &r, &res);
+  /* The reducer's own runs get a context whose isolated crashes save their
+   * inputs in the private directory (not --crash-dir: it would fill up). */
+  Opts quiet = *o;
+  quiet.crash_dir = r.tmp;
+  HloCtx *rctx = context_like(&quiet, o->threads, false);
+  if (!rctx) goto out;
+  r.ctx = rctx;
+  HloStatus st = hlo_module_reduce(rctx, m, in, np, &ro, predicate, &r, &res);
   if (r.tty) fputc('\n', stderr);
   if (r.cannot_start && st != HLO_OK) {
     fprintf(stderr, "%s: error: --reduce: command=%s cannot start (sh: exit 126 or 127: not "
             "found or not executable)\n", prog, r.cmd);
-    hlo_ctx_clear_diagnostics(ctx);
   } else if (st != HLO_OK) {
-    fail_with(ctx, "--reduce");
+    fail_with(rctx, "--reduce");
   } else {
     rc = finish(&r, m, &res, t0);
   }
-out:
   hlo_reduce_result_free(&res);
+  hlo_ctx_free(rctx);
+out:
   for (int i = 0; in && i < np; i++) hlo_buffer_free(in[i]);
   free(in);
   if (r.tmp) nftw(r.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

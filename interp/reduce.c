@@ -340,7 +340,10 @@ static HloStatus reduce_at(Search *s, HloBuffer *const *in, int n, const HloInst
   if (!k.vals) return HLO_NOMEM;
   run_observed(s->ctx, s->m, in, n, s->o->timeout, capture_event, &k);
   hlo_ctx_clear_diagnostics(s->ctx);
-  if (k.failed || !k.reached) {
+  /* A run that fails before ENTRY's ROOT still gave the values before the
+   * failure (candidates that need others cannot be built); a focus inside
+   * must be reached, or the values are not those of its run. */
+  if (k.failed || (!k.reached && focus != s->m->entry->root)) {
     free_vals(k.vals, s->c->ninstrs);
     return k.failed ? HLO_NOMEM : HLO_OK;
   }
