@@ -84,3 +84,27 @@ def test_reduce_bad_focus(planted):
     m, x, _ = planted
     with pytest.raises(hlorun.Error, match="focus 'nowhere'"):
         hlorun.reduce(m, [x], lambda c, i: True, focus="nowhere")
+
+
+def test_reduce_never_returns_a_case_that_does_not_reproduce(planted):
+    m, x, _ = planted
+    calls = []
+
+    def flaky(cand, inputs):    # holds on the original (twice) and one candidate only
+        calls.append(1)
+        return len(calls) <= 3
+
+    with pytest.raises(hlorun.Error, match="does not reproduce the condition when run again"):
+        hlorun.reduce(m, [x], flaky, focus="nan")
+
+
+def test_reduce_not_reproducible_original(planted):
+    m, x, _ = planted
+    calls = []
+
+    def once(cand, inputs):
+        calls.append(1)
+        return len(calls) == 1
+
+    with pytest.raises(hlorun.Error, match="not reproducible"):
+        hlorun.reduce(m, [x], once)
