@@ -2,8 +2,9 @@
 # in ../shared/bench, then the other operations of bench/ops/ (numpy from
 # Debian's python3-numpy, hence /usr/bin/python3), then the peak memory of
 # replaying a 512 MiB snapshot (bench/snapshot.py, written to $TMPDIR and
-# deleted).
-EXTRA_DIST += bench/run.py bench/snapshot.py bench/big_snapshot.py \
+# deleted), then the reduction of the planted-NaN module (bench/reduce.py:
+# candidates tried, time).
+EXTRA_DIST += bench/run.py bench/snapshot.py bench/big_snapshot.py bench/reduce.py \
 	bench/ops/argmax_rows.hlo \
 	bench/ops/cumsum_rows.hlo \
 	bench/ops/depthwise_conv.hlo \
@@ -36,4 +37,5 @@ bench: all bench/fma_peak$(EXEEXT)
 	/usr/bin/python3 $(srcdir)/bench/run.py ./hlorun --dir $(BENCH_DIR) --fma-peak bench/fma_peak$(EXEEXT) $(BENCH_FLAGS)
 	/usr/bin/python3 $(srcdir)/bench/devices.py ./hlorun
 	/usr/bin/python3 $(srcdir)/bench/snapshot.py ./hlorun
+	/usr/bin/python3 $(srcdir)/bench/reduce.py ./hlorun
 .PHONY: bench

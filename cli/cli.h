@@ -9,8 +9,8 @@
  * the layout of a golden case directory; suite.c runs directories of cases
  * in parallel child processes (--suite, --record, --junit); crash.c reports
  * a handler's fatal signal; util.c holds the helpers all of them use.
- * Calls run one way, down this list: hlorun.c; determinism.c; reference.c;
- * suite.c, run.c, devices.c;
+ * Calls run one way, down this list: hlorun.c; determinism.c, reduce.c;
+ * reference.c; suite.c, run.c, devices.c;
  * debug.c, result.c; graph.c, casedir.c, crash.c; util.c (suite.c starts
  * this program again rather than calling run.c). Everything goes through
  * the public API (hlorun.h). */
@@ -80,6 +80,7 @@ typedef struct Opts {
   const char *extract_dir;
   bool force;                 /* --force: write into a non-empty directory */
   const char *save_snapshot;  /* --save-snapshot FILE (snapshot.c) */
+  const char *reduce;         /* --reduce CONDITION (reduce.c), with -o DIR */
 
   /* Suites */
   bool suite;
@@ -133,6 +134,11 @@ enum { OPT_EXTRACT = 1000, OPT_FORCE, OPT_SAVE_SNAPSHOT, OPT_REDUCE };
  * --extract SPEC DIR takes the next argument as DIR. */
 int repro_option(int c, const char *arg, int argc, char **argv, Opts *o, int *rc);
 
+/* DIR must be absent (it is created) or empty, unless force (then an old
+ * case's files go). option names the option in messages. 0, or -1 after
+ * saying why. */
+int case_prepare_dir(const char *dir, bool force, const char *option);
+
 typedef struct Extract Extract;
 /* For --extract: check the spec and DIR, cut the module. The exit status;
  * *out NULL when o->extract is not set. */
@@ -142,6 +148,10 @@ int extract_event(const HloEvent *e, void *user);
 /* After the run: write the case directory. The exit status. */
 int extract_finish(Extract *x);
 void extract_free(Extract *x);
+
+/* --reduce CONDITION -o DIR (reduce.c): shrink m while CONDITION holds and
+ * write the smallest case. argv0: this program, started for each candidate. */
+int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0);
 
 /* --save-snapshot: each device's run (in: ndev x parameters, res: ndev
  * results, NULL for devices of other processes) as an HloSnapshot. The

@@ -115,7 +115,7 @@ static bool parse_count(const char *s, long *out) {
 
 /* DIR must be absent or empty, unless --force (then the files of an old
  * case go: a stale in3.npy would become an input). 0 ok, else -1. */
-static int prepare_dir(const char *dir, bool force, const char *option) {
+int case_prepare_dir(const char *dir, bool force, const char *option) {
   struct stat st;
   if (stat(dir, &st) != 0) {
     if (mkdir(dir, 0777) == 0) return 0;
@@ -199,7 +199,7 @@ int extract_new(HloCtx *ctx, const HloModule *m, const Opts *o, Extract **out) {
   if (!*name) { fprintf(stderr, "%s: error: --extract: no NAME in '%s'\n", prog, o->extract); goto out; }
   const HloInstruction *ins = find_named(m, comp, name);
   if (!ins) { unknown_name(m, comp, name); goto out; }
-  if (prepare_dir(o->extract_dir, o->force, "--extract") != 0) goto out;
+  if (case_prepare_dir(o->extract_dir, o->force, "--extract") != 0) goto out;
   x = calloc(1, sizeof *x);
   if (!x) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
   x->ctx = ctx;
@@ -332,6 +332,7 @@ int repro_option(int c, const char *arg, int argc, char **argv, Opts *o, int *rc
     return 1;
   case OPT_FORCE: o->force = true; return 1;
   case OPT_SAVE_SNAPSHOT: o->save_snapshot = arg; return 1;
+  case OPT_REDUCE: o->reduce = arg; return 1;
   default: return 0;
   }
 }

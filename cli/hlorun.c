@@ -153,7 +153,13 @@ static void usage(FILE *f) {
     "                           run, expected.npy, command) for --replay and --suite;\n"
     "                           @K: NAME's K-th run (from 0: a loop's iteration),\n"
     "                           #DEVICE: on that device (default 0)\n"
-    "      --force              write --extract's DIR even when it is not empty\n"
+    "      --reduce CONDITION -o DIR\n"
+    "                           shrink MODULE while CONDITION holds (nan,\n"
+    "                           error[=REGEX], crash, mismatch, command=CMD), cut\n"
+    "                           values replaced by their real values; the smallest\n"
+    "                           module as a case DIR (--timeout: per candidate)\n"
+    "      --force              write --extract's or --reduce's DIR even when it is\n"
+    "                           not empty\n"
     "      --save-snapshot FILE write the run as a binary xla.HloSnapshot (module,\n"
     "                           arguments, result) that hlorun replays and --expects;\n"
     "                           several devices: FILE.dD.EXT per device\n"
@@ -322,6 +328,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"extract", required_argument, NULL, OPT_EXTRACT},
     {"force", no_argument, NULL, OPT_FORCE},
     {"save-snapshot", required_argument, NULL, OPT_SAVE_SNAPSHOT},
+    {"reduce", required_argument, NULL, OPT_REDUCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -656,7 +663,8 @@ int main(int argc, char **argv) {
   }
   int R, P;
   devices_grid(m, &o, &R, &P);
-  if (o.determinism && (o.reference || o.nref_bind))
+  if (o.reduce) rc = reduce_run(ctx, m, &o, argv[0]);
+  else if (o.determinism && (o.reference || o.nref_bind))
     rc = die_usage("%s", "--determinism cannot be used with --reference");
   else if (o.determinism) rc = determinism_run(ctx, m, &o);
   else if (o.reference || o.nref_bind) rc = reference_run(ctx, m, &o);

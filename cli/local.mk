@@ -7,7 +7,7 @@
 bin_PROGRAMS += hlorun
 hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c cli/crash.c \
 	cli/devices.c cli/util.h cli/util.c cli/run.c cli/result.c \
-	cli/reference.c cli/determinism.c cli/extract.c cli/snapshot.c \
+	cli/reference.c cli/determinism.c cli/extract.c cli/snapshot.c cli/reduce.c \
 	cli/mlir_tests.c
 # jansson reads case.json (casedir.c).
 hlorun_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
@@ -20,7 +20,8 @@ dist_man_MANS += doc/hlorun.1
 # Library side of the debugging tools (public API in include/hlorun.h):
 # observing runs (trace, check-nan, stats, dumps) and running one
 # instruction alone.
-libhlorun_core_la_SOURCES += interp/observe.c interp/extract.c interp/snapshot_write.c
+libhlorun_core_la_SOURCES += interp/observe.c interp/extract.c interp/snapshot_write.c \
+	interp/reduce.c
 
 # End-to-end tests of the command (tests/cli/run.sh runs ./hlorun on the
 # small modules and literal files beside it).

@@ -198,6 +198,60 @@ HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloIn
                                     int depth, HloModule **out, const HloInstruction ***cut,
                                     int *ncut);
 
+/* Shrinking a module while a condition holds (hlorun --reduce,
+ * hlorun.reduce in Python). The reducer runs m on inputs once to find the
+ * focus (the instruction the condition is about, and which run of it: a
+ * loop iteration) and to keep the real value of every instruction of the
+ * focus's computation at that moment. Candidates are that computation cut
+ * down to the focus and part of its operand cone: a cut value becomes a
+ * parameter fed by the value it had (so a loop body at iteration K runs as
+ * ENTRY, its state an input: the iterations before are peeled), constants
+ * stay, what the kept instructions do not need goes (parameters, outputs,
+ * computations). It tries big cuts first (the cone within 0, 1, 2, 4, ...
+ * operand steps), then removes chunks of instructions (ddmin), halving the
+ * chunks until single instructions, at most max_candidates runs. Same
+ * inputs, same result: the order of candidates is fixed. */
+typedef enum HloReduceFocus {
+  HLO_REDUCE_FOCUS_ROOT = 0,     /* ENTRY's ROOT: candidates compute ENTRY's result */
+  HLO_REDUCE_FOCUS_NAN = 1,      /* the first instruction that makes a NaN or an infinity
+                                    out of finite operands (--check-nan's stop), at that run */
+  HLO_REDUCE_FOCUS_FAILURE = 2,  /* the instruction whose run fails (an error, an isolated
+                                    custom call's crash or hang), at that run */
+  HLO_REDUCE_FOCUS_NAMED = 3     /* focus_name, its run focus_run (from 0) */
+} HloReduceFocus;
+/* 1: the condition holds on the candidate; 0: it does not; negative: stop
+ * (hlo_module_reduce fails). The candidate and inputs are borrowed. */
+typedef int (*HloReducePredicate)(const HloModule *candidate, HloBuffer *const *inputs, int n,
+                                  void *user);
+typedef struct HloReduceOptions {
+  size_t struct_size;        /* sizeof(HloReduceOptions) */
+  HloReduceFocus focus;
+  const char *focus_name;    /* HLO_REDUCE_FOCUS_NAMED */
+  int64_t focus_run;
+  int max_candidates;        /* candidates run at most (0: 300) */
+  double timeout;            /* seconds for the reducer's own runs of m (0: none) */
+  /* Called after each candidate (NULL: nothing): candidates tried, the
+   * instruction count of the smallest candidate so far. */
+  void (*progress)(void *user, int tried, int size);
+} HloReduceOptions;
+typedef struct HloReduceResult {
+  HloModule *module;         /* owned: the smallest candidate for which pred held */
+  HloBuffer **inputs;        /* owned: its inputs (ninputs) */
+  int ninputs;
+  int before, after;         /* instructions (every computation) of m and of module */
+  int tried;                 /* candidates run, the checks of m and of module included */
+  char focus[256];           /* the focus's name, and its run */
+  int64_t focus_run;
+} HloReduceResult;
+/* HLO_INVALID_ARGUMENT when pred does not hold on m (nothing to reduce) or
+ * the focus is not found; HLO_ERROR when pred's answer on m changes between
+ * two runs, or the smallest candidate does not hold again when re-run (then
+ * nothing is returned: never a case that does not reproduce). */
+HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
+                            const HloReduceOptions *opt, HloReducePredicate pred, void *user,
+                            HloReduceResult *out);
+void hlo_reduce_result_free(HloReduceResult *r);
+
 /* Walking a module (for tools that draw or index it): computations in text
  * order (callees before callers; ENTRY among them), each one's instructions
  * in text order, and what an instruction calls. Handles and strings are

@@ -127,6 +127,16 @@ HloStatus hli_value_from_proto(HloCtx *ctx, const char *data, size_t len, HlcPag
 HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, int index,
                                       HloBuffer **out, int *nargs);
 
+/* extract.c: the text of a module whose ENTRY is root's computation cut
+ * down by role (indexed like the computation's instructions): HLI_SUB_KEEP
+ * lines stay as written, HLI_SUB_CUT ones become parameters under their own
+ * names (numbered in the computation's order; *cut, malloc'd, lists them),
+ * HLI_SUB_NONE ones go; root is the ROOT. NULL with *why set. Used by
+ * hlo_module_extract_around and the reducer (reduce.c). */
+enum { HLI_SUB_NONE, HLI_SUB_KEEP, HLI_SUB_CUT };
+char *hli_submodule_text(const HloModule *m, const HloInstr *root, const unsigned char *role,
+                         const HloInstr ***cut, int *ncut, const char **why);
+
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

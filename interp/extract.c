@@ -243,7 +243,7 @@ HloStatus hlo_module_extract(HloCtx *ctx, const HloModule *m, const HloInstructi
 /* ---- A sub-module around an instruction, with its cut values as
  * parameters (hlo_module_extract_around: --extract, Module.extract) ---- */
 
-enum { AROUND_NONE, AROUND_KEEP, AROUND_CUT };
+enum { AROUND_NONE = HLI_SUB_NONE, AROUND_KEEP = HLI_SUB_KEEP, AROUND_CUT = HLI_SUB_CUT };
 
 /* Which instructions of ins's computation the sub-module keeps (within
  * depth operand steps, found breadth-first so each gets its shortest
@@ -287,10 +287,21 @@ static char *around_text(const HloModule *m, const HloInstr *ins, int depth, con
   *why = "out of memory";
   *cut = NULL;
   *ncut = 0;
-  const HloComputation *c = ins->parent;
   unsigned char *role = around_roles(ins, depth);
-  char *text = role ? hlp_print(m, NULL) : NULL;
-  const HloInstr **cv = role ? malloc(((size_t)c->ninstrs + 1) * sizeof *cv) : NULL;
+  if (!role) return NULL;
+  char *out = hli_submodule_text(m, ins, role, cut, ncut, why);
+  free(role);
+  return out;
+}
+
+char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned char *role,
+                         const HloInstr ***cut, int *ncut, const char **why) {
+  *why = "out of memory";
+  *cut = NULL;
+  *ncut = 0;
+  const HloComputation *c = ins->parent;
+  char *text = hlp_print(m, NULL);
+  const HloInstr **cv = malloc(((size_t)c->ninstrs + 1) * sizeof *cv);
   const HloComputation **called = NULL;
   bool *live = NULL;
   HliBuf b = {0};
@@ -364,7 +375,6 @@ done:
   free(called);
   free(cv);
   free(text);
-  free(role);
   return out;
 }
 

@@ -17,10 +17,10 @@ arrays when ml_dtypes is installed, raw uint16/uint8 bits otherwise).
 from ._compare import Comparison, assert_matches, compare
 from ._errors import Error
 from ._lib import ffi as _ffi, lib as _lib
-from ._module import Module, bind, load, plugin
+from ._module import Module, bind, load, plugin, reduce
 
 __all__ = ["Error", "Module", "load", "bind", "plugin", "compare", "assert_matches",
-           "Comparison", "version"]
+           "Comparison", "version", "reduce"]
 
 
 def version():

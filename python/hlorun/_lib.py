@@ -156,6 +156,27 @@ typedef struct XLA_FFI_Metadata {
 typedef struct XLA_FFI_Metadata_Extension {
   XLA_FFI_Extension_Base extension_base; XLA_FFI_Metadata *metadata;
 } XLA_FFI_Metadata_Extension;
+
+const HloInstruction *hlo_module_find_instruction(const HloModule *m, const char *name);
+const char *hlo_instruction_name(const HloInstruction *i);
+HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
+                                    int depth, HloModule **out, const HloInstruction ***cut,
+                                    int *ncut);
+typedef int HloReduceFocus;
+typedef int (*HloReducePredicate)(const HloModule *candidate, HloBuffer *const *inputs, int n,
+                                  void *user);
+typedef struct HloReduceOptions {
+  size_t struct_size; HloReduceFocus focus; const char *focus_name; int64_t focus_run;
+  int max_candidates; double timeout; void (*progress)(void *user, int tried, int size);
+} HloReduceOptions;
+typedef struct HloReduceResult {
+  HloModule *module; HloBuffer **inputs; int ninputs; int before, after; int tried;
+  char focus[256]; int64_t focus_run;
+} HloReduceResult;
+HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
+                            const HloReduceOptions *opt, HloReducePredicate pred, void *user,
+                            HloReduceResult *out);
+void hlo_reduce_result_free(HloReduceResult *r);
 """
 
 ffi = cffi.FFI()

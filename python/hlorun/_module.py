@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 
-from . import _values
+from . import _reduce, _values
 from ._errors import Error, check, take_diagnostics
 from ._handlers import make_handler
 from ._lib import ffi, lib, release
@@ -156,6 +156,15 @@ class Module:
             s = ffi.unpack(out[0], n[0]).decode()
             lib.hlo_free(out[0])
         return s
+
+    def extract(self, name, depth=0):
+        """The sub-module around instruction name (as hlorun --extract cuts it):
+        name as its ROOT, the instructions within depth operand steps above it,
+        constants kept; every other value read becomes a parameter. The
+        result's .cut lists, per parameter, the instruction it stands for."""
+        c = self._ctx
+        with c.lock:
+            return _reduce.extract(self, c, name, depth)
 
     def explain_custom_calls(self):
         """Every custom call and how it would run (--explain-custom-calls)."""
@@ -310,6 +319,24 @@ class Module:
 
 
 _MISSING = object()   # a parameter without an input (random= fills it)
+
+
+def reduce(module, inputs, predicate, focus="root", max_candidates=0, timeout=0.0):
+    """Shrink module while predicate(candidate, candidate_inputs) returns True
+    (the bug is still there), as hlorun --reduce does: candidates are cuts of
+    the module whose cut values are the real values they had on inputs.
+    focus: "root" (candidates compute ENTRY's result), "nan" (the first
+    instruction making a NaN or an infinity from finite operands, at that
+    loop iteration) or "failure" (the instruction whose run fails).
+    Returns (smallest Module, its inputs); .reduced_from on it holds
+    (instructions before, after, candidates tried). Raises Error when the
+    predicate is False on module itself (nothing to reduce), and whatever the
+    predicate raises."""
+    c = module._ctx
+    with c.lock:
+        c.sync()
+        return _reduce.reduce(module, c, list(inputs), predicate, focus, max_candidates,
+                              timeout)
 
 
 def load(source, name=None):

@@ -5,3 +5,14 @@ TESTS += tests/repro/extract.sh tests/repro/snapshot.sh
 dist_noinst_SCRIPTS += tests/repro/extract.sh tests/repro/snapshot.sh
 dist_noinst_DATA += tests/repro/loop.hlo tests/repro/twice.hlo tests/repro/branch.hlo \
 	tests/repro/layout.hlo
+# --reduce (cli/reduce.c, hlo_module_reduce in interp/reduce.c): the
+# planted-NaN module (gen_nan_module.py), a handler crashing only for some
+# operand values (crash_when.c), command=, mismatch, error=REGEX, bad input.
+check_LTLIBRARIES += tests/libcrashwhen.la
+tests_libcrashwhen_la_SOURCES = tests/repro/crash_when.c
+# Never sanitizer-instrumented: the test needs the real SIGSEGV.
+tests_libcrashwhen_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -O0
+tests_libcrashwhen_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+TESTS += tests/repro/reduce.sh
+dist_noinst_SCRIPTS += tests/repro/reduce.sh tests/repro/gen_nan_module.py
+dist_noinst_DATA += tests/repro/crash.hlo tests/repro/error.hlo

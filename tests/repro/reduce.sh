@@ -1,0 +1,171 @@
+#!/bin/sh
+# reduce.sh: hlorun --reduce CONDITION -o DIR end to end. Each reduced case
+# is checked against values numpy works out independently (the planted
+# log's operand at iteration 3, the crashing call's operand), replays its
+# condition through its own command file, and is the same bytes when the
+# reduction runs again; bad input is exit 2 with a clear message. Needs
+# numpy (python3-numpy).
+set -u
+srcdir=${srcdir:-.}
+d=$srcdir/tests/repro
+H=${HLORUN:-./hlorun}
+case $H in /*) ;; *) H=$(pwd)/$H ;; esac
+lib=$(pwd)/tests/.libs/libcrashwhen.so
+[ -f "$lib" ] || { echo "FAIL: $lib is not built (make check builds it)"; exit 1; }
+py=
+for p in "${PYTHON3:-python3}" /usr/bin/python3; do
+  if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "FAIL: no python3 with numpy (install the Debian package python3-numpy)"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-reduce.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+run() {
+  name=$1 rc_want=$2
+  shift 2
+  "$H" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  [ "$rc" = "$rc_want" ] && return 0
+  fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
+}
+has() {
+  grep -qE -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
+  echo "ok: $1"
+}
+check() {
+  name=$1
+  if "$py" - "$tmp" >"$tmp/py" 2>&1 <<PYEOF
+import sys, os, re, numpy as np
+t = sys.argv[1]
+def instrs(case):
+    return [l for l in open(os.path.join(t, case, 'module.hlo')) if re.match(r'\s+(ROOT )?%\S+ = ', l)]
+def inputs(case):
+    return sorted(f for f in os.listdir(os.path.join(t, case)) if f.startswith('in'))
+f32 = np.float32
+$2
+PYEOF
+  then echo "ok: $name"; else fail "$name"; cat "$tmp/py"; fi
+}
+# replays NAME CASE RC PATTERN: sh CASE/command exits RC and says PATTERN.
+replays() {
+  (cd "$tmp" && HLORUN=$H sh "$tmp/$2/command" >"$tmp/out" 2>"$tmp/err" </dev/null)
+  rc=$?
+  [ "$rc" = "$3" ] || { fail "$1: sh $2/command: exit $rc, want $3"; cat "$tmp/err"; return 1; }
+  has "$1" "$tmp/err" "$4"
+}
+
+"$py" "$d/gen_nan_module.py" "$tmp/nan.hlo" "$tmp" || { echo "FAIL: gen_nan_module.py"; exit 1; }
+"$py" -c "import numpy as np; np.save('$tmp/x4.npy', np.array([1, 2, 3, 4], np.float32))"
+
+# The planted NaN: 207 instructions; a log of a negative value at iteration
+# 3 of the while body. At most a dozen instructions remain, the check-nan
+# stop is still a log, and the log's operand is the real value it had.
+run nan 0 --reduce nan -o "$tmp/nan" "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has nan-summary "$tmp/err" "reduce: .*nan.hlo: 20[0-9] -> [0-9]+ instructions, [0-9]+ candidates tried, [0-9.]+ s; focus lg \(run 3\)"
+has nan-progress "$tmp/err" "^reduce: [0-9]+ candidates tried, smallest [0-9]+ instructions"
+check nan-case "
+n = len(instrs('nan'))
+assert n <= 12, n
+assert any(' log(' in l for l in instrs('nan')), instrs('nan')
+u = np.load(t + '/nan/in0.npy')
+assert inputs('nan') == ['in0.npy'], inputs('nan')
+assert np.allclose(u, np.load(t + '/u3.npy'), rtol=1e-6, atol=0), (u, np.load(t + '/u3.npy'))
+assert (u < 0).all(), u"
+replays nan-replays nan 2 "check-nan: lg \(log\) produced 8 NaN"
+# Deterministic: the same input, the same case (module and values).
+run nan-again 0 --reduce nan -o "$tmp/nan2" "$tmp/nan.hlo" "$tmp/x.npy"
+cmp -s "$tmp/nan/module.hlo" "$tmp/nan2/module.hlo" && cmp -s "$tmp/nan/in0.npy" "$tmp/nan2/in0.npy" &&
+  echo "ok: nan-deterministic" || fail "nan-deterministic: a second reduction wrote another case"
+
+# A handler that crashes only for operands below -10: c1 reads b = x, fine;
+# c2 reads g = 3 - 4 * (x + 2x) = 3 - 12x: only c2 crashes, and the case is
+# c2 alone with g's real value.
+run crash 0 --reduce crash --isolate-custom-calls --custom-call "neg_crash=$lib" -o "$tmp/crash" \
+  "$d/crash.hlo" "$tmp/x4.npy" &&
+  has crash-summary "$tmp/err" "crash.hlo: 20 -> 2 instructions, .* focus c2 \(run 0\)"
+check crash-case "
+x = np.array([1, 2, 3, 4], f32)
+assert len(instrs('crash')) == 2, instrs('crash')
+assert 'custom-call(' in instrs('crash')[1] and 'neg_crash' in instrs('crash')[1], instrs('crash')
+assert np.array_equal(np.load(t + '/crash/in0.npy'), f32(3) - f32(4) * (x + f32(2) * x))"
+[ -z "$(ls -d hlorun-crash-* 2>/dev/null)" ] && echo "ok: crash-no-litter" ||
+  fail "crash-no-litter: the reducer's own crashes left hlorun-crash-* in $(pwd)"
+replays crash-replays crash 2 'custom-call target "neg_crash" crashed with signal 11'
+
+# error=REGEX: the same story through the status (api_version 2).
+run error 0 --reduce 'error=neg_fail: element [0-9]+ is -[0-9]+, below -10' \
+  --custom-call "neg_fail=$lib" -o "$tmp/error" "$d/error.hlo" "$tmp/x4.npy"
+check error-case "
+x = np.array([1, 2, 3, 4], f32)
+assert len(instrs('error')) == 2 and 'neg_fail' in instrs('error')[1], instrs('error')
+assert np.array_equal(np.load(t + '/error/in0.npy'), f32(3) - f32(12) * x)"
+replays error-replays error 2 "neg_fail: element 0 is -9, below -10|neg_fail: element 1 is -21, below -10"
+
+# command=: a script that holds while the module still has a custom call
+# reading a value below -10 (in0.npy); the reducer keeps only what it needs.
+cat >"$tmp/has_call.sh" <<'SH'
+#!/bin/sh
+grep -q 'custom-call(' "$1/module.hlo" || exit 1
+grep -q 'neg_crash' "$1/module.hlo"
+SH
+chmod +x "$tmp/has_call.sh"
+# error.hlo's targets are neg_fail: the script never holds there.
+run command-not-holding 2 --reduce "command=$tmp/has_call.sh" --custom-call "neg_fail=$lib" \
+  -o "$tmp/cmd0" "$d/error.hlo" "$tmp/x4.npy" &&
+  has command-not-holding "$tmp/err" "does not hold on .*error.hlo: nothing to reduce"
+run command 0 --reduce "command=$tmp/has_call.sh" --isolate-custom-calls \
+  --custom-call "neg_crash=$lib" -o "$tmp/cmd" "$d/crash.hlo" "$tmp/x4.npy"
+# ENTRY's ROOT stays (command= is about the whole module); what the crash
+# never let run (u) cannot be cut, what ran before it becomes inputs.
+check command-case "
+x = np.array([1, 2, 3, 4], f32)
+l = instrs('cmd')
+assert any('neg_crash' in x for x in l), l
+assert len(l) == 6 and 'exponential' not in ''.join(l), l
+assert inputs('cmd') == ['in0.npy', 'in1.npy', 'in2.npy'], inputs('cmd')
+assert np.array_equal(np.load(t + '/cmd/in0.npy'), x + f32(1))
+assert np.array_equal(np.load(t + '/cmd/in1.npy'), f32(2) * x)
+assert np.array_equal(np.load(t + '/cmd/in2.npy'), f32(3) - f32(12) * x)"
+(cd "$tmp" && sh "$tmp/cmd/command") && echo "ok: command-replays" || fail "command-replays: $tmp/cmd/command"
+
+# mismatch: the golden is 3 * g + 1 where the module computes r from c2 =
+# 2 * g (a wrong handler); x = {1,2,3,4} stays above the crash threshold
+# with x small: use x = {0.5, 0.25, 0.125, 0} (g = 3 - 12x > -10).
+"$py" -c "
+import numpy as np
+x = np.array([0.5, 0.25, 0.125, 0], np.float32)
+np.save('$tmp/xs.npy', x)
+a = x + np.float32(1); b = a - np.float32(1); h = np.float32(2) * b
+g = np.float32(3) - np.float32(4) * (x + h)
+np.save('$tmp/golden.npy', np.float32(3) * g + a + h)   # c2 should have been 3 * g
+"
+run mismatch 0 --reduce mismatch --expect "$tmp/golden.npy" --custom-call "neg_crash=$lib" \
+  -o "$tmp/mis" "$d/crash.hlo" "$tmp/xs.npy"
+check mismatch-case "
+l = instrs('mis')
+assert l[-1].lstrip().startswith('ROOT %r = '), l
+assert len(l) <= 4, l
+assert os.path.exists(t + '/mis/expected.npy')"
+replays mismatch-replays mis 1 "mismatch"
+
+# Bad input: exit 2, a clear message.
+run not-nan 2 --reduce nan -o "$tmp/nn" "$d/crash.hlo" "$tmp/xs.npy" --custom-call "neg_crash=$lib" &&
+  has not-nan "$tmp/err" "does not hold on .*crash.hlo: nothing to reduce"
+run cannot-start 2 --reduce "command=$tmp/no-such-script" -o "$tmp/cs" "$d/crash.hlo" \
+  "$tmp/xs.npy" --custom-call "neg_crash=$lib" &&
+  has cannot-start "$tmp/err" "command=.*no-such-script cannot start"
+run not-empty 2 --reduce nan -o "$tmp/nan" "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has not-empty "$tmp/err" "is not empty \(--force writes the case there anyway\)"
+run force 0 --reduce nan --force -o "$tmp/nan" "$tmp/nan.hlo" "$tmp/x.npy"
+run unknown 2 --reduce frobnicate -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has unknown "$tmp/err" "unknown CONDITION 'frobnicate'"
+run bad-regex 2 --reduce 'error=(' -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has bad-regex "$tmp/err" "bad REGEX"
+run crash-needs-isolate 2 --reduce crash -o "$tmp/u" "$d/crash.hlo" "$tmp/x4.npy" &&
+  has crash-needs-isolate "$tmp/err" "crash needs --isolate-custom-calls"
+run mismatch-needs-expect 2 --reduce mismatch -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has mismatch-needs-expect "$tmp/err" "mismatch needs --expect"
+run needs-dir 2 --reduce nan "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has needs-dir "$tmp/err" "needs -o DIR"
+exit $((fails > 0))
