@@ -33,6 +33,7 @@ typedef struct Opts {
   double rtol, atol;          /* < 0: per-type defaults */
   int64_t ulp;                /* --ulp N; -1: not given */
   const char *reference;      /* --reference REF */
+  bool ref_f64;               /* --reference-precision f64 */
   Binding *ref_bind;          /* --reference-custom-call TARGET=LIB[:SYMBOL] or
                                  TARGET=builtin (lib "builtin") */
   int nref_bind;
