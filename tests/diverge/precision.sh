@@ -105,6 +105,19 @@ run keep-types 0 --reference-precision f64 "$d/keep_types.hlo" "$tmp/k.txt" &&
   has keep-types-count "$tmp/err" "compared 8 values of 8 instructions with a counterpart (0 without)" &&
   has keep-types-out "$tmp/out" "(s16[2] {16896, 17920}, f32[1,2] {{3, 6}})"
 
+# A custom call in a loop keeps f32 (converts around it, per call): times2
+# doubles x = {1,2,3,4} four times, exactly, in both runs: 16 * x. The 18
+# values: h, y, next per iteration (12), lt 5 times, the loop once.
+L=tests/diverge/.libs/libdiverge_handlers.so
+if [ -f "$L" ]; then
+  run custom-call-loop 0 --reference-precision f64 --custom-call "scale=$L:times2" "$d/loop_cc.hlo" "$d/x4.txt" &&
+    has custom-call-loop "$tmp/err" "first divergence: none" &&
+    has custom-call-loop-count "$tmp/err" "compared 18 values of 5 instructions with a counterpart (0 without)" &&
+    has custom-call-loop-out "$tmp/out" "f32[4] {16, 32, 48, 64}"
+else
+  fail "$L was not built"
+fi
+
 # ---- Bad input ---------------------------------------------------------------------
 run precision-f32 2 --reference-precision f32 "$d/f16_overflow.hlo" "$tmp/x.txt" &&
   has precision-f32 "$tmp/err" "--reference-precision: expected f64 (the only precision a reference carries), got 'f32'"
