@@ -9,8 +9,9 @@
  * the layout of a golden case directory; suite.c runs directories of cases
  * in parallel child processes (--suite, --record, --junit); crash.c reports
  * a handler's fatal signal; util.c holds the helpers all of them use.
- * Calls run one way, down this list: hlorun.c; determinism.c, reduce.c;
- * reference.c; suite.c, run.c, devices.c;
+ * passes.c runs every stage of an XLA pass dump (--passes).
+ * Calls run one way, down this list: hlorun.c; passes.c; determinism.c,
+ * reduce.c; reference.c; suite.c, run.c, devices.c;
  * debug.c, result.c; graph.c, casedir.c, crash.c; util.c (suite.c starts
  * this program again rather than calling run.c). Everything goes through
  * the public API (hlorun.h). */
@@ -33,6 +34,9 @@ typedef struct Opts {
   double rtol, atol;          /* < 0: per-type defaults */
   int64_t ulp;                /* --ulp N; -1: not given */
   const char *reference;      /* --reference REF */
+  bool ref_f64;               /* --reference-precision f64 */
+  const char *passes;         /* --passes DIR (no MODULE: every argument is an INPUT) */
+  const char *passes_module;  /* --passes-module NAME */
   Binding *ref_bind;          /* --reference-custom-call TARGET=LIB[:SYMBOL] or
                                  TARGET=builtin (lib "builtin") */
   int nref_bind;
@@ -227,6 +231,9 @@ HloCtx *context_like(const Opts *o, int threads, bool rebind);
 int determinism_run(HloCtx *ctx, const HloModule *m, const Opts *o);
 /* --reference REF: run m and REF, compare, name the first divergence. */
 int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o);
+/* --passes DIR (passes.c): every stage of a pass dump, in step order; the
+ * first pass whose result diverges. */
+int passes_run(HloCtx *ctx, const Opts *o);
 /* Load --plugin LIB.so[:FUNCTION] into ctx. */
 HloStatus load_plugin(HloCtx *ctx, const char *spec);
 

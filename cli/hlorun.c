@@ -125,6 +125,17 @@ static void usage(FILE *f) {
     "                           own implementation); the first diverging call is\n"
     "                           written as a --replay case (to the --dump-custom-calls\n"
     "                           DIR, default hlorun-divergent-call)\n"
+    "      --reference-precision f64\n"
+    "                           the reference is MODULE itself with every float\n"
+    "                           value carried in f64 (rounded only where MODULE\n"
+    "                           converts): the first instruction low precision\n"
+    "                           gets wrong (an f16 overflow, a bf16 cancellation)\n"
+    "      --passes DIR [INPUT ...]\n"
+    "                           (no MODULE) run every stage of an XLA pass dump\n"
+    "                           (--xla_dump_hlo_pass_re=.*) in step order on the\n"
+    "                           INPUTs: 'first divergent pass: PASS (FILE)', then\n"
+    "                           its first divergence against the stage before\n"
+    "      --passes-module NAME the module of DIR to take (DIR holds several)\n"
     "\n"
     "Debugging:\n"
     "      --trace[=FILTER]     print every instruction as it runs: name, opcode, line,\n"
@@ -244,7 +255,8 @@ enum {
   OPT_ISOLATE, OPT_CC_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_ITER, OPT_ALL_STAGES,
   OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
   OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE,
-  OPT_LENIENT, OPT_WRITE_PROTO, OPT_ULP, OPT_REFERENCE, OPT_REF_CUSTOM, OPT_DETERMINISM
+  OPT_LENIENT, OPT_WRITE_PROTO, OPT_ULP, OPT_REFERENCE, OPT_REF_CUSTOM, OPT_DETERMINISM,
+  OPT_REF_PRECISION, OPT_PASSES, OPT_PASSES_MODULE
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -287,6 +299,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"ulp", required_argument, NULL, OPT_ULP},
     {"reference", required_argument, NULL, OPT_REFERENCE},
     {"reference-custom-call", required_argument, NULL, OPT_REF_CUSTOM},
+    {"reference-precision", required_argument, NULL, OPT_REF_PRECISION},
+    {"passes", required_argument, NULL, OPT_PASSES},
+    {"passes-module", required_argument, NULL, OPT_PASSES_MODULE},
     {"determinism", required_argument, NULL, OPT_DETERMINISM},
     {"bench", required_argument, NULL, OPT_BENCH},
     {"threads", required_argument, NULL, OPT_THREADS},
@@ -365,6 +380,14 @@ static int parse_args(int argc, char **argv, Opts *o) {
       break;
     case OPT_EXPECT: o->expect = optarg; break;
     case OPT_REFERENCE: o->reference = optarg; break;
+    case OPT_PASSES: o->passes = optarg; break;
+    case OPT_PASSES_MODULE: o->passes_module = optarg; break;
+    case OPT_REF_PRECISION:
+      if (strcmp(optarg, "f64") != 0)
+        return die_usage("--reference-precision: expected f64 (the only precision a reference "
+                         "carries), got '%s'", optarg);
+      o->ref_f64 = true;
+      break;
     case OPT_DETERMINISM:
       if (!parse_u64(optarg, &u, false) || u < 2 || u > 64)
         return die_usage("--determinism: bad run count '%s' (2 to 64)", optarg);
@@ -473,8 +496,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
       return EXIT_ERROR;
     }
   }
-  if (o->suite) {
-    o->inputs = (const char **)argv + optind;   /* the directories */
+  if (o->passes_module && !o->passes) return die_usage("%s", "--passes-module goes with --passes DIR");
+  if (o->suite || o->passes) {
+    o->inputs = (const char **)argv + optind;   /* the directories; --passes: the INPUTs */
     o->ninputs = argc - optind;
     return EXIT_OK;
   }
@@ -597,6 +621,16 @@ int main(int argc, char **argv) {
       goto out;
     }
   if (o.all_stages) hlo_ctx_set_ffi_all_stages(ctx, 1);
+  if (o.passes) {
+    if (o.reference || o.nref_bind || o.ref_f64 || o.determinism || o.replay || o.expect ||
+        o.output || o.print || o.write_proto)
+      rc = die_usage("%s", "--passes DIR takes INPUTs only: it cannot be used with --reference, "
+                     "--reference-custom-call, --reference-precision, --determinism, --replay, "
+                     "--expect, -o, --print or --write-proto");
+    else
+      rc = passes_run(ctx, &o);
+    goto out;
+  }
   if (!o.print && !o.write_proto && o.ninputs == 0 && mlir_test_file(o.module)) {
     rc = mlir_tests_run(ctx, &o);
     goto out;
@@ -664,10 +698,13 @@ int main(int argc, char **argv) {
   int R, P;
   devices_grid(m, &o, &R, &P);
   if (o.reduce) rc = reduce_run(ctx, m, &o, argv[0]);
-  else if (o.determinism && (o.reference || o.nref_bind))
+  else if (o.determinism && (o.reference || o.nref_bind || o.ref_f64))
     rc = die_usage("%s", "--determinism cannot be used with --reference");
+  else if (o.ref_f64 && (o.reference || o.nref_bind))
+    rc = die_usage("%s", "--reference-precision f64 compares the module with itself: it cannot be "
+                   "used with --reference or --reference-custom-call");
   else if (o.determinism) rc = determinism_run(ctx, m, &o);
-  else if (o.reference || o.nref_bind) rc = reference_run(ctx, m, &o);
+  else if (o.reference || o.nref_bind || o.ref_f64) rc = reference_run(ctx, m, &o);
   else if (devices_wanted(ctx, m, &o, R, P)) rc = devices_run(ctx, m, &o, R, P);
   else rc = run_module(ctx, m, &o);
   flush_diags(ctx);

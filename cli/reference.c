@@ -1,7 +1,8 @@
 /* reference.c: hlorun --reference REF: run MODULE and REF on the same
  * inputs, compare the results as --expect does, and name the first
  * instruction whose value differs (spec/cli.md, "Finding what goes
- * wrong"; the engine is the library's hlo_compare_runs). Also contexts
+ * wrong"; the engine is the library's hlo_compare_runs). With
+ * --reference-precision f64 the reference is MODULE carried in f64. Also contexts
  * like main's (context_like, load_plugin), which --determinism uses too.
  *
  * Reports go to standard error; the module's result to standard output
@@ -131,7 +132,7 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
   HloModule *ref = NULL;
   HloCtx *rctx = NULL;
   const HloModule *r = m;     /* without REF: the module itself */
-  const char *rname = o->reference ? o->reference : o->module;
+  const char *rname = o->reference ? o->reference : o->ref_f64 ? "the f64 reference" : o->module;
   HloDivergence *d = NULL;
   int np = hlo_module_num_params(m);
   HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
@@ -173,12 +174,15 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
                       .no_fusion = 1, .replicas = 1, .partitions = 1};
   HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
-                               .reference_ctx = rctx};
+                               .reference_ctx = rctx,
+                               .reference_precision = o->ref_f64 ? HLO_TYPE_F64 : 0};
   HloStatus st = hlo_compare_runs(ctx, m, r, in, np, &dopt, &d);
   if (st != HLO_OK) {
     if (d && d->failed_side == 2) {
-      fprintf(stderr, "%s: error: the reference %s%s failed:\n", prog, rname,
-              o->nref_bind ? " (with the --reference-custom-call bindings)" : "");
+      fprintf(stderr, "%s: error: the reference %s%s failed:\n", prog,
+              o->ref_f64 ? o->module : rname,
+              o->nref_bind ? " (with the --reference-custom-call bindings)"
+              : o->ref_f64 ? " (carried in f64)" : "");
       if (rctx) flush_diags(rctx);
     }
     else if (d && d->failed_side == 1)

@@ -618,6 +618,9 @@ typedef struct HloDivergenceOptions {
                                 the reference run's peak, at least 64 MiB. More
                                 values than that: the runs are repeated, each time
                                 for the next part of the reference's values */
+  HloElementType reference_precision;  /* HLO_TYPE_F64: the reference is m itself with
+                                its floating-point values carried in f64 (ref is
+                                ignored, may be NULL; doc/divergence.md); 0: ref */
 } HloDivergenceOptions;
 
 /* What hlo_compare_runs found. Strings and instructions are borrowed from

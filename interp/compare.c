@@ -99,15 +99,32 @@ uint64_t hli_ulp_distance(HloDtype t, uint64_t a, uint64_t b) {
   return ma > mb ? ma - mb : mb - ma;
 }
 
+/* want's part v as bits of got's part type pt (rounded); false when the
+ * rounding leaves the finite range (a non-finite value never matches). */
+static bool rounded_bits(HloDtype pt, double v, uint64_t *bits) {
+  if (pt == HLO_F64) { memcpy(bits, &v, 8); return true; }
+  if (pt == HLO_F32) {
+    float f = (float)v;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    *bits = b;
+    return isfinite(f);
+  }
+  *bits = hlc_float_bits_from_f64(pt, v);
+  return isfinite(hlc_float_bits_to_f64(pt, *bits));
+}
+
 /* Does one part pass? The tolerance, or (max_ulp > 0) the distance in
- * representable values between two finite parts. */
-static bool part_passes(HloDtype t, const void *gp, const void *wp, int part, double g, double w,
-                        const HliTolerance *tol) {
+ * representable values of got's type between two finite parts (a wider
+ * want, as --reference-precision compares, is rounded to that type). */
+static bool part_passes(HloDtype tg, HloDtype tw, const void *gp, const void *wp, int part,
+                        double g, double w, const HliTolerance *tol) {
   if (close_enough(g, w, tol->rtol, tol->atol)) return true;
   if (tol->max_ulp <= 0 || !isfinite(g) || !isfinite(w)) return false;
-  HloDtype pt = part_type(t);
-  return hli_ulp_distance(pt, part_bits(t, gp, part), part_bits(t, wp, part)) <=
-         (uint64_t)tol->max_ulp;
+  HloDtype pt = part_type(tg);
+  uint64_t wb = part_bits(tw, wp, part);
+  if (tw != tg && !rounded_bits(pt, w, &wb)) return false;
+  return hli_ulp_distance(pt, part_bits(tg, gp, part), wb) <= (uint64_t)tol->max_ulp;
 }
 
 /* Error of one element pair (parts of complex numbers: the larger). */
@@ -134,8 +151,8 @@ static void index_text(const HliValue *v, int32_t leaf, int32_t nleaves, int64_t
   if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
-static void note_bad(Stats *s, const HliValue *v, int32_t leaf, int32_t nleaves, int64_t i,
-                     const void *g, const void *w, double abs_err, double rel_err) {
+static void note_bad(Stats *s, const HliValue *v, HloDtype tg, int32_t leaf, int32_t nleaves,
+                     int64_t i, const void *g, const void *w, double abs_err, double rel_err) {
   s->bad++;
   bool want_at = s->reported < s->max_report || (!isnan(abs_err) && abs_err > s->max_abs) ||
                  (!isnan(rel_err) && rel_err > s->max_rel);
@@ -147,29 +164,30 @@ static void note_bad(Stats *s, const HliValue *v, int32_t leaf, int32_t nleaves,
   Diff *d = &s->diffs[s->reported++];
   d->leaf = leaf;
   strcpy(d->where, at);
-  hlc_format_element(v->dtype, g, d->got, sizeof d->got);
+  hlc_format_element(tg, g, d->got, sizeof d->got);
   hlc_format_element(v->dtype, w, d->want, sizeof d->want);
   d->abs_err = abs_err;
   d->rel_err = rel_err;
 }
 
+/* got may be of a narrower float type than want (the same kind). */
 static void compare_leaf(const HliValue *g, const HliValue *w, const HliTolerance *tol,
                          int32_t leaf, int32_t nleaves, Stats *s) {
-  HloDtype t = w->dtype;
-  size_t es = hlc_dtype_size(t);
+  HloDtype tg = g->dtype, tw = w->dtype;
+  size_t eg = hlc_dtype_size(tg), ew = hlc_dtype_size(tw);
   const char *gp = g->data, *wp = w->data;
-  bool fl = hlc_dtype_is_float(t), cx = hlc_dtype_is_complex(t);
+  bool fl = hlc_dtype_is_float(tw), cx = hlc_dtype_is_complex(tw);
   s->total += w->nelem;
   for (int64_t i = 0; i < w->nelem; i++) {
-    const void *ge = gp + (size_t)i * es, *we = wp + (size_t)i * es;
+    const void *ge = gp + (size_t)i * eg, *we = wp + (size_t)i * ew;
     if (fl || cx) {
-      double g0 = load_part(t, ge, 0), w0 = load_part(t, we, 0);
-      bool ok = part_passes(t, ge, we, 0, g0, w0, tol);
+      double g0 = load_part(tg, ge, 0), w0 = load_part(tw, we, 0);
+      bool ok = part_passes(tg, tw, ge, we, 0, g0, w0, tol);
       double g1 = 0, w1 = 0;
       if (cx) {
-        g1 = load_part(t, ge, 1);
-        w1 = load_part(t, we, 1);
-        ok &= part_passes(t, ge, we, 1, g1, w1, tol);
+        g1 = load_part(tg, ge, 1);
+        w1 = load_part(tw, we, 1);
+        ok &= part_passes(tg, tw, ge, we, 1, g1, w1, tol);
       }
       if (ok) continue;
       double a0, r0, a1 = 0, r1 = 0;
@@ -179,11 +197,11 @@ static void compare_leaf(const HliValue *g, const HliValue *w, const HliToleranc
         if (isnan(a0) || a1 > a0) a0 = a1;
         if (isnan(r0) || r1 > r0) r0 = r1;
       }
-      note_bad(s, w, leaf, nleaves, i, ge, we, a0, r0);
-    } else if (memcmp(ge, we, es) != 0) {
-      double gv = (double)hlc_load_i64(t, ge), wv = (double)hlc_load_i64(t, we);
+      note_bad(s, w, tg, leaf, nleaves, i, ge, we, a0, r0);
+    } else if (memcmp(ge, we, ew) != 0) {
+      double gv = (double)hlc_load_i64(tw, ge), wv = (double)hlc_load_i64(tw, we);
       double d = fabs(gv - wv);
-      note_bad(s, w, leaf, nleaves, i, ge, we, d, wv != 0 ? d / fabs(wv) : NAN);
+      note_bad(s, w, tg, leaf, nleaves, i, ge, we, d, wv != 0 ? d / fabs(wv) : NAN);
     }
   }
 }
@@ -245,9 +263,13 @@ int hli_compare_values(const HliValue *got, const HliValue *want, const HloCompa
   char tol[128] = "", one[128];
   bool mixed = false;
   for (int32_t i = 0; i < nw; i++) {
+    if (gl[i]->dtype != wl[i]->dtype && hlc_dtype_kind(gl[i]->dtype) != hlc_dtype_kind(wl[i]->dtype))
+      continue;   /* callers pass compatible shapes; never read a leaf as another kind */
+    /* The tolerance of got's type: a wider want is the exact value got
+     * approximates (--reference-precision). */
     HliTolerance t = {0, 0, 0};
-    hlo_default_tolerance((HloElementType)hlc_dtype_xla_code(wl[i]->dtype), &t.rtol, &t.atol);
-    bool inexact = hlc_dtype_is_float(wl[i]->dtype) || hlc_dtype_is_complex(wl[i]->dtype);
+    hlo_default_tolerance((HloElementType)hlc_dtype_xla_code(gl[i]->dtype), &t.rtol, &t.atol);
+    bool inexact = hlc_dtype_is_float(gl[i]->dtype) || hlc_dtype_is_complex(gl[i]->dtype);
     if (inexact && opts->rtol >= 0) t.rtol = opts->rtol;
     if (inexact && opts->atol >= 0) t.atol = opts->atol;
     if (inexact) t.max_ulp = opts->max_ulp > 0 ? opts->max_ulp : 0;
@@ -274,7 +296,8 @@ int hli_compare_values(const HliValue *got, const HliValue *want, const HloCompa
     strcpy(sum->first_got, diffs[0].got);
     strcpy(sum->first_want, diffs[0].want);
   }
-  if (s.bad && report) write_report(report, &s, want, tol);
+  /* The shape named is the compared one (got's, when want is wider). */
+  if (s.bad && report) write_report(report, &s, got->dtype == want->dtype ? want : got, tol);
   free(diffs);
   return 0;
 }

@@ -246,24 +246,27 @@ static int pair_by_metadata(HliSide *a, HliSide *b) {
   return 0;
 }
 
-static void pair_by_name(HliSide *a, HliSide *b) {
+static void pair_by_name(HliSide *a, HliSide *b, bool widened) {
   for (int32_t id = 0; id < a->n; id++) {
     if (!(a->flags[id] & HLI_SIDE_COMPARABLE)) continue;
     const HloInstr *ins = a->ins[id];
     int32_t rid = id_by_name(b, ins->name);
     if (rid < 0 || !(b->flags[rid] & HLI_SIDE_COMPARABLE) || b->pair[rid] >= 0) continue;
-    if (!hlp_shape_compatible(&ins->shape, &b->ins[rid]->shape)) continue;
+    const HloShape *rs = &b->ins[rid]->shape;
+    if (!(widened ? hli_shape_widens(&ins->shape, rs) : hlp_shape_compatible(&ins->shape, rs)))
+      continue;
     a->pair[id] = rid;
     b->pair[rid] = id;
   }
 }
 
-int hli_sides_build(const HloModule *m, const HloModule *ref, HliSide *a, HliSide *b) {
+int hli_sides_build(const HloModule *m, const HloModule *ref, bool widened, HliSide *a,
+                    HliSide *b) {
   memset(a, 0, sizeof *a);
   memset(b, 0, sizeof *b);
   if (index_side(a, m) || index_side(b, ref) || mark_comparable(a) || mark_comparable(b))
     return -1;
-  pair_by_name(a, b);
+  pair_by_name(a, b, widened);
   if (pair_by_metadata(a, b)) return -1;
   for (int32_t id = 0; id < a->n; id++) {
     if (!(a->flags[id] & HLI_SIDE_COMPARABLE)) continue;

@@ -122,7 +122,7 @@ HloStatus hlo_check_determinism(HloCtx *const *ctxs, int nruns, const HloModule 
   Watch *w = calloc(1, sizeof *w);
   HliSide other = {0};
   HloStatus st = HLO_OK;
-  if (!w || hli_sides_build(m, m, &w->side, &other) != 0 ||
+  if (!w || hli_sides_build(m, m, false, &w->side, &other) != 0 ||
       !(w->occ = calloc((size_t)w->side.n + 1, sizeof *w->occ))) {
     st = hli_api_fail(ctx, HLO_NOMEM, "out of memory");
     goto out;

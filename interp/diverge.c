@@ -59,6 +59,7 @@ typedef struct Engine {
   Found best;                /* best.seq < 0: nothing found yet */
   HliValue *best_v, *best_rv;/* owned: its values in the module and the reference */
   bool nomem;
+  bool widened;              /* the reference is the module carried in f64 */
 } Engine;
 
 static uint64_t key_hash(int32_t id, int64_t occ) {
@@ -260,6 +261,7 @@ static char *dup_text(const char *s) {
 typedef struct Report {
   HloDivergence pub;
   char *result_report, *line, *max_abs_at;
+  HloModule *wide;           /* owned: the reference carried in f64, or NULL */
 } Report;
 
 static void describe(Engine *g, Report *r, const char *ref_file) {
@@ -285,8 +287,12 @@ static void describe(Engine *g, Report *r, const char *ref_file) {
                    (int)ins->line);
     if (d->iteration >= 0) hli_buf_printf(&b, ", iteration %lld", (long long)d->iteration);
     if (d->call >= 0) hli_buf_printf(&b, ", call %lld", (long long)d->call);
-    hli_buf_printf(&b, ") against the reference's %s (%s line %d): %lld of %lld elements differ",
-                   cp->name, ref_file ? ref_file : "", (int)cp->line, (long long)f->sum.bad,
+    if (ref_file)
+      hli_buf_printf(&b, ") against the reference's %s (%s line %d)", cp->name, ref_file,
+                     (int)cp->line);
+    else
+      hli_buf_puts(&b, ") against its value carried in f64");
+    hli_buf_printf(&b, ": %lld of %lld elements differ", (long long)f->sum.bad,
                    (long long)f->sum.total);
     if (f->sum.max_abs_at[0])
       hli_buf_printf(&b, "; largest absolute error %g at %s", f->sum.max_abs, f->sum.max_abs_at);
@@ -301,14 +307,25 @@ static void describe(Engine *g, Report *r, const char *ref_file) {
 HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref,
                            HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,
                            HloDivergence **out) {
-  if (!ctx || !m || !ref || !out || (n > 0 && !inputs)) return HLO_INVALID_ARGUMENT;
+  if (!ctx || !m || !out || (n > 0 && !inputs)) return HLO_INVALID_ARGUMENT;
   *out = NULL;
   HloDivergenceOptions o = {0};
   o.struct_size = sizeof o;
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   HloCtx *rctx = o.reference_ctx ? o.reference_ctx : ctx;
+  HloModule *wide = NULL;    /* --reference-precision f64: m carried in f64 */
+  if (o.reference_precision) {
+    if (o.reference_precision != HLO_TYPE_F64)
+      return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "reference precision %s: only f64 is supported",
+                          hlc_dtype_name(hlc_dtype_from_xla_code((int)o.reference_precision)));
+    if (!(wide = hli_widen_module(m, &ctx->diags)))
+      return ctx->diags.nerrors ? HLO_PARSE_ERROR
+                                : hli_api_fail(ctx, HLO_NOMEM, "out of memory widening the module");
+    ref = wide;
+  }
+  if (!ref) return HLO_INVALID_ARGUMENT;
   HloStatus st = check_params(ctx, m, ref);
-  if (st != HLO_OK) return st;
+  if (st != HLO_OK) { hlo_module_free(wide); return st; }
   HloCompareOptions cmp = {sizeof cmp, -1, -1, 0, 0};
   if (o.compare)
     memcpy(&cmp, o.compare, o.compare->struct_size < sizeof cmp ? o.compare->struct_size : sizeof cmp);
@@ -323,7 +340,12 @@ HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref
   Report *r = calloc(1, sizeof *r);
   Engine *g = calloc(1, sizeof *g);
   HloExecutable *ea = NULL, *eb = NULL;
-  if (!r || !g) { free(r); free(g); return hli_api_fail(ctx, HLO_NOMEM, "out of memory"); }
+  if (!r || !g) {
+    free(r);
+    free(g);
+    hlo_module_free(wide);
+    return hli_api_fail(ctx, HLO_NOMEM, "out of memory");
+  }
   HloDivergence *d = &r->pub;
   d->struct_size = sizeof *d;
   d->iteration = d->call = -1;
@@ -332,7 +354,8 @@ HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref
   g->best.seq = -1;
   g->budget = o.memory_budget ? (size_t)o.memory_budget : (size_t)64 << 20;
   g->budget_from_peak = o.memory_budget == 0;
-  if (hli_sides_build(m, ref, &g->a, &g->b) != 0 ||
+  g->widened = wide != NULL;
+  if (hli_sides_build(m, ref, g->widened, &g->a, &g->b) != 0 ||
       !(g->occ_a = calloc((size_t)g->a.n + 1, sizeof *g->occ_a)) ||
       !(g->occ_b = calloc((size_t)g->b.n + 1, sizeof *g->occ_b))) {
     st = hli_api_fail(ctx, HLO_NOMEM, "out of memory");
@@ -373,7 +396,8 @@ HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref
   }
   d->values_compared = g->compared;
   /* The results, as --expect compares them. */
-  if (!hlp_shape_compatible(d->result->v->shape, d->reference_result->v->shape)) {
+  if (!(g->widened ? hli_shape_widens(d->result->v->shape, d->reference_result->v->shape)
+                   : hlp_shape_compatible(d->result->v->shape, d->reference_result->v->shape))) {
     d->result_mismatches = -1;
   } else {
     HliCompareSummary sum;
@@ -387,7 +411,7 @@ HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref
     r->result_report = rep.data;
     d->result_report = sum.bad ? r->result_report : NULL;
   }
-  describe(g, r, ref->filename);
+  describe(g, r, g->widened ? NULL : ref->filename);
   if (g->best_v) {
     HliValue *v = g->best_v, *rv = g->best_rv;
     g->best_v = g->best_rv = NULL;
@@ -410,6 +434,7 @@ out:
   free(g);
   hlo_executable_free(ea);
   hlo_executable_free(eb);
+  r->wide = wide;            /* values and counterpart borrow its shapes and instructions */
   if (st != HLO_OK && !d->failed_side) {
     hlo_divergence_free(d);
     return st;
@@ -428,5 +453,6 @@ void hlo_divergence_free(HloDivergence *d) {
   free(r->result_report);
   free(r->line);
   free(r->max_abs_at);
+  hlo_module_free(r->wide);
   free(r);
 }

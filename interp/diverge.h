@@ -1,6 +1,6 @@
 /* diverge.h: private header of the comparison engine (compare.c for one
  * value against another, counterpart.c for pairing the instructions of two
- * modules, diverge.c for running two modules and naming the first
+ * modules, widen.c for a module carried in f64, diverge.c for running two modules and naming the first
  * instruction whose value differs). Only interp/ includes it. */
 #ifndef HLORUN_INTERP_DIVERGE_H
 #define HLORUN_INTERP_DIVERGE_H
@@ -46,11 +46,23 @@ typedef struct HliSide {
   uint64_t mask;             /* table size - 1 */
 } HliSide;
 
-/* Number and pair m's instructions (a) with ref's (b). -1: out of memory
- * (free both sides anyway). */
-int hli_sides_build(const HloModule *m, const HloModule *ref, HliSide *a, HliSide *b);
+/* Number and pair m's instructions (a) with ref's (b). widened: ref is m
+ * carried in f64 (hli_widen_module), names pair with the widened shape.
+ * -1: out of memory (free both sides anyway). */
+int hli_sides_build(const HloModule *m, const HloModule *ref, bool widened, HliSide *a,
+                    HliSide *b);
 /* The id of ins, -1 if it is not one of s's module. */
 int32_t hli_side_id(const HliSide *s, const HloInstr *ins);
 void hli_side_free(HliSide *s);
+
+/* ---- Carried in f64 (widen.c) ---- */
+
+/* A copy of m whose float values are f64 and complex values c128, with
+ * converts around what keeps its own type (doc/divergence.md). NULL on
+ * an error (in diags) or when out of memory. */
+HloModule *hli_widen_module(const HloModule *m, HlcDiags *diags);
+/* Is wide the shape low becomes in the widened module (or low's own, for
+ * what keeps its type)? Dims must agree, layouts aside. */
+bool hli_shape_widens(const HloShape *low, const HloShape *wide);
 
 #endif

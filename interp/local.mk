@@ -19,9 +19,10 @@ libhlorun_core_la_SOURCES += \
 	interp/api.h interp/context.c interp/bind.c interp/files.c \
 	interp/module.c interp/buffers.c interp/inputs.c interp/run.c interp/proto_io.c interp/compare.c \
 	interp/mlir_tests.c
-# Comparing two runs: counterparts, the first divergence (diverge.h).
+# Comparing two runs: counterparts, the first divergence, the module carried
+# in f64 (diverge.h).
 libhlorun_core_la_SOURCES += interp/diverge.h interp/counterpart.c interp/diverge.c \
-	interp/determinism.c
+	interp/determinism.c interp/widen.c
 
 include interp/kernels/elementwise.mk
 include interp/kernels/movement.mk
@@ -54,16 +55,34 @@ EXTRA_DIST += tests/fusion-diff.sh tests/fusion_diff.py
 # The comparison engine (diverge.h): ulp distances, parts under a memory
 # budget (check_diverge); the command's --ulp and --reference (tests/diverge/run.sh).
 check_PROGRAMS += tests/check_diverge
-TESTS += tests/check_diverge tests/diverge/run.sh
+TESTS += tests/check_diverge tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh
 tests_check_diverge_SOURCES = tests/check_diverge.c
 tests_check_diverge_CFLAGS = $(TEST_CFLAGS)
 tests_check_diverge_LDADD = $(TEST_LIBS)
-dist_noinst_SCRIPTS += tests/diverge/run.sh
+dist_noinst_SCRIPTS += tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh
 dist_noinst_DATA += tests/diverge/v1.hlo tests/diverge/v2.hlo tests/diverge/x3.txt \
 	tests/diverge/x4.txt tests/diverge/loop_ok.hlo tests/diverge/loop_bad.hlo \
 	tests/diverge/after_opt_bug.hlo tests/diverge/ref_s32.hlo tests/diverge/ref_fails.hlo \
 	tests/diverge/copy_f32.hlo tests/diverge/copy_f16.hlo tests/diverge/copy_bf16.hlo \
-	samples/cpu_before_opt.hlo doc/divergence.md tests/diverge/loop_cc.hlo
+	samples/cpu_before_opt.hlo doc/divergence.md tests/diverge/loop_cc.hlo \
+	tests/diverge/f16_overflow.hlo tests/diverge/bf16_cancel.hlo tests/diverge/f16_convert.hlo \
+	tests/diverge/keep_types.hlo
+# Hand-made XLA pass dumps of one module (--passes, tests/diverge/passes.sh).
+dist_noinst_DATA += \
+	tests/diverge/passes_bad/module_0003.jit_f.0000.pipeline-start.after_pipeline-start.before_algsimp.txt \
+	tests/diverge/passes_bad/module_0003.jit_f.0001.simplification.after_algsimp.before_cse.txt \
+	tests/diverge/passes_bad/module_0003.jit_f.0002.simplification.after_cse.before_fusion.txt \
+	tests/diverge/passes_bad/module_0003.jit_f.0003.fusion.after_fusion.before_pipeline-end.txt \
+	tests/diverge/passes_bad/module_0003.jit_f.before_optimizations.txt \
+	tests/diverge/passes_bad/module_0003.jit_f.cpu_after_optimizations-buffer-assignment.txt \
+	tests/diverge/passes_bad/module_0003.jit_f.cpu_after_optimizations.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.0000.pipeline-start.after_pipeline-start.before_algsimp.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.0001.simplification.after_algsimp.before_cse.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.0002.simplification.after_cse.before_layout.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.0003.layout.after_layout.before_fusion.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.0004.fusion.after_fusion.before_pipeline-end.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.before_optimizations.txt \
+	tests/diverge/passes_ok/module_0003.jit_f.cpu_after_optimizations.txt
 # Handlers --reference-custom-call sets against each other (built, not installed).
 check_LTLIBRARIES += tests/diverge/libdiverge_handlers.la
 tests_diverge_libdiverge_handlers_la_SOURCES = tests/diverge/handlers.c

@@ -1,0 +1,95 @@
+#!/bin/sh
+# End-to-end tests of --passes DIR (spec/cli.md, "Every pass of a dump"):
+# hand-made pass dumps of one module, named as xla/service/dump.cc names
+# them. f(x) = 2x + 1 at every stage, x = {1, 2, 3, 4}: {3, 5, 7, 9}.
+# passes_bad: the cse pass (step 0002) rewrites add(m, c) as add(m, m):
+# 4x = {4, 8, 12, 16}; the fusion and after-optimizations stages carry the
+# bug on. passes_ok: the same steps done right; its before-optimizations
+# stage calls a custom call without a handler and its layout step does not
+# verify: both are listed and skipped.
+set -u
+srcdir=${srcdir:-.}
+d=$srcdir/tests/diverge
+H=${HLORUN:-./hlorun}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-passes.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+run() {
+  name=$1 rc_want=$2
+  shift 2
+  "$H" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  if [ "$rc" != "$rc_want" ]; then
+    fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
+  fi
+  return 0
+}
+has() {
+  grep -qF -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
+  echo "ok: $1"
+}
+lacks() {
+  if grep -qF -- "$3" "$2"; then fail "$1: '$3' in $(basename "$2")"; cat "$2"; return 1; fi
+  echo "ok: $1"
+}
+
+echo 'f32[4] {1, 2, 3, 4}' > "$tmp/x.txt"
+b=$d/passes_bad
+# Stages in step order: before_optimizations, 0000 .. 0003, then
+# cpu_after_optimizations (6; the buffer-assignment file is not a stage).
+# cse's result differs from the baseline at all 4 elements, the largest
+# error at [3] (16 - 9 = 7); within the stage, m = add(x, x) agrees with
+# algsimp's and a is the first divergence: got 4, reference 3 at [0].
+run passes-bad 1 --passes "$b" "$tmp/x.txt" &&
+  has passes-bad-count "$tmp/err" "passes: $b: 6 stages of module_0003.jit_f" &&
+  has passes-bad-baseline "$tmp/err" "baseline: module_0003.jit_f.before_optimizations.txt" &&
+  has passes-bad "$tmp/err" "first divergent pass: cse (module_0003.jit_f.0002.simplification.after_cse.before_fusion.txt)" &&
+  has passes-bad-result "$tmp/err" "mismatch: 4 of 4 elements differ (100%; f32[4]; rtol=0.0001 atol=0.0001)" &&
+  has passes-bad-largest "$tmp/err" "largest absolute error 7 at [3]" &&
+  has passes-bad-first "$tmp/err" "first divergence: a (add, line 10) against the reference's a ($b/module_0003.jit_f.0001.simplification.after_algsimp.before_cse.txt line 10): 4 of 4 elements differ; largest absolute error 7 at [3]; first at [0]: got 4, reference 3" &&
+  lacks passes-bad-stops "$tmp/err" "stage module_0003.jit_f.0003" &&
+  lacks passes-bad-not-a-stage "$tmp/err" "buffer-assignment"
+
+g=$d/passes_ok
+run passes-ok 0 --passes "$g" "$tmp/x.txt" &&
+  has passes-ok "$tmp/err" "first divergent pass: none (5 stages ran, 2 skipped)" &&
+  has passes-ok-skip-first "$tmp/err" "skipped: module_0003.jit_f.before_optimizations.txt: it does not run:" &&
+  has passes-ok-why "$tmp/err" "custom-call target \"no_handler_anywhere\" (line 7) has no handler" &&
+  has passes-ok-baseline "$tmp/err" "baseline: module_0003.jit_f.0000.pipeline-start.after_pipeline-start.before_algsimp.txt (the first stage, module_0003.jit_f.before_optimizations.txt, cannot run)" &&
+  has passes-ok-skip-verify "$tmp/err" "skipped: module_0003.jit_f.0003.layout.after_layout.before_fusion.txt: the module does not load or verify:"
+
+# Two modules in one directory: an error listing them, or a choice.
+mkdir "$tmp/two"
+cp "$g"/*.txt "$tmp/two/"
+cp "$b/module_0003.jit_f.before_optimizations.txt" "$tmp/two/module_0007.jit_g.before_optimizations.txt"
+cp "$b/module_0003.jit_f.0002.simplification.after_cse.before_fusion.txt" "$tmp/two/module_0007.jit_g.0000.simplification.after_cse.before_fusion.txt"
+run passes-two 2 --passes "$tmp/two" "$tmp/x.txt" &&
+  has passes-two "$tmp/err" "holds the dumps of 2 modules: choose one with --passes-module NAME:" &&
+  has passes-two-f "$tmp/err" "  module_0003.jit_f (NAME jit_f)" &&
+  has passes-two-g "$tmp/err" "  module_0007.jit_g (NAME jit_g)"
+run passes-pick-g 1 --passes "$tmp/two" --passes-module jit_g "$tmp/x.txt" &&
+  has passes-pick-g "$tmp/err" "first divergent pass: cse (module_0007.jit_g.0000.simplification.after_cse.before_fusion.txt)"
+run passes-pick-f 0 --passes "$tmp/two" --passes-module module_0003.jit_f "$tmp/x.txt" &&
+  has passes-pick-f "$tmp/err" "first divergent pass: none (5 stages ran, 2 skipped)"
+run passes-pick-none 2 --passes "$tmp/two" --passes-module jit_h "$tmp/x.txt" &&
+  has passes-pick-none "$tmp/err" "--passes-module jit_h: no such module in $tmp/two; it holds:"
+
+# Bad input.
+mkdir "$tmp/empty"
+run passes-empty 2 --passes "$tmp/empty" "$tmp/x.txt" &&
+  has passes-empty "$tmp/err" "no XLA pass dumps (module_NNNN.NAME.*.txt) in the directory"
+run passes-missing 2 --passes "$tmp/nothere" "$tmp/x.txt" &&
+  has passes-missing "$tmp/err" "--passes $tmp/nothere: cannot read the directory"
+run passes-module-alone 2 --passes-module jit_f "$b/module_0003.jit_f.before_optimizations.txt" "$tmp/x.txt" &&
+  has passes-module-alone "$tmp/err" "--passes-module goes with --passes DIR"
+run passes-with-ref 2 --passes "$b" --reference "$b/module_0003.jit_f.before_optimizations.txt" "$tmp/x.txt" &&
+  has passes-with-ref "$tmp/err" "--passes DIR takes INPUTs only"
+# Inputs that fit no stage: every stage is skipped, an error.
+echo 'f32[3] {1, 2, 3}' > "$tmp/x3.txt"
+run passes-no-stage 2 --passes "$b" "$tmp/x3.txt" &&
+  has passes-no-stage "$tmp/err" "--passes $b: none of the 6 stages can run"
+
+if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
+exit 0
