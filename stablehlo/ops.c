@@ -453,6 +453,7 @@ int sh_lower_op(Lower *C, ShOp *op) {
   int arity;
   const char *ew = sh_elementwise_opcode(op->name, op->nlen, &arity);
   if (ew) return op_elementwise(C, op, ew, arity);
+  if (op->nlen > 5 && memcmp(op->name, "chlo.", 5) == 0 && sh_lower_chlo_op(C, op) == 0) return 0;
   if (is(op, "stablehlo.constant")) return op_constant(C, op);
   if (is(op, "stablehlo.iota")) return op_iota(C, op);
   if (is(op, "stablehlo.broadcast_in_dim")) return op_broadcast_in_dim(C, op);

@@ -19,6 +19,27 @@ int sh_struct_ints(Lower *C, ShAttr *a, const char *field, int64_t *v, int max);
 const char *sh_window_text(Lower *C, const int64_t *size, int rank, const int64_t *stride, const int64_t *pad_lo,
                            const int64_t *pad_hi, const int64_t *lhs_dil, const int64_t *rhs_dil, const int64_t *reversal);
 
+/* ---- Elementwise expressions (ops_chlo.c), for the CHLO decompositions ------------- */
+/* Instructions of one array type t (or its pred / integer twin): each call
+ * writes one instruction and returns its name. */
+typedef struct ShEx { Lower *C; const ShType *t; } ShEx;
+ShType *shx_like(Lower *C, const ShType *t, HloDtype dt);            /* t's shape, element type dt */
+const char *shx_k(ShEx *e, double v);                                /* v (complex: v + 0i), broadcast */
+const char *shx_ki(ShEx *e, long long v);                            /* an integer constant */
+const char *shx_1(ShEx *e, const char *opcode, const char *a);
+const char *shx_2(ShEx *e, const char *opcode, const char *a, const char *b);
+const char *shx_cmp(ShEx *e, const char *dir, const char *a, const char *b);   /* pred result */
+const char *shx_sel(ShEx *e, const char *p, const char *a, const char *b);
+const char *shx_to(ShEx *e, const char *opcode, const char *a, HloDtype dt);   /* convert / bitcast-convert */
+/* c[0]*x^(n-1) + ... + c[n-1], in Horner form as XLA writes it. */
+const char *shx_poly(ShEx *e, const char *x, const double *c, int n);
+double shx_max_finite(HloDtype dt);
+
+int sh_lower_chlo_op(Lower *C, ShOp *op);        /* ops_chlo.c: -1 if not a CHLO op it knows */
+/* ops_chlo_special.c: erf, erfc, erf_inv, lgamma, digamma, bessel_i1e of x
+ * (type e->t, already upcast where XLA upcasts), or NULL if name is none of them. */
+const char *sh_chlo_special(ShEx *e, const char *name, const char *x);
+
 int sh_lower_region_op(Lower *C, ShOp *op);   /* ops_region.c */
 int sh_lower_index_op(Lower *C, ShOp *op);    /* ops_index.c */
 int sh_lower_call_op(Lower *C, ShOp *op);     /* ops_call.c */

@@ -237,6 +237,42 @@ START_TEST(values_end_to_end) {
 }
 END_TEST
 
+/* CHLO decompositions, exactly: next_after's neighbours are IEEE bit
+ * patterns worked out by hand (one ulp of 1.0f is 2^-23: 0x3F800001 above,
+ * 0x3F7FFFFF below; from zero toward -1 the smallest negative subnormal);
+ * is_inf; a complex asin (no decomposition here) is a positioned error. */
+START_TEST(chlo_exact) {
+  HloCtx *ctx = NULL;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  const char *mlir = MAIN("() -> tensor<6xf32>",
+                          "    %x = stablehlo.constant dense<[1.0, 1.0, 0.0, -1.0, 2.0, 0.0]> : tensor<6xf32>\n"
+                          "    %y = stablehlo.constant dense<[2.0, 0.0, -1.0, -2.0, 2.0, 0.0]> : tensor<6xf32>\n"
+                          "    %0 = chlo.next_after %x, %y : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>\n"
+                          "    return %0 : tensor<6xf32>\n");
+  HloBuffer *r = run_mlir(ctx, mlir, NULL, 0);
+  const uint32_t *bits = hlo_buffer_data(r);
+  const uint32_t want[6] = {0x3F800001u, 0x3F7FFFFFu, 0x80000001u, 0xBF800001u, 0x40000000u, 0};
+  for (int i = 0; i < 6; i++) ck_assert_msg(bits[i] == want[i], "next_after[%d]: %08x, expected %08x", i, bits[i], want[i]);
+  hlo_buffer_free(r);
+  const char *inf = MAIN("() -> tensor<3xi1>",
+                         "    %x = stablehlo.constant dense<[0x7F800000, 0xFF800000, 0x7F7FFFFF]> : tensor<3xf32>\n"
+                         "    %0 = chlo.is_inf %x : tensor<3xf32> -> tensor<3xi1>\n"
+                         "    return %0 : tensor<3xi1>\n");
+  r = run_mlir(ctx, inf, NULL, 0);
+  const uint8_t *p = hlo_buffer_data(r);
+  ck_assert(p[0] && p[1] && !p[2]);
+  hlo_buffer_free(r);
+  hlo_ctx_free(ctx);
+  const char *cx = MAIN("(%a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>",
+                        "    %0 = chlo.asin %a : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>\n"
+                        "    return %0 : tensor<2xcomplex<f32>>\n");
+  char *e = error_of(cx, strlen(cx));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "t.mlir:3:10: error: chlo.asin of complex element type c64 is not supported");
+  free(e);
+}
+END_TEST
+
 START_TEST(errors_positioned) {
   struct { const char *mlir; const char *want; } cases[] = {
     {MAIN("(%a: tensor<?x4xf32>) -> tensor<?x4xf32>", "    return %a : tensor<?x4xf32>\n"),
@@ -367,7 +403,7 @@ int main(void) {
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree}},
     {"literals", {dense_literals}},
-    {"values", {values_end_to_end}},
+    {"values", {values_end_to_end, chlo_exact}},
     {"errors", {errors_positioned}},
     {"testfiles", {test_files}},
     {"hostile", {hostile_input}},
