@@ -2,7 +2,8 @@
 # run on the CPU through equivalent standard-HLO modules (gpu.h). Their
 # backend_configs are JSON, read with jansson.
 libhlorun_core_la_SOURCES += targets/gpu/gpu.h targets/gpu/call.c targets/gpu/hlotext.c \
-	targets/gpu/subrun.c targets/gpu/handler.c targets/gpu/gemm.c targets/gpu/conv.c targets/gpu/convgraph.c targets/gpu/sort_solve.c targets/gpu/fmha.c \
+	targets/gpu/subrun.c targets/gpu/handler.c targets/gpu/gemm.c targets/gpu/conv.c targets/gpu/convgraph.c targets/gpu/sort_solve.c \
+	targets/gpu/fmha.h targets/gpu/fmha.c targets/gpu/fmha_dense.c targets/gpu/fmha_ragged.c targets/gpu/fmha_f8.c \
 	targets/gpu/norm.c targets/gpu/grouped.c \
 	targets/gpu/blockscaled.c targets/gpu/mxgemm.c targets/gpu/register.c
 libhlorun_core_la_LIBADD += $(JANSSON_LIBS)
