@@ -32,184 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Plan-time check ---------------------------------------------------- */
-
-static int64_t dilated(int64_t n, int64_t d) { return n == 0 ? 0 : (n - 1) * d + 1; }
-
-/* XLA's output extent of one windowed dimension. */
-static int64_t out_extent(int64_t in, const HloWindowDim *w) {
-  int64_t base = w->pad_lo + dilated(in, w->lhs_dilate) + w->pad_hi;
-  int64_t win = dilated(w->size, w->rhs_dilate);
-  return win > base ? 0 : (base - win) / w->stride + 1;
-}
-
-static int distinct_dims(HliExec *x, const HloInstr *ins, const char *what, int rank, int64_t a,
-                         int64_t b, const HloI64s *sp) {
-  bool seen[HLK_MAX_RANK] = {0};
-  int64_t all[HLK_MAX_RANK + 2];
-  int n = 0;
-  all[n++] = a;
-  all[n++] = b;
-  for (int32_t i = 0; i < sp->n; i++) all[n++] = sp->v[i];
-  if (n != rank)
-    return hli_fail(x, ins, "dim_labels give %d %s dimensions but the shape has rank %d", n, what,
-                    rank);
-  for (int i = 0; i < n; i++) {
-    if (all[i] < 0 || all[i] >= rank || seen[all[i]])
-      return hli_fail(x, ins, "dim_labels: bad %s dimension numbers", what);
-    seen[all[i]] = true;
-  }
-  return 0;
-}
-
-int hlk_conv_check(HliExec *x, const HloInstr *ins) {
-  if (ins->nops != 2) return hli_fail(x, ins, "convolution takes 2 operands, got %d", ins->nops);
-  for (int32_t i = 0; i < ins->nattrs; i++)
-    if (strcmp(ins->attrs[i].name, "sparsity_config") == 0)
-      return hli_unsupported(x, ins, "sparse convolution (sparsity_config)");
-  if (hlk_check_operand_types(x, ins, "convolution") != 0) return -1;
-  const HloShape *ls = &ins->ops[0]->shape, *rs = &ins->ops[1]->shape, *os = &ins->shape;
-  if (ins->dim_labels_text && strchr(ins->dim_labels_text, '?'))
-    return hli_unsupported(x, ins, "dim_labels with unused ('?') dimensions: %s",
-                           ins->dim_labels_text);
-  const HloConvDims *cd = &ins->conv;
-  int nsp = cd->in_spatial.n;
-  if (cd->k_spatial.n != nsp || cd->out_spatial.n != nsp)
-    return hli_fail(x, ins, "dim_labels: the three parts have different spatial counts");
-  if (nsp + 2 > HLK_MAX_RANK) return hli_unsupported(x, ins, "more than %d spatial dimensions", HLK_MAX_RANK - 2);
-  if (distinct_dims(x, ins, "input", ls->rank, cd->in_batch, cd->in_feature, &cd->in_spatial) ||
-      distinct_dims(x, ins, "kernel", rs->rank, cd->k_in_feature, cd->k_out_feature, &cd->k_spatial) ||
-      distinct_dims(x, ins, "output", os->rank, cd->out_batch, cd->out_feature, &cd->out_spatial))
-    return -1;
-  int wrank = ins->window.present ? ins->window.rank : 0;
-  if (wrank != nsp)
-    return hli_fail(x, ins, "window has %d dimensions but the convolution has %d spatial", wrank, nsp);
-  int64_t fgc = ins->feature_group_count, bgc = ins->batch_group_count;
-  if (fgc < 1 || bgc < 1) return hli_fail(x, ins, "group counts must be positive");
-  if (fgc > 1 && bgc > 1)
-    return hli_unsupported(x, ins, "feature_group_count and batch_group_count both above 1");
-  int64_t nin = ls->dims[cd->in_batch], cin = ls->dims[cd->in_feature];
-  int64_t kin = rs->dims[cd->k_in_feature], cout = rs->dims[cd->k_out_feature];
-  if (cin % fgc != 0 || kin * fgc != cin)
-    return hli_fail(x, ins, "input features %lld must equal kernel input features %lld times "
-                    "feature_group_count %lld", (long long)cin, (long long)kin, (long long)fgc);
-  if (cout % fgc != 0)
-    return hli_fail(x, ins, "kernel output features %lld not divisible by feature_group_count %lld",
-                    (long long)cout, (long long)fgc);
-  if (nin % bgc != 0 || cout % bgc != 0)
-    return hli_fail(x, ins, "batch %lld and output features %lld must be divisible by "
-                    "batch_group_count %lld", (long long)nin, (long long)cout, (long long)bgc);
-  if (os->dims[cd->out_batch] != nin / bgc || os->dims[cd->out_feature] != cout)
-    return hli_fail(x, ins, "result batch/feature sizes do not match the operands");
-  for (int i = 0; i < nsp; i++) {
-    const HloWindowDim *w = &ins->window.dims[i];
-    if (w->stride < 1 || w->lhs_dilate < 1 || w->rhs_dilate < 1 || w->size < 0)
-      return hli_fail(x, ins, "window dimension %d: stride and dilations must be positive", i);
-    if (rs->dims[cd->k_spatial.v[i]] != w->size)
-      return hli_fail(x, ins, "window size %lld does not match kernel spatial size %lld",
-                      (long long)w->size, (long long)rs->dims[cd->k_spatial.v[i]]);
-    if (os->dims[cd->out_spatial.v[i]] != out_extent(ls->dims[cd->in_spatial.v[i]], w))
-      return hli_fail(x, ins, "result spatial dimension %d is %lld, the window gives %lld", i,
-                      (long long)os->dims[cd->out_spatial.v[i]],
-                      (long long)out_extent(ls->dims[cd->in_spatial.v[i]], w));
-  }
-  return 0;
-}
-
-/* ---- Geometry ----------------------------------------------------------- */
-
-static void geo_free(Geo *g) {
-  for (int i = 0; i < g->nsp; i++) free(g->tab[i]);
-}
-
-static int geo_init(Geo *g, const HloInstr *ins, const HliValue *l, const HliValue *k,
-                    const HliValue *o) {
-  const HloConvDims *cd = &ins->conv;
-  memset(g, 0, sizeof *g);
-  g->nsp = cd->in_spatial.n;
-  g->ib = cd->in_batch; g->ifeat = cd->in_feature;
-  g->kin = cd->k_in_feature; g->kout = cd->k_out_feature;
-  g->ob = cd->out_batch; g->ofeat = cd->out_feature;
-  hli_strides(l->dims, l->rank, g->istr);
-  hli_strides(k->dims, k->rank, g->kstr);
-  hli_strides(o->dims, o->rank, g->ostr);
-  g->n_in = l->dims[g->ib];
-  g->cin = l->dims[g->ifeat];
-  g->cin_g = k->dims[g->kin];
-  g->cout = k->dims[g->kout];
-  g->bout = o->dims[g->ob];
-  g->fgc = ins->feature_group_count;
-  g->bgc = ins->batch_group_count;
-  g->wpos = 1;
-  g->srows = 1;
-  for (int i = 0; i < g->nsp; i++) {
-    const HloWindowDim *w = &ins->window.dims[i];
-    g->isp[i] = cd->in_spatial.v[i];
-    g->ksp[i] = cd->k_spatial.v[i];
-    g->osp[i] = cd->out_spatial.v[i];
-    g->in_sz[i] = l->dims[g->isp[i]];
-    g->out_sz[i] = o->dims[g->osp[i]];
-    g->win[i] = g->kwin[i] = w->size;
-    g->ostep[i] = 1;
-    g->rev[i] = w->reversal;
-    g->wpos *= g->win[i];
-    g->srows *= g->out_sz[i];
-    size_t n = (size_t)(g->out_sz[i] * g->win[i]);
-    g->tab[i] = malloc((n ? n : 1) * sizeof(int64_t));
-    if (!g->tab[i]) { geo_free(g); return -1; }
-    for (int64_t s = 0; s < g->out_sz[i]; s++)
-      for (int64_t t = 0; t < g->win[i]; t++) {
-        int64_t pos = s * w->stride - w->pad_lo + t * w->rhs_dilate, idx = -1;
-        if (pos >= 0 && pos % w->lhs_dilate == 0 && pos / w->lhs_dilate < g->in_sz[i])
-          idx = pos / w->lhs_dilate;
-        g->tab[i][s * g->win[i] + t] = idx;
-      }
-  }
-  g->binner = g->istr[g->ib] == 1 && g->istr[g->ifeat] != 1 && g->nsp > 0;
-  return 0;
-}
-
-/* Split a linear index over extents sz[0..n) (row-major) into idx. */
-static void unflatten(int64_t lin, const int64_t *sz, int n, int64_t *idx) {
-  for (int i = n - 1; i >= 0; i--) {
-    idx[i] = sz[i] ? lin % sz[i] : 0;
-    lin = sz[i] ? lin / sz[i] : 0;
-  }
-}
-
-/* Batch b and spatial index s of GEMM row `row`. Rows are (b, s...) with
- * the spatial position fastest, except when the input's batch dimension is
- * its innermost and its features are not (the f01b layout XLA gives weight
- * gradients): then (s..., b), so that a sliver of consecutive rows reads
- * consecutive input elements. */
-static void row_coords(const Geo *g, int64_t row, int64_t *b, int64_t *s) {
-  int64_t sp;
-  if (g->binner) {
-    *b = g->bout ? row % g->bout : 0;
-    sp = g->bout ? row / g->bout : 0;
-  } else {
-    *b = g->srows ? row / g->srows : 0;
-    sp = g->srows ? row % g->srows : 0;
-  }
-  unflatten(sp, g->out_sz, g->nsp, s);
-}
-
-/* Offset of the input element for output position s and window position w
- * (spatial part only), or -1 if it falls in padding or a dilation hole; also
- * the kernel's spatial offset (after reversal). */
-
-static int64_t window_offsets(const Geo *g, const int64_t *s, const int64_t *w, int64_t *koff) {
-  int64_t in = 0, kk = 0;
-  for (int i = 0; i < g->nsp; i++) {
-    int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
-    if (p < 0) return -1;
-    in += p * g->istr[g->isp[i]];
-    kk += hlk_conv_tap_offset(g, i, w[i]);
-  }
-  *koff = kk;
-  return in;
-}
-
 /* ---- Reference loop ----------------------------------------------------- */
 
 /* One output element at a time, exactly as the evaluator sums: window
@@ -227,11 +49,11 @@ static int64_t window_offsets(const Geo *g, const int64_t *s, const int64_t *w, 
         int64_t lbase = b_in * g->istr[g->ib] + fg * g->cin_g * g->istr[g->ifeat];          \
         int64_t kbase = o * g->kstr[g->kout];                                               \
         for (int64_t r = 0; r < g->srows; r++) {                                            \
-          unflatten(r, g->out_sz, g->nsp, s);                                               \
+          hlk_split_index(r, g->out_sz, g->nsp, s);                                         \
           T acc = 0;                                                                        \
           for (int64_t q = 0; q < g->wpos; q++) {                                           \
-            unflatten(q, g->win, g->nsp, w);                                                \
-            int64_t koff, loff = window_offsets(g, s, w, &koff);                            \
+            hlk_split_index(q, g->win, g->nsp, w);                                          \
+            int64_t koff, loff = hlk_conv_window_offsets(g, s, w, &koff);                   \
             if (loff < 0) continue;                                                         \
             const T *lp = L + lbase + loff, *kp = K + kbase + koff;                         \
             for (int64_t iz = 0; iz < g->cin_g; iz++)                                       \
@@ -282,7 +104,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
     int64_t r = sl * mr + lane, b, s[HLK_MAX_RANK];
     lb[lane] = NULL;
     if (r >= lw->rows) continue;
-    row_coords(g, lw->row0 + r, &b, s);
+    hlk_conv_row_coords(g, lw->row0 + r, &b, s);
     lb[lane] = (const uint32_t *)lw->L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0;
     for (int i = 0; i < g->nsp; i++) tr[lane][i] = g->tab[i] + s[i] * g->win[i];
   }
@@ -324,18 +146,18 @@ static void sliver32(const Lower *lw, int64_t sl) {
     }                                                                                       \
     for (int64_t sl = lo; sl < hi; sl++) {                                                  \
       T *base = (T *)lw->P + sl * kd * mr;                                                  \
-      /* Rows (s..., b) with the batch innermost in the input: when the        \
-       * sliver's rows share one output position, each (w, iz) is mr          \
-       * consecutive input elements. */                                        \
+      /* Rows (s..., b) with the batch innermost in the input: when the                     \
+       * sliver's rows share one output position, each (w, iz) is mr                        \
+       * consecutive input elements. */                                                     \
       int64_t r0 = lw->row0 + sl * mr;                                                      \
       if (KP == 1 && g->binner && g->istr[g->ib] == 1 && sl * mr + mr <= lw->rows &&        \
           r0 / g->bout == (r0 + mr - 1) / g->bout) {                                        \
         int64_t b0;                                                                         \
-        row_coords(g, r0, &b0, s);                                                          \
+        hlk_conv_row_coords(g, r0, &b0, s);                                                 \
         const T *lb = L + b0 + lw->lbatch0 + lw->lfeat0 * fs;                               \
         for (int64_t q = 0; q < g->wpos; q++) {                                             \
-          unflatten(q, g->win, g->nsp, w);                                                  \
-          int64_t koff, loff = window_offsets(g, s, w, &koff);                              \
+          hlk_split_index(q, g->win, g->nsp, w);                                            \
+          int64_t koff, loff = hlk_conv_window_offsets(g, s, w, &koff);                     \
           T *d = base + q * g->cin_g * mr;                                                  \
           for (int64_t iz = 0; iz < g->cin_g; iz++, d += mr) {                              \
             if (loff < 0) memset(d, 0, (size_t)mr * sizeof(T));                             \
@@ -344,19 +166,19 @@ static void sliver32(const Lower *lw, int64_t sl) {
         }                                                                                   \
         continue;                                                                           \
       }                                                                                     \
-      /* Rows along the last spatial dim of one output line (NCHW and other   \
-       * layouts with features outside the spatial dims): each (w, iz) reads   \
-       * the lanes' elements of one input line, found once per w. */           \
-      if (KP == 1 && !g->binner && g->nsp > 0 && sl * mr + mr <= lw->rows &&               \
+      /* Rows along the last spatial dim of one output line (NCHW and other                 \
+       * layouts with features outside the spatial dims): each (w, iz) reads                \
+       * the lanes' elements of one input line, found once per w. */                        \
+      if (KP == 1 && !g->binner && g->nsp > 0 && sl * mr + mr <= lw->rows &&                \
           mr <= SLIVER_MAX) {                                                               \
         int64_t b0;                                                                         \
-        row_coords(g, r0, &b0, s);                                                          \
+        hlk_conv_row_coords(g, r0, &b0, s);                                                 \
         int last = g->nsp - 1;                                                              \
         if (s[last] + mr <= g->out_sz[last]) {                                              \
           const T *lb = L + (b0 + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;          \
           int64_t ls = g->istr[g->isp[last]], idx[SLIVER_MAX];                              \
           for (int64_t q = 0; q < g->wpos; q++) {                                           \
-            unflatten(q, g->win, g->nsp, w);                                                \
+            hlk_split_index(q, g->win, g->nsp, w);                                          \
             int64_t off = 0;                                                                \
             bool in = true;                                                                 \
             for (int i = 0; i < last && in; i++) {                                          \
@@ -373,7 +195,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
             for (int64_t iz = 0; iz < g->cin_g; iz++, d += mr) {                            \
               const T *src = lb + off + iz * fs;                                            \
               if (!in) memset(d, 0, (size_t)mr * sizeof(T));                                \
-              else if (run && ls == 1)   /* a few elements: no memcpy call */              \
+              else if (run && ls == 1)   /* a few elements: no memcpy call */               \
                 for (int64_t lane = 0; lane < mr; lane++) d[lane] = src[idx[0] + lane];     \
               else                                                                          \
                 for (int64_t lane = 0; lane < mr; lane++)                                   \
@@ -392,14 +214,14 @@ static void sliver32(const Lower *lw, int64_t sl) {
         }                                                                                   \
         if (kd > kdim) dst[kdim / KP * mr * KP + kdim % KP] = 0;                            \
         int64_t b;                                                                          \
-        row_coords(g, lw->row0 + r, &b, s);                                                 \
+        hlk_conv_row_coords(g, lw->row0 + r, &b, s);                                        \
         const T *lb = L + (b + lw->lbatch0) * g->istr[g->ib] + lw->lfeat0 * fs;             \
-        /* Whole groups of KP steps per window position (always when KP = 1):   \
-         * KP contiguous slots, then the next group mr*KP further. */           \
+        /* Whole groups of KP steps per window position (always when KP = 1):               \
+         * KP contiguous slots, then the next group mr*KP further. */                       \
         bool whole = g->cin_g % KP == 0;                                                    \
         for (int64_t q = 0; q < g->wpos; q++) {                                             \
-          unflatten(q, g->win, g->nsp, w);                                                  \
-          int64_t koff, loff = window_offsets(g, s, w, &koff), k0 = q * g->cin_g;           \
+          hlk_split_index(q, g->win, g->nsp, w);                                            \
+          int64_t koff, loff = hlk_conv_window_offsets(g, s, w, &koff), k0 = q * g->cin_g;  \
           const T *src = loff < 0 ? NULL : lb + loff - k0 * fs;                             \
           if (whole) {                                                                      \
             T *d = dst + k0 * mr;                                                           \
@@ -414,15 +236,15 @@ static void sliver32(const Lower *lw, int64_t sl) {
       }                                                                                     \
     }                                                                                       \
   }                                                                                         \
-  /* Kernel matrix of group grp: [(w, iz)][n] for the group's output features. */          \
+  /* Kernel matrix of group grp: [(w, iz)][n] for the group's output features. */           \
   static void kmat_##SUF(const Geo *g, const void *Kv, int64_t grp, void *dv) {             \
     const T *K = Kv;                                                                        \
     T *dst = dv;                                                                            \
     int64_t w[HLK_MAX_RANK], cg = g->cout / (g->fgc * g->bgc);                              \
     for (int64_t q = 0; q < g->wpos; q++) {                                                 \
-      unflatten(q, g->win, g->nsp, w);                                                      \
+      hlk_split_index(q, g->win, g->nsp, w);                                                \
       int64_t koff = 0;                                                                     \
-      for (int i = 0; i < g->nsp; i++) koff += hlk_conv_tap_offset(g, i, w[i]);                      \
+      for (int i = 0; i < g->nsp; i++) koff += hlk_conv_tap_offset(g, i, w[i]);             \
       for (int64_t iz = 0; iz < g->cin_g; iz++)                                             \
         for (int64_t n = 0; n < cg; n++)                                                    \
           *dst++ = K[koff + iz * g->kstr[g->kin] + (grp * cg + n) * g->kstr[g->kout]];      \
@@ -437,7 +259,7 @@ static void sliver32(const Lower *lw, int64_t sl) {
     int64_t s[HLK_MAX_RANK];                                                                \
     for (int64_t r = 0; r < rows; r++) {                                                    \
       int64_t b;                                                                            \
-      row_coords(g, row0 + r, &b, s);                                                       \
+      hlk_conv_row_coords(g, row0 + r, &b, s);                                              \
       int64_t off = b * g->ostr[g->ob] + o0 * g->ostr[g->ofeat];                            \
       for (int i = 0; i < g->nsp; i++)                                                      \
         off += (g->ophase[i] + g->ostep[i] * s[i]) * g->ostr[g->osp[i]];                    \
@@ -567,31 +389,6 @@ done:
   return rc;
 }
 
-/* Dim i of p (a copy of g) restricted to g's outputs o0, o0 + ostep, ...
- * (on of them) and window taps w0, w0 + wstep, ... (wn of them): its index
- * table, tap map and output placement, composed with g's; wpos and srows
- * follow. The map and table go to mem (wn + on * wn words), which is
- * returned past them. */
-static int64_t *geo_sub_dim(Geo *p, const Geo *g, int i, int64_t o0, int64_t ostep, int64_t on,
-                            int64_t w0, int64_t wstep, int64_t wn, int64_t *mem) {
-  int64_t *map = mem, *tab = mem + wn;
-  for (int64_t t = 0; t < wn; t++) map[t] = w0 + wstep * t;
-  for (int64_t s = 0; s < on; s++)
-    for (int64_t t = 0; t < wn; t++)
-      tab[s * wn + t] = g->tab[i][(o0 + ostep * s) * g->win[i] + map[t]];
-  if (g->wmap[i])
-    for (int64_t t = 0; t < wn; t++) map[t] = g->wmap[i][map[t]];
-  p->wpos = p->wpos / (p->win[i] ? p->win[i] : 1) * wn;
-  p->srows = p->srows / (p->out_sz[i] ? p->out_sz[i] : 1) * on;
-  p->ophase[i] = g->ophase[i] + g->ostep[i] * o0;
-  p->ostep[i] = g->ostep[i] * ostep;
-  p->out_sz[i] = on;
-  p->win[i] = wn;
-  p->wmap[i] = map;
-  p->tab[i] = tab;
-  return tab + on * wn;
-}
-
 /* A patch matrix past PATCH_MAX bytes (a weight gradient, whose window is
  * a whole image: k = 25088 for a 56x56x8 one) would go to memory and back:
  * the window's first dim is cut into runs of taps, each a convolution of
@@ -623,69 +420,8 @@ static int lower_geo(HliExec *x, const HloInstr *ins, const Geo *g, const Kind *
   int rc = 0;
   for (int64_t t0 = 0; t0 < w0 && rc == 0; t0 += taps) {
     *p = *g;
-    geo_sub_dim(p, g, 0, 0, 1, g->out_sz[0], t0, 1, w0 - t0 < taps ? w0 - t0 : taps, mem);
+    hlk_conv_geo_sub_dim(p, g, 0, 0, 1, g->out_sz[0], t0, 1, w0 - t0 < taps ? w0 - t0 : taps, mem);
     rc = lower_block(x, ins, p, kd, L, K, O, t0 > 0);
-  }
-  free(mem);
-  free(p);
-  return rc;
-}
-
-/* Input (lhs) dilation d along a dim, with stride 1 and no window
- * dilation there (a transposed convolution, the input gradient of a strided
- * one): output s reads tap w only when s - pad_lo + w is a multiple of d,
- * so the outputs of one residue class of s mod d (a phase) all read the
- * same taps, every d-th from the first that fits. Each phase is a
- * convolution of its own over the undilated input with those taps only:
- * the GEMM no longer multiplies the holes (3/4 of the products for d = 2 in
- * two dims). The phases' outputs interleave, so they go through scatter
- * (conv_rows.c writes them in place instead, ostep apart).
- * Each output sums the same products in the same order, without the
- * holes' zeros; the GEMM's blocks of the shared dimension fall elsewhere
- * in a shorter sum, though, so a result may differ from the unphased
- * lowering's in the last place (both are one rounding per step). */
-bool hlk_conv_phased(const HloInstr *ins, const Geo *g) {
-  bool any = false;
-  for (int i = 0; i < g->nsp; i++) {
-    const HloWindowDim *w = &ins->window.dims[i];
-    if (w->lhs_dilate == 1) continue;
-    if (w->stride != 1 || w->rhs_dilate != 1) return false;
-    any = true;
-  }
-  return any;
-}
-
-int hlk_conv_phases(HliExec *x, const HloInstr *ins, const Geo *g,
-                    int (*fn)(void *ctx, const Geo *p), void *ctx) {
-  int n = g->nsp, rc = 0;
-  int64_t d[HLK_MAX_RANK], ph[HLK_MAX_RANK] = {0}, nph = 1;
-  for (int i = 0; i < n; i++) {
-    d[i] = ins->window.dims[i].lhs_dilate;
-    nph *= d[i];
-  }
-  size_t words = 1;   /* per dim at most: a tap map, and a table as the original's */
-  for (int i = 0; i < n; i++) words += (size_t)(g->win[i] + g->out_sz[i] * g->win[i]);
-  Geo *p = malloc(sizeof *p);
-  int64_t *mem = p ? malloc(sizeof(int64_t) * words) : NULL;
-  if (!p || !mem) {
-    free(p);
-    return hli_fail_nomem(x, ins, "out of memory planning the convolution");
-  }
-  for (int64_t k = 0; k < nph && rc == 0; k++) {
-    *p = *g;
-    int64_t *at = mem;
-    for (int i = 0; i < n; i++) {
-      int64_t pad = ins->window.dims[i].pad_lo;
-      int64_t w0 = ((pad - ph[i]) % d[i] + d[i]) % d[i];   /* first tap this phase reads */
-      int64_t on = g->out_sz[i] > ph[i] ? (g->out_sz[i] - ph[i] + d[i] - 1) / d[i] : 0;
-      int64_t wn = g->win[i] > w0 ? (g->win[i] - w0 + d[i] - 1) / d[i] : 0;
-      at = geo_sub_dim(p, g, i, ph[i], d[i], on, w0, d[i], wn, at);
-    }
-    if (p->srows > 0) rc = fn(ctx, p);
-    for (int i = n - 1; i >= 0; i--) {   /* next phase */
-      if (++ph[i] < d[i]) break;
-      ph[i] = 0;
-    }
   }
   free(mem);
   free(p);
@@ -782,11 +518,11 @@ typedef struct DwJob {
     int64_t s[HLK_MAX_RANK], w[HLK_MAX_RANK];                                               \
     for (int64_t r = lo; r < hi; r++) {                                                     \
       int64_t b = r / g->srows;                                                             \
-      unflatten(r % g->srows, g->out_sz, g->nsp, s);                                        \
+      hlk_split_index(r % g->srows, g->out_sz, g->nsp, s);                                  \
       for (int64_t o = 0; o < cout; o++) acc[o] = 0;                                        \
       for (int64_t q = 0; q < g->wpos; q++) {                                               \
-        unflatten(q, g->win, g->nsp, w);                                                    \
-        int64_t koff, loff = window_offsets(g, s, w, &koff);                                \
+        hlk_split_index(q, g->win, g->nsp, w);                                              \
+        int64_t koff, loff = hlk_conv_window_offsets(g, s, w, &koff);                       \
         if (loff < 0) continue;                                                             \
         const T *xp = L + b * g->istr[g->ib] + loff, *kp = K + koff;                        \
         if (m == 1 && cin_g == 1)                                                           \
@@ -948,7 +684,7 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   HloDtype to = out->dtype;
   HlkCType ct = hlk_ctype_for(to);
   Geo g;
-  if (geo_init(&g, ins, in[0], in[1], out) != 0)
+  if (hlk_conv_geo_init(&g, ins, in[0], in[1], out) != 0)
     return hli_fail_nomem(x, ins, "out of memory planning the convolution");
   void *lown = NULL, *kown = NULL, *oown = NULL;
   bool ints = ct == HLK_CT_I64 && !force_ref;
@@ -1001,6 +737,6 @@ int hlk_conv_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue 
   hli_scratch_free(x, oown);
   hli_scratch_free(x, lown);
   hli_scratch_free(x, kown);
-  geo_free(&g);
+  hlk_conv_geo_free(&g);
   return rc;
 }

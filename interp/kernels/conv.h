@@ -1,5 +1,6 @@
-/* conv.h: what the convolution kernel's files share (conv.c lowers any
- * convolution; conv_rows.c runs the common f32 forms as per-tap products
+/* conv.h: what the convolution kernel's files share (conv_geometry.c checks
+ * a convolution and builds its geometry; conv.c lowers any convolution;
+ * conv_rows.c and conv_dw.c run the common f32 forms as per-tap products
  * read in place): the geometry of one convolution. */
 #ifndef HLORUN_INTERP_KERNELS_CONV_H
 #define HLORUN_INTERP_KERNELS_CONV_H
@@ -36,6 +37,18 @@ static inline int64_t hlk_conv_tap_offset(const Geo *g, int i, int64_t w) {
   return (g->rev[i] ? g->kwin[i] - 1 - t : t) * g->kstr[g->ksp[i]];
 }
 
+/* conv_geometry.c: g from the instruction and its operand and result
+ * values (index tables allocated: -1 out of memory); freed with
+ * hlk_conv_geo_free. */
+int hlk_conv_geo_init(Geo *g, const HloInstr *ins, const HliValue *l, const HliValue *k,
+                      const HliValue *o);
+void hlk_conv_geo_free(Geo *g);
+/* Dim i of p (a copy of g) restricted to g's outputs o0, o0 + ostep, ...
+ * (on of them) and window taps w0, w0 + wstep, ... (wn of them); its tables
+ * go to mem (wn + on * wn words), which is returned past them. */
+int64_t *hlk_conv_geo_sub_dim(Geo *p, const Geo *g, int i, int64_t o0, int64_t ostep,
+                              int64_t on, int64_t w0, int64_t wstep, int64_t wn, int64_t *mem);
+
 /* conv_rows.c: an f32 convolution with one batch group, at least 16 input
  * and 16 output features per feature group and outputs along the innermost
  * spatial dimension at least a micro-kernel tile tall (per phase when the
@@ -62,7 +75,7 @@ bool hlk_conv_rows_applies(const Geo *g, const HloInstr *ins);
 int hlk_conv_rows_f32(HliExec *x, const HloInstr *ins, const Geo *g, const float *L,
                       const float *K, float *O);
 
-/* conv.c: an input-dilated convolution with stride 1 and no window
+/* conv_geometry.c: an input-dilated convolution with stride 1 and no window
  * dilation along its dilated dims (hlk_conv_phased) splits into phases, one
  * per residue class of the outputs modulo the dilation, each a convolution
  * of the undilated input with only the taps that meet real inputs (a Geo
@@ -112,6 +125,39 @@ static inline bool hlk_conv_tap_input(const Geo *g, int64_t b, const int64_t *s,
   }
   *in = off;
   return true;
+}
+
+/* Batch b and spatial index s of GEMM row `row`. Rows are (b, s...) with
+ * the spatial position fastest, except when the input's batch dimension is
+ * its innermost and its features are not (the f01b layout XLA gives weight
+ * gradients): then (s..., b), so that a sliver of consecutive rows reads
+ * consecutive input elements. */
+static inline void hlk_conv_row_coords(const Geo *g, int64_t row, int64_t *b, int64_t *s) {
+  int64_t sp;
+  if (g->binner) {
+    *b = g->bout ? row % g->bout : 0;
+    sp = g->bout ? row / g->bout : 0;
+  } else {
+    *b = g->srows ? row / g->srows : 0;
+    sp = g->srows ? row % g->srows : 0;
+  }
+  hlk_split_index(sp, g->out_sz, g->nsp, s);
+}
+
+/* Offset of the input element for output position s and window position w
+ * (spatial part only), or -1 if it falls in padding or a dilation hole; also
+ * the kernel's spatial offset (after reversal). */
+static inline int64_t hlk_conv_window_offsets(const Geo *g, const int64_t *s, const int64_t *w,
+                                              int64_t *koff) {
+  int64_t in = 0, kk = 0;
+  for (int i = 0; i < g->nsp; i++) {
+    int64_t p = g->tab[i][s[i] * g->win[i] + w[i]];
+    if (p < 0) return -1;
+    in += p * g->istr[g->isp[i]];
+    kk += hlk_conv_tap_offset(g, i, w[i]);
+  }
+  *koff = kk;
+  return in;
 }
 
 #endif

@@ -8,7 +8,7 @@
 # build also uses AVX512DQ (vpmullq, the 64-bit integer multiply) and
 # AVX512BW (vpmaddwd); gemm.c requires all three before choosing it.
 libhlorun_core_la_SOURCES += \
-	interp/kernels/dot.c interp/kernels/scaled_dot.c interp/kernels/conv.c interp/kernels/conv_rows.c interp/kernels/conv_dw.c \
+	interp/kernels/dot.c interp/kernels/scaled_dot.c interp/kernels/conv.c interp/kernels/conv_geometry.c interp/kernels/conv_rows.c interp/kernels/conv_dw.c \
 	interp/kernels/conv.h \
 	interp/kernels/gemm.h interp/kernels/narrow.h interp/kernels/gemm.c interp/kernels/gemm_cvt.c \
 	interp/kernels/gemv.c
