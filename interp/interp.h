@@ -77,6 +77,15 @@ int hli_unsupported(HliExec *x, const HloInstr *ins, const char *fmt, ...)
  * executor). */
 const char *hli_last_error(void);
 
+/* ---- The device ---------------------------------------------------------- */
+
+/* The device this run is (interp/comm.h: coordinates and the communicator
+ * that joins it to the others); a run of its own, or x == NULL, is device 0
+ * of a 1x1 grid with no communicator. What collective kernels reach the
+ * other devices through. */
+struct HliDevice;
+const struct HliDevice *hli_exec_device(const HliExec *x);
+
 /* ---- Kernels ----------------------------------------------------------- */
 
 /* Compute ins into out from in[0..ins->nops-1]. 0 on success, else -1 with an

@@ -1,5 +1,5 @@
 /* services.c: what the executor offers kernels besides values: errors that
- * name the instruction, the reducer matcher, random bits, memory accounting.
+ * name the instruction, the device it runs on, the reducer matcher, random bits, memory accounting.
  * Everything tolerates x == NULL (kernel unit tests run kernels without an
  * executor). The executor itself is exec.c/plan.c, the thread pool pool.c. */
 #include "interp/exec.h"
@@ -9,6 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const HliDevice single_device = {0, 0, 1, 1, NULL};
+
+const HliDevice *hli_exec_device(const HliExec *x) {
+  return x && x->device ? x->device : &single_device;
+}
 
 /* Last error text when there is no executor (unit tests read it). */
 static _Thread_local char last_error[2048];

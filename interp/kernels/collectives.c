@@ -26,18 +26,13 @@
 #include "interp/kernels/register.h"
 #include "interp/kernels/reducer.h"
 #include "interp/comm.h"
-#include "interp/exec.h"
 #include "ir/collective.h"
 #include "common/numeric.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const HliDevice single_device = {0, 0, 1, 1, NULL};
-
-static const HliDevice *device_of(HliExec *x) {
-  return x && x->device ? x->device : &single_device;
-}
+static const HliDevice *device_of(HliExec *x) { return hli_exec_device(x); }
 
 /* ---- groups --------------------------------------------------------------- */
 
