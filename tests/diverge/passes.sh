@@ -11,29 +11,8 @@ set -u
 srcdir=${srcdir:-.}
 d=$srcdir/tests/diverge
 H=${HLORUN:-./hlorun}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-passes.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() {
-  name=$1 rc_want=$2
-  shift 2
-  "$H" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-  if [ "$rc" != "$rc_want" ]; then
-    fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
-  fi
-  return 0
-}
-has() {
-  grep -qF -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
-  echo "ok: $1"
-}
-lacks() {
-  if grep -qF -- "$3" "$2"; then fail "$1: '$3' in $(basename "$2")"; cat "$2"; return 1; fi
-  echo "ok: $1"
-}
+hl_name=passes
+. "$srcdir/tests/lib/harness.sh"
 
 echo 'f32[4] {1, 2, 3, 4}' > "$tmp/x.txt"
 b=$d/passes_bad
@@ -91,5 +70,4 @@ echo 'f32[3] {1, 2, 3}' > "$tmp/x3.txt"
 run passes-no-stage 2 --passes "$b" "$tmp/x3.txt" &&
   has passes-no-stage "$tmp/err" "--passes $b: none of the 6 stages can run"
 
-if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
-exit 0
+finish

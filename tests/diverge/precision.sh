@@ -8,30 +8,8 @@ set -u
 srcdir=${srcdir:-.}
 d=$srcdir/tests/diverge
 H=${HLORUN:-./hlorun}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-precision.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# run NAME WANT_RC ARGS...: stdout in $tmp/out, stderr in $tmp/err.
-run() {
-  name=$1 rc_want=$2
-  shift 2
-  "$H" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-  if [ "$rc" != "$rc_want" ]; then
-    fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
-  fi
-  return 0
-}
-has() {
-  grep -qF -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
-  echo "ok: $1"
-}
-lacks() {
-  if grep -qF -- "$3" "$2"; then fail "$1: '$3' in $(basename "$2")"; cat "$2"; return 1; fi
-  echo "ok: $1"
-}
+hl_name=precision
+. "$srcdir/tests/lib/harness.sh"
 
 # ---- f16 overflow -------------------------------------------------------------
 # x = {2, 300, 0.5}: s = x*x = {4, 90000, 0.25}; 90000 > 65504 (f16's largest
@@ -127,5 +105,4 @@ run precision-determinism 2 --reference-precision f64 --determinism 2 "$d/f16_ov
   has precision-determinism "$tmp/err" "--determinism cannot be used with --reference"
 lacks precision-determinism-runs "$tmp/err" "first divergence"
 
-if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
-exit 0
+finish

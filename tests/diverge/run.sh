@@ -9,33 +9,8 @@ srcdir=${srcdir:-.}
 d=$srcdir/tests/diverge
 s=$srcdir/samples
 H=${HLORUN:-./hlorun}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-diverge.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# run NAME WANT_RC ARGS...: stdout in $tmp/out, stderr in $tmp/err.
-run() {
-  name=$1 rc_want=$2
-  shift 2
-  "$H" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  if [ "$rc" != "$rc_want" ]; then
-    fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
-  fi
-  return 0
-}
-# has NAME FILE TEXT: FILE holds the fixed string TEXT.
-has() {
-  grep -qF -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
-  echo "ok: $1"
-}
-# lacks NAME FILE TEXT: FILE does not hold TEXT.
-lacks() {
-  if grep -qF -- "$3" "$2"; then fail "$1: '$3' in $(basename "$2")"; cat "$2"; return 1; fi
-  echo "ok: $1"
-}
+hl_name=diverge
+. "$srcdir/tests/lib/harness.sh"
 
 # ---- --ulp ------------------------------------------------------------------
 # f32: 1.00000024 is 1 + 2*2^-23, two values above 1; the smallest subnormal
@@ -215,5 +190,4 @@ run det-bad 2 --determinism 1 "$d/v1.hlo" "$d/x3.txt" &&
 run det-bad-word 2 --determinism many "$d/v1.hlo" "$d/x3.txt" &&
   has det-bad-word "$tmp/err" "--determinism: bad run count 'many'"
 
-if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
-exit 0
+finish
