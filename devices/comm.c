@@ -21,6 +21,7 @@
  * and nothing can complete (a deadlock, reported with where each device
  * waits); or the run's deadline passes. */
 #include "devices/devices.h"
+#include "common/text.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -100,33 +101,14 @@ static char *format(const char *fmt, ...) {
   return s;
 }
 
-/* Append to a growing message. */
-typedef struct Text { char *s; size_t n; } Text;
-static void put(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(Text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *add = vformat(fmt, ap);
-  va_end(ap);
-  if (!add) return;
-  size_t k = strlen(add);
-  char *s = realloc(t->s, t->n + k + 1);
-  if (s) {
-    memcpy(s + t->n, add, k + 1);
-    t->s = s;
-    t->n += k;
-  }
-  free(add);
-}
-
 /* "devices 0, 2 and 3" for the members of rv that did (arrived) or did not arrive. */
-static void put_members(Text *t, const Rv *rv, bool arrived) {
+static void put_members(HlcText *t, const Rv *rv, bool arrived) {
   int k = 0, total = 0;
   for (int r = 0; r < rv->n; r++) total += (rv->pieces[r] != NULL) == arrived;
-  put(t, "%s", total == 1 ? "device " : "devices ");
+  hlc_text_printf(t, "%s", total == 1 ? "device " : "devices ");
   for (int r = 0; r < rv->n; r++) {
     if ((rv->pieces[r] != NULL) != arrived) continue;
-    put(t, "%s%lld", k == 0 ? "" : k == total - 1 ? " and " : ", ", (long long)rv->devs[r]);
+    hlc_text_printf(t, "%s%lld", k == 0 ? "" : k == total - 1 ? " and " : ", ", (long long)rv->devs[r]);
     k++;
   }
 }
@@ -209,18 +191,18 @@ static void check_deadlock(HldComm *c, Local *by) {
     pthread_cond_broadcast(&c->cv);
     return;
   }
-  Text t = {0};
-  put(&t, "deadlock: every device waits and none can go on (");
+  HlcText t = {0};
+  hlc_text_printf(&t, "deadlock: every device waits and none can go on (");
   bool firstw = true;
   for (int64_t i = 0; i < c->nlocal; i++) {
     Local *l = &c->local[i];
     if (l->departed || !l->waiting) continue;
-    put(&t, "%sdevice %lld at %s (%s, line %d)", firstw ? "" : "; ", (long long)(c->first + i),
+    hlc_text_printf(&t, "%sdevice %lld at %s (%s, line %d)", firstw ? "" : "; ", (long long)(c->first + i),
         l->waiting->name, hlp_opcode_name(l->waiting->op), l->waiting->line);
     firstw = false;
   }
-  put(&t, ")");
-  c->deadlock = t.s ? t.s : strdup("deadlock");
+  hlc_text_printf(&t, ")");
+  c->deadlock = t.p ? t.p : strdup("deadlock");
   c->deadlock_by = by;   /* its error reports the deadlock; the others follow from it */
   for (Rv *rv = c->rvs; rv; rv = rv->next) fail_rv(c, rv, strdup(c->deadlock));
   pthread_cond_broadcast(&c->cv);
@@ -247,11 +229,11 @@ static bool wait_until(HldComm *c, double deadline) {
 static void check_departed(HldComm *c, Rv *rv) {
   for (int r = 0; r < rv->n; r++) {
     if (rv->pieces[r] || !is_local(c, rv->devs[r]) || !loc(c, rv->devs[r])->departed) continue;
-    Text t = {0};
+    HlcText t = {0};
     put_members(&t, rv, true);
-    put(&t, " arrived; device %lld %s without reaching it", (long long)rv->devs[r],
+    hlc_text_printf(&t, " arrived; device %lld %s without reaching it", (long long)rv->devs[r],
         loc(c, rv->devs[r])->failed ? "failed" : "finished its program");
-    fail_rv(c, rv, t.s);
+    fail_rv(c, rv, t.p);
     return;
   }
 }
@@ -371,13 +353,13 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       check_departed(c, rv);
       if (rv->complete || rv->failed) break;
       if (!wait_until(c, deadline)) {
-        Text t = {0};
-        put(&t, "timed out after %g s waiting for the other devices: ", x->timeout);
+        HlcText t = {0};
+        hlc_text_printf(&t, "timed out after %g s waiting for the other devices: ", x->timeout);
         put_members(&t, rv, true);
-        put(&t, " arrived, ");
+        hlc_text_printf(&t, " arrived, ");
         put_members(&t, rv, false);
-        put(&t, " did not");
-        fail_rv(c, rv, t.s);
+        hlc_text_printf(&t, " did not");
+        fail_rv(c, rv, t.p);
       }
     }
     unblock(c, l);

@@ -119,10 +119,10 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
     for (int32_t j = 0; fits && j < rank; j++) fits = gd[j] == gdims[j];
     if (!fits) {
       shape_text(local, want, sizeof want);
-      HliBuf b = {0};
-      hli_shape_text(g->v->shape, &b);
-      snprintf(got, sizeof got, "%s", b.data ? b.data : "?");
-      hli_buf_free(&b);
+      HlcText b = {0};
+      hlp_print_shape(&b, g->v->shape, false);
+      snprintf(got, sizeof got, "%s", b.p ? b.p : "?");
+      hlc_text_free(&b);
       char gl[512];
       shape_text(&gs, gl, sizeof gl);
       if (s && s->kind == HLO_SHARDING_MANUAL)

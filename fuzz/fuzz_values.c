@@ -13,13 +13,13 @@ static const HloDtype kinds[] = {HLO_F32, HLO_S32, HLO_PRED, HLO_BF16, HLO_F64, 
                                  HLO_U8, HLO_C64, HLO_F8E4M3FN, HLO_S64, HLO_U2, HLO_F16};
 
 static void roundtrip(HliValue *v) {
-  HliBuf b = {0};
+  HlcText b = {0};
   hli_literal_write(v, &b);
-  hli_buf_free(&b);
+  hlc_text_free(&b);
   if (v->dtype != HLO_TUPLE) {
     HlcDiags d = {0};
     hli_npy_write(v, &b, &d);
-    hli_buf_free(&b);
+    hlc_text_free(&b);
     hlc_diags_clear(&d);
   }
 }

@@ -106,10 +106,10 @@ HloStatus hlo_buffer_tuple_element(HloCtx *ctx, const HloBuffer *b, int i, HloBu
 
 HloStatus hlo_buffer_shape_text(HloCtx *ctx, const HloBuffer *b, char **text) {
   if (!b || !text) return HLO_INVALID_ARGUMENT;
-  HliBuf s = {0};
-  hli_shape_text(b->v->shape, &s);
-  if (s.failed) { hli_buf_free(&s); return hli_api_fail(ctx, HLO_NOMEM, "out of memory"); }
-  *text = s.data;
+  HlcText s = {0};
+  hlp_print_shape(&s, b->v->shape, false);
+  if (s.oom) { hlc_text_free(&s); return hli_api_fail(ctx, HLO_NOMEM, "out of memory"); }
+  *text = s.p;
   return HLO_OK;
 }
 
@@ -122,7 +122,7 @@ HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format,
   if (!ctx || !b || !format || !data || !len) return HLO_INVALID_ARGUMENT;
   *data = NULL;
   *len = 0;
-  HliBuf out = {0};
+  HlcText out = {0};
   int rc;
   if (strcmp(format, "npy") == 0) {
     if (b->v->dtype == HLO_TUPLE)
@@ -138,32 +138,32 @@ HloStatus hlo_buffer_encode(HloCtx *ctx, const HloBuffer *b, const char *format,
     if (hli_literal_too_large(b->v))
       return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s", too_large_msg);
     rc = hli_literal_write(b->v, &out);
-    hli_buf_put(&out, "\n", 1);
-    if (out.failed) rc = -1;
+    hlc_text_put(&out, "\n", 1);
+    if (out.oom) rc = -1;
   } else {
     return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "unknown output format '%s'", format);
   }
   if (rc != 0) {
-    hli_buf_free(&out);
+    hlc_text_free(&out);
     if (ctx->diags.nerrors == 0) hli_api_fail(ctx, HLO_NOMEM, "out of memory");
     return HLO_IO_ERROR;
   }
-  if (!out.data) hli_buf_put(&out, "", 0);
-  *data = out.data;
-  *len = out.len;
+  if (!out.p) hlc_text_put(&out, "", 0);
+  *data = out.p;
+  *len = out.n;
   return HLO_OK;
 }
 
 HloStatus hlo_buffer_to_literal(HloCtx *ctx, const HloBuffer *b, char **text, size_t *len) {
   if (!ctx || !b || !text) return HLO_INVALID_ARGUMENT;
-  HliBuf out = {0};
+  HlcText out = {0};
   if (hli_literal_too_large(b->v)) return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s", too_large_msg);
-  if (hli_literal_write(b->v, &out) != 0 || !out.data) {
-    hli_buf_free(&out);
+  if (hli_literal_write(b->v, &out) != 0 || !out.p) {
+    hlc_text_free(&out);
     return hli_api_fail(ctx, HLO_NOMEM, "out of memory");
   }
-  *text = out.data;
-  if (len) *len = out.len;
+  *text = out.p;
+  if (len) *len = out.n;
   return HLO_OK;
 }
 
@@ -185,11 +185,11 @@ HloStatus hlo_buffers_save_npz(HloCtx *ctx, const char *const *names, HloBuffer 
                   "most 27 characters", path, names[i]);
     }
   }
-  HliBuf b = {0};
+  HlcText b = {0};
   int rc = hli_npz_write_named(v, names, n, &b, &ctx->diags);
   free(v);
-  HloStatus st = rc == 0 ? hli_write_file(ctx, path, b.data, b.len) : HLO_IO_ERROR;
-  hli_buf_free(&b);
+  HloStatus st = rc == 0 ? hli_write_file(ctx, path, b.p, b.n) : HLO_IO_ERROR;
+  hlc_text_free(&b);
   return st;
 }
 

@@ -210,21 +210,21 @@ static int width_of(const char *s) { return (int)strlen(s); }
 
 /* "mismatch: K of N elements (P%) differ (SHAPE; TOLERANCE)", the largest
  * errors and where, then one aligned line per reported difference. */
-static void write_report(HliBuf *rep, const Stats *s, const HliValue *want, const char *tol) {
-  HliBuf shape = {0};
-  hli_shape_text(want->shape, &shape);
-  hli_buf_printf(rep, "mismatch: %lld of %lld elements differ (%.3g%%; %s; %s)\n", (long long)s->bad,
+static void write_report(HlcText *rep, const Stats *s, const HliValue *want, const char *tol) {
+  HlcText shape = {0};
+  hlp_print_shape(&shape, want->shape, false);
+  hlc_text_printf(rep, "mismatch: %lld of %lld elements differ (%.3g%%; %s; %s)\n", (long long)s->bad,
                  (long long)s->total, s->total ? 100.0 * (double)s->bad / (double)s->total : 0.0,
-                 shape.data ? shape.data : "?", tol);
-  hli_buf_free(&shape);
+                 shape.p ? shape.p : "?", tol);
+  hlc_text_free(&shape);
   if (s->max_abs_at[0] || s->max_rel_at[0]) {
-    hli_buf_puts(rep, " ");
+    hlc_text_puts(rep, " ");
     if (s->max_abs_at[0])
-      hli_buf_printf(rep, " largest absolute error %g at %s", s->max_abs, s->max_abs_at);
+      hlc_text_printf(rep, " largest absolute error %g at %s", s->max_abs, s->max_abs_at);
     if (s->max_rel_at[0])
-      hli_buf_printf(rep, "%s largest relative error %.3g at %s", s->max_abs_at[0] ? ";" : "",
+      hlc_text_printf(rep, "%s largest relative error %.3g at %s", s->max_abs_at[0] ? ";" : "",
                      s->max_rel, s->max_rel_at);
-    hli_buf_puts(rep, "\n");
+    hlc_text_puts(rep, "\n");
   }
   int ww = 0, wg = 0, wv = 0;
   for (int i = 0; i < s->reported; i++) {
@@ -235,18 +235,18 @@ static void write_report(HliBuf *rep, const Stats *s, const HliValue *want, cons
   }
   for (int i = 0; i < s->reported; i++) {
     const Diff *d = &s->diffs[i];
-    hli_buf_printf(rep, "  at %-*s  got %-*s  want %-*s", ww, d->where, wg, d->got, wv, d->want);
-    if (!isnan(d->abs_err)) hli_buf_printf(rep, "  abs err %g", d->abs_err);
-    if (!isnan(d->rel_err)) hli_buf_printf(rep, "  rel err %.3g", d->rel_err);
-    while (rep->len && rep->data[rep->len - 1] == ' ') rep->len--;
-    hli_buf_puts(rep, "\n");
+    hlc_text_printf(rep, "  at %-*s  got %-*s  want %-*s", ww, d->where, wg, d->got, wv, d->want);
+    if (!isnan(d->abs_err)) hlc_text_printf(rep, "  abs err %g", d->abs_err);
+    if (!isnan(d->rel_err)) hlc_text_printf(rep, "  rel err %.3g", d->rel_err);
+    while (rep->n && rep->p[rep->n - 1] == ' ') rep->n--;
+    hlc_text_puts(rep, "\n");
   }
   if (s->bad > s->reported)
-    hli_buf_printf(rep, "  ... and %lld more\n", (long long)(s->bad - s->reported));
+    hlc_text_printf(rep, "  ... and %lld more\n", (long long)(s->bad - s->reported));
 }
 
 int hli_compare_values(const HliValue *got, const HliValue *want, const HloCompareOptions *opts,
-                       int max_report, HliCompareSummary *sum, HliBuf *report) {
+                       int max_report, HliCompareSummary *sum, HlcText *report) {
   memset(sum, 0, sizeof *sum);
   int32_t ng, nw;
   HliValue **gl = hli_value_leaves((HliValue *)got, &ng), **wl = hli_value_leaves((HliValue *)want, &nw);
@@ -309,28 +309,28 @@ HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer 
   if (opts) memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   o.struct_size = sizeof o;
   if (report_text) *report_text = NULL;
-  HliBuf rep = {0};
+  HlcText rep = {0};
   if (!hlp_shape_compatible(got->v->shape, want->v->shape)) {
-    HliBuf a = {0}, b = {0};
-    hli_shape_text(got->v->shape, &a);
-    hli_shape_text(want->v->shape, &b);
-    hli_buf_printf(&rep, "mismatch: the result has shape %s, the expected value %s\n",
-                   a.data ? a.data : "?", b.data ? b.data : "?");
-    hli_buf_free(&a);
-    hli_buf_free(&b);
+    HlcText a = {0}, b = {0};
+    hlp_print_shape(&a, got->v->shape, false);
+    hlp_print_shape(&b, want->v->shape, false);
+    hlc_text_printf(&rep, "mismatch: the result has shape %s, the expected value %s\n",
+                   a.p ? a.p : "?", b.p ? b.p : "?");
+    hlc_text_free(&a);
+    hlc_text_free(&b);
     *mismatches = -1;
-    if (report_text) *report_text = rep.data;
-    else hli_buf_free(&rep);
+    if (report_text) *report_text = rep.p;
+    else hlc_text_free(&rep);
     return HLO_OK;
   }
   HliCompareSummary sum;
   if (hli_compare_values(got->v, want->v, &o, o.max_report > 0 ? o.max_report : 5, &sum,
                          report_text ? &rep : NULL) != 0) {
-    hli_buf_free(&rep);
+    hlc_text_free(&rep);
     return hli_api_fail(ctx, HLO_NOMEM, "out of memory");
   }
   *mismatches = sum.bad;
-  if (sum.bad && report_text) *report_text = rep.data;
-  else hli_buf_free(&rep);
+  if (sum.bad && report_text) *report_text = rep.p;
+  else hlc_text_free(&rep);
   return HLO_OK;
 }

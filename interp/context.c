@@ -58,11 +58,11 @@ void hlo_ctx_free(HloCtx *ctx) {
 
 const char *hlo_ctx_diagnostics(HloCtx *ctx) {
   if (!ctx) return "";
-  HliBuf b = {0};
-  hli_buf_puts(&b, "");
-  for (int i = 0; i < ctx->diags.n; i++) hli_buf_puts(&b, ctx->diags.v[i].text);
+  HlcText b = {0};
+  hlc_text_puts(&b, "");
+  for (int i = 0; i < ctx->diags.n; i++) hlc_text_puts(&b, ctx->diags.v[i].text);
   free(ctx->diag_text);
-  ctx->diag_text = b.data;
+  ctx->diag_text = b.p;
   return ctx->diag_text ? ctx->diag_text : "";
 }
 

@@ -186,17 +186,17 @@ static char *meta_key(const HloInstr *ins, long *column) {
   read_meta(ins, &md);
   *column = md.column;
   if (!md.op_name || md.op_name_len == 0) return NULL;
-  HliBuf b = {0};
-  hli_buf_printf(&b, "%s|", hlp_opcode_name(ins->op));
-  hli_shape_text(&ins->shape, &b);
-  hli_buf_puts(&b, "|");
-  hli_buf_put(&b, md.op_name, md.op_name_len);
-  hli_buf_puts(&b, "|");
-  if (md.file) hli_buf_put(&b, md.file, md.file_len);
-  hli_buf_printf(&b, "|%ld", md.line);
-  hli_buf_put(&b, "", 1);
-  if (b.failed) { hli_buf_free(&b); return NULL; }
-  return b.data;
+  HlcText b = {0};
+  hlc_text_printf(&b, "%s|", hlp_opcode_name(ins->op));
+  hlp_print_shape(&b, &ins->shape, false);
+  hlc_text_puts(&b, "|");
+  hlc_text_put(&b, md.op_name, md.op_name_len);
+  hlc_text_puts(&b, "|");
+  if (md.file) hlc_text_put(&b, md.file, md.file_len);
+  hlc_text_printf(&b, "|%ld", md.line);
+  hlc_text_put(&b, "", 1);
+  if (b.oom) { hlc_text_free(&b); return NULL; }
+  return b.p;
 }
 
 typedef struct Keyed { char *key; long column; int32_t id; } Keyed;

@@ -217,14 +217,14 @@ static HloStatus check_params(HloCtx *ctx, const HloModule *m, const HloModule *
                         b->nparams == 1 ? "" : "s", a->name, a->nparams);
   for (int32_t i = 0; i < a->nparams; i++) {
     if (hlp_shape_compatible(&a->params[i]->shape, &b->params[i]->shape)) continue;
-    HliBuf x = {0}, y = {0};
-    hli_shape_text(&a->params[i]->shape, &x);
-    hli_shape_text(&b->params[i]->shape, &y);
+    HlcText x = {0}, y = {0};
+    hlp_print_shape(&x, &a->params[i]->shape, false);
+    hlp_print_shape(&y, &b->params[i]->shape, false);
     hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %d differs: the module's %s is %s, the "
-                 "reference's %s is %s", (int)i, a->params[i]->name, x.data ? x.data : "?",
-                 b->params[i]->name, y.data ? y.data : "?");
-    hli_buf_free(&x);
-    hli_buf_free(&y);
+                 "reference's %s is %s", (int)i, a->params[i]->name, x.p ? x.p : "?",
+                 b->params[i]->name, y.p ? y.p : "?");
+    hlc_text_free(&x);
+    hlc_text_free(&y);
     return HLO_TYPE_MISMATCH;
   }
   return HLO_OK;
@@ -266,9 +266,9 @@ typedef struct Report {
 
 static void describe(Engine *g, Report *r, const char *ref_file) {
   HloDivergence *d = &r->pub;
-  HliBuf b = {0};
+  HlcText b = {0};
   if (g->best.seq < 0) {
-    hli_buf_puts(&b, "first divergence: none");
+    hlc_text_puts(&b, "first divergence: none");
   } else {
     const Found *f = &g->best;
     const HloInstr *ins = g->a.ins[f->id], *cp = g->b.ins[g->a.pair[f->id]];
@@ -283,24 +283,24 @@ static void describe(Engine *g, Report *r, const char *ref_file) {
     d->max_abs_error = f->sum.max_abs_at[0] ? f->sum.max_abs : NAN;
     r->max_abs_at = dup_text(f->sum.max_abs_at[0] ? f->sum.max_abs_at : f->sum.first_at);
     d->max_abs_at = r->max_abs_at;
-    hli_buf_printf(&b, "first divergence: %s (%s, line %d", ins->name, hlp_opcode_name(ins->op),
+    hlc_text_printf(&b, "first divergence: %s (%s, line %d", ins->name, hlp_opcode_name(ins->op),
                    (int)ins->line);
-    if (d->iteration >= 0) hli_buf_printf(&b, ", iteration %lld", (long long)d->iteration);
-    if (d->call >= 0) hli_buf_printf(&b, ", call %lld", (long long)d->call);
+    if (d->iteration >= 0) hlc_text_printf(&b, ", iteration %lld", (long long)d->iteration);
+    if (d->call >= 0) hlc_text_printf(&b, ", call %lld", (long long)d->call);
     if (ref_file)
-      hli_buf_printf(&b, ") against the reference's %s (%s line %d)", cp->name, ref_file,
+      hlc_text_printf(&b, ") against the reference's %s (%s line %d)", cp->name, ref_file,
                      (int)cp->line);
     else
-      hli_buf_puts(&b, ") against its value carried in f64");
-    hli_buf_printf(&b, ": %lld of %lld elements differ", (long long)f->sum.bad,
+      hlc_text_puts(&b, ") against its value carried in f64");
+    hlc_text_printf(&b, ": %lld of %lld elements differ", (long long)f->sum.bad,
                    (long long)f->sum.total);
     if (f->sum.max_abs_at[0])
-      hli_buf_printf(&b, "; largest absolute error %g at %s", f->sum.max_abs, f->sum.max_abs_at);
-    hli_buf_printf(&b, "; first at %s: got %s, reference %s", f->sum.first_at, f->sum.first_got,
+      hlc_text_printf(&b, "; largest absolute error %g at %s", f->sum.max_abs, f->sum.max_abs_at);
+    hlc_text_printf(&b, "; first at %s: got %s, reference %s", f->sum.first_at, f->sum.first_got,
                    f->sum.first_want);
   }
-  hli_buf_put(&b, "", 1);
-  r->line = b.data;
+  hlc_text_put(&b, "", 1);
+  r->line = b.p;
   d->line = r->line ? r->line : "first divergence: ?";
 }
 
@@ -401,14 +401,14 @@ HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref
     d->result_mismatches = -1;
   } else {
     HliCompareSummary sum;
-    HliBuf rep = {0};
+    HlcText rep = {0};
     if (hli_compare_values(d->result->v, d->reference_result->v, &cmp,
                            cmp.max_report > 0 ? cmp.max_report : 5, &sum, &rep) != 0) {
       st = hli_api_fail(ctx, HLO_NOMEM, "out of memory");
       goto out;
     }
     d->result_mismatches = sum.bad;
-    r->result_report = rep.data;
+    r->result_report = rep.p;
     d->result_report = sum.bad ? r->result_report : NULL;
   }
   describe(g, r, g->widened ? NULL : ref->filename);

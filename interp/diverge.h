@@ -20,7 +20,7 @@ typedef struct HliCompareSummary {
  * sizeof(HloCompareOptions)); the report of --expect is appended to report
  * (may be NULL) when an element differs. -1 when out of memory. */
 int hli_compare_values(const HliValue *got, const HliValue *want, const HloCompareOptions *opts,
-                       int max_report, HliCompareSummary *sum, HliBuf *report);
+                       int max_report, HliCompareSummary *sum, HlcText *report);
 
 /* Representable values of float type t between the bits of two finite
  * values (0 for equal values, and for +0 and -0). */

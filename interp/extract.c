@@ -84,10 +84,10 @@ static const char *instr_end(const char *p, const char *block_end) {
 }
 
 /* Drop ", control-predecessors={...}" (its names do not exist alone). */
-static void drop_control(HliBuf *b, const char *s, size_t n) {
+static void drop_control(HlcText *b, const char *s, size_t n) {
   static const char key[] = ", control-predecessors={";
   const char *k = memmem(s, n, key, sizeof key - 1);
-  if (!k) { hli_buf_put(b, s, n); return; }
+  if (!k) { hlc_text_put(b, s, n); return; }
   const char *q = k + sizeof key - 1;
   int depth = 1;
   while (q < s + n && depth > 0) {
@@ -95,8 +95,8 @@ static void drop_control(HliBuf *b, const char *s, size_t n) {
     else if (*q == '}') depth--;
     q++;
   }
-  hli_buf_put(b, s, (size_t)(k - s));
-  hli_buf_put(b, q, (size_t)(s + n - q));
+  hlc_text_put(b, s, (size_t)(k - s));
+  hlc_text_put(b, q, (size_t)(s + n - q));
 }
 
 /* Drop ", KEY{...}" (brace-balanced) from s[0..n) into b. */
@@ -119,19 +119,19 @@ static size_t drop_braced(const char *s, size_t n, const char *key, char *out) {
 /* The header line without entry_computation_layout, input_output_alias and
  * buffer_donor: the extracted ENTRY has other parameters and another result,
  * which they would not fit. */
-static void put_header(HliBuf *b, const char *text) {
+static void put_header(HlcText *b, const char *text) {
   const char *nl = strchr(text, '\n');
   size_t n = nl ? (size_t)(nl - text) : strlen(text);
   static const char *const keys[] = {", entry_computation_layout={", ", input_output_alias={",
                                      ", buffer_donor={"};
   char *x = malloc(n + 1), *y = malloc(n + 1);
-  if (!x || !y) { free(x); free(y); b->failed = true; return; }
+  if (!x || !y) { free(x); free(y); b->oom = true; return; }
   memcpy(x, text, n);
   for (int i = 0; i < 3; i++) {
     n = drop_braced(x, n, keys[i], y);
     char *t = x; x = y; y = t;
   }
-  hli_buf_put(b, x, n);
+  hlc_text_put(b, x, n);
   free(x);
   free(y);
 }
@@ -145,7 +145,7 @@ static char *extract_text(const HloModule *m, const HloInstr *ins, const char **
   }
   char *text = hlp_print(m, NULL);
   if (!text) return NULL;
-  HliBuf b = {0};
+  HlcText b = {0};
   char *out = NULL;
   const char *eb, *ee, *cb, *ce, *line;
   *why = "cannot find the instruction in the module's canonical text";
@@ -157,19 +157,19 @@ static char *extract_text(const HloModule *m, const HloInstr *ins, const char **
   size_t shape_n;
   if (!shape_span(after, iend, ins, &shape, &shape_n)) goto done;
   const char *ops = shape + shape_n + 1 + strlen(hlp_opcode_name(ins->op));   /* at "(" */
-  HliBuf want = {0};
-  hli_buf_puts(&want, "(");
-  for (int32_t k = 0; k < ins->nops; k++) hli_buf_printf(&want, "%s%%%s", k ? ", " : "", ins->ops[k]->name);
-  hli_buf_puts(&want, ")");
-  bool ok = want.data && (size_t)(iend - ops) >= want.len && memcmp(ops, want.data, want.len) == 0;
-  const char *rest = ops + (want.data ? want.len : 0);
-  hli_buf_free(&want);
+  HlcText want = {0};
+  hlc_text_puts(&want, "(");
+  for (int32_t k = 0; k < ins->nops; k++) hlc_text_printf(&want, "%s%%%s", k ? ", " : "", ins->ops[k]->name);
+  hlc_text_puts(&want, ")");
+  bool ok = want.p && (size_t)(iend - ops) >= want.n && memcmp(ops, want.p, want.n) == 0;
+  const char *rest = ops + (want.p ? want.n : 0);
+  hlc_text_free(&want);
   if (!ok) goto done;
 
   /* Header, then the computations the instruction calls (directly or not),
    * in module order: the others are unreachable in the extracted module. */
   put_header(&b, text);
-  hli_buf_put(&b, "\n", 1);
+  hlc_text_put(&b, "\n", 1);
   const HloComputation **called = malloc(((size_t)ins->ncalled + 1) * sizeof *called);
   bool *live = NULL;
   if (called) {
@@ -182,9 +182,9 @@ static char *extract_text(const HloModule *m, const HloInstr *ins, const char **
     const char *bb, *be;
     if (!live[k] || m->comps[k]->is_entry) continue;
     if (!find_block(text, m->comps[k], &bb, &be)) { free(live); goto done; }
-    hli_buf_put(&b, "\n", 1);
-    hli_buf_put(&b, bb, (size_t)(be - bb));
-    hli_buf_put(&b, "\n", 1);
+    hlc_text_put(&b, "\n", 1);
+    hlc_text_put(&b, bb, (size_t)(be - bb));
+    hlc_text_put(&b, "\n", 1);
   }
   free(live);
   (void)eb;
@@ -192,30 +192,30 @@ static char *extract_text(const HloModule *m, const HloInstr *ins, const char **
 
   /* The new ENTRY: operands as parameters (tokens from after-all). */
   const char *pfx = strncmp(ins->name, "operand.", 8) == 0 ? "op." : "operand.";
-  hli_buf_printf(&b, "\nENTRY %%%s {\n", m->entry->name);
+  hlc_text_printf(&b, "\nENTRY %%%s {\n", m->entry->name);
   int32_t np = 0;
   for (int32_t k = 0; k < ins->nops; k++) {
     const HloInstr *op = ins->ops[k];
     const char *oa, *os;
     size_t on;
     if (op->shape.dtype == HLO_TOKEN) {
-      hli_buf_printf(&b, "  %%%s%d = token[] after-all()\n", pfx, (int)k);
+      hlc_text_printf(&b, "  %%%s%d = token[] after-all()\n", pfx, (int)k);
       continue;
     }
     *why = "cannot find an operand in the module's canonical text";
     if (!(oa = find_instr(cb, ce, op->name, NULL)) || !shape_span(oa, ce, op, &os, &on)) goto done;
-    hli_buf_printf(&b, "  %%%s%d = %.*s parameter(%d)\n", pfx, (int)k, (int)on, os, (int)np++);
+    hlc_text_printf(&b, "  %%%s%d = %.*s parameter(%d)\n", pfx, (int)k, (int)on, os, (int)np++);
   }
-  hli_buf_printf(&b, "  ROOT %%%s = %.*s %s(", ins->name, (int)shape_n, shape,
+  hlc_text_printf(&b, "  ROOT %%%s = %.*s %s(", ins->name, (int)shape_n, shape,
                  hlp_opcode_name(ins->op));
-  for (int32_t k = 0; k < ins->nops; k++) hli_buf_printf(&b, "%s%%%s%d", k ? ", " : "", pfx, (int)k);
-  hli_buf_puts(&b, ")");
+  for (int32_t k = 0; k < ins->nops; k++) hlc_text_printf(&b, "%s%%%s%d", k ? ", " : "", pfx, (int)k);
+  hlc_text_puts(&b, ")");
   drop_control(&b, rest, (size_t)(iend - rest));
-  hli_buf_puts(&b, "\n}\n");
-  if (!b.failed) { out = b.data; b.data = NULL; }
+  hlc_text_puts(&b, "\n}\n");
+  if (!b.oom) { out = b.p; b.p = NULL; }
   else *why = "out of memory";
 done:
-  hli_buf_free(&b);
+  hlc_text_free(&b);
   free(text);
   return out;
 }
@@ -304,7 +304,7 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned
   const HloInstr **cv = malloc(((size_t)c->ninstrs + 1) * sizeof *cv);
   const HloComputation **called = NULL;
   bool *live = NULL;
-  HliBuf b = {0};
+  HlcText b = {0};
   char *out = NULL;
   int32_t n = 0, ncalled = 0;
   if (!text || !cv) goto done;
@@ -323,20 +323,20 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned
       called[ncalled++] = c->instrs[i]->called[k].comp;
   if (!(live = hlp_reachable(m, called, ncalled))) goto done;
   put_header(&b, text);
-  hli_buf_put(&b, "\n", 1);
+  hlc_text_put(&b, "\n", 1);
   for (int32_t k = 0; k < m->ncomps; k++) {
     const char *bb, *be;
     if (!live[k] || m->comps[k]->is_entry) continue;
     *why = "cannot find a called computation in the module's canonical text";
     if (!find_block(text, m->comps[k], &bb, &be)) goto done;
-    hli_buf_put(&b, "\n", 1);
-    hli_buf_put(&b, bb, (size_t)(be - bb));
-    hli_buf_put(&b, "\n", 1);
+    hlc_text_put(&b, "\n", 1);
+    hlc_text_put(&b, bb, (size_t)(be - bb));
+    hlc_text_put(&b, "\n", 1);
   }
 
   /* ENTRY: the instructions in their computation's order, each cut value a
    * parameter under its own name (so the kept lines read it unchanged). */
-  hli_buf_printf(&b, "\nENTRY %%%s {\n", m->entry->name);
+  hlc_text_printf(&b, "\nENTRY %%%s {\n", m->entry->name);
   for (int32_t i = 0; i < c->ninstrs; i++) {
     const HloInstr *u = c->instrs[i];
     const char *after, *shape, *line;
@@ -347,22 +347,22 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned
     const char *iend = instr_end(after, ce);
     if (role[i] == AROUND_CUT) {
       if (u->shape.dtype == HLO_TOKEN) {
-        hli_buf_printf(&b, "  %%%s = token[] after-all()\n", u->name);
+        hlc_text_printf(&b, "  %%%s = token[] after-all()\n", u->name);
         continue;
       }
       if (!shape_span(after, iend, u, &shape, &shape_n)) goto done;
-      hli_buf_printf(&b, "  %%%s = %.*s parameter(%d)\n", u->name, (int)shape_n, shape, (int)n);
+      hlc_text_printf(&b, "  %%%s = %.*s parameter(%d)\n", u->name, (int)shape_n, shape, (int)n);
       cv[n++] = u;
       continue;
     }
-    hli_buf_printf(&b, "  %s%%%s = ", u == ins ? "ROOT " : "", u->name);
+    hlc_text_printf(&b, "  %s%%%s = ", u == ins ? "ROOT " : "", u->name);
     drop_control(&b, after, (size_t)(iend - after));
-    hli_buf_puts(&b, "\n");
+    hlc_text_puts(&b, "\n");
   }
-  hli_buf_puts(&b, "}\n");
-  if (!b.failed) {
-    out = b.data;
-    b.data = NULL;
+  hlc_text_puts(&b, "}\n");
+  if (!b.oom) {
+    out = b.p;
+    b.p = NULL;
     *cut = cv;
     *ncut = n;
     cv = NULL;
@@ -370,7 +370,7 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned
     *why = "out of memory";
   }
 done:
-  hli_buf_free(&b);
+  hlc_text_free(&b);
   free(live);
   free(called);
   free(cv);

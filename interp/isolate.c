@@ -251,28 +251,28 @@ static void instr_text(const HloModule *m, const HloInstr *ins, const char **sta
 
 /* A module that runs just this custom call on parameters named like its
  * operands (so the instruction's own text can be reused verbatim). */
-static void replay_module(const HloModule *m, const HloInstr *ins, HliBuf *b) {
+static void replay_module(const HloModule *m, const HloInstr *ins, HlcText *b) {
   const char *text;
   size_t len;
   instr_text(m, ins, &text, &len);
   if (!text) return;
-  hli_buf_puts(b, "HloModule replay\n\nENTRY main {\n");
+  hlc_text_puts(b, "HloModule replay\n\nENTRY main {\n");
   int32_t np = 0;
   for (int32_t i = 0; i < ins->nops; i++) {
     if (first_use(ins, i) != i) continue;
     const HloInstr *op = ins->ops[i];
     if (op->shape.dtype == HLO_TOKEN) {
-      hli_buf_printf(b, "  %s = token[] after-all()\n", op->name);
+      hlc_text_printf(b, "  %s = token[] after-all()\n", op->name);
       continue;
     }
-    HliBuf s = {0};
-    hli_shape_text(&op->shape, &s);
-    hli_buf_printf(b, "  %s = %s parameter(%d)\n", op->name, s.data ? s.data : "?", (int)np++);
-    hli_buf_free(&s);
+    HlcText s = {0};
+    hlp_print_shape(&s, &op->shape, false);
+    hlc_text_printf(b, "  %s = %s parameter(%d)\n", op->name, s.p ? s.p : "?", (int)np++);
+    hlc_text_free(&s);
   }
-  hli_buf_puts(b, "  ROOT ");
-  hli_buf_put(b, text, len);
-  hli_buf_puts(b, "\n}\n");
+  hlc_text_puts(b, "  ROOT ");
+  hlc_text_put(b, text, len);
+  hlc_text_puts(b, "\n}\n");
 }
 
 /* Make CRASH_DIR/hlorun-crash-TARGET-PID[-N]; the path, malloc'd, or NULL. */
@@ -304,27 +304,27 @@ static char *save_inputs(HliExec *x, const HloInstr *ins, HliValue *const *in, c
     *err = strdup(strerror(errno));
     return NULL;
   }
-  HliBuf info = {0};
-  hli_buf_printf(&info, "target: %s\napi_version: %d (%s)\ninstruction: %s, line %d of %s\n"
+  HlcText info = {0};
+  hlc_text_printf(&info, "target: %s\napi_version: %d (%s)\ninstruction: %s, line %d of %s\n"
                  "what happened: %s\n", target, (int)ins->api_version,
                  api_version_name((int)ins->api_version), ins->name ? ins->name : "?",
                  (int)ins->line, m && m->filename ? m->filename : "<input>", what);
-  hli_buf_puts(&info, "backend_config: ");
-  if (ins->backend_config) hli_buf_put(&info, ins->backend_config, ins->backend_config_len);
-  hli_buf_puts(&info, "\n");
+  hlc_text_puts(&info, "backend_config: ");
+  if (ins->backend_config) hlc_text_put(&info, ins->backend_config, ins->backend_config_len);
+  hlc_text_puts(&info, "\n");
   int rc = 0;
   int32_t np = 0;
-  HliBuf args = {0};
+  HlcText args = {0};
   HlcDiags d = {0};
   for (int32_t i = 0; i < ins->nops && !rc; i++) {
-    HliBuf shape = {0}, data = {0};
-    hli_shape_text(in[i]->shape, &shape);
-    hli_buf_puts(&shape, "");   /* never NULL below */
+    HlcText shape = {0}, data = {0};
+    hlp_print_shape(&shape, in[i]->shape, false);
+    hlc_text_puts(&shape, "");   /* never NULL below */
     int32_t f = first_use(ins, i);
     if (in[i]->dtype == HLO_TOKEN) {
-      hli_buf_printf(&info, "operand %d: token (not saved)\n", (int)i);
+      hlc_text_printf(&info, "operand %d: token (not saved)\n", (int)i);
     } else if (f != i) {
-      hli_buf_printf(&info, "operand %d: %s, the same as operand %d\n", (int)i, shape.data,
+      hlc_text_printf(&info, "operand %d: %s, the same as operand %d\n", (int)i, shape.p,
                      (int)f);
     } else {
       char name[32];
@@ -338,29 +338,29 @@ static char *save_inputs(HliExec *x, const HloInstr *ins, HliValue *const *in, c
       } else {
         rc = hli_npy_write(in[i], &data, &d);
       }
-      if (!rc && !data.failed) rc = write_whole(dir, name, data.data ? data.data : "", data.len);
+      if (!rc && !data.oom) rc = write_whole(dir, name, data.p ? data.p : "", data.n);
       else rc = -1;
-      hli_buf_printf(&info, "operand %d: %s -> %s (parameter %d of replay.hlo)\n", (int)i,
-                     shape.data, name, (int)np);
-      hli_buf_printf(&args, " %s/%s", dir, name);
+      hlc_text_printf(&info, "operand %d: %s -> %s (parameter %d of replay.hlo)\n", (int)i,
+                     shape.p, name, (int)np);
+      hlc_text_printf(&args, " %s/%s", dir, name);
       np++;
     }
-    hli_buf_free(&shape);
-    hli_buf_free(&data);
+    hlc_text_free(&shape);
+    hlc_text_free(&data);
   }
-  HliBuf rs = {0}, replay = {0};
-  hli_shape_text(&ins->shape, &rs);
-  hli_buf_puts(&rs, "");
-  hli_buf_printf(&info, "result: %s\nreplay: hlorun [the same --custom-call/--plugin options] "
-                 "%s/replay.hlo%s\n", rs.data, dir, args.data ? args.data : "");
+  HlcText rs = {0}, replay = {0};
+  hlp_print_shape(&rs, &ins->shape, false);
+  hlc_text_puts(&rs, "");
+  hlc_text_printf(&info, "result: %s\nreplay: hlorun [the same --custom-call/--plugin options] "
+                 "%s/replay.hlo%s\n", rs.p, dir, args.p ? args.p : "");
   replay_module(m, ins, &replay);
-  if (!rc && replay.data) rc = write_whole(dir, "replay.hlo", replay.data, replay.len);
-  if (!rc) rc = write_whole(dir, "call.txt", info.data ? info.data : "", info.len);
+  if (!rc && replay.p) rc = write_whole(dir, "replay.hlo", replay.p, replay.n);
+  if (!rc) rc = write_whole(dir, "call.txt", info.p ? info.p : "", info.n);
   if (rc) *err = strdup(strerror(errno));
-  hli_buf_free(&rs);
-  hli_buf_free(&replay);
-  hli_buf_free(&info);
-  hli_buf_free(&args);
+  hlc_text_free(&rs);
+  hlc_text_free(&replay);
+  hlc_text_free(&info);
+  hlc_text_free(&args);
   hlc_diags_clear(&d);
   return dir;
 }

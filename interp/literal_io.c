@@ -16,27 +16,6 @@
 
 /* ---- shapes ---------------------------------------------------------------- */
 
-void hli_shape_text(const HloShape *s, HliBuf *b) {
-  if (s->dtype == HLO_TUPLE) {
-    hli_buf_put(b, "(", 1);
-    for (int32_t i = 0; i < s->ntuple; i++) {
-      if (i) hli_buf_puts(b, ", ");
-      hli_shape_text(&s->tuple[i], b);
-    }
-    hli_buf_put(b, ")", 1);
-    return;
-  }
-  hli_buf_puts(b, hlc_dtype_name(s->dtype));
-  if (s->dtype == HLO_TOKEN || s->dtype == HLO_OPAQUE) { hli_buf_puts(b, "[]"); return; }
-  hli_buf_put(b, "[", 1);
-  for (int32_t i = 0; i < s->rank; i++) {
-    bool bounded = s->dynamic && s->dynamic[i] == HLO_DIM_BOUNDED;
-    if (s->dynamic && s->dynamic[i] == HLO_DIM_UNBOUNDED) hli_buf_printf(b, "%s?", i ? "," : "");
-    else hli_buf_printf(b, "%s%s%lld", i ? "," : "", bounded ? "<=" : "", (long long)s->dims[i]);
-  }
-  hli_buf_put(b, "]", 1);
-}
-
 HloShape *hli_shape_clone(HlcArena *a, const HloShape *s) {
   HloShape *c = hlc_arena_alloc(a, sizeof *c);
   if (!c) return NULL;
@@ -62,21 +41,21 @@ HloShape *hli_shape_clone(HlcArena *a, const HloShape *s) {
 
 /* ---- writing --------------------------------------------------------------- */
 
-static void write_elems(const HliValue *v, HliBuf *b, int32_t dim, int64_t *off) {
+static void write_elems(const HliValue *v, HlcText *b, int32_t dim, int64_t *off) {
   if (v->rank == 0 || dim == v->rank) {
     char tmp[128];
     size_t es = hlc_dtype_size(v->dtype);
     hlc_format_element(v->dtype, (const char *)v->data + (size_t)*off * es, tmp, sizeof tmp);
-    hli_buf_puts(b, tmp);
+    hlc_text_puts(b, tmp);
     (*off)++;
     return;
   }
-  hli_buf_put(b, "{", 1);
+  hlc_text_put(b, "{", 1);
   for (int64_t i = 0; i < v->dims[dim]; i++) {
-    if (i) hli_buf_puts(b, ", ");
+    if (i) hlc_text_puts(b, ", ");
     write_elems(v, b, dim + 1, off);
   }
-  hli_buf_put(b, "}", 1);
+  hlc_text_put(b, "}", 1);
 }
 
 enum { MAX_EMPTY_GROUPS = 1 << 20 };
@@ -96,23 +75,23 @@ bool hli_literal_too_large(const HliValue *v) {
   return false;
 }
 
-int hli_literal_write(const HliValue *v, HliBuf *b) {
+int hli_literal_write(const HliValue *v, HlcText *b) {
   if (hli_literal_too_large(v)) return -1;
   if (v->dtype == HLO_TUPLE) {
-    hli_buf_put(b, "(", 1);
+    hlc_text_put(b, "(", 1);
     for (int32_t i = 0; i < v->ntuple; i++) {
-      if (i) hli_buf_puts(b, ", ");
+      if (i) hlc_text_puts(b, ", ");
       hli_literal_write(v->tuple[i], b);
     }
-    hli_buf_put(b, ")", 1);
-    return b->failed ? -1 : 0;
+    hlc_text_put(b, ")", 1);
+    return b->oom ? -1 : 0;
   }
-  hli_shape_text(v->shape, b);
-  if (!hlc_dtype_is_array(v->dtype)) return b->failed ? -1 : 0;
-  hli_buf_put(b, " ", 1);
+  hlp_print_shape(b, v->shape, false);
+  if (!hlc_dtype_is_array(v->dtype)) return b->oom ? -1 : 0;
+  hlc_text_put(b, " ", 1);
   int64_t off = 0;
   write_elems(v, b, 0, &off);
-  return b->failed ? -1 : 0;
+  return b->oom ? -1 : 0;
 }
 
 /* ---- reading --------------------------------------------------------------- */
@@ -429,14 +408,14 @@ static HliValue *read_literal(Rd *r, const HloShape *want) {
   if (!sh) return NULL;
   if (want) {
     if (!hlp_shape_compatible(sh, want)) {
-      HliBuf a = {0}, b = {0};
-      hli_shape_text(sh, &a);
-      hli_shape_text(want, &b);
+      HlcText a = {0}, b = {0};
+      hlp_print_shape(&a, sh, false);
+      hlp_print_shape(&b, want, false);
       char msg[512];
       snprintf(msg, sizeof msg, "literal of shape %s does not match the expected %s",
-               a.data ? a.data : "?", b.data ? b.data : "?");
-      hli_buf_free(&a);
-      hli_buf_free(&b);
+               a.p ? a.p : "?", b.p ? b.p : "?");
+      hlc_text_free(&a);
+      hlc_text_free(&b);
       rd_mismatch(r, msg, start);
       return NULL;
     }

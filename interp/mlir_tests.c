@@ -17,29 +17,8 @@
 #include "hlorun.h"
 #include "interp/api.h"
 #include "common/numeric.h"
+#include "common/text.h"
 #include "stablehlo/stablehlo.h"
-
-typedef struct Report { char *p; size_t n, cap; } Report;
-
-__attribute__((format(printf, 2, 3))) static void say(Report *r, const char *fmt, ...) {
-  char tmp[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n >= sizeof tmp) n = sizeof tmp - 1;
-  if (r->n + (size_t)n + 1 > r->cap) {
-    size_t cap = r->cap ? r->cap * 2 : 1024;
-    while (cap < r->n + (size_t)n + 1) cap *= 2;
-    char *p = realloc(r->p, cap);
-    if (!p) return;
-    r->p = p;
-    r->cap = cap;
-  }
-  memcpy(r->p + r->n, tmp, (size_t)n + 1);
-  r->n += (size_t)n;
-}
 
 static uint64_t bits_of(const unsigned char *p, size_t size) {
   uint64_t b = 0;
@@ -101,16 +80,16 @@ static void element_text(HloDtype t, const unsigned char *p, char *buf, size_t n
 }
 
 /* Compare one check's two values; report the first differing elements. */
-static bool compare(Report *r, const char *file, const char *func, const ShCheck *c, const HloBuffer *a,
+static bool compare(HlcText *r, const char *file, const char *func, const ShCheck *c, const HloBuffer *a,
                     const HloBuffer *b) {
   HloDtype t = hlc_dtype_from_xla_code((int)hlo_buffer_type(a));
   int64_t n = hlo_buffer_num_elements(a);
   if (t == HLO_DTYPE_INVALID || hlo_buffer_type(b) != hlo_buffer_type(a) || hlo_buffer_num_elements(b) != n) {
-    say(r, "%s:%d: %s failed in @%s: the values differ in type or shape\n", file, c->line, c->what, func);
+    hlc_text_printf(r, "%s:%d: %s failed in @%s: the values differ in type or shape\n", file, c->line, c->what, func);
     return false;
   }
   if (c->kind != SHC_EQ && !hlc_dtype_is_float(t) && !hlc_dtype_is_complex(t)) {
-    say(r, "%s:%d: %s in @%s: element type %s is not a floating-point type\n", file, c->line, c->what, func,
+    hlc_text_printf(r, "%s:%d: %s in @%s: element type %s is not a floating-point type\n", file, c->line, c->what, func,
         hlc_dtype_name(t));
     return false;
   }
@@ -121,7 +100,7 @@ static bool compare(Report *r, const char *file, const char *func, const ShCheck
   int shown = 0, bad = 0;
   for (int64_t i = 0; i < n; i++) {
     if (element_ok(c, t, pa + (size_t)i * es, pb + (size_t)i * es)) continue;
-    if (bad++ == 0) say(r, "%s:%d: %s failed in @%s:\n", file, c->line, c->what, func);
+    if (bad++ == 0) hlc_text_printf(r, "%s:%d: %s failed in @%s:\n", file, c->line, c->what, func);
     if (shown < 8) {
       char idx[256] = "", x[128], y[128];
       int64_t rem = i;
@@ -139,18 +118,18 @@ static bool compare(Report *r, const char *file, const char *func, const ShCheck
       }
       element_text(t, pa + (size_t)i * es, x, sizeof x);
       element_text(t, pb + (size_t)i * es, y, sizeof y);
-      say(r, "  [%s]: got %s, expected %s\n", idx, x, y);
+      hlc_text_printf(r, "  [%s]: got %s, expected %s\n", idx, x, y);
       shown++;
     }
   }
-  if (bad > shown) say(r, "  ... %d elements differ in all\n", bad);
+  if (bad > shown) hlc_text_printf(r, "  ... %d elements differ in all\n", bad);
   return bad == 0;
 }
 
 static void run_one(HloCtx *ctx, const HloRunOptions *opts, const char *file, const ShTest *t, int *passed,
-                    int *failed, Report *r) {
+                    int *failed, HlcText *r) {
   if (!t->hlo) {
-    say(r, "%s:%d: @%s could not be translated:\n%s", file, t->line, t->func, t->error ? t->error : "");
+    hlc_text_printf(r, "%s:%d: @%s could not be translated:\n%s", file, t->line, t->func, t->error ? t->error : "");
     (*failed)++;
     return;
   }
@@ -166,7 +145,7 @@ static void run_one(HloCtx *ctx, const HloRunOptions *opts, const char *file, co
   if (st == HLO_OK) st = hlo_execute(e, NULL, 0, &res);
   if (st != HLO_OK) {
     const char *d = hlo_ctx_diagnostics(ctx);
-    say(r, "%s:%d: @%s could not run:\n%s", file, t->line, t->func, d && *d ? d : "(no diagnostic)\n");
+    hlc_text_printf(r, "%s:%d: @%s could not run:\n%s", file, t->line, t->func, d && *d ? d : "(no diagnostic)\n");
     (*failed)++;
   } else {
     for (int k = 0; k < t->nchecks; k++) {
@@ -206,7 +185,7 @@ HloStatus hlo_run_test_file(HloCtx *ctx, const char *path, const HloRunOptions *
     free(data);
     return HLO_PARSE_ERROR;
   }
-  Report r = {0};
+  HlcText r = {0};
   for (int i = 0; i < tests.n; i++) run_one(ctx, opts, file, &tests.v[i], passed, failed, &r);
   shlo_tests_free(&tests);
   free(data);

@@ -102,10 +102,10 @@ const HloShape *hli_param_shape(const HloModule *m, int index) {
 HloStatus hlo_module_param_shape(HloCtx *ctx, const HloModule *m, int index, char **text) {
   const HloShape *s = hli_param_shape(m, index);
   if (!s || !text) return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "no parameter %d", index);
-  HliBuf b = {0};
-  hli_shape_text(s, &b);
-  if (b.failed) { hli_buf_free(&b); return hli_api_fail(ctx, HLO_NOMEM, "out of memory"); }
-  *text = b.data;
+  HlcText b = {0};
+  hlp_print_shape(&b, s, false);
+  if (b.oom) { hlc_text_free(&b); return hli_api_fail(ctx, HLO_NOMEM, "out of memory"); }
+  *text = b.p;
   return HLO_OK;
 }
 

@@ -18,47 +18,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* ---- byte buffer --------------------------------------------------------- */
-
-void hli_buf_put(HliBuf *b, const void *p, size_t n) {
-  if (b->failed) return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1) cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (!d) { b->failed = true; return; }
-    b->data = d;
-    b->cap = cap;
-  }
-  if (n) memcpy(b->data + b->len, p, n);
-  b->len += n;
-  b->data[b->len] = 0;
-}
-
-void hli_buf_puts(HliBuf *b, const char *s) { hli_buf_put(b, s, strlen(s)); }
-
-void hli_buf_printf(HliBuf *b, const char *fmt, ...) {
-  char tmp[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) { b->failed = true; return; }
-  if ((size_t)n < sizeof tmp) { hli_buf_put(b, tmp, (size_t)n); return; }
-  char *big = malloc((size_t)n + 1);
-  if (!big) { b->failed = true; return; }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  hli_buf_put(b, big, (size_t)n);
-  free(big);
-}
-
-void hli_buf_free(HliBuf *b) {
-  free(b->data);
-  memset(b, 0, sizeof *b);
-}
-
 /* ---- dtype <-> descr ----------------------------------------------------- */
 
 const char *hli_npy_descr(HloDtype t) {
@@ -339,37 +298,37 @@ int hli_npy_read(const void *data, size_t len, const HloShape *want, const char 
   return hli_npy_read_paged(data, len, want, what, d, NULL, out);
 }
 
-int hli_npy_write(const HliValue *v, HliBuf *b, HlcDiags *d) {
+int hli_npy_write(const HliValue *v, HlcText *b, HlcDiags *d) {
   const char *descr = hli_npy_descr(v->dtype);
   if (!descr || v->dtype == HLO_TUPLE) {
     hlc_diag(d, HLC_ERROR, "a value of type %s cannot be written to .npy",
              hlc_dtype_name(v->dtype));
     return -1;
   }
-  HliBuf h = {0};
-  hli_buf_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+  HlcText h = {0};
+  hlc_text_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
   for (int32_t i = 0; i < v->rank; i++)
-    hli_buf_printf(&h, "%s%lld", i ? ", " : "", (long long)v->dims[i]);
-  hli_buf_puts(&h, v->rank == 1 ? ",), }" : "), }");
+    hlc_text_printf(&h, "%s%lld", i ? ", " : "", (long long)v->dims[i]);
+  hlc_text_puts(&h, v->rank == 1 ? ",), }" : "), }");
   /* Pad with spaces and a newline so the data starts 64-byte aligned. */
-  size_t pre = h.len + 1 + 10 > 65535 ? 12 : 10;
-  size_t total = (pre + h.len + 1 + 63) / 64 * 64;
-  while (pre + h.len + 1 < total) hli_buf_put(&h, " ", 1);
-  hli_buf_put(&h, "\n", 1);
-  if (h.failed) { hli_buf_free(&h); hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
+  size_t pre = h.n + 1 + 10 > 65535 ? 12 : 10;
+  size_t total = (pre + h.n + 1 + 63) / 64 * 64;
+  while (pre + h.n + 1 < total) hlc_text_put(&h, " ", 1);
+  hlc_text_put(&h, "\n", 1);
+  if (h.oom) { hlc_text_free(&h); hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
   unsigned char magic[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
   if (pre == 10) {
-    magic[8] = (unsigned char)(h.len & 0xff);
-    magic[9] = (unsigned char)(h.len >> 8);
+    magic[8] = (unsigned char)(h.n & 0xff);
+    magic[9] = (unsigned char)(h.n >> 8);
   } else {
     magic[6] = 2;
-    for (int k = 0; k < 4; k++) magic[8 + k] = (unsigned char)(h.len >> (8 * k));
+    for (int k = 0; k < 4; k++) magic[8 + k] = (unsigned char)(h.n >> (8 * k));
   }
-  hli_buf_put(b, magic, pre);
-  hli_buf_put(b, h.data, h.len);
-  hli_buf_free(&h);
-  hli_buf_put(b, v->data, v->nbytes);
-  if (b->failed) { hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
+  hlc_text_put(b, magic, pre);
+  hlc_text_put(b, h.p, h.n);
+  hlc_text_free(&h);
+  hlc_text_put(b, v->data, v->nbytes);
+  if (b->oom) { hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
   return 0;
 }
 
@@ -419,12 +378,12 @@ static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t
 static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 16; }
 static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
-static void wr16(HliBuf *b, uint32_t v) {
+static void wr16(HlcText *b, uint32_t v) {
   unsigned char c[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
-  hli_buf_put(b, c, 2);
+  hlc_text_put(b, c, 2);
 }
-static void wr32(HliBuf *b, uint32_t v) { wr16(b, v & 0xffff); wr16(b, v >> 16); }
-static void wr64(HliBuf *b, uint64_t v) { wr32(b, (uint32_t)v); wr32(b, (uint32_t)(v >> 32)); }
+static void wr32(HlcText *b, uint32_t v) { wr16(b, v & 0xffff); wr16(b, v >> 16); }
+static void wr64(HlcText *b, uint64_t v) { wr32(b, (uint32_t)v); wr32(b, (uint32_t)(v >> 32)); }
 
 void hli_npz_members_free(HliNpzMember *m, int32_t n) {
   for (int32_t i = 0; m && i < n; i++) {
@@ -722,31 +681,31 @@ const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *n
   return NULL;
 }
 
-int hli_npz_write(HliValue *const *leaves, int32_t n, HliBuf *b, HlcDiags *d) {
+int hli_npz_write(HliValue *const *leaves, int32_t n, HlcText *b, HlcDiags *d) {
   return hli_npz_write_named(leaves, NULL, n, b, d);
 }
 
-int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32_t n, HliBuf *b,
+int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32_t n, HlcText *b,
                         HlcDiags *d) {
   typedef struct { char name[32]; uint32_t crc; uint64_t size, off; } Ent;
   Ent *ents = calloc((size_t)(n ? n : 1), sizeof *ents);
   if (!ents) { hlc_diag(d, HLC_ERROR, "out of memory"); return -1; }
   int rc = 0;
   for (int32_t i = 0; i < n && rc == 0; i++) {
-    HliBuf npy = {0};
+    HlcText npy = {0};
     if (hli_npy_write(leaves[i], &npy, d) != 0) { rc = -1; break; }
     Ent *e = &ents[i];
     if (names) snprintf(e->name, sizeof e->name, "%.27s.npy", names[i]);
     else snprintf(e->name, sizeof e->name, "arr_%d.npy", (int)i);
     uLong crc = crc32(0L, Z_NULL, 0);
-    for (size_t o = 0; o < npy.len;) {
-      uInt step = (uInt)(npy.len - o > (1u << 30) ? (1u << 30) : npy.len - o);
-      crc = crc32(crc, (const Bytef *)npy.data + o, step);
+    for (size_t o = 0; o < npy.n;) {
+      uInt step = (uInt)(npy.n - o > (1u << 30) ? (1u << 30) : npy.n - o);
+      crc = crc32(crc, (const Bytef *)npy.p + o, step);
       o += step;
     }
     e->crc = (uint32_t)crc;
-    e->size = npy.len;
-    e->off = b->len;
+    e->size = npy.n;
+    e->off = b->n;
     bool big = e->size >= 0xffffffffu || e->off >= 0xffffffffu;
     size_t nl = strlen(e->name);
     wr32(b, 0x04034b50);
@@ -759,13 +718,13 @@ int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32
     wr32(b, big ? 0xffffffffu : (uint32_t)e->size);
     wr16(b, (uint32_t)nl);
     wr16(b, big ? 20 : 0);
-    hli_buf_put(b, e->name, nl);
+    hlc_text_put(b, e->name, nl);
     if (big) { wr16(b, 1); wr16(b, 16); wr64(b, e->size); wr64(b, e->size); }
-    hli_buf_put(b, npy.data, npy.len);
-    hli_buf_free(&npy);
+    hlc_text_put(b, npy.p, npy.n);
+    hlc_text_free(&npy);
   }
   if (rc == 0) {
-    uint64_t cd = b->len;
+    uint64_t cd = b->n;
     for (int32_t i = 0; i < n; i++) {
       Ent *e = &ents[i];
       bool big = e->size >= 0xffffffffu || e->off >= 0xffffffffu;
@@ -781,12 +740,12 @@ int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32
       wr16(b, big ? 28 : 0);           /* extra */
       wr16(b, 0); wr16(b, 0); wr16(b, 0); wr32(b, 0);
       wr32(b, big ? 0xffffffffu : (uint32_t)e->off);
-      hli_buf_put(b, e->name, nl);
+      hlc_text_put(b, e->name, nl);
       if (big) { wr16(b, 1); wr16(b, 24); wr64(b, e->size); wr64(b, e->size); wr64(b, e->off); }
     }
-    uint64_t cdlen = b->len - cd;
+    uint64_t cdlen = b->n - cd;
     if (cd >= 0xffffffffu || n >= 0xffff) {
-      uint64_t z64 = b->len;
+      uint64_t z64 = b->n;
       wr32(b, 0x06064b50); wr64(b, 44); wr16(b, 45); wr16(b, 45); wr32(b, 0); wr32(b, 0);
       wr64(b, (uint64_t)n); wr64(b, (uint64_t)n); wr64(b, cdlen); wr64(b, cd);
       wr32(b, 0x07064b50); wr32(b, 0); wr64(b, z64); wr32(b, 1);
@@ -798,7 +757,7 @@ int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32
     wr32(b, cdlen >= 0xffffffffu ? 0xffffffffu : (uint32_t)cdlen);
     wr32(b, cd >= 0xffffffffu ? 0xffffffffu : (uint32_t)cd);
     wr16(b, 0);
-    if (b->failed) { hlc_diag(d, HLC_ERROR, "out of memory"); rc = -1; }
+    if (b->oom) { hlc_diag(d, HLC_ERROR, "out of memory"); rc = -1; }
   }
   free(ents);
   return rc;

@@ -216,20 +216,20 @@ const HloValue *hlo_value_tuple_element(const HloValue *v, int i) {
   return (const HloValue *)V(v)->tuple[i];
 }
 
-static size_t copy_out(HliBuf *b, char *buf, size_t cap) {
-  size_t n = b->data ? b->len : 0;
+static size_t copy_out(HlcText *b, char *buf, size_t cap) {
+  size_t n = b->p ? b->n : 0;
   if (buf && cap) {
     size_t k = n < cap - 1 ? n : cap - 1;
-    if (k) memcpy(buf, b->data, k);
+    if (k) memcpy(buf, b->p, k);
     buf[k] = 0;
   }
-  hli_buf_free(b);
+  hlc_text_free(b);
   return n;
 }
 
 size_t hlo_value_shape_text(const HloValue *v, char *buf, size_t cap) {
-  HliBuf b = {0};
-  if (v) hli_shape_text(V(v)->shape, &b);
+  HlcText b = {0};
+  if (v) hlp_print_shape(&b, V(v)->shape, false);
   return copy_out(&b, buf, cap);
 }
 
@@ -302,7 +302,7 @@ void hlo_value_summarize(const HloValue *v, HloValueSummary *s) {
   memcpy(s, &r, sz);
 }
 
-static void format_leaf(HliBuf *b, const HliValue *v, int *left, bool *more) {
+static void format_leaf(HlcText *b, const HliValue *v, int *left, bool *more) {
   if (v->dtype == HLO_TUPLE) {
     for (int32_t i = 0; i < v->ntuple && !*more; i++) format_leaf(b, v->tuple[i], left, more);
     return;
@@ -313,17 +313,17 @@ static void format_leaf(HliBuf *b, const HliValue *v, int *left, bool *more) {
     if (*left <= 0) { *more = true; return; }
     char t[128];
     hlc_format_element(v->dtype, (const char *)v->data + (size_t)i * es, t, sizeof t);
-    if (b->len) hli_buf_puts(b, ", ");
-    hli_buf_puts(b, t);
+    if (b->n) hlc_text_puts(b, ", ");
+    hlc_text_puts(b, t);
     (*left)--;
   }
 }
 
 size_t hlo_value_format_elements(const HloValue *v, int max_elements, char *buf, size_t cap) {
-  HliBuf b = {0};
+  HlcText b = {0};
   int left = max_elements;
   bool more = false;
   if (v) format_leaf(&b, V(v), &left, &more);
-  if (more) hli_buf_puts(&b, b.len ? ", ..." : "...");
+  if (more) hlc_text_puts(&b, b.n ? ", ..." : "...");
   return copy_out(&b, buf, cap);
 }

@@ -12,13 +12,13 @@
 /* want is l's shape (recursively), or the error says what l is instead. */
 static HloStatus check_shape(HloCtx *ctx, const HloLiteral *l, const HloShape *want, const char *what) {
   if (hlp_shape_compatible(l->shape, want)) return HLO_OK;
-  HliBuf got = {0}, wb = {0};
-  hli_shape_text(l->shape, &got);
-  hli_shape_text(want, &wb);
+  HlcText got = {0}, wb = {0};
+  hlp_print_shape(&got, l->shape, false);
+  hlp_print_shape(&wb, want, false);
   HloStatus st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "%s: the literal is %s, expected %s", what,
-                              got.data ? got.data : "?", wb.data ? wb.data : "?");
-  hli_buf_free(&got);
-  hli_buf_free(&wb);
+                              got.p ? got.p : "?", wb.p ? wb.p : "?");
+  hlc_text_free(&got);
+  hlc_text_free(&wb);
   return st;
 }
 

@@ -85,13 +85,13 @@ HloStatus hli_entry_args(HloCtx *ctx, const HloModule *m, HloBuffer *const *inpu
   for (int i = 0; i < n; i++) {
     const HloShape *want = &c->params[i]->shape;
     if (!inputs[i] || !hlp_shape_compatible(inputs[i]->v->shape, want)) {
-      HliBuf a = {0}, b = {0};
-      if (inputs[i]) hli_shape_text(inputs[i]->v->shape, &a);
-      hli_shape_text(want, &b);
+      HlcText a = {0}, b = {0};
+      if (inputs[i]) hlp_print_shape(&a, inputs[i]->v->shape, false);
+      hlp_print_shape(&b, want, false);
       hli_api_fail(ctx, HLO_TYPE_MISMATCH, "input %d has shape %s, but parameter %d (%s) is %s",
-                   i, a.data ? a.data : "(none)", i, c->params[i]->name, b.data ? b.data : "?");
-      hli_buf_free(&a);
-      hli_buf_free(&b);
+                   i, a.p ? a.p : "(none)", i, c->params[i]->name, b.p ? b.p : "?");
+      hlc_text_free(&a);
+      hlc_text_free(&b);
       return HLO_TYPE_MISMATCH;
     }
     args[i] = inputs[i]->v;

@@ -11,28 +11,13 @@
  *
  * Not here: reading snapshots (proto/read.c), the file itself (the caller). */
 #include "interp/api.h"
+#include "common/text.h"
 #include "proto/proto.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Out { uint8_t *p; size_t n, cap; bool failed; } Out;
-
-static void put(Out *o, const void *d, size_t n) {
-  if (o->failed) return;
-  if (o->n + n > o->cap) {
-    size_t cap = o->cap ? o->cap : 256;
-    while (cap < o->n + n) cap *= 2;
-    uint8_t *np = realloc(o->p, cap);
-    if (!np) { o->failed = true; return; }
-    o->p = np;
-    o->cap = cap;
-  }
-  if (n) memcpy(o->p + o->n, d, n);
-  o->n += n;
-}
-
-static void varint(Out *o, uint64_t v) {
+static void varint(HlcText *o, uint64_t v) {
   uint8_t b[10];
   size_t k = 0;
   do {
@@ -41,14 +26,14 @@ static void varint(Out *o, uint64_t v) {
     if (v) b[k] |= 0x80;
     k++;
   } while (v);
-  put(o, b, k);
+  hlc_text_put(o, b, k);
 }
 
 /* Field number f, wire type 2 (length-delimited), then n bytes. */
-static void field(Out *o, uint32_t f, const void *d, size_t n) {
+static void field(HlcText *o, uint32_t f, const void *d, size_t n) {
   varint(o, (uint64_t)f << 3 | 2);
   varint(o, n);
-  put(o, d, n);
+  hlc_text_put(o, d, n);
 }
 
 /* A literal view of v with shape s (v's dims; s's layout): nothing copied.
@@ -80,7 +65,7 @@ static int32_t count_leaves(const HliValue *v) {
 
 /* v as a LiteralProto with shape s (or v's own when s does not fit),
  * framed as field f of o. */
-static HloStatus put_value(HloCtx *ctx, Out *o, uint32_t f, const HliValue *v, const HloShape *s,
+static HloStatus put_value(HloCtx *ctx, HlcText *o, uint32_t f, const HliValue *v, const HloShape *s,
                            const char *what) {
   if (!s || !hlp_shape_compatible(s, v->shape)) s = v->shape;
   int32_t cap = count_leaves(v), used = 0;
@@ -114,12 +99,12 @@ HloStatus hlo_snapshot_encode(HloCtx *ctx, const HloModule *m, HloBuffer *const 
   size_t mod_len = 0;
   HloStatus st = hlo_module_to_proto(ctx, m, &mod, &mod_len);
   if (st != HLO_OK) return st;
-  Out hlo = {0}, o = {0};
+  HlcText hlo = {0}, o = {0};
   field(&hlo, 1, mod, mod_len);   /* HloProto.hlo_module */
   free(mod);
   field(&o, 1, hlo.p, hlo.n);     /* HloSnapshot.hlo */
   free(hlo.p);
-  if (hlo.failed) o.failed = true;
+  if (hlo.oom) o.oom = true;
   for (int i = 0; i < n && st == HLO_OK; i++) {
     char what[64];
     snprintf(what, sizeof what, "argument %d", i);
@@ -128,7 +113,7 @@ HloStatus hlo_snapshot_encode(HloCtx *ctx, const HloModule *m, HloBuffer *const 
   }
   if (st == HLO_OK && result)
     st = put_value(ctx, &o, 3, result->v, m->entry->root ? &m->entry->root->shape : NULL, "the result");
-  if (st == HLO_OK && o.failed) st = hli_api_fail(ctx, HLO_NOMEM, "out of memory");
+  if (st == HLO_OK && o.oom) st = hli_api_fail(ctx, HLO_NOMEM, "out of memory");
   if (st != HLO_OK) { free(o.p); return st; }
   *bytes = o.p ? o.p : malloc(1);
   *len = o.n;

@@ -11,13 +11,8 @@
 #include "interp/interp.h"
 #include "common/arena.h"
 #include "common/pager.h"
-
-/* A growable byte buffer (malloc'd). */
-typedef struct HliBuf { char *data; size_t len, cap; bool failed; } HliBuf;
-void hli_buf_put(HliBuf *b, const void *p, size_t n);
-void hli_buf_puts(HliBuf *b, const char *s);
-void hli_buf_printf(HliBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void hli_buf_free(HliBuf *b);
+#include "common/text.h"
+#include "ir/print.h"
 
 /* What the readers below return besides 0 and -1 (an error in d): the
  * value is well-formed but not of the expected type or shape, or holds an
@@ -50,7 +45,7 @@ typedef struct HliNpyInfo {
 } HliNpyInfo;
 int hli_npy_info(const void *data, size_t len, const char *what, HlcDiags *d, HliNpyInfo *info);
 /* Append the .npy encoding of array value v to b. */
-int hli_npy_write(const HliValue *v, HliBuf *b, HlcDiags *d);
+int hli_npy_write(const HliValue *v, HlcText *b, HlcDiags *d);
 
 /* ---- .npz ---- */
 
@@ -89,9 +84,9 @@ void hli_npz_members_free(HliNpzMember *m, int32_t n);
 /* Find arr_<i>(.npy) among members; NULL if absent. */
 const HliNpzMember *hli_npz_find(const HliNpzMember *m, int32_t n, const char *name);
 /* Write leaves (arrays) as arr_0.npy, arr_1.npy, ... (stored, no compression). */
-int hli_npz_write(HliValue *const *leaves, int32_t n, HliBuf *b, HlcDiags *d);
+int hli_npz_write(HliValue *const *leaves, int32_t n, HlcText *b, HlcDiags *d);
 /* The same with member names (names[i] + ".npy", at most 27 characters). */
-int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32_t n, HliBuf *b,
+int hli_npz_write_named(HliValue *const *leaves, const char *const *names, int32_t n, HlcText *b,
                         HlcDiags *d);
 
 /* Array leaves of v, depth first (tuples flattened). *n set; returns a
@@ -109,15 +104,13 @@ int hli_literal_read(const char *text, size_t len, const HloShape *want, HlcAren
                      const char *what, HlcDiags *d, HliValue **out);
 /* Append the literal text of v the way XLA prints it, no trailing newline.
  * -1 (nothing appended) when hli_literal_too_large(v). */
-int hli_literal_write(const HliValue *v, HliBuf *b);
+int hli_literal_write(const HliValue *v, HlcText *b);
 /* An array with no elements prints one "{}" per index of its dimensions
  * before the first zero one: for [1e6,1e6,0] that is 10^12 of them, text
  * out of all proportion to the value. True when v (or a tuple member) would
  * print more than a million of them. */
 bool hli_literal_too_large(const HliValue *v);
 
-/* Text of a shape without layout: "f32[2,3]", "(f32[], s32[2])". */
-void hli_shape_text(const HloShape *s, HliBuf *b);
 /* Deep copy of a shape into arena (layouts dropped). NULL if out of memory. */
 HloShape *hli_shape_clone(HlcArena *a, const HloShape *s);
 #endif

@@ -50,14 +50,14 @@ const char *hlo_instruction_called(const HloInstruction *i, int k) {
 }
 
 size_t hlo_instruction_shape_text(const HloInstruction *i, char *buf, size_t cap) {
-  HliBuf b = {0};
-  if (i) hli_shape_text(&I(i)->shape, &b);
-  size_t n = b.data && !b.failed ? b.len : 0;
+  HlcText b = {0};
+  if (i) hlp_print_shape(&b, &I(i)->shape, false);
+  size_t n = b.p && !b.oom ? b.n : 0;
   if (buf && cap) {
     size_t k = n < cap - 1 ? n : cap - 1;
-    if (k) memcpy(buf, b.data, k);
+    if (k) memcpy(buf, b.p, k);
     buf[k] = 0;
   }
-  hli_buf_free(&b);
+  hlc_text_free(&b);
   return n;
 }

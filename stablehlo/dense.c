@@ -116,22 +116,22 @@ static void flatten(Lower *C, const ShNode *n, Flat *f, int depth) {
 }
 
 /* An array without elements: "{ {}, {} }" down to the first zero dimension. */
-static void put_empty(ShBuf *out, const ShType *t, int d) {
-  shb_puts(out, "{");
+static void put_empty(HlcText *out, const ShType *t, int d) {
+  hlc_text_puts(out, "{");
   if (t->dims[d] != 0 && d + 1 < t->rank)
     for (int64_t i = 0; i < t->dims[d]; i++) {
-      if (i) shb_puts(out, ", ");
+      if (i) hlc_text_puts(out, ", ");
       put_empty(out, t, d + 1);
     }
-  shb_puts(out, "}");
+  hlc_text_puts(out, "}");
 }
 
 /* Write elements (memory form, row-major) as an HLO literal body. */
-static void put_literal(ShBuf *out, const ShType *t, const unsigned char *data, size_t esize) {
+static void put_literal(HlcText *out, const ShType *t, const unsigned char *data, size_t esize) {
   char tmp[128];
   if (t->rank == 0) {
     hlc_format_element(t->dt, data, tmp, sizeof tmp);
-    shb_puts(out, tmp);
+    hlc_text_puts(out, tmp);
     return;
   }
   int64_t idx[SH_MAX_RANK] = {0};
@@ -140,22 +140,22 @@ static void put_literal(ShBuf *out, const ShType *t, const unsigned char *data, 
     put_empty(out, t, 0);
     return;
   }
-  for (int d = 0; d < t->rank; d++) shb_puts(out, "{");
+  for (int d = 0; d < t->rank; d++) hlc_text_puts(out, "{");
   for (int64_t e = 0; e < total; e++) {
     hlc_format_element(t->dt, data + (size_t)e * esize, tmp, sizeof tmp);
-    shb_puts(out, tmp);
+    hlc_text_puts(out, tmp);
     int d = t->rank - 1;
     while (d >= 0 && ++idx[d] == t->dims[d]) { idx[d] = 0; d--; }
     if (e + 1 == total) break;
     int closed = t->rank - 1 - d;
-    for (int k = 0; k < closed; k++) shb_puts(out, "}");
-    shb_puts(out, ", ");
-    for (int k = 0; k < closed; k++) shb_puts(out, "{");
+    for (int k = 0; k < closed; k++) hlc_text_puts(out, "}");
+    hlc_text_puts(out, ", ");
+    for (int k = 0; k < closed; k++) hlc_text_puts(out, "{");
   }
-  for (int d = 0; d < t->rank; d++) shb_puts(out, "}");
+  for (int d = 0; d < t->rank; d++) hlc_text_puts(out, "}");
 }
 
-int sh_dense_literal(Lower *C, const ShNode *angle, const ShType *t, ShBuf *out, bool *splat) {
+int sh_dense_literal(Lower *C, const ShNode *angle, const ShType *t, HlcText *out, bool *splat) {
   if (t->kind != SHT_TENSOR) sh_fail(C, angle, "dense literal of a non-tensor type");
   size_t esize = hlc_dtype_size(t->dt);
   int64_t total = sh_type_elems(t);

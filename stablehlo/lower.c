@@ -200,9 +200,9 @@ Comp *sh_comp_open(Lower *C) {
 void sh_emit_line(Lower *C, const char *name, const char *rhs) {
   Comp *c = C->cur;
   c->last_line = c->body.n;
-  shb_printf(&c->body, "  %s = ", name);
-  shb_puts(&c->body, rhs);
-  shb_puts(&c->body, "\n");
+  hlc_text_printf(&c->body, "  %s = ", name);
+  hlc_text_puts(&c->body, rhs);
+  hlc_text_puts(&c->body, "\n");
 }
 
 const char *sh_emit(Lower *C, const ShType *t, const char *opcode, const char *operands, const char *attrs,
@@ -213,23 +213,23 @@ const char *sh_emit(Lower *C, const ShType *t, const char *opcode, const char *o
   for (; base[k] && k + 1 < sizeof tmp; k++) tmp[k] = base[k];
   tmp[k] = 0;
   const char *name = sh_fmt(C, "%s.%d", tmp, ++C->counter);
-  ShBuf rhs = {0};
+  HlcText rhs = {0};
   sh_put_type(&rhs, t);
-  shb_printf(&rhs, " %s(%s)%s%s", opcode, operands ? operands : "", attrs ? attrs : "", metadata ? metadata : "");
+  hlc_text_printf(&rhs, " %s(%s)%s%s", opcode, operands ? operands : "", attrs ? attrs : "", metadata ? metadata : "");
   if (rhs.oom) sh_fail_off(C, 0, "out of memory");
   sh_emit_line(C, name, rhs.p);
-  shb_free(&rhs);
+  hlc_text_free(&rhs);
   return name;
 }
 
 const char *sh_operand_list(Lower *C, ShOp *op, int from, int to) {
-  ShBuf b = {0};
+  HlcText b = {0};
   for (int i = from; i < to; i++) {
-    if (i > from) shb_puts(&b, ", ");
-    shb_puts(&b, op->operands[i]->hlo);
+    if (i > from) hlc_text_puts(&b, ", ");
+    hlc_text_puts(&b, op->operands[i]->hlo);
   }
   const char *r = b.p ? sh_strdup(C, b.p, b.n) : "";
-  shb_free(&b);
+  hlc_text_free(&b);
   return r;
 }
 
@@ -286,7 +286,7 @@ void sh_mark_root(Lower *C, Binding *b) {
     (void)name;
   }
   size_t at = (size_t)(p - c->body.p) + 2;
-  shb_put(&c->body, "     ", 5);   /* room */
+  hlc_text_put(&c->body, "     ", 5);   /* room */
   memmove(c->body.p + at + 5, c->body.p + at, c->body.n - 5 - at);
   memcpy(c->body.p + at, "ROOT ", 5);
 }
@@ -407,27 +407,27 @@ static const char *metadata_of(Lower *C, ShNode *paren) {
   int64_t line = 0;
   loc_info(C, paren, &name, &file, &line, 0);
   if (!name && !file) return "";
-  ShBuf b = {0};
-  shb_puts(&b, ", metadata={");
+  HlcText b = {0};
+  hlc_text_puts(&b, ", metadata={");
   if (name) {
-    shb_puts(&b, "op_name=\"");
+    hlc_text_puts(&b, "op_name=\"");
     for (const char *p = name; *p; p++) {
-      if (*p == '"' || *p == '\\') shb_put(&b, "\\", 1);
-      if ((unsigned char)*p >= 0x20) shb_put(&b, p, 1);
+      if (*p == '"' || *p == '\\') hlc_text_put(&b, "\\", 1);
+      if ((unsigned char)*p >= 0x20) hlc_text_put(&b, p, 1);
     }
-    shb_puts(&b, "\"");
+    hlc_text_puts(&b, "\"");
   }
   if (file) {
-    shb_puts(&b, name ? " source_file=\"" : "source_file=\"");
+    hlc_text_puts(&b, name ? " source_file=\"" : "source_file=\"");
     for (const char *p = file; *p; p++) {
-      if (*p == '"' || *p == '\\') shb_put(&b, "\\", 1);
-      if ((unsigned char)*p >= 0x20) shb_put(&b, p, 1);
+      if (*p == '"' || *p == '\\') hlc_text_put(&b, "\\", 1);
+      if ((unsigned char)*p >= 0x20) hlc_text_put(&b, p, 1);
     }
-    shb_printf(&b, "\" source_line=%lld", (long long)line);
+    hlc_text_printf(&b, "\" source_line=%lld", (long long)line);
   }
-  shb_puts(&b, "}");
+  hlc_text_puts(&b, "}");
   const char *r = sh_strdup(C, b.p, b.n);
-  shb_free(&b);
+  hlc_text_free(&b);
   return r;
 }
 
@@ -499,14 +499,14 @@ static void signature(Lower *C, ShOp *op, ShNode *sig) {
       ShNode *at = in;
       ShType *t = sh_parse_type(C, &in);
       if (i < op->noperands && !sh_type_eq(t, op->operands[i]->type)) {
-        ShBuf a = {0}, b = {0};
+        HlcText a = {0}, b = {0};
         sh_put_type(&a, op->operands[i]->type);
         sh_put_type(&b, t);
         char msg[300];
         snprintf(msg, sizeof msg, "%.*s: operand %d has type %s, not %s as written", (int)op->nlen, op->name, i,
                  a.p ? a.p : "?", b.p ? b.p : "?");
-        shb_free(&a);
-        shb_free(&b);
+        hlc_text_free(&a);
+        hlc_text_free(&b);
         sh_fail(C, at, "%s", msg);
       }
       i++;

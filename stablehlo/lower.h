@@ -6,15 +6,9 @@
 #define HLORUN_STABLEHLO_LOWER_H
 #include <setjmp.h>
 #include "common/dtype.h"
+#include "common/text.h"
 #include "stablehlo/syntax.h"
 #include "stablehlo/stablehlo.h"
-
-/* ---- A growable text buffer ---------------------------------------------- */
-typedef struct ShBuf { char *p; size_t n, cap; bool oom; } ShBuf;
-void shb_put(ShBuf *b, const char *s, size_t n);
-void shb_puts(ShBuf *b, const char *s);
-void shb_printf(ShBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void shb_free(ShBuf *b);
 
 /* ---- Types ----------------------------------------------------------------- */
 enum { SH_MAX_RANK = 32 };
@@ -35,7 +29,7 @@ typedef struct Lower Lower;
 ShType *sh_parse_type(Lower *C, ShNode **n);
 /* The element type of an MLIR element type word ("f32", "ui8", "i1"). */
 HloDtype sh_elem_type(const char *s, size_t n);
-void sh_put_type(ShBuf *b, const ShType *t);      /* "f32[2,3]", "(f32[], s32[])" */
+void sh_put_type(HlcText *b, const ShType *t);      /* "f32[2,3]", "(f32[], s32[])" */
 int64_t sh_type_elems(const ShType *t);
 bool sh_type_eq(const ShType *a, const ShType *b);
 ShType *sh_scalar_type(Lower *C, HloDtype dt);
@@ -43,7 +37,7 @@ ShType *sh_scalar_type(Lower *C, HloDtype dt);
 /* dense<...> (the ANGLE node after "dense") of type t as an HLO literal
  * (without the shape): "{ {1, 2}, {3, 4} }" or "1.5". *splat set when the
  * attribute held one value for all elements (then the literal is that scalar). */
-int sh_dense_literal(Lower *C, const ShNode *angle, const ShType *t, ShBuf *out, bool *splat);
+int sh_dense_literal(Lower *C, const ShNode *angle, const ShType *t, HlcText *out, bool *splat);
 /* Elements of a dense<> or array<> attribute as int64 (dims, indices). */
 int sh_int_list(Lower *C, const ShNode *n, int64_t *v, int max, int *count);
 
@@ -60,7 +54,7 @@ typedef struct Binding {
 } Binding;
 
 typedef struct Comp {
-  ShBuf body;
+  HlcText body;
   const char *name;
   struct Comp *all_next;   /* every computation opened, so a failed translation frees their bodies */
   int id;
@@ -83,7 +77,7 @@ struct Lower {
   HlcArena *arena;
   ShParser *P;
   const char *src;
-  ShBuf module;            /* finished computations */
+  HlcText module;            /* finished computations */
   Comp *cur;               /* computation being written */
   Comp *all;               /* every computation opened (Comp.all_next) */
   int ncomp;

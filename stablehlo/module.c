@@ -125,11 +125,11 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     const char *an = sh_text(C, names[i], &n);
     const char *pname = sh_fmt(C, "Arg_%d.%d", i, ++C->counter);
     const char *sharding = attrs[i] ? sharding_attr(C, attrs[i]) : "";   /* may fail: before rhs is allocated */
-    ShBuf rhs = {0};
+    HlcText rhs = {0};
     sh_put_type(&rhs, types[i]);
-    shb_printf(&rhs, " parameter(%d)%s", i, sharding);
+    hlc_text_printf(&rhs, " parameter(%d)%s", i, sharding);
     sh_emit_line(C, pname, rhs.p);
-    shb_free(&rhs);
+    hlc_text_free(&rhs);
     sh_bind(C, an, n, pname, types[i]);
   }
   bool saved_checks = C->checks_here;
@@ -143,10 +143,10 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     ShType **el = hlc_arena_alloc(C->arena, sizeof *el * (size_t)(C->ncheck_vals + 1));
     for (int i = 0; i < C->ncheck_vals; i++) el[i] = C->check_vals[i]->type;
     rt = sh_tuple_type(C, el, C->ncheck_vals);
-    ShBuf ops = {0};
-    for (int i = 0; i < C->ncheck_vals; i++) shb_printf(&ops, "%s%s", i ? ", " : "", C->check_vals[i]->hlo);
+    HlcText ops = {0};
+    for (int i = 0; i < C->ncheck_vals; i++) hlc_text_printf(&ops, "%s%s", i ? ", " : "", C->check_vals[i]->hlo);
     const char *t = sh_emit(C, rt, "tuple", ops.p ? ops.p : "", NULL, NULL);
-    shb_free(&ops);
+    hlc_text_free(&ops);
     sh_mark_root(C, sh_bind(C, "", 0, t, rt));
   } else if (nret == 1) {
     rt = ret[0]->type;
@@ -159,27 +159,27 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     }
   } else {
     ShType **el = hlc_arena_alloc(C->arena, sizeof *el * (size_t)(nret + 1));
-    ShBuf ops = {0}, shard = {0};
+    HlcText ops = {0}, shard = {0};
     bool any = false;
     for (int i = 0; i < nret; i++) {
       el[i] = ret[i]->type;
-      shb_printf(&ops, "%s%s", i ? ", " : "", ret[i]->hlo);
+      hlc_text_printf(&ops, "%s%s", i ? ", " : "", ret[i]->hlo);
       const char *one = i < nres && rattrs[i] ? dict_string(C, rattrs[i], "mhlo.sharding") : NULL;
       if (one) any = true;
-      shb_printf(&shard, "%s%s", i ? ", " : "", one ? one : "{replicated}");
+      hlc_text_printf(&shard, "%s%s", i ? ", " : "", one ? one : "{replicated}");
     }
     rt = sh_tuple_type(C, el, nret);
     const char *sh = any && entry ? sh_fmt(C, ", sharding={%s}", shard.p) : "";
     const char *t = sh_emit(C, rt, "tuple", ops.p ? ops.p : "", sh, NULL);
-    shb_free(&ops);
-    shb_free(&shard);
+    hlc_text_free(&ops);
+    hlc_text_free(&shard);
     sh_mark_root(C, sh_bind(C, "", 0, t, rt));
   }
   if (c->body.oom) sh_fail_off(C, 0, "out of memory");
-  shb_printf(&C->module, "%s%s {\n", entry ? "ENTRY " : "", c->name);
-  shb_put(&C->module, c->body.p, c->body.n);
-  shb_puts(&C->module, "}\n\n");
-  shb_free(&c->body);
+  hlc_text_printf(&C->module, "%s%s {\n", entry ? "ENTRY " : "", c->name);
+  hlc_text_put(&C->module, c->body.p, c->body.n);
+  hlc_text_puts(&C->module, "}\n\n");
+  hlc_text_free(&c->body);
   sh_bind_unwind(C, mark);
   C->cur = saved;
   f->busy = false;
@@ -248,7 +248,7 @@ static void collect(Lower *C, ShNode *chunk, ShNode **module_op) {
   }
 }
 
-static void module_header(Lower *C, ShBuf *out, ShNode *module_op) {
+static void module_header(Lower *C, HlcText *out, ShNode *module_op) {
   const char *name = "module";
   size_t n = 6;
   for (ShNode *x = module_op ? module_op->kids : NULL; x; x = x->next)
@@ -256,15 +256,15 @@ static void module_header(Lower *C, ShBuf *out, ShNode *module_op) {
       sym_name(C, x, &name, &n);
       break;
     }
-  shb_puts(out, "HloModule ");
+  hlc_text_puts(out, "HloModule ");
   for (size_t i = 0; i < n; i++) {
     char ch = name[i];
-    shb_put(out, (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+    hlc_text_put(out, (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
                          ch == '.' || ch == '-' ? &name[i] : "_", 1);
   }
-  if (C->num_replicas > 1) shb_printf(out, ", replica_count=%lld", (long long)C->num_replicas);
-  if (C->num_partitions > 1) shb_printf(out, ", num_partitions=%lld", (long long)C->num_partitions);
-  shb_puts(out, "\n\n");
+  if (C->num_replicas > 1) hlc_text_printf(out, ", replica_count=%lld", (long long)C->num_replicas);
+  if (C->num_partitions > 1) hlc_text_printf(out, ", num_partitions=%lld", (long long)C->num_partitions);
+  hlc_text_puts(out, "\n\n");
 }
 
 static void lower_init(Lower *C, ShParser *P) {
@@ -276,8 +276,8 @@ static void lower_init(Lower *C, ShParser *P) {
 }
 
 static void lower_done(Lower *C) {
-  for (Comp *c = C->all; c; c = c->all_next) shb_free(&c->body);   /* those a failure left open */
-  shb_free(&C->module);
+  for (Comp *c = C->all; c; c = c->all_next) hlc_text_free(&c->body);   /* those a failure left open */
+  hlc_text_free(&C->module);
   free(C->b);
   free(C->table);
 }
@@ -315,10 +315,10 @@ static void translate_job(Lower *C, void *arg) {
   if (!f) sh_fail(C, module_op ? module_op : j->chunk->kids, "no entry function (@main, or one public function)");
   lower_func(C, f, true, NULL);
   if (C->module.oom) sh_fail_off(C, 0, "out of memory");
-  ShBuf out = {0};
+  HlcText out = {0};
   module_header(C, &out, module_op);
-  shb_put(&out, C->module.p, C->module.n);
-  if (out.oom) { shb_free(&out); sh_fail_off(C, 0, "out of memory"); }
+  hlc_text_put(&out, C->module.p, C->module.n);
+  if (out.oom) { hlc_text_free(&out); sh_fail_off(C, 0, "out of memory"); }
   j->text = out.p;
   j->len = out.n;
 }
@@ -422,8 +422,8 @@ bool shlo_is_test_file(const char *text, size_t len) {
 }
 
 static char *render(HlcDiags *d) {
-  ShBuf b = {0};
-  for (int i = 0; i < d->n; i++) shb_puts(&b, d->v[i].text);
+  HlcText b = {0};
+  for (int i = 0; i < d->n; i++) hlc_text_puts(&b, d->v[i].text);
   return b.p ? b.p : strdup("translation failed\n");
 }
 

@@ -13,12 +13,12 @@
 #include "stablehlo/mlir.h"
 
 const char *sh_ints_text(Lower *C, const int64_t *v, int n) {
-  ShBuf b = {0};
-  shb_puts(&b, "{");
-  for (int i = 0; i < n; i++) shb_printf(&b, "%s%lld", i ? "," : "", (long long)v[i]);
-  shb_puts(&b, "}");
+  HlcText b = {0};
+  hlc_text_puts(&b, "{");
+  for (int i = 0; i < n; i++) hlc_text_printf(&b, "%s%lld", i ? "," : "", (long long)v[i]);
+  hlc_text_puts(&b, "}");
   const char *r = sh_strdup(C, b.p, b.n);
-  shb_free(&b);
+  hlc_text_free(&b);
   return r;
 }
 
@@ -108,21 +108,21 @@ static int op_constant(Lower *C, ShOp *op) {
 }
 
 const char *sh_emit_constant(Lower *C, ShNode *angle, ShType *t, const char *metadata) {
-  ShBuf lit = {0};
+  HlcText lit = {0};
   bool splat;
   sh_dense_literal(C, angle, t, &lit, &splat);
   if (lit.oom) sh_fail_off(C, 0, "out of memory");
   ShType *st = splat ? sh_scalar_type(C, t->dt) : t;
-  ShBuf rhs = {0};
+  HlcText rhs = {0};
   sh_put_type(&rhs, st);
-  shb_printf(&rhs, " constant(%s)", lit.p ? lit.p : "{}");
-  shb_free(&lit);
+  hlc_text_printf(&rhs, " constant(%s)", lit.p ? lit.p : "{}");
+  hlc_text_free(&lit);
   if (rhs.oom) sh_fail_off(C, 0, "out of memory");
   const char *name = sh_fmt(C, "constant.%d", ++C->counter);
   sh_emit_line(C, name, rhs.p);
   /* small constants are copied into regions that use them */
   C->last_const_rhs = !splat && rhs.n < 4096 ? sh_strdup(C, rhs.p, rhs.n) : NULL;
-  shb_free(&rhs);
+  hlc_text_free(&rhs);
   if (!splat) return name;
   return sh_emit(C, t, "broadcast", name, ", dimensions={}", metadata);
 }
@@ -238,13 +238,13 @@ static int op_slice(Lower *C, ShOp *op) {
     }
     if (d != rank) sh_fail(C, br, "stablehlo.slice: expected %d ranges", rank);
   }
-  ShBuf b = {0};
-  shb_puts(&b, ", slice={");
+  HlcText b = {0};
+  hlc_text_puts(&b, ", slice={");
   for (int i = 0; i < rank; i++)
-    shb_printf(&b, "%s[%lld:%lld:%lld]", i ? ", " : "", (long long)st[i], (long long)li[i], (long long)sd[i]);
-  shb_puts(&b, "}");
+    hlc_text_printf(&b, "%s[%lld:%lld:%lld]", i ? ", " : "", (long long)st[i], (long long)li[i], (long long)sd[i]);
+  hlc_text_puts(&b, "}");
   sh_simple(C, op, "slice", sh_strdup(C, b.p, b.n));
-  shb_free(&b);
+  hlc_text_free(&b);
   return 0;
 }
 
@@ -270,13 +270,13 @@ static int op_pad(Lower *C, ShOp *op) {
   int n3 = sh_need_ints(C, op, in, SH_MAX_RANK, "interior_padding", "interior");
   int rank = op->operands[0]->type->rank;
   if (n1 != rank || n2 != rank || n3 != rank) sh_fail(C, op->node, "stablehlo.pad: expected %d values per padding", rank);
-  ShBuf b = {0};
-  shb_puts(&b, ", padding=");
+  HlcText b = {0};
+  hlc_text_puts(&b, ", padding=");
   for (int i = 0; i < rank; i++)
-    shb_printf(&b, "%s%lld_%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i], (long long)in[i]);
-  if (rank == 0) shb_puts(&b, "{}");
+    hlc_text_printf(&b, "%s%lld_%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i], (long long)in[i]);
+  if (rank == 0) hlc_text_puts(&b, "{}");
   sh_simple(C, op, "pad", sh_strdup(C, b.p, b.n));
-  shb_free(&b);
+  hlc_text_free(&b);
   return 0;
 }
 
@@ -324,13 +324,13 @@ static int op_dot_general(Lower *C, ShOp *op) {
     pair_lists(C, op, "batching_dims", lb, &nlb, rb, &nrb);
     pair_lists(C, op, "contracting_dims", lc, &nlc, rc, &nrc);
   }
-  ShBuf b = {0};
-  if (nlb) shb_printf(&b, ", lhs_batch_dims=%s", sh_ints_text(C, lb, nlb));
-  shb_printf(&b, ", lhs_contracting_dims=%s", sh_ints_text(C, lc, nlc));
-  if (nrb) shb_printf(&b, ", rhs_batch_dims=%s", sh_ints_text(C, rb, nrb));
-  shb_printf(&b, ", rhs_contracting_dims=%s", sh_ints_text(C, rc, nrc));
+  HlcText b = {0};
+  if (nlb) hlc_text_printf(&b, ", lhs_batch_dims=%s", sh_ints_text(C, lb, nlb));
+  hlc_text_printf(&b, ", lhs_contracting_dims=%s", sh_ints_text(C, lc, nlc));
+  if (nrb) hlc_text_printf(&b, ", rhs_batch_dims=%s", sh_ints_text(C, rb, nrb));
+  hlc_text_printf(&b, ", rhs_contracting_dims=%s", sh_ints_text(C, rc, nrc));
   sh_simple(C, op, "dot", sh_strdup(C, b.p, b.n));
-  shb_free(&b);
+  hlc_text_free(&b);
   return 0;
 }
 

@@ -177,12 +177,12 @@ static const char *group_text(Lower *C, const ShNode *g, size_t *n) {
   return s;
 }
 
-static void put_escaped(ShBuf *b, const char *s, size_t n) {
+static void put_escaped(HlcText *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
-    if (c == '"' || c == '\\') { shb_put(b, "\\", 1); shb_put(b, &c, 1); }
-    else if (c == '\n') shb_puts(b, "\\n");
-    else shb_put(b, &c, 1);
+    if (c == '"' || c == '\\') { hlc_text_put(b, "\\", 1); hlc_text_put(b, &c, 1); }
+    else if (c == '\n') hlc_text_puts(b, "\\n");
+    else hlc_text_put(b, &c, 1);
   }
 }
 
@@ -199,34 +199,34 @@ static int op_custom_call(Lower *C, ShOp *op) {
   static const char *const apis[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
                                      "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
   if (api < 0 || api > 4) sh_fail(C, op->node, "stablehlo.custom_call: unknown api_version %lld", (long long)api);
-  ShBuf b = {0};
-  shb_puts(&b, ", custom_call_target=\"");
+  HlcText b = {0};
+  hlc_text_puts(&b, ", custom_call_target=\"");
   put_escaped(&b, target, tn);
-  shb_puts(&b, "\"");
-  if (api != 1) shb_printf(&b, ", api_version=%s", apis[api]);
-  if (sh_attr_bool(C, op, "has_side_effect", false)) shb_puts(&b, ", custom_call_has_side_effect=true");
+  hlc_text_puts(&b, "\"");
+  if (api != 1) hlc_text_printf(&b, ", api_version=%s", apis[api]);
+  if (sh_attr_bool(C, op, "has_side_effect", false)) hlc_text_puts(&b, ", custom_call_has_side_effect=true");
   ShAttr *bc = sh_attr(op, "backend_config");
   if (bc && bc->val) {
     if (sh_is(C, bc->val, SH_STRING, NULL)) {
       size_t n;
       const char *s = sh_string(C, bc->val, &n);
       if (n) {
-        shb_puts(&b, ", backend_config=\"");
+        hlc_text_puts(&b, ", backend_config=\"");
         put_escaped(&b, s, n);
-        shb_puts(&b, "\"");
+        hlc_text_puts(&b, "\"");
       }
     } else if (bc->val->kind == SHN_DICT) {   /* typed FFI attributes, in MLIR's syntax as XLA prints them */
       size_t n;
       const char *s = group_text(C, bc->val, &n);
-      shb_puts(&b, ", backend_config=");
-      shb_put(&b, s, n);
+      hlc_text_puts(&b, ", backend_config=");
+      hlc_text_put(&b, s, n);
     } else {
       sh_fail(C, bc->val, "stablehlo.custom_call: backend_config must be a string or a dictionary");
     }
   }
   ShAttr *al = sh_attr(op, "output_operand_aliases");
   if (al && al->val && al->val->kind == SHN_BRACKET && al->val->kids) {
-    shb_puts(&b, ", output_to_operand_aliasing={");
+    hlc_text_puts(&b, ", output_to_operand_aliasing={");
     int k = 0;
     for (ShNode *x = al->val->kids; x; x = x->next) {
       if (!sh_is(C, x, SH_HASHID, NULL) || !x->next || x->next->kind != SHN_ANGLE) continue;
@@ -236,17 +236,17 @@ static int op_custom_call(Lower *C, ShOp *op) {
       int n2 = sh_struct_ints(C, &fake, "operand_index", on, 1);
       int n3 = sh_struct_ints(C, &fake, "operand_tuple_indices", opi, SH_MAX_RANK);
       if (n2 != 1) sh_fail(C, x, "output_operand_alias: missing operand_index");
-      shb_printf(&b, "%s{", k++ ? ", " : "");
-      for (int i = 0; i < n1; i++) shb_printf(&b, "%s%lld", i ? "," : "", (long long)oti[i]);
-      shb_printf(&b, "}: (%lld, {", (long long)on[0]);
-      for (int i = 0; i < n3; i++) shb_printf(&b, "%s%lld", i ? "," : "", (long long)opi[i]);
-      shb_puts(&b, "})");
+      hlc_text_printf(&b, "%s{", k++ ? ", " : "");
+      for (int i = 0; i < n1; i++) hlc_text_printf(&b, "%s%lld", i ? "," : "", (long long)oti[i]);
+      hlc_text_printf(&b, "}: (%lld, {", (long long)on[0]);
+      for (int i = 0; i < n3; i++) hlc_text_printf(&b, "%s%lld", i ? "," : "", (long long)opi[i]);
+      hlc_text_puts(&b, "})");
       x = x->next;
     }
-    shb_puts(&b, "}");
+    hlc_text_puts(&b, "}");
   }
   const char *attrs = sh_strdup(C, b.p, b.n);
-  shb_free(&b);
+  hlc_text_free(&b);
   if (op->nresults == 1) {
     sh_simple(C, op, "custom-call", attrs);
   } else {

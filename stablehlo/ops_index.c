@@ -15,10 +15,10 @@ static bool is(const ShOp *op, const char *w) {
          memcmp(op->name + 5, w + 10, n - 10) == 0;
 }
 
-static void put_field(Lower *C, ShBuf *b, ShAttr *a, const char *field, const char *hlo, bool always) {
+static void put_field(Lower *C, HlcText *b, ShAttr *a, const char *field, const char *hlo, bool always) {
   int64_t v[SH_MAX_RANK];
   int n = sh_struct_ints(C, a, field, v, SH_MAX_RANK);
-  if (n > 0 || always) shb_printf(b, ", %s=%s", hlo, sh_ints_text(C, v, n > 0 ? n : 0));
+  if (n > 0 || always) hlc_text_printf(b, ", %s=%s", hlo, sh_ints_text(C, v, n > 0 ? n : 0));
 }
 
 static int64_t field_int(Lower *C, ShOp *op, ShAttr *a, const char *field) {
@@ -35,17 +35,17 @@ static int op_gather(Lower *C, ShOp *op) {
   if (!a) sh_fail(C, op->node, "stablehlo.gather: missing dimension_numbers");
   int64_t ss[SH_MAX_RANK];
   int nss = sh_need_ints(C, op, ss, SH_MAX_RANK, "slice_sizes", NULL);
-  ShBuf b = {0};
+  HlcText b = {0};
   put_field(C, &b, a, "offset_dims", "offset_dims", true);
   put_field(C, &b, a, "collapsed_slice_dims", "collapsed_slice_dims", true);
   put_field(C, &b, a, "operand_batching_dims", "operand_batching_dims", false);
   put_field(C, &b, a, "start_indices_batching_dims", "start_indices_batching_dims", false);
   put_field(C, &b, a, "start_index_map", "start_index_map", true);
-  shb_printf(&b, ", index_vector_dim=%lld, slice_sizes=%s", (long long)field_int(C, op, a, "index_vector_dim"),
+  hlc_text_printf(&b, ", index_vector_dim=%lld, slice_sizes=%s", (long long)field_int(C, op, a, "index_vector_dim"),
              sh_ints_text(C, ss, nss));
-  if (sh_attr_bool(C, op, "indices_are_sorted", false)) shb_puts(&b, ", indices_are_sorted=true");
+  if (sh_attr_bool(C, op, "indices_are_sorted", false)) hlc_text_puts(&b, ", indices_are_sorted=true");
   sh_simple(C, op, "gather", sh_strdup(C, b.p, b.n));
-  shb_free(&b);
+  hlc_text_free(&b);
   return 0;
 }
 
@@ -55,18 +55,18 @@ static int op_scatter(Lower *C, ShOp *op) {
   ShAttr *a = sh_attr(op, "scatter_dimension_numbers");
   if (!a) sh_fail(C, op->node, "stablehlo.scatter: missing scatter_dimension_numbers");
   const char *body = sh_region_lower(C, op->regions[0], "region_update", SHR_PARAMS, NULL, NULL, 0, NULL, NULL);
-  ShBuf b = {0};
+  HlcText b = {0};
   put_field(C, &b, a, "update_window_dims", "update_window_dims", true);
   put_field(C, &b, a, "inserted_window_dims", "inserted_window_dims", true);
   put_field(C, &b, a, "input_batching_dims", "input_batching_dims", false);
   put_field(C, &b, a, "scatter_indices_batching_dims", "scatter_indices_batching_dims", false);
   put_field(C, &b, a, "scatter_dims_to_operand_dims", "scatter_dims_to_operand_dims", true);
-  shb_printf(&b, ", index_vector_dim=%lld", (long long)field_int(C, op, a, "index_vector_dim"));
-  if (sh_attr_bool(C, op, "indices_are_sorted", false)) shb_puts(&b, ", indices_are_sorted=true");
-  if (sh_attr_bool(C, op, "unique_indices", false)) shb_puts(&b, ", unique_indices=true");
-  shb_printf(&b, ", to_apply=%s", body);
+  hlc_text_printf(&b, ", index_vector_dim=%lld", (long long)field_int(C, op, a, "index_vector_dim"));
+  if (sh_attr_bool(C, op, "indices_are_sorted", false)) hlc_text_puts(&b, ", indices_are_sorted=true");
+  if (sh_attr_bool(C, op, "unique_indices", false)) hlc_text_puts(&b, ", unique_indices=true");
+  hlc_text_printf(&b, ", to_apply=%s", body);
   const char *attrs = sh_strdup(C, b.p, b.n);
-  shb_free(&b);
+  hlc_text_free(&b);
   if (op->nresults == 1) {
     sh_simple(C, op, "scatter", attrs);
   } else {
@@ -78,29 +78,29 @@ static int op_scatter(Lower *C, ShOp *op) {
 }
 
 /* "[b, 0, 1, f]" -> "b01f" */
-static void labels(Lower *C, ShNode *br, ShBuf *b) {
+static void labels(Lower *C, ShNode *br, HlcText *b) {
   if (!br || br->kind != SHN_BRACKET) sh_fail(C, br, "convolution: expected [..] dimension labels");
   for (ShNode *k = br->kids; k; k = k->next) {
     if (sh_is(C, k, SH_COMMA, NULL)) continue;
     size_t n;
     const char *s = sh_text(C, k, &n);
-    shb_put(b, s, n);
+    hlc_text_put(b, s, n);
   }
 }
 
 /* dim_labels from "[..]x[..]->[..]" items starting at n. */
 static const char *dim_labels_pretty(Lower *C, ShNode *n) {
-  ShBuf b = {0};
+  HlcText b = {0};
   labels(C, n, &b);
-  shb_puts(&b, "_");
+  hlc_text_puts(&b, "_");
   if (!n->next || !sh_is(C, n->next, SH_BAREID, "x")) sh_fail(C, n, "convolution: expected [..]x[..]->[..]");
   labels(C, n->next->next, &b);
-  shb_puts(&b, "->");
+  hlc_text_puts(&b, "->");
   ShNode *o = n->next->next ? n->next->next->next : NULL;
   if (!o || !sh_is(C, o, SH_ARROW, NULL)) sh_fail(C, n, "convolution: expected [..]x[..]->[..]");
   labels(C, o->next, &b);
   const char *r = sh_strdup(C, b.p, b.n);
-  shb_free(&b);
+  hlc_text_free(&b);
   return r;
 }
 

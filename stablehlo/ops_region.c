@@ -31,10 +31,10 @@ static const char *binary_computation(Lower *C, const char *opcode, ShType *t) {
   const char *a = sh_emit(C, t, "parameter", "0", NULL, NULL);
   const char *b = sh_emit(C, t, "parameter", "1", NULL, NULL);
   sh_emit(C, t, opcode, sh_fmt(C, "%s, %s", a, b), NULL, NULL);
-  shb_printf(&C->module, "%s {\n", c->name);
-  shb_put(&C->module, c->body.p, c->body.n);
-  shb_puts(&C->module, "}\n\n");
-  shb_free(&c->body);
+  hlc_text_printf(&C->module, "%s {\n", c->name);
+  hlc_text_put(&C->module, c->body.p, c->body.n);
+  hlc_text_puts(&C->module, "}\n\n");
+  hlc_text_free(&c->body);
   C->cur = saved;
   return c->name;
 }
@@ -95,24 +95,24 @@ static int op_reduce(Lower *C, ShOp *op) {
 const char *sh_window_text(Lower *C, const int64_t *size, int rank, const int64_t *stride, const int64_t *pad_lo,
                            const int64_t *pad_hi, const int64_t *lhs_dil, const int64_t *rhs_dil, const int64_t *reversal) {
   if (rank == 0) return "{}";
-  ShBuf b = {0};
-  shb_puts(&b, "{size=");
-  for (int i = 0; i < rank; i++) shb_printf(&b, "%s%lld", i ? "x" : "", (long long)size[i]);
-  shb_puts(&b, " stride=");
-  for (int i = 0; i < rank; i++) shb_printf(&b, "%s%lld", i ? "x" : "", (long long)stride[i]);
-  shb_puts(&b, " pad=");
-  for (int i = 0; i < rank; i++) shb_printf(&b, "%s%lld_%lld", i ? "x" : "", (long long)pad_lo[i], (long long)pad_hi[i]);
-  shb_puts(&b, " lhs_dilate=");
-  for (int i = 0; i < rank; i++) shb_printf(&b, "%s%lld", i ? "x" : "", (long long)lhs_dil[i]);
-  shb_puts(&b, " rhs_dilate=");
-  for (int i = 0; i < rank; i++) shb_printf(&b, "%s%lld", i ? "x" : "", (long long)rhs_dil[i]);
+  HlcText b = {0};
+  hlc_text_puts(&b, "{size=");
+  for (int i = 0; i < rank; i++) hlc_text_printf(&b, "%s%lld", i ? "x" : "", (long long)size[i]);
+  hlc_text_puts(&b, " stride=");
+  for (int i = 0; i < rank; i++) hlc_text_printf(&b, "%s%lld", i ? "x" : "", (long long)stride[i]);
+  hlc_text_puts(&b, " pad=");
+  for (int i = 0; i < rank; i++) hlc_text_printf(&b, "%s%lld_%lld", i ? "x" : "", (long long)pad_lo[i], (long long)pad_hi[i]);
+  hlc_text_puts(&b, " lhs_dilate=");
+  for (int i = 0; i < rank; i++) hlc_text_printf(&b, "%s%lld", i ? "x" : "", (long long)lhs_dil[i]);
+  hlc_text_puts(&b, " rhs_dilate=");
+  for (int i = 0; i < rank; i++) hlc_text_printf(&b, "%s%lld", i ? "x" : "", (long long)rhs_dil[i]);
   if (reversal) {
-    shb_puts(&b, " rhs_reversal=");
-    for (int i = 0; i < rank; i++) shb_printf(&b, "%s%lld", i ? "x" : "", (long long)reversal[i]);
+    hlc_text_puts(&b, " rhs_reversal=");
+    for (int i = 0; i < rank; i++) hlc_text_printf(&b, "%s%lld", i ? "x" : "", (long long)reversal[i]);
   }
-  shb_puts(&b, "}");
+  hlc_text_puts(&b, "}");
   const char *r = sh_strdup(C, b.p, b.n);
-  shb_free(&b);
+  hlc_text_free(&b);
   return r;
 }
 
@@ -177,18 +177,18 @@ static int op_map(Lower *C, ShOp *op) {
 /* tuple(values..., captures...) */
 static const char *state_tuple(Lower *C, Binding **v, int n, const ShCaptures *caps, ShType **tt) {
   ShType **el = hlc_arena_alloc(C->arena, sizeof *el * (size_t)(n + caps->n + 1));
-  ShBuf ops = {0};
+  HlcText ops = {0};
   for (int i = 0; i < n; i++) {
     el[i] = v[i]->type;
-    shb_printf(&ops, "%s%s", i ? ", " : "", v[i]->hlo);
+    hlc_text_printf(&ops, "%s%s", i ? ", " : "", v[i]->hlo);
   }
   for (int j = 0; j < caps->n; j++) {
     el[n + j] = caps->v[j]->type;
-    shb_printf(&ops, "%s%s", n + j ? ", " : "", caps->v[j]->hlo);
+    hlc_text_printf(&ops, "%s%s", n + j ? ", " : "", caps->v[j]->hlo);
   }
   *tt = sh_tuple_type(C, el, n + caps->n);
   const char *t = sh_emit(C, *tt, "tuple", ops.p ? ops.p : "", NULL, NULL);
-  shb_free(&ops);
+  hlc_text_free(&ops);
   return t;
 }
 
@@ -233,23 +233,23 @@ static int op_conditional(Lower *C, ShOp *op, bool is_if) {
     br[i] = sh_region_lower(C, op->regions[i], "region_branch", fl, NULL, NULL, 0, &caps, NULL);
   ShType *argt;
   const char *arg = state_tuple(C, NULL, 0, &caps, &argt);
-  ShBuf ops = {0};
-  shb_puts(&ops, op->operands[0]->hlo);
-  for (int i = 0; i < op->nregions; i++) shb_printf(&ops, ", %s", arg);
+  HlcText ops = {0};
+  hlc_text_puts(&ops, op->operands[0]->hlo);
+  for (int i = 0; i < op->nregions; i++) hlc_text_printf(&ops, ", %s", arg);
   const char *attrs;
   if (is_if) {
     attrs = sh_fmt(C, ", true_computation=%s, false_computation=%s", br[0], br[1]);
   } else {
-    ShBuf b = {0};
-    shb_puts(&b, ", branch_computations={");
-    for (int i = 0; i < op->nregions; i++) shb_printf(&b, "%s%s", i ? ", " : "", br[i]);
-    shb_puts(&b, "}");
+    HlcText b = {0};
+    hlc_text_puts(&b, ", branch_computations={");
+    for (int i = 0; i < op->nregions; i++) hlc_text_printf(&b, "%s%s", i ? ", " : "", br[i]);
+    hlc_text_puts(&b, "}");
     attrs = sh_strdup(C, b.p, b.n);
-    shb_free(&b);
+    hlc_text_free(&b);
   }
   ShType *rt = op->nresults == 1 ? op->results[0] : sh_tuple_type(C, op->results, op->nresults);
   const char *c = sh_emit(C, rt, "conditional", ops.p, attrs, op->metadata);
-  shb_free(&ops);
+  hlc_text_free(&ops);
   if (op->nresults == 1) sh_bind_result(C, op, 0, c, rt);
   else sh_bind_tuple_results(C, op, c, rt);
   return 0;

@@ -116,18 +116,18 @@ const char *sh_region_lower(Lower *C, ShNode *region, const char *what, unsigned
   if ((flags & SHR_PASS_CAPTURES) || nret != 1 || (flags & SHR_TUPLE_ROOT)) {
     int nr = nret + ((flags & SHR_PASS_CAPTURES) ? ncaps : 0);
     ShType **el = hlc_arena_alloc(C->arena, sizeof *el * (size_t)(nr + 1));
-    ShBuf ops = {0};
+    HlcText ops = {0};
     for (int i = 0; i < nret; i++) {
       el[i] = ret[i]->type;
-      shb_printf(&ops, "%s%s", i ? ", " : "", ret[i]->hlo);
+      hlc_text_printf(&ops, "%s%s", i ? ", " : "", ret[i]->hlo);
     }
     for (int j = 0; nret + j < nr; j++) {
       el[nret + j] = capb[j]->type;
-      shb_printf(&ops, "%s%s", nret + j ? ", " : "", capb[j]->hlo);
+      hlc_text_printf(&ops, "%s%s", nret + j ? ", " : "", capb[j]->hlo);
     }
     rt = sh_tuple_type(C, el, nr);
     const char *t = sh_emit(C, rt, "tuple", ops.p ? ops.p : "", NULL, NULL);
-    shb_free(&ops);
+    hlc_text_free(&ops);
     Binding *tb = sh_bind(C, "", 0, t, rt);
     sh_mark_root(C, tb);
   } else {
@@ -135,10 +135,10 @@ const char *sh_region_lower(Lower *C, ShNode *region, const char *what, unsigned
     sh_mark_root(C, ret[0]);
   }
   if (c->body.oom) sh_fail_off(C, 0, "out of memory");
-  shb_printf(&C->module, "%s {\n", c->name);
-  shb_put(&C->module, c->body.p, c->body.n);
-  shb_puts(&C->module, "}\n\n");
-  shb_free(&c->body);
+  hlc_text_printf(&C->module, "%s {\n", c->name);
+  hlc_text_put(&C->module, c->body.p, c->body.n);
+  hlc_text_puts(&C->module, "}\n\n");
+  hlc_text_free(&c->body);
   sh_bind_unwind(C, mark);
   C->cur = saved;
   if (root_type) *root_type = rt;

@@ -1,5 +1,5 @@
 /* types.c: MLIR types (tensor<2x3xf32>, tuple<...>, !stablehlo.token,
- * complex<f32>) as HLO shapes, and a small text buffer.
+ * complex<f32>) as HLO shapes.
  *
  * Element types map one to one (StableHLO's spec, "Types"; XLA's
  * ConvertTensorShapeToType): iN -> sN (i1 -> pred), uiN -> uN, the f8 family
@@ -13,42 +13,6 @@
 #include <string.h>
 #include "stablehlo/lower.h"
 #include "stablehlo/mlir.h"
-
-void shb_put(ShBuf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) { b->oom = true; return; }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-void shb_puts(ShBuf *b, const char *s) { shb_put(b, s, strlen(s)); }
-
-void shb_printf(ShBuf *b, const char *fmt, ...) {
-  char tmp[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof tmp) { shb_put(b, tmp, (size_t)n); return; }
-  char *big = malloc((size_t)n + 1);
-  if (!big) { b->oom = true; return; }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  shb_put(b, big, (size_t)n);
-  free(big);
-}
-
-void shb_free(ShBuf *b) { free(b->p); memset(b, 0, sizeof *b); }
 
 static const struct { const char *mlir; HloDtype dt; } elem_types[] = {
   {"i1", HLO_PRED}, {"i2", HLO_S2}, {"i4", HLO_S4}, {"i8", HLO_S8}, {"i16", HLO_S16}, {"i32", HLO_S32},
@@ -185,21 +149,21 @@ ShType *sh_parse_type(Lower *C, ShNode **pn) {
   return t;
 }
 
-void sh_put_type(ShBuf *b, const ShType *t) {
-  if (t->kind == SHT_TOKEN) { shb_puts(b, "token[]"); return; }
+void sh_put_type(HlcText *b, const ShType *t) {
+  if (t->kind == SHT_TOKEN) { hlc_text_puts(b, "token[]"); return; }
   if (t->kind == SHT_TUPLE) {
-    shb_puts(b, "(");
+    hlc_text_puts(b, "(");
     for (int i = 0; i < t->n; i++) {
-      if (i) shb_puts(b, ", ");
+      if (i) hlc_text_puts(b, ", ");
       sh_put_type(b, t->elems[i]);
     }
-    shb_puts(b, ")");
+    hlc_text_puts(b, ")");
     return;
   }
-  shb_puts(b, hlc_dtype_name(t->dt));
-  shb_puts(b, "[");
-  for (int i = 0; i < t->rank; i++) shb_printf(b, "%s%lld", i ? "," : "", (long long)t->dims[i]);
-  shb_puts(b, "]");
+  hlc_text_puts(b, hlc_dtype_name(t->dt));
+  hlc_text_puts(b, "[");
+  for (int i = 0; i < t->rank; i++) hlc_text_printf(b, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+  hlc_text_puts(b, "]");
 }
 
 int64_t sh_type_elems(const ShType *t) {

@@ -65,10 +65,10 @@ static XLA_FFI_Error *fail(XLA_FFI_CallFrame *f, XLA_FFI_Error_Code code, const 
 
 /* One operand as text: "token", a literal, or for a large array its shape
  * and statistics. */
-static void operand_text(HliBuf *b, const XLA_FFI_Buffer *x) {
+static void operand_text(HlcText *b, const XLA_FFI_Buffer *x) {
   HloDtype t = hlc_dtype_from_xla_code((int)x->dtype);
-  if (x->dtype == XLA_FFI_DataType_TOKEN) { hli_buf_puts(b, "token"); return; }
-  if (t == HLO_DTYPE_INVALID) { hli_buf_printf(b, "(element type %d)", (int)x->dtype); return; }
+  if (x->dtype == XLA_FFI_DataType_TOKEN) { hlc_text_puts(b, "token"); return; }
+  if (t == HLO_DTYPE_INVALID) { hlc_text_printf(b, "(element type %d)", (int)x->dtype); return; }
   HloShape s;
   memset(&s, 0, sizeof s);
   s.dtype = t;
@@ -84,12 +84,12 @@ static void operand_text(HliBuf *b, const XLA_FFI_Buffer *x) {
   v.data = x->data;
   v.nbytes = (size_t)v.nelem * hlc_dtype_size(t);
   if (v.nelem <= CB_FULL && hli_literal_write(&v, b) == 0) return;
-  hli_shape_text(&s, b);
+  hlp_print_shape(b, &s, false);
   HloValueSummary sm = {sizeof sm, 0, 0, 0, 0, 0, 0};
   hlo_value_summarize((const HloValue *)&v, &sm);
   char first[256];
   hlo_value_format_elements((const HloValue *)&v, 8, first, sizeof first);
-  hli_buf_printf(b, " (%lld elements, summarized) min=%g max=%g mean=%g nan=%lld inf=%lld {%s}",
+  hlc_text_printf(b, " (%lld elements, summarized) min=%g max=%g mean=%g nan=%lld inf=%lld {%s}",
                  (long long)v.nelem, sm.min, sm.max, sm.mean, (long long)sm.num_nan,
                  (long long)sm.num_inf, first);
 }
@@ -126,24 +126,24 @@ static XLA_FFI_Error *callback(XLA_FFI_CallFrame *f, int target_index) {
   }
   SinkFn sink = {.p = user_data(f, CB_SINK_FN)};
   if (!sink.p) return NULL;   /* nowhere to write */
-  HliBuf b = {0};
+  HlcText b = {0};
   int64_t first = legacy ? 1 : 0;
-  hli_buf_printf(&b, "%s: host callback%s (jax.debug.print or jax.debug.callback): its Python "
+  hlc_text_printf(&b, "%s: host callback%s (jax.debug.print or jax.debug.callback): its Python "
                  "function, and a print's format string, stayed in the process that dumped the "
                  "module; the operand%s it was called with:\n", target, which,
                  f->args.size - first == 1 ? "" : "s");
   for (int64_t i = first; i < f->args.size; i++) {
-    hli_buf_printf(&b, "  operand %lld: ", (long long)(i - first));
+    hlc_text_printf(&b, "  operand %lld: ", (long long)(i - first));
     operand_text(&b, arg(f, i));
-    hli_buf_puts(&b, "\n");
+    hlc_text_puts(&b, "\n");
   }
-  if (f->args.size == first) hli_buf_puts(&b, "  (none)\n");
-  if (b.failed) {
-    hli_buf_free(&b);
+  if (f->args.size == first) hlc_text_puts(&b, "  (none)\n");
+  if (b.oom) {
+    hlc_text_free(&b);
     return fail(f, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "out of memory printing a host callback");
   }
-  sink.fn(user_data(f, CB_SINK_USER), b.data, b.len);
-  hli_buf_free(&b);
+  sink.fn(user_data(f, CB_SINK_USER), b.p, b.n);
+  hlc_text_free(&b);
   return NULL;
 }
 

@@ -46,35 +46,35 @@ START_TEST(npy_header_bytes) {
   HloShape s = arr(HLO_F32, 2, dims);
   HliValue *v = hli_value_new(NULL, &s);
   for (int i = 0; i < 6; i++) ((float *)v->data)[i] = (float)(i + 1);
-  HliBuf b = {0};
+  HlcText b = {0};
   HlcDiags d = {0};
   ck_assert_int_eq(hli_npy_write(v, &b, &d), 0);
   /* 10 bytes of preamble + 118 of header = 128, then 6 floats. */
-  ck_assert_uint_eq(b.len, 128 + 24);
-  ck_assert_int_eq(memcmp(b.data, "\x93NUMPY\x01\x00\x76\x00", 10), 0);
+  ck_assert_uint_eq(b.n, 128 + 24);
+  ck_assert_int_eq(memcmp(b.p, "\x93NUMPY\x01\x00\x76\x00", 10), 0);
   const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
-  ck_assert_int_eq(memcmp(b.data + 10, dict, strlen(dict)), 0);
-  ck_assert_int_eq(b.data[10 + strlen(dict)], ' ');
-  ck_assert_int_eq(b.data[127], '\n');
+  ck_assert_int_eq(memcmp(b.p + 10, dict, strlen(dict)), 0);
+  ck_assert_int_eq(b.p[10 + strlen(dict)], ' ');
+  ck_assert_int_eq(b.p[127], '\n');
   float f5;
-  memcpy(&f5, b.data + 128 + 16, 4);
+  memcpy(&f5, b.p + 128 + 16, 4);
   ck_assert_float_eq(f5, 5.0f);
-  hli_buf_free(&b);
+  hlc_text_free(&b);
   hli_value_unref(NULL, v);
 
   /* Scalars have shape (), vectors (n,). */
   HloShape sc = arr(HLO_S64, 0, NULL);
   v = hli_value_zeros(NULL, &sc);
   ck_assert_int_eq(hli_npy_write(v, &b, &d), 0);
-  ck_assert_ptr_nonnull(strstr(b.data + 10, "{'descr': '<i8', 'fortran_order': False, 'shape': (), }"));
-  hli_buf_free(&b);
+  ck_assert_ptr_nonnull(strstr(b.p + 10, "{'descr': '<i8', 'fortran_order': False, 'shape': (), }"));
+  hlc_text_free(&b);
   hli_value_unref(NULL, v);
   int64_t n3 = 3;
   HloShape ve = arr(HLO_BF16, 1, &n3);
   v = hli_value_zeros(NULL, &ve);
   ck_assert_int_eq(hli_npy_write(v, &b, &d), 0);
-  ck_assert_ptr_nonnull(strstr(b.data + 10, "{'descr': '<V2', 'fortran_order': False, 'shape': (3,), }"));
-  hli_buf_free(&b);
+  ck_assert_ptr_nonnull(strstr(b.p + 10, "{'descr': '<V2', 'fortran_order': False, 'shape': (3,), }"));
+  hlc_text_free(&b);
   hli_value_unref(NULL, v);
 }
 END_TEST
@@ -222,13 +222,13 @@ START_TEST(npz_round_trip) {
   ((float *)a->data)[1] = -3;
   ((int8_t *)b->data)[0] = -7;
   HliValue *leaves[2] = {a, b};
-  HliBuf z = {0};
+  HlcText z = {0};
   HlcDiags d = {0};
   ck_assert_int_eq(hli_npz_write(leaves, 2, &z, &d), 0);
-  ck_assert_int_eq(memcmp(z.data, "PK\x03\x04", 4), 0);
+  ck_assert_int_eq(memcmp(z.p, "PK\x03\x04", 4), 0);
   HliNpzMember *m;
   int32_t n;
-  ck_assert_int_eq(hli_npz_read(z.data, z.len, "z", &d, &m, &n), 0);
+  ck_assert_int_eq(hli_npz_read(z.p, z.n, "z", &d, &m, &n), 0);
   ck_assert_int_eq(n, 2);
   ck_assert_str_eq(m[0].name, "arr_0.npy");
   ck_assert_str_eq(m[1].name, "arr_1.npy");
@@ -243,14 +243,14 @@ START_TEST(npz_round_trip) {
   hli_value_unref(NULL, r);
   hli_npz_members_free(m, n);
   /* Listed lazily, stored members are the archive's own bytes. */
-  ck_assert_int_eq(hli_npz_open(z.data, z.len, "z", &d, &m, &n), 0);
+  ck_assert_int_eq(hli_npz_open(z.p, z.n, "z", &d, &m, &n), 0);
   ck_assert_int_eq(n, 2);
-  ck_assert(m[0].borrowed && (char *)m[0].data > z.data && (char *)m[0].data < z.data + z.len);
+  ck_assert(m[0].borrowed && (char *)m[0].data > z.p && (char *)m[0].data < z.p + z.n);
   ck_assert_int_eq(hli_npz_member_npy(&m[0], &sa, "a", &d, &r), 0);
   ck_assert_float_eq(((float *)r->data)[1], -3.0f);
   hli_value_unref(NULL, r);
   hli_npz_members_free(m, n);
-  hli_buf_free(&z);
+  hlc_text_free(&z);
   hli_value_unref(NULL, a);
   hli_value_unref(NULL, b);
 }
@@ -392,10 +392,10 @@ static void round_trip(const char *text) {
   HliValue *v = NULL;
   int rc = hli_literal_read(text, strlen(text), NULL, &a, "lit", &d, &v);
   ck_assert_msg(rc == 0, "%s: %s", text, d.n ? d.v[0].message : "?");
-  HliBuf b = {0};
+  HlcText b = {0};
   ck_assert_int_eq(hli_literal_write(v, &b), 0);
-  ck_assert_str_eq(b.data, text);
-  hli_buf_free(&b);
+  ck_assert_str_eq(b.p, text);
+  hlc_text_free(&b);
   hli_value_unref(NULL, v);
   hlc_arena_free(&a);
 }
@@ -409,10 +409,10 @@ START_TEST(empty_array_literal_size_is_bounded) {
   HliValue *v = hli_value_new(NULL, &s);
   ck_assert_ptr_nonnull(v);
   ck_assert(hli_literal_too_large(v));
-  HliBuf b = {0};
+  HlcText b = {0};
   ck_assert_int_eq(hli_literal_write(v, &b), -1);
-  ck_assert_uint_eq(b.len, 0);
-  hli_buf_free(&b);
+  ck_assert_uint_eq(b.n, 0);
+  hlc_text_free(&b);
   hli_value_unref(NULL, v);
   /* The element count saturates instead of overflowing, and a zero dim
    * anywhere makes it 0 (fuzz_values: a literal shape whose leading dims
@@ -436,8 +436,8 @@ START_TEST(empty_array_literal_size_is_bounded) {
   v = hli_value_new(NULL, &s);
   ck_assert(!hli_literal_too_large(v));
   ck_assert_int_eq(hli_literal_write(v, &b), 0);
-  ck_assert_uint_eq(b.len, strlen("f32[1024,1024,0] ") + 2 + 1023 * 2 + 1024 * (2 + 1023 * 2 + 1024 * 2));
-  hli_buf_free(&b);
+  ck_assert_uint_eq(b.n, strlen("f32[1024,1024,0] ") + 2 + 1023 * 2 + 1024 * (2 + 1023 * 2 + 1024 * 2));
+  hlc_text_free(&b);
   hli_value_unref(NULL, v);
 }
 END_TEST

@@ -28,50 +28,50 @@ static int dequant(GpuCall *c, GpuMod *m, int i, int j, int64_t bs) {
   int64_t B = b ? x->dims[0] : 1, R = s->dims[r - 2], C = s->dims[r - 1];
   int64_t rows = x->dims[r - 2], K = x->dims[r - 1], kb = (K + bs - 1) / bs;
   int vs = hlt_gpu_emit(m, s->dtype, s->dims, s->rank, "parameter(");
-  hlt_gpu_text(&m->t, "%d)\n", j);
+  hlc_text_printf(&m->t, "%d)\n", j);
   int64_t d6[6] = {B, R / 128, C / 4, 32, 4, 4}, p6[6] = {0, 1, 4, 3, 2, 5};
   int v6 = hlt_gpu_emit(m, s->dtype, d6, 6, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", vs);
+  hlc_text_printf(&m->t, "v%d)\n", vs);
   int64_t t6[6];
   for (int k = 0; k < 6; k++) t6[k] = d6[p6[k]];
   int vt = hlt_gpu_emit(m, s->dtype, t6, 6, "transpose(");
-  hlt_gpu_text(&m->t, "v%d), dimensions=", v6);
+  hlc_text_printf(&m->t, "v%d), dimensions=", v6);
   hlt_gpu_text_list(&m->t, p6, 6);
-  hlt_gpu_text(&m->t, "\n");
+  hlc_text_printf(&m->t, "\n");
   int64_t d3[3] = {B, R, C};
   int vu = hlt_gpu_emit(m, s->dtype, d3, 3, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", vt);
+  hlc_text_printf(&m->t, "v%d)\n", vt);
   int64_t sl[3] = {B, rows, kb};
   int vl = hlt_gpu_emit(m, s->dtype, sl, 3, "slice(");
-  hlt_gpu_text(&m->t, "v%d), slice={[0:%lld], [0:%lld], [0:%lld]}\n", vu, (long long)B,
+  hlc_text_printf(&m->t, "v%d), slice={[0:%lld], [0:%lld], [0:%lld]}\n", vu, (long long)B,
                (long long)rows, (long long)kb);
   int vc = hlt_gpu_emit(m, HLO_F32, sl, 3, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", vl);
+  hlc_text_printf(&m->t, "v%d)\n", vl);
   int64_t d4[4] = {B, rows, kb, bs};
   int vb = hlt_gpu_emit(m, HLO_F32, d4, 4, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0,1,2}\n", vc);
+  hlc_text_printf(&m->t, "v%d), dimensions={0,1,2}\n", vc);
   int64_t dk[3] = {B, rows, kb * bs};
   int vr = hlt_gpu_emit(m, HLO_F32, dk, 3, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", vb);
+  hlc_text_printf(&m->t, "v%d)\n", vb);
   if (kb * bs != K) {
     int64_t dz[3] = {B, rows, K};
     int w = hlt_gpu_emit(m, HLO_F32, dz, 3, "slice(");
-    hlt_gpu_text(&m->t, "v%d), slice={[0:%lld], [0:%lld], [0:%lld]}\n", vr, (long long)B,
+    hlc_text_printf(&m->t, "v%d), slice={[0:%lld], [0:%lld], [0:%lld]}\n", vr, (long long)B,
                  (long long)rows, (long long)K);
     vr = w;
   }
   int vx = hlt_gpu_emit(m, x->dtype, x->dims, x->rank, "parameter(");
-  hlt_gpu_text(&m->t, "%d)\n", i);
+  hlc_text_printf(&m->t, "%d)\n", i);
   int64_t dx[3] = {B, rows, K};
   int vxc = hlt_gpu_emit(m, HLO_F32, x->dims, x->rank, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", vx);
+  hlc_text_printf(&m->t, "v%d)\n", vx);
   if (!b) {
     int w = hlt_gpu_emit(m, HLO_F32, dx, 3, "reshape(");
-    hlt_gpu_text(&m->t, "v%d)\n", vxc);
+    hlc_text_printf(&m->t, "v%d)\n", vxc);
     vxc = w;
   }
   int v = hlt_gpu_emit(m, HLO_F32, dx, 3, "multiply(");
-  hlt_gpu_text(&m->t, "v%d, v%d)\n", vxc, vr);
+  hlc_text_printf(&m->t, "v%d, v%d)\n", vxc, vr);
   return v;
 }
 
@@ -153,29 +153,29 @@ char *hlt_gpu_build_block_scaled(GpuCall *c) {
   m.ct = HLO_F32;
   m.rank = out->rank;
   memcpy(m.dims, out->dims, sizeof m.dims);
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
   int a = dequant(c, &m, 0, 2, bs), b = dequant(c, &m, 1, 3, bs);
   int64_t B = rk == 3 ? l->dims[0] : 1, od[3] = {B, l->dims[rk - 2], r->dims[rk - 2]};
   int y = hlt_gpu_emit(&m, HLO_F32, od, 3, "dot(");
-  hlt_gpu_text(&m.t,
+  hlc_text_printf(&m.t,
                "v%d, v%d), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
                "rhs_contracting_dims={2}\n",
                a, b);
   if (rk == 2) {
     int w = hlt_gpu_emit(&m, HLO_F32, out->dims, 2, "reshape(");
-    hlt_gpu_text(&m.t, "v%d)\n", y);
+    hlc_text_printf(&m.t, "v%d)\n", y);
     y = w;
   }
   if (c->nops == 5) {
     int g = hlt_gpu_operand(&m, &c->ops[4], 4, GPU_ROUND_NONE);
     int gb = hlt_gpu_emit(&m, HLO_F32, out->dims, out->rank, "broadcast(");
-    hlt_gpu_text(&m.t, "v%d), dimensions={}\n", g);
+    hlc_text_printf(&m.t, "v%d), dimensions={}\n", g);
     y = hlt_gpu_binary(&m, "multiply", y, gb);
   }
   if (hlt_gpu_finish(&m, c->res, &y, 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

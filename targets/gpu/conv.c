@@ -75,27 +75,27 @@ static int pos(const char *s, char ch) {
 /* ", window={...}" (with rhs_reversal when rev), or nothing for a
  * convolution without spatial dimensions: XLA prints no window then, and
  * "window={size= ...}" with empty lists does not parse. */
-static void window_text(GpuText *t, int n, const int64_t *size, const int64_t *stride,
+static void window_text(HlcText *t, int n, const int64_t *size, const int64_t *stride,
                         const int64_t *lo, const int64_t *hi, const int64_t *lhs_dil,
                         const int64_t *rhs_dil, bool rev) {
   static const char *const keys[] = {"size=", " stride=", " pad=", " lhs_dilate=", " rhs_dilate="};
   const int64_t *v[] = {size, stride, NULL, lhs_dil, rhs_dil};
   if (n == 0) return;
-  hlt_gpu_text(t, ", window={");
+  hlc_text_printf(t, ", window={");
   for (int k = 0; k < 5; k++) {
-    hlt_gpu_text(t, "%s", keys[k]);
+    hlc_text_printf(t, "%s", keys[k]);
     for (int i = 0; i < n; i++) {
       if (k == 2)
-        hlt_gpu_text(t, "%s%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i]);
+        hlc_text_printf(t, "%s%lld_%lld", i ? "x" : "", (long long)lo[i], (long long)hi[i]);
       else
-        hlt_gpu_text(t, "%s%lld", i ? "x" : "", (long long)v[k][i]);
+        hlc_text_printf(t, "%s%lld", i ? "x" : "", (long long)v[k][i]);
     }
   }
   if (rev) {
-    hlt_gpu_text(t, " rhs_reversal=");
-    for (int i = 0; i < n; i++) hlt_gpu_text(t, "%s1", i ? "x" : "");
+    hlc_text_printf(t, " rhs_reversal=");
+    for (int i = 0; i < n; i++) hlc_text_printf(t, "%s1", i ? "x" : "");
   }
-  hlt_gpu_text(t, "}");
+  hlc_text_printf(t, "}");
 }
 
 /* The activation of convBiasActivationForward on value x. */
@@ -108,7 +108,7 @@ static int activation(GpuMod *m, int act, double leaky_alpha, int x) {
     case ACT_RELU6: {
       int lo = hlt_gpu_splat(m, 0), hi = hlt_gpu_splat(m, 6);
       int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
-      hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
+      hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
       return v;
   }
   case ACT_TANH:
@@ -116,11 +116,11 @@ static int activation(GpuMod *m, int act, double leaky_alpha, int x) {
   case ACT_ELU: case ACT_LEAKY_RELU: {
     int zero = hlt_gpu_splat(m, 0);
     int neg = hlt_gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
-    hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", x, zero);
+    hlc_text_printf(&m->t, "v%d, v%d), direction=LT\n", x, zero);
     int low = act == ACT_ELU ? hlt_gpu_unary(m, "exponential-minus-one", x)
                              : hlt_gpu_binary(m, "multiply", x, hlt_gpu_splat(m, leaky_alpha));
     int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "select(");
-    hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", neg, low, x);
+    hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", neg, low, x);
     return v;
   }
   case ACT_GELU_EXACT: {
@@ -287,13 +287,13 @@ char *hlt_gpu_build_conv(GpuCall *c) {
   m.ct = (o0->dtype == HLO_F64 || o1->dtype == HLO_F64 || r->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   m.rank = r->rank;
   memcpy(m.dims, r->dims, sizeof m.dims);
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\n");
   if (kind == CONV_GRAPH)   /* for amax */
-    hlt_gpu_text(&m.t,
+    hlc_text_printf(&m.t,
                  "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
                  "  ROOT r = %s[] maximum(a, b)\n}\n\n",
                  hlc_dtype_name(m.ct), hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
-  hlt_gpu_text(&m.t, "ENTRY e {\n");
+  hlc_text_printf(&m.t, "ENTRY e {\n");
   int v0 = hlt_gpu_operand(&m, o0, 0, GPU_ROUND_NONE),
       v1 = hlt_gpu_operand(&m, o1, 1, GPU_ROUND_NONE);
   int64_t lo[GPU_MAX_RANK] = {0}, hi[GPU_MAX_RANK] = {0}, ones[GPU_MAX_RANK], size[GPU_MAX_RANK] = {0};
@@ -301,10 +301,10 @@ char *hlt_gpu_build_conv(GpuCall *c) {
   int y;
   if (kind == CONV_FWD || kind == CONV_BIAS_ACT || kind == CONV_GRAPH) {
     y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    hlt_gpu_text(&m.t, "v%d, v%d)", v0, v1);
+    hlc_text_printf(&m.t, "v%d, v%d)", v0, v1);
     window_text(&m.t, ns, c->wsize, c->wstride, c->wpad_lo, c->wpad_hi, c->wlhs_dil, c->wrhs_dil,
                 any_rev);
-    hlt_gpu_text(&m.t, ", dim_labels=%s, feature_group_count=%lld\n", c->dim_labels,
+    hlc_text_printf(&m.t, ", dim_labels=%s, feature_group_count=%lld\n", c->dim_labels,
                  (long long)c->feature_group_count);
   } else if (kind == CONV_BWD_INPUT) {
     /* dx = conv(dy dilated by the stride, reversed w with in/out swapped). */
@@ -329,24 +329,24 @@ char *hlt_gpu_build_conv(GpuCall *c) {
       for (int i = 0; i < ns; i++) perm[2 + i] = rdims[i];
       for (int i = 0; i < w->rank; i++) cd[i] = w->dims[perm[i]];
       int t0 = hlt_gpu_emit(&m, m.ct, cd, w->rank, "transpose(");
-      hlt_gpu_text(&m.t, "v%d), dimensions=", v1);
+      hlc_text_printf(&m.t, "v%d), dimensions=", v1);
       hlt_gpu_text_list(&m.t, perm, w->rank);
-      hlt_gpu_text(&m.t, "\n");
+      hlc_text_printf(&m.t, "\n");
       d5[0] = G; d5[1] = O / G;
       for (int i = 1; i < w->rank; i++) d5[i + 1] = cd[i];
       int t1 = hlt_gpu_emit(&m, m.ct, d5, w->rank + 1, "reshape(");
-      hlt_gpu_text(&m.t, "v%d)\n", t0);
+      hlc_text_printf(&m.t, "v%d)\n", t0);
       int64_t sw = d5[0], p5[GPU_MAX_RANK + 1];
       d5[0] = d5[1]; d5[1] = sw;
       for (int i = 0; i <= w->rank; i++) p5[i] = i;
       p5[0] = 1; p5[1] = 0;
       int t2 = hlt_gpu_emit(&m, m.ct, d5, w->rank + 1, "transpose(");
-      hlt_gpu_text(&m.t, "v%d), dimensions=", t1);
+      hlc_text_printf(&m.t, "v%d), dimensions=", t1);
       hlt_gpu_text_list(&m.t, p5, w->rank + 1);
-      hlt_gpu_text(&m.t, "\n");
+      hlc_text_printf(&m.t, "\n");
       cd[0] = O / G; cd[1] = G * I;
       wr = hlt_gpu_emit(&m, m.ct, cd, w->rank, "reshape(");
-      hlt_gpu_text(&m.t, "v%d)\n", t2);
+      hlc_text_printf(&m.t, "v%d)\n", t2);
       wdims = cd;
       gker[0] = 'i'; gker[1] = 'o';
       for (int i = 0; i < ns; i++) { gker[2 + i] = (char)('0' + i); rdims[i] = 2 + i; }
@@ -355,9 +355,9 @@ char *hlt_gpu_build_conv(GpuCall *c) {
     if (!any_rev) {
       int src = wr;
       wr = hlt_gpu_emit(&m, m.ct, wdims, w->rank, "reverse(");
-      hlt_gpu_text(&m.t, "v%d), dimensions=", src);
+      hlc_text_printf(&m.t, "v%d), dimensions=", src);
       hlt_gpu_text_list(&m.t, rdims, nr);
-      hlt_gpu_text(&m.t, "\n");
+      hlc_text_printf(&m.t, "\n");
     }
     for (int i = 0; i < ns; i++) {
       int64_t I = r->dims[pos(l.in, (char)('0' + i))], O = o0->dims[pos(l.out, (char)('0' + i))];
@@ -370,11 +370,11 @@ char *hlt_gpu_build_conv(GpuCall *c) {
     if (G != 1) memcpy(ker, gker, sizeof ker);
     else swap2(ker, l.ker, 'i', 'o');
     y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    hlt_gpu_text(&m.t, "v%d, v%d)", v0, wr);
+    hlc_text_printf(&m.t, "v%d, v%d)", v0, wr);
     window_text(&m.t, ns, size, ones, lo, hi, c->wstride, c->wrhs_dil, false);
-    hlt_gpu_text(&m.t, ", dim_labels=%s_%s->%s", l.out, ker, l.in);
-    if (G != 1) hlt_gpu_text(&m.t, ", feature_group_count=%lld", (long long)G);
-    hlt_gpu_text(&m.t, "\n");
+    hlc_text_printf(&m.t, ", dim_labels=%s_%s->%s", l.out, ker, l.in);
+    if (G != 1) hlc_text_printf(&m.t, ", feature_group_count=%lld", (long long)G);
+    hlc_text_printf(&m.t, "\n");
   } else {
     /* dw = conv(x with batch/feature swapped, dy as the kernel). */
     char in[GPU_MAX_RANK + 1], ker[GPU_MAX_RANK + 1], out[GPU_MAX_RANK + 1];
@@ -391,20 +391,20 @@ char *hlt_gpu_build_conv(GpuCall *c) {
       hi[i] = (c->wsize[i] - 1) * c->wrhs_dil[i] + (O - 1) * c->wstride[i] + 1 - I - c->wpad_lo[i];
     }
     y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "convolution(");
-    hlt_gpu_text(&m.t, "v%d, v%d)", v0, v1);
+    hlc_text_printf(&m.t, "v%d, v%d)", v0, v1);
     window_text(&m.t, ns, size, c->wrhs_dil, lo, hi, ones, c->wstride, false);
-    hlt_gpu_text(&m.t, ", dim_labels=%s_%s->%s", in, ker, out);
+    hlc_text_printf(&m.t, ", dim_labels=%s_%s->%s", in, ker, out);
     /* Grouped: x's features (the batch here) in G groups, group g paired
      * with dy's g-th group of features. */
-    if (G != 1) hlt_gpu_text(&m.t, ", batch_group_count=%lld", (long long)G);
-    hlt_gpu_text(&m.t, "\n");
+    if (G != 1) hlc_text_printf(&m.t, ", batch_group_count=%lld", (long long)G);
+    hlc_text_printf(&m.t, "\n");
     if (any_rev) {
       int64_t rdims[GPU_MAX_RANK];
       for (int i = 0; i < ns; i++) rdims[i] = pos(l.ker, (char)('0' + i));
       int w = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "reverse(");
-      hlt_gpu_text(&m.t, "v%d), dimensions=", y);
+      hlc_text_printf(&m.t, "v%d), dimensions=", y);
       hlt_gpu_text_list(&m.t, rdims, ns);
-      hlt_gpu_text(&m.t, "\n");
+      hlc_text_printf(&m.t, "\n");
       y = w;
     }
   }
@@ -415,13 +415,13 @@ char *hlt_gpu_build_conv(GpuCall *c) {
     if (bias->rank != 1 || bias->dims[0] != r->dims[fdim]) {
       hlt_gpu_fail(c, "operand 2 (bias) must be 1-D of length %lld, the output features",
                    (long long)r->dims[fdim]);
-      free(m.t.s);
+      free(m.t.p);
       return NULL;
     }
     if (c->nops == 4) {
       if (!same_shape(&c->ops[3], r)) {
         hlt_gpu_fail(c, "operand 3 (side input) must have the result's shape");
-        free(m.t.s);
+        free(m.t.p);
         return NULL;
       }
       int side = hlt_gpu_operand(&m, &c->ops[3], 3, GPU_ROUND_NONE);
@@ -431,26 +431,26 @@ char *hlt_gpu_build_conv(GpuCall *c) {
     }
     int vb = hlt_gpu_operand(&m, bias, 2, GPU_ROUND_NONE);
     int bb = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
-    hlt_gpu_text(&m.t, "v%d), dimensions={%d}\n", vb, fdim);
+    hlc_text_printf(&m.t, "v%d), dimensions={%d}\n", vb, fdim);
     y = activation(&m, act, leaky, hlt_gpu_binary(&m, "add", y, bb));
   }
   if (kind == CONV_GRAPH) {
     int outs[GPU_MAX_LEAVES], n;
     if (hlt_gpu_conv_graph(c, &m, json_string_value(graph), y, outs, &n)) {
-      free(m.t.s);
+      free(m.t.p);
       return NULL;
     }
     if (hlt_gpu_finish(&m, c->res, outs, n)) {
-      free(m.t.s);
+      free(m.t.p);
       hlt_gpu_fail(c, "out of memory");
       return NULL;
     }
-    return m.t.s;
+    return m.t.p;
   }
   if (hlt_gpu_finish(&m, c->res, &y, 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

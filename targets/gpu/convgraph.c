@@ -108,13 +108,13 @@ static int store_as(GpuMod *m, HloDtype t, int v) {
     double mx = t == HLO_F8E4M3FN ? 448 : 57344;
     int lo = hlt_gpu_splat(m, -mx), hi = hlt_gpu_splat(m, mx);
     int w = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "clamp(");
-    hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, v, hi);
+    hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", lo, v, hi);
     v = w;
   }
   int n = hlt_gpu_emit(m, t, m->dims, m->rank, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", v);
+  hlc_text_printf(&m->t, "v%d)\n", v);
   int w = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", n);
+  hlc_text_printf(&m->t, "v%d)\n", n);
   return w;
 }
 
@@ -132,19 +132,19 @@ int hlt_gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *out
     else if (!strcmp(o->name, "elu")) {
       int zero = hlt_gpu_splat(m, 0);
       int pos = hlt_gpu_emit(m, HLO_PRED, m->dims, m->rank, "compare(");
-      hlt_gpu_text(&m->t, "v%d, v%d), direction=GT\n", a, zero);
+      hlc_text_printf(&m->t, "v%d, v%d), direction=GT\n", a, zero);
       int e = hlt_gpu_unary(m, "exponential-minus-one", a);
       v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "select(");
-      hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", pos, a, e);
+      hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", pos, a, e);
     } else if (!strcmp(o->name, "amax")) {
       int ab = hlt_gpu_unary(m, "abs", a);
       int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
       int64_t all[GPU_MAX_RANK];
       for (int i = 0; i < m->rank; i++) all[i] = i;
       v = hlt_gpu_emit(m, m->ct, NULL, 0, "reduce(");
-      hlt_gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
+      hlc_text_printf(&m->t, "v%d, v%d), dimensions=", ab, z);
       hlt_gpu_text_list(&m->t, all, m->rank);
-      hlt_gpu_text(&m->t, ", to_apply=max\n");
+      hlc_text_printf(&m->t, ", to_apply=max\n");
     } else {
       bool scalar = !strcmp(o->name, "scale") || !strcmp(o->name, "invscale");
       const char *op = !strcmp(o->name, "add") ? "add" : !strcmp(o->name, "min") ? "minimum"
@@ -162,20 +162,20 @@ int hlt_gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *out
         bool ok = scalar ? l->rank == 0 : l->rank == m->rank;
         for (int i = 0; ok && !scalar && i < m->rank; i++) ok = l->dims[i] == m->dims[i];
         if (!ok) {
-          GpuText s = {0};
+          HlcText s = {0};
           hlt_gpu_text_shape(&s, l->dtype, l->dims, l->rank);
           hlt_gpu_fail(c,
                        "operand %d (read by op %lld, %s, of serialized_graph) is %s; it must be "
                        "%s",
-                       next_operand, (long long)o->uid, o->name, s.s ? s.s : "?",
+                       next_operand, (long long)o->uid, o->name, s.p ? s.p : "?",
                        scalar ? "a scalar" : "shaped like the convolution's result");
-          free(s.s);
+          free(s.p);
           return -1;
         }
         int p = hlt_gpu_operand(m, l, next_operand++, GPU_ROUND_NONE);
         if (scalar) {
           b = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-          hlt_gpu_text(&m->t, "v%d), dimensions={}\n", p);
+          hlc_text_printf(&m->t, "v%d), dimensions={}\n", p);
         } else {
           b = p;
         }
@@ -200,13 +200,13 @@ int hlt_gpu_conv_graph(GpuCall *c, GpuMod *m, const char *graph, int y, int *out
       bool shape_ok = is_amax ? r->rank == 0 : r->rank == m->rank;
       for (int i = 0; shape_ok && !is_amax && i < m->rank; i++) shape_ok = r->dims[i] == m->dims[i];
       if (!shape_ok || r->dtype != o->type) {
-        GpuText s = {0}, w = {0};
+        HlcText s = {0}, w = {0};
         hlt_gpu_text_shape(&s, r->dtype, r->dims, r->rank);
         hlt_gpu_text_shape(&w, o->type, m->dims, is_amax ? 0 : m->rank);
         hlt_gpu_fail(c, "result %d is %s, but serialized_graph op %lld (%s) gives %s", nres - 1,
-                     s.s ? s.s : "?", (long long)o->uid, o->name, w.s ? w.s : "?");
-        free(s.s);
-        free(w.s);
+                     s.p ? s.p : "?", (long long)o->uid, o->name, w.p ? w.p : "?");
+        free(s.p);
+        free(w.p);
         return -1;
       }
     }

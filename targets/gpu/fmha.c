@@ -85,29 +85,29 @@ bool fmha_same_dims(const int64_t *a, int na, const GpuLeaf *l) {
   return true;
 }
 
-static void dot_attrs(GpuText *t, const Dims *d) {
+static void dot_attrs(HlcText *t, const Dims *d) {
   if (d->nlb) {
-    hlt_gpu_text(t, ", lhs_batch_dims=");
+    hlc_text_printf(t, ", lhs_batch_dims=");
     hlt_gpu_text_list(t, d->lb, d->nlb);
   }
   if (d->nlc) {
-    hlt_gpu_text(t, ", lhs_contracting_dims=");
+    hlc_text_printf(t, ", lhs_contracting_dims=");
     hlt_gpu_text_list(t, d->lc, d->nlc);
   }
   if (d->nrb) {
-    hlt_gpu_text(t, ", rhs_batch_dims=");
+    hlc_text_printf(t, ", rhs_batch_dims=");
     hlt_gpu_text_list(t, d->rb, d->nrb);
   }
   if (d->nrc) {
-    hlt_gpu_text(t, ", rhs_contracting_dims=");
+    hlc_text_printf(t, ", rhs_contracting_dims=");
     hlt_gpu_text_list(t, d->rc, d->nrc);
   }
-  hlt_gpu_text(t, "\n");
+  hlc_text_printf(t, "\n");
 }
 
 int fmha_dot(GpuMod *m, int a, int b, const int64_t *od, int orank, const Dims *d) {
   int v = hlt_gpu_emit(m, m->ct, od, orank, "dot(");
-  hlt_gpu_text(&m->t, "v%d, v%d)", a, b);
+  hlc_text_printf(&m->t, "v%d, v%d)", a, b);
   dot_attrs(&m->t, d);
   return v;
 }
@@ -116,9 +116,9 @@ int fmha_dot(GpuMod *m, int a, int b, const int64_t *od, int orank, const Dims *
 int fmha_row_reduce(GpuMod *m, int x, double init, const char *comp) {
   int k = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(");
   hlt_gpu_text_double(&m->t, init);
-  hlt_gpu_text(&m->t, ")\n");
+  hlc_text_printf(&m->t, ")\n");
   int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank - 1, "reduce(");
-  hlt_gpu_text(&m->t, "v%d, v%d), dimensions={%d}, to_apply=%s\n", x, k, m->rank - 1, comp);
+  hlc_text_printf(&m->t, "v%d, v%d), dimensions={%d}, to_apply=%s\n", x, k, m->rank - 1, comp);
   return v;
 }
 
@@ -126,9 +126,9 @@ int fmha_row_broadcast(GpuMod *m, int x) {
   int64_t keep[GPU_MAX_RANK];
   for (int i = 0; i < m->rank - 1; i++) keep[i] = i;
   int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions=", x);
+  hlc_text_printf(&m->t, "v%d), dimensions=", x);
   hlt_gpu_text_list(&m->t, keep, m->rank - 1);
-  hlt_gpu_text(&m->t, "\n");
+  hlc_text_printf(&m->t, "\n");
   return v;
 }
 
@@ -184,14 +184,14 @@ static int read_config(GpuCall *c, bool bwd, Cfg *f) {
 
 void fmha_prelude(GpuMod *m) {
   const char *t = hlc_dtype_name(m->ct);
-  hlt_gpu_text(&m->t, "HloModule gpu_equivalent\n\n");
+  hlc_text_printf(&m->t, "HloModule gpu_equivalent\n\n");
   for (int i = 0; i < 2; i++)
-    hlt_gpu_text(
+    hlc_text_printf(
         &m->t,
         "%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}\n\n",
         i ? "sum" : "max", t, t, t, i ? "add" : "maximum");
-  hlt_gpu_text(&m->t, "pick {\n  a = %s[] parameter(0)\n  ROOT b = %s[] parameter(1)\n}\n\n", t, t);
-  hlt_gpu_text(&m->t, "ENTRY e {\n");
+  hlc_text_printf(&m->t, "pick {\n  a = %s[] parameter(0)\n  ROOT b = %s[] parameter(1)\n}\n\n", t, t);
+  hlc_text_printf(&m->t, "ENTRY e {\n");
 }
 
 /* bias (operand i) added to the scores sc, broadcast over its size-1 dims. */
@@ -209,11 +209,11 @@ static int add_bias(GpuCall *c, GpuMod *m, int sc, int i) {
                         i);
   int vb = hlt_gpu_operand(m, b, i, GPU_ROUND_NONE);
   int rs = hlt_gpu_emit(m, m->ct, kdims, nk, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", vb);
+  hlc_text_printf(&m->t, "v%d)\n", vb);
   int bb = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions=", rs);
+  hlc_text_printf(&m->t, "v%d), dimensions=", rs);
   hlt_gpu_text_list(&m->t, kept, nk);
-  hlt_gpu_text(&m->t, "\n");
+  hlc_text_printf(&m->t, "\n");
   return hlt_gpu_binary(m, "add", sc, bb);
 }
 
@@ -221,7 +221,7 @@ static int pred_and(GpuMod *m, int a, int b) {
   if (a < 0) return b;
   if (b < 0) return a;
   int v = hlt_gpu_emit(m, HLO_PRED, m->dims, m->rank, "and(");
-  hlt_gpu_text(&m->t, "v%d, v%d)\n", a, b);
+  hlc_text_printf(&m->t, "v%d, v%d)\n", a, b);
   return v;
 }
 
@@ -232,23 +232,23 @@ Mask fmha_build_mask_lens(GpuMod *m, const Cfg *f, int ql, const int *lens) {
   int r = m->rank;
   if (!f->causal && !f->padding && !f->window) return k;
   int iq = hlt_gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
-  hlt_gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
+  hlc_text_printf(&m->t, "iota_dimension=%d\n", r - 2);
   int ik = hlt_gpu_emit(m, HLO_S32, m->dims, r, "iota(), ");
-  hlt_gpu_text(&m->t, "iota_dimension=%d\n", r - 1);
+  hlc_text_printf(&m->t, "iota_dimension=%d\n", r - 1);
   if (f->causal) {
     k.valid = hlt_gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
-    hlt_gpu_text(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
+    hlc_text_printf(&m->t, "v%d, v%d), direction=LE\n", ik, iq);
   }
   if (f->window) {
     /* k + w > q (cudnn-frontend's left bound, compared with CMP_GT) */
     int w = hlt_gpu_emit(m, HLO_S32, NULL, 0, "constant(");
-    hlt_gpu_text(&m->t, "%lld)\n", (long long)f->window);
+    hlc_text_printf(&m->t, "%lld)\n", (long long)f->window);
     int wb = hlt_gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
-    hlt_gpu_text(&m->t, "v%d), dimensions={}\n", w);
+    hlc_text_printf(&m->t, "v%d), dimensions={}\n", w);
     int kw = hlt_gpu_emit(m, HLO_S32, m->dims, r, "add(");
-    hlt_gpu_text(&m->t, "v%d, v%d)\n", ik, wb);
+    hlc_text_printf(&m->t, "v%d, v%d)\n", ik, wb);
     int in = hlt_gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
-    hlt_gpu_text(&m->t, "v%d, v%d), direction=GT\n", kw, iq);
+    hlc_text_printf(&m->t, "v%d, v%d), direction=GT\n", kw, iq);
     k.valid = pred_and(m, k.valid, in);
   }
   if (f->padding) {
@@ -257,22 +257,22 @@ Mask fmha_build_mask_lens(GpuMod *m, const Cfg *f, int ql, const int *lens) {
       int p;
       if (ql >= 0) {
         p = hlt_gpu_emit(m, HLO_S32, len1, 1, "parameter(");
-        hlt_gpu_text(&m->t, "%d)\n", ql + i);
+        hlc_text_printf(&m->t, "%d)\n", ql + i);
       } else {
         p = lens[i];
       }
       int b = hlt_gpu_emit(m, HLO_S32, m->dims, r, "broadcast(");
-      hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", p);
+      hlc_text_printf(&m->t, "v%d), dimensions={0}\n", p);
       int cmp = hlt_gpu_emit(m, HLO_PRED, m->dims, r, "compare(");
-      hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", i ? ik : iq, b);
+      hlc_text_printf(&m->t, "v%d, v%d), direction=LT\n", i ? ik : iq, b);
       if (i == 0) {
         k.qvalid = cmp;
         int pr = hlt_gpu_emit(m, HLO_S32, m->dims, r - 1, "iota(), ");
-        hlt_gpu_text(&m->t, "iota_dimension=%d\n", r - 2);
+        hlc_text_printf(&m->t, "iota_dimension=%d\n", r - 2);
         int br = hlt_gpu_emit(m, HLO_S32, m->dims, r - 1, "broadcast(");
-        hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", p);
+        hlc_text_printf(&m->t, "v%d), dimensions={0}\n", p);
         k.qrow = hlt_gpu_emit(m, HLO_PRED, m->dims, r - 1, "compare(");
-        hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", pr, br);
+        hlc_text_printf(&m->t, "v%d, v%d), direction=LT\n", pr, br);
       }
       k.valid = pred_and(m, k.valid, cmp);
     }
@@ -286,7 +286,7 @@ Mask fmha_build_mask(GpuMod *m, const Cfg *f, int ql) {
 
 int fmha_select_v(GpuMod *m, int pred, int yes, int no) {
   int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "select(");
-  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", pred, yes, no);
+  hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", pred, yes, no);
   return v;
 }
 
@@ -308,16 +308,16 @@ int fmha_scores(GpuCall *c, GpuMod *m, const Cfg *f, int vq, int vk, const Dims 
  * dot dimension numbers of dO x V. */
 int fmha_row_sum_do_o(GpuMod *m, const Dims *g22, const GpuLeaf *dO, int vdo, int vo) {
   int e = hlt_gpu_emit(m, m->ct, dO->dims, dO->rank, "multiply(");
-  hlt_gpu_text(&m->t, "v%d, v%d)\n", vdo, vo);
+  hlc_text_printf(&m->t, "v%d, v%d)\n", vdo, vo);
   int64_t rem[GPU_MAX_RANK], rdims[GPU_MAX_RANK], perm[GPU_MAX_RANK];
   int nrem = 0;
   for (int i = 0; i < dO->rank; i++)
     if (!fmha_has(g22->lc, g22->nlc, i)) { rem[nrem] = i; rdims[nrem++] = dO->dims[i]; }
   int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
   int dsum = hlt_gpu_emit(m, m->ct, rdims, nrem, "reduce(");
-  hlt_gpu_text(&m->t, "v%d, v%d), dimensions=", e, z);
+  hlc_text_printf(&m->t, "v%d, v%d), dimensions=", e, z);
   hlt_gpu_text_list(&m->t, g22->lc, g22->nlc);
-  hlt_gpu_text(&m->t, ", to_apply=sum\n");
+  hlc_text_printf(&m->t, ", to_apply=sum\n");
   int np = 0;
   for (int i = 0; i < g22->nlb; i++)
     for (int j = 0; j < nrem; j++)
@@ -325,9 +325,9 @@ int fmha_row_sum_do_o(GpuMod *m, const Dims *g22, const GpuLeaf *dO, int vdo, in
   for (int j = 0; j < nrem; j++)
     if (!fmha_has(g22->lb, g22->nlb, rem[j])) perm[np++] = j;
   int dd = hlt_gpu_emit(m, m->ct, m->dims, m->rank - 1, "transpose(");
-  hlt_gpu_text(&m->t, "v%d), dimensions=", dsum);
+  hlc_text_printf(&m->t, "v%d), dimensions=", dsum);
   hlt_gpu_text_list(&m->t, perm, np);
-  hlt_gpu_text(&m->t, "\n");
+  hlc_text_printf(&m->t, "\n");
   return dd;
 }
 

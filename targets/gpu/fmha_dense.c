@@ -100,7 +100,7 @@ char *fmha_forward(GpuCall *c, const Cfg *f) {
   int vv = hlt_gpu_operand(&m, v, 2, GPU_ROUND_NONE);
   Mask mk = fmha_build_mask(&m, f, ql);
   int sc = fmha_scores(c, &m, f, vq, vk, &f->d1, bias ? 3 : -1, &mk);
-  if (sc < 0) { free(m.t.s); return NULL; }
+  if (sc < 0) { free(m.t.p); return NULL; }
   int mx = fmha_row_reduce(&m, sc, -__builtin_inf(), "max");
   int e = hlt_gpu_unary(&m, "exponential",
                         hlt_gpu_binary(&m, "subtract", sc, fmha_row_broadcast(&m, mx)));
@@ -110,24 +110,24 @@ char *fmha_forward(GpuCall *c, const Cfg *f) {
   int outs[2] = {fmha_dot(&m, p, vv, O->dims, O->rank, &f->d2), 0};
   if (stats) {
     int lg = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
-    hlt_gpu_text(&m.t, "v%d)\n", sum);
+    hlc_text_printf(&m.t, "v%d)\n", sum);
     outs[1] = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
-    hlt_gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    hlc_text_printf(&m.t, "v%d, v%d)\n", mx, lg);
     if (mk.qrow >= 0) {
       int z = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
       int zb = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "broadcast(");
-      hlt_gpu_text(&m.t, "v%d), dimensions={}\n", z);
+      hlc_text_printf(&m.t, "v%d), dimensions={}\n", z);
       int sel = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "select(");
-      hlt_gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, outs[1], zb);
+      hlc_text_printf(&m.t, "v%d, v%d, v%d)\n", mk.qrow, outs[1], zb);
       outs[1] = sel;
     }
   }
   if (hlt_gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }
 
 char *fmha_backward(GpuCall *c, const Cfg *f) {
@@ -204,7 +204,7 @@ char *fmha_backward(GpuCall *c, const Cfg *f) {
       vo = hlt_gpu_operand(&m, O, 5 + bias, GPU_ROUND_NONE);
   Mask mk = fmha_build_mask(&m, f, ql);
   int sc = fmha_scores(c, &m, f, vq, vk, &f->g22, bias ? 5 : -1, &mk);
-  if (sc < 0) { free(m.t.s); return NULL; }
+  if (sc < 0) { free(m.t.p); return NULL; }
   int p = hlt_gpu_unary(&m, "exponential",
                         hlt_gpu_binary(&m, "subtract", sc, fmha_row_broadcast(&m, vs)));
   if (mk.valid >= 0) p = fmha_select_v(&m, mk.valid, p, hlt_gpu_splat(&m, 0));
@@ -220,11 +220,11 @@ char *fmha_backward(GpuCall *c, const Cfg *f) {
     if (i < 2 && f->scale != 1) {
       int k0 = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(");
       hlt_gpu_text_double(&m.t, f->scale);
-      hlt_gpu_text(&m.t, ")\n");
+      hlc_text_printf(&m.t, ")\n");
       int kb = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "broadcast(");
-      hlt_gpu_text(&m.t, "v%d), dimensions={}\n", k0);
+      hlc_text_printf(&m.t, "v%d), dimensions={}\n", k0);
       int y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "multiply(");
-      hlt_gpu_text(&m.t, "v%d, v%d)\n", x, kb);
+      hlc_text_printf(&m.t, "v%d, v%d)\n", x, kb);
       x = y;
     }
     outs[g[i].res] = x;
@@ -235,7 +235,7 @@ char *fmha_backward(GpuCall *c, const Cfg *f) {
     for (int i = 0; ok && i < b->rank; i++) ok = db->dims[i] == b->dims[i];
     if (!ok) {
       hlt_gpu_fail(c, "result 3 (dBias) must have the bias's shape");
-      free(m.t.s);
+      free(m.t.p);
       return NULL;
     }
     int64_t red[GPU_MAX_RANK];
@@ -250,17 +250,17 @@ char *fmha_backward(GpuCall *c, const Cfg *f) {
         if (!fmha_has(red, nr, i)) kd[nk++] = s.dims[i];
       int z2 = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
       x = hlt_gpu_emit(&m, m.ct, kd, nk, "reduce(");
-      hlt_gpu_text(&m.t, "v%d, v%d), dimensions=", ds, z2);
+      hlc_text_printf(&m.t, "v%d, v%d), dimensions=", ds, z2);
       hlt_gpu_text_list(&m.t, red, nr);
-      hlt_gpu_text(&m.t, ", to_apply=sum\n");
+      hlc_text_printf(&m.t, ", to_apply=sum\n");
     }
     outs[3] = hlt_gpu_emit(&m, m.ct, b->dims, b->rank, "reshape(");
-    hlt_gpu_text(&m.t, "v%d)\n", x);
+    hlc_text_printf(&m.t, "v%d)\n", x);
   }
   if (hlt_gpu_finish(&m, c->res, outs, c->nres - 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

@@ -24,9 +24,9 @@
 /* Scalar operand i (one f32 element) as an f32[] value. */
 static int scalar_op(GpuMod *m, const GpuLeaf *l, int i) {
   int p = hlt_gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  hlt_gpu_text(&m->t, "%d)\n", i);
+  hlc_text_printf(&m->t, "%d)\n", i);
   int r = hlt_gpu_emit(m, HLO_F32, NULL, 0, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", p);
+  hlc_text_printf(&m->t, "v%d)\n", p);
   return r;
 }
 
@@ -35,9 +35,9 @@ static int scale_by(GpuMod *m, int x, const int64_t *dims, int rank, int a, int 
   int sc[2] = {a, b};
   for (int i = 0; i < 2 && sc[i] >= 0; i++) {
     int bb = hlt_gpu_emit(m, HLO_F32, dims, rank, "broadcast(");
-    hlt_gpu_text(&m->t, "v%d), dimensions={}\n", sc[i]);
+    hlc_text_printf(&m->t, "v%d), dimensions={}\n", sc[i]);
     int v = hlt_gpu_emit(m, HLO_F32, dims, rank, "multiply(");
-    hlt_gpu_text(&m->t, "v%d, v%d)\n", x, bb);
+    hlc_text_printf(&m->t, "v%d, v%d)\n", x, bb);
     x = v;
   }
   return x;
@@ -46,16 +46,16 @@ static int scale_by(GpuMod *m, int x, const int64_t *dims, int rank, int a, int 
 /* max |x| over every element, reshaped to the result leaf r. */
 static int amax_of(GpuMod *m, int x, const int64_t *dims, int rank, const GpuLeaf *r) {
   int ab = hlt_gpu_emit(m, HLO_F32, dims, rank, "abs(");
-  hlt_gpu_text(&m->t, "v%d)\n", x);
+  hlc_text_printf(&m->t, "v%d)\n", x);
   int z = hlt_gpu_emit(m, HLO_F32, NULL, 0, "constant(0)\n");
   int64_t all[GPU_MAX_RANK];
   for (int i = 0; i < rank; i++) all[i] = i;
   int v = hlt_gpu_emit(m, HLO_F32, NULL, 0, "reduce(");
-  hlt_gpu_text(&m->t, "v%d, v%d), dimensions=", ab, z);
+  hlc_text_printf(&m->t, "v%d, v%d), dimensions=", ab, z);
   hlt_gpu_text_list(&m->t, all, rank);
-  hlt_gpu_text(&m->t, ", to_apply=max\n");
+  hlc_text_printf(&m->t, ", to_apply=max\n");
   int w = hlt_gpu_emit(m, HLO_F32, r->dims, r->rank, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", v);
+  hlc_text_printf(&m->t, "v%d)\n", v);
   return w;
 }
 
@@ -64,16 +64,16 @@ static int store_f8(GpuMod *m, int x, const int64_t *dims, int rank, HloDtype t)
   double mx = t == HLO_F8E4M3FN ? 448 : 57344;
   int lo = hlt_gpu_emit(m, HLO_F32, NULL, 0, "constant(");
   hlt_gpu_text_double(&m->t, -mx);
-  hlt_gpu_text(&m->t, ")\n");
+  hlc_text_printf(&m->t, ")\n");
   int hi = hlt_gpu_emit(m, HLO_F32, NULL, 0, "constant(");
   hlt_gpu_text_double(&m->t, mx);
-  hlt_gpu_text(&m->t, ")\n");
+  hlc_text_printf(&m->t, ")\n");
   int c = hlt_gpu_emit(m, HLO_F32, dims, rank, "clamp(");
-  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
+  hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", lo, x, hi);
   int n = hlt_gpu_emit(m, t, dims, rank, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", c);
+  hlc_text_printf(&m->t, "v%d)\n", c);
   int w = hlt_gpu_emit(m, HLO_F32, dims, rank, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", n);
+  hlc_text_printf(&m->t, "v%d)\n", n);
   return w;
 }
 
@@ -174,16 +174,16 @@ char *fmha_forward_f8(GpuCall *c, const Cfg *f) {
   outs[0] = store_f8(&m, scale_by(&m, o, O->dims, O->rank, sc_[5], -1), O->dims, O->rank, O->dtype);
   if (stats) {
     int lg = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "log(");
-    hlt_gpu_text(&m.t, "v%d)\n", sum);
+    hlc_text_printf(&m.t, "v%d)\n", sum);
     outs[3] = hlt_gpu_emit(&m, m.ct, s.dims, s.rank - 1, "add(");
-    hlt_gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    hlc_text_printf(&m.t, "v%d, v%d)\n", mx, lg);
   }
   if (hlt_gpu_finish(&m, c->res, outs, stats ? 4 : 3)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }
 
 /* ---- __cudnn$fmhaSoftmaxBackwardF8 -----------------------------------------
@@ -355,9 +355,9 @@ char *fmha_backward_f8(GpuCall *c, const Cfg *f) {
     outs[i] = store_f8(&m, scale_by(&m, x, r->dims, r->rank, sc3[i], -1), r->dims, r->rank, t);
   }
   if (hlt_gpu_finish(&m, c->res, outs, 7)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

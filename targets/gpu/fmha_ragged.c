@@ -53,32 +53,32 @@ static int flat_phys(GpuMod *m, const GpuLeaf *l, int i) {
     pd[j] = l->dims[perm[j]];
   }
   int t = hlt_gpu_emit(m, m->ct, pd, l->rank, "transpose(");
-  hlt_gpu_text(&m->t, "v%d), dimensions=", v);
+  hlc_text_printf(&m->t, "v%d), dimensions=", v);
   hlt_gpu_text_list(&m->t, perm, l->rank);
-  hlt_gpu_text(&m->t, "\n");
+  hlc_text_printf(&m->t, "\n");
   int f = hlt_gpu_emit(m, m->ct, e, 1, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", t);
+  hlc_text_printf(&m->t, "v%d)\n", t);
   return f;
 }
 
 static int s64_bcast_const(GpuMod *m, int64_t x, const int64_t *dims, int rank) {
   int k = hlt_gpu_emit(m, HLO_S64, NULL, 0, "constant(");
-  hlt_gpu_text(&m->t, "%lld)\n", (long long)x);
+  hlc_text_printf(&m->t, "%lld)\n", (long long)x);
   int b = hlt_gpu_emit(m, HLO_S64, dims, rank, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", k);
+  hlc_text_printf(&m->t, "v%d), dimensions={}\n", k);
   return b;
 }
 
 static int s64_op(GpuMod *m, const char *op, int a, int b, const int64_t *dims, int rank) {
   int v = hlt_gpu_emit(m, HLO_S64, dims, rank, op);
-  hlt_gpu_text(&m->t, "v%d, v%d)\n", a, b);
+  hlc_text_printf(&m->t, "v%d, v%d)\n", a, b);
   return v;
 }
 
 /* iota along dim d times c. */
 static int s64_iota_times(GpuMod *m, const int64_t *dims, int rank, int d, int64_t c) {
   int io = hlt_gpu_emit(m, HLO_S64, dims, rank, "iota(), ");
-  hlt_gpu_text(&m->t, "iota_dimension=%d\n", d);
+  hlc_text_printf(&m->t, "iota_dimension=%d\n", d);
   if (c == 1) return io;
   return s64_op(m, "multiply(", io, s64_bcast_const(m, c, dims, rank), dims, rank);
 }
@@ -87,19 +87,19 @@ static int s64_iota_times(GpuMod *m, const int64_t *dims, int rank, int d, int64
  * elements in row-major order. */
 static int s64_lead(GpuMod *m, const GpuLeaf *l, int i, int64_t n) {
   int p = hlt_gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  hlt_gpu_text(&m->t, "%d)\n", i);
+  hlc_text_printf(&m->t, "%d)\n", i);
   int64_t e[1] = {elements(l)};
   int r = hlt_gpu_emit(m, l->dtype, e, 1, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", p);
+  hlc_text_printf(&m->t, "v%d)\n", p);
   if (n != e[0]) {
     int64_t nn[1] = {n};
     int sl = hlt_gpu_emit(m, l->dtype, nn, 1, "slice(");
-    hlt_gpu_text(&m->t, "v%d), slice={[0:%lld]}\n", r, (long long)n);
+    hlc_text_printf(&m->t, "v%d), slice={[0:%lld]}\n", r, (long long)n);
     r = sl;
   }
   int64_t nn[1] = {n};
   int cv = hlt_gpu_emit(m, HLO_S64, nn, 1, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", r);
+  hlc_text_printf(&m->t, "v%d)\n", r);
   return cv;
 }
 
@@ -111,27 +111,27 @@ static int gather_canon(GpuMod *m, int fl, int base, int64_t Bc, int64_t N, int6
                         int64_t H, int64_t st_n, int64_t st_h, int len) {
   int64_t d4[4] = {Bc, N, Sc, H}, d5[5] = {Bc, N, Sc, H, 1};
   int b = hlt_gpu_emit(m, HLO_S64, d4, 4, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0,2}\n", base);
+  hlc_text_printf(&m->t, "v%d), dimensions={0,2}\n", base);
   int idx = s64_op(m, "add(", b, s64_iota_times(m, d4, 4, 1, st_n), d4, 4);
   idx = s64_op(m, "add(", idx, s64_iota_times(m, d4, 4, 3, st_h), d4, 4);
   int i5 = hlt_gpu_emit(m, HLO_S64, d5, 5, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", idx);
+  hlc_text_printf(&m->t, "v%d)\n", idx);
   int g = hlt_gpu_emit(m, m->ct, d4, 4, "gather(");
-  hlt_gpu_text(&m->t,
+  hlc_text_printf(&m->t,
                "v%d, v%d), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, "
                "index_vector_dim=4, slice_sizes={1}\n",
                fl, i5);
   int it = hlt_gpu_emit(m, HLO_S32, d4, 4, "iota(), ");
-  hlt_gpu_text(&m->t, "iota_dimension=2\n");
+  hlc_text_printf(&m->t, "iota_dimension=2\n");
   int lb = hlt_gpu_emit(m, HLO_S32, d4, 4, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", len);
+  hlc_text_printf(&m->t, "v%d), dimensions={0}\n", len);
   int ok = hlt_gpu_emit(m, HLO_PRED, d4, 4, "compare(");
-  hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
+  hlc_text_printf(&m->t, "v%d, v%d), direction=LT\n", it, lb);
   int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
   int zb = hlt_gpu_emit(m, m->ct, d4, 4, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", z);
+  hlc_text_printf(&m->t, "v%d), dimensions={}\n", z);
   int v = hlt_gpu_emit(m, m->ct, d4, 4, "select(");
-  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, g, zb);
+  hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", ok, g, zb);
   return v;
 }
 
@@ -139,7 +139,7 @@ static int gather_canon(GpuMod *m, int fl, int base, int64_t Bc, int64_t N, int6
 static int base_packed(GpuMod *m, int off, int64_t Bc, int64_t Sc, int64_t st_s) {
   int64_t d2[2] = {Bc, Sc};
   int b = hlt_gpu_emit(m, HLO_S64, d2, 2, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", off);
+  hlc_text_printf(&m->t, "v%d), dimensions={0}\n", off);
   return s64_op(m, "add(", b, s64_iota_times(m, d2, 2, 1, st_s), d2, 2);
 }
 
@@ -149,17 +149,17 @@ static int base_paged(GpuMod *m, const GpuLeaf *pt, int i, int64_t B, int64_t nb
                       int64_t st_blk, int64_t st_s) {
   int64_t d2[2] = {B, nb}, d3[3] = {B, nb, bs}, ds[2] = {B, nb * bs};
   int p = hlt_gpu_emit(m, pt->dtype, pt->dims, pt->rank, "parameter(");
-  hlt_gpu_text(&m->t, "%d)\n", i);
+  hlc_text_printf(&m->t, "%d)\n", i);
   int r = hlt_gpu_emit(m, pt->dtype, d2, 2, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", p);
+  hlc_text_printf(&m->t, "v%d)\n", p);
   int c = hlt_gpu_emit(m, HLO_S64, d2, 2, "convert(");
-  hlt_gpu_text(&m->t, "v%d)\n", r);
+  hlc_text_printf(&m->t, "v%d)\n", r);
   int b3 = hlt_gpu_emit(m, HLO_S64, d3, 3, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0,1}\n", c);
+  hlc_text_printf(&m->t, "v%d), dimensions={0,1}\n", c);
   int blk = s64_op(m, "multiply(", b3, s64_bcast_const(m, st_blk, d3, 3), d3, 3);
   int row = s64_op(m, "add(", blk, s64_iota_times(m, d3, 3, 2, st_s), d3, 3);
   int out = hlt_gpu_emit(m, HLO_S64, ds, 2, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", row);
+  hlc_text_printf(&m->t, "v%d)\n", row);
   return out;
 }
 
@@ -172,26 +172,26 @@ static int scatter_ragged(GpuMod *m, int x, const GpuLeaf *r, int off, int len, 
   int64_t so[4], E = elements(r), oc[4] = {Bc, N, L, D}, o5[5] = {Bc, N, L, D, 1}, e1[1] = {E};
   phys_strides(r, so);
   int ob = hlt_gpu_emit(m, HLO_S64, oc, 4, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", off);
+  hlc_text_printf(&m->t, "v%d), dimensions={0}\n", off);
   int idx = s64_op(m, "add(", ob, s64_iota_times(m, oc, 4, 2, so[2]), oc, 4);
   idx = s64_op(m, "add(", idx, s64_iota_times(m, oc, 4, 1, so[1]), oc, 4);
   idx = s64_op(m, "add(", idx, s64_iota_times(m, oc, 4, 3, so[3]), oc, 4);
   int it = hlt_gpu_emit(m, HLO_S32, oc, 4, "iota(), ");
-  hlt_gpu_text(&m->t, "iota_dimension=2\n");
+  hlc_text_printf(&m->t, "iota_dimension=2\n");
   int lb = hlt_gpu_emit(m, HLO_S32, oc, 4, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={0}\n", len);
+  hlc_text_printf(&m->t, "v%d), dimensions={0}\n", len);
   int ok = hlt_gpu_emit(m, HLO_PRED, oc, 4, "compare(");
-  hlt_gpu_text(&m->t, "v%d, v%d), direction=LT\n", it, lb);
+  hlc_text_printf(&m->t, "v%d, v%d), direction=LT\n", it, lb);
   int past = s64_bcast_const(m, E, oc, 4);
   int sel = hlt_gpu_emit(m, HLO_S64, oc, 4, "select(");
-  hlt_gpu_text(&m->t, "v%d, v%d, v%d)\n", ok, idx, past);
+  hlc_text_printf(&m->t, "v%d, v%d, v%d)\n", ok, idx, past);
   int i5 = hlt_gpu_emit(m, HLO_S64, o5, 5, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", sel);
+  hlc_text_printf(&m->t, "v%d)\n", sel);
   int z = hlt_gpu_emit(m, m->ct, NULL, 0, "constant(0)\n");
   int zf = hlt_gpu_emit(m, m->ct, e1, 1, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", z);
+  hlc_text_printf(&m->t, "v%d), dimensions={}\n", z);
   int fl = hlt_gpu_emit(m, m->ct, e1, 1, "scatter(");
-  hlt_gpu_text(&m->t,
+  hlc_text_printf(&m->t,
                "v%d, v%d, v%d), update_window_dims={}, inserted_window_dims={0}, "
                "scatter_dims_to_operand_dims={0}, index_vector_dim=4, to_apply=pick\n",
                zf, i5, x);
@@ -202,11 +202,11 @@ static int scatter_ragged(GpuMod *m, int x, const GpuLeaf *r, int off, int len, 
     inv[perm[j]] = j;
   }
   int rs = hlt_gpu_emit(m, m->ct, pd, 4, "reshape(");
-  hlt_gpu_text(&m->t, "v%d)\n", fl);
+  hlc_text_printf(&m->t, "v%d)\n", fl);
   int out = hlt_gpu_emit(m, m->ct, r->dims, 4, "transpose(");
-  hlt_gpu_text(&m->t, "v%d), dimensions=", rs);
+  hlc_text_printf(&m->t, "v%d), dimensions=", rs);
   hlt_gpu_text_list(&m->t, inv, 4);
-  hlt_gpu_text(&m->t, "\n");
+  hlc_text_printf(&m->t, "\n");
   return out;
 }
 
@@ -223,9 +223,9 @@ static void seq_lens(GpuMod *m, const GpuCall *c, int first, int64_t Bc, int len
   for (int i = 0; i < 2; i++) {
     int64_t n1[1] = {Bc};
     int p = hlt_gpu_emit(m, HLO_S32, c->ops[first + i].dims, c->ops[first + i].rank, "parameter(");
-    hlt_gpu_text(&m->t, "%d)\n", first + i);
+    hlc_text_printf(&m->t, "%d)\n", first + i);
     lens[i] = hlt_gpu_emit(m, HLO_S32, n1, 1, "reshape(");
-    hlt_gpu_text(&m->t, "v%d)\n", p);
+    hlc_text_printf(&m->t, "v%d)\n", p);
   }
 }
 
@@ -354,9 +354,9 @@ char *fmha_forward_ragged(GpuCall *c, const Cfg *f) {
     int x = hlt_gpu_operand(&m, q, 0, GPU_ROUND_NONE);
     int64_t qd[4] = {B, N, T, H}, perm[4] = {qb, qn, qt, qh};
     vq = hlt_gpu_emit(&m, m.ct, qd, 4, "transpose(");
-    hlt_gpu_text(&m.t, "v%d), dimensions=", x);
+    hlc_text_printf(&m.t, "v%d), dimensions=", x);
     hlt_gpu_text_list(&m.t, perm, 4);
-    hlt_gpu_text(&m.t, "\n");
+    hlc_text_printf(&m.t, "\n");
     vk = gather_canon(&m, flat_phys(&m, k, 1), base_paged(&m, &c->ops[5], 5, B, nb, bs, sk[kb], sk[ks]),
                       B, N, Sc, H, sk[kn], sk[kh], lens[1]);
     vv = gather_canon(&m, flat_phys(&m, v, 2), base_paged(&m, &c->ops[6], 6, B, nb, bs, sv[vb], sv[vs]),
@@ -367,7 +367,7 @@ char *fmha_forward_ragged(GpuCall *c, const Cfg *f) {
   Mask mk = fmha_build_mask_lens(&m, &fc, -1, lens);
   Dims cd1 = {{0, 1}, {0, 1}, {3}, {3}, 2, 2, 1, 1}, cd2 = {{0, 1}, {0, 1}, {3}, {2}, 2, 2, 1, 1};
   int sc = fmha_scores(c, &m, &fc, vq, vk, &cd1, -1, &mk);
-  if (sc < 0) { free(m.t.s); return NULL; }
+  if (sc < 0) { free(m.t.p); return NULL; }
   int mx = fmha_row_reduce(&m, sc, -__builtin_inf(), "max");
   int e = hlt_gpu_unary(&m, "exponential",
                         hlt_gpu_binary(&m, "subtract", sc, fmha_row_broadcast(&m, mx)));
@@ -380,21 +380,21 @@ char *fmha_forward_ragged(GpuCall *c, const Cfg *f) {
   if (packed) outs[0] = scatter_ragged(&m, o, O, offq, lens[0], Bc, N, T, Hv);
   if (stats) {
     int lg = hlt_gpu_emit(&m, m.ct, sd, 3, "log(");
-    hlt_gpu_text(&m.t, "v%d)\n", sum);
+    hlc_text_printf(&m.t, "v%d)\n", sum);
     int st = hlt_gpu_emit(&m, m.ct, sd, 3, "add(");
-    hlt_gpu_text(&m.t, "v%d, v%d)\n", mx, lg);
+    hlc_text_printf(&m.t, "v%d, v%d)\n", mx, lg);
     int zz = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
     int zb = hlt_gpu_emit(&m, m.ct, sd, 3, "broadcast(");
-    hlt_gpu_text(&m.t, "v%d), dimensions={}\n", zz);
+    hlc_text_printf(&m.t, "v%d), dimensions={}\n", zz);
     outs[1] = hlt_gpu_emit(&m, m.ct, sd, 3, "select(");
-    hlt_gpu_text(&m.t, "v%d, v%d, v%d)\n", mk.qrow, st, zb);
+    hlc_text_printf(&m.t, "v%d, v%d, v%d)\n", mk.qrow, st, zb);
   }
   if (hlt_gpu_finish(&m, c->res, outs, stats ? 2 : 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }
 
 /* Packed backward: GetCudnnFlashAttentionBackwardOperationGraph applies
@@ -520,17 +520,17 @@ char *fmha_backward_ragged(GpuCall *c, const Cfg *f) {
   Dims cqk = {{0, 1}, {0, 1}, {3}, {3}, 2, 2, 1, 1}, cpd = {{0, 1}, {0, 1}, {2}, {2}, 2, 2, 1, 1},
        csk = {{0, 1}, {0, 1}, {3}, {2}, 2, 2, 1, 1};
   int sc = fmha_scores(c, &m, &fc, vq, vk, &cqk, -1, &mk);
-  if (sc < 0) { free(m.t.s); return NULL; }
+  if (sc < 0) { free(m.t.p); return NULL; }
   int p = hlt_gpu_unary(&m, "exponential",
                         hlt_gpu_binary(&m, "subtract", sc, fmha_row_broadcast(&m, vs_)));
   p = fmha_select_v(&m, mk.valid, p, hlt_gpu_splat(&m, 0));
   int dp = fmha_dot(&m, vdo, vv, m.dims, 4, &cqk);
   int64_t dvd[4] = {Bc, N, T, Hv};
   int e = hlt_gpu_emit(&m, m.ct, dvd, 4, "multiply(");
-  hlt_gpu_text(&m.t, "v%d, v%d)\n", vdo, vo);
+  hlc_text_printf(&m.t, "v%d, v%d)\n", vdo, vo);
   int z = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(0)\n");
   int dd = hlt_gpu_emit(&m, m.ct, sd, 3, "reduce(");
-  hlt_gpu_text(&m.t, "v%d, v%d), dimensions={3}, to_apply=sum\n", e, z);
+  hlc_text_printf(&m.t, "v%d, v%d), dimensions={3}, to_apply=sum\n", e, z);
   int ds = hlt_gpu_binary(&m, "multiply", p,
                           hlt_gpu_binary(&m, "subtract", dp, fmha_row_broadcast(&m, dd)));
   int64_t qd[4] = {Bc, N, T, H}, kd[4] = {Bc, N, S, H}, vd[4] = {Bc, N, S, Hv};
@@ -542,11 +542,11 @@ char *fmha_backward_ragged(GpuCall *c, const Cfg *f) {
       const int64_t *d = i ? kd : qd;
       int k0 = hlt_gpu_emit(&m, m.ct, NULL, 0, "constant(");
       hlt_gpu_text_double(&m.t, f->scale);
-      hlt_gpu_text(&m.t, ")\n");
+      hlc_text_printf(&m.t, ")\n");
       int kb2 = hlt_gpu_emit(&m, m.ct, d, 4, "broadcast(");
-      hlt_gpu_text(&m.t, "v%d), dimensions={}\n", k0);
+      hlc_text_printf(&m.t, "v%d), dimensions={}\n", k0);
       int y = hlt_gpu_emit(&m, m.ct, d, 4, "multiply(");
-      hlt_gpu_text(&m.t, "v%d, v%d)\n", gs[i], kb2);
+      hlc_text_printf(&m.t, "v%d, v%d)\n", gs[i], kb2);
       gs[i] = y;
     }
     gq = gs[0];
@@ -557,9 +557,9 @@ char *fmha_backward_ragged(GpuCall *c, const Cfg *f) {
   outs[1] = scatter_ragged(&m, gk, &c->res[1], offkv, lens[1], Bc, N, S, H);
   outs[2] = scatter_ragged(&m, gv, &c->res[2], offkv, lens[1], Bc, N, S, Hv);
   if (hlt_gpu_finish(&m, c->res, outs, 3)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

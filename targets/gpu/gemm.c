@@ -132,10 +132,10 @@ static bool same_dims(const GpuLeaf *l, const int64_t *dims, int rank) {
 }
 
 static const char *dims_str(char *buf, size_t n, HloDtype dt, const int64_t *dims, int rank) {
-  GpuText t = {0};
+  HlcText t = {0};
   hlt_gpu_text_shape(&t, dt, dims, rank);
-  snprintf(buf, n, "%s", t.s ? t.s : "?");
-  free(t.s);
+  snprintf(buf, n, "%s", t.p ? t.p : "?");
+  free(t.p);
   return buf;
 }
 
@@ -143,7 +143,7 @@ static const char *dims_str(char *buf, size_t n, HloDtype dt, const int64_t *dim
 static int scalar_operand(GpuMod *m, const GpuCall *c, int k) {
   int s = hlt_gpu_operand(m, &c->ops[k], k, GPU_ROUND_NONE);
   int b = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", s);
+  hlc_text_printf(&m->t, "v%d), dimensions={}\n", s);
   return b;
 }
 
@@ -152,11 +152,11 @@ static int scalar_operand(GpuMod *m, const GpuCall *c, int k) {
 static int splat_complex(GpuMod *m, double re, double im) {
   int k = hlt_gpu_emit(m, m->ct, NULL, 0, "constant((");
   hlt_gpu_text_double(&m->t, re);
-  hlt_gpu_text(&m->t, ", ");
+  hlc_text_printf(&m->t, ", ");
   hlt_gpu_text_double(&m->t, im);
-  hlt_gpu_text(&m->t, "))\n");
+  hlc_text_printf(&m->t, "))\n");
   int v = hlt_gpu_emit(m, m->ct, m->dims, m->rank, "broadcast(");
-  hlt_gpu_text(&m->t, "v%d), dimensions={}\n", k);
+  hlc_text_printf(&m->t, "v%d), dimensions={}\n", k);
   return v;
 }
 
@@ -368,38 +368,38 @@ char *hlt_gpu_build_gemm(GpuCall *c) {
   GpuRound rnd = alg == ALG_BF16_BF16_F32 ? GPU_ROUND_BF16
                  : alg == ALG_F16_F16_F32 ? GPU_ROUND_F16
                  : alg == ALG_TF32_TF32_F32 ? GPU_ROUND_TF32 : GPU_ROUND_NONE;
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\n");
   if (damax)
-    hlt_gpu_text(&m.t,
+    hlc_text_printf(&m.t,
                  "max {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n"
                  "  ROOT r = %s[] maximum(a, b)\n}\n\n",
                  hlc_dtype_name(m.ct), hlc_dtype_name(m.ct), hlc_dtype_name(m.ct));
-  hlt_gpu_text(&m.t, "ENTRY e {\n");
+  hlc_text_printf(&m.t, "ENTRY e {\n");
   int va = integer ? hlt_gpu_emit(&m, a->dtype, a->dims, a->rank, "parameter(")
                    : hlt_gpu_operand(&m, a, 0, rnd);
-  if (integer) hlt_gpu_text(&m.t, "0)\n");
+  if (integer) hlc_text_printf(&m.t, "0)\n");
   int vb = integer ? hlt_gpu_emit(&m, b->dtype, b->dims, b->rank, "parameter(")
                    : hlt_gpu_operand(&m, b, 1, rnd);
-  if (integer) hlt_gpu_text(&m.t, "1)\n");
+  if (integer) hlc_text_printf(&m.t, "1)\n");
   int t = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "dot(");
-  hlt_gpu_text(&m.t, "v%d, v%d)", va, vb);
+  hlc_text_printf(&m.t, "v%d, v%d)", va, vb);
   if (d.nlb) {
-    hlt_gpu_text(&m.t, ", lhs_batch_dims=");
+    hlc_text_printf(&m.t, ", lhs_batch_dims=");
     hlt_gpu_text_list(&m.t, d.lb, d.nlb);
   }
   if (d.nlc) {
-    hlt_gpu_text(&m.t, ", lhs_contracting_dims=");
+    hlc_text_printf(&m.t, ", lhs_contracting_dims=");
     hlt_gpu_text_list(&m.t, d.lc, d.nlc);
   }
   if (d.nrb) {
-    hlt_gpu_text(&m.t, ", rhs_batch_dims=");
+    hlc_text_printf(&m.t, ", rhs_batch_dims=");
     hlt_gpu_text_list(&m.t, d.rb, d.nrb);
   }
   if (d.nrc) {
-    hlt_gpu_text(&m.t, ", rhs_contracting_dims=");
+    hlc_text_printf(&m.t, ", rhs_contracting_dims=");
     hlt_gpu_text_list(&m.t, d.rc, d.nrc);
   }
-  hlt_gpu_text(&m.t, "\n");
+  hlc_text_printf(&m.t, "\n");
   if (alpha != 1 || alpha_imag != 0)
     t = hlt_gpu_binary(&m, "multiply", t,
                        cplx ? splat_complex(&m, alpha, alpha_imag) : hlt_gpu_splat(&m, alpha));
@@ -419,7 +419,7 @@ char *hlt_gpu_build_gemm(GpuCall *c) {
                    "shape %s",
                    beta, dims_str(got, sizeof got, C->dtype, C->dims, C->rank),
                    dims_str(want, sizeof want, C->dtype, m.dims, m.rank));
-      free(m.t.s);
+      free(m.t.p);
       return NULL;
     }
     int vc = hlt_gpu_operand(&m, C, next_param++, GPU_ROUND_NONE);
@@ -440,12 +440,12 @@ char *hlt_gpu_build_gemm(GpuCall *c) {
                    next_param, epilogue_names[epi],
                    dims_str(got, sizeof got, B->dtype, B->dims, B->rank), (long long)len,
                    (long long)minor);
-      free(m.t.s);
+      free(m.t.p);
       return NULL;
     }
     int vbias = hlt_gpu_operand(&m, B, next_param++, GPU_ROUND_NONE);
     int bb = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "broadcast(");
-    hlt_gpu_text(&m.t, "v%d), dimensions={%lld}\n", vbias, (long long)minor);
+    hlc_text_printf(&m.t, "v%d), dimensions={%lld}\n", vbias, (long long)minor);
     t = hlt_gpu_binary(&m, "add", t, bb);
   }
   if (!lt && alpha == 0 && alpha_imag == 0 && beta == 0)
@@ -461,7 +461,7 @@ char *hlt_gpu_build_gemm(GpuCall *c) {
   if (aux && !same_dims(&c->res[1], m.dims, m.rank)) {
     hlt_gpu_fail(c, "result 1 (the pre-activation aux output of %s) must have the result's shape",
                  epilogue_names[epi]);
-    free(m.t.s);
+    free(m.t.p);
     return NULL;
   }
   int outs[2] = {y, t};
@@ -472,9 +472,9 @@ char *hlt_gpu_build_gemm(GpuCall *c) {
     int64_t all[GPU_MAX_RANK];
     for (int i = 0; i < m.rank; i++) all[i] = i;
     outs[1] = hlt_gpu_emit(&m, m.ct, NULL, 0, "reduce(");
-    hlt_gpu_text(&m.t, "v%d, v%d), dimensions=", ab, k);
+    hlc_text_printf(&m.t, "v%d, v%d), dimensions=", ab, k);
     hlt_gpu_text_list(&m.t, all, m.rank);
-    hlt_gpu_text(&m.t, ", to_apply=max\n");
+    hlc_text_printf(&m.t, ", to_apply=max\n");
   }
   if (f8_max > 0) {
     /* An f8 result saturates to its finite range (the rewriter only fuses
@@ -483,12 +483,12 @@ char *hlt_gpu_build_gemm(GpuCall *c) {
     if (has_dscale) v = hlt_gpu_binary(&m, "multiply", v, scalar_operand(&m, c, want_ops - 1));
     int lo = hlt_gpu_splat(&m, -f8_max), hi = hlt_gpu_splat(&m, f8_max);
     outs[0] = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "clamp(");
-    hlt_gpu_text(&m.t, "v%d, v%d, v%d)\n", lo, v, hi);
+    hlc_text_printf(&m.t, "v%d, v%d, v%d)\n", lo, v, hi);
   }
   if (hlt_gpu_finish(&m, c->res, outs, want_res)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "common/dtype.h"
+#include "common/text.h"
 #include "ffi/ffi.h"
 #include "hlorun/ffi.h"
 
@@ -97,18 +98,16 @@ XLA_FFI_Error *hlt_gpu_sub_run(GpuSub *s, XLA_FFI_CallFrame *f);
 
 /* ---- hlotext.c: writing the module text ----------------------------------- */
 
-typedef struct GpuText { char *s; size_t n, cap; bool oom; } GpuText;
-void hlt_gpu_text(GpuText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "f32[2,3]" of a dtype and dims. */
-void hlt_gpu_text_shape(GpuText *t, HloDtype dt, const int64_t *dims, int rank);
+void hlt_gpu_text_shape(HlcText *t, HloDtype dt, const int64_t *dims, int rank);
 /* "{1,0,2}" */
-void hlt_gpu_text_list(GpuText *t, const int64_t *v, int n);
+void hlt_gpu_text_list(HlcText *t, const int64_t *v, int n);
 /* A floating scalar literal in full precision ("1.5", "-inf", "nan"). */
-void hlt_gpu_text_double(GpuText *t, double v);
+void hlt_gpu_text_double(HlcText *t, double v);
 
 /* The module being written: instructions v0, v1, ... of one ENTRY. */
 typedef struct GpuMod {
-  GpuText t;
+  HlcText t;
   int next;                       /* next instruction number */
   HloDtype ct;                    /* compute type (f32, f64, s32) */
   int64_t dims[GPU_MAX_RANK];     /* shape of the main result */

@@ -140,40 +140,40 @@ char *hlt_gpu_build_grouped(GpuCall *c) {
   m.ct = (a->dtype == HLO_F64 || b->dtype == HLO_F64) ? HLO_F64 : HLO_F32;
   m.rank = r->rank;
   memcpy(m.dims, r->dims, sizeof m.dims);
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
   int va = hlt_gpu_operand(&m, a, 0, GPU_ROUND_NONE),
       vb = hlt_gpu_operand(&m, b, 1, GPU_ROUND_NONE);
   int vg = hlt_gpu_emit(&m, gs->dtype, gs->dims, gs->rank, "parameter(2)\n");
   int y = hlt_gpu_emit(&m, m.ct, r->dims, r->rank, "ragged-dot(");
-  hlt_gpu_text(&m.t, "v%d, v%d, v%d)", va, vb, vg);
+  hlc_text_printf(&m.t, "v%d, v%d, v%d)", va, vb, vg);
   if (nlb) {
-    hlt_gpu_text(&m.t, ", lhs_batch_dims=");
+    hlc_text_printf(&m.t, ", lhs_batch_dims=");
     hlt_gpu_text_list(&m.t, lb, nlb);
   }
   if (nlc) {
-    hlt_gpu_text(&m.t, ", lhs_contracting_dims=");
+    hlc_text_printf(&m.t, ", lhs_contracting_dims=");
     hlt_gpu_text_list(&m.t, lc, nlc);
   }
   if (nrb) {
-    hlt_gpu_text(&m.t, ", rhs_batch_dims=");
+    hlc_text_printf(&m.t, ", rhs_batch_dims=");
     hlt_gpu_text_list(&m.t, rb, nrb);
   }
   if (nrc) {
-    hlt_gpu_text(&m.t, ", rhs_contracting_dims=");
+    hlc_text_printf(&m.t, ", rhs_contracting_dims=");
     hlt_gpu_text_list(&m.t, rc, nrc);
   }
-  hlt_gpu_text(&m.t, ", lhs_ragged_dims=");
+  hlc_text_printf(&m.t, ", lhs_ragged_dims=");
   hlt_gpu_text_list(&m.t, lr, nlr);
   if (nrg) {
-    hlt_gpu_text(&m.t, ", rhs_group_dims=");
+    hlc_text_printf(&m.t, ", rhs_group_dims=");
     hlt_gpu_text_list(&m.t, rg, nrg);
   }
-  hlt_gpu_text(&m.t, "\n");
+  hlc_text_printf(&m.t, "\n");
   if (alpha != 1) y = hlt_gpu_binary(&m, "multiply", y, hlt_gpu_splat(&m, alpha));
   if (hlt_gpu_finish(&m, c->res, &y, 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

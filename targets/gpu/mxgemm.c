@@ -23,7 +23,7 @@
 static int raw_operand(GpuMod *m, const GpuCall *c, int i) {
   const GpuLeaf *l = &c->ops[i];
   int v = hlt_gpu_emit(m, l->dtype, l->dims, l->rank, "parameter(");
-  hlt_gpu_text(&m->t, "%d)\n", i);
+  hlc_text_printf(&m->t, "%d)\n", i);
   return v;
 }
 
@@ -75,15 +75,15 @@ char *hlt_gpu_build_mx_gemm(GpuCall *c) {
     for (int k = 0; ok && k < x->rank; k++)
       ok = s->dims[k] > 0 && x->dims[k] % s->dims[k] == 0;
     if (!ok) {
-      GpuText a = {0}, b = {0};
+      HlcText a = {0}, b = {0};
       hlt_gpu_text_shape(&a, x->dtype, x->dims, x->rank);
       hlt_gpu_text_shape(&b, s->dtype, s->dims, s->rank);
       hlt_gpu_fail(c,
                    "operand %d (%s scale) is %s for %s %s: a scale must be a float of the "
                    "operand's rank whose every dimension divides the operand's",
-                   2 + i, i ? "rhs" : "lhs", b.s ? b.s : "?", i ? "rhs" : "lhs", a.s ? a.s : "?");
-      free(a.s);
-      free(b.s);
+                   2 + i, i ? "rhs" : "lhs", b.p ? b.p : "?", i ? "rhs" : "lhs", a.p ? a.p : "?");
+      free(a.p);
+      free(b.p);
       return NULL;
     }
   }
@@ -94,44 +94,44 @@ char *hlt_gpu_build_mx_gemm(GpuCall *c) {
   bool ok = out->rank == m.rank && hlc_dtype_is_float(out->dtype);
   for (int k = 0; ok && k < m.rank; k++) ok = out->dims[k] == m.dims[k];
   if (!ok) {
-    GpuText a = {0}, b = {0};
+    HlcText a = {0}, b = {0};
     hlt_gpu_text_shape(&a, out->dtype, m.dims, m.rank);
     hlt_gpu_text_shape(&b, out->dtype, out->dims, out->rank);
     hlt_gpu_fail(c,
                  "backend_config field gemm_backend_config.dot_dimension_numbers gives a result "
                  "of shape %s, but the instruction's result is %s",
-                 a.s ? a.s : "?", b.s ? b.s : "?");
-    free(a.s);
-    free(b.s);
+                 a.p ? a.p : "?", b.p ? b.p : "?");
+    free(a.p);
+    free(b.p);
     return NULL;
   }
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
   int va = raw_operand(&m, c, 0), vb = raw_operand(&m, c, 1), vs = raw_operand(&m, c, 2),
       vt = raw_operand(&m, c, 3);
   int t = hlt_gpu_emit(&m, m.ct, m.dims, m.rank, "scaled-dot(");
-  hlt_gpu_text(&m.t, "v%d, v%d, v%d, v%d)", va, vb, vs, vt);
+  hlc_text_printf(&m.t, "v%d, v%d, v%d, v%d)", va, vb, vs, vt);
   if (d.nlb) {
-    hlt_gpu_text(&m.t, ", lhs_batch_dims=");
+    hlc_text_printf(&m.t, ", lhs_batch_dims=");
     hlt_gpu_text_list(&m.t, d.lb, d.nlb);
   }
   if (d.nlc) {
-    hlt_gpu_text(&m.t, ", lhs_contracting_dims=");
+    hlc_text_printf(&m.t, ", lhs_contracting_dims=");
     hlt_gpu_text_list(&m.t, d.lc, d.nlc);
   }
   if (d.nrb) {
-    hlt_gpu_text(&m.t, ", rhs_batch_dims=");
+    hlc_text_printf(&m.t, ", rhs_batch_dims=");
     hlt_gpu_text_list(&m.t, d.rb, d.nrb);
   }
   if (d.nrc) {
-    hlt_gpu_text(&m.t, ", rhs_contracting_dims=");
+    hlc_text_printf(&m.t, ", rhs_contracting_dims=");
     hlt_gpu_text_list(&m.t, d.rc, d.nrc);
   }
-  hlt_gpu_text(&m.t, "\n");
+  hlc_text_printf(&m.t, "\n");
   if (alpha != 1) t = hlt_gpu_binary(&m, "multiply", t, hlt_gpu_splat(&m, alpha));
   if (hlt_gpu_finish(&m, c->res, &t, 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }

@@ -62,30 +62,30 @@ typedef struct Norm { GpuMod m; int64_t rf[2], r[1], f[1]; } Norm;
 static int param_as(Norm *z, const GpuLeaf *l, int i, const int64_t *dims, int rank) {
   int v = hlt_gpu_operand(&z->m, l, i, GPU_ROUND_NONE);
   int w = hlt_gpu_emit(&z->m, z->m.ct, dims, rank, "reshape(");
-  hlt_gpu_text(&z->m.t, "v%d)\n", v);
+  hlc_text_printf(&z->m.t, "v%d)\n", v);
   return w;
 }
 
 /* rank-2 [N,F] elementwise */
 static int bin(Norm *z, const char *op, int a, int b) {
   int v = hlt_gpu_emit(&z->m, z->m.ct, z->rf, 2, op);
-  hlt_gpu_text(&z->m.t, "(v%d, v%d)\n", a, b);
+  hlc_text_printf(&z->m.t, "(v%d, v%d)\n", a, b);
   return v;
 }
 
 /* vector of length dims[0] (rank 1) elementwise */
 static int bin1(Norm *z, const int64_t *dims, const char *op, int a, int b) {
   int v = hlt_gpu_emit(&z->m, z->m.ct, dims, 1, op);
-  hlt_gpu_text(&z->m.t, "(v%d, v%d)\n", a, b);
+  hlc_text_printf(&z->m.t, "(v%d, v%d)\n", a, b);
   return v;
 }
 
 static int scalar1(Norm *z, const int64_t *dims, double x) {
   int k = hlt_gpu_emit(&z->m, z->m.ct, NULL, 0, "constant(");
   hlt_gpu_text_double(&z->m.t, x);
-  hlt_gpu_text(&z->m.t, ")\n");
+  hlc_text_printf(&z->m.t, ")\n");
   int v = hlt_gpu_emit(&z->m, z->m.ct, dims, 1, "broadcast(");
-  hlt_gpu_text(&z->m.t, "v%d), dimensions={}\n", k);
+  hlc_text_printf(&z->m.t, "v%d), dimensions={}\n", k);
   return v;
 }
 
@@ -93,21 +93,21 @@ static int scalar1(Norm *z, const int64_t *dims, double x) {
 static int sum_over(Norm *z, int x, int dim) {
   int k = hlt_gpu_emit(&z->m, z->m.ct, NULL, 0, "constant(0)\n");
   int v = hlt_gpu_emit(&z->m, z->m.ct, dim ? z->r : z->f, 1, "reduce(");
-  hlt_gpu_text(&z->m.t, "v%d, v%d), dimensions={%d}, to_apply=sum\n", x, k, dim);
+  hlc_text_printf(&z->m.t, "v%d, v%d), dimensions={%d}, to_apply=sum\n", x, k, dim);
   return v;
 }
 
 /* a rank-1 value along dimension keep of [N,F] */
 static int spread(Norm *z, int x, int keep) {
   int v = hlt_gpu_emit(&z->m, z->m.ct, z->rf, 2, "broadcast(");
-  hlt_gpu_text(&z->m.t, "v%d), dimensions={%d}\n", x, keep);
+  hlc_text_printf(&z->m.t, "v%d), dimensions={%d}\n", x, keep);
   return v;
 }
 
 /* value (rank 2 or 1) reshaped to result leaf r's dims (in the compute type) */
 static int as_result(Norm *z, int x, const GpuLeaf *r) {
   int v = hlt_gpu_emit(&z->m, z->m.ct, r->dims, r->rank, "reshape(");
-  hlt_gpu_text(&z->m.t, "v%d)\n", x);
+  hlc_text_printf(&z->m.t, "v%d)\n", x);
   return v;
 }
 
@@ -183,7 +183,7 @@ char *hlt_gpu_build_norm(GpuCall *c) {
   z.rf[0] = N; z.rf[1] = F; z.r[0] = N; z.f[0] = F;
   m->rank = 2; m->dims[0] = N; m->dims[1] = F;
   const char *ct = hlc_dtype_name(m->ct);
-  hlt_gpu_text(&m->t,
+  hlc_text_printf(&m->t,
                "HloModule gpu_equivalent\n\nsum {\n  a = %s[] parameter(0)\n  b = %s[] "
                "parameter(1)\n  ROOT r = %s[] add(a, b)\n}\n\nENTRY e {\n",
                ct, ct, ct);
@@ -198,7 +198,7 @@ char *hlt_gpu_build_norm(GpuCall *c) {
     int var = bin1(&z, z.r, "multiply", sum_over(&z, bin(&z, "multiply", xc, xc), 1), rn);
     int ve = bin1(&z, z.r, "add", var, scalar1(&z, z.r, eps));
     int nf = hlt_gpu_emit(m, m->ct, z.r, 1, "rsqrt(");
-    hlt_gpu_text(&m->t, "v%d)\n", ve);
+    hlc_text_printf(&m->t, "v%d)\n", ve);
     int y = bin(&z, "multiply", xc, spread(&z, nf, 0));
     y = bin(&z, "add", bin(&z, "multiply", y, spread(&z, vs, 1)), spread(&z, vb, 1));
     outs[0] = as_result(&z, y, &c->res[0]);
@@ -228,9 +228,9 @@ char *hlt_gpu_build_norm(GpuCall *c) {
     outs[2] = as_result(&z, db, &c->res[2]);
   }
   if (hlt_gpu_finish(m, c->res, outs, kind == KIND_INFER ? 1 : 3)) {
-    free(m->t.s);
+    free(m->t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m->t.s;
+  return m->t.p;
 }

@@ -55,28 +55,28 @@ char *hlt_gpu_build_trsm(GpuCall *c) {
   m.ct = a->dtype == HLO_F64 ? HLO_F64 : HLO_F32;
   m.rank = x->rank;
   memcpy(m.dims, x->dims, sizeof m.dims);
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\nENTRY e {\n");
   int va = hlt_gpu_operand(&m, a, 0, GPU_ROUND_NONE),
       vb = hlt_gpu_operand(&m, b, 1, GPU_ROUND_NONE);
   int y = hlt_gpu_emit(&m, m.ct, x->dims, x->rank, "triangular-solve(");
-  hlt_gpu_text(&m.t, "v%d, v%d), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s\n", va,
+  hlc_text_printf(&m.t, "v%d, v%d), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s\n", va,
                vb, left ? "true" : "false", lower ? "true" : "false", unit ? "true" : "false",
                transpose_names[tr]);
   if (hlt_gpu_finish(&m, c->res, &y, 1)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }
 
 /* "cmp" comparing the first operand pair of a sort of types[0..n) in the
  * total order, direction dir. */
-static void comparator(GpuText *t, const HloDtype *types, int n, const char *dir) {
-  hlt_gpu_text(t, "cmp {\n");
+static void comparator(HlcText *t, const HloDtype *types, int n, const char *dir) {
+  hlc_text_printf(t, "cmp {\n");
   for (int i = 0; i < 2 * n; i++)
-    hlt_gpu_text(t, "  p%d = %s[] parameter(%d)\n", i, hlc_dtype_name(types[i / 2]), i);
-  hlt_gpu_text(t, "  ROOT c = pred[] compare(p0, p1), direction=%s%s\n}\n\n", dir,
+    hlc_text_printf(t, "  p%d = %s[] parameter(%d)\n", i, hlc_dtype_name(types[i / 2]), i);
+  hlc_text_printf(t, "  ROOT c = pred[] compare(p0, p1), direction=%s%s\n}\n\n", dir,
                hlc_dtype_is_float(types[0]) ? ", type=TOTALORDER" : "");
 }
 
@@ -85,20 +85,20 @@ static void comparator(GpuText *t, const HloDtype *types, int n, const char *dir
 static int sort_rows(GpuMod *m, const HloDtype *types, const int *vals, int n,
                      const int64_t *dims, int rank) {
   int v = m->next++;
-  hlt_gpu_text(&m->t, "  v%d = %s", v, n > 1 ? "(" : "");
+  hlc_text_printf(&m->t, "  v%d = %s", v, n > 1 ? "(" : "");
   for (int i = 0; i < n; i++) {
-    if (i) hlt_gpu_text(&m->t, ", ");
+    if (i) hlc_text_printf(&m->t, ", ");
     hlt_gpu_text_shape(&m->t, types[i], dims, rank);
   }
-  hlt_gpu_text(&m->t, "%s sort(", n > 1 ? ")" : "");
-  for (int i = 0; i < n; i++) hlt_gpu_text(&m->t, "%sv%d", i ? ", " : "", vals[i]);
-  hlt_gpu_text(&m->t, "), dimensions={%d}, is_stable=true, to_apply=cmp\n", rank - 1);
+  hlc_text_printf(&m->t, "%s sort(", n > 1 ? ")" : "");
+  for (int i = 0; i < n; i++) hlc_text_printf(&m->t, "%sv%d", i ? ", " : "", vals[i]);
+  hlc_text_printf(&m->t, "), dimensions={%d}, is_stable=true, to_apply=cmp\n", rank - 1);
   return v;
 }
 
 static int element(GpuMod *m, int tuple, int i, HloDtype dt, const int64_t *dims, int rank) {
   int v = hlt_gpu_emit(m, dt, dims, rank, "get-tuple-element(");
-  hlt_gpu_text(&m->t, "v%d), index=%d\n", tuple, i);
+  hlc_text_printf(&m->t, "v%d), index=%d\n", tuple, i);
   return v;
 }
 
@@ -126,29 +126,29 @@ char *hlt_gpu_build_topk(GpuCall *c) {
   GpuMod m = {0};
   m.ct = x->dtype;
   HloDtype types[2] = {x->dtype, HLO_S32};
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\n");
   comparator(&m.t, types, 2, "GT");
-  hlt_gpu_text(&m.t, "ENTRY e {\n");
+  hlc_text_printf(&m.t, "ENTRY e {\n");
   int vals[2];
   vals[0] = hlt_gpu_emit(&m, x->dtype, x->dims, x->rank, "parameter(0)\n");
   vals[1] = hlt_gpu_emit(&m, HLO_S32, x->dims, x->rank, "iota(), ");
-  hlt_gpu_text(&m.t, "iota_dimension=%d\n", x->rank - 1);
+  hlc_text_printf(&m.t, "iota_dimension=%d\n", x->rank - 1);
   int s = sort_rows(&m, types, vals, 2, x->dims, x->rank);
   int out[2];
   for (int i = 0; i < 2; i++) {
     int e = element(&m, s, i, types[i], x->dims, x->rank);
     out[i] = hlt_gpu_emit(&m, types[i], v->dims, v->rank, "slice(");
-    hlt_gpu_text(&m.t, "v%d), slice={", e);
+    hlc_text_printf(&m.t, "v%d), slice={", e);
     for (int d = 0; d < x->rank; d++)
-      hlt_gpu_text(&m.t, "%s[0:%lld]", d ? ", " : "", (long long)v->dims[d]);
-    hlt_gpu_text(&m.t, "}\n");
+      hlc_text_printf(&m.t, "%s[0:%lld]", d ? ", " : "", (long long)v->dims[d]);
+    hlc_text_printf(&m.t, "}\n");
   }
   if (hlt_gpu_finish(&m, c->res, out, 2)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }
 
 char *hlt_gpu_build_cub_sort(GpuCall *c) {
@@ -191,26 +191,26 @@ char *hlt_gpu_build_cub_sort(GpuCall *c) {
   int64_t rows[2] = {batch, count / batch};
   GpuMod m = {0};
   m.ct = k->dtype;
-  hlt_gpu_text(&m.t, "HloModule gpu_equivalent\n\n");
+  hlc_text_printf(&m.t, "HloModule gpu_equivalent\n\n");
   comparator(&m.t, types, n, descending ? "GT" : "LT");
-  hlt_gpu_text(&m.t, "ENTRY e {\n");
+  hlc_text_printf(&m.t, "ENTRY e {\n");
   int vals[2], out[2];
   for (int i = 0; i < n; i++) {
     int p = hlt_gpu_emit(&m, types[i], k->dims, k->rank, "parameter(");
-    hlt_gpu_text(&m.t, "%d)\n", i);
+    hlc_text_printf(&m.t, "%d)\n", i);
     vals[i] = hlt_gpu_emit(&m, types[i], rows, 2, "reshape(");
-    hlt_gpu_text(&m.t, "v%d)\n", p);
+    hlc_text_printf(&m.t, "v%d)\n", p);
   }
   int s = sort_rows(&m, types, vals, n, rows, 2);
   for (int i = 0; i < n; i++) {
     int e = n > 1 ? element(&m, s, i, types[i], rows, 2) : s;
     out[i] = hlt_gpu_emit(&m, types[i], k->dims, k->rank, "reshape(");
-    hlt_gpu_text(&m.t, "v%d)\n", e);
+    hlc_text_printf(&m.t, "v%d)\n", e);
   }
   if (hlt_gpu_finish(&m, c->res, out, n)) {
-    free(m.t.s);
+    free(m.t.p);
     hlt_gpu_fail(c, "out of memory");
     return NULL;
   }
-  return m.t.s;
+  return m.t.p;
 }
