@@ -16,6 +16,10 @@ s=$srcdir/samples/spmd
 H=${HLORUN:-./hlorun}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-devices.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# Open MPI's session directory of our own: mpirun jobs of other tests
+# running at the same time raced on the shared /tmp/ompi.HOST.UID (a start
+# failed with "mkdir: File exists").
+OMPI_MCA_orte_tmpdir_base=$tmp; export OMPI_MCA_orte_tmpdir_base
 pass=0 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; pass=$((pass + 1)); }

@@ -19,16 +19,20 @@ H=${HLORUN:-./hlorun}
 case $H in /*) ;; *) H=$(pwd)/$H ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 skip() { echo "skip: $*"; exit 77; }
+A=hlorun-a-$$ B=hlorun-b-$$ VA=hva$$ VB=hvb$$
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-netns.XXXXXX")
+cleanup() { ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+# Open MPI's session directory of our own: mpirun jobs of other tests
+# running at the same time raced on the shared /tmp/ompi.HOST.UID (a start
+# failed with "mkdir: File exists").
+OMPI_MCA_orte_tmpdir_base=$tmp; export OMPI_MCA_orte_tmpdir_base
 [ "${HLORUN_MPI:-yes}" = no ] && skip "HLORUN_MPI=no"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun on PATH"
 timeout 60 mpirun -np 2 "$H" --version 2>/dev/null | grep -q . ||
   skip "mpirun cannot start hlorun (no MPI transport in this build)"
 command -v ip >/dev/null 2>&1 || skip "no ip command (iproute2)"
 command -v unshare >/dev/null 2>&1 || skip "no unshare command (util-linux)"
-A=hlorun-a-$$ B=hlorun-b-$$ VA=hva$$ VB=hvb$$
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-netns.XXXXXX")
-cleanup() { ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
 if ! ip netns add "$A" 2>"$tmp/err"; then
   skip "ip netns add is not permitted here: $(head -1 "$tmp/err")"
 fi

@@ -15,6 +15,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # by default (btl_tcp_if_exclude), so name it.
 TCP="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
 if [ "${HLORUN_MPI:-yes}" = no ]; then echo "skip: HLORUN_MPI=no"; exit 77; fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-tcp.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# Open MPI's session directory of our own: mpirun jobs of other tests
+# running at the same time raced on the shared /tmp/ompi.HOST.UID (a start
+# failed with "mkdir: File exists").
+OMPI_MCA_orte_tmpdir_base=$tmp; export OMPI_MCA_orte_tmpdir_base
 if ! command -v mpirun >/dev/null 2>&1; then
   echo "skip: no mpirun on PATH"; exit 77
 fi
@@ -23,8 +29,6 @@ if ! timeout 60 mpirun $TCP -np 2 "$H" --version 2>/dev/null | grep -q .; then
   [ "${HLORUN_MPIRUN:-no}" != no ] && { echo "FAIL: mpirun $TCP -np 2 hlorun --version does not run"; exit 1; }
   echo "skip: mpirun cannot start hlorun over TCP (no MPI transport in this build)"; exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-tcp.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 pass=0 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; pass=$((pass + 1)); }

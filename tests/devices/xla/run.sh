@@ -23,6 +23,10 @@ xla="$srcdir/tests/devices/xla"
 errors="$srcdir/tests/devices/errors"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# Open MPI's session directory of our own: mpirun jobs of other tests
+# running at the same time raced on the shared /tmp/ompi.HOST.UID (a start
+# failed with "mkdir: File exists").
+OMPI_MCA_orte_tmpdir_base=$tmp; export OMPI_MCA_orte_tmpdir_base
 # Open MPI refuses root without these (CI containers run as root).
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
