@@ -1,8 +1,9 @@
 # kernels/control: control flow, collectives, random numbers, FFT, linear
-# algebra, batch norm and dynamic sizes (hli_register_control), their Check
-# suites, and the sample modules' golden tests.
+# algebra, batch norm and dynamic sizes, their Check suites, and the sample
+# modules' golden tests. register.h lists every kernel file's registrar
+# (called by interp/registry.c).
 libhlorun_core_la_SOURCES += \
-	interp/kernels/control.h interp/kernels/control.c \
+	interp/kernels/register.h interp/kernels/control.h interp/kernels/control.c \
 	interp/kernels/collectives.c interp/kernels/permute_inplace.c interp/kernels/rng.c interp/kernels/fft.c \
 	interp/kernels/linalg.c interp/kernels/batch_norm.c \
 	interp/kernels/dynamic_dims.c interp/kernels/no_kernel.c
