@@ -18,7 +18,6 @@
  * them into its own result and copies them into the other local members'
  * results. */
 #include "devices/devices.h"
-#include "interp/exec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

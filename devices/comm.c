@@ -330,7 +330,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       block(c, l, ins, seq, -1);
       pthread_mutex_unlock(&c->mu);
       int rrc = recv ? c->remote->exchange(c->remote, ins, seq, devs, n, local, nleaves, recv,
-                                               hints, x->deadline, &why)
+                                               hints, hli_exec_deadline(x), &why)
                      : -1;
       pthread_mutex_lock(&c->mu);
       unblock(c, l);
@@ -345,7 +345,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       release(c, rv);
     }
   }
-  double deadline = x->deadline;
+  double deadline = hli_exec_deadline(x);
   if (!rv->complete && !rv->failed) {
     check_departed(c, rv);   /* a member may have left before we came */
     if (!rv->complete && !rv->failed) block(c, l, ins, seq, -1);
@@ -354,7 +354,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
       if (rv->complete || rv->failed) break;
       if (!wait_until(c, deadline)) {
         HlcText t = {0};
-        hlc_text_printf(&t, "timed out after %g s waiting for the other devices: ", x->timeout);
+        hlc_text_printf(&t, "timed out after %g s waiting for the other devices: ", hli_exec_timeout(x));
         put_members(&t, rv, true);
         hlc_text_printf(&t, " arrived, ");
         put_members(&t, rv, false);
@@ -378,7 +378,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
     pthread_mutex_unlock(&c->mu);
     if (chained) {
       HldChain ch = {c->remote, x, ins, seq, devs, n, rank, rv->pieces, rv->outs, nleaves, fold,
-                     share.part, share.nparts, x->deadline};
+                     share.part, share.nparts, hli_exec_deadline(x)};
       char *why = NULL;
       rc = hld_chain_all_reduce(&ch, &why);
       if (rc) {
@@ -413,7 +413,7 @@ static int comm_exchange(HliComm *ic, HliExec *x, const HloInstr *ins, const int
 static int comm_send(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t channel, int64_t to,
                      const HliPiece *leaves, int nleaves) {
   HldComm *c = (HldComm *)ic;
-  const HliDevice *d = x->device;
+  const HliDevice *d = hli_exec_device(x);
   int64_t self = d->replica * d->npartitions + d->partition;
   pthread_mutex_lock(&c->mu);
   uint64_t seq = next_count(loc(c, self), (const void *)(intptr_t)1, channel, to);
@@ -470,7 +470,7 @@ static int deliver(HliExec *x, const HloInstr *ins, const Msg *m, const HliPiece
 static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t channel, int64_t from,
                      const HliPiece *dst, int nleaves) {
   HldComm *c = (HldComm *)ic;
-  const HliDevice *d = x->device;
+  const HliDevice *d = hli_exec_device(x);
   int64_t self = d->replica * d->npartitions + d->partition;
   pthread_mutex_lock(&c->mu);
   Local *l = loc(c, self);
@@ -479,7 +479,7 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
     block(c, l, ins, seq, -1);
     pthread_mutex_unlock(&c->mu);
     char *why = NULL;
-    int rc = c->remote ? c->remote->recv(c->remote, channel, from, self, seq, dst, nleaves, x->deadline, &why) : -1;
+    int rc = c->remote ? c->remote->recv(c->remote, channel, from, self, seq, dst, nleaves, hli_exec_deadline(x), &why) : -1;
     pthread_mutex_lock(&c->mu);
     unblock(c, l);
     pthread_mutex_unlock(&c->mu);
@@ -516,9 +516,9 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
       block(c, l, ins, seq, from);
       continue;
     }
-    if (!wait_until(c, x->deadline)) {
+    if (!wait_until(c, hli_exec_deadline(x))) {
       rc = hli_fail(x, ins, "timed out after %g s waiting for what device %lld sends on channel %lld",
-                    x->timeout, (long long)from, (long long)channel);
+                    hli_exec_timeout(x), (long long)from, (long long)channel);
       break;
     }
   }
@@ -529,7 +529,7 @@ static int comm_recv(HliComm *ic, HliExec *x, const HloInstr *ins, int64_t chann
 
 static uint64_t comm_executions(HliComm *ic, HliExec *x, const HloInstr *ins) {
   HldComm *c = (HldComm *)ic;
-  const HliDevice *d = x->device;
+  const HliDevice *d = hli_exec_device(x);
   pthread_mutex_lock(&c->mu);
   uint64_t k = next_count(loc(c, d->replica * d->npartitions + d->partition), ins, -9, -9);
   pthread_mutex_unlock(&c->mu);

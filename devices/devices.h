@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "interp/comm.h"
-#include "interp/exec.h"
+#include "interp/interp.h"
 
 typedef struct HldComm HldComm;
 typedef struct HldRemote HldRemote;

@@ -99,8 +99,6 @@ bool hli_obs_keeps_operands(const HliObs *o);
 
 /* ---- Limits (limits.c) ---- */
 
-/* Monotonic clock in seconds. */
-double hli_now(void);
 /* Reject computations that call themselves (directly or through others)
  * and call chains deeper than HLI_MAX_CALL_DEPTH, before anything runs:
  * either would exhaust the stack. 0, or -1 with an error on x. */
@@ -108,12 +106,6 @@ enum { HLI_MAX_CALL_DEPTH = 256 };
 int hli_check_call_graph(HliExec *x, const HloComputation *entry);
 /* The run's deadline passed? -1 with an error naming ins, else 0. */
 int hli_check_deadline(HliExec *x, const HloInstr *ins);
-
-/* The recycling buffer allocator behind values (value.c), for workspaces
- * that account for themselves: n bytes, 64-byte aligned; x may be NULL (no
- * accounting). Free with the same n. */
-void *hli_buffer_alloc(HliExec *x, size_t n);
-void hli_buffer_free(HliExec *x, void *p, size_t n);
 
 /* Release the recycled memory (hli_exec_free does it). */
 void hli_value_cache_free(HliExec *x);

@@ -58,6 +58,12 @@ void hli_value_copy_into(HliValue *dst, const HliValue *src);
 /* Element strides of a row-major array: strides[i] = product of dims[i+1..]. */
 void hli_strides(const int64_t *dims, int32_t rank, int64_t *strides);
 
+/* The recycling buffer allocator behind values (value.c), for workspaces
+ * and transport buffers that account for themselves: n bytes, 64-byte
+ * aligned; x may be NULL (no accounting). Free with the same n. */
+void *hli_buffer_alloc(HliExec *x, size_t n);
+void hli_buffer_free(HliExec *x, void *p, size_t n);
+
 /* ---- Errors ------------------------------------------------------------ */
 
 /* Record a runtime error naming the instruction and its line:
@@ -85,6 +91,13 @@ const char *hli_last_error(void);
  * other devices through. */
 struct HliDevice;
 const struct HliDevice *hli_exec_device(const HliExec *x);
+/* The run's deadline (CLOCK_MONOTONIC seconds, hli_now; 0: none) and the
+ * limit it came from (seconds, for messages), which a transport waiting for
+ * the other devices honours. */
+double hli_exec_deadline(const HliExec *x);
+double hli_exec_timeout(const HliExec *x);
+/* Monotonic clock in seconds (limits.c). */
+double hli_now(void);
 
 /* ---- Kernels ----------------------------------------------------------- */
 

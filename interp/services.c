@@ -16,6 +16,9 @@ const HliDevice *hli_exec_device(const HliExec *x) {
   return x && x->device ? x->device : &single_device;
 }
 
+double hli_exec_deadline(const HliExec *x) { return x ? x->deadline : 0; }
+double hli_exec_timeout(const HliExec *x) { return x ? x->timeout : 0; }
+
 /* Last error text when there is no executor (unit tests read it). */
 static _Thread_local char last_error[2048];
 const char *hli_last_error(void) { return last_error; }
