@@ -252,9 +252,9 @@ class Module:
         grid = (replicas or own_r, partitions or own_p)
         wanted = None if keep is None else _keep.resolve(self, keep)
         if wanted is not None and grid[0] * grid[1] > 1:
-            raise Error(f"hlorun: error: keep: runs on one device; this run has "
-                        f"{grid[0] * grid[1]} ({grid[0]} replicas x {grid[1]} partitions)",
-                        "invalid argument")
+            raise Error(f"hlorun: error: keep= needs a run on one device; this one has "
+                        f"{grid[0] * grid[1]} devices ({grid[0]} replicas x {grid[1]} "
+                        "partitions)", "invalid argument")
         c = _context(threads)
         with c.lock:
             c.sync()

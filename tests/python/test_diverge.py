@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import hlorun
-from conftest import src
+from conftest import BUILDDIR, src
 
 # b = a * x here; the reference (V2) has b = a * a. Everything after b
 # differs too: the first one, b, is named.
@@ -166,6 +166,24 @@ def test_custom_call_wrong_on_one_iteration():
     assert d.value.tolist() == [12, 24, 36, 48] and d.reference_value.tolist() == [8, 16, 24, 32]
     assert d.reference_result.tolist() == [16, 32, 48, 64]
     same = hlorun.compare_runs(m, None, x, reference_custom_calls={"py_div_scale": times2_buggy})
+    assert not same.found and same.agree
+
+
+def test_library_handlers_by_path_and_symbol():
+    # tests/diverge/handlers.c's legacy functions, as the command's
+    # --custom-call scale=L:times2_buggy --reference-custom-call scale=L:times2.
+    lib = os.path.join(BUILDDIR, "tests", "diverge", ".libs", "libdiverge_handlers.so")
+    if not os.path.exists(lib):
+        pytest.skip(f"{lib} is not built (make check builds it)")
+    with open(src("tests", "diverge", "loop_cc.hlo"), encoding="utf-8") as f:
+        text = f.read().replace('"scale"', '"lib_div_scale"')
+    hlorun.bind("lib_div_scale", lib, symbol="times2_buggy")
+    m, x = hlorun.load(text), np.float32([1, 2, 3, 4])
+    d = hlorun.compare_runs(m, None, x, reference_custom_calls={"lib_div_scale": (lib, "times2")})
+    assert (d.instruction, d.iteration, d.max_abs_error) == ("h", 2, 16)
+    assert d.value.tolist() == [12, 24, 36, 48] and d.reference_value.tolist() == [8, 16, 24, 32]
+    same = hlorun.compare_runs(m, None, x,
+                               reference_custom_calls={"lib_div_scale": (lib, "times2_buggy")})
     assert not same.found and same.agree
 
 

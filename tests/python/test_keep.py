@@ -90,7 +90,7 @@ ENTRY main {
 
 
 def test_keep_is_one_device_only():
-    with pytest.raises(hlorun.Error, match="keep: runs on one device; this run has 2"):
+    with pytest.raises(hlorun.Error, match="keep= needs a run on one device; this one has 2 devices"):
         hlorun.load(CHAIN).run(np.float32([1, 2, 3]), replicas=2, keep=["a"])
 
 
