@@ -169,6 +169,36 @@ def test_custom_call_wrong_on_one_iteration():
     assert not same.found and same.agree
 
 
+TWO_CALLS = """HloModule two_calls
+ENTRY main {
+  x = f32[2] parameter(0)
+  c1 = f32[2] custom-call(x), custom_call_target="py_div_add1", api_version=API_VERSION_TYPED_FFI
+  c2 = f32[2] custom-call(c1), custom_call_target="py_div_add1", api_version=API_VERSION_TYPED_FFI
+  ROOT r = f32[2] negate(c2)
+}
+"""
+
+
+def add1(x, out):
+    out[...] = x + 1
+
+
+def add1_buggy(x, out):         # adds 2 when x[0] > 1.5
+    out[...] = x + (2 if x[0] > 1.5 else 1)
+
+
+def test_custom_call_outside_loops_names_its_call():
+    # x = {1,5}: c1 = {2,6} from both; c2 = {4,8} against {3,7}.
+    hlorun.bind("py_div_add1", add1_buggy)
+    d = hlorun.compare_runs(hlorun.load(TWO_CALLS), None, np.float32([1, 5]),
+                            reference_custom_calls={"py_div_add1": add1})
+    assert (d.instruction, d.iteration, d.call) == ("c2", None, 0)
+    assert d.value.tolist() == [4, 8] and d.reference_value.tolist() == [3, 7]
+    assert d.max_abs_error == 1 and d.max_abs_at == "[0]" and d.result.tolist() == [-4, -8]
+    assert d.text.startswith(f"first divergence: c2 (custom-call, line {line_of(TWO_CALLS, 'c2 =')}"
+                             ", call 0)")
+
+
 def test_library_handlers_by_path_and_symbol():
     # tests/diverge/handlers.c's legacy functions, as the command's
     # --custom-call scale=L:times2_buggy --reference-custom-call scale=L:times2.
