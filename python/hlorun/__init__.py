@@ -11,16 +11,22 @@ callable fn(*operands, *results) on numpy views. Errors raise hlorun.Error
 with the messages of the hlorun command. hlorun.testing turns golden-suite
 directories into pytest tests.
 
+Where a run goes wrong: hlorun.compare_runs(module, reference, *inputs)
+names the first instruction whose value differs from the reference's
+(reference=None, reference_precision="f64": the module carried in f64);
+m.run(*inputs, keep=["name"]) returns (result, {name: value}) as well.
+
 Element types: see hlorun._dtypes (bf16 and the 8-bit floats are ml_dtypes
 arrays when ml_dtypes is installed, raw uint16/uint8 bits otherwise).
 """
 from ._compare import Comparison, assert_matches, compare
+from ._diverge import Divergence, compare_runs
 from ._errors import Error
 from ._lib import ffi as _ffi, lib as _lib
 from ._module import Module, bind, load, plugin, reduce
 
 __all__ = ["Error", "Module", "load", "bind", "plugin", "compare", "assert_matches",
-           "Comparison", "version", "reduce"]
+           "Comparison", "version", "reduce", "compare_runs", "Divergence"]
 
 
 def version():

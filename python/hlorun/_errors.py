@@ -9,12 +9,14 @@ _STATUS = {1: "error", 2: "out of memory", 3: "invalid argument", 4: "parse erro
 class Error(Exception):
     """A failure of hlorun, with the message the hlorun command prints (FILE:LINE:COL
     and a caret for parse errors, the instruction and its line for runtime errors).
-    status names the library's status code ("parse error", "runtime error", ...)."""
+    status names the library's status code ("parse error", "runtime error", ...);
+    failed_side, from compare_runs, which run failed: "module", "reference" or None."""
 
-    def __init__(self, message, status=None):
+    def __init__(self, message, status=None, failed_side=None):
         super().__init__(message)
         self.message = message
         self.status = status
+        self.failed_side = failed_side
 
 
 def take_diagnostics(ctx):

@@ -107,7 +107,7 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
                               HloBuffer **global);
 
 typedef struct HloCompareOptions {
-  size_t struct_size; double rtol, atol; int max_report;
+  size_t struct_size; double rtol, atol; int max_report; int64_t max_ulp;
 } HloCompareOptions;
 void hlo_default_tolerance(HloElementType t, double *rtol, double *atol);
 HloStatus hlo_buffer_compare(HloCtx *ctx, const HloBuffer *got, const HloBuffer *want,
@@ -159,6 +159,44 @@ typedef struct XLA_FFI_Metadata_Extension {
 
 const HloInstruction *hlo_module_find_instruction(const HloModule *m, const char *name);
 const char *hlo_instruction_name(const HloInstruction *i);
+const char *hlo_instruction_opcode(const HloInstruction *i);
+const char *hlo_instruction_computation(const HloInstruction *i);
+int hlo_instruction_line(const HloInstruction *i);
+int hlo_module_num_computations(const HloModule *m);
+unsigned hlo_module_computation_flags(const HloModule *m, int c);
+int hlo_module_computation_size(const HloModule *m, int c);
+const HloInstruction *hlo_module_instruction(const HloModule *m, int c, int k);
+
+/* ---- Observing a run; comparing two runs ---- */
+typedef struct HloValue HloValue;
+HloStatus hlo_value_to_buffer(HloCtx *ctx, const HloValue *v, HloBuffer **out);
+typedef struct HloEvent {
+  size_t struct_size; int phase; const HloInstruction *instruction; const char *name;
+  const char *opcode; const char *computation; int line; int depth;
+  const HloInstruction *caller; int step, num_steps; int num_operands;
+  const HloValue *const *operands; const HloValue *result; uint64_t elapsed_ns; int fused;
+  int device;
+} HloEvent;
+typedef int (*HloObserver)(const HloEvent *e, void *user);
+HloStatus hlo_executable_set_observer(HloExecutable *e, HloObserver fn, void *user,
+                                      unsigned phases);
+HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth);
+typedef struct HloDivergenceOptions {
+  size_t struct_size; const HloCompareOptions *compare; const HloRunOptions *run;
+  HloCtx *reference_ctx; uint64_t memory_budget; HloElementType reference_precision;
+} HloDivergenceOptions;
+typedef struct HloDivergence {
+  size_t struct_size; HloBuffer *result, *reference_result; int64_t result_mismatches;
+  const char *result_report; int found; const HloInstruction *instruction;
+  const HloInstruction *counterpart; int64_t iteration; int64_t call;
+  int64_t mismatches, elements; double max_abs_error; const char *max_abs_at;
+  const char *line; int64_t values_compared; int paired, unpaired; int failed_side; int runs;
+  HloBuffer *value, *reference_value;
+} HloDivergence;
+HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref,
+                           HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,
+                           HloDivergence **out);
+void hlo_divergence_free(HloDivergence *d);
 HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
                                     int depth, HloModule **out, const HloInstruction ***cut,
                                     int *ncut);

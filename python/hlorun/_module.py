@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 
-from . import _reduce, _values
+from . import _keep, _reduce, _values
 from ._errors import Error, check, take_diagnostics
 from ._handlers import make_handler
 from ._lib import ffi, lib, release
@@ -178,8 +178,8 @@ class Module:
             take_diagnostics(c.ptr)
         return s
 
-    def _executable(self, c, threads, random, seed, grid):
-        key = (threads, random is not None, seed, grid)
+    def _executable(self, c, threads, random, seed, grid, no_fusion=False):
+        key = (threads, random is not None, seed, grid, no_fusion)
         if key in self._exes:
             return self._exes[key][0]
         if True:
@@ -188,6 +188,7 @@ class Module:
             opts.random_constants = int(random is not None)
             opts.seed = seed
             opts.replicas, opts.partitions = grid
+            opts.no_fusion = int(no_fusion)   # keep=: every instruction its own step
             out = ffi.new("HloExecutable **")
             check(c.ptr, lib.hlo_compile(c.ptr, self._ptr, opts, out),
                   "cannot prepare the module")
@@ -206,7 +207,7 @@ class Module:
         lib.hlo_module_device_grid(self._ptr, r, p, inferred)
         return r[0], p[0]
 
-    def run(self, *inputs, random=None, threads=None, replicas=None, partitions=None):
+    def run(self, *inputs, random=None, threads=None, replicas=None, partitions=None, keep=None):
         """Run ENTRY on inputs (one per parameter: numpy arrays, or tuples of them
         for tuple parameters). random: None, True (seed 0) or a seed: fill the
         parameters without an input and elided constants with pseudo-random
@@ -218,7 +219,14 @@ class Module:
         own shape, given whole to every device), split by the parameter's
         sharding, and the result is assembled from every device's by the ROOT's
         sharding (replicated: every device must agree), as hlorun --replicas R
-        --partitions P does."""
+        --partitions P does.
+
+        keep: instruction names (COMPUTATION/NAME where several computations
+        hold the name): run() then returns (result, {name: value}), the values
+        those instructions made in this run (hlorun._keep): an ENTRY
+        instruction's value, or for one of another computation (a loop body,
+        a fusion body, a branch) a list of its values, one per run of it. An
+        unknown name raises Error with the closest names. One device only."""
         for what, v in (("replicas", replicas), ("partitions", partitions)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise Error(f"hlorun: error: {what}={v!r}: a positive integer", "invalid argument")
@@ -242,12 +250,22 @@ class Module:
                         "per parameter, or random= to fill the rest)", "invalid argument")
         own_r, own_p = self.device_grid()
         grid = (replicas or own_r, partitions or own_p)
+        wanted = None if keep is None else _keep.resolve(self, keep)
+        if wanted is not None and grid[0] * grid[1] > 1:
+            raise Error(f"hlorun: error: keep= needs a run on one device; this one has "
+                        f"{grid[0] * grid[1]} devices ({grid[0]} replicas x {grid[1]} "
+                        "partitions)", "invalid argument")
         c = _context(threads)
         with c.lock:
             c.sync()
-            exe = self._executable(c, threads, random, seed, grid)
+            exe = self._executable(c, threads, random, seed, grid, wanted is not None)
             if grid[0] * grid[1] > 1:
                 result = self._run_devices(c, exe, inputs, shapes, seed, grid)
+            elif wanted is not None:
+                result, kept = self._run_one(c, exe, inputs, shapes, seed,
+                                             lambda b, n: _keep.execute(c, exe, b, n, wanted))
+                take_diagnostics(c.ptr)
+                return _values.from_buffer(c.ptr, result), kept
             else:
                 result = self._run_one(c, exe, inputs, shapes, seed)
             take_diagnostics(c.ptr)   # warnings
@@ -276,13 +294,17 @@ class Module:
                 parsed = _values.parse_shape(global_shape)
         return _values.to_buffer(c.ptr, value, parsed, what)
 
-    def _run_one(self, c, exe, inputs, shapes, seed):
+    def _run_one(self, c, exe, inputs, shapes, seed, execute=None):
+        """The result buffer; or what execute(buffers, n) returns instead of
+        hlo_execute's run (keep=)."""
         n = len(shapes)
         bufs = ffi.new("HloBuffer *[]", max(n, 1))
         try:
             for k, shape in enumerate(shapes):
                 bufs[k] = self._input(c, k, inputs[k] if k < len(inputs) else _MISSING, shape,
                                       seed)
+            if execute is not None:
+                return execute(bufs, n)
             result = ffi.new("HloBuffer **")
             check(c.ptr, lib.hlo_execute(exe, bufs, n, result), "the run failed")
             return result[0]
