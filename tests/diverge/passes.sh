@@ -90,6 +90,16 @@ run passes-spmd-bad 1 --passes "$tmp/spmd_bad" $ins &&
   has passes-spmd-bad-why "$tmp/err" "cannot compare it with the stage before, instruction by instruction: it ran on 8 devices, the stage before on 1" &&
   lacks passes-spmd-bad-rows "$tmp/err" "at [0," && lacks passes-spmd-bad-rows "$tmp/err" "at [1," &&
   lacks passes-spmd-bad-rows "$tmp/err" "at [2," && lacks passes-spmd-bad-rows "$tmp/err" "at [3,"
+# A partitioned stage that cannot run on its devices (a custom call without
+# a handler before the all-gather) is listed with why, and skipped.
+mkdir "$tmp/spmd_cc"
+cp "$tmp/spmd/module_0001.jit_mlp.before_optimizations.txt" "$tmp/spmd_cc/"
+sed 's/^  ROOT y = f32\[8,16\]{1,0} all-gather(ar)/  cc = f32[4,16]{1,0} custom-call(ar), custom_call_target="no_handler_anywhere"\n  ROOT y = f32[8,16]{1,0} all-gather(cc)/' \
+  "$sp/mlp_2x4.hlo" > "$tmp/spmd_cc/module_0001.jit_mlp.0004.spmd.after_spmd-partitioner.before_algsimp.txt"
+run passes-spmd-cc 0 --passes "$tmp/spmd_cc" $ins &&
+  has passes-spmd-cc "$tmp/err" "skipped: module_0001.jit_mlp.0004.spmd.after_spmd-partitioner.before_algsimp.txt: it does not run on its 8 devices:" &&
+  has passes-spmd-cc-why "$tmp/err" "custom-call target \"no_handler_anywhere\" (line 34) has no handler" &&
+  has passes-spmd-cc-none "$tmp/err" "first divergent pass: none (1 stage ran, 1 skipped)"
 
 # Bad input.
 mkdir "$tmp/empty"
