@@ -3,8 +3,10 @@
 # Debian's python3-numpy, hence /usr/bin/python3), then the peak memory of
 # replaying a 512 MiB snapshot (bench/snapshot.py, written to $TMPDIR and
 # deleted), then the reduction of the planted-NaN module (bench/reduce.py:
-# candidates tried, time).
+# candidates tried, time), then what --reference and --reference-precision
+# f64 cost against a plain run of the same workload (bench/diverge.py).
 EXTRA_DIST += bench/run.py bench/snapshot.py bench/big_snapshot.py bench/reduce.py \
+	bench/diverge.py \
 	bench/ops/argmax_rows.hlo \
 	bench/ops/cumsum_rows.hlo \
 	bench/ops/depthwise_conv.hlo \
@@ -38,4 +40,5 @@ bench: all bench/fma_peak$(EXEEXT)
 	/usr/bin/python3 $(srcdir)/bench/devices.py ./hlorun
 	/usr/bin/python3 $(srcdir)/bench/snapshot.py ./hlorun
 	/usr/bin/python3 $(srcdir)/bench/reduce.py ./hlorun
+	/usr/bin/python3 $(srcdir)/bench/diverge.py ./hlorun --dir $(BENCH_DIR)
 .PHONY: bench

@@ -219,6 +219,11 @@ bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas
 /* Run m on every device of the grid, with global (or per-device) inputs,
  * and print, write or compare the assembled (or per-device) result. */
 int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
+/* Run m on every device of the grid with o's global inputs and set
+ * *global to the assembled result: EXIT_OK, or an error left in ctx's
+ * diagnostics (input errors already said). For --passes. */
+int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions,
+                    HloBuffer **global);
 
 /* ---- Comparing two runs (reference.c) ---- */
 

@@ -319,3 +319,29 @@ out:
   free(in);
   return rc;
 }
+
+int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P,
+                    HloBuffer **global) {
+  int np = hlo_module_num_params(m), ndev = R * P;
+  HloBuffer **in = calloc((size_t)(ndev * (np ? np : 1)), sizeof *in);
+  HloBuffer **res = calloc((size_t)ndev, sizeof *res);
+  HloExecutable *exe = NULL;
+  int rc = EXIT_ERROR;
+  *global = NULL;
+  if (!in || !res) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
+  if ((rc = load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
+  rc = EXIT_ERROR;
+  HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
+                      .max_iterations = o->max_iterations, .timeout = o->timeout,
+                      .replicas = R, .partitions = P};
+  if (hlo_compile(ctx, m, &ro, &exe) == HLO_OK && hlo_execute_devices(exe, in, np, res) == HLO_OK &&
+      hlo_assemble_result(ctx, m, o->output_sharding, res, R, P, global) == HLO_OK)
+    rc = EXIT_OK;
+out:
+  for (int d = 0; res && d < ndev; d++) hlo_buffer_free(res[d]);
+  free(res);
+  hlo_executable_free(exe);
+  for (int i = 0; in && i < ndev * np; i++) hlo_buffer_free(in[i]);
+  free(in);
+  return rc;
+}

@@ -3,7 +3,9 @@
  * writes them), run in step order on the same inputs; names the first pass
  * whose result leaves tolerance against the first stage that runs, then the
  * first divergence between it and the stage before (spec/cli.md, "Every
- * pass of a dump"). Stages that cannot run are listed and skipped.
+ * pass of a dump"). Stages that cannot run are listed and skipped. Stages
+ * after SPMD partitioning run on their devices (devices_execute), with the
+ * same global inputs; instruction-by-instruction comparison is one-device.
  *
  * Exit 0: no pass diverges; 1: one does; 2: an error (no stage runs, a
  * directory of several modules without --passes-module, ...). */
@@ -170,6 +172,7 @@ typedef struct Ran {
   HloBuffer **in;
   int np;
   HloBuffer *res;
+  int ndev;                  /* devices it ran on (1: as one device) */
 } Ran;
 
 static void ran_free(Ran *r) {
@@ -193,6 +196,21 @@ static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r) {
   bool ok = false;
   if (hlo_module_load(ctx, path, &r->m) != HLO_OK || hlo_module_verify(ctx, r->m) != HLO_OK) {
     fprintf(stderr, "skipped: %s: the module does not load or verify:\n", s->file);
+    flush_diags(ctx);
+    goto out;
+  }
+  /* After SPMD partitioning: on its devices, the same global inputs split
+   * by the parameters' shardings, the result assembled (cli.md's
+   * multi-device rules). Before it (shardings only): as one device. */
+  int R, P, inferred;
+  hlo_module_device_grid(r->m, &R, &P, &inferred);
+  r->ndev = 1;
+  if ((int64_t)R * P > 1 && hlo_module_is_device_dependent(r->m)) {
+    fprintf(stderr, "stage %s (%s) on %d devices\n", s->file, s->pass, R * P);
+    int rc = devices_execute(ctx, r->m, &so, R, P, &r->res);
+    if (rc == EXIT_OK) { r->ndev = R * P; ok = true; }
+    else fprintf(stderr, "skipped: %s: it does not run on its %d devices%s\n", s->file, R * P,
+                 *hlo_ctx_diagnostics(ctx) ? ":" : "");
     flush_diags(ctx);
     goto out;
   }
@@ -221,6 +239,12 @@ out:
 
 /* The first divergence between a stage and the stage before it. */
 static void first_divergence(HloCtx *ctx, const Opts *o, const Ran *cur, const Ran *prev) {
+  if (cur->ndev > 1 || prev->ndev > 1) {
+    fprintf(stderr, "cannot compare it with the stage before, instruction by instruction: it ran "
+            "on %d device%s, the stage before on %d (instructions are compared on one device "
+            "only)\n", cur->ndev, cur->ndev == 1 ? "" : "s", prev->ndev);
+    return;
+  }
   HloCompareOptions co;
   compare_options(o, &co);
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
