@@ -7,6 +7,7 @@
 #ifndef HLORUN_INTERP_API_H
 #define HLORUN_INTERP_API_H
 #include "hlorun.h"
+#include "interp/context.h"
 #include "interp/exec.h"
 #include "common/pager.h"
 
@@ -50,10 +51,6 @@ void hli_obs_reset(HliObs *o);
 HloStatus hli_obs_copy(HloExecutable *dst, const HloExecutable *src);
 bool hli_obs_stopped(const HliObs *o);
 void hli_obs_free(HliObs *o);
-
-/* The context without the built-in targets above interp/ (targets/ctx.c's
- * hlo_ctx_new adds them): options as hlo_ctx_new's. */
-HloStatus hli_ctx_create(const HloCtxOptions *opts, HloCtx **out);
 
 /* hlo_compile for one device of a grid (dev NULL: a run on one device;
  * devices/ compiles one executable per device). */

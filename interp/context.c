@@ -46,6 +46,8 @@ HloStatus hli_ctx_create(const HloCtxOptions *opts, HloCtx **out) {
   return HLO_OK;
 }
 
+struct HlfRegistry *hli_ctx_registry(HloCtx *ctx) { return ctx ? ctx->ffi : NULL; }
+
 void hlo_ctx_free(HloCtx *ctx) {
   if (!ctx) return;
   hlf_registry_free(ctx->ffi);

@@ -16,7 +16,7 @@ libhlorun_core_la_SOURCES += \
 libhlorun_core_la_LIBADD += $(ZLIB_LIBS)
 # Public API (include/hlorun.h).
 libhlorun_core_la_SOURCES += \
-	interp/api.h interp/context.c interp/bind.c interp/files.c \
+	interp/api.h interp/context.h interp/context.c interp/bind.c interp/files.c \
 	interp/module.c interp/buffers.c interp/inputs.c interp/run.c interp/proto_io.c interp/compare.c \
 	interp/mlir_tests.c
 # Comparing two runs: counterparts, the first divergence, the module carried

@@ -9,7 +9,8 @@
 #   - two folders that include each other (the same layer, such as two
 #     front ends, may include one way only);
 #   - a private header included from outside its folder: one whose opening
-#     comment says "internal to DIR/" or "only DIR/ uses it", and every
+#     comment says "internal to DIR/" (or "internal to DIR/ and DIR2/", two
+#     folders of one floor) or "only DIR/ uses it", and every
 #     internal.h (private to its own folder).
 # include/ (the public API) may be included from anywhere. tests/, fuzz/,
 # bench/ and samples/ sit outside the layers: a unit test may reach the
@@ -77,6 +78,12 @@ allowname=${allow#"$(pwd)/"}
 # shellcheck disable=SC2086 # $files: one path a word
 awk -v layers="$layers" -v unknown="$unknown" -v allowname="${allowname#./}" '
 function folder(p) { sub(/\/.*/, "", p); return p }
+# Whether file f lies in one of the folders of "A/" or "A/ and B/".
+function inside(f, dirs,    d, n, i) {
+  n = split(dirs, d, / and /)
+  for (i = 1; i <= n; i++) if (index(f, d[i]) == 1) return 1
+  return 0
+}
 function dir(p) { if (p !~ /\//) return ""; sub(/\/[^\/]*$/, "", p); return p }
 # Resolve an include as the compiler does (-I include -I . -I builddir):
 # beside the file, then from the top, then include/; else a generated file
@@ -110,8 +117,10 @@ FNR == 1 && !inallow {
 !inallow && FNR <= 2 && /[Gg]enerated by|automatically generated/ { gen[FILENAME] = 1 }
 !inallow && (FILENAME in gen) { next }
 !inallow && FNR <= 12 && FILENAME ~ /\.h$/ && !(FILENAME in priv) {
-  if (match($0, /internal to [A-Za-z0-9_\/]*\//))
+  if (match($0, /internal to [A-Za-z0-9_\/]*\/( and [A-Za-z0-9_\/]*\/)?/)) {
+    # "internal to A/" or "internal to A/ and B/" (two folders of one floor)
     priv[FILENAME] = substr($0, RSTART + 12, RLENGTH - 12)
+  }
   else if (match($0, /[Oo]nly [A-Za-z0-9_\/]*\/ uses it/))
     priv[FILENAME] = substr($0, RSTART + 5, RLENGTH - 13)
 }
@@ -143,7 +152,7 @@ END {
     if (rank[tf] > rank[ff])
       viol[key] = from ": #include \"" inc "\": " ff "/ (" lname[ff] ") must not include " \
         tf "/ (" lname[tf] "), a higher layer"
-    else if ((to in priv) && index(from, priv[to]) != 1)
+    else if ((to in priv) && !inside(from, priv[to]))
       viol[key] = from ": #include \"" inc "\": " to " is private to " priv[to] \
         " (" from " is outside it)"
     if (ff != tf) {

@@ -103,6 +103,22 @@ check-layers: 1 problem (the layers: README, "Layers")
 EOF
 expect "a folder of sources without a layer fails" 1 "$tmp/want" -a "$tmp/allow.txt" "$t"
 
+# A header internal to two folders of one floor (the run path's
+# interp/api.h): included from either, clean; from a third folder, private.
+t2="$tmp/tree2"
+mkdir -p "$t2/interp" "$t2/devices" "$t2/targets" "$t2/tools"
+printf '/* api.h: the handles (internal to interp/ and devices/). */\n' >"$t2/interp/api.h"
+printf '#include "interp/api.h"\n' >"$t2/interp/run.c"
+printf '#include "interp/api.h"\n' >"$t2/devices/run.c"
+: >"$t2/tools/layers-allow.txt"
+expect "a header internal to interp/ and devices/ included from both passes" 0 "$tmp/empty" "$t2"
+printf '#include "interp/api.h"\n' >"$t2/targets/ctx.c"
+cat >"$tmp/want" <<'EOF'
+targets/ctx.c: #include "interp/api.h": interp/api.h is private to interp/ and devices/ (targets/ctx.c is outside it)
+check-layers: 1 problem (the layers: README, "Layers")
+EOF
+expect "a header internal to interp/ and devices/ included from targets/ fails" 1 "$tmp/want" "$t2"
+
 # 4. The picture: doc/layers.dot draws every folder of the table that
 #    exists, and nothing else but include/; its arrows run down the
 #    table's ranks; doc/layers.svg was drawn from it (the same nodes and
