@@ -128,7 +128,7 @@ static const char *name_of(const HloVal *v, size_t *n) {
 }
 
 static HloComputation *val_comp(A *a, HloVal *v) {
-  if (v->kind == HLO_VAL_COMP) return hlp_lower_inline(a->P, v);
+  if (v->kind == HLO_VAL_COMP) return a->P->lower_inline(a->P, v);
   if (!is_tok(v, TK_NAME) && !is_tok(v, TK_IDENT)) {
     bad(a, "a computation name");
     return NULL;

@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hlx_init(HlxLexer *L, HlpParser *P, const char *src, size_t len) {
+void hlx_init(HlxLexer *L, HlpParser *P, const char *src, size_t len, HlxErrorFn error) {
   memset(L, 0, sizeof *L);
+  L->error = error;
   L->src = src;
   L->len = len;
   L->fa_depth = -1;
@@ -190,7 +191,7 @@ static size_t raw_end(const HlxLexer *L, size_t p) {
 }
 
 static int lex_error(HlxLexer *L, size_t off, const char *msg) {
-  hlp_error(L->P, off, "%s", msg);
+  L->error(L->P, off, msg);
   return -1;
 }
 

@@ -2,7 +2,8 @@
 # the IR (ir/).
 libhlorun_core_la_SOURCES += \
 	parser/parser.h parser/syntax.h \
-	parser/parse.c parser/lower.c parser/attrs.c parser/literal.c parser/shape.c
+	parser/text.c parser/parse.c parser/names.c parser/lower.c parser/attrs.c parser/literal.c \
+	parser/shape.c
 
 # Generated sources are written into the build tree only (the source tree may
 # be read-only, as in distcheck): lemon writes hlo.c and hlo.h into the

@@ -2,7 +2,8 @@
  * operands (with optional shapes and nested anonymous instructions),
  * parameter numbers, ROOT/ENTRY, signatures, async "-start/-update/-done"
  * sugar, and omitted result shapes. Attributes are lowered by attrs.c and
- * constant bodies by literal.c. Stops at the first error.
+ * constant bodies by literal.c; names are looked up in names.c's tables.
+ * Stops at the first error.
  */
 #include "parser/syntax.h"
 #include "hlo.h"
@@ -21,60 +22,16 @@ static const bool opcode_shape_opt[HLO_NUM_OPCODES] = {
 #undef OPCODE
 };
 
-/* ---- A small string -> pointer hash table in the arena -------------------- */
-
-typedef struct NameMap { const char **k; void **v; size_t cap, n; } NameMap;
-
-static uint64_t hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
-}
-
-static void *map_get(const NameMap *m, const char *s, size_t n) {
-  if (!m->cap) return NULL;
-  for (size_t i = hash(s, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->k[i]) return NULL;
-    if (strlen(m->k[i]) == n && memcmp(m->k[i], s, n) == 0) return m->v[i];
-  }
-}
-
-static void map_put(HlpParser *P, NameMap *m, const char *key, void *val) {
-  if (2 * (m->n + 1) > m->cap) {
-    NameMap g = {0};
-    g.cap = m->cap ? m->cap * 2 : 64;
-    g.k = hlp_alloc(P, g.cap * sizeof *g.k);
-    g.v = hlp_alloc(P, g.cap * sizeof *g.v);
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->k[i]) map_put(P, &g, m->k[i], m->v[i]);
-    *m = g;
-  }
-  size_t n = strlen(key);
-  for (size_t i = hash(key, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->k[i]) { m->k[i] = key; m->v[i] = val; m->n++; return; }
-  }
-}
-
 typedef struct Ctx {
   HlpParser *P;
-  NameMap *comps;
-  NameMap instrs;     /* of the computation being lowered */
+  HlpNames *comps;
+  HlpNames instrs;     /* of the computation being lowered */
   HlpList list;       /* HloInstr* in order */
   HloComputation *comp;
   int depth;
   struct Ctx *outer;
 } Ctx;
 
-HloComputation *hlp_find_comp(HlpParser *P, const char *name, size_t n) {
-  return map_get(P->comps_map, name, n);
-}
-
-/* The computation being lowered is P->ctx (for attrs.c's
- * control-predecessors). */
-HloInstr *hlp_find_instr(HlpParser *P, const char *name, size_t n) {
-  Ctx *c = P->ctx;
-  return c ? map_get(&c->instrs, name, n) : NULL;
-}
 
 /* Bare name of a name-like token text: strips '%' and a trailing ':' or '='
  * (with blanks before it). */
@@ -102,7 +59,7 @@ static HloInstr *new_instr(Ctx *C, const char *name, uint32_t off) {
 }
 
 static void add_instr(Ctx *C, HloInstr *ins) {
-  map_put(C->P, &C->instrs, ins->name, ins);
+  hlp_names_put(C->P, &C->instrs, ins->name, ins);
   hlp_list_push(C->P, &C->list, ins);
 }
 
@@ -158,7 +115,7 @@ static HloInstr *lower_operand(Ctx *C, Group g) {
       snprintf(buf, sizeof buf, "%.*s.anon%s%.0d", (int)(v->len > 60 ? 60 : v->len), v->text,
                k > 0 ? "." : "", k);
       k++;
-    } while (map_get(&C->instrs, buf, strlen(buf)));
+    } while (hlp_names_get(&C->instrs, buf, strlen(buf)));
     HlxToken op = {TK_IDENT, v->off, (uint32_t)v->len, false};
     HloVal *paren = g.v[i + 1];
     def = lower_instr(C, NULL, hlp_strndup(P, buf, strlen(buf)), v->off, shape, op, paren->items,
@@ -169,7 +126,7 @@ static HloInstr *lower_operand(Ctx *C, Group g) {
   if (i + 1 != g.n) { hlp_error(P, g.v[i + 1]->off, "unexpected item in operand"); return NULL; }
   size_t n;
   const char *s = bare(v->text, v->len, &n);
-  def = map_get(&C->instrs, s, n);
+  def = hlp_names_get(&C->instrs, s, n);
   if (!def) {
     hlp_error(P, v->off, "instruction '%.*s' is not defined before this use", (int)n, s);
     return NULL;
@@ -205,7 +162,7 @@ static const char *fresh_comp_name(HlpParser *P, const char *base) {
   for (;;) {
     snprintf(buf, sizeof buf, "%.120s.%d", base, ++P->anon_count);
     size_t n = strlen(buf);
-    bool used = map_get(P->comps_map, buf, n) != NULL;
+    bool used = hlp_names_get(P->comps_map, buf, n) != NULL;
     for (HlpNode *q = P->syn.comps.head; q && !used; q = q->next) {
       SynComp *c = q->p;
       size_t cl;
@@ -245,7 +202,7 @@ static HloComputation *wrap_async(Ctx *C, HloInstr *start, HloOpcode wop, SynIns
   char buf[128];
   snprintf(buf, sizeof buf, "wrapped_%s", hlp_opcode_name(wop));
   w->name = fresh_comp_name(P, buf);
-  map_put(P, P->comps_map, w->name, w);
+  hlp_names_put(P, P->comps_map, w->name, w);
   w->off = off;
   w->ninstrs = start->nops + 1;
   w->instrs = hlp_alloc(P, (size_t)w->ninstrs * sizeof *w->instrs);
@@ -294,7 +251,7 @@ static HloInstr *lower_instr(Ctx *C, SynInstr *si, const char *name, uint32_t na
                              HloShape *shape, HlxToken opcode, HloVal **items, int32_t nitems,
                              uint32_t ops_off, uint32_t stray_comma) {
   HlpParser *P = C->P;
-  if (map_get(&C->instrs, name, strlen(name))) {
+  if (hlp_names_get(&C->instrs, name, strlen(name))) {
     hlp_error(P, name_off, "instruction '%s' is defined twice", name);
     return NULL;
   }
@@ -782,15 +739,18 @@ static HloShape *infer_shape(Ctx *C, HloInstr *ins, uint32_t off) {
 
 static HloComputation *lower_body(Ctx *ctx, SynComp *c, const char *name);
 
-static HloComputation *hlp_lower_comp_in(HlpParser *P, NameMap *comps, SynComp *c, const char *name) {
+static HloComputation *hlp_lower_comp_in(HlpParser *P, HlpNames *comps, SynComp *c, const char *name) {
   HloComputation *comp = hlp_alloc(P, sizeof *comp);
   comp->name = name;
   comp->off = c->name.off;
   comp->has_signature = c->has_sig;
   Ctx C = {.P = P, .comps = comps, .comp = comp, .outer = P->ctx};
+  HlpNames *outer_instrs = P->instrs_map;
   P->ctx = &C;
+  P->instrs_map = &C.instrs;
   HloComputation *r = lower_body(&C, c, name);
   P->ctx = C.outer;
+  P->instrs_map = outer_instrs;
   return r;
 }
 
@@ -872,15 +832,16 @@ HloComputation *hlp_lower_inline(HlpParser *P, HloVal *v) {
   SynComp *c = (SynComp *)v->syn;
   HloComputation *comp = hlp_lower_comp_in(P, P->comps_map, c, fresh_comp_name(P, "_"));
   if (!comp) return NULL;
-  map_put(P, P->comps_map, comp->name, comp);
+  hlp_names_put(P, P->comps_map, comp->name, comp);
   hlp_list_push(P, &P->pending_comps, comp);
   v->comp = comp;
   return comp;
 }
 
 int hlp_lower(HlpParser *P) {
+  P->lower_inline = hlp_lower_inline;   /* attrs.c lowers inline bodies through it */
   HloModule *m = P->m;
-  NameMap *comps = hlp_alloc(P, sizeof *comps);
+  HlpNames *comps = hlp_alloc(P, sizeof *comps);
   P->comps_map = comps;
   HlpList all = {0};
   HloComputation *entry = NULL;
@@ -888,7 +849,7 @@ int hlp_lower(HlpParser *P) {
     SynComp *c = n->p;
     size_t nl;
     const char *s = bare(P->src + c->name.off, c->name.len, &nl);
-    if (map_get(comps, s, nl)) {
+    if (hlp_names_get(comps, s, nl)) {
       hlp_error(P, c->name.off, "computation '%.*s' is defined twice", (int)nl, s);
       return -1;
     }
@@ -896,7 +857,7 @@ int hlp_lower(HlpParser *P) {
     if (!comp) return -1;
     for (HlpNode *q = P->pending_comps.head; q; q = q->next) hlp_list_push(P, &all, q->p);
     P->pending_comps = (HlpList){0};
-    map_put(P, comps, comp->name, comp);
+    hlp_names_put(P, comps, comp->name, comp);
     hlp_list_push(P, &all, comp);
     if (c->entry) {
       if (entry) {

@@ -27,6 +27,9 @@ typedef struct HlxToken {
 /* Nesting of ( [ { deeper than this is an error (keeps recursion bounded). */
 enum { HLX_MAX_DEPTH = HLO_MAX_NESTING };
 
+struct HlpParser;
+typedef void (*HlxErrorFn)(struct HlpParser *P, size_t off, const char *msg);
+
 typedef struct HlxLexer {
   const char *src;        /* NUL-terminated copy of the input */
   size_t len;
@@ -36,9 +39,12 @@ typedef struct HlxLexer {
   int fa_depth;           /* depth inside frontend_attributes={...}, or -1 */
   bool raw_next;          /* the next '{' starts a raw dictionary (spec 1.9) */
   struct HlpParser *P;    /* for errors */
+  HlxErrorFn error;       /* reports a lexing error at a source offset */
 } HlxLexer;
 
-void hlx_init(HlxLexer *L, struct HlpParser *P, const char *src, size_t len);
+/* error: how a lexing error is reported (text.c passes hlp_error's; the
+ * lexer sits below the parser's helpers and never calls them). */
+void hlx_init(HlxLexer *L, struct HlpParser *P, const char *src, size_t len, HlxErrorFn error);
 /* Next token; kind 0 at the end. On a lexing error records it and returns -1. */
 int hlx_next(HlxLexer *L, HlxToken *t);
 /* C-unescape s[0..n) into out (which has room for n bytes; may be NULL to
@@ -123,8 +129,13 @@ typedef struct HlpParser {
   HlpList pending_comps; /* HloComputation* made while lowering (inline, async) */
   jmp_buf oom;         /* hlp_alloc jumps here when memory runs out */
   void *lemon;         /* the lemon parser, freed on every exit path */
-  void *comps_map;     /* lower.c: computations by name */
+  struct HlpNames *comps_map;  /* lower.c: computations by name */
+  struct HlpNames *instrs_map; /* lower.c: the instructions of the computation
+                                  being lowered, by name */
   void *ctx;           /* lower.c: the computation being lowered */
+  /* lower.c's hlp_lower_inline, for attrs.c's inline computation bodies
+   * (nested attributes recurse into the lowering: passed down, not called). */
+  struct HloComputation *(*lower_inline)(struct HlpParser *P, HloVal *v);
   HlpList warned;      /* unknown attribute names already warned about */
   HlpList async_comps; /* HloComputation* wrapped by an async-start so far */
   uint32_t *line_starts; /* owned (malloc): offsets of line starts, built lazily */
@@ -162,17 +173,23 @@ void *hlp_ParseAlloc(void *(*)(size_t));
 void hlp_Parse(void *, int, HlxToken, HlpParser *);
 void hlp_ParseFree(void *, void (*)(void *));
 
+/* Name tables (names.c): string -> pointer, in the arena. */
+typedef struct HlpNames { const char **k; void **v; size_t cap, n; } HlpNames;
+void *hlp_names_get(const HlpNames *m, const char *s, size_t n);   /* NULL: absent (m may be NULL) */
+void hlp_names_put(HlpParser *P, HlpNames *m, const char *key, void *val);
+/* The computation of that name, and the instruction of that name in the
+ * computation being lowered (for control-predecessors). */
+HloComputation *hlp_find_comp(HlpParser *P, const char *name, size_t n);
+HloInstr *hlp_find_instr(HlpParser *P, const char *name, size_t n);
+
 /* Lowering (lower.c): syntax tree -> IR. 0 on success. */
 int hlp_lower(HlpParser *P);
 /* Lowering of one computation's body, also used for inline computations. */
 HloComputation *hlp_lower_inline(HlpParser *P, HloVal *v);
-/* Instruction of the computation being lowered (for control-predecessors). */
-HloInstr *hlp_find_instr(HlpParser *P, const char *name, size_t n);
 
 /* Attributes (attrs.c): fill the typed fields of ins from its attributes. */
 int hlp_lower_attrs(HlpParser *P, HloInstr *ins, SynInstr *si);
 int hlp_lower_module_attrs(HlpParser *P);
-HloComputation *hlp_find_comp(HlpParser *P, const char *name, size_t n);
 
 /* Literals (literal.c): parse items against shape into a literal. */
 HloLiteral *hlp_literal(HlpParser *P, const HloShape *shape, HloVal **items, int32_t n,

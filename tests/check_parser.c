@@ -82,6 +82,8 @@ static HloModule *entry(const char *body) {
 
 /* ---- lexer ------------------------------------------------------------------ */
 
+static void lex_error(HlpParser *P, size_t off, const char *msg) { hlp_error(P, off, "%s", msg); }
+
 static int lex_all(const char *s, int *kinds, int max) {
   HlpParser P = {0};
   HlcDiags d = {0};
@@ -93,7 +95,7 @@ static int lex_all(const char *s, int *kinds, int max) {
   P.len = strlen(s);
   P.file = "t";
   HlxLexer L;
-  hlx_init(&L, &P, s, strlen(s));
+  hlx_init(&L, &P, s, strlen(s), lex_error);
   int n = 0;
   HlxToken t;
   for (;;) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# No two files of cli/ or ffi/ call each other both ways
+# No two files of cli/, ffi/ or parser/ call each other both ways
 # (tools/check-calls.sh over the objects make built), and the check fails,
 # with the exact report, on a pair planted on purpose; a function calling
 # itself, or a one-way call, is no pair.
@@ -26,7 +26,7 @@ objects() {
   done | sort -u
 }
 
-for dir in cli ffi; do
+for dir in cli ffi parser; do
   objs=$(objects "$dir")
   if [ -z "$objs" ]; then fail "$dir: no objects (build first)"; continue; fi
   # shellcheck disable=SC2086 # one object a word
