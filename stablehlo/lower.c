@@ -486,7 +486,8 @@ static void inputs_then_inits(Lower *C, ShOp *op) {
   memcpy(op->operands, v, sizeof *v * (size_t)op->noperands);
 }
 
-/* The types after ':' at sig: "(T, T) -> T", "(T) -> (T, T)" or "T, T". */
+/* The types after ':' at sig: "(T, T) -> T", "(T) -> (T, T)", "T -> (T, T)"
+ * or "T, T". */
 static void signature(Lower *C, ShOp *op, ShNode *sig) {
   ShType *tmp[SH_MAX_OPERANDS / 4];
   int n = 0;
@@ -530,6 +531,24 @@ static void signature(Lower *C, ShOp *op, ShNode *sig) {
         break;   /* "cond {", "reducer(...)" */
       if (n >= (int)(sizeof tmp / sizeof *tmp)) sh_fail(C, k, "too many types");
       tmp[n++] = sh_parse_type(C, &k);
+    }
+    if (k && sh_is(C, k, SH_ARROW, NULL)) {
+      /* "T -> T" or "T -> (T, T)" (chlo.top_k): the operand types written
+       * without parentheses, then the results. */
+      for (int i = 0; i < n && i < op->noperands; i++)
+        if (!sh_type_eq(tmp[i], op->operands[i]->type))
+          sh_fail(C, sig, "%.*s: operand %d's type is not the one written", (int)op->nlen, op->name, i);
+      n = 0;
+      k = k->next;
+      if (k && k->kind == SHN_PAREN) {
+        for (ShNode *in = k->kids; in;) {
+          if (sh_is(C, in, SH_COMMA, NULL)) { in = in->next; continue; }
+          if (n >= (int)(sizeof tmp / sizeof *tmp)) sh_fail(C, in, "too many result types");
+          tmp[n++] = sh_parse_type(C, &in);
+        }
+      } else if (k) {
+        tmp[n++] = sh_parse_type(C, &k);
+      }
     }
   }
   int r = op->nresults;

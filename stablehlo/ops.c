@@ -449,11 +449,28 @@ static bool is(const ShOp *op, const char *w) {
   return false;
 }
 
+/* chlo.top_k(%x, k = K) (pretty: k inside the operand list) or
+ * "chlo.top_k"(%x) {k = K}: the K largest along the last dimension and
+ * their indices, as XLA lowers it (HLO topk, largest=true). */
+static int op_top_k(Lower *C, ShOp *op) {
+  sh_need_operands(C, op, 1);
+  if (op->nresults != 2) sh_fail(C, op->node, "chlo.top_k: expected two results (values, indices)");
+  int64_t k = sh_attr_int(C, op, "k", -1);
+  for (ShNode *p = op->node->kids; p && k < 0; p = p->next)
+    if (p->kind == SHN_PAREN)
+      for (ShNode *x = p->kids; x && x->next && x->next->next && k < 0; x = x->next)
+        if (sh_is(C, x, SH_ATTRKEY, "k") && sh_is(C, x->next, SH_EQ, NULL) && sh_is(C, x->next->next, SH_INT, NULL))
+          k = strtoll(C->src + x->next->next->tok.off, NULL, 10);
+  if (k < 0) sh_fail(C, op->node, "chlo.top_k: missing k");
+  return op_multi(C, op, "topk", sh_fmt(C, ", k=%lld, largest=true", (long long)k));
+}
+
 int sh_lower_op(Lower *C, ShOp *op) {
   int arity;
   const char *ew = sh_elementwise_opcode(op->name, op->nlen, &arity);
   if (ew) return op_elementwise(C, op, ew, arity);
   if (op->nlen > 5 && memcmp(op->name, "chlo.", 5) == 0 && sh_lower_chlo_op(C, op) == 0) return 0;
+  if (is(op, "chlo.top_k")) return op_top_k(C, op);
   if (is(op, "stablehlo.constant")) return op_constant(C, op);
   if (is(op, "stablehlo.iota")) return op_iota(C, op);
   if (is(op, "stablehlo.broadcast_in_dim")) return op_broadcast_in_dim(C, op);

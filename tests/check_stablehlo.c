@@ -237,6 +237,42 @@ START_TEST(values_end_to_end) {
 }
 END_TEST
 
+/* chlo.top_k in its pretty form (k inside the operand list, "T -> (T, T)")
+ * and its generic one: the 2 largest of each row and their indices, equal
+ * values in index order. Rows [3,1,3,2] and [0,5,4,5]: values [3,3] and
+ * [5,5], indices [0,2] and [1,3] (worked out by hand). */
+START_TEST(top_k_forms) {
+  HloCtx *ctx = NULL;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  const char *forms[2] = {
+      MAIN("() -> (tensor<2x2xi32>, tensor<2x2xi32>)",
+           "    %x = stablehlo.constant dense<[[3, 1, 3, 2], [0, 5, 4, 5]]> : tensor<2x4xi32>\n"
+           "    %v, %i = chlo.top_k(%x, k = 2) : tensor<2x4xi32> -> (tensor<2x2xi32>, tensor<2x2xi32>)\n"
+           "    return %v, %i : tensor<2x2xi32>, tensor<2x2xi32>\n"),
+      MAIN("() -> (tensor<2x2xi32>, tensor<2x2xi32>)",
+           "    %x = stablehlo.constant dense<[[3, 1, 3, 2], [0, 5, 4, 5]]> : tensor<2x4xi32>\n"
+           "    %r:2 = \"chlo.top_k\"(%x) {k = 2 : i64} : (tensor<2x4xi32>) -> (tensor<2x2xi32>, tensor<2x2xi32>)\n"
+           "    return %r#0, %r#1 : tensor<2x2xi32>, tensor<2x2xi32>\n")};
+  const int32_t want_v[4] = {3, 3, 5, 5}, want_i[4] = {0, 2, 1, 3};
+  for (int f = 0; f < 2; f++) {
+    HloBuffer *r = run_mlir(ctx, forms[f], NULL, 0);
+    ck_assert_int_eq(hlo_buffer_tuple_size(r), 2);
+    HloBuffer *v = NULL, *i = NULL;
+    ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, 0, &v), HLO_OK);
+    ck_assert_int_eq(hlo_buffer_tuple_element(ctx, r, 1, &i), HLO_OK);
+    const int32_t *vv = hlo_buffer_data(v), *iv = hlo_buffer_data(i);
+    for (int k = 0; k < 4; k++) {
+      ck_assert_int_eq(vv[k], want_v[k]);
+      ck_assert_int_eq(iv[k], want_i[k]);
+    }
+    hlo_buffer_free(v);
+    hlo_buffer_free(i);
+    hlo_buffer_free(r);
+  }
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
 /* CHLO decompositions, exactly: next_after's neighbours are IEEE bit
  * patterns worked out by hand (one ulp of 1.0f is 2^-23: 0x3F800001 above,
  * 0x3F7FFFFF below; from zero toward -1 the smallest negative subnormal);
@@ -403,7 +439,7 @@ int main(void) {
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree}},
     {"literals", {dense_literals}},
-    {"values", {values_end_to_end, chlo_exact}},
+    {"values", {values_end_to_end, chlo_exact, top_k_forms}},
     {"errors", {errors_positioned}},
     {"testfiles", {test_files}},
     {"hostile", {hostile_input}},
