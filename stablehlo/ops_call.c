@@ -211,9 +211,8 @@ static int op_custom_call(Lower *C, ShOp *op) {
     if (mbc->val->kind != SHN_DICT) sh_fail(C, mbc->val, "stablehlo.custom_call: mhlo.backend_config must be a dictionary");
     if (bc && bc->val && !(sh_is(C, bc->val, SH_STRING, NULL) && (sh_string(C, bc->val, &n), n == 0)))
       sh_fail(C, bc->val, "stablehlo.custom_call: both backend_config and mhlo.backend_config are given");
-    if (api != 1)
-      sh_fail(C, mbc->val, "stablehlo.custom_call: mhlo.backend_config needs api_version 1 (it becomes the typed FFI's), got %lld",
-              (long long)api);
+    static const char needs1[] = "stablehlo.custom_call: mhlo.backend_config needs api_version 1 (it becomes the typed FFI's), got %lld";
+    if (api != 1) sh_fail(C, mbc->val, needs1, (long long)api);
     api = 4;
     bc = mbc;
   }
