@@ -4,9 +4,11 @@
 # replaying a 512 MiB snapshot (bench/snapshot.py, written to $TMPDIR and
 # deleted), then the reduction of the planted-NaN module (bench/reduce.py:
 # candidates tried, time), then what --reference and --reference-precision
-# f64 cost against a plain run of the same workload (bench/diverge.py).
+# f64 cost against a plain run of the same workload (bench/diverge.py), then
+# the StableHLO front end against the HLO text parser on the same modules
+# (bench/stablehlo.py: the time ratio).
 EXTRA_DIST += bench/run.py bench/snapshot.py bench/big_snapshot.py bench/reduce.py \
-	bench/diverge.py \
+	bench/diverge.py bench/stablehlo.py \
 	bench/ops/argmax_rows.hlo \
 	bench/ops/cumsum_rows.hlo \
 	bench/ops/depthwise_conv.hlo \
@@ -41,4 +43,5 @@ bench: all bench/fma_peak$(EXEEXT)
 	/usr/bin/python3 $(srcdir)/bench/snapshot.py ./hlorun
 	/usr/bin/python3 $(srcdir)/bench/reduce.py ./hlorun
 	/usr/bin/python3 $(srcdir)/bench/diverge.py ./hlorun --dir $(BENCH_DIR)
+	/usr/bin/python3 $(srcdir)/bench/stablehlo.py ./hlorun
 .PHONY: bench

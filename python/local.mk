@@ -25,4 +25,5 @@ TESTS += tests/python/run-pytest.sh
 dist_noinst_SCRIPTS += tests/python/run-pytest.sh
 EXTRA_DIST += tests/python/conftest.py tests/python/test_dtypes.py tests/python/test_run.py \
 	tests/python/test_reduce.py tests/python/test_diverge.py tests/python/test_keep.py \
-	tests/python/test_handlers.py tests/python/test_callbacks.py tests/python/test_golden.py tests/python/test_cli_equal.py
+	tests/python/test_handlers.py tests/python/test_callbacks.py tests/python/test_golden.py tests/python/test_cli_equal.py \
+	tests/python/test_stablehlo.py

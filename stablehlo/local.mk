@@ -43,3 +43,10 @@ tests_check_stablehlo_sample_SOURCES = tests/check_stablehlo_sample.c
 tests_check_stablehlo_sample_CFLAGS = $(TEST_CFLAGS) -DSHS_SRCDIR='"$(abs_srcdir)"'
 tests_check_stablehlo_sample_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/stablehlo/sample tests/stablehlo/cannot-pass.txt tests/stablehlo/LICENSE tests/stablehlo/NOTICE
+
+# JAX's exported CPU linear-algebra modules (tests/stablehlo/jax: converted
+# once from JAX's back-compat test data by convert.py, with JAX's license)
+# against their recorded outputs and the list of those that cannot pass.
+TESTS += tests/stablehlo/jax/run.sh
+dist_noinst_SCRIPTS += tests/stablehlo/jax/run.sh
+EXTRA_DIST += tests/stablehlo/jax

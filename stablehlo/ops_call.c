@@ -199,13 +199,29 @@ static int op_custom_call(Lower *C, ShOp *op) {
   static const char *const apis[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
                                      "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
   if (api < 0 || api > 4) sh_fail(C, op->node, "stablehlo.custom_call: unknown api_version %lld", (long long)api);
+  ShAttr *bc = sh_attr(op, "backend_config");
+  /* JAX's typed-FFI calls (jax.ffi, jaxlib's LAPACK): api_version 1 and the
+   * attributes in mhlo.backend_config, which XLA's legalization
+   * (fixupMhloBackendConfig) turns into api_version 4 with that dictionary
+   * as backend_config; it refuses one beside a non-empty backend_config or
+   * another api_version. */
+  ShAttr *mbc = sh_attr(op, "mhlo.backend_config");
+  if (mbc && mbc->val) {
+    size_t n = 0;
+    if (mbc->val->kind != SHN_DICT) sh_fail(C, mbc->val, "stablehlo.custom_call: mhlo.backend_config must be a dictionary");
+    if (bc && bc->val && !(sh_is(C, bc->val, SH_STRING, NULL) && (sh_string(C, bc->val, &n), n == 0)))
+      sh_fail(C, bc->val, "stablehlo.custom_call: both backend_config and mhlo.backend_config are given");
+    static const char needs1[] = "stablehlo.custom_call: mhlo.backend_config needs api_version 1 (it becomes the typed FFI's), got %lld";
+    if (api != 1) sh_fail(C, mbc->val, needs1, (long long)api);
+    api = 4;
+    bc = mbc;
+  }
   HlcText b = {0};
   hlc_text_puts(&b, ", custom_call_target=\"");
   put_escaped(&b, target, tn);
   hlc_text_puts(&b, "\"");
   if (api != 1) hlc_text_printf(&b, ", api_version=%s", apis[api]);
   if (sh_attr_bool(C, op, "has_side_effect", false)) hlc_text_puts(&b, ", custom_call_has_side_effect=true");
-  ShAttr *bc = sh_attr(op, "backend_config");
   if (bc && bc->val) {
     if (sh_is(C, bc->val, SH_STRING, NULL)) {
       size_t n;

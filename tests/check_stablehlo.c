@@ -346,6 +346,39 @@ START_TEST(errors_positioned) {
 }
 END_TEST
 
+/* JAX's typed-FFI calls: api_version 1 (or none) with the attributes in
+ * mhlo.backend_config become api_version 4 with that dictionary as the
+ * backend_config (XLA's fixupMhloBackendConfig); an empty string
+ * backend_config beside it is allowed, anything else is an error. */
+#define POTRF(attrs) MAIN("(%a: tensor<2x2xf32>) -> tensor<2x2xf32>", \
+  "    %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {" attrs "} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<i32>)\n" \
+  "    return %0#0 : tensor<2x2xf32>\n")
+START_TEST(mhlo_backend_config) {
+  const char *ok[] = {POTRF("mhlo.backend_config = {uplo = 76 : ui8}"),
+                      POTRF("api_version = 1 : i32, backend_config = \"\", mhlo.backend_config = {uplo = 76 : ui8}")};
+  for (size_t i = 0; i < 2; i++) {
+    char *t = hlo_of(ok[i]);
+    HAS(t, "custom_call_target=\"lapack_spotrf_ffi\", api_version=API_VERSION_TYPED_FFI");
+    HAS(t, "backend_config={uplo = 76 : ui8}");
+    free(t);
+  }
+  struct { const char *mlir; const char *want; } bad[] = {
+    {POTRF("api_version = 2 : i32, mhlo.backend_config = {uplo = 76 : ui8}"),
+     "t.mlir:3:103: error: stablehlo.custom_call: mhlo.backend_config needs api_version 1 (it becomes the typed FFI's), got 2"},
+    {POTRF("backend_config = \"x\", mhlo.backend_config = {uplo = 76 : ui8}"),
+     "t.mlir:3:75: error: stablehlo.custom_call: both backend_config and mhlo.backend_config are given"},
+    {POTRF("mhlo.backend_config = \"uplo\""),
+     "t.mlir:3:80: error: stablehlo.custom_call: mhlo.backend_config must be a dictionary"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char *e = error_of(bad[i].mlir, strlen(bad[i].mlir));
+    ck_assert_msg(e != NULL, "case %zu translated", i);
+    ck_assert_msg(strcmp(e, bad[i].want) == 0, "case %zu: got\n%s\nwant\n%s", i, e, bad[i].want);
+    free(e);
+  }
+}
+END_TEST
+
 START_TEST(test_files) {
   char path[] = "/tmp/check_stablehlo.XXXXXX";
   int fd = mkstemp(path);
@@ -437,7 +470,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("stablehlo");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
-    {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree}},
+    {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config}},
     {"literals", {dense_literals}},
     {"values", {values_end_to_end, chlo_exact, top_k_forms}},
     {"errors", {errors_positioned}},

@@ -6,6 +6,7 @@ were made (a later binding of a target replaces an earlier one). Contexts are
 kept per thread count, since the library fixes it per context.
 """
 import os
+import re
 import sys
 import threading
 
@@ -361,16 +362,31 @@ def reduce(module, inputs, predicate, focus="root", max_candidates=0, timeout=0.
                               timeout)
 
 
+# How MLIR text (StableHLO, MHLO, CHLO: what jax.jit(f).lower(x).as_text()
+# prints) begins, after blanks and // comments: the C loader's test
+# (shlo_looks_like_mlir), so a one-line "module {...}" is text while a path
+# such as "module.mlir" stays a path.
+_MLIR_START = re.compile(r'(?:\s|//[^\n]*)*(?:module(?:[ \t\n{]|$)|func\.func|"func\.func"|'
+                         r'"builtin\.module"|#)')
+
+
+def _is_text(source):
+    if isinstance(source, bytes):
+        return True
+    return isinstance(source, str) and ("HloModule" in source or "ENTRY" in source or
+                                        "\n" in source or _MLIR_START.match(source) is not None)
+
+
 def load(source, name=None):
-    """Parse an HLO module from a file path or from HLO text (anything holding
-    "HloModule" or "ENTRY", or bytes). name: what messages call the text
+    """Parse a module from a file path or from module text, or bytes: HLO text
+    (anything holding "HloModule" or "ENTRY") or MLIR text in StableHLO, MHLO
+    or CHLO (holding "module", "func.func" or "stablehlo."), which runs as the
+    HLO module XLA translates it to. name: what messages call the text
     (default "<string>"). Parse errors raise Error with FILE:LINE:COL."""
     c = _context()
     out = ffi.new("HloModule **")
     with c.lock:
-        if isinstance(source, bytes) or (isinstance(source, str) and
-                                         ("HloModule" in source or "ENTRY" in source or
-                                          "\n" in source)):
+        if _is_text(source):
             data = source.encode() if isinstance(source, str) else source
             label = name or "<string>"
             check(c.ptr, lib.hlo_module_parse(c.ptr, data, len(data), label.encode(), out),
