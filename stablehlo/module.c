@@ -210,8 +210,19 @@ static void collect(Lower *C, ShNode *chunk, ShNode **module_op) {
       for (ShNode *x = k->kids; x; x = x->next)
         if (x->kind == SHN_REGION) r = x;
       if (!r || r->nkids != 1) sh_fail(C, k, "module: expected one region");
+      /* After its region a module has at most its location, loc(...). */
+      ShNode *after = r->next;
+      if (after && sh_is(C, after, SH_BAREID, "loc") && after->next && after->next->kind == SHN_PAREN)
+        after = after->next->next;
+      if (after) sh_fail(C, after, "unexpected text after the module's closing brace");
       ops = r->kids;
     }
+  /* Beside a module only attribute aliases (#loc = ...): anything else
+   * would be dropped silently. */
+  for (ShNode *k = chunk->kids; *module_op && k; k = k->next)
+    if (k != *module_op && k->name.kind != SH_ALIAS)
+      sh_fail(C, k, "'%.*s' outside the module (a part holds one module and attribute aliases)",
+              (int)(k->name.len ? k->name.len : 1), C->src + k->name.off);
   int nf = 0, na = 0;
   for (ShNode *k = ops->kids; k; k = k->next) nf++;
   for (ShNode *k = chunk->kids; k; k = k->next) na++;

@@ -335,6 +335,13 @@ START_TEST(errors_positioned) {
      "t.mlir:3:34: error: dense literal has 3 elements; its type has 2"},
     {MAIN("() -> tensor<i8>", "    %0 = stablehlo.constant dense<300> : tensor<i8>\n    return %0 : tensor<i8>\n"),
      "t.mlir:3:35: error: 300 is out of range for s8"},
+    /* Text after the module's closing brace (line 7) was dropped; a second
+     * function outside the module too. */
+    {MAIN("() -> tensor<f32>", "    %0 = stablehlo.constant dense<1.0> : tensor<f32>\n    return %0 : tensor<f32>\n") "x junk\n",
+     "t.mlir:7:1: error: unexpected text after the module's closing brace"},
+    {MAIN("() -> tensor<f32>", "    %0 = stablehlo.constant dense<1.0> : tensor<f32>\n    return %0 : tensor<f32>\n")
+     "func.func @g() {\n  return\n}\n",
+     "t.mlir:7:1: error: 'func.func' outside the module"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *e = error_of(cases[i].mlir, strlen(cases[i].mlir));
