@@ -131,8 +131,17 @@ HloStatus hli_load_partition_argument(HloCtx *ctx, const char *path, int part, i
  * HLI_SUB_NONE ones go; root is the ROOT. NULL with *why set. Used by
  * hlo_module_extract_around and the reducer (reduce.c). */
 enum { HLI_SUB_NONE, HLI_SUB_KEEP, HLI_SUB_CUT };
+/* How a sub-module is written (NULL: every cut a parameter, attributes as
+ * they are): lit, indexed like role, the literal text of a cut value that
+ * becomes a constant instead (NULL entries stay parameters); drop, the
+ * attributes left out (HLP_DROP_* of ir/print.h). */
+typedef struct HliSubOpts {
+  const char *const *lit;
+  unsigned drop;
+} HliSubOpts;
 char *hli_submodule_text(const HloModule *m, const HloInstr *root, const unsigned char *role,
-                         const HloInstr ***cut, int *ncut, const char **why);
+                         const HliSubOpts *so, const HloInstr ***cut, int *ncut,
+                         const char **why);
 
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)

@@ -289,18 +289,19 @@ static char *around_text(const HloModule *m, const HloInstr *ins, int depth, con
   *ncut = 0;
   unsigned char *role = around_roles(ins, depth);
   if (!role) return NULL;
-  char *out = hli_submodule_text(m, ins, role, cut, ncut, why);
+  char *out = hli_submodule_text(m, ins, role, NULL, cut, ncut, why);
   free(role);
   return out;
 }
 
 char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned char *role,
-                         const HloInstr ***cut, int *ncut, const char **why) {
+                         const HliSubOpts *so, const HloInstr ***cut, int *ncut,
+                         const char **why) {
   *why = "out of memory";
   *cut = NULL;
   *ncut = 0;
   const HloComputation *c = ins->parent;
-  char *text = hlp_print(m, NULL);
+  char *text = hlp_print_dropping(m, NULL, so ? so->drop : 0);
   const HloInstr **cv = malloc(((size_t)c->ninstrs + 1) * sizeof *cv);
   const HloComputation **called = NULL;
   bool *live = NULL;
@@ -351,6 +352,11 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned
         continue;
       }
       if (!shape_span(after, iend, u, &shape, &shape_n)) goto done;
+      if (so && so->lit && so->lit[i]) {
+        hlc_text_printf(&b, "  %%%s = %.*s constant(%s)\n", u->name, (int)shape_n, shape,
+                        so->lit[i]);
+        continue;
+      }
       hlc_text_printf(&b, "  %%%s = %.*s parameter(%d)\n", u->name, (int)shape_n, shape, (int)n);
       cv[n++] = u;
       continue;

@@ -7,13 +7,18 @@
  * instructions of that computation: its module (hli_submodule_text, as
  * --extract cuts) has the focus as ROOT, the kept instructions of its
  * operand cone, constants, and every other value it reads as a parameter
- * fed by the value it had. The search is fixed (deterministic): the whole
+ * fed by the value it had, or a constant holding it when it has at most
+ * CONST_MAX elements (printed exactly: XLA's round-trip form, NaN payloads
+ * and infinities included). The search is fixed (deterministic): the whole
  * cone, then the cone within 0, 1, 2, 4, ... operand steps (big cuts
- * first), then ddmin over the kept instructions.
+ * first), then ddmin over the kept instructions, then the attributes that
+ * may not matter (metadata, frontend_attributes, backend_config but a
+ * custom call's) left out, all together and one kind at a time.
  *
  * Not here: the conditions themselves (the caller's predicate), writing
  * the case directory. */
 #include "interp/api.h"
+#include "ir/print.h"
 #include "parser/parser.h"
 #include <limits.h>
 #include <stdio.h>
@@ -141,6 +146,29 @@ static int capture_event(const HloEvent *e, void *user) {
   return 0;
 }
 
+/* ---- Small cut values as constants ---- */
+
+/* A cut value with at most this many elements becomes a constant: the case
+ * is one self-contained module, still short enough to read. */
+enum { CONST_MAX = 16 };
+
+/* The literal text of ins's value b (as inside constant(...)), or NULL when
+ * it stays a parameter: a tuple, a token, a dynamic shape, more than
+ * CONST_MAX elements. */
+static char *literal_text(const HloInstr *ins, const HloBuffer *b) {
+  const HloShape *sh = &ins->shape;
+  if (!b || sh->dtype == HLO_TUPLE || sh->dtype == HLO_TOKEN || sh->dynamic ||
+      hlo_buffer_tuple_size(b) > 0 || hlc_dtype_from_xla_code((int)hlo_buffer_type(b)) != sh->dtype)
+    return NULL;
+  int64_t n = hlp_shape_elements(sh);
+  if (n > CONST_MAX || hlo_buffer_num_elements(b) != n) return NULL;
+  HloLiteral l = {.shape = sh, .data = (void *)hlo_buffer_data(b), .nbytes = hlo_buffer_nbytes(b)};
+  HlcText t = {0};
+  hlp_print_literal(&t, &l);
+  if (t.oom || !t.p) { hlc_text_free(&t); return NULL; }
+  return t.p;
+}
+
 /* ---- Candidates ---- */
 
 typedef struct Search {
@@ -149,6 +177,8 @@ typedef struct Search {
   const HloComputation *c;
   const HloInstr *root;
   HloBuffer **vals;
+  char **lits;               /* per instruction: literal_text of its value, or NULL */
+  unsigned drop;             /* attributes left out (HLP_DROP_*) */
   HloReducePredicate pred;
   void *user;
   const HloReduceOptions *o;
@@ -158,6 +188,7 @@ typedef struct Search {
   int32_t *dist;
   const HloInstr **queue;
   unsigned char *best;       /* roles of the smallest candidate that held */
+  unsigned best_drop;        /* and its attributes left out */
   bool stop;                 /* pred asked to stop, or out of memory */
 } Search;
 
@@ -189,23 +220,24 @@ static int cone(Search *s, const unsigned char *keep, int depth, unsigned char *
   return kept;
 }
 
-static uint64_t hash_roles(const unsigned char *role, int32_t n) {
-  uint64_t h = 1469598103934665603ull;
+static uint64_t hash_roles(const unsigned char *role, int32_t n, unsigned drop) {
+  uint64_t h = (1469598103934665603ull ^ drop) * 1099511628211ull;
   for (int32_t i = 0; i < n; i++) h = (h ^ role[i]) * 1099511628211ull;
   return h;
 }
 
 /* Build the candidate of role: its module and inputs (borrowed from vals).
  * NULL module when it cannot be built (a value that never ran). */
-static HloStatus build(Search *s, const unsigned char *role, HloModule **mod, HloBuffer ***in,
-                       int *n) {
+static HloStatus build(Search *s, const unsigned char *role, unsigned drop, HloModule **mod,
+                       HloBuffer ***in, int *n) {
   *mod = NULL;
   *in = NULL;
   *n = 0;
   const HloInstr **cut = NULL;
   int ncut = 0;
   const char *why;
-  char *text = hli_submodule_text(s->m, s->root, role, &cut, &ncut, &why);
+  HliSubOpts so = {.lit = (const char *const *)s->lits, .drop = drop};
+  char *text = hli_submodule_text(s->m, s->root, role, &so, &cut, &ncut, &why);
   if (!text) return hli_api_fail(s->ctx, HLO_ERROR, "reduce: cannot cut the module: %s", why);
   HloBuffer **v = malloc(((size_t)ncut + 1) * sizeof *v);
   bool ok = v != NULL;
@@ -230,7 +262,7 @@ static HloStatus build(Search *s, const unsigned char *role, HloModule **mod, Hl
 static int try_roles(Search *s, const unsigned char *role) {
   int32_t n = s->c->ninstrs;
   if (s->stop || s->tried >= s->max) return 0;
-  uint64_t h = hash_roles(role, n);
+  uint64_t h = hash_roles(role, n, s->drop);
   for (int i = 0; i < s->nseen; i++)
     if (s->seen[i] == h) return 0;
   if (s->nseen == s->capseen) {
@@ -244,7 +276,7 @@ static int try_roles(Search *s, const unsigned char *role) {
   HloModule *mod;
   HloBuffer **in;
   int nin;
-  if (build(s, role, &mod, &in, &nin) != HLO_OK) { s->stop = true; return 0; }
+  if (build(s, role, s->drop, &mod, &in, &nin) != HLO_OK) { s->stop = true; return 0; }
   if (!mod) return 0;
   int size = count_instrs(mod);
   int r = s->pred(mod, in, nin, s->user);
@@ -254,7 +286,8 @@ static int try_roles(Search *s, const unsigned char *role) {
   if (r < 0) s->stop = true;
   /* Every candidate is a cut of the current one: one that holds replaces it. */
   if (r > 0) {
-    memcpy(s->best, role, (size_t)n);
+    if (role != s->best) memcpy(s->best, role, (size_t)n);
+    s->best_drop = s->drop;
     s->best_size = size;
   }
   if (s->o->progress) s->o->progress(s->user, s->tried, s->best_size);
@@ -311,6 +344,13 @@ static HloStatus search(Search *s) {
     if (try_roles(s, role)) break;
   }
   ddmin(s, role, list);
+  /* Attributes: all three kinds at once, else one at a time. */
+  static const unsigned drops[] = {HLP_DROP_METADATA | HLP_DROP_FRONTEND | HLP_DROP_BACKEND,
+                                   HLP_DROP_METADATA, HLP_DROP_FRONTEND, HLP_DROP_BACKEND};
+  for (size_t k = 0; k < sizeof drops / sizeof *drops && s->best_drop != drops[0]; k++) {
+    s->drop = s->best_drop | drops[k];
+    if (s->drop != s->best_drop) try_roles(s, s->best);
+  }
 out:
   free(role);
   free(list);
@@ -326,6 +366,11 @@ out:
 static void free_vals(HloBuffer **v, int32_t n) {
   for (int32_t i = 0; v && i < n; i++) hlo_buffer_free(v[i]);
   free(v);
+}
+
+static void free_lits(char **l, int32_t n) {
+  for (int32_t i = 0; l && i < n; i++) free(l[i]);
+  free(l);
 }
 
 /* Search the computation of focus at its run-th run; s->best_size 0 when
@@ -348,8 +393,12 @@ static HloStatus reduce_at(Search *s, HloBuffer *const *in, int n, const HloInst
     return k.failed ? HLO_NOMEM : HLO_OK;
   }
   s->vals = k.vals;
+  s->lits = calloc((size_t)s->c->ninstrs + 1, sizeof *s->lits);
+  if (!s->lits) return HLO_NOMEM;
+  for (int32_t i = 0; i < s->c->ninstrs; i++) s->lits[i] = literal_text(s->c->instrs[i], k.vals[i]);
   free(s->best);
   s->best = NULL;
+  s->drop = s->best_drop = 0;
   return search(s);
 }
 
@@ -392,7 +441,9 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
   /* The focus's cone alone loses the condition: the whole ENTRY, cut down. */
   if (st == HLO_OK && s.best_size == 0 && !s.stop && focus != m->entry->root) {
     free_vals(s.vals, s.c->ninstrs);
+    free_lits(s.lits, s.c->ninstrs);
     s.vals = NULL;
+    s.lits = NULL;
     focus = m->entry->root;
     run = 0;
     st = reduce_at(&s, inputs, n, focus, run);
@@ -408,7 +459,7 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
     /* The smallest candidate, built again and checked once more. */
     HloBuffer **in = NULL;
     int nin = 0;
-    st = build(&s, s.best, &out->module, &in, &nin);
+    st = build(&s, s.best, s.best_drop, &out->module, &in, &nin);
     if (st == HLO_OK && !out->module) st = hli_api_fail(ctx, HLO_ERROR, "reduce: cannot rebuild");
     int r = st == HLO_OK ? pred(out->module, in, nin, user) : 0;
     s.tried += st == HLO_OK;
@@ -431,6 +482,7 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
   }
   out->tried = s.tried;
   free_vals(s.vals, s.c ? s.c->ninstrs : 0);
+  free_lits(s.lits, s.c ? s.c->ninstrs : 0);
   free(s.best);
   free(s.seen);
   if (st != HLO_OK) {

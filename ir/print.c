@@ -226,11 +226,23 @@ static void print_attr(HlcText *b, const HloAttr *a, const HloInstr *ins) {
 
 /* calls: a computation to print as calls= among the called computations
  * (async sugar lowered to the explicit form), or NULL. */
+/* Is a left out under drop (HLP_DROP_*)? backend_config stays on custom
+ * calls: their handlers read it. */
+static bool dropped(const HloAttr *a, const HloInstr *ins, unsigned drop) {
+  if (!ins || !drop) return false;
+  if ((drop & HLP_DROP_METADATA) && strcmp(a->name, "metadata") == 0) return true;
+  if ((drop & HLP_DROP_CONTROL) && strcmp(a->name, "control-predecessors") == 0) return true;
+  if ((drop & HLP_DROP_FRONTEND) && strcmp(a->name, "frontend_attributes") == 0) return true;
+  return (drop & HLP_DROP_BACKEND) && ins->op != HLO_OP_CUSTOM_CALL &&
+         strcmp(a->name, "backend_config") == 0;
+}
+
 static void print_attrs(HlcText *b, const HloAttr *a, int32_t n, bool ordered,
-                        const HloComputation *calls, const HloInstr *ins) {
+                        const HloComputation *calls, const HloInstr *ins, unsigned drop) {
   for (int r = 0; r <= (ordered ? 9 : 0); r++) {
     for (int32_t i = 0; i < n; i++)
-      if (!ordered || attr_rank(a[i].name) == r) print_attr(b, &a[i], ins);
+      if ((!ordered || attr_rank(a[i].name) == r) && !dropped(&a[i], ins, drop))
+        print_attr(b, &a[i], ins);
     if (r == 1 && calls) {
       hlc_text_puts(b, ", calls=%");
       hlc_text_puts(b, calls->name);
@@ -238,9 +250,12 @@ static void print_attrs(HlcText *b, const HloAttr *a, int32_t n, bool ordered,
   }
 }
 
-static void print_instr(HlcText *b, const HloInstr *ins) {
-  hlc_text_puts(b, ins->is_root ? "  ROOT %" : "  %");
-  hlc_text_puts(b, ins->name);
+/* ins as written, or (name non-NULL) under another name, ROOT or not, its
+ * operands named by opnames, without control-predecessors. */
+static void print_instr_as(HlcText *b, const HloInstr *ins, unsigned drop, const char *name,
+                           bool root, const char *const *opnames) {
+  hlc_text_puts(b, (name ? root : ins->is_root) ? "  ROOT %" : "  %");
+  hlc_text_puts(b, name ? name : ins->name);
   hlc_text_puts(b, " = ");
   print_shape(b, &ins->shape, 1);
   hlc_text_puts(b, " ");
@@ -253,7 +268,7 @@ static void print_instr(HlcText *b, const HloInstr *ins) {
   } else {
     for (int32_t i = 0; i < ins->nops; i++) {
       hlc_text_puts(b, i ? ", %" : "%");
-      hlc_text_puts(b, ins->ops[i]->name);
+      hlc_text_puts(b, name ? opnames[i] : ins->ops[i]->name);
     }
   }
   hlc_text_puts(b, ")");
@@ -265,11 +280,22 @@ static void print_instr(HlcText *b, const HloInstr *ins) {
     for (int32_t i = 0; i < ins->nattrs; i++) has_calls |= strcmp(ins->attrs[i].name, "calls") == 0;
     if (!has_calls && ins->ncalled) calls = ins->called[0].comp;
   }
-  print_attrs(b, ins->attrs, ins->nattrs, true, calls, ins);
+  print_attrs(b, ins->attrs, ins->nattrs, true, calls, ins,
+              drop | (name ? HLP_DROP_CONTROL : 0));
   hlc_text_puts(b, "\n");
 }
 
-static void print_comp(HlcText *b, const HloComputation *c) {
+void hlp_print_instr_as(HlcText *b, const HloInstr *ins, const char *name, bool root,
+                        const char *const *opnames) {
+  print_instr_as(b, ins, 0, name, root, opnames);
+}
+
+typedef struct Hook {
+  HlpInstrHook fn;
+  void *user;
+} Hook;
+
+static void print_comp(HlcText *b, const HloComputation *c, unsigned drop, const Hook *h) {
   hlc_text_puts(b, c->is_entry ? "ENTRY %" : "%");
   hlc_text_puts(b, c->name);
   hlc_text_puts(b, " (");
@@ -282,7 +308,9 @@ static void print_comp(HlcText *b, const HloComputation *c) {
   hlc_text_puts(b, ") -> ");
   print_shape(b, &c->root->shape, 0);
   hlc_text_puts(b, " {\n");
-  for (int32_t i = 0; i < c->ninstrs; i++) print_instr(b, c->instrs[i]);
+  for (int32_t i = 0; i < c->ninstrs; i++)
+    if (!h->fn || !h->fn(b, c->instrs[i], h->user))
+      print_instr_as(b, c->instrs[i], drop, NULL, false, NULL);
   hlc_text_puts(b, "}");
   if (c->execution_thread) {
     hlc_text_puts(b, ", execution_thread=\"");
@@ -293,16 +321,27 @@ static void print_comp(HlcText *b, const HloComputation *c) {
 }
 
 char *hlp_print(const HloModule *m, size_t *len) {
+  return hlp_print_hooked(m, len, 0, NULL, NULL, NULL);
+}
+
+char *hlp_print_dropping(const HloModule *m, size_t *len, unsigned drop) {
+  return hlp_print_hooked(m, len, drop, NULL, NULL, NULL);
+}
+
+char *hlp_print_hooked(const HloModule *m, size_t *len, unsigned drop, HlpInstrHook fn,
+                       void *user, const bool *skip) {
+  Hook h = {fn, user};
   HlcText b = {0};
   hlc_text_puts(&b, "HloModule ");
   hlc_text_puts(&b, m->name);
-  print_attrs(&b, m->attrs, m->nattrs, false, NULL, NULL);
+  print_attrs(&b, m->attrs, m->nattrs, false, NULL, NULL, 0);
   hlc_text_puts(&b, "\n\n");
   if (m->stack_frames_text) {
     hlc_text_puts(&b, m->stack_frames_text);
     hlc_text_puts(&b, "\n");
   }
-  for (int32_t i = 0; i < m->ncomps; i++) print_comp(&b, m->comps[i]);
+  for (int32_t i = 0; i < m->ncomps; i++)
+    if (!skip || !skip[i]) print_comp(&b, m->comps[i], drop, &h);
   if (b.oom) { free(b.p); return NULL; }
   if (len) *len = b.n;
   return b.p;

@@ -42,6 +42,21 @@ def instrs(case):
     return [l for l in open(os.path.join(t, case, 'module.hlo')) if re.match(r'\s+(ROOT )?%\S+ = ', l)]
 def inputs(case):
     return sorted(f for f in os.listdir(os.path.join(t, case)) if f.startswith('in'))
+def f32_bits(tok):
+    # one element as XLA's round-trip form writes it: nan, -nan, nan(0xPAYLOAD), inf
+    m = re.fullmatch(r'(-?)nan(?:\(0x([0-9a-f]+)\))?', tok)
+    if m:
+        return (0x80000000 if m.group(1) else 0) | 0x7f800000 | int(m.group(2) or '400000', 16)
+    return int(np.array([float(tok)], np.float32).view(np.uint32)[0])
+def consts(case):
+    # the f32 constants of the case, by name, as arrays (from their literal text)
+    out = {}
+    for l in instrs(case):
+        m = re.match(r'\s+(?:ROOT )?%(\S+) = f32\[[0-9,]*\]\S* constant\((.*)\)$', l)
+        if m:
+            toks = [x for x in re.split(r'[{},\s]+', m.group(2)) if x]
+            out[m.group(1)] = np.array([f32_bits(x) for x in toks], np.uint32).view(np.float32)
+    return out
 f32 = np.float32
 $2
 PYEOF
@@ -64,18 +79,20 @@ replays() {
 run nan 0 --reduce nan -o "$tmp/nan" "$tmp/nan.hlo" "$tmp/x.npy" &&
   has nan-summary "$tmp/err" "reduce: .*nan.hlo: 20[0-9] -> [0-9]+ instructions, [0-9]+ candidates tried, [0-9.]+ s; focus lg \(run 3\)"
 has nan-progress "$tmp/err" "^reduce: [0-9]+ candidates tried, smallest [0-9]+ instructions"
+# u has 8 elements (at most 16): it is a constant in the module, no input.
 check nan-case "
 n = len(instrs('nan'))
 assert n <= 12, n
-assert any(' log(' in l for l in instrs('nan')), instrs('nan')
-u = np.load(t + '/nan/in0.npy')
-assert inputs('nan') == ['in0.npy'], inputs('nan')
+lg = [l for l in instrs('nan') if ' log(' in l]
+assert len(lg) == 1, instrs('nan')
+u = consts('nan')[re.search(r'log\\(%(\\S+)\\)', lg[0]).group(1)]
+assert inputs('nan') == [], inputs('nan')
 assert np.allclose(u, np.load(t + '/u3.npy'), rtol=1e-6, atol=0), (u, np.load(t + '/u3.npy'))
 assert (u < 0).all(), u"
 replays nan-replays nan 2 "check-nan: lg \(log\) produced 8 NaN"
 # Deterministic: the same input, the same case (module and values).
 run nan-again 0 --reduce nan -o "$tmp/nan2" "$tmp/nan.hlo" "$tmp/x.npy"
-cmp -s "$tmp/nan/module.hlo" "$tmp/nan2/module.hlo" && cmp -s "$tmp/nan/in0.npy" "$tmp/nan2/in0.npy" &&
+cmp -s "$tmp/nan/module.hlo" "$tmp/nan2/module.hlo" && [ -z "$(ls "$tmp/nan2" | grep '^in')" ] &&
   echo "ok: nan-deterministic" || fail "nan-deterministic: a second reduction wrote another case"
 
 # A handler that crashes only for operands below -10: c1 reads b = x, fine;
@@ -87,8 +104,9 @@ run crash 0 --reduce crash --isolate-custom-calls --custom-call "neg_crash=$lib"
 check crash-case "
 x = np.array([1, 2, 3, 4], f32)
 assert len(instrs('crash')) == 2, instrs('crash')
-assert 'custom-call(' in instrs('crash')[1] and 'neg_crash' in instrs('crash')[1], instrs('crash')
-assert np.array_equal(np.load(t + '/crash/in0.npy'), f32(3) - f32(4) * (x + f32(2) * x))"
+assert 'custom-call(%g)' in instrs('crash')[1] and 'neg_crash' in instrs('crash')[1], instrs('crash')
+assert inputs('crash') == [], inputs('crash')
+assert np.array_equal(consts('crash')['g'], f32(3) - f32(4) * (x + f32(2) * x))"
 [ -z "$(ls -d hlorun-crash-* 2>/dev/null)" ] && echo "ok: crash-no-litter" ||
   fail "crash-no-litter: the reducer's own crashes left hlorun-crash-* in $(pwd)"
 replays crash-replays crash 2 'custom-call target "neg_crash" crashed with signal 11'
@@ -99,8 +117,50 @@ run error 0 --reduce 'error=neg_fail: element [0-9]+ is -[0-9]+, below -10' \
 check error-case "
 x = np.array([1, 2, 3, 4], f32)
 assert len(instrs('error')) == 2 and 'neg_fail' in instrs('error')[1], instrs('error')
-assert np.array_equal(np.load(t + '/error/in0.npy'), f32(3) - f32(12) * x)"
+assert inputs('error') == [], inputs('error')
+assert np.array_equal(consts('error')['g'], f32(3) - f32(12) * x)"
 replays error-replays error 2 "neg_fail: element 0 is -9, below -10|neg_fail: element 1 is -21, below -10"
+
+# The rule for constants: a cut value of at most 16 elements becomes a
+# constant, printed so that it reads back bit for bit (NaN with its sign
+# and payload, infinities, -0, a denormal, 0.1); 17 elements stay an input.
+for n in 16 17; do
+  cat >"$tmp/exact$n.hlo" <<HLO
+HloModule exact$n
+
+ENTRY main {
+  x = f32[$n] parameter(0)
+  one = f32[] constant(1)
+  ones = f32[$n] broadcast(one), dimensions={}
+  k = f32[$n] multiply(x, ones)
+  e = f32[$n] exponential(k)
+  c = f32[$n] custom-call(k), custom_call_target="neg_fail", api_version=API_VERSION_STATUS_RETURNING
+  ROOT r = f32[$n] add(c, e)
+}
+HLO
+  "$py" -c "
+import numpy as np
+bits = [0xc1300000, 0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000, 0x80000000, 0x3dcccccd,
+        0x00000001, 0x7f7fffff, 0x7fc00001, 0xffc12345]
+x = np.array(bits, np.uint32).view(np.float32)
+x = np.concatenate([x, (np.arange($n - len(x), dtype=np.float32) + 1) / np.float32(3)])
+np.save('$tmp/xe$n.npy', x)"
+  run exact$n 0 --reduce 'error=element 0 is -11' --custom-call "neg_fail=$lib" \
+    -o "$tmp/exact$n" "$tmp/exact$n.hlo" "$tmp/xe$n.npy"
+done
+check exact16-constant "
+x = np.load(t + '/xe16.npy')
+l = instrs('exact16')
+assert len(l) == 2 and 'custom-call(%k)' in l[1], l
+assert inputs('exact16') == [], inputs('exact16')
+assert np.array_equal(consts('exact16')['k'].view(np.uint32), (x * f32(1)).view(np.uint32)), consts('exact16')"
+replays exact16-replays exact16 2 "neg_fail: element 0 is -11, below -10"
+check exact17-input "
+x = np.load(t + '/xe17.npy')
+l = instrs('exact17')
+assert len(l) == 2 and 'parameter(0)' in l[0] and 'custom-call(%k)' in l[1], l
+assert inputs('exact17') == ['in0.npy'], inputs('exact17')
+assert np.array_equal(np.load(t + '/exact17/in0.npy').view(np.uint32), (x * f32(1)).view(np.uint32))"
 
 # command=: a script that holds while the module still has a custom call
 # reading a value below -10 (in0.npy); the reducer keeps only what it needs.
@@ -117,17 +177,49 @@ run command-not-holding 2 --reduce "command=$tmp/has_call.sh" --custom-call "neg
 run command 0 --reduce "command=$tmp/has_call.sh" --isolate-custom-calls \
   --custom-call "neg_crash=$lib" -o "$tmp/cmd" "$d/crash.hlo" "$tmp/x4.npy"
 # ENTRY's ROOT stays (command= is about the whole module); what the crash
-# never let run (u) cannot be cut, what ran before it becomes inputs.
+# never let run (u) cannot be cut, what ran before it becomes constants
+# (4 elements each), so the case has no inputs.
 check command-case "
 x = np.array([1, 2, 3, 4], f32)
 l = instrs('cmd')
 assert any('neg_crash' in x for x in l), l
 assert len(l) == 6 and 'exponential' not in ''.join(l), l
-assert inputs('cmd') == ['in0.npy', 'in1.npy', 'in2.npy'], inputs('cmd')
-assert np.array_equal(np.load(t + '/cmd/in0.npy'), x + f32(1))
-assert np.array_equal(np.load(t + '/cmd/in1.npy'), f32(2) * x)
-assert np.array_equal(np.load(t + '/cmd/in2.npy'), f32(3) - f32(12) * x)"
+assert inputs('cmd') == [], inputs('cmd')
+c = consts('cmd')
+assert sorted(c) == ['a', 'g', 'h'], c
+assert np.array_equal(c['a'], x + f32(1))
+assert np.array_equal(c['h'], f32(2) * x)
+assert np.array_equal(c['g'], f32(3) - f32(12) * x)"
 (cd "$tmp" && sh "$tmp/cmd/command") && echo "ok: command-replays" || fail "command-replays: $tmp/cmd/command"
+
+# Attributes: those that do not change the outcome go (tried all at once,
+# then one kind at a time), a custom call's backend_config stays. Script
+# one holds while there is a subtract and the neg_fail call: every
+# metadata, frontend_attributes and the subtract's backend_config go.
+# Script two also wants the call's op_name: metadata stays, the rest goes.
+cat >"$tmp/attrs1.sh" <<'SH'
+#!/bin/sh
+grep -q ' subtract(' "$1/module.hlo" && grep -q 'neg_fail' "$1/module.hlo"
+SH
+cat >"$tmp/attrs2.sh" <<'SH'
+#!/bin/sh
+grep -q ' subtract(' "$1/module.hlo" && grep -q 'op_name="jit(f)/call"' "$1/module.hlo"
+SH
+chmod +x "$tmp/attrs1.sh" "$tmp/attrs2.sh"
+for k in 1 2; do
+  run attrs$k 0 --reduce "command=$tmp/attrs$k.sh" --custom-call "neg_fail=$lib" \
+    -o "$tmp/attrs$k" "$d/attrs.hlo" "$tmp/x4.npy"
+done
+check attrs-dropped "
+l = ''.join(instrs('attrs1'))
+assert ' subtract(' in l and 'backend_config=\"keep me\"' in l, l
+for a in ('metadata=', 'frontend_attributes=', 'backend_config={', 'backend_config=\"b\"'):
+    assert a not in l, (a, l)"
+check attrs-kept-when-needed "
+l = ''.join(instrs('attrs2'))
+assert 'op_name=\"jit(f)/call\"' in l and 'backend_config=\"keep me\"' in l, l
+for a in ('frontend_attributes=', 'backend_config={', 'backend_config=\"b\"'):
+    assert a not in l, (a, l)"
 
 # mismatch: the golden is 3 * g + 1 where the module computes r from c2 =
 # 2 * g (a wrong handler); x = {1,2,3,4} stays above the crash threshold
