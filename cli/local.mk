@@ -21,7 +21,7 @@ dist_man_MANS += doc/hlorun.1
 # observing runs (trace, check-nan, stats, dumps) and running one
 # instruction alone.
 libhlorun_core_la_SOURCES += interp/observe.c interp/extract.c interp/snapshot_write.c \
-	interp/reduce.c
+	interp/reduce.c interp/inline.c
 
 # End-to-end tests of the command (tests/cli/run.sh runs ./hlorun on the
 # small modules and literal files beside it).

@@ -143,6 +143,11 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *root, const unsigne
                          const HliSubOpts *so, const HloInstr ***cut, int *ncut,
                          const char **why);
 
+/* inline.c: the text of m with every fusion outside fusion bodies replaced
+ * by its fused instructions; NULL with *changed false when m has none
+ * (NULL with *changed true: out of memory). For the reducer. */
+char *hli_inline_fusions_text(const HloModule *m, bool *changed);
+
 /* Record an error on ctx (may be NULL) and return st. */
 HloStatus hli_api_fail(HloCtx *ctx, HloStatus st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

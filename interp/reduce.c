@@ -15,6 +15,9 @@
  * may not matter (metadata, frontend_attributes, backend_config but a
  * custom call's) left out, all together and one kind at a time.
  *
+ * Fusions are inlined first (inline.c), when the inlined module still
+ * shows the condition: the search then cuts inside them as anywhere.
+ *
  * Not here: the conditions themselves (the caller's predicate), writing
  * the case directory. */
 #include "interp/api.h"
@@ -402,6 +405,30 @@ static HloStatus reduce_at(Search *s, HloBuffer *const *in, int n, const HloInst
   return search(s);
 }
 
+/* m with its fusions inlined, when that still shows the condition (one
+ * candidate more); NULL otherwise (m has none, or it does not hold). */
+static HloModule *inlined_module(Search *s, HloBuffer *const *in, int n) {
+  bool changed;
+  char *text = hli_inline_fusions_text(s->m, &changed);
+  if (!text) return NULL;
+  char fname[300];
+  snprintf(fname, sizeof fname, "%s (fusions inlined)", s->m->filename ? s->m->filename : "<input>");
+  HloModule *mod = NULL;
+  if (hlo_module_parse(s->ctx, text, strlen(text), fname, &mod) != HLO_OK) {
+    hlo_ctx_clear_diagnostics(s->ctx);
+    mod = NULL;
+  }
+  free(text);
+  int r = mod ? s->pred(mod, in, n, s->user) : 0;
+  s->tried += mod != NULL;
+  if (r < 0) s->stop = true;
+  if (r <= 0) {
+    hlo_module_free(mod);
+    return NULL;
+  }
+  return mod;
+}
+
 HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *inputs, int n,
                             const HloReduceOptions *opt, HloReducePredicate pred, void *user,
                             HloReduceResult *out) {
@@ -422,6 +449,9 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
     return hli_api_fail(ctx, HLO_ERROR, "reduce: the condition held on %s once and not when run "
                         "again: its outcome is not reproducible, nothing reduced",
                         m->filename ? m->filename : "the module");
+  HloModule *flat = inlined_module(&s, inputs, n);
+  if (s.stop) return hli_api_fail(ctx, HLO_ERROR, "reduce: the condition failed to run");
+  if (flat) m = s.m = flat;
   const HloInstr *focus = m->entry->root;
   int64_t run = 0;
   HloStatus st = HLO_OK;
@@ -435,7 +465,10 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
       st = hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "reduce: no instruction named '%s'",
                         opt->focus_name ? opt->focus_name : "");
   }
-  if (st != HLO_OK) return st;
+  if (st != HLO_OK) {
+    hlo_module_free(flat);
+    return st;
+  }
   if (focus->op == HLO_OP_PARAMETER || focus->op == HLO_OP_CONSTANT) focus = m->entry->root;
   st = reduce_at(&s, inputs, n, focus, run);
   /* The focus's cone alone loses the condition: the whole ENTRY, cut down. */
@@ -485,6 +518,7 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
   free_lits(s.lits, s.c ? s.c->ninstrs : 0);
   free(s.best);
   free(s.seen);
+  hlo_module_free(flat);
   if (st != HLO_OK) {
     hlo_module_free(out->module);
     for (int i = 0; out->inputs && i < out->ninputs; i++) hlo_buffer_free(out->inputs[i]);

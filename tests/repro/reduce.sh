@@ -221,6 +221,42 @@ assert 'op_name=\"jit(f)/call\"' in l and 'backend_config=\"keep me\"' in l, l
 for a in ('frontend_attributes=', 'backend_config={', 'backend_config=\"b\"'):
     assert a not in l, (a, l)"
 
+# A fusion as ENTRY's ROOT (fused.hlo): the reducer inlines it, so the case
+# is the fused ROOT's add alone, its operands constants with the values
+# numpy works out; no fusion and no fused computation remain.
+"$py" -c "
+import numpy as np
+x = np.array([0.5, 0.25, 0.125, 0], np.float32)
+np.save('$tmp/xs.npy', x)
+np.save('$tmp/fgold.npy', np.float32(1) + x)"
+run fusion 0 --reduce mismatch --expect "$tmp/fgold.npy" -o "$tmp/fus" "$d/fused.hlo" "$tmp/xs.npy" &&
+  has fusion-summary "$tmp/err" "fused.hlo: 15 -> 3 instructions"
+check fusion-case "
+x = np.array([0.5, 0.25, 0.125, 0], f32)
+l = instrs('fus')
+assert len(l) == 3 and l[-1].lstrip().startswith('ROOT %r = f32[4]{0} add(%t6, %b)'), l
+text = open(t + '/fus/module.hlo').read()
+assert 'fusion' not in text and '%fused' not in text, text
+a = x + f32(1); b = a * a
+eb = np.exp(b)
+t6 = ((a * a + b) - eb + eb) * a
+c = consts('fus')
+assert np.array_equal(c['b'], b), c
+assert np.allclose(c['t6'], t6, rtol=1e-6, atol=0), (c, t6)"
+replays fusion-replays fus 1 "mismatch"
+
+# A NaN (here -inf: log 0) made inside a fusion: the inlined fusion's log
+# reads its operand a.f (renamed: ENTRY has an a) = (x - 1)^3 as a constant.
+run fusion-nan 0 --reduce nan -o "$tmp/fusnan" "$d/nanfus.hlo" "$tmp/x4.npy" &&
+  has fusion-nan-summary "$tmp/err" "nanfus.hlo: 12 -> 2 instructions, .* focus l \\(run 0\\)"
+check fusion-nan-case "
+x = np.array([1, 2, 3, 4], f32)
+l = instrs('fusnan')
+assert len(l) == 2 and l[1].lstrip().startswith('ROOT %l = f32[4]{0} log(%a.f)'), l
+a = x - f32(1)
+assert np.array_equal(consts('fusnan')['a.f'], a * (a * a)), consts('fusnan')"
+replays fusion-nan-replays fusnan 2 "check-nan: l \\(log\\) produced 1 infinity"
+
 # mismatch: the golden is 3 * g + 1 where the module computes r from c2 =
 # 2 * g (a wrong handler); x = {1,2,3,4} stays above the crash threshold
 # with x small: use x = {0.5, 0.25, 0.125, 0} (g = 3 - 12x > -10).
