@@ -10,7 +10,10 @@
  *                  stop opcode
  *   error[=REGEX]  exit 2 (and REGEX, POSIX extended, matches the message)
  *   crash          --isolate-custom-calls: an isolated call crashed or hung
- *   mismatch       --expect: exit 1 (the result still differs)
+ *   mismatch       --expect GOLDEN: exit 1 (the result still differs);
+ *                  with --reference REF (or --reference-custom-call) the
+ *                  golden is the reference's result on the original
+ *                  inputs, worked out once before the search
  *   command=CMD    sh -c 'CMD "$1"' with the case directory: exit 0
  * The smallest case is written to DIR with a command file that reproduces
  * CONDITION.
@@ -41,6 +44,7 @@ typedef struct Red {
   char opcode[64];           /* nan: the original's stop opcode ("" until known) */
   char self[4096];
   char *tmp, *cand;          /* the private directory; the candidate case in it */
+  char *golden;              /* mismatch: --expect's file, or the reference's result */
   double timeout;            /* seconds per candidate */
   bool cannot_start;         /* command=: sh said 126/127 */
   bool tty;
@@ -164,7 +168,7 @@ static char **candidate_argv(Red *r, int n, int *count) {
       if (o->cc_timeout > 0) v[k++] = xprintf("--custom-call-timeout=%g", o->cc_timeout);
     }
     if (r->kind == C_MISMATCH) {
-      v[k++] = xprintf("--expect=%s", o->expect);
+      v[k++] = xprintf("--expect=%s", r->golden);
       if (o->rtol >= 0) v[k++] = xprintf("--rtol=%.17g", o->rtol);
       if (o->atol >= 0) v[k++] = xprintf("--atol=%.17g", o->atol);
     }
@@ -269,9 +273,13 @@ static int parse_condition(Red *r, const char *c) {
   }
   const char *need = r->kind == C_CRASH && !o->isolate ? "crash needs --isolate-custom-calls "
                                                          "(a crash must not end the reducer)"
-                   : r->kind == C_MISMATCH && o->reference ? "mismatch compares with --expect; "
-                                                              "--reference is not supported"
-                   : r->kind == C_MISMATCH && !o->expect ? "mismatch needs --expect GOLDEN"
+                   : r->kind == C_MISMATCH && o->expect && (o->reference || o->nref_bind)
+                       ? "mismatch compares with --expect or with --reference, not both"
+                   : r->kind == C_MISMATCH && o->ref_f64
+                       ? "mismatch cannot compare with --reference-precision f64 (its values are "
+                         "not of the module's types)"
+                   : r->kind == C_MISMATCH && !o->expect && !o->reference && !o->nref_bind
+                       ? "mismatch needs --expect GOLDEN or --reference REF"
                    : !o->output ? "needs -o DIR (where the reduced case goes)" : NULL;
   if (need) { fprintf(stderr, "%s: error: --reduce %s\n", prog, need); return -1; }
   return 0;
@@ -295,9 +303,9 @@ static int finish(Red *r, const HloModule *m, HloReduceResult *res, double t0) {
   const char *dir = r->o->output;
   if (write_case(r->ctx, dir, res->module, res->inputs, res->ninputs) != 0) return EXIT_ERROR;
   if (r->kind == C_MISMATCH) {   /* the same ROOT: the golden still applies, as it is */
-    const char *ext = strrchr(r->o->expect, '.');
+    const char *ext = strrchr(r->golden, '.');
     char *p = xprintf("%s/expected%s", dir, ext && !strchr(ext, '/') ? ext : ".npy");
-    int rc = copy_file(r->o->expect, p);
+    int rc = copy_file(r->golden, p);
     free(p);
     if (rc != 0) return EXIT_ERROR;
   }
@@ -307,6 +315,54 @@ static int finish(Red *r, const HloModule *m, HloReduceResult *res, double t0) {
           "(run %lld); written to %s\n", r->o->module, res->before, res->after, res->tried,
           (now_ms() - t0) / 1000, res->focus, (long long)res->focus_run, dir);
   return EXIT_OK;
+}
+
+/* mismatch against a reference: its result on the original inputs, as the
+ * golden file of every candidate (r->golden, in the private directory). */
+static int reference_golden(Red *r, const HloModule *m, HloBuffer *const *in, int np) {
+  const Opts *o = r->o;
+  HloModule *ref = NULL;
+  HloCtx *rctx = NULL;
+  HloDivergence *d = NULL;
+  int rc = -1;
+  if (o->reference && hlo_module_load(r->ctx, o->reference, &ref) != HLO_OK) {
+    fail_with(r->ctx, "--reduce mismatch: cannot read the reference");
+    return -1;
+  }
+  const HloModule *rm = ref ? ref : m;
+  const char *rname = o->reference ? o->reference : o->module;
+  if (hlo_module_num_params(rm) != np) {
+    fprintf(stderr, "%s: error: --reduce mismatch: the reference %s takes %d parameters, the "
+            "module %s takes %d\n", prog, rname, hlo_module_num_params(rm), o->module, np);
+    goto out;
+  }
+  if (o->nref_bind && !(rctx = context_like(o, o->threads, true))) goto out;
+  HloCompareOptions co;
+  compare_options(o, &co);
+  HloRunOptions ro = {.struct_size = sizeof ro, .max_iterations = o->max_iterations,
+                      .timeout = r->timeout, .no_fusion = 1, .replicas = 1, .partitions = 1};
+  HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
+                               .reference_ctx = rctx};
+  if (hlo_compare_runs(r->ctx, m, rm, in, np, &dopt, &d) != HLO_OK) {
+    fprintf(stderr, "%s: error: --reduce mismatch: %s:\n", prog,
+            !d || !d->failed_side ? "cannot compare the module with the reference"
+            : d->failed_side == 2 ? "the reference's run failed" : "the module's run failed");
+    if (rctx && d && d->failed_side == 2) flush_diags(rctx);
+    fail_with(r->ctx, "--reduce");
+    goto out;
+  }
+  r->golden = xprintf("%s/reference.%s", r->tmp,
+                      hlo_buffer_tuple_size(d->reference_result) > 0 ? "npz" : "npy");
+  if (hlo_buffer_save(r->ctx, d->reference_result, r->golden) != HLO_OK) {
+    fail_with(r->ctx, r->golden);
+    goto out;
+  }
+  rc = 0;
+out:
+  hlo_divergence_free(d);
+  hlo_ctx_free(rctx);
+  hlo_module_free(ref);
+  return rc;
 }
 
 int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0) {
@@ -345,6 +401,11 @@ int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0
   HloCtx *rctx = context_like(&quiet, o->threads, false);
   if (!rctx) goto out;
   r.ctx = rctx;
+  if (r.kind == C_MISMATCH && !o->expect && reference_golden(&r, m, in, np) != 0) {
+    hlo_ctx_free(rctx);
+    goto out;
+  }
+  if (r.kind == C_MISMATCH && o->expect) r.golden = xprintf("%s", o->expect);
   HloStatus st = hlo_module_reduce(rctx, m, in, np, &ro, predicate, &r, &res);
   if (r.tty) fputc('\n', stderr);
   if (r.cannot_start && st != HLO_OK) {
@@ -362,6 +423,7 @@ out:
   free(in);
   if (r.tmp) nftw(r.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   free(r.cand);
+  free(r.golden);
   if (r.has_re) regfree(&r.re);
   return rc;
 }

@@ -277,6 +277,44 @@ assert len(l) <= 4, l
 assert os.path.exists(t + '/mis/expected.npy')"
 replays mismatch-replays mis 1 "mismatch"
 
+# mismatch against --reference REF: REF is crash.hlo with c2 = 3 * g (what
+# the golden above says); the case's expected.npy is REF's result on the
+# original inputs, which numpy works out (golden.npy), not a copy of it.
+sed 's/^  c2 = .*/  c2 = f32[4] multiply(g, threes)/' "$d/crash.hlo" >"$tmp/ref.hlo"
+run mismatch-ref 0 --reduce mismatch --reference "$tmp/ref.hlo" --custom-call "neg_crash=$lib" \
+  -o "$tmp/misref" "$d/crash.hlo" "$tmp/xs.npy"
+check mismatch-ref-case "
+l = instrs('misref')
+assert l[-1].lstrip().startswith('ROOT %r = '), l
+assert len(l) <= 4, l
+assert np.allclose(np.load(t + '/misref/expected.npy'), np.load(t + '/golden.npy'), rtol=1e-6, atol=0)"
+replays mismatch-ref-replays misref 1 "mismatch"
+# --reference-custom-call: the reference is crash.hlo with neg_crash bound
+# to neg_triple (3 * x); its result, worked out by numpy, is expected.npy.
+run mismatch-refcc 0 --reduce mismatch --reference-custom-call "neg_crash=$lib:neg_triple" \
+  --custom-call "neg_crash=$lib" -o "$tmp/misrefcc" "$d/crash.hlo" "$tmp/xs.npy"
+check mismatch-refcc-case "
+x = np.load(t + '/xs.npy')
+a = x + f32(1); b = a - f32(1); h = f32(3) * b
+e = np.exp(x); g = (e + (f32(3) - f32(4) * (x + h))) - e
+want = (f32(3) * g + a) + h
+assert len(instrs('misrefcc')) <= 4, instrs('misrefcc')
+assert np.allclose(np.load(t + '/misrefcc/expected.npy'), want, rtol=1e-5, atol=1e-6), (np.load(t + '/misrefcc/expected.npy'), want)"
+replays mismatch-refcc-replays misrefcc 1 "mismatch"
+# The reference agreeing with the module: nothing to reduce.
+run mismatch-ref-agrees 2 --reduce mismatch --reference "$d/crash.hlo" \
+  --custom-call "neg_crash=$lib" -o "$tmp/u" "$d/crash.hlo" "$tmp/xs.npy" &&
+  has mismatch-ref-agrees "$tmp/err" "does not hold on .*crash.hlo: nothing to reduce"
+run mismatch-both 2 --reduce mismatch --reference "$tmp/ref.hlo" --expect "$tmp/golden.npy" \
+  -o "$tmp/u" "$d/crash.hlo" "$tmp/xs.npy" &&
+  has mismatch-both "$tmp/err" "with --expect or with --reference, not both"
+run mismatch-f64 2 --reduce mismatch --reference-precision f64 -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
+  has mismatch-f64 "$tmp/err" "cannot compare with --reference-precision f64"
+run mismatch-ref-params 2 --reduce mismatch --reference "$tmp/nan.hlo" --custom-call "neg_crash=$lib" \
+  -o "$tmp/u" "$d/crash.hlo" "$tmp/xs.npy" &&
+  has mismatch-ref-params "$tmp/err" "cannot compare the module with the reference" &&
+  has mismatch-ref-params-which "$tmp/err" "parameter 0 differs: .* f32\[4\], .* f32\[8\]"
+
 # Bad input: exit 2, a clear message.
 run not-nan 2 --reduce nan -o "$tmp/nn" "$d/crash.hlo" "$tmp/xs.npy" --custom-call "neg_crash=$lib" &&
   has not-nan "$tmp/err" "does not hold on .*crash.hlo: nothing to reduce"
@@ -293,7 +331,7 @@ run bad-regex 2 --reduce 'error=(' -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
 run crash-needs-isolate 2 --reduce crash -o "$tmp/u" "$d/crash.hlo" "$tmp/x4.npy" &&
   has crash-needs-isolate "$tmp/err" "crash needs --isolate-custom-calls"
 run mismatch-needs-expect 2 --reduce mismatch -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
-  has mismatch-needs-expect "$tmp/err" "mismatch needs --expect"
+  has mismatch-needs-expect "$tmp/err" "mismatch needs --expect GOLDEN or --reference REF"
 run needs-dir 2 --reduce nan "$tmp/nan.hlo" "$tmp/x.npy" &&
   has needs-dir "$tmp/err" "needs -o DIR"
 exit $((fails > 0))
