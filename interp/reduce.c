@@ -341,7 +341,8 @@ static HloStatus search(Search *s) {
   if (!try_roles(s, role)) goto out;   /* the whole cone does not hold */
   int maxd = 0;
   for (int32_t i = 0; i < n; i++)
-    if (role[i] == HLI_SUB_KEEP && s->dist[i] > maxd) maxd = s->dist[i];
+    if (role[i] == HLI_SUB_KEEP && s->c->instrs[i]->op != HLO_OP_CONSTANT && s->dist[i] > maxd)
+      maxd = s->dist[i];   /* constants are kept without a distance */
   for (int d = 0; d < maxd; d = d ? 2 * d : 1) {
     cone(s, NULL, d, role);
     if (try_roles(s, role)) break;
