@@ -166,13 +166,15 @@ if [ ! -f Makefile ]; then
     ./configure $flags >> "$logs/configure.log" 2>&1 ||
     { echo "mutants.sh: configuring the scratch tree failed (see $logs/configure.log)" >&2; exit 2; }
 fi
-# Helper programs the test scripts run (tests/fuzz_replay_*): built with the
-# mutant for every related run, so that none runs a stale copy.
-printf 'mutants-print-helpers:\n\t@echo $(filter-out tests/check_%%,$(check_PROGRAMS))\n' > "$work/print.mk"
-helpers=$(make -s -f Makefile -f "$work/print.mk" mutants-print-helpers 2>/dev/null)
 echo "building the scratch tree (make -j$jobs)"
 make -j"$jobs" all > "$logs/build.log" 2>&1 && make -j"$jobs" check TESTS= > "$logs/build-check.log" 2>&1 ||
   { echo "mutants.sh: the unmutated scratch tree does not build (see $logs/build*.log)" >&2; exit 2; }
+# Helper programs the test scripts run (tests/fuzz_replay_*): built with the
+# mutant for every related run, so that none runs a stale copy. Asked after
+# the build: a Makefile that make regenerates first would print
+# config.status's lines ("config.status: creating Makefile") into the list.
+printf 'mutants-print-helpers:\n\t@echo $(filter-out tests/check_%%,$(check_PROGRAMS))\n' > "$work/print.mk"
+helpers=$(make -s -f Makefile -f "$work/print.mk" mutants-print-helpers 2>/dev/null)
 
 # run_tests LOG TESTS...: make check on TESTS (all of them when none);
 # prints the failing tests (FAIL, ERROR or XPASS), nothing when all pass.
