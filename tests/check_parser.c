@@ -292,6 +292,8 @@ START_TEST(attrs_pad_slice_misc) {
       "  r = f32[4] reduce(x, z), dimensions={1}, to_apply=add\n"
       "  g = (f32[4,5], f32[4,5]) tuple(x, x)\n"
       "  e = f32[4,5] get-tuple-element(g), index=1\n"
+      "  e0 = f32[4,5] get-tuple-element(g), index=0\n"
+      "  io0 = s32[4,5] iota(), iota_dimension=0\n"
       "  cmp = pred[4,5] compare(x, e), direction=GE, type=TOTALORDER\n"
       "  ROOT rp = f32[4,5] reduce-precision(e), exponent_bits=5, mantissa_bits=10");
   HloInstr *p = find(m, "p");
@@ -316,6 +318,9 @@ START_TEST(attrs_pad_slice_misc) {
   ck_assert_int_eq(r->called[0].role, HLO_CALL_TO_APPLY);
   ck_assert_str_eq(r->called[0].comp->name, "add");
   ck_assert_int_eq(find(m, "e")->tuple_index, 1);
+  /* 0 is a valid non-negative value (index, iota_dimension). */
+  ck_assert_int_eq(find(m, "e0")->tuple_index, 0);
+  ck_assert_int_eq(find(m, "io0")->iota_dimension, 0);
   ck_assert_int_eq(find(m, "cmp")->cmp_dir, HLO_CMP_GE);
   ck_assert_int_eq(find(m, "cmp")->cmp_type, HLO_CMPT_TOTALORDER);
   ck_assert_int_eq(find(m, "rp")->exponent_bits, 5);
