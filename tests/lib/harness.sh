@@ -30,6 +30,14 @@ lacks() {
   if grep -qF -- "$3" "$2"; then fail "$1: '$3' in $(basename "$2")"; cat "$2"; return 1; fi
   echo "ok: $1"
 }
+# need_numpy: $py, a python3 that has numpy, or a failure naming the package.
+need_numpy() {
+  py=
+  for p in "${PYTHON3:-python3}" /usr/bin/python3; do
+    if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
+  done
+  [ -n "$py" ] || { echo "FAIL: no python3 with numpy (install the Debian package python3-numpy)"; exit 1; }
+}
 finish() {
   if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
   exit 0

@@ -10,28 +10,9 @@ srcdir=${srcdir:-.}
 d=$srcdir/tests/repro
 H=${HLORUN:-./hlorun}
 case $H in /*) ;; *) H=$(pwd)/$H ;; esac
-py=
-for p in "${PYTHON3:-python3}" /usr/bin/python3; do
-  if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "FAIL: no python3 with numpy (install the Debian package python3-numpy)"; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-extract.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# run NAME WANT_RC ARGS...: stdout in $tmp/out, stderr in $tmp/err.
-run() {
-  name=$1 rc_want=$2
-  shift 2
-  "$H" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  [ "$rc" = "$rc_want" ] && return 0
-  fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
-}
-has() {
-  grep -qF -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
-  echo "ok: $1"
-}
+hl_name=extract
+. "$srcdir/tests/lib/harness.sh"
+need_numpy
 # check NAME PYTHON: the assertions of PYTHON hold (np, load(dir, base) given).
 check() {
   name=$1
@@ -159,4 +140,4 @@ run not-empty 2 "$d/twice.hlo" "$tmp/p.npy" --extract d:2 "$tmp/d0" &&
 run force 0 "$d/twice.hlo" "$tmp/p.npy" --force --extract d:2 "$tmp/d0"
 check force-replaces "assert inputs('d0') == ['in0.npy'], inputs('d0')"
 run force-replays 0 --replay "$tmp/d0"
-exit $((fails > 0))
+finish

@@ -12,23 +12,10 @@ H=${HLORUN:-./hlorun}
 case $H in /*) ;; *) H=$(pwd)/$H ;; esac
 lib=$(pwd)/tests/.libs/libcrashwhen.so
 [ -f "$lib" ] || { echo "FAIL: $lib is not built (make check builds it)"; exit 1; }
-py=
-for p in "${PYTHON3:-python3}" /usr/bin/python3; do
-  if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "FAIL: no python3 with numpy (install the Debian package python3-numpy)"; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hlorun-reduce.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() {
-  name=$1 rc_want=$2
-  shift 2
-  "$H" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-  [ "$rc" = "$rc_want" ] && return 0
-  fail "$name: exit $rc, want $rc_want"; cat "$tmp/out" "$tmp/err"; return 1
-}
+hl_name=reduce
+. "$srcdir/tests/lib/harness.sh"
+need_numpy
+# has NAME FILE REGEX: here an extended regular expression.
 has() {
   grep -qE -- "$3" "$2" || { fail "$1: no '$3' in $(basename "$2")"; cat "$2"; return 1; }
   echo "ok: $1"
@@ -334,4 +321,4 @@ run mismatch-needs-expect 2 --reduce mismatch -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x
   has mismatch-needs-expect "$tmp/err" "mismatch needs --expect GOLDEN or --reference REF"
 run needs-dir 2 --reduce nan "$tmp/nan.hlo" "$tmp/x.npy" &&
   has needs-dir "$tmp/err" "needs -o DIR"
-exit $((fails > 0))
+finish
