@@ -14,6 +14,10 @@ as it comes (f32 against f64 may differ beyond f32's default tolerance;
 that is a finding, not a failure of the benchmark).
 
 Usage: bench/diverge.py HLORUN [--runs N] [--dir BENCH_DIR] [--workloads a,b]
+                         [--reference-memory SIZE]
+
+--reference-memory SIZE is passed to both debugging runs (the reference
+values held at once; more than that reruns both modules part by part).
 
 Target (one PASS/MISS line, from issue 33): --reference within twice the
 plain run's time on every workload measured. Times are wall times of the
@@ -60,6 +64,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--dir", default=os.path.join(HERE, "..", "..", "shared", "bench"))
     ap.add_argument("--workloads", default="b_softmax,d_mlp,e_conv_block,i_attention")
+    ap.add_argument("--reference-memory", default=None)
     a = ap.parse_args()
     misses, measured = [], 0
     with tempfile.TemporaryDirectory() as d:
@@ -73,6 +78,8 @@ def main():
                 continue
             base = [a.hlorun, "--random"]
             plain, _ = median_of(base + [mod, "-o", out], a.runs, (0,))
+            if a.reference_memory:
+                base += ["--reference-memory", a.reference_memory]
             # The module against itself agrees: anything but exit 0 is a bug.
             ref, ref_err = median_of(base + ["--reference", mod, mod, "-o", out], a.runs, (0,))
             # f32 against f64 may leave f32's tolerance: exit 1 is a finding.

@@ -6,6 +6,10 @@
  *   in0.npy|.npz|.txt, in1...     one input per ENTRY parameter, numbered
  *                                 from 0 without gaps (optional)
  *   expected.npy|.npz|.txt        the golden result
+ *   reference.hlo                 optional: a reference module; the case runs
+ *                                 as --reference does (the results and every
+ *                                 instruction compared); then expected is
+ *                                 optional
  *   tolerance                     optional: "rtol=R atol=A" (either; # comments)
  *   case.json or meta.json        optional: {"compare": "eq"|"close",
  *                                 "rtol": R, "atol": A, "tolerance": {"rtol":
@@ -189,6 +193,7 @@ int case_load(const char *dir, Case *c) {
     c->inputs[c->ninputs++] = p;
   }
   c->expected = value_file(dir, "expected");
+  c->reference = file_in(dir, "reference.hlo");
   char *p;
   int rc = 0;
   if ((p = file_in(dir, "meta.json"))) { rc |= read_json(p, c); free(p); }
@@ -204,6 +209,7 @@ void case_free(Case *c) {
   for (int i = 0; i < c->ninputs; i++) free(c->inputs[i]);
   free(c->inputs);
   free(c->expected);
+  free(c->reference);
   for (int i = 0; i < c->nargs; i++) free(c->args[i]);
   free(c->args);
   memset(c, 0, sizeof *c);

@@ -9,9 +9,10 @@
  * the layout of a golden case directory; suite.c runs directories of cases
  * in parallel child processes (--suite, --record, --junit); crash.c reports
  * a handler's fatal signal; util.c holds the helpers all of them use.
- * passes.c runs every stage of an XLA pass dump (--passes).
+ * passes.c runs every stage of an XLA pass dump (--passes); report.c
+ * writes their --report FILE (JSON).
  * Calls run one way, down this list: hlorun.c; passes.c; determinism.c,
- * reduce.c; reference.c; suite.c, run.c, devices.c;
+ * reduce.c; reference.c; report.c, suite.c, run.c, devices.c;
  * debug.c, result.c; graph.c, casedir.c, crash.c; util.c (suite.c starts
  * this program again rather than calling run.c). Everything goes through
  * the public API (hlorun.h). */
@@ -41,6 +42,8 @@ typedef struct Opts {
                                  TARGET=builtin (lib "builtin") */
   int nref_bind;
   int determinism;            /* --determinism N; 0: not asked */
+  uint64_t ref_memory;        /* --reference-memory SIZE; 0: the library's default */
+  const char *report;         /* --report FILE: JSON of the above (report.c) */
   char **copies;              /* owned: option values split in place (bindings) */
   int ncopies;
   bool random;
@@ -108,6 +111,7 @@ typedef struct Case {
   char **inputs;              /* DIR/in0.{npy,npz,txt}, in1..., consecutive */
   int ninputs;
   char *expected;             /* DIR/expected.{npy,npz,txt}, or NULL */
+  char *reference;            /* DIR/reference.hlo (runs as --reference), or NULL */
   double rtol, atol;          /* < 0: not set by the case */
   char **args;                /* lines of DIR/args: extra options */
   int nargs;
@@ -239,6 +243,23 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o);
 /* --passes DIR (passes.c): every stage of a pass dump, in step order; the
  * first pass whose result diverges. */
 int passes_run(HloCtx *ctx, const Opts *o);
+/* ---- --report FILE (report.c; jansson objects, NULL without --report) ---- */
+
+struct json_t;
+/* A report of `mode` ("reference", "passes", "determinism"), or NULL when
+ * o has no --report (report_comparison and report_finish then do nothing). */
+struct json_t *report_new(const Opts *o, const char *mode);
+/* {instruction, opcode, computation, line, iteration, call}: null for -1. */
+struct json_t *report_instruction(const HloInstruction *i, int64_t iteration, int64_t call);
+/* d's first divergence as an object (null when none); reference: the
+ * counterpart's module file. */
+struct json_t *report_divergence(const HloDivergence *d, const char *reference);
+/* d's result comparison, first divergence and counts, into r. */
+void report_comparison(struct json_t *r, const HloDivergence *d, const char *reference);
+/* Add exit and status (rc 0 agree, 1 differ, 2 error), write r to
+ * --report FILE whole (and free it): rc, or EXIT_ERROR when it cannot be
+ * written. */
+int report_finish(const Opts *o, struct json_t *r, int rc);
 /* Load --plugin LIB.so[:FUNCTION] into ctx. */
 HloStatus load_plugin(HloCtx *ctx, const char *spec);
 

@@ -136,6 +136,12 @@ static void usage(FILE *f) {
     "                           INPUTs: 'first divergent pass: PASS (FILE)', then\n"
     "                           its first divergence against the stage before\n"
     "      --passes-module NAME the module of DIR to take (DIR holds several)\n"
+    "      --reference-memory SIZE\n"
+    "                           reference values held at once while comparing (64M,\n"
+    "                           2G; default: the reference run's peak, at least\n"
+    "                           64 MiB); more than that reruns both modules\n"
+    "      --report FILE        also write what the above found as JSON to FILE\n"
+    "                           (schema: doc/divergence.md)\n"
     "\n"
     "Debugging:\n"
     "      --trace[=FILTER]     print every instruction as it runs: name, opcode, line,\n"
@@ -256,7 +262,7 @@ enum {
   OPT_REPLICAS, OPT_PARTITIONS, OPT_PER_DEV_IN, OPT_PER_DEV_OUT, OPT_OUT_SHARDING,
   OPT_GRAPH, OPT_GRAPH_FILTER, OPT_GRAPH_COLLAPSE,
   OPT_LENIENT, OPT_WRITE_PROTO, OPT_ULP, OPT_REFERENCE, OPT_REF_CUSTOM, OPT_DETERMINISM,
-  OPT_REF_PRECISION, OPT_PASSES, OPT_PASSES_MODULE
+  OPT_REF_PRECISION, OPT_PASSES, OPT_PASSES_MODULE, OPT_REF_MEMORY, OPT_REPORT
 };
 
 /* Remember an option for the cases of a suite, as written. */
@@ -303,6 +309,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
     {"passes", required_argument, NULL, OPT_PASSES},
     {"passes-module", required_argument, NULL, OPT_PASSES_MODULE},
     {"determinism", required_argument, NULL, OPT_DETERMINISM},
+    {"reference-memory", required_argument, NULL, OPT_REF_MEMORY},
+    {"report", required_argument, NULL, OPT_REPORT},
     {"bench", required_argument, NULL, OPT_BENCH},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
@@ -388,6 +396,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
                          "carries), got '%s'", optarg);
       o->ref_f64 = true;
       break;
+    case OPT_REF_MEMORY:
+      if (!parse_u64(optarg, &o->ref_memory, true) || o->ref_memory == 0)
+        return die_usage("--reference-memory: bad size '%s' (bytes, or with K, M, G)", optarg);
+      break;
+    case OPT_REPORT: o->report = optarg; break;
     case OPT_DETERMINISM:
       if (!parse_u64(optarg, &u, false) || u < 2 || u > 64)
         return die_usage("--determinism: bad run count '%s' (2 to 64)", optarg);
@@ -497,6 +510,13 @@ static int parse_args(int argc, char **argv, Opts *o) {
     }
   }
   if (o->passes_module && !o->passes) return die_usage("%s", "--passes-module goes with --passes DIR");
+  bool comparing = o->reference || o->nref_bind || o->ref_f64 || o->passes;
+  if (o->ref_memory && !comparing)
+    return die_usage("%s", "--reference-memory goes with --reference, --reference-custom-call, "
+                     "--reference-precision or --passes");
+  if (o->report && !(comparing || o->determinism))
+    return die_usage("%s", "--report goes with --reference, --reference-custom-call, "
+                     "--reference-precision, --passes or --determinism");
   if (o->suite || o->passes) {
     o->inputs = (const char **)argv + optind;   /* the directories; --passes: the INPUTs */
     o->ninputs = argc - optind;
@@ -527,7 +547,9 @@ static int suite_conflicts(const Opts *o) {
                   : o->check_nan ? "--check-nan" : o->stats ? "--stats" : o->graph ? "--graph"
                   : o->dump_dir ? "--dump-custom-calls" : o->replay ? "--replay"
                   : o->only ? "--only-instruction" : o->print ? "--print" : o->write_proto ? "--write-proto"
-                  : o->explain ? "--explain-custom-calls" : o->bench ? "--bench" : NULL;
+                  : o->explain ? "--explain-custom-calls" : o->bench ? "--bench"
+                  : o->reference ? "--reference (a case carries its own reference.hlo)"
+                  : o->report ? "--report" : o->ref_memory ? "--reference-memory" : NULL;
   if (bad) return die_usage("%s cannot be used with --suite (run one case alone with --replay DIR)", bad);
   if (o->ninputs == 0) return die_usage("%s", "--suite needs at least one DIR");
   return EXIT_OK;
@@ -544,6 +566,7 @@ static char **replay_argv(int argc, char **argv, const Case *c, int *nout, char 
   if (c->rtol >= 0) v[n++] = owned[0] = xprintf("--rtol=%.17g", c->rtol);
   if (c->atol >= 0) v[n++] = owned[1] = xprintf("--atol=%.17g", c->atol);
   if (c->expected) v[n++] = owned[2] = xprintf("--expect=%s", c->expected);
+  if (c->reference) v[n++] = owned[3] = xprintf("--reference=%s", c->reference);
   for (int i = 1; i < argc; i++) v[n++] = argv[i];
   v[n++] = "--";
   v[n++] = c->module;
@@ -568,7 +591,7 @@ static bool is_directory(const char *p) {
 int main(int argc, char **argv) {
   Opts o = {0};
   Case rc_case = {0};
-  char **rargv = NULL, *owned[3] = {NULL, NULL, NULL};
+  char **rargv = NULL, *owned[4] = {NULL, NULL, NULL, NULL};
   int rargc = 0;
   HloCtx *ctx = NULL;
   HloModule *m = NULL, *whole = NULL;
@@ -713,7 +736,7 @@ out:
   hlo_module_free(whole);
   hlo_ctx_free(ctx);
   opts_free(&o);
-  for (int i = 0; i < 3; i++) free(owned[i]);
+  for (int i = 0; i < 4; i++) free(owned[i]);
   free(rargv);
   case_free(&rc_case);
   return rc;

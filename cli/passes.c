@@ -11,6 +11,7 @@
  * directory of several modules without --passes-module, ...). */
 #include "cli/cli.h"
 #include <dirent.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,7 +167,8 @@ static int read_stages(const Opts *o, Stage **out) {
 }
 
 /* One stage, run: its module, inputs and result; false (the diagnostics
- * said why, after "skipped: FILE") when it cannot run. */
+ * said why, after "skipped: FILE"; *why says it in a word for --report)
+ * when it cannot run. */
 typedef struct Ran {
   HloModule *m;
   HloBuffer **in;
@@ -183,7 +185,7 @@ static void ran_free(Ran *r) {
   memset(r, 0, sizeof *r);
 }
 
-static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r) {
+static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r, const char **why) {
   char *path = xprintf("%s/%s", o->passes, s->file);
   Opts so = *o;
   so.module = path;
@@ -196,6 +198,7 @@ static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r) {
   bool ok = false;
   if (hlo_module_load(ctx, path, &r->m) != HLO_OK || hlo_module_verify(ctx, r->m) != HLO_OK) {
     fprintf(stderr, "skipped: %s: the module does not load or verify:\n", s->file);
+    *why = "does_not_verify";
     flush_diags(ctx);
     goto out;
   }
@@ -209,8 +212,11 @@ static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r) {
     fprintf(stderr, "stage %s (%s) on %d devices\n", s->file, s->pass, R * P);
     int rc = devices_execute(ctx, r->m, &so, R, P, &r->res);
     if (rc == EXIT_OK) { r->ndev = R * P; ok = true; }
-    else fprintf(stderr, "skipped: %s: it does not run on its %d devices%s\n", s->file, R * P,
-                 *hlo_ctx_diagnostics(ctx) ? ":" : "");
+    else {
+      fprintf(stderr, "skipped: %s: it does not run on its %d devices%s\n", s->file, R * P,
+              *hlo_ctx_diagnostics(ctx) ? ":" : "");
+      *why = "does_not_run";
+    }
     flush_diags(ctx);
     goto out;
   }
@@ -220,11 +226,13 @@ static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r) {
   fprintf(stderr, "stage %s (%s)\n", s->file, s->pass);
   if (load_module_inputs(ctx, r->m, &so, r->in) != EXIT_OK) {
     fprintf(stderr, "skipped: %s: its parameters do not take the inputs\n", s->file);
+    *why = "inputs_do_not_fit";
     goto out;
   }
   if (hlo_compile(ctx, r->m, &ro, &exe) != HLO_OK ||
       hlo_execute(exe, r->in, r->np, &r->res) != HLO_OK) {
     fprintf(stderr, "skipped: %s: it does not run:\n", s->file);
+    *why = "does_not_run";
     flush_diags(ctx);
     goto out;
   }
@@ -237,8 +245,12 @@ out:
   return ok;
 }
 
-/* The first divergence between a stage and the stage before it. */
-static void first_divergence(HloCtx *ctx, const Opts *o, const Ran *cur, const Ran *prev) {
+/* The first divergence between a stage and the stage before it (prev_file),
+ * into the report's divergent-pass object fp too. */
+static void first_divergence(HloCtx *ctx, const Opts *o, const Ran *cur, const Ran *prev,
+                             const char *prev_file, json_t *fp) {
+  json_object_set_new(fp, "against", json_string(prev_file));
+  json_object_set_new(fp, "first_divergence", json_null());
   if (cur->ndev > 1 || prev->ndev > 1) {
     fprintf(stderr, "cannot compare it with the stage before, instruction by instruction: it ran "
             "on %d device%s, the stage before on %d (instructions are compared on one device "
@@ -250,13 +262,16 @@ static void first_divergence(HloCtx *ctx, const Opts *o, const Ran *cur, const R
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
                       .no_fusion = 1, .replicas = 1, .partitions = 1};
-  HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro};
+  HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
+                               .memory_budget = o->ref_memory};
   HloDivergence *d = NULL;
   if (hlo_compare_runs(ctx, cur->m, prev->m, cur->in, cur->np, &dopt, &d) != HLO_OK) {
     fprintf(stderr, "cannot compare it with the stage before, instruction by instruction:\n");
     flush_diags(ctx);
   } else {
     fprintf(stderr, "%s\n", d->line);
+    json_object_set_new(fp, "first_divergence", report_divergence(d, prev_file));
+    json_object_set_new(fp, "line", json_string(d->line));
   }
   hlo_ctx_clear_diagnostics(ctx);
   hlo_divergence_free(d);
@@ -270,16 +285,31 @@ int passes_run(HloCtx *ctx, const Opts *o) {
   compare_options(o, &co);
   Ran base = {0}, prev = {0}, cur = {0};
   int rc = EXIT_ERROR, ran = 0, skipped = 0;
-  int ibase = -1;
+  int ibase = -1, iprev = -1;
+  json_t *rep = report_new(o, "passes"), *stages = json_array();
+  json_object_set_new(rep, "directory", json_string(o->passes));
+  json_object_set_new(rep, "module", json_string(v[0].key));
+  json_object_set_new(rep, "baseline", json_null());
+  json_object_set_new(rep, "first_divergent_pass", json_null());
   fprintf(stderr, "passes: %s: %d stages of %s\n", o->passes, n, v[0].key);
   for (int i = 0; i < n; i++) {
-    if (!run_stage(ctx, o, &v[i], &cur)) { skipped++; continue; }
+    const char *why = "does_not_run";
+    bool ok = run_stage(ctx, o, &v[i], &cur, &why);
+    json_t *st = json_object();
+    json_object_set_new(st, "file", json_string(v[i].file));
+    json_object_set_new(st, "pass", json_string(v[i].pass));
+    json_object_set_new(st, "ran", json_boolean(ok));
+    json_object_set_new(st, "skipped", ok ? json_null() : json_string(why));
+    json_object_set_new(st, "devices", json_integer(ok ? cur.ndev : 0));
+    json_array_append_new(stages, st);
+    if (!ok) { skipped++; continue; }
     ran++;
     if (ibase < 0) {
       ibase = i;
       if (i > 0) fprintf(stderr, "baseline: %s (the first stage, %s, cannot run)\n", v[i].file,
                          v[0].file);
       else fprintf(stderr, "baseline: %s\n", v[i].file);
+      json_object_set_new(rep, "baseline", json_string(v[i].file));
       base = cur;
       memset(&cur, 0, sizeof cur);
       continue;
@@ -294,13 +324,19 @@ int passes_run(HloCtx *ctx, const Opts *o) {
       fprintf(stderr, "first divergent pass: %s (%s)\n", v[i].pass, v[i].file);
       fprintf(stderr, "%s: %s", v[i].file, report ? report : "mismatch\n");
       hlo_free(report);
-      first_divergence(ctx, o, &cur, prev.m ? &prev : &base);
+      json_t *fp = json_object();
+      json_object_set_new(fp, "pass", json_string(v[i].pass));
+      json_object_set_new(fp, "file", json_string(v[i].file));
+      json_object_set_new(fp, "result_mismatches", json_integer(bad));
+      first_divergence(ctx, o, &cur, prev.m ? &prev : &base, v[prev.m ? iprev : ibase].file, fp);
+      json_object_set_new(rep, "first_divergent_pass", fp);
       rc = EXIT_MISMATCH;
       goto out;
     }
     hlo_free(report);
     ran_free(&prev);
     prev = cur;
+    iprev = i;
     memset(&cur, 0, sizeof cur);
   }
   if (ran == 0) {
@@ -311,6 +347,10 @@ int passes_run(HloCtx *ctx, const Opts *o) {
           ran == 1 ? "" : "s", skipped);
   rc = EXIT_OK;
 out:
+  json_object_set_new(rep, "stages", stages);
+  json_object_set_new(rep, "ran", json_integer(ran));
+  json_object_set_new(rep, "skipped", json_integer(skipped));
+  rc = report_finish(o, rep, rc);
   ran_free(&cur);
   ran_free(&prev);
   ran_free(&base);

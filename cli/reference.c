@@ -9,6 +9,7 @@
  * (or -o) as in a plain run. Exit 0 when the results agree, 1 when they
  * differ (or --expect does), 2 on an error (which side failed is said). */
 #include "cli/cli.h"
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,10 +135,14 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
   const HloModule *r = m;     /* without REF: the module itself */
   const char *rname = o->reference ? o->reference : o->ref_f64 ? "the f64 reference" : o->module;
   HloDivergence *d = NULL;
+  json_t *rep = report_new(o, o->ref_f64 ? "reference-precision"
+                              : o->reference ? "reference" : "reference-custom-call");
+  json_object_set_new(rep, "module", json_string(o->module));
+  json_object_set_new(rep, "reference", json_string(o->reference ? o->reference : o->module));
   int np = hlo_module_num_params(m);
   HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
   int rc = EXIT_ERROR;
-  if (!in) { fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
+  if (!in) { json_decref(rep); fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if (o->reference) {
     if (hlo_module_load(ctx, o->reference, &ref) != HLO_OK) {
       rc = fail_with(ctx, "cannot read the reference");
@@ -174,10 +179,13 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
                       .no_fusion = 1, .replicas = 1, .partitions = 1};
   HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
-                               .reference_ctx = rctx,
+                               .reference_ctx = rctx, .memory_budget = o->ref_memory,
                                .reference_precision = o->ref_f64 ? HLO_TYPE_F64 : 0};
   HloStatus st = hlo_compare_runs(ctx, m, r, in, np, &dopt, &d);
   if (st != HLO_OK) {
+    if (d && d->failed_side)
+      json_object_set_new(rep, "failed_side",
+                          json_string(d->failed_side == 2 ? "reference" : "module"));
     if (d && d->failed_side == 2) {
       fprintf(stderr, "%s: error: the reference %s%s failed:\n", prog,
               o->ref_f64 ? o->module : rname,
@@ -191,6 +199,7 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
     goto out;
   }
   flush_diags(ctx);   /* warnings */
+  report_comparison(rep, d, o->reference ? o->reference : o->module);
   /* The module's result as a plain run prints it (and --expect). */
   rc = emit_result(ctx, o, d->result);
   if (rc == EXIT_ERROR) goto out;
@@ -217,6 +226,7 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
       strcmp(hlo_instruction_opcode(d->instruction), "custom-call") == 0)
     write_divergent_call(ctx, m, o, d, in, np);
 out:
+  rc = report_finish(o, rep, rc);
   hlo_divergence_free(d);
   hlo_module_free(ref);
   hlo_ctx_free(rctx);

@@ -8,7 +8,8 @@
  * than --timeout is killed. Output: one line per failing case, then
  * "N passed, N failed" (exit 0 only when none failed). --record rewrites the
  * golden file of each case whose output differs (temporary file + rename)
- * and names it; --junit FILE writes a JUnit XML report. On a terminal a
+ * and names it; a case holding reference.hlo runs as --reference does and
+ * its failure line carries the 'first divergence:' line; --junit FILE writes a JUnit XML report. On a terminal a
  * progress line shows how far the suite is.
  *
  * Not here: running a module (the child does), the case layout. */
@@ -124,7 +125,9 @@ static void build_argv(Suite *s, Job *j, Argv *a) {
   if (rtol >= 0) { snprintf(num, sizeof num, "--rtol=%.17g", rtol); arg(a, num); }
   if (atol >= 0) { snprintf(num, sizeof num, "--atol=%.17g", atol); arg(a, num); }
   if (c->expected) { arg(a, "--expect"); arg(a, c->expected); }
-  if (o->record) {
+  if (c->reference) { arg(a, "--reference"); arg(a, c->reference); }
+  /* A case checked by its reference alone has no golden file to record. */
+  if (o->record && (c->expected || !c->reference)) {
     const char *ext = c->expected ? ext_of(c->expected) : new_golden_ext(s, c);
     j->record_dst = xprintf("%s/expected.%s", c->dir, ext);
     j->record_tmp = xprintf("%s/.expected.record-%ld.%s", c->dir, (long)getpid(), ext);
@@ -247,13 +250,21 @@ static void finish(Suite *s, Job *j, int status) {
   } else if (code == EXIT_MISMATCH) {
     j->result = R_FAIL;
     j->line = mismatch_line(j->details);
+    /* A case with a reference says where the runs part, on the same line. */
+    const char *fd = j->c->reference ? strstr(j->details, "first divergence: ") : NULL;
+    if (fd && (fd == j->details || fd[-1] == '\n')) {
+      char *l = first_line(fd, NULL), *both = xprintf("%s; %s", j->line, l);
+      free(l);
+      free(j->line);
+      j->line = both;
+    }
   } else {
     j->result = R_ERROR;
     char *l = first_line(j->details, "error");
     j->line = xprintf("exit %d: %s", code, l);
     free(l);
   }
-  if (j->result == R_PASS && !j->c->expected && !s->o->record) {
+  if (j->result == R_PASS && !j->c->expected && !j->c->reference && !s->o->record) {
     j->result = R_FAIL;
     j->line = xprintf("no golden output (expected.npy, .npz or .txt); record one with --record");
   }

@@ -55,11 +55,14 @@ EXTRA_DIST += tests/fusion-diff.sh tests/fusion_diff.py
 # The comparison engine (diverge.h): ulp distances, parts under a memory
 # budget (check_diverge); the command's --ulp and --reference (tests/diverge/run.sh).
 check_PROGRAMS += tests/check_diverge
-TESTS += tests/check_diverge tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh
+TESTS += tests/check_diverge tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh \
+	tests/diverge/report.sh
 tests_check_diverge_SOURCES = tests/check_diverge.c
 tests_check_diverge_CFLAGS = $(TEST_CFLAGS)
 tests_check_diverge_LDADD = $(TEST_LIBS)
-dist_noinst_SCRIPTS += tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh tests/lib/harness.sh
+dist_noinst_SCRIPTS += tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh tests/lib/harness.sh \
+	tests/diverge/report.sh
+EXTRA_DIST += tests/diverge/jsonfields.py
 dist_noinst_DATA += tests/diverge/v1.hlo tests/diverge/v2.hlo tests/diverge/x3.txt \
 	tests/diverge/x4.txt tests/diverge/loop_ok.hlo tests/diverge/loop_bad.hlo \
 	tests/diverge/after_opt_bug.hlo tests/diverge/ref_s32.hlo tests/diverge/ref_fails.hlo \

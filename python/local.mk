@@ -8,7 +8,8 @@ hlorunpydir = $(pythondir)/hlorun
 hlorunpy_PYTHON = python/hlorun/__init__.py python/hlorun/_lib.py python/hlorun/_errors.py \
 	python/hlorun/_dtypes.py python/hlorun/_values.py python/hlorun/_handlers.py \
 	python/hlorun/_module.py python/hlorun/_compare.py python/hlorun/testing.py \
-	python/hlorun/_reduce.py python/hlorun/_diverge.py python/hlorun/_keep.py
+	python/hlorun/_reduce.py python/hlorun/_diverge.py python/hlorun/_keep.py \
+	python/hlorun/_determinism.py
 
 install-data-hook: install-python-libpath
 install-python-libpath:
@@ -26,4 +27,4 @@ dist_noinst_SCRIPTS += tests/python/run-pytest.sh
 EXTRA_DIST += tests/python/conftest.py tests/python/test_dtypes.py tests/python/test_run.py \
 	tests/python/test_reduce.py tests/python/test_diverge.py tests/python/test_keep.py \
 	tests/python/test_handlers.py tests/python/test_callbacks.py tests/python/test_golden.py tests/python/test_cli_equal.py \
-	tests/python/test_stablehlo.py
+	tests/python/test_stablehlo.py tests/python/test_determinism.py

@@ -15,18 +15,22 @@ Where a run goes wrong: hlorun.compare_runs(module, reference, *inputs)
 names the first instruction whose value differs from the reference's
 (reference=None, reference_precision="f64": the module carried in f64);
 m.run(*inputs, keep=["name"]) returns (result, {name: value}) as well.
+hlorun.check_determinism(module, *inputs, runs=3) runs it under different
+thread counts and names the first instruction whose bits differ.
 
 Element types: see hlorun._dtypes (bf16 and the 8-bit floats are ml_dtypes
 arrays when ml_dtypes is installed, raw uint16/uint8 bits otherwise).
 """
 from ._compare import Comparison, assert_matches, compare
+from ._determinism import Determinism, check_determinism
 from ._diverge import Divergence, compare_runs
 from ._errors import Error
 from ._lib import ffi as _ffi, lib as _lib
 from ._module import Module, bind, load, plugin, reduce
 
 __all__ = ["Error", "Module", "load", "bind", "plugin", "compare", "assert_matches",
-           "Comparison", "version", "reduce", "compare_runs", "Divergence"]
+           "Comparison", "version", "reduce", "compare_runs", "Divergence",
+           "check_determinism", "Determinism"]
 
 
 def version():

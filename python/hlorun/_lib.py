@@ -197,6 +197,14 @@ HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref
                            HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,
                            HloDivergence **out);
 void hlo_divergence_free(HloDivergence *d);
+typedef struct HloDeterminism {
+  size_t struct_size; int deterministic; int runs; int run; const HloInstruction *instruction;
+  int64_t iteration; int64_t call; int operands_differ; int different_path; int64_t steps;
+  int failed_run;
+} HloDeterminism;
+HloStatus hlo_check_determinism(HloCtx *const *ctxs, int nruns, const HloModule *m,
+                                HloBuffer *const *inputs, int n, const HloRunOptions *opts,
+                                HloDeterminism *out);
 HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloInstruction *i,
                                     int depth, HloModule **out, const HloInstruction ***cut,
                                     int *ncut);
