@@ -147,6 +147,16 @@ if [ -f "$L" ]; then
       'first_nondeterministic.opcode="custom-call"' 'first_nondeterministic.line=11' \
       'first_nondeterministic.iteration=0' 'first_nondeterministic.run=1' \
       'first_nondeterministic.cause="result_differs"'
+  # --reference-custom-call: run.sh's times2_buggy is wrong on the third
+  # call (iteration 2): h = {12,24,36,48} against times2's {8,16,24,32},
+  # the largest error 48 - 32 = 16 at [3]; the reference is MODULE itself.
+  run refcc-json 1 --report "$tmp/c.json" --custom-call "scale=$L:times2_buggy" \
+      --reference-custom-call "scale=$L:times2" --dump-custom-calls "$tmp/dcc" \
+      "$d/loop_cc.hlo" "$d/x4.txt" &&
+    fields refcc-json "$tmp/c.json" 'mode="reference-custom-call"' \
+      "reference=\"$d/loop_cc.hlo\"" 'first_divergence.instruction="h"' \
+      'first_divergence.opcode="custom-call"' 'first_divergence.iteration=2' \
+      'first_divergence.max_abs_error=16' 'first_divergence.max_abs_at="[3]"'
   run det-json-ok 0 --report "$tmp/e.json" --determinism 3 --custom-call "scale=$L:times2" \
       "$d/loop_cc.hlo" "$d/x4.txt" &&
     fields det-json-ok "$tmp/e.json" 'status="agree"' 'first_nondeterministic=null' \
