@@ -137,6 +137,16 @@ static int check_site(HlfRegistry *r, const HloModule *m, const HloInstr *ins, H
                              name, hlf_api_version_name(v), name);
     return -1;
   }
+  if (t->source == HLF_SRC_BUILTIN && t->api_mask && !(t->api_mask & (1u << v))) {
+    bool ffi_only = t->api_mask == 1u << HLO_API_TYPED_FFI;
+    *err = hlf_strdup_printf("custom-call target \"%s\" (line %d, %s) is %s, but the instruction has "
+                             "api_version=%s: XLA finds no implementation of it under that api_version",
+                             name, (int)ins->line, t->origin,
+                             ffi_only ? "a typed FFI handler (api_version=API_VERSION_TYPED_FFI)"
+                                      : "a legacy custom-call function (not api_version=API_VERSION_TYPED_FFI)",
+                             hlf_api_version_name(v));
+    return -1;
+  }
   *tp = t;
   if (!typed(t, ins)) return 0;
   if (hlf_target_query(t, err)) return -1;

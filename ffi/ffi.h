@@ -76,6 +76,12 @@ int hlf_check_module(HlfRegistry *r, const HloModule *m, HlcDiags *d);
 struct XLA_FFI_Handler_Bundle;
 int hlf_register_builtin(HlfRegistry *r, const char *target,
                          const struct XLA_FFI_Handler_Bundle *bundle, const char *origin);
+/* The api_versions (bit 1 << HLO_API_*) a custom call of built-in target may
+ * have: those XLA finds the target's implementation under (a handler
+ * registered with XLA's FFI only answers API_VERSION_TYPED_FFI, a legacy
+ * function only the others). Any other api_version is then an error at
+ * the call site. No effect on a target that is not (or no longer) built-in. */
+void hlf_builtin_api_versions(HlfRegistry *r, const char *target, unsigned mask);
 
 /* Register a typed FFI bundle that a host made at run time (the public
  * hlo_ctx_register_ffi_handler): shown as origin, replaced like a plugin's

@@ -115,6 +115,7 @@ struct HlfTarget {
   void *symbol;              /* SYMBOL: the raw function, for legacy conventions */
   uint32_t traits;
   HlfScratchFn *scratch;     /* BUILTIN: its working memory per call, or NULL */
+  unsigned api_mask;         /* BUILTIN: the api_versions it answers (1 << v), 0 any */
   char *origin;              /* owned: "LIB.so:SYMBOL", "plugin LIB.so", "built-in" */
   bool queried;              /* metadata query done */
   int major, minor;          /* reported API version */

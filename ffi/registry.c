@@ -133,6 +133,13 @@ int hlf_register_builtin_scratch(HlfRegistry *r, const char *target,
                         origin ? origin : "built-in");
 }
 
+void hlf_builtin_api_versions(HlfRegistry *r, const char *target, unsigned mask) {
+  pthread_mutex_lock(&r->mu);
+  HlfTarget *t = find_locked(r, target, strlen(target));
+  if (t && t->source == HLF_SRC_BUILTIN) t->api_mask = mask;
+  pthread_mutex_unlock(&r->mu);
+}
+
 size_t hlf_builtin_scratch(HlfRegistry *r, const HloInstr *ins, const HlfBuf *args,
                            int32_t nargs) {
   const char *name = ins->custom_call_target;

@@ -126,6 +126,56 @@ static bool compare(HlcText *r, const char *file, const char *func, const ShChec
   return bad == 0;
 }
 
+/* Parse, verify and compile one HLO text of a test. */
+static HloStatus build(HloCtx *ctx, const HloRunOptions *opts, const char *text, size_t len, const char *name,
+                       HloModule **m, HloExecutable **e) {
+  HloStatus st = hlo_module_parse(ctx, text, len, name, m);
+  if (st == HLO_OK) st = hlo_module_verify(ctx, *m);
+  if (st == HLO_OK) st = hlo_compile(ctx, *m, opts, e);
+  return st;
+}
+
+/* The steps before the test function of an interpreter.run_parallel
+ * (stablehlo.h, ShTest): its operands, then every device's program; the
+ * devices' results, in order, go to *params (t->par_devices *
+ * t->par_nresults of them). */
+static HloStatus run_parallel(HloCtx *ctx, const HloRunOptions *opts, const ShTest *t, const char *name,
+                              HloBuffer **params) {
+  HloModule *pm = NULL, *dm = NULL;
+  HloExecutable *pe = NULL, *de = NULL;
+  HloBuffer *ops = NULL;
+  int nd = t->par_devices, nin = nd * t->par_nargs;
+  HloBuffer **in = calloc((size_t)nin + 1, sizeof *in), **res = calloc((size_t)nd, sizeof *res);
+  HloStatus st = in && res ? HLO_OK : HLO_NOMEM;
+  if (st == HLO_OK) st = build(ctx, opts, t->pre, t->pre_len, name, &pm, &pe);
+  if (st == HLO_OK) st = hlo_execute(pe, NULL, 0, &ops);
+  for (int i = 0; st == HLO_OK && i < nin; i++) st = hlo_buffer_tuple_element(ctx, ops, i, &in[i]);
+  if (st == HLO_OK) st = build(ctx, opts, t->par, t->par_len, name, &dm, &de);
+  if (st == HLO_OK && hlo_executable_num_devices(de) != nd)
+    st = hli_api_fail(ctx, HLO_RUNTIME_ERROR, "%s: interpreter.run_parallel: the program runs on %d devices, not %d",
+                      name, hlo_executable_num_devices(de), nd);
+  if (st == HLO_OK) st = hlo_execute_devices(de, in, t->par_nargs, res);
+  for (int d = 0; st == HLO_OK && d < nd; d++) {
+    HloBuffer **out = params + (size_t)d * (size_t)t->par_nresults;
+    if (hlo_buffer_type(res[d]) != HLO_TYPE_TUPLE) {
+      out[0] = res[d];   /* one result, not a tuple */
+      res[d] = NULL;
+      continue;
+    }
+    for (int k = 0; st == HLO_OK && k < t->par_nresults; k++) st = hlo_buffer_tuple_element(ctx, res[d], k, &out[k]);
+  }
+  for (int i = 0; in && i < nin; i++) hlo_buffer_free(in[i]);
+  for (int d = 0; res && d < nd; d++) hlo_buffer_free(res[d]);
+  free(in);
+  free(res);
+  hlo_buffer_free(ops);
+  hlo_executable_free(pe);
+  hlo_executable_free(de);
+  hlo_module_free(pm);
+  hlo_module_free(dm);
+  return st;
+}
+
 static void run_one(HloCtx *ctx, const HloRunOptions *opts, const char *file, const ShTest *t, int *passed,
                     int *failed, HlcText *r) {
   if (!t->hlo) {
@@ -139,10 +189,12 @@ static void run_one(HloCtx *ctx, const HloRunOptions *opts, const char *file, co
   hlo_ctx_clear_diagnostics(ctx);
   char *name = malloc(strlen(file) + strlen(t->func) + 8);
   if (name) sprintf(name, "%s @%s", file, t->func);
-  HloStatus st = hlo_module_parse(ctx, t->hlo, t->hlo_len, name ? name : file, &m);
-  if (st == HLO_OK) st = hlo_module_verify(ctx, m);
-  if (st == HLO_OK) st = hlo_compile(ctx, m, opts, &e);
-  if (st == HLO_OK) st = hlo_execute(e, NULL, 0, &res);
+  int np = t->pre ? t->par_devices * t->par_nresults : 0;
+  HloBuffer **params = calloc((size_t)np + 1, sizeof *params);
+  HloStatus st = params ? HLO_OK : HLO_NOMEM;
+  if (st == HLO_OK && t->pre) st = run_parallel(ctx, opts, t, name ? name : file, params);
+  if (st == HLO_OK) st = build(ctx, opts, t->hlo, t->hlo_len, name ? name : file, &m, &e);
+  if (st == HLO_OK) st = hlo_execute(e, params, np, &res);
   if (st != HLO_OK) {
     const char *d = hlo_ctx_diagnostics(ctx);
     hlc_text_printf(r, "%s:%d: @%s could not run:\n%s", file, t->line, t->func, d && *d ? d : "(no diagnostic)\n");
@@ -161,6 +213,8 @@ static void run_one(HloCtx *ctx, const HloRunOptions *opts, const char *file, co
   }
   hlo_ctx_clear_diagnostics(ctx);
   free(name);
+  for (int i = 0; params && i < np; i++) hlo_buffer_free(params[i]);
+  free(params);
   hlo_buffer_free(res);
   hlo_executable_free(e);
   hlo_module_free(m);

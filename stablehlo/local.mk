@@ -5,7 +5,7 @@
 libhlorun_core_la_SOURCES += \
 	stablehlo/stablehlo.h stablehlo/syntax.h stablehlo/lower.h stablehlo/ops.h \
 	stablehlo/parse.c stablehlo/types.c stablehlo/dense.c stablehlo/lower.c stablehlo/region.c \
-	stablehlo/module.c stablehlo/ops.c stablehlo/ops_region.c stablehlo/ops_index.c stablehlo/ops_call.c \
+	stablehlo/module.c stablehlo/ops.c stablehlo/ops_region.c stablehlo/ops_index.c stablehlo/ops_call.c stablehlo/ops_parallel.c stablehlo/ops_collective.c \
 	stablehlo/ops_chlo.c stablehlo/ops_chlo_special.c
 
 SHLO_GEN = stablehlo/mlir.c stablehlo/mlir.h stablehlo/lexer.c
@@ -31,6 +31,14 @@ TESTS += tests/check_stablehlo
 tests_check_stablehlo_SOURCES = tests/check_stablehlo.c
 tests_check_stablehlo_CFLAGS = $(TEST_CFLAGS)
 tests_check_stablehlo_LDADD = $(TEST_LIBS)
+
+# interpreter.run_parallel on the device grid, two ops on one line, and the
+# api_version of built-in LAPACK targets (a Check suite).
+check_PROGRAMS += tests/check_stablehlo_gaps
+TESTS += tests/check_stablehlo_gaps
+tests_check_stablehlo_gaps_SOURCES = tests/check_stablehlo_gaps.c
+tests_check_stablehlo_gaps_CFLAGS = $(TEST_CFLAGS)
+tests_check_stablehlo_gaps_LDADD = $(TEST_LIBS)
 
 # StableHLO's own test files (a checkout of openxla/stablehlo): the pass figure.
 EXTRA_DIST += tests/stablehlo/run_all.py

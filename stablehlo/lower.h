@@ -101,6 +101,11 @@ struct Lower {
   Binding **check_vals;    /* malloc'd: actual, expected of each check */
   int ncheck_vals, capcheck_vals;
   const char *last_const_rhs;  /* the last constant's text, when it can be copied */
+  /* test mode: the test function's interpreter.run_parallel (ops_parallel.c) */
+  const char *par_callee;  /* the program every device runs (arena) */
+  int par_replicas, par_partitions, par_nargs, par_nresults;   /* nargs, nresults: per device */
+  HlcText par_pre;         /* computations and an ENTRY whose result is its operands (no header) */
+  int64_t grid_replicas, grid_partitions;   /* nonzero: the header's grid (the callee's own module) */
   jmp_buf fail;            /* a translation error (recorded) longjmps here */
 };
 
@@ -192,6 +197,9 @@ void sh_region_captures(Lower *C, ShNode **regions, int nregions, ShCaptures *ou
 int sh_arg_list(Lower *C, ShNode *paren, ShNode **names, ShType **types, ShNode **attrs, int max);
 /* The computation of function @sym (lowered on first use). */
 const char *sh_func_computation(Lower *C, const char *sym, size_t n, const ShNode *at, ShType **root_type);
+
+/* The function @sym of the part, or NULL. */
+Func *sh_find_func(Lower *C, const char *sym, size_t n);
 
 /* The op table (ops.c): 0 if the op was translated, -1 if unknown. */
 int sh_lower_op(Lower *C, ShOp *op);

@@ -189,6 +189,8 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
   return c->name;
 }
 
+Func *sh_find_func(Lower *C, const char *sym, size_t n) { return find_func(C, sym, n); }
+
 const char *sh_func_computation(Lower *C, const char *sym, size_t n, const ShNode *at, ShType **root_type) {
   Func *f = find_func(C, sym, n);
   if (!f) sh_fail(C, at, "call of an undefined function @%.*s", (int)n, sym);
@@ -273,8 +275,10 @@ static void module_header(Lower *C, HlcText *out, ShNode *module_op) {
     hlc_text_put(out, (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
                          ch == '.' || ch == '-' ? &name[i] : "_", 1);
   }
-  if (C->num_replicas > 1) hlc_text_printf(out, ", replica_count=%lld", (long long)C->num_replicas);
-  if (C->num_partitions > 1) hlc_text_printf(out, ", num_partitions=%lld", (long long)C->num_partitions);
+  int64_t r = C->grid_replicas ? C->grid_replicas : C->num_replicas;
+  int64_t p = C->grid_partitions ? C->grid_partitions : C->num_partitions;
+  if (r > 1) hlc_text_printf(out, ", replica_count=%lld", (long long)r);
+  if (p > 1) hlc_text_printf(out, ", num_partitions=%lld", (long long)p);
   hlc_text_puts(out, "\n\n");
 }
 
@@ -289,6 +293,7 @@ static void lower_init(Lower *C, ShParser *P) {
 static void lower_done(Lower *C) {
   for (Comp *c = C->all; c; c = c->all_next) hlc_text_free(&c->body);   /* those a failure left open */
   hlc_text_free(&C->module);
+  hlc_text_free(&C->par_pre);
   free(C->b);
   free(C->table);
 }
@@ -303,9 +308,18 @@ static int guarded(Lower *C, void (*fn)(Lower *, void *), void *arg) {
 typedef struct TranslateJob {
   ShNode *chunk;
   const char *entry;
-  char *text;
-  size_t len;
+  char *text, *pre;   /* pre: with interpreter.run_parallel, the module of its operands */
+  size_t len, pre_len;
 } TranslateJob;
+
+static char *with_header(Lower *C, ShNode *module_op, const HlcText *body, size_t *len) {
+  HlcText out = {0};
+  module_header(C, &out, module_op);
+  hlc_text_put(&out, body->p, body->n);
+  if (out.oom) { hlc_text_free(&out); sh_fail_off(C, 0, "out of memory"); }
+  *len = out.n;
+  return out.p;
+}
 
 static void translate_job(Lower *C, void *arg) {
   TranslateJob *j = arg;
@@ -326,31 +340,42 @@ static void translate_job(Lower *C, void *arg) {
   if (!f) sh_fail(C, module_op ? module_op : j->chunk->kids, "no entry function (@main, or one public function)");
   lower_func(C, f, true, NULL);
   if (C->module.oom) sh_fail_off(C, 0, "out of memory");
-  HlcText out = {0};
-  module_header(C, &out, module_op);
-  hlc_text_put(&out, C->module.p, C->module.n);
-  if (out.oom) { hlc_text_free(&out); sh_fail_off(C, 0, "out of memory"); }
-  j->text = out.p;
-  j->len = out.n;
+  if (C->par_callee) j->pre = with_header(C, module_op, &C->par_pre, &j->pre_len);
+  j->text = with_header(C, module_op, &C->module, &j->len);
 }
 
 /* Translate part `chunk` with entry function `entry` (NULL: @main or the only
- * public function). Returns malloc'd HLO text or NULL. */
-static char *translate(ShParser *P, ShNode *chunk, const char *entry, bool test_mode, size_t *outlen,
-                       ShCheck **checks, int *nchecks) {
+ * public function) on an R x P grid (0: the module's own). In test mode (t
+ * set) the checks, and the steps of an interpreter.run_parallel, go to t.
+ * Returns malloc'd HLO text or NULL. */
+static char *translate(ShParser *P, ShNode *chunk, const char *entry, ShTest *t, int64_t r, int64_t p,
+                       size_t *outlen) {
   Lower *C = calloc(1, sizeof *C);
   if (!C) return NULL;
   lower_init(C, P);
-  C->test_mode = test_mode;
-  TranslateJob j = {chunk, entry, NULL, 0};
+  C->test_mode = t != NULL;
+  C->grid_replicas = r;
+  C->grid_partitions = p;
+  TranslateJob j = {chunk, entry, NULL, NULL, 0, 0};
   if (guarded(C, translate_job, &j) == 0) {
     *outlen = j.len;
-    if (checks) {
-      *checks = C->nchecks ? malloc(sizeof **checks * (size_t)C->nchecks) : NULL;
-      if (C->nchecks && *checks) memcpy(*checks, C->checks, sizeof **checks * (size_t)C->nchecks);
-      *nchecks = *checks || !C->nchecks ? C->nchecks : 0;
+    if (t) {
+      t->checks = C->nchecks ? malloc(sizeof *t->checks * (size_t)C->nchecks) : NULL;
+      if (C->nchecks && t->checks) memcpy(t->checks, C->checks, sizeof *t->checks * (size_t)C->nchecks);
+      t->nchecks = t->checks || !C->nchecks ? C->nchecks : 0;
+      t->pre = j.pre;
+      t->pre_len = j.pre_len;
+      j.pre = NULL;
+      if (t->pre) {   /* the program of every device, in a module of its own */
+        t->par_devices = C->par_replicas * C->par_partitions;
+        t->par_nargs = C->par_nargs;
+        t->par_nresults = C->par_nresults;
+        t->par = translate(P, chunk, C->par_callee, NULL, C->par_replicas, C->par_partitions, &t->par_len);
+        if (!t->par) { free(j.text); j.text = NULL; }
+      }
     }
   }
+  free(j.pre);
   free(C->checks);
   free(C->check_vals);
   lower_done(C);
@@ -413,7 +438,7 @@ char *shlo_to_hlo_text(const char *text, size_t len, const char *filename, HlcDi
       shp_error(&P, P.top->kids->next->tok.off,
                 "a file of several modules (\"// -----\") is a test file: run it as one (its checks decide)");
     } else {
-      out = translate(&P, P.top->kids, NULL, false, &n, NULL, NULL);
+      out = translate(&P, P.top->kids, NULL, NULL, 0, 0, &n);
     }
   }
   hlc_arena_free(&arena);
@@ -498,7 +523,7 @@ int shlo_tests(const char *text, size_t len, const char *filename, HlcDiags *dia
         t->line = lines[i];
         HlcDiags d = {0};
         P.diags = &d;
-        t->hlo = translate(&P, chunk, t->func, true, &t->hlo_len, &t->checks, &t->nchecks);
+        t->hlo = translate(&P, chunk, t->func, t, 0, 0, &t->hlo_len);
         if (!t->hlo) t->error = render(&d);
         hlc_diags_clear(&d);
       }
@@ -520,6 +545,8 @@ void shlo_tests_free(ShTests *t) {
     free(t->v[i].hlo);
     free(t->v[i].error);
     free(t->v[i].checks);
+    free(t->v[i].pre);
+    free(t->v[i].par);
   }
   free(t->v);
   memset(t, 0, sizeof *t);

@@ -471,6 +471,8 @@ int sh_lower_op(Lower *C, ShOp *op) {
   if (ew) return op_elementwise(C, op, ew, arity);
   if (op->nlen > 5 && memcmp(op->name, "chlo.", 5) == 0 && sh_lower_chlo_op(C, op) == 0) return 0;
   if (is(op, "chlo.top_k")) return op_top_k(C, op);
+  if (is(op, "interpreter.run_parallel")) return sh_lower_parallel_op(C, op);
+  if (sh_lower_collective_op(C, op) == 0) return 0;
   if (is(op, "stablehlo.constant")) return op_constant(C, op);
   if (is(op, "stablehlo.iota")) return op_iota(C, op);
   if (is(op, "stablehlo.broadcast_in_dim")) return op_broadcast_in_dim(C, op);

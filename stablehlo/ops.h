@@ -43,4 +43,6 @@ const char *sh_chlo_special(ShEx *e, const char *name, const char *x);
 int sh_lower_region_op(Lower *C, ShOp *op);   /* ops_region.c */
 int sh_lower_index_op(Lower *C, ShOp *op);    /* ops_index.c */
 int sh_lower_call_op(Lower *C, ShOp *op);     /* ops_call.c */
+int sh_lower_parallel_op(Lower *C, ShOp *op); /* ops_parallel.c: interpreter.run_parallel */
+int sh_lower_collective_op(Lower *C, ShOp *op);   /* ops_collective.c: -1 if not a collective */
 #endif

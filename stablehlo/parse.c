@@ -5,7 +5,9 @@
  * at the level of a region (not inside brackets or a dictionary) a result
  * list ("%0 =", "%a, %b =", "%0:2 ="), an alias definition ("#loc1 = ...")
  * or, first on its line or first in a block, an operation name (a dotted word,
- * "return", "call", "module", or a quoted generic name). It also tells a
+ * "return", "call", "module", or a quoted generic name); later on a line a
+ * dotted word or "return" still starts one ("... : tensor<f32> return %0"),
+ * except after "applies" (reduce's pretty form names its body op so). It also tells a
  * region's '{' from a dictionary's (by the token after it) and a block
  * header's closing ':' from a type's.
  */
@@ -58,6 +60,12 @@ static bool op_word(const ShParser *P, const ShToken *t) {
          word_is(P, t, "module");
 }
 
+/* A word that starts an operation even in the middle of a line. */
+static bool midline_op_word(const ShParser *P, const ShToken *t, const ShToken *prev) {
+  if (t->kind != SH_BAREID || (prev->kind == SH_BAREID && word_is(P, prev, "applies"))) return false;
+  return memchr(P->src + t->off, '.', t->len) != NULL || word_is(P, t, "return");
+}
+
 static bool eq_after(const ShParser *P, const ShToken *t) {
   size_t p = t->off + t->len;
   while (p < P->len && (P->src[p] == ' ' || P->src[p] == '\t' || P->src[p] == '\n' || P->src[p] == '\r')) p++;
@@ -106,8 +114,8 @@ int shp_parse(ShParser *P) {
   bool start_ok = true;   /* an op may start here (first in a block) */
   bool want_opname = false, in_results = false, in_header = false;
   int header_depth = -1;
-  ShToken t;
-  for (;;) {
+  ShToken t, prev = {0};
+  for (;; prev = t) {
     if (lex(&d, &t) < 0) break;
     bool region_level = depth == 0 || stack[depth - 1] == F_REGION;
     int kind = t.kind;
@@ -125,7 +133,7 @@ int shp_parse(ShParser *P) {
         ShToken s = {SH_OPSTART, t.off, 0, t.bol};
         shp_Parse(lp, SH_OPSTART, s, P);
         kind = SH_ALIAS;
-      } else if ((t.bol || start_ok) && (op_word(P, &t) || kind == SH_STRING)) {
+      } else if (((t.bol || start_ok) && (op_word(P, &t) || kind == SH_STRING)) || midline_op_word(P, &t, &prev)) {
         ShToken s = {SH_OPSTART, t.off, 0, t.bol};
         shp_Parse(lp, SH_OPSTART, s, P);
         kind = SH_OPNAME;

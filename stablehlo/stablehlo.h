@@ -45,6 +45,13 @@ typedef struct ShTest {
   char *error;             /* why it failed to translate (rendered diagnostics) */
   ShCheck *checks;
   int nchecks;
+  /* interpreter.run_parallel: pre's result is a tuple of its operands (device
+   * d's nargs of them, device after device); every device of the grid runs
+   * par on its own; hlo then takes the devices' results, in the same order,
+   * as its parameters. pre NULL: hlo runs alone. */
+  char *pre, *par;
+  size_t pre_len, par_len;
+  int par_devices, par_nargs, par_nresults;
 } ShTest;
 
 typedef struct ShTests { ShTest *v; int n; } ShTests;

@@ -6,6 +6,7 @@
  * and fails at the call, naming the Debian package that provides it. */
 #include "targets/cpu/cpu.h"
 #include <stdlib.h>
+#include <string.h>
 
 static XLA_FFI_Error *run(XLA_FFI_CallFrame *f, CpuKernel *kernel, CpuTypeId type,
                           const char *target) {
@@ -74,15 +75,26 @@ static XLA_FFI_Error *csr_handler(XLA_FFI_CallFrame *f) {
   return run_own(f, hlt_cpu_csr_sparse_dense, "cpu_csr_sparse_dense_ffi", -1);
 }
 
+/* jaxlib registers its "*_ffi" targets with XLA's FFI (api_version 4 only)
+ * and the older generation as legacy functions (api_version 1 to 3). */
+static unsigned api_mask(const char *name) {
+  size_t n = strlen(name);
+  if (n > 4 && strcmp(name + n - 4, "_ffi") == 0) return 1u << HLO_API_TYPED_FFI;
+  return 1u << HLO_API_ORIGINAL | 1u << HLO_API_STATUS_RETURNING | 1u << HLO_API_STATUS_RETURNING_UNIFIED;
+}
+
 int hlt_cpu_register(HlfRegistry *r) {
   for (int i = 0; i < CPU_NROWS; i++) {
     XLA_FFI_Handler_Bundle b = {NULL, NULL, NULL, rows[i].handler};
     if (hlf_register_builtin(r, rows[i].name, &b, "built-in: LAPACK") != 0) return -1;
+    hlf_builtin_api_versions(r, rows[i].name, api_mask(rows[i].name));
   }
   XLA_FFI_Handler_Bundle td = {NULL, NULL, NULL, tridiagonal_handler};
   XLA_FFI_Handler_Bundle csr = {NULL, NULL, NULL, csr_handler};
   if (hlf_register_builtin(r, "tridiagonal_solve_perturbed_ffi", &td, "built-in: jaxlib") != 0 ||
       hlf_register_builtin(r, "cpu_csr_sparse_dense_ffi", &csr, "built-in: jaxlib") != 0)
     return -1;
+  hlf_builtin_api_versions(r, "tridiagonal_solve_perturbed_ffi", api_mask("tridiagonal_solve_perturbed_ffi"));
+  hlf_builtin_api_versions(r, "cpu_csr_sparse_dense_ffi", api_mask("cpu_csr_sparse_dense_ffi"));
   return 0;
 }
