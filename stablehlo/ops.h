@@ -40,6 +40,10 @@ int sh_lower_chlo_op(Lower *C, ShOp *op);        /* ops_chlo.c: -1 if not a CHLO
  * (type e->t, already upcast where XLA upcasts), or NULL if name is none of them. */
 const char *sh_chlo_special(ShEx *e, const char *name, const char *x);
 
+/* ops_chlo_complex.c: asin, acos, acosh, asinh, atan, atanh of complex z
+ * (type e->t, c64 or c128), or NULL if name is none of them. */
+const char *sh_chlo_complex(ShEx *e, const char *name, const char *z);
+
 int sh_lower_region_op(Lower *C, ShOp *op);   /* ops_region.c */
 int sh_lower_index_op(Lower *C, ShOp *op);    /* ops_index.c */
 int sh_lower_call_op(Lower *C, ShOp *op);     /* ops_call.c */

@@ -196,6 +196,8 @@ static const char *unary(ShEx *e, ShOp *op, const char *w, const char *x) {
   if (strcmp(w, "tan") == 0) return shx_1(e, "tan", x);
   if (cx && strcmp(w, "cosh") == 0) return cosh_sinh_large(e, x, "add");
   if (cx && strcmp(w, "sinh") == 0) return cosh_sinh_large(e, x, "subtract");
+  const char *inv = cx ? sh_chlo_complex(e, w, x) : NULL;
+  if (inv) return inv;
   if (cx) sh_fail(e->C, op->node, "%.*s of complex element type %s is not supported", (int)op->nlen, op->name,
                   hlc_dtype_name(e->t->dt));
   if (strcmp(w, "atan") == 0) return shx_2(e, "atan2", x, shx_k(e, 1));
