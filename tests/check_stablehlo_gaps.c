@@ -5,7 +5,7 @@
  * error each), two operations on one line, and the api_version a built-in
  * LAPACK target answers to (XLA finds a "*_ffi" target only under
  * API_VERSION_TYPED_FFI, a legacy one only under the others), and CHLO's
- * inverse trigonometric functions of complex arguments. Expected
+ * inverse trigonometric functions and atan2 of complex arguments. Expected
  * values are worked out by hand in the comments.
  */
 #include <check.h>
@@ -114,6 +114,34 @@ START_TEST(run_parallel_grid_order) {
   int passed, failed;
   char *r = run_file(text, &passed, &failed);
   ck_assert_msg(passed == 8 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
+/* all_to_all splitting dim 0 and concatenating dim 1 on two replicas:
+ * device 0 keeps rows {1,2} and sends {3,4}; device 1 sends {5,6} and keeps
+ * {7,8}; each concatenates what it gets in peer order along dim 1:
+ * [[1,5],[2,6]] and [[3,7],[4,8]]. */
+START_TEST(run_parallel_all_to_all) {
+  const char *text =
+      "func.func @f(%x : tensor<4x1xi32>) -> tensor<2x2xi32> {\n"
+      "  %r = \"stablehlo.all_to_all\"(%x) {split_dimension = 0 : i64, concat_dimension = 1 : i64,"
+      " split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4x1xi32>) ->"
+      " tensor<2x2xi32>\n"
+      "  return %r : tensor<2x2xi32>\n"
+      "}\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[[1], [2], [3], [4]]> : tensor<4x1xi32>\n"
+      "  %b = stablehlo.constant dense<[[5], [6], [7], [8]]> : tensor<4x1xi32>\n"
+      "  %r:2 = \"interpreter.run_parallel\"(%a, %b) {programs = [[@f], [@f]]} : (tensor<4x1xi32>, tensor<4x1xi32>)"
+      " -> (tensor<2x2xi32>, tensor<2x2xi32>)\n"
+      "  check.expect_eq_const %r#0, dense<[[1, 5], [2, 6]]> : tensor<2x2xi32>\n"
+      "  check.expect_eq_const %r#1, dense<[[3, 7], [4, 8]]> : tensor<2x2xi32>\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 2 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
 END_TEST
@@ -256,16 +284,37 @@ START_TEST(chlo_complex_inverse) {
 }
 END_TEST
 
+/* stablehlo.atan2 of complex y, x is XLA's -i log((x + i y) / sqrt(x^2 + y^2)):
+ * atan2(1, 1) = pi/4 by hand; the others from Python's cmath with that formula. */
+START_TEST(atan2_complex) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %y = stablehlo.constant dense<[(1.0, 0.0), (1.0, 2.0), (-0.5, 0.25)]> : tensor<3xcomplex<f64>>\n"
+      "  %x = stablehlo.constant dense<[(1.0, 0.0), (3.0, 4.0), (2.0, -1.0)]> : tensor<3xcomplex<f64>>\n"
+      "  %r = stablehlo.atan2 %y, %x : tensor<3xcomplex<f64>>\n"
+      "  check.expect_almost_eq_const %r, dense<[(0.78539816339744828, 0.0), (0.4164906333372157,"
+      " 0.067065996648669801), (-0.24497866312686414, 0.0)]> : tensor<3xcomplex<f64>> {tolerance = 1.0e-14 : f64}\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 1 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stablehlo_gaps");
   TCase *tc = tcase_create("gaps");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, run_parallel_all_reduce);
   tcase_add_test(tc, run_parallel_grid_order);
+  tcase_add_test(tc, run_parallel_all_to_all);
   tcase_add_test(tc, run_parallel_errors);
   tcase_add_test(tc, ops_on_one_line);
   tcase_add_test(tc, lapack_api_version);
   tcase_add_test(tc, chlo_complex_inverse);
+  tcase_add_test(tc, atan2_complex);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }

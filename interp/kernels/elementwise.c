@@ -299,6 +299,8 @@ VM_UNARY_OPS(VM_THUNK)
   BIN_LOOP_PLAIN(mul_##ID, T, x * y)                                                  \
   BIN_LOOP_PLAIN(div_##ID, T, x / y)                                                  \
   BIN_LOOP_PLAIN(pow_##ID, T, (x == 0 && y == 0) ? (T)1 : cpow##SFX(x, y))            \
+  /* atan2(x, y) = -i log((y + i x) / sqrt(y^2 + x^2)), XLA's complex form */        \
+  BIN_LOOP_PLAIN(atan2_##ID, T, -I * clog##SFX((y + I * x) / csqrt##SFX(y * y + x * x))) \
   UN_LOOP_PLAIN(neg_##ID, T, T, -x)                                                   \
   UN_LOOP_PLAIN(abs_##ID, T, R, cabs##SFX(x))                                         \
   UN_LOOP_PLAIN(real_##ID, T, R, creal##SFX(x))                                       \
@@ -405,6 +407,7 @@ static void fill_tables(void) {
   bin_tab[BIN_MUL][HLO_##ID] = mul_##ID;                                        \
   bin_tab[BIN_DIV][HLO_##ID] = div_##ID;                                        \
   bin_tab[BIN_POW][HLO_##ID] = pow_##ID;                                        \
+  bin_tab[BIN_ATAN2][HLO_##ID] = atan2_##ID;                                    \
   un_tab[UN_NEG][HLO_##ID] = neg_##ID;                                          \
   un_tab[UN_ABS][HLO_##ID] = abs_##ID;                                          \
   un_tab[UN_REAL][HLO_##ID] = real_##ID;                                        \
