@@ -158,6 +158,9 @@ START_TEST(run_parallel_errors) {
       {"  %r:2 = \"interpreter.run_parallel\"(%x) {programs = [[@f], [@f]]} : (tensor<i32>)"
        " -> (tensor<i32>, tensor<i32>)\n",
        "interpreter.run_parallel: 1 operands for 2 devices of @f (1 arguments each)", 13},
+      {"  %r:2 = \"interpreter.run_parallel\"(%x, %x, %x) {programs = [[@f], [@f]]} : (tensor<i32>, tensor<i32>,"
+       " tensor<i32>) -> (tensor<i32>, tensor<i32>)\n",
+       "interpreter.run_parallel: 3 operands for 2 devices of @f (1 arguments each)", 13},
       {"  %r:2 = \"interpreter.run_parallel\"(%x, %x, %x) {programs = [[@f, @f], [@f]]} : (tensor<i32>,"
        " tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)\n",
        "rows of programs differ in length (2 and 1)", 13},
