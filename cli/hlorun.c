@@ -727,7 +727,7 @@ int main(int argc, char **argv) {
     rc = die_usage("%s", "--reference-precision f64 compares the module with itself: it cannot be "
                    "used with --reference or --reference-custom-call");
   else if (o.determinism) rc = determinism_run(ctx, m, &o);
-  else if (o.reference || o.nref_bind || o.ref_f64) rc = reference_run(ctx, m, &o);
+  else if (o.reference || o.nref_bind || o.ref_f64) rc = reference_run(ctx, m, &o, R, P);
   else if (devices_wanted(ctx, m, &o, R, P)) rc = devices_run(ctx, m, &o, R, P);
   else rc = run_module(ctx, m, &o);
   flush_diags(ctx);
