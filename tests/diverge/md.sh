@@ -86,6 +86,15 @@ run md-part-none 0 --reference "$s0" "$s0" "$srcdir/tests/diverge/x4.txt" &&
   has md-part-none "$tmp/err" "first divergence: none" &&
   has md-part-none-out "$tmp/out" "f32[] 30"
 
+# Each module's own shardings split the global inputs: a reference whose p
+# is split the other way round ({devices=[2]1,0}: device 0 gets {3, 4},
+# device 1 {1, 2}) squares other values on each device (device 0: {1, 4}
+# against {9, 16}), though the sums, and so the results, agree (30).
+sed 's/sharding={devices=\[2\]0,1}/sharding={devices=[2]1,0}/' "$s0" > "$tmp/swapped.hlo"
+run md-part-own-sharding 0 --reference "$tmp/swapped.hlo" "$s0" "$srcdir/tests/diverge/x4.txt" &&
+  has md-part-own-sharding "$tmp/err" "first divergence: y (multiply, line 11) on device 0 against the reference's y ($tmp/swapped.hlo line 11): 2 of 2 elements differ; largest absolute error 12 at [1]; first at [0]: got 1, reference 9; 2 of 2 devices diverge" &&
+  has md-part-own-sharding-out "$tmp/out" "f32[] 30"
+
 # ---- --passes with partitioned stages ------------------------------------------------
 # passes/: before_optimizations (global, one device: 1+4+9+16 = 30), 0000
 # after spmd-partitioning (2 devices, 30), 0001 after algsimp (the bug: 20).
