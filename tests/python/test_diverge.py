@@ -359,3 +359,17 @@ def test_many_devices_partitioned_global_inputs():
     # 2 * (1 + 2 + 3 + 4) = 20 against 1 + 4 + 9 + 16 = 30 on each device.
     assert [r.tolist() for r in d.device_results] == [20, 20]
     assert [r.tolist() for r in d.device_reference_results] == [30, 30]
+
+
+def test_many_devices_memory_budget_parts():
+    # A budget of 1 byte holds one reference value a part: ok.hlo has 6
+    # compared instructions (q, ar, rid, rf, rb, out) on each of 2 devices,
+    # so 12 parts, each device's window going on where it stopped; the
+    # answer is the one of a single part.
+    whole = hlorun.compare_runs(md("pre.hlo"), md("ok.hlo"), np.float32([1, 2]))
+    parts = hlorun.compare_runs(md("pre.hlo"), md("ok.hlo"), np.float32([1, 2]), memory_budget=1)
+    assert whole.runs == 1 and parts.runs == 12
+    assert parts.text == whole.text and (parts.device, parts.instruction) == (1, "q")
+    assert parts.values_compared == whole.values_compared
+    none = hlorun.compare_runs(md("ok.hlo"), md("ok.hlo"), np.float32([1, 2]), memory_budget=1)
+    assert none.runs == 12 and none.values_compared == 12 and not none.found
