@@ -65,7 +65,7 @@ dist_noinst_SCRIPTS += tests/diverge/run.sh tests/diverge/precision.sh tests/div
 EXTRA_DIST += tests/diverge/jsonfields.py
 # Many devices (tests/diverge/md.sh): modules on 2 replicas, pass dumps on 2 partitions.
 dist_noinst_DATA += tests/diverge/md/ok.hlo tests/diverge/md/dev1.hlo tests/diverge/md/both.hlo \
-	tests/diverge/md/pre.hlo tests/diverge/md/p2.txt \
+	tests/diverge/md/pre.hlo tests/diverge/md/p2.txt tests/diverge/md/cc.hlo \
 	tests/diverge/md/passes/module_0001.jit_g.before_optimizations.txt \
 	tests/diverge/md/passes/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt \
 	tests/diverge/md/passes/module_0001.jit_g.0001.simplification.after_algsimp.before_cse.txt \

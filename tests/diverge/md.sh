@@ -63,6 +63,29 @@ run md-f64 0 --reference-precision f64 --per-device-outputs "$m/ok.hlo" "$m/p2.t
   has md-f64 "$tmp/err" "first divergence: none" &&
   has md-f64-grid "$tmp/err" "compared 12 values of 6 instructions with a counterpart (0 without) on 2 devices"
 
+# --reference-custom-call on 2 replicas (cc.hlo, p = {1, 2, 3, 4}): the
+# module binds "scale" to times2_buggy, the reference to times2. Device 1's
+# call sees v[0] = 4 and multiplies by 3: {12, 15, 18, 21} against {8, 10,
+# 12, 14}, largest error 7 at [3]; the all-reduce passes it to device 0,
+# whose first divergence is that collective: device 1's call is named. The
+# result: device 0's h {2, 4, 6, 8} plus device 1's {12, 15, 18, 21} =
+# {14, 19, 24, 29}, against {2, 4, 6, 8} + {8, 10, 12, 14} = {10, 14, 18,
+# 22}, the same on both devices, so printed once.
+L=tests/diverge/.libs/libdiverge_handlers.so
+if [ -f "$L" ]; then
+  run md-cc 1 --custom-call "scale=$L:times2_buggy" --reference-custom-call "scale=$L:times2" \
+      "$m/cc.hlo" "$srcdir/tests/diverge/x4.txt" &&
+    has md-cc "$tmp/err" "first divergence: h (custom-call, line 21, call 0) on device 1 against the reference's h ($m/cc.hlo line 21): 4 of 4 elements differ; largest absolute error 7 at [3]; first at [0]: got 12, reference 8; 2 of 2 devices diverge" &&
+    has md-cc-note "$tmp/err" "note: the diverging call is not written as a case: it ran on device 1 of 2" &&
+    has md-cc-out "$tmp/out" "f32[4] {14, 19, 24, 29}"
+  run md-cc-none 0 --custom-call "scale=$L:times2" --reference-custom-call "scale=$L:times2" \
+      "$m/cc.hlo" "$srcdir/tests/diverge/x4.txt" &&
+    has md-cc-none "$tmp/err" "first divergence: none" &&
+    has md-cc-none-out "$tmp/out" "f32[4] {10, 14, 18, 22}"
+else
+  fail "$L was not built"
+fi
+
 # Bad input: a reference on another grid is an error naming both, before
 # anything runs.
 sed 's/replica_count=2/replica_count=4/' "$m/ok.hlo" > "$tmp/ok4.hlo"
