@@ -675,7 +675,13 @@ typedef struct HloDivergence {
  * compared). Values are compared as they are made, never all held at once:
  * memory is about both runs' plus memory_budget. On an error *out may still
  * hold a report whose failed_side says which run failed (the diagnostics
- * say where). Free the report with hlo_divergence_free. */
+ * say where). On a grid of several devices (opts->run's replicas x
+ * partitions) both run on every device, each device's instructions are
+ * compared with their counterparts on the same device, and the divergence
+ * named is the lowest-numbered device's, unless it is at a collective (a
+ * value from other devices) while another device's is not (doc/divergence.md,
+ * "Many devices"); one process only (not under MPI). Free the report with
+ * hlo_divergence_free. */
 HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref,
                            HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,
                            HloDivergence **out);
