@@ -57,6 +57,16 @@ run md-pre 1 --reference "$m/ok.hlo" --per-device-outputs "$m/pre.hlo" "$m/p2.tx
   lacks md-pre-not-ar "$tmp/err" "first divergence: ar" &&
   has md-pre-d0 "$tmp/out" "device 0: f32[2] {3, 10}"
 
+# --report: the same as JSON (device of the divergence, devices, how many
+# diverged; result mismatches 2 + 2 over both devices).
+py=${PYTHON3:-python3}
+command -v "$py" >/dev/null 2>&1 || py=/usr/bin/python3
+run md-report 1 --report "$tmp/r.json" --reference "$m/ok.hlo" --per-device-outputs "$m/pre.hlo" "$m/p2.txt" &&
+  if "$py" "$srcdir/tests/diverge/jsonfields.py" "$tmp/r.json" devices=2 devices_diverged=2 \
+       first_divergence.device=1 'first_divergence.instruction="q"' first_divergence.line=19 \
+       result.mismatches=4 >"$tmp/fields" 2>&1; then echo "ok: md-report"
+  else fail md-report; cat "$tmp/fields"; fi
+
 # The same search carried in f64: ok.hlo's values are exact in f32, so the
 # module agrees with itself in f64 on both devices.
 run md-f64 0 --reference-precision f64 --per-device-outputs "$m/ok.hlo" "$m/p2.txt" &&
