@@ -220,14 +220,24 @@ void devices_grid(const HloModule *m, const Opts *o, int *replicas, int *partiti
  * device-dependent instruction) and every input has its parameter's own
  * shape: then it runs once, as one device. */
 bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
+/* in[d * np + k] (room for R * P * np): parameter k of device d, from o's
+ * global inputs split by m's shardings (or --per-device-inputs, --random).
+ * EXIT_OK, or an error already said. */
+int devices_load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas,
+                        int partitions, HloBuffer **in);
+/* Print, write or compare (--expect) the result of every device's res: the
+ * assembled global value, or each device's (--per-device-outputs). */
+int devices_emit(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer *const *res,
+                 int replicas, int partitions);
 /* Run m on every device of the grid, with global (or per-device) inputs,
  * and print, write or compare the assembled (or per-device) result. */
 int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
 /* Run m on every device of the grid with o's global inputs and set
  * *global to the assembled result: EXIT_OK, or an error left in ctx's
- * diagnostics (input errors already said). For --passes. */
+ * diagnostics (input errors already said). inputs (may be NULL) gets the
+ * per-device inputs, in[d * np + k] (free each and the array). For --passes. */
 int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions,
-                    HloBuffer **global);
+                    HloBuffer **global, HloBuffer ***inputs);
 
 /* ---- Comparing two runs (reference.c) ---- */
 
@@ -238,8 +248,9 @@ int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas
 HloCtx *context_like(const Opts *o, int threads, bool rebind);
 /* --determinism N (determinism.c): N runs under different thread counts. */
 int determinism_run(HloCtx *ctx, const HloModule *m, const Opts *o);
-/* --reference REF: run m and REF, compare, name the first divergence. */
-int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o);
+/* --reference REF: run m and REF, compare, name the first divergence; on
+ * many devices (m's grid R x P, devices_wanted) per device. */
+int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o, int replicas, int partitions);
 /* --passes DIR (passes.c): every stage of a pass dump, in step order; the
  * first pass whose result diverges. */
 int passes_run(HloCtx *ctx, const Opts *o);

@@ -103,8 +103,7 @@ bool devices_wanted(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P
   return global;
 }
 
-/* in[d * np + k]: parameter k of device d. */
-static int load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P, HloBuffer **in) {
+int devices_load_inputs(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P, HloBuffer **in) {
   int np = hlo_module_num_params(m), ndev = R * P;
   HloBuffer **dev = calloc((size_t)ndev, sizeof *dev);
   Source *src = calloc((size_t)(np ? np : 1), sizeof *src);
@@ -172,7 +171,7 @@ static int leaves(HloCtx *ctx, const HloBuffer *b, HloBuffer ***out, int *n) {
 /* --per-device-outputs: every device's result, printed ("device N: ...")
  * or written as one .npz (dN, or dN_arr_K for a tuple's leaves), and
  * compared with a .npz of the same members. */
-static int emit_per_device(HloCtx *ctx, const Opts *o, HloBuffer **res, int ndev) {
+static int emit_per_device(HloCtx *ctx, const Opts *o, HloBuffer *const *res, int ndev) {
   int rc = EXIT_OK;
   if (o->output) {
     char **names = NULL;
@@ -243,6 +242,17 @@ static int emit_per_device(HloCtx *ctx, const Opts *o, HloBuffer **res, int ndev
   return rc;
 }
 
+int devices_emit(HloCtx *ctx, const HloModule *m, const Opts *o, HloBuffer *const *res, int R,
+                 int P) {
+  if (o->per_device_outputs) return emit_per_device(ctx, o, res, R * P);
+  HloBuffer *global = NULL;
+  if (hlo_assemble_result(ctx, m, o->output_sharding, res, R, P, &global) != HLO_OK)
+    return fail_with(ctx, "cannot assemble the result");
+  int rc = emit_result(ctx, o, global);
+  hlo_buffer_free(global);
+  return rc;
+}
+
 int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   int np = hlo_module_num_params(m), ndev = R * P;
   HloBuffer **in = calloc((size_t)(ndev * (np ? np : 1)), sizeof *in);
@@ -253,7 +263,7 @@ int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   double *times = NULL;
   int rc = EXIT_ERROR;
   if (!in || !res) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
-  if ((rc = load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
+  if ((rc = devices_load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
   if ((rc = extract_new(ctx, m, o, &ex)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
@@ -297,17 +307,7 @@ int devices_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   if ((rc = snapshot_save(ctx, m, o, in, res, ndev)) != EXIT_OK) goto out;
   flush_diags(ctx);
   if (hlo_process_rank() != 0) { rc = EXIT_OK; goto out; }   /* rank 0 reports */
-  if (o->per_device_outputs) {
-    rc = emit_per_device(ctx, o, res, ndev);
-  } else {
-    HloBuffer *global = NULL;
-    if (hlo_assemble_result(ctx, m, o->output_sharding, res, R, P, &global) != HLO_OK) {
-      rc = fail_with(ctx, "cannot assemble the result");
-      goto out;
-    }
-    rc = emit_result(ctx, o, global);
-    hlo_buffer_free(global);
-  }
+  rc = devices_emit(ctx, m, o, res, R, P);
 out:
   debug_free(dbg);
   extract_free(ex);
@@ -321,7 +321,7 @@ out:
 }
 
 int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P,
-                    HloBuffer **global) {
+                    HloBuffer **global, HloBuffer ***inputs) {
   int np = hlo_module_num_params(m), ndev = R * P;
   HloBuffer **in = calloc((size_t)(ndev * (np ? np : 1)), sizeof *in);
   HloBuffer **res = calloc((size_t)ndev, sizeof *res);
@@ -329,7 +329,7 @@ int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P
   int rc = EXIT_ERROR;
   *global = NULL;
   if (!in || !res) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
-  if ((rc = load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
+  if ((rc = devices_load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
   rc = EXIT_ERROR;
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
@@ -337,6 +337,10 @@ int devices_execute(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P
   if (hlo_compile(ctx, m, &ro, &exe) == HLO_OK && hlo_execute_devices(exe, in, np, res) == HLO_OK &&
       hlo_assemble_result(ctx, m, o->output_sharding, res, R, P, global) == HLO_OK)
     rc = EXIT_OK;
+  if (rc == EXIT_OK && inputs) {   /* handed over */
+    *inputs = in;
+    in = NULL;
+  }
 out:
   for (int d = 0; res && d < ndev; d++) hlo_buffer_free(res[d]);
   free(res);

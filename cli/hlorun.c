@@ -114,7 +114,9 @@ static void usage(FILE *f) {
     "                           compare the results as --expect does, then every\n"
     "                           instruction with a counterpart in REF (same name, or\n"
     "                           opcode, shape and metadata), and print the first\n"
-    "                           whose value differs: 'first divergence: ...'\n"
+    "                           whose value differs: 'first divergence: ...'; on\n"
+    "                           many devices both run on one grid and the line\n"
+    "                           names the device ('... on device D ...')\n"
     "      --determinism N      run N times (2 to 64) with different thread counts,\n"
     "                           hash every instruction's bits, and name the first\n"
     "                           whose result differs for the same operand bits\n"
@@ -727,7 +729,7 @@ int main(int argc, char **argv) {
     rc = die_usage("%s", "--reference-precision f64 compares the module with itself: it cannot be "
                    "used with --reference or --reference-custom-call");
   else if (o.determinism) rc = determinism_run(ctx, m, &o);
-  else if (o.reference || o.nref_bind || o.ref_f64) rc = reference_run(ctx, m, &o);
+  else if (o.reference || o.nref_bind || o.ref_f64) rc = reference_run(ctx, m, &o, R, P);
   else if (devices_wanted(ctx, m, &o, R, P)) rc = devices_run(ctx, m, &o, R, P);
   else rc = run_module(ctx, m, &o);
   flush_diags(ctx);

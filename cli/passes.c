@@ -5,7 +5,9 @@
  * first divergence between it and the stage before (spec/cli.md, "Every
  * pass of a dump"). Stages that cannot run are listed and skipped. Stages
  * after SPMD partitioning run on their devices (devices_execute), with the
- * same global inputs; instruction-by-instruction comparison is one-device.
+ * same global inputs; two stages on the same grid are compared instruction
+ * by instruction device by device, a one-device stage and a partitioned one
+ * by their results only.
  *
  * Exit 0: no pass diverges; 1: one does; 2: an error (no stage runs, a
  * directory of several modules without --passes-module, ...). */
@@ -171,14 +173,15 @@ static int read_stages(const Opts *o, Stage **out) {
  * when it cannot run. */
 typedef struct Ran {
   HloModule *m;
-  HloBuffer **in;
+  HloBuffer **in;            /* in[d * np + k]: parameter k of device d */
   int np;
   HloBuffer *res;
   int ndev;                  /* devices it ran on (1: as one device) */
+  int R, P;                  /* its grid */
 } Ran;
 
 static void ran_free(Ran *r) {
-  for (int i = 0; i < r->np; i++) hlo_buffer_free(r->in[i]);
+  for (int i = 0; r->in && i < r->ndev * r->np; i++) hlo_buffer_free(r->in[i]);
   free(r->in);
   hlo_buffer_free(r->res);
   hlo_module_free(r->m);
@@ -208,11 +211,17 @@ static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r, const 
   int R, P, inferred;
   hlo_module_device_grid(r->m, &R, &P, &inferred);
   r->ndev = 1;
+  r->R = r->P = 1;
   if ((int64_t)R * P > 1 && hlo_module_is_device_dependent(r->m)) {
     fprintf(stderr, "stage %s (%s) on %d devices\n", s->file, s->pass, R * P);
-    int rc = devices_execute(ctx, r->m, &so, R, P, &r->res);
-    if (rc == EXIT_OK) { r->ndev = R * P; ok = true; }
-    else {
+    int rc = devices_execute(ctx, r->m, &so, R, P, &r->res, &r->in);
+    if (rc == EXIT_OK) {
+      r->ndev = R * P;
+      r->R = R;
+      r->P = P;
+      r->np = hlo_module_num_params(r->m);
+      ok = true;
+    } else {
       fprintf(stderr, "skipped: %s: it does not run on its %d devices%s\n", s->file, R * P,
               *hlo_ctx_diagnostics(ctx) ? ":" : "");
       *why = "does_not_run";
@@ -251,19 +260,22 @@ static void first_divergence(HloCtx *ctx, const Opts *o, const Ran *cur, const R
                              const char *prev_file, json_t *fp) {
   json_object_set_new(fp, "against", json_string(prev_file));
   json_object_set_new(fp, "first_divergence", json_null());
-  if (cur->ndev > 1 || prev->ndev > 1) {
-    fprintf(stderr, "cannot compare it with the stage before, instruction by instruction: it ran "
-            "on %d device%s, the stage before on %d (instructions are compared on one device "
-            "only)\n", cur->ndev, cur->ndev == 1 ? "" : "s", prev->ndev);
+  if (cur->R != prev->R || cur->P != prev->P) {
+    fprintf(stderr, "no instruction-by-instruction search between it and the stage before: it "
+            "ran on %d device%s, the stage before on %d (a stage before SPMD partitioning runs "
+            "as one device on the global values, so its instructions have no counterparts "
+            "device by device); only their results are compared\n", cur->ndev,
+            cur->ndev == 1 ? "" : "s", prev->ndev);
     return;
   }
   HloCompareOptions co;
   compare_options(o, &co);
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
-                      .no_fusion = 1, .replicas = 1, .partitions = 1};
+                      .no_fusion = 1, .replicas = cur->R, .partitions = cur->P};
+  /* Each stage's own inputs: the global values split by its shardings. */
   HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
-                               .memory_budget = o->ref_memory};
+                               .memory_budget = o->ref_memory, .reference_inputs = prev->in};
   HloDivergence *d = NULL;
   if (hlo_compare_runs(ctx, cur->m, prev->m, cur->in, cur->np, &dopt, &d) != HLO_OK) {
     fprintf(stderr, "cannot compare it with the stage before, instruction by instruction:\n");

@@ -2,7 +2,9 @@
  * inputs, compare the results as --expect does, and name the first
  * instruction whose value differs (spec/cli.md, "Finding what goes
  * wrong"; the engine is the library's hlo_compare_runs). With
- * --reference-precision f64 the reference is MODULE carried in f64. Also contexts
+ * --reference-precision f64 the reference is MODULE carried in f64. On many
+ * devices both run on one grid and each device is compared with itself
+ * (doc/divergence.md). Also contexts
  * like main's (context_like, load_plugin), which --determinism uses too.
  *
  * Reports go to standard error; the module's result to standard output
@@ -124,7 +126,30 @@ static void write_divergent_call(HloCtx *ctx, const HloModule *m, const Opts *o,
   debug_free(dbg);
 }
 
-int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
+/* The grid both modules run on, R x P: the module's, or the reference's
+ * when only it runs on many devices; 0 when both run as one device. -1
+ * after saying why (both run on many devices, on different grids). */
+static int reference_grid(HloCtx *ctx, const HloModule *m, const HloModule *r, const Opts *o,
+                          const char *rname, int *R, int *P) {
+  int rr = *R, rp = *P;
+  if (r != m) devices_grid(r, o, &rr, &rp);
+  bool mm = devices_wanted(ctx, m, o, *R, *P), mr = r != m && devices_wanted(ctx, r, o, rr, rp);
+  if (!mm && !mr) return 0;
+  if (mr && (rr != *R || rp != *P)) {
+    if ((int64_t)*R * *P > 1) {
+      fprintf(stderr, "%s: error: the module %s runs on %d replica%s x %d partition%s, the "
+              "reference %s on %d x %d: both must run on one grid (--replicas, --partitions "
+              "set it for both)\n", prog, o->module, *R, *R == 1 ? "" : "s", *P,
+              *P == 1 ? "" : "s", rname, rr, rp);
+      return -1;
+    }
+    *R = rr;
+    *P = rp;
+  }
+  return 1;
+}
+
+int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o, int R, int P) {
   const char *bad = reference_conflict(o);
   if (bad) {
     fprintf(stderr, "%s: %s cannot be used with --reference\n", prog, bad);
@@ -139,10 +164,9 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
                               : o->reference ? "reference" : "reference-custom-call");
   json_object_set_new(rep, "module", json_string(o->module));
   json_object_set_new(rep, "reference", json_string(o->reference ? o->reference : o->module));
-  int np = hlo_module_num_params(m);
-  HloBuffer **in = calloc((size_t)(np ? np : 1), sizeof *in);
+  int np = hlo_module_num_params(m), ndev = 1;
+  HloBuffer **in = NULL, **rin = NULL;
   int rc = EXIT_ERROR;
-  if (!in) { json_decref(rep); fprintf(stderr, "%s: out of memory\n", prog); return EXIT_ERROR; }
   if (o->reference) {
     if (hlo_module_load(ctx, o->reference, &ref) != HLO_OK) {
       rc = fail_with(ctx, "cannot read the reference");
@@ -171,16 +195,33 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
     hlo_free(b);
     if (!same) goto out;
   }
-  if ((rc = load_module_inputs(ctx, m, o, in)) != EXIT_OK) goto out;
+  /* Many devices: both on one grid, each with the global inputs split by
+   * its own parameters' shardings (a plain multi-device run's rules). */
+  int multi = reference_grid(ctx, m, r, o, rname, &R, &P);
+  if (multi < 0) goto out;
+  if (multi) ndev = R * P;
+  else R = P = 1;
+  in = calloc((size_t)ndev * (size_t)(np ? np : 1), sizeof *in);
+  rin = multi && r != m ? calloc((size_t)ndev * (size_t)(np ? np : 1), sizeof *rin) : NULL;
+  if (!in || (multi && r != m && !rin)) { fprintf(stderr, "%s: out of memory\n", prog); goto out; }
+  if (multi) {
+    if ((rc = devices_load_inputs(ctx, m, o, R, P, in)) != EXIT_OK) goto out;
+    if (rin && (rc = devices_load_inputs(ctx, r, o, R, P, rin)) != EXIT_OK) goto out;
+    fprintf(stderr, "comparing on %d devices (%d replica%s x %d partition%s)\n", ndev, R,
+            R == 1 ? "" : "s", P, P == 1 ? "" : "s");
+  } else if ((rc = load_module_inputs(ctx, m, o, in)) != EXIT_OK) {
+    goto out;
+  }
   rc = EXIT_ERROR;
   HloCompareOptions co;
   compare_options(o, &co);
   HloRunOptions ro = {.struct_size = sizeof ro, .random_constants = o->random, .seed = o->seed,
                       .max_iterations = o->max_iterations, .timeout = o->timeout,
-                      .no_fusion = 1, .replicas = 1, .partitions = 1};
+                      .no_fusion = 1, .replicas = R, .partitions = P};
   HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
                                .reference_ctx = rctx, .memory_budget = o->ref_memory,
-                               .reference_precision = o->ref_f64 ? HLO_TYPE_F64 : 0};
+                               .reference_precision = o->ref_f64 ? HLO_TYPE_F64 : 0,
+                               .reference_inputs = rin};
   HloStatus st = hlo_compare_runs(ctx, m, r, in, np, &dopt, &d);
   if (st != HLO_OK) {
     if (d && d->failed_side)
@@ -201,10 +242,18 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
   flush_diags(ctx);   /* warnings */
   report_comparison(rep, d, o->reference ? o->reference : o->module);
   /* The module's result as a plain run prints it (and --expect). */
-  rc = emit_result(ctx, o, d->result);
+  rc = multi ? devices_emit(ctx, m, o, d->device_results, R, P) : emit_result(ctx, o, d->result);
   if (rc == EXIT_ERROR) goto out;
   if (d->result_mismatches != 0) {
-    if (d->result_mismatches < 0) {
+    if (multi) {             /* device by device: each line names REF */
+      for (const char *p = d->result_report ? d->result_report : ""; *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p + 1) : (int)strlen(p);
+        bool dev = strncmp(p, "device ", 7) == 0;
+        fprintf(stderr, "%s%s%.*s", dev ? rname : "", dev ? ": " : "", len, p);
+        p += len;
+      }
+    } else if (d->result_mismatches < 0) {
       char *a = NULL, *b = NULL;
       hlo_buffer_shape_text(ctx, d->result, &a);
       hlo_buffer_shape_text(ctx, d->reference_result, &b);
@@ -221,16 +270,24 @@ int reference_run(HloCtx *ctx, const HloModule *m, const Opts *o) {
   fprintf(stderr, "compared %lld values of %d instructions with a counterpart (%d without)",
           (long long)d->values_compared, d->paired, d->unpaired);
   if (d->runs > 1) fprintf(stderr, " in %d runs of each module", d->runs);
+  if (multi) fprintf(stderr, " on %d devices", ndev);
   fputc('\n', stderr);
   if (d->found && o->nref_bind && d->reference_value &&
-      strcmp(hlo_instruction_opcode(d->instruction), "custom-call") == 0)
-    write_divergent_call(ctx, m, o, d, in, np);
+      strcmp(hlo_instruction_opcode(d->instruction), "custom-call") == 0) {
+    if (multi)
+      fprintf(stderr, "%s: note: the diverging call is not written as a case: it ran on device "
+              "%d of %d, and replays run one device\n", prog, d->device, ndev);
+    else
+      write_divergent_call(ctx, m, o, d, in, np);
+  }
 out:
   rc = report_finish(o, rep, rc);
   hlo_divergence_free(d);
   hlo_module_free(ref);
   hlo_ctx_free(rctx);
-  for (int i = 0; i < np; i++) hlo_buffer_free(in[i]);
+  for (int i = 0; in && i < ndev * np; i++) hlo_buffer_free(in[i]);
+  for (int i = 0; rin && i < ndev * np; i++) hlo_buffer_free(rin[i]);
   free(in);
+  free(rin);
   return rc;
 }

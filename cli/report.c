@@ -52,6 +52,7 @@ json_t *report_divergence(const HloDivergence *d, const char *reference) {
   json_object_set_new(j, "max_abs_error",
                       isfinite(d->max_abs_error) ? json_real(d->max_abs_error) : json_null());
   json_object_set_new(j, "max_abs_at", text_or_null(d->max_abs_at));
+  json_object_set_new(j, "device", json_integer(d->device));
   return j;
 }
 
@@ -67,6 +68,8 @@ void report_comparison(json_t *r, const HloDivergence *d, const char *reference)
   json_object_set_new(r, "paired", json_integer(d->paired));
   json_object_set_new(r, "unpaired", json_integer(d->unpaired));
   json_object_set_new(r, "runs", json_integer(d->runs));
+  json_object_set_new(r, "devices", json_integer(d->num_devices));
+  json_object_set_new(r, "devices_diverged", json_integer(d->devices_diverged));
 }
 
 int report_finish(const Opts *o, json_t *r, int rc) {

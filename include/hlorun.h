@@ -611,7 +611,11 @@ typedef struct HloDivergenceOptions {
   const HloCompareOptions *compare;  /* every comparison's tolerance; NULL: defaults */
   const HloRunOptions *run;  /* how both modules run, NULL: defaults (every
                                 instruction runs as its own step, so that each
-                                value is seen) */
+                                value is seen). Its replicas x partitions is the
+                                grid both run on (0 counts as 1: one device unless
+                                asked); on more than one device the inputs are
+                                every device's, inputs[d * n + i] as
+                                hlo_execute_devices takes them */
   HloCtx *reference_ctx;     /* the reference runs in this context (its own custom-call
                                 bindings); NULL: the module's */
   uint64_t memory_budget;    /* bytes of reference values held at once; 0: as much as
@@ -621,6 +625,9 @@ typedef struct HloDivergenceOptions {
   HloElementType reference_precision;  /* HLO_TYPE_F64: the reference is m itself with
                                 its floating-point values carried in f64 (ref is
                                 ignored, may be NULL; doc/divergence.md); 0: ref */
+  HloBuffer *const *reference_inputs;  /* the reference's inputs, laid out as inputs
+                                (on many devices its parameters' own shardings split
+                                the global values); NULL: the module's */
 } HloDivergenceOptions;
 
 /* What hlo_compare_runs found. Strings and instructions are borrowed from
@@ -647,6 +654,17 @@ typedef struct HloDivergence {
   int runs;                  /* runs of each module it took (memory_budget) */
   HloBuffer *value, *reference_value;  /* found: the instruction's value and its
                                 counterpart's (owned by the report) */
+  /* Many devices: both modules ran on every device of the grid; device d's
+   * instructions are compared with their counterparts on device d. */
+  int num_devices;           /* devices each module ran on (1: one device) */
+  int device;                /* found: the device of the first divergence, the
+                                lowest-numbered one where an instruction diverged */
+  int devices_diverged;      /* devices on which an instruction diverged */
+  HloBuffer *const *device_results;            /* by device (num_devices); result and */
+  HloBuffer *const *device_reference_results;  /* reference_result are device 0's */
+  const int64_t *device_result_mismatches;     /* by device, as result_mismatches (which
+                                is then their sum, or -1 if any device's shapes differ);
+                                result_report's lines begin "device D: " */
 } HloDivergence;
 
 /* Run m and ref on the same inputs (checked against both modules' ENTRY
@@ -657,7 +675,13 @@ typedef struct HloDivergence {
  * compared). Values are compared as they are made, never all held at once:
  * memory is about both runs' plus memory_budget. On an error *out may still
  * hold a report whose failed_side says which run failed (the diagnostics
- * say where). Free the report with hlo_divergence_free. */
+ * say where). On a grid of several devices (opts->run's replicas x
+ * partitions) both run on every device, each device's instructions are
+ * compared with their counterparts on the same device, and the divergence
+ * named is the lowest-numbered device's, unless it is at a collective (a
+ * value from other devices) while another device's is not (doc/divergence.md,
+ * "Many devices"); one process only (not under MPI). Free the report with
+ * hlo_divergence_free. */
 HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref,
                            HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,
                            HloDivergence **out);

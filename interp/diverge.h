@@ -1,6 +1,7 @@
 /* diverge.h: private header of the comparison engine (compare.c for one
  * value against another, counterpart.c for pairing the instructions of two
- * modules, widen.c for a module carried in f64, diverge.c for running two modules and naming the first
+ * modules, widen.c for a module carried in f64, held.c for the values held
+ * meanwhile, diverge.c for running two modules and naming the first
  * instruction whose value differs). Only interp/ includes it. */
 #ifndef HLORUN_INTERP_DIVERGE_H
 #define HLORUN_INTERP_DIVERGE_H
@@ -54,6 +55,28 @@ int hli_sides_build(const HloModule *m, const HloModule *ref, bool widened, HliS
 /* The id of ins, -1 if it is not one of s's module. */
 int32_t hli_side_id(const HliSide *s, const HloInstr *ins);
 void hli_side_free(HliSide *s);
+
+/* ---- Reference values held while the module runs (held.c) ---- */
+
+typedef struct HliHeldEntry {
+  int32_t id;                /* reference-side instruction id; -1 empty slot, -2 deleted */
+  int32_t dev;               /* the device that made it */
+  int64_t occ;               /* its occurrence (loop iteration, call) */
+  HliValue *v;               /* owned copy */
+} HliHeldEntry;
+
+/* Open addressing over (dev, id, occ); zero-initialized is empty. */
+typedef struct HliHeld {
+  HliHeldEntry *slots;       /* owned (free it) */
+  size_t cap, nheld, nused;  /* slots, live entries, slots not empty */
+  size_t bytes;              /* the held values' nbytes (callers add tuple leaves) */
+} HliHeld;
+
+HliHeldEntry *hli_held_find(HliHeld *t, int32_t dev, int32_t id, int64_t occ);
+/* Hold v (taking its reference); -1 when out of memory. */
+int hli_held_put(HliHeld *t, int32_t dev, int32_t id, int64_t occ, HliValue *v);
+void hli_held_drop(HliHeld *t, HliHeldEntry *h);
+void hli_held_clear(HliHeld *t);
 
 /* ---- Carried in f64 (widen.c) ---- */
 

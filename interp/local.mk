@@ -21,7 +21,7 @@ libhlorun_core_la_SOURCES += \
 	interp/mlir_tests.c
 # Comparing two runs: counterparts, the first divergence, the module carried
 # in f64 (diverge.h).
-libhlorun_core_la_SOURCES += interp/diverge.h interp/counterpart.c interp/diverge.c \
+libhlorun_core_la_SOURCES += interp/diverge.h interp/counterpart.c interp/diverge.c interp/held.c \
 	interp/determinism.c interp/widen.c
 
 include interp/kernels/elementwise.mk
@@ -56,13 +56,22 @@ EXTRA_DIST += tests/fusion-diff.sh tests/fusion_diff.py
 # budget (check_diverge); the command's --ulp and --reference (tests/diverge/run.sh).
 check_PROGRAMS += tests/check_diverge
 TESTS += tests/check_diverge tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh \
-	tests/diverge/report.sh
+	tests/diverge/report.sh tests/diverge/md.sh
 tests_check_diverge_SOURCES = tests/check_diverge.c
 tests_check_diverge_CFLAGS = $(TEST_CFLAGS)
 tests_check_diverge_LDADD = $(TEST_LIBS)
 dist_noinst_SCRIPTS += tests/diverge/run.sh tests/diverge/precision.sh tests/diverge/passes.sh tests/lib/harness.sh \
-	tests/diverge/report.sh
+	tests/diverge/report.sh tests/diverge/md.sh
 EXTRA_DIST += tests/diverge/jsonfields.py
+# Many devices (tests/diverge/md.sh): modules on 2 replicas, pass dumps on 2 partitions.
+dist_noinst_DATA += tests/diverge/md/ok.hlo tests/diverge/md/dev1.hlo tests/diverge/md/both.hlo \
+	tests/diverge/md/pre.hlo tests/diverge/md/p2.txt tests/diverge/md/cc.hlo \
+	tests/diverge/md/passes/module_0001.jit_g.before_optimizations.txt \
+	tests/diverge/md/passes/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt \
+	tests/diverge/md/passes/module_0001.jit_g.0001.simplification.after_algsimp.before_cse.txt \
+	tests/diverge/md/passes/module_0001.jit_g.cpu_after_optimizations.txt \
+	tests/diverge/md/passes_spmd/module_0001.jit_g.before_optimizations.txt \
+	tests/diverge/md/passes_spmd/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt
 dist_noinst_DATA += tests/diverge/v1.hlo tests/diverge/v2.hlo tests/diverge/x3.txt \
 	tests/diverge/x4.txt tests/diverge/loop_ok.hlo tests/diverge/loop_bad.hlo \
 	tests/diverge/after_opt_bug.hlo tests/diverge/ref_s32.hlo tests/diverge/ref_fails.hlo \

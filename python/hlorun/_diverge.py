@@ -32,7 +32,17 @@ class Divergence:
     (every iteration), paired/unpaired the module's comparable instructions
     with and without a counterpart, runs the runs of each module it took.
     A run that fails raises Error instead, its failed_side "module" or
-    "reference"."""
+    "reference".
+
+    On many devices (devices > 1) each device's instructions are compared
+    with their counterparts on the same device: device is the device of the
+    divergence named (the lowest-numbered one with a divergence, unless
+    that one is at a collective and another device's is not),
+    devices_diverged how many devices had one; device_results,
+    device_reference_results and device_result_mismatches are by device
+    (result and reference_result are device 0's; result_mismatches their
+    sum, -1 if any device's shapes differ; result_report's lines begin
+    "device D: ")."""
     result: Any
     reference_result: Any
     result_mismatches: int
@@ -57,6 +67,12 @@ class Divergence:
     runs: int = 0
     value: Any = None
     reference_value: Any = None
+    devices: int = 1
+    device: int = 0
+    devices_diverged: int = 0
+    device_results: Any = None
+    device_reference_results: Any = None
+    device_result_mismatches: Any = None
 
     @property
     def agree(self):
@@ -136,7 +152,13 @@ def _report(ctx, d):
                    result_report=_text(d.result_report) or "", found=found,
                    text=_text(d.line) or "", values_compared=int(d.values_compared),
                    paired=int(d.paired), unpaired=int(d.unpaired), runs=int(d.runs))
+    n = int(d.num_devices)
+    r.devices, r.devices_diverged = n, int(d.devices_diverged)
+    r.device_results = [_own(ctx, d.device_results[k]) for k in range(n)]
+    r.device_reference_results = [_own(ctx, d.device_reference_results[k]) for k in range(n)]
+    r.device_result_mismatches = [int(d.device_result_mismatches[k]) for k in range(n)]
     if found:
+        r.device = int(d.device)
         ins, cp = d.instruction, d.counterpart
         r.instruction = _text(lib.hlo_instruction_name(ins))
         r.opcode = _text(lib.hlo_instruction_opcode(ins))
@@ -155,7 +177,7 @@ def _report(ctx, d):
 
 def compare_runs(module, reference, *inputs, rtol=None, atol=None, ulp=None,
                  reference_precision=None, reference_custom_calls=None, memory_budget=None,
-                 threads=None):
+                 threads=None, replicas=None, partitions=None):
     """Run module and reference on the same inputs (one per parameter) and
     find where they part, as hlorun --reference does (doc/divergence.md):
     the results compared as --expect, then every instruction with a
@@ -171,7 +193,14 @@ def compare_runs(module, reference, *inputs, rtol=None, atol=None, ulp=None,
     (--reference-custom-call). rtol, atol, ulp: the tolerance of every
     comparison (as compare()). memory_budget: bytes of reference values held
     at once (None: as much as the reference's run needs). A run that fails
-    raises Error whose failed_side says which."""
+    raises Error whose failed_side says which.
+
+    replicas, partitions: the device grid (default: the module's
+    device_grid(), or the reference's when only it has more than one
+    device). On more than one device both modules run on every device, each
+    input is a global value split by each module's own parameter shardings
+    (as Module.run does), and the search goes device by device; a reference
+    whose own grid of several devices differs raises Error naming both."""
     if not isinstance(module, _module.Module):
         raise Error(f"hlorun: error: compare_runs: the module must be an hlorun.Module, not "
                     f"{type(module).__name__}", "invalid argument")
@@ -199,8 +228,13 @@ def compare_runs(module, reference, *inputs, rtol=None, atol=None, ulp=None,
         raise Error(f"hlorun: error: the module's ENTRY takes {len(shapes)} parameter"
                     f"{'' if len(shapes) == 1 else 's'}, but {len(inputs)} input"
                     f"{' was' if len(inputs) == 1 else 's were'} given", "invalid argument")
+    for what, v in (("replicas", replicas), ("partitions", partitions)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise Error(f"hlorun: error: {what}={v!r}: a positive integer", "invalid argument")
+    grid = _grid(module, reference, replicas, partitions)
     cmp = compare_options(rtol, atol, ulp)
     ref = reference if reference is not None else module
+    ndev = grid[0] * grid[1]
     c = _module._context(threads)
     with c.lock:
         c.sync()
@@ -209,18 +243,29 @@ def compare_runs(module, reference, *inputs, rtol=None, atol=None, ulp=None,
         run = ffi.new("HloRunOptions *")
         run.struct_size = ffi.sizeof("HloRunOptions")
         run.no_fusion = 1
+        run.replicas, run.partitions = grid
         opts = ffi.new("HloDivergenceOptions *")
         opts.struct_size = ffi.sizeof("HloDivergenceOptions")
         opts.compare, opts.run = cmp, run
         opts.reference_ctx = rc.ptr if rc else ffi.NULL
         opts.memory_budget = memory_budget or 0
         opts.reference_precision = _F64 if reference_precision else 0
-        bufs = ffi.new("HloBuffer *[]", max(len(shapes), 1))
+        n = len(shapes)
+        bufs = ffi.new("HloBuffer *[]", max(ndev * n, 1))
+        rbufs = ffi.new("HloBuffer *[]", max(ndev * n, 1)) if ndev > 1 and ref is not module \
+            else None
         out = ffi.new("HloDivergence **")
         try:
             for k, shape in enumerate(shapes):
-                bufs[k] = module._input(c, k, inputs[k], shape, 0)
-            st = lib.hlo_compare_runs(c.ptr, module._ptr, ref._ptr, bufs, len(shapes), opts, out)
+                if ndev == 1:
+                    bufs[k] = module._input(c, k, inputs[k], shape, 0)
+                    continue
+                _shard(c, module, k, inputs[k], shape, grid, bufs)
+                if rbufs is not None:
+                    _shard(c, ref, k, inputs[k], shape, grid, rbufs)
+            if rbufs is not None:
+                opts.reference_inputs = rbufs
+            st = lib.hlo_compare_runs(c.ptr, module._ptr, ref._ptr, bufs, n, opts, out)
             d = out[0]
             if st != lib.HLO_OK:
                 side = _SIDES.get(int(d.failed_side)) if d != ffi.NULL else None
@@ -229,8 +274,44 @@ def compare_runs(module, reference, *inputs, rtol=None, atol=None, ulp=None,
             return _report(c.ptr, d)
         finally:
             lib.hlo_divergence_free(out[0])
-            for k in range(len(shapes)):
+            for k in range(ndev * n):
                 lib.hlo_buffer_free(bufs[k])
+                if rbufs is not None:
+                    lib.hlo_buffer_free(rbufs[k])
+
+
+def _grid(module, reference, replicas, partitions):
+    """The grid both run on: given, else the module's, else the reference's
+    when only it has several devices; a reference on another grid of
+    several devices is an error (as hlorun --reference)."""
+    own = module.device_grid()
+    grid = (replicas or own[0], partitions or own[1])
+    if reference is None:
+        return grid
+    theirs = reference.device_grid()
+    theirs = (replicas or theirs[0], partitions or theirs[1])
+    if theirs == grid or theirs[0] * theirs[1] == 1:
+        return grid
+    if grid[0] * grid[1] == 1:
+        return theirs
+    raise Error(f"hlorun: error: the module {module.name} runs on {grid[0]} x {grid[1]} devices "
+                f"(replicas x partitions), the reference {reference.name} on {theirs[0]} x "
+                f"{theirs[1]}: both must run on one grid (replicas=, partitions=)",
+                "invalid argument")
+
+
+def _shard(c, module, k, value, shape, grid, per):
+    """Parameter k's global value split by module's sharding into per[d * n + k]."""
+    n = len(module.param_shapes())
+    g = module._input(c, k, value, shape, 0, grid)
+    parts = ffi.new("HloBuffer *[]", grid[0] * grid[1])
+    try:
+        check(c.ptr, lib.hlo_shard_param(c.ptr, module._ptr, k, g, grid[0], grid[1], parts),
+              f"parameter {k} ({shape})")
+    finally:
+        lib.hlo_buffer_free(g)
+    for d in range(grid[0] * grid[1]):
+        per[d * n + k] = parts[d]
 
 
 def _fail(c, rc, st, side, module, reference, precision):

@@ -184,6 +184,7 @@ HloStatus hlo_executable_set_observer_depth(HloExecutable *e, int max_depth);
 typedef struct HloDivergenceOptions {
   size_t struct_size; const HloCompareOptions *compare; const HloRunOptions *run;
   HloCtx *reference_ctx; uint64_t memory_budget; HloElementType reference_precision;
+  HloBuffer *const *reference_inputs;
 } HloDivergenceOptions;
 typedef struct HloDivergence {
   size_t struct_size; HloBuffer *result, *reference_result; int64_t result_mismatches;
@@ -192,6 +193,9 @@ typedef struct HloDivergence {
   int64_t mismatches, elements; double max_abs_error; const char *max_abs_at;
   const char *line; int64_t values_compared; int paired, unpaired; int failed_side; int runs;
   HloBuffer *value, *reference_value;
+  int num_devices; int device; int devices_diverged;
+  HloBuffer *const *device_results; HloBuffer *const *device_reference_results;
+  const int64_t *device_result_mismatches;
 } HloDivergence;
 HloStatus hlo_compare_runs(HloCtx *ctx, const HloModule *m, const HloModule *ref,
                            HloBuffer *const *inputs, int n, const HloDivergenceOptions *opts,

@@ -87,7 +87,7 @@ for f in module_0001.jit_mlp.0004.spmd.after_spmd-partitioner.before_algsimp.txt
 done
 run passes-spmd-bad 1 --passes "$tmp/spmd_bad" $ins &&
   has passes-spmd-bad "$tmp/err" "first divergent pass: spmd-partitioner (module_0001.jit_mlp.0004.spmd.after_spmd-partitioner.before_algsimp.txt)" &&
-  has passes-spmd-bad-why "$tmp/err" "cannot compare it with the stage before, instruction by instruction: it ran on 8 devices, the stage before on 1" &&
+  has passes-spmd-bad-why "$tmp/err" "no instruction-by-instruction search between it and the stage before: it ran on 8 devices, the stage before on 1 (a stage before SPMD partitioning runs as one device on the global values" &&
   lacks passes-spmd-bad-rows "$tmp/err" "at [0," && lacks passes-spmd-bad-rows "$tmp/err" "at [1," &&
   lacks passes-spmd-bad-rows "$tmp/err" "at [2," && lacks passes-spmd-bad-rows "$tmp/err" "at [3,"
 # A partitioned stage that cannot run on its devices (a custom call without

@@ -204,6 +204,16 @@ if want cli; then
   run "cli unwritable output" 2 -o "$tmp/no/dir/r.npy" "$C/add.hlo" "$C/a.txt" "$C/b.txt"
   run "cli extract in a loop" 0 --random --extract 'body/y@2:1' "$tmp/extract" "$srcdir/tests/repro/loop.hlo"
   run "cli extract unknown name" 2 --random --extract mm "$tmp/extract2" "$srcdir/tests/repro/loop.hlo"
+  # The first divergence on many devices (tests/diverge/md.sh).
+  M=$srcdir/tests/diverge/md
+  G=$M/passes/module_0001.jit_g
+  run "cli reference on 2 replicas" 1 --reference "$M/ok.hlo" --per-device-outputs "$M/pre.hlo" "$M/p2.txt"
+  run "cli reference f64 on 2 replicas" 0 --reference-precision f64 --per-device-outputs "$M/ok.hlo" "$M/p2.txt"
+  run "cli reference on 2 partitions" 1 --reference "$G.0000.spmd.after_spmd-partitioning.before_algsimp.txt" "$G.0001.simplification.after_algsimp.before_cse.txt" "$srcdir/tests/diverge/x4.txt"
+  sed 's/replica_count=2/replica_count=4/' "$M/ok.hlo" > "$tmp/ok4.hlo"
+  run "cli reference on another grid" 2 --reference "$tmp/ok4.hlo" "$M/dev1.hlo" "$M/p2.txt"
+  run "cli passes on 2 partitions" 1 --passes "$M/passes" "$srcdir/tests/diverge/x4.txt"
+  run "cli passes partitioner" 1 --passes "$M/passes_spmd" "$srcdir/tests/diverge/x4.txt"
 fi
 
 if [ -n "$clipid" ]; then

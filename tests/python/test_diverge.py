@@ -297,3 +297,79 @@ def test_bad_references():
         hlorun.compare_runs(v1, V2, x)
     with pytest.raises(hlorun.Error, match="takes 1 parameter, but 2 inputs were given"):
         hlorun.compare_runs(v1, v1, x, x)
+
+
+# ---- Many devices (tests/diverge/md/*.hlo; the values are worked out there
+# and in tests/diverge/md.sh) ----
+
+def md(name):
+    return hlorun.load(src("tests", "diverge", "md", name))
+
+
+def test_many_devices_name_the_device():
+    p = np.float32([1, 2])
+    d = hlorun.compare_runs(md("dev1.hlo"), md("ok.hlo"), p)
+    # rf = convert(2 * replica-id): 2 instead of 1 on device 1 only.
+    assert d.devices == 2 and d.found and d.device == 1 and d.devices_diverged == 1
+    assert d.instruction == "rf" and d.opcode == "convert" and d.line == 19
+    assert d.value.tolist() == 2 and d.reference_value.tolist() == 1
+    assert " on device 1 against the reference's rf " in d.text
+    assert d.text.endswith("; 1 of 2 devices diverge")
+    # Device 0: {2, 8} on both sides; device 1: {4, 10} against {3, 9}.
+    assert [r.tolist() for r in d.device_results] == [[2, 8], [4, 10]]
+    assert [r.tolist() for r in d.device_reference_results] == [[2, 8], [3, 9]]
+    assert d.device_result_mismatches == [0, 2] and d.result_mismatches == 2
+    assert d.result_report.startswith("device 1: mismatch: 2 of 2 elements differ")
+
+
+def test_many_devices_cause_before_a_collective():
+    # q differs on device 1 only; the all-reduce passes it to device 0,
+    # whose first divergence is the collective: device 1's q is named.
+    d = hlorun.compare_runs(md("pre.hlo"), md("ok.hlo"), np.float32([1, 2]))
+    assert (d.device, d.instruction, d.devices_diverged) == (1, "q", 2)
+    assert d.value.tolist() == [2, 6] and d.reference_value.tolist() == [1, 4]
+
+
+def test_many_devices_negative_and_grid():
+    d = hlorun.compare_runs(md("ok.hlo"), md("ok.hlo"), np.float32([1, 2]))
+    assert d.agree and d.devices == 2 and d.devices_diverged == 0
+    assert d.text == "first divergence: none"
+    # replicas=1 runs both as one device, where the all-reduce's group
+    # {0, 1} names a replica that is not there: the reference's run fails.
+    with pytest.raises(hlorun.Error, match="replica group 0 names replica 1, but there is 1") as e:
+        hlorun.compare_runs(md("dev1.hlo"), md("ok.hlo"), np.float32([1, 2]), replicas=1)
+    assert e.value.failed_side == "reference"
+    four = hlorun.load(open(src("tests", "diverge", "md", "ok.hlo")).read()
+                       .replace("replica_count=2", "replica_count=4"))
+    with pytest.raises(hlorun.Error, match="runs on 2 x 1 devices .* on 4 x 1: both must run"):
+        hlorun.compare_runs(md("dev1.hlo"), four, np.float32([1, 2]))
+    with pytest.raises(hlorun.Error, match="replicas=0: a positive integer"):
+        hlorun.compare_runs(md("dev1.hlo"), md("ok.hlo"), np.float32([1, 2]), replicas=0)
+
+
+def test_many_devices_partitioned_global_inputs():
+    # Two partitions, p = {1, 2, 3, 4} split in halves: stage 0001 adds
+    # p + p where 0000 squares: device 0's y = {2, 4} against {1, 4}.
+    base = src("tests", "diverge", "md", "passes", "module_0001.jit_g.")
+    s0 = hlorun.load(base + "0000.spmd.after_spmd-partitioning.before_algsimp.txt")
+    s1 = hlorun.load(base + "0001.simplification.after_algsimp.before_cse.txt")
+    d = hlorun.compare_runs(s1, s0, np.float32([1, 2, 3, 4]))
+    assert (d.devices, d.device, d.instruction, d.devices_diverged) == (2, 0, "y", 2)
+    assert (d.mismatches, d.elements) == (1, 2) and d.max_abs_at == "[0]"
+    # 2 * (1 + 2 + 3 + 4) = 20 against 1 + 4 + 9 + 16 = 30 on each device.
+    assert [r.tolist() for r in d.device_results] == [20, 20]
+    assert [r.tolist() for r in d.device_reference_results] == [30, 30]
+
+
+def test_many_devices_memory_budget_parts():
+    # A budget of 1 byte holds one reference value a part: ok.hlo has 6
+    # compared instructions (q, ar, rid, rf, rb, out) on each of 2 devices,
+    # so 12 parts, each device's window going on where it stopped; the
+    # answer is the one of a single part.
+    whole = hlorun.compare_runs(md("pre.hlo"), md("ok.hlo"), np.float32([1, 2]))
+    parts = hlorun.compare_runs(md("pre.hlo"), md("ok.hlo"), np.float32([1, 2]), memory_budget=1)
+    assert whole.runs == 1 and parts.runs == 12
+    assert parts.text == whole.text and (parts.device, parts.instruction) == (1, "q")
+    assert parts.values_compared == whole.values_compared
+    none = hlorun.compare_runs(md("ok.hlo"), md("ok.hlo"), np.float32([1, 2]), memory_budget=1)
+    assert none.runs == 12 and none.values_compared == 12 and not none.found
