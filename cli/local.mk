@@ -8,6 +8,7 @@ bin_PROGRAMS += hlorun
 hlorun_SOURCES = cli/cli.h cli/hlorun.c cli/debug.c cli/casedir.c cli/suite.c cli/crash.c \
 	cli/devices.c cli/util.h cli/util.c cli/run.c cli/result.c \
 	cli/reference.c cli/determinism.c cli/extract.c cli/snapshot.c cli/reduce.c \
+	cli/reduce_golden.h cli/reduce_golden.c \
 	cli/mlir_tests.c cli/passes.c cli/report.c
 # jansson reads case.json (casedir.c) and writes --report (report.c).
 hlorun_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)

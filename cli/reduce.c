@@ -10,16 +10,18 @@
  *                  stop opcode
  *   error[=REGEX]  exit 2 (and REGEX, POSIX extended, matches the message)
  *   crash          --isolate-custom-calls: an isolated call crashed or hung
- *   mismatch       --expect GOLDEN: exit 1 (the result still differs);
- *                  with --reference REF (or --reference-custom-call) the
- *                  golden is the reference's result on the original
- *                  inputs, worked out once before the search
+ *   mismatch       exit 1 under --expect with the candidate's golden
+ *                  (reduce_golden.c): --expect GOLDEN's, or with a
+ *                  reference (REF, --reference-custom-call, f64) the
+ *                  reference's values, worked out once before the search;
+ *                  the search is then about the first divergence
  *   command=CMD    sh -c 'CMD "$1"' with the case directory: exit 0
  * The smallest case is written to DIR with a command file that reproduces
  * CONDITION.
  *
  * Not here: the search (interp/reduce.c), loading inputs (run.c). */
 #include "cli.h"
+#include "cli/reduce_golden.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -44,7 +46,8 @@ typedef struct Red {
   char opcode[64];           /* nan: the original's stop opcode ("" until known) */
   char self[4096];
   char *tmp, *cand;          /* the private directory; the candidate case in it */
-  char *golden;              /* mismatch: --expect's file, or the reference's result */
+  Goldens gold;              /* mismatch: the goldens */
+  char *golden;              /* mismatch: the current candidate's golden file */
   double timeout;            /* seconds per candidate */
   bool cannot_start;         /* command=: sh said 126/127 */
   bool tty;
@@ -219,6 +222,10 @@ static int predicate(const HloModule *cand, HloBuffer *const *in, int n, void *u
   nftw(r->cand, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (mkdir(r->cand, 0700) != 0 || write_case(r->ctx, r->cand, cand, in, n) != 0) return -1;
   if (r->kind == C_COMMAND && case_write_command(r->o, r->cand, NULL) != 0) return -1;
+  if (r->kind == C_MISMATCH) {   /* no golden for its ROOT: not the mismatch */
+    free(r->golden);
+    if (!(r->golden = golden_for(r->ctx, &r->gold, cand, r->tmp, "golden", NULL, NULL))) return 0;
+  }
   char *errp = xprintf("%s/stderr", r->tmp);
   int fd = open(errp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   free(errp);
@@ -273,12 +280,11 @@ static int parse_condition(Red *r, const char *c) {
   }
   const char *need = r->kind == C_CRASH && !o->isolate ? "crash needs --isolate-custom-calls "
                                                          "(a crash must not end the reducer)"
-                   : r->kind == C_MISMATCH && o->expect && (o->reference || o->nref_bind)
+                   : r->kind == C_MISMATCH && o->expect && (o->reference || o->nref_bind ||
+                                                            o->ref_f64)
                        ? "mismatch compares with --expect or with --reference, not both"
-                   : r->kind == C_MISMATCH && o->ref_f64
-                       ? "mismatch cannot compare with --reference-precision f64 (its values are "
-                         "not of the module's types)"
-                   : r->kind == C_MISMATCH && !o->expect && !o->reference && !o->nref_bind
+                   : r->kind == C_MISMATCH && !o->expect && !o->reference && !o->nref_bind &&
+                         !o->ref_f64
                        ? "mismatch needs --expect GOLDEN or --reference REF"
                    : !o->output ? "needs -o DIR (where the reduced case goes)" : NULL;
   if (need) { fprintf(stderr, "%s: error: --reduce %s\n", prog, need); return -1; }
@@ -299,70 +305,34 @@ static int write_command(Red *r, const char *dir) {
   return rc;
 }
 
-static int finish(Red *r, const HloModule *m, HloReduceResult *res, double t0) {
+static int finish(Red *r, HloReduceResult *res, double t0) {
   const char *dir = r->o->output;
   if (write_case(r->ctx, dir, res->module, res->inputs, res->ninputs) != 0) return EXIT_ERROR;
-  if (r->kind == C_MISMATCH) {   /* the same ROOT: the golden still applies, as it is */
-    const char *ext = strrchr(r->golden, '.');
+  int base = 1, kept = 0;
+  if (r->kind == C_MISMATCH) {   /* the golden of the case's ROOT */
+    char *g = golden_for(r->ctx, &r->gold, res->module, r->tmp, "golden", &base, &kept);
+    const char *ext = g ? strrchr(g, '.') : NULL;
     char *p = xprintf("%s/expected%s", dir, ext && !strchr(ext, '/') ? ext : ".npy");
-    int rc = copy_file(r->golden, p);
+    int rc = g ? copy_file(g, p) : -1;
+    if (!g) fprintf(stderr, "%s: error: --reduce: no golden for the case's ROOT\n", prog);
     free(p);
+    free(g);
     if (rc != 0) return EXIT_ERROR;
   }
   if (write_command(r, dir) != 0) return EXIT_ERROR;
-  (void)m;
   fprintf(stderr, "reduce: %s: %d -> %d instructions, %d candidates tried, %.2f s; focus %s "
-          "(run %lld); written to %s\n", r->o->module, res->before, res->after, res->tried,
-          (now_ms() - t0) / 1000, res->focus, (long long)res->focus_run, dir);
+          "(run %lld)", r->o->module, res->before, res->after, res->tried,
+          (now_ms() - t0) / 1000, res->focus, (long long)res->focus_run);
+  const GoldenBase *b = &r->gold.b[base];
+  if (r->kind == C_MISMATCH && base == 0)
+    fprintf(stderr, ", the first divergence from the reference (its golden the reference's value)");
+  else if (r->kind == C_MISMATCH && r->gold.found)
+    fprintf(stderr, "; the first divergence %s alone does not keep the mismatch: ENTRY's ROOT "
+            "stays", r->gold.b[0].name);
+  if (r->kind == C_MISMATCH && b->nops > 0 && kept != b->nops)
+    fprintf(stderr, "; %d of %s's %d outputs kept", kept, b->name, b->nops);
+  fprintf(stderr, "; written to %s\n", dir);
   return EXIT_OK;
-}
-
-/* mismatch against a reference: its result on the original inputs, as the
- * golden file of every candidate (r->golden, in the private directory). */
-static int reference_golden(Red *r, const HloModule *m, HloBuffer *const *in, int np) {
-  const Opts *o = r->o;
-  HloModule *ref = NULL;
-  HloCtx *rctx = NULL;
-  HloDivergence *d = NULL;
-  int rc = -1;
-  if (o->reference && hlo_module_load(r->ctx, o->reference, &ref) != HLO_OK) {
-    fail_with(r->ctx, "--reduce mismatch: cannot read the reference");
-    return -1;
-  }
-  const HloModule *rm = ref ? ref : m;
-  const char *rname = o->reference ? o->reference : o->module;
-  if (hlo_module_num_params(rm) != np) {
-    fprintf(stderr, "%s: error: --reduce mismatch: the reference %s takes %d parameters, the "
-            "module %s takes %d\n", prog, rname, hlo_module_num_params(rm), o->module, np);
-    goto out;
-  }
-  if (o->nref_bind && !(rctx = context_like(o, o->threads, true))) goto out;
-  HloCompareOptions co;
-  compare_options(o, &co);
-  HloRunOptions ro = {.struct_size = sizeof ro, .max_iterations = o->max_iterations,
-                      .timeout = r->timeout, .no_fusion = 1, .replicas = 1, .partitions = 1};
-  HloDivergenceOptions dopt = {.struct_size = sizeof dopt, .compare = &co, .run = &ro,
-                               .reference_ctx = rctx};
-  if (hlo_compare_runs(r->ctx, m, rm, in, np, &dopt, &d) != HLO_OK) {
-    fprintf(stderr, "%s: error: --reduce mismatch: %s:\n", prog,
-            !d || !d->failed_side ? "cannot compare the module with the reference"
-            : d->failed_side == 2 ? "the reference's run failed" : "the module's run failed");
-    if (rctx && d && d->failed_side == 2) flush_diags(rctx);
-    fail_with(r->ctx, "--reduce");
-    goto out;
-  }
-  r->golden = xprintf("%s/reference.%s", r->tmp,
-                      hlo_buffer_tuple_size(d->reference_result) > 0 ? "npz" : "npy");
-  if (hlo_buffer_save(r->ctx, d->reference_result, r->golden) != HLO_OK) {
-    fail_with(r->ctx, r->golden);
-    goto out;
-  }
-  rc = 0;
-out:
-  hlo_divergence_free(d);
-  hlo_ctx_free(rctx);
-  hlo_module_free(ref);
-  return rc;
 }
 
 int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0) {
@@ -401,11 +371,18 @@ int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0
   HloCtx *rctx = context_like(&quiet, o->threads, false);
   if (!rctx) goto out;
   r.ctx = rctx;
-  if (r.kind == C_MISMATCH && !o->expect && reference_golden(&r, m, in, np) != 0) {
+  if (r.kind == C_MISMATCH &&
+      (o->expect ? goldens_expect(rctx, o, m, in, np, r.timeout, &r.gold)
+                 : goldens_reference(rctx, o, m, in, np, r.timeout, r.tmp, &r.gold)) != 0) {
     hlo_ctx_free(rctx);
     goto out;
   }
-  if (r.kind == C_MISMATCH && o->expect) r.golden = xprintf("%s", o->expect);
+  /* With a reference: the search starts at the first divergence. */
+  if (r.gold.found) {
+    ro.focus = HLO_REDUCE_FOCUS_NAMED;
+    ro.focus_name = r.gold.b[0].name;
+    ro.focus_run = r.gold.run;
+  }
   HloStatus st = hlo_module_reduce(rctx, m, in, np, &ro, predicate, &r, &res);
   if (r.tty) fputc('\n', stderr);
   if (r.cannot_start && st != HLO_OK) {
@@ -414,7 +391,7 @@ int reduce_run(HloCtx *ctx, const HloModule *m, const Opts *o, const char *argv0
   } else if (st != HLO_OK) {
     fail_with(rctx, "--reduce");
   } else {
-    rc = finish(&r, m, &res, t0);
+    rc = finish(&r, &res, t0);
   }
   hlo_reduce_result_free(&res);
   hlo_ctx_free(rctx);
@@ -424,6 +401,7 @@ out:
   if (r.tmp) nftw(r.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   free(r.cand);
   free(r.golden);
+  goldens_free(&r.gold);
   if (r.has_re) regfree(&r.re);
   return rc;
 }

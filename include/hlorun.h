@@ -207,8 +207,10 @@ HloStatus hlo_module_extract_around(HloCtx *ctx, const HloModule *m, const HloIn
  * parameter fed by the value it had (so a loop body at iteration K runs as
  * ENTRY, its state an input: the iterations before are peeled), constants
  * stay, what the kept instructions do not need goes (parameters, outputs,
- * computations). It tries big cuts first (the cone within 0, 1, 2, 4, ...
- * operand steps), then removes chunks of instructions (ddmin), halving the
+ * computations). A tuple focus loses the operands the condition does not
+ * need, one at a time (the last one left becomes the ROOT itself when the
+ * condition still holds). It tries big cuts first (the cone within 0, 1,
+ * 2, 4, ... operand steps), then removes chunks of instructions (ddmin), halving the
  * chunks until single instructions, at most max_candidates runs. Same
  * inputs, same result: the order of candidates is fixed. */
 typedef enum HloReduceFocus {
@@ -217,7 +219,8 @@ typedef enum HloReduceFocus {
                                     out of finite operands (--check-nan's stop), at that run */
   HLO_REDUCE_FOCUS_FAILURE = 2,  /* the instruction whose run fails (an error, an isolated
                                     custom call's crash or hang), at that run */
-  HLO_REDUCE_FOCUS_NAMED = 3     /* focus_name, its run focus_run (from 0) */
+  HLO_REDUCE_FOCUS_NAMED = 3     /* focus_name, its run focus_run (from 0): e.g. the
+                                    first divergence from a reference */
 } HloReduceFocus;
 /* 1: the condition holds on the candidate; 0: it does not; negative: stop
  * (hlo_module_reduce fails). The candidate and inputs are borrowed. */

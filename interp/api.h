@@ -134,10 +134,13 @@ enum { HLI_SUB_NONE, HLI_SUB_KEEP, HLI_SUB_CUT };
 /* How a sub-module is written (NULL: every cut a parameter, attributes as
  * they are): lit, indexed like role, the literal text of a cut value that
  * becomes a constant instead (NULL entries stay parameters); drop, the
- * attributes left out (HLP_DROP_* of ir/print.h). */
+ * attributes left out (HLP_DROP_* of ir/print.h); root_ops, when root is
+ * a tuple, which of its operands stay (indexed like them; NULL: all): the
+ * ROOT is then a tuple of those alone. */
 typedef struct HliSubOpts {
   const char *const *lit;
   unsigned drop;
+  const unsigned char *root_ops;
 } HliSubOpts;
 char *hli_submodule_text(const HloModule *m, const HloInstr *root, const unsigned char *role,
                          const HliSubOpts *so, const HloInstr ***cut, int *ncut,

@@ -14,6 +14,7 @@
  * Not here: running it (the caller does), choosing the instruction. */
 #include "interp/api.h"
 #include "interp/valio.h"
+#include "ir/print.h"
 #include "parser/parser.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,27 @@ static char *around_text(const HloModule *m, const HloInstr *ins, int depth, con
   return out;
 }
 
+/* The ROOT tuple u with only the operands keep says (its attributes go: a
+ * sharding of all its elements would not fit). */
+static void tuple_of(HlcText *b, const HloInstr *u, const unsigned char *keep) {
+  hlc_text_printf(b, "  ROOT %%%s = (", u->name);
+  const char *sep = "";
+  for (int32_t k = 0; k < u->nops; k++) {
+    if (!keep[k]) continue;
+    hlc_text_puts(b, sep);
+    hlp_print_shape(b, k < u->shape.ntuple ? &u->shape.tuple[k] : &u->ops[k]->shape, true);
+    sep = ", ";
+  }
+  hlc_text_puts(b, ") tuple(");
+  sep = "";
+  for (int32_t k = 0; k < u->nops; k++) {
+    if (!keep[k]) continue;
+    hlc_text_printf(b, "%s%%%s", sep, u->ops[k]->name);
+    sep = ", ";
+  }
+  hlc_text_puts(b, ")\n");
+}
+
 char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned char *role,
                          const HliSubOpts *so, const HloInstr ***cut, int *ncut,
                          const char **why) {
@@ -359,6 +381,10 @@ char *hli_submodule_text(const HloModule *m, const HloInstr *ins, const unsigned
       }
       hlc_text_printf(&b, "  %%%s = %.*s parameter(%d)\n", u->name, (int)shape_n, shape, (int)n);
       cv[n++] = u;
+      continue;
+    }
+    if (u == ins && so && so->root_ops && u->op == HLO_OP_TUPLE) {
+      tuple_of(&b, u, so->root_ops);
       continue;
     }
     hlc_text_printf(&b, "  %s%%%s = ", u == ins ? "ROOT " : "", u->name);

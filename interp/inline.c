@@ -8,8 +8,10 @@
  * the fusion's name (its users read it unchanged). A fused computation
  * that nothing else calls goes; its instructions keep their names when
  * these are unique in the module, others get NAME.FUSION (then a number).
- * Nested fusions stay fusions; a fusion whose ROOT is a parameter stays
- * too (there is no instruction to rename).
+ * A fusion whose fused ROOT is a parameter (an array) becomes a copy of
+ * the fusion's operand of that number (nothing inside to rename). A fusion
+ * inside a fused computation stays one in this pass: the reducer inlines
+ * again until none is left (reduce.c), so nested fusions come out too.
  *
  * Not here: checking that the inlined module still shows the condition (the
  * reducer runs it). */
@@ -51,7 +53,23 @@ static const HloComputation *fused_comp(const HloInstr *ins) {
 static const HloComputation *inlined(const HloInstr *ins) {
   const HloComputation *f = ins->op == HLO_OP_FUSION && !ins->parent->is_fusion_body
                                 ? fused_comp(ins) : NULL;
-  return f && f->root && f->root->op != HLO_OP_PARAMETER ? f : NULL;
+  if (!f || !f->root) return NULL;
+  /* A parameter ROOT is printed as a copy: arrays only (a tuple has no copy). */
+  if (f->root->op == HLO_OP_PARAMETER &&
+      (f->root->shape.dtype == HLO_TUPLE || f->root->shape.dtype == HLO_TOKEN))
+    return NULL;
+  return f;
+}
+
+/* The fusion ins of f whose ROOT is its parameter p: ins as a copy of its
+ * operand p (the same value; the fusion's attributes go with it). */
+static bool copy_of_operand(HlcText *b, const HloInstr *ins, const HloComputation *f) {
+  int64_t p = f->root->parameter_number;
+  if (p < 0 || p >= ins->nops) return false;
+  hlc_text_printf(b, "  %s%%%s = ", ins->is_root ? "ROOT " : "", ins->name);
+  hlp_print_shape(b, &ins->shape, true);
+  hlc_text_printf(b, " copy(%%%s)\n", ins->ops[p]->name);
+  return true;
 }
 
 static int32_t comp_index(const HloModule *m, const HloComputation *c) {
@@ -64,6 +82,10 @@ static bool inline_fusion(HlcText *b, const HloInstr *ins, void *user) {
   Inline *in = user;
   const HloComputation *f = inlined(ins);
   if (!f) return false;
+  if (f->root->op == HLO_OP_PARAMETER) {
+    if (!copy_of_operand(b, ins, f)) in->oom = true;
+    return true;
+  }
   bool gone = in->skip[comp_index(in->m, f)];
   char **names = calloc((size_t)f->ninstrs + 1, sizeof *names);
   const char **ops = NULL;

@@ -10,13 +10,12 @@
  * fed by the value it had, or a constant holding it when it has at most
  * CONST_MAX elements (printed exactly: XLA's round-trip form, NaN payloads
  * and infinities included). The search is fixed (deterministic): the whole
- * cone, then the cone within 0, 1, 2, 4, ... operand steps (big cuts
- * first), then ddmin over the kept instructions, then the attributes that
- * may not matter (metadata, frontend_attributes, backend_config but a
- * custom call's) left out, all together and one kind at a time.
- *
- * Fusions are inlined first (inline.c), when the inlined module still
- * shows the condition: the search then cuts inside them as anywhere.
+ * cone, a tuple focus's outputs one at a time, the cone within 0, 1, 2, 4,
+ * ... operand steps (big cuts first), ddmin over the kept instructions,
+ * then the attributes that may not matter (metadata, frontend_attributes,
+ * backend_config but a custom call's) left out, all at once, else one kind
+ * at a time. Fusions are inlined first (inline.c; nested ones pass after
+ * pass) when the inlined module still shows the condition.
  *
  * Not here: the conditions themselves (the caller's predicate), writing
  * the case directory. */
@@ -178,7 +177,8 @@ typedef struct Search {
   HloCtx *ctx;
   const HloModule *m;
   const HloComputation *c;
-  const HloInstr *root;
+  const HloInstr *root;      /* the candidates' ROOT: the focus, or one of its operands */
+  unsigned char *mask;       /* root a tuple: its operands kept (NULL: all) */
   HloBuffer **vals;
   char **lits;               /* per instruction: literal_text of its value, or NULL */
   unsigned drop;             /* attributes left out (HLP_DROP_*) */
@@ -209,7 +209,7 @@ static int cone(Search *s, const unsigned char *keep, int depth, unsigned char *
     const HloInstr *u = s->queue[head++];
     for (int32_t k = 0; k < u->nops; k++) {
       const HloInstr *o = u->ops[k];
-      if (role[o->index] != HLI_SUB_NONE) continue;
+      if (role[o->index] != HLI_SUB_NONE || (u == s->root && s->mask && !s->mask[k])) continue;
       bool in = o->op == HLO_OP_CONSTANT ||
                 (o->op != HLO_OP_PARAMETER && (!keep || keep[o->index] == HLI_SUB_KEEP) &&
                  s->dist[u->index] < depth);
@@ -223,9 +223,11 @@ static int cone(Search *s, const unsigned char *keep, int depth, unsigned char *
   return kept;
 }
 
-static uint64_t hash_roles(const unsigned char *role, int32_t n, unsigned drop) {
-  uint64_t h = (1469598103934665603ull ^ drop) * 1099511628211ull;
-  for (int32_t i = 0; i < n; i++) h = (h ^ role[i]) * 1099511628211ull;
+static uint64_t hash_roles(const Search *s, const unsigned char *role) {
+  uint64_t h = (1469598103934665603ull ^ s->drop) * 1099511628211ull;
+  h = (h ^ (uint64_t)s->root->index) * 1099511628211ull;
+  for (int32_t i = 0; i < s->c->ninstrs; i++) h = (h ^ role[i]) * 1099511628211ull;
+  for (int32_t k = 0; s->mask && k < s->root->nops; k++) h = (h ^ s->mask[k]) * 1099511628211ull;
   return h;
 }
 
@@ -239,7 +241,7 @@ static HloStatus build(Search *s, const unsigned char *role, unsigned drop, HloM
   const HloInstr **cut = NULL;
   int ncut = 0;
   const char *why;
-  HliSubOpts so = {.lit = (const char *const *)s->lits, .drop = drop};
+  HliSubOpts so = {.lit = (const char *const *)s->lits, .drop = drop, .root_ops = s->mask};
   char *text = hli_submodule_text(s->m, s->root, role, &so, &cut, &ncut, &why);
   if (!text) return hli_api_fail(s->ctx, HLO_ERROR, "reduce: cannot cut the module: %s", why);
   HloBuffer **v = malloc(((size_t)ncut + 1) * sizeof *v);
@@ -265,7 +267,7 @@ static HloStatus build(Search *s, const unsigned char *role, unsigned drop, HloM
 static int try_roles(Search *s, const unsigned char *role) {
   int32_t n = s->c->ninstrs;
   if (s->stop || s->tried >= s->max) return 0;
-  uint64_t h = hash_roles(role, n, s->drop);
+  uint64_t h = hash_roles(s, role);
   for (int i = 0; i < s->nseen; i++)
     if (s->seen[i] == h) return 0;
   if (s->nseen == s->capseen) {
@@ -327,6 +329,36 @@ static void ddmin(Search *s, unsigned char *role, int32_t *list) {
   free(keep);
 }
 
+/* ROOT a tuple: its outputs the condition does not need go, one at a time
+ * in order (at least one stays); one left, the ROOT becomes that value
+ * itself when the condition still holds. */
+static void drop_outputs(Search *s, unsigned char *role) {
+  const HloInstr *t = s->root;
+  if (t->op != HLO_OP_TUPLE || t->nops == 0 || s->stop) return;
+  if (!(s->mask = malloc((size_t)t->nops))) { s->stop = true; return; }
+  memset(s->mask, 1, (size_t)t->nops);
+  int32_t left = t->nops;
+  for (int32_t k = 0; k < t->nops && left > 1; k++) {
+    s->mask[k] = 0;
+    cone(s, s->best, INT_MAX, role);
+    if (try_roles(s, role)) left--;
+    else s->mask[k] = 1;
+  }
+  int32_t k = 0;
+  while (k < t->nops && !s->mask[k]) k++;
+  if (left != 1 || t->ops[k]->op == HLO_OP_PARAMETER) return;
+  unsigned char *mask = s->mask;
+  s->mask = NULL;
+  s->root = t->ops[k];
+  cone(s, s->best, INT_MAX, role);
+  if (try_roles(s, role)) {
+    free(mask);
+  } else {
+    s->root = t;
+    s->mask = mask;
+  }
+}
+
 static HloStatus search(Search *s) {
   int32_t n = s->c->ninstrs;
   unsigned char *role = malloc((size_t)n + 1);
@@ -339,6 +371,8 @@ static HloStatus search(Search *s) {
   cone(s, NULL, INT_MAX, role);
   st = HLO_OK;
   if (!try_roles(s, role)) goto out;   /* the whole cone does not hold */
+  drop_outputs(s, role);
+  cone(s, s->best, INT_MAX, role);
   int maxd = 0;
   for (int32_t i = 0; i < n; i++)
     if (role[i] == HLI_SUB_KEEP && s->c->instrs[i]->op != HLO_OP_CONSTANT && s->dist[i] > maxd)
@@ -383,6 +417,8 @@ static HloStatus reduce_at(Search *s, HloBuffer *const *in, int n, const HloInst
                            int64_t run) {
   s->c = focus->parent;
   s->root = focus;
+  free(s->mask);
+  s->mask = NULL;
   s->best_size = 0;
   Capture k = {.ctx = s->ctx, .focus = focus, .run = run};
   k.vals = calloc((size_t)s->c->ninstrs + 1, sizeof *k.vals);
@@ -407,19 +443,31 @@ static HloStatus reduce_at(Search *s, HloBuffer *const *in, int n, const HloInst
 }
 
 /* m with its fusions inlined, when that still shows the condition (one
- * candidate more); NULL otherwise (m has none, or it does not hold). */
+ * candidate more); NULL otherwise (m has none, or it does not hold). A pass
+ * inlines the fusions outside fused computations; a nested fusion comes
+ * out into its caller and is inlined by the next pass (at most
+ * INLINE_PASSES: fusions nest a few deep). */
+enum { INLINE_PASSES = 16 };
+
 static HloModule *inlined_module(Search *s, HloBuffer *const *in, int n) {
-  bool changed;
-  char *text = hli_inline_fusions_text(s->m, &changed);
-  if (!text) return NULL;
+  HloModule *mod = NULL;
+  const HloModule *from = s->m;
   char fname[300];
   snprintf(fname, sizeof fname, "%s (fusions inlined)", s->m->filename ? s->m->filename : "<input>");
-  HloModule *mod = NULL;
-  if (hlo_module_parse(s->ctx, text, strlen(text), fname, &mod) != HLO_OK) {
-    hlo_ctx_clear_diagnostics(s->ctx);
-    mod = NULL;
+  for (int pass = 0; pass < INLINE_PASSES; pass++) {
+    bool changed;
+    char *text = hli_inline_fusions_text(from, &changed);
+    if (!text) break;   /* none left (or out of memory: the last pass stands) */
+    HloModule *next = NULL;
+    if (hlo_module_parse(s->ctx, text, strlen(text), fname, &next) != HLO_OK) {
+      hlo_ctx_clear_diagnostics(s->ctx);
+      next = NULL;
+    }
+    free(text);
+    if (!next) break;
+    hlo_module_free(mod);
+    from = mod = next;
   }
-  free(text);
   int r = mod ? s->pred(mod, in, n, s->user) : 0;
   s->tried += mod != NULL;
   if (r < 0) s->stop = true;
@@ -452,6 +500,13 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
                         m->filename ? m->filename : "the module");
   HloModule *flat = inlined_module(&s, inputs, n);
   if (s.stop) return hli_api_fail(ctx, HLO_ERROR, "reduce: the condition failed to run");
+  /* A named focus renamed by the inlining (inside a fusion, its name not
+   * unique): the search stays on the module as it is. */
+  if (flat && opt->focus == HLO_REDUCE_FOCUS_NAMED && opt->focus_name &&
+      !hlo_module_find_instruction(flat, opt->focus_name)) {
+    hlo_module_free(flat);
+    flat = NULL;
+  }
   if (flat) m = s.m = flat;
   const HloInstr *focus = m->entry->root;
   int64_t run = 0;
@@ -518,6 +573,7 @@ HloStatus hlo_module_reduce(HloCtx *ctx, const HloModule *m, HloBuffer *const *i
   free_vals(s.vals, s.c ? s.c->ninstrs : 0);
   free_lits(s.lits, s.c ? s.c->ninstrs : 0);
   free(s.best);
+  free(s.mask);
   free(s.seen);
   hlo_module_free(flat);
   if (st != HLO_OK) {

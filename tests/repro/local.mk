@@ -16,4 +16,5 @@ tests_libcrashwhen_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 TESTS += tests/repro/reduce.sh
 dist_noinst_SCRIPTS += tests/repro/reduce.sh tests/repro/gen_nan_module.py
 dist_noinst_DATA += tests/repro/crash.hlo tests/repro/error.hlo tests/repro/attrs.hlo \
-	tests/repro/fused.hlo tests/repro/nanfus.hlo
+	tests/repro/fused.hlo tests/repro/nanfus.hlo \
+	tests/repro/tuple4.hlo tests/repro/nestfus.hlo tests/repro/pickfus.hlo

@@ -265,28 +265,35 @@ assert os.path.exists(t + '/mis/expected.npy')"
 replays mismatch-replays mis 1 "mismatch"
 
 # mismatch against --reference REF: REF is crash.hlo with c2 = 3 * g (what
-# the golden above says); the case's expected.npy is REF's result on the
-# original inputs, which numpy works out (golden.npy), not a copy of it.
+# the golden above says). The first divergence is c2 (c1 agrees): the case
+# is c2 alone, g its real value, expected.npy REF's c2 = 3 * g, which numpy
+# works out (not a copy of the module's values).
 sed 's/^  c2 = .*/  c2 = f32[4] multiply(g, threes)/' "$d/crash.hlo" >"$tmp/ref.hlo"
 run mismatch-ref 0 --reduce mismatch --reference "$tmp/ref.hlo" --custom-call "neg_crash=$lib" \
-  -o "$tmp/misref" "$d/crash.hlo" "$tmp/xs.npy"
+  -o "$tmp/misref" "$d/crash.hlo" "$tmp/xs.npy" &&
+  has mismatch-ref-summary "$tmp/err" "crash.hlo: 20 -> 2 instructions, .* focus c2 \(run 0\), the first divergence"
 check mismatch-ref-case "
+x = np.load(t + '/xs.npy')
+a = x + f32(1); b = a - f32(1); h = f32(2) * b
+e = np.exp(x); g = (e + (f32(3) - f32(4) * (x + h))) - e
 l = instrs('misref')
-assert l[-1].lstrip().startswith('ROOT %r = '), l
-assert len(l) <= 4, l
-assert np.allclose(np.load(t + '/misref/expected.npy'), np.load(t + '/golden.npy'), rtol=1e-6, atol=0)"
+assert len(l) == 2 and l[-1].lstrip().startswith('ROOT %c2 = f32[4]{0} custom-call(%g)'), l
+assert np.allclose(consts('misref')['g'], g, rtol=1e-6, atol=1e-6), (consts('misref'), g)
+assert np.allclose(np.load(t + '/misref/expected.npy'), f32(3) * consts('misref')['g'], rtol=1e-6, atol=0)"
 replays mismatch-ref-replays misref 1 "mismatch"
 # --reference-custom-call: the reference is crash.hlo with neg_crash bound
-# to neg_triple (3 * x); its result, worked out by numpy, is expected.npy.
+# to neg_triple (3 * x): the first divergence is c1, the first call (2 * b
+# against 3 * b, b = x); its expected.npy is 3 * x.
 run mismatch-refcc 0 --reduce mismatch --reference-custom-call "neg_crash=$lib:neg_triple" \
-  --custom-call "neg_crash=$lib" -o "$tmp/misrefcc" "$d/crash.hlo" "$tmp/xs.npy"
+  --custom-call "neg_crash=$lib" -o "$tmp/misrefcc" "$d/crash.hlo" "$tmp/xs.npy" &&
+  has mismatch-refcc-summary "$tmp/err" "focus c1 \(run 0\), the first divergence"
 check mismatch-refcc-case "
 x = np.load(t + '/xs.npy')
-a = x + f32(1); b = a - f32(1); h = f32(3) * b
-e = np.exp(x); g = (e + (f32(3) - f32(4) * (x + h))) - e
-want = (f32(3) * g + a) + h
-assert len(instrs('misrefcc')) <= 4, instrs('misrefcc')
-assert np.allclose(np.load(t + '/misrefcc/expected.npy'), want, rtol=1e-5, atol=1e-6), (np.load(t + '/misrefcc/expected.npy'), want)"
+b = (x + f32(1)) - f32(1)
+l = instrs('misrefcc')
+assert len(l) == 2 and l[-1].lstrip().startswith('ROOT %c1 = f32[4]{0} custom-call(%b)'), l
+assert np.array_equal(consts('misrefcc')['b'], b), consts('misrefcc')
+assert np.array_equal(np.load(t + '/misrefcc/expected.npy'), f32(3) * b), np.load(t + '/misrefcc/expected.npy')"
 replays mismatch-refcc-replays misrefcc 1 "mismatch"
 # The reference agreeing with the module: nothing to reduce.
 run mismatch-ref-agrees 2 --reduce mismatch --reference "$d/crash.hlo" \
@@ -295,12 +302,165 @@ run mismatch-ref-agrees 2 --reduce mismatch --reference "$d/crash.hlo" \
 run mismatch-both 2 --reduce mismatch --reference "$tmp/ref.hlo" --expect "$tmp/golden.npy" \
   -o "$tmp/u" "$d/crash.hlo" "$tmp/xs.npy" &&
   has mismatch-both "$tmp/err" "with --expect or with --reference, not both"
-run mismatch-f64 2 --reduce mismatch --reference-precision f64 -o "$tmp/u" "$tmp/nan.hlo" "$tmp/x.npy" &&
-  has mismatch-f64 "$tmp/err" "cannot compare with --reference-precision f64"
+run mismatch-f64-expect 2 --reduce mismatch --reference-precision f64 --expect "$tmp/golden.npy" \
+  -o "$tmp/u" "$d/crash.hlo" "$tmp/xs.npy" &&
+  has mismatch-f64-expect "$tmp/err" "with --expect or with --reference, not both"
 run mismatch-ref-params 2 --reduce mismatch --reference "$tmp/nan.hlo" --custom-call "neg_crash=$lib" \
   -o "$tmp/u" "$d/crash.hlo" "$tmp/xs.npy" &&
   has mismatch-ref-params "$tmp/err" "cannot compare the module with the reference" &&
   has mismatch-ref-params-which "$tmp/err" "parameter 0 differs: .* f32\[4\], .* f32\[8\]"
+
+# The first divergence: chain.hlo is 30 instructions, v1 = x / 2, then
+# v_k = v_{k-1} + x (k even) or v_{k-1} * 0.5 (k odd) up to ROOT v27; the
+# module's v14 subtracts where the reference (chain_ref.hlo) adds. The case
+# is v14 alone, its operands v13 and x constants with their real values,
+# and its expected.npy the reference's v14 = v13 + x.
+"$py" - "$tmp" <<'PY'
+import sys
+t = sys.argv[1]
+def module(op14):
+    l = ['HloModule chain', '', 'ENTRY %main (x: f32[4]) -> f32[4] {',
+         '  %x = f32[4] parameter(0)', '  %half = f32[] constant(0.5)',
+         '  %h = f32[4] broadcast(%half), dimensions={}', '  %v1 = f32[4] multiply(%x, %h)']
+    for k in range(2, 28):
+        op = op14 if k == 14 else 'add' if k % 2 == 0 else 'multiply'
+        l.append('  %s%%v%d = f32[4] %s(%%v%d, %s)' % ('ROOT ' if k == 27 else '', k, op, k - 1,
+                                                     '%x' if k % 2 == 0 else '%h'))
+    return '\n'.join(l) + '\n}\n'
+open(t + '/chain.hlo', 'w').write(module('subtract'))
+open(t + '/chain_ref.hlo', 'w').write(module('add'))
+PY
+run diverge 0 --reduce mismatch --reference "$tmp/chain_ref.hlo" -o "$tmp/div" "$tmp/chain.hlo" \
+  "$tmp/x4.npy" &&
+  has diverge-summary "$tmp/err" "chain.hlo: 30 -> 3 instructions, .* focus v14 \(run 0\), the first divergence from the reference"
+check diverge-case "
+x = np.array([1, 2, 3, 4], f32)
+v = x * f32(0.5)
+for k in range(2, 14):
+    v = v + x if k % 2 == 0 else v * f32(0.5)
+l = instrs('div')
+assert len(l) == 3 and l[-1].lstrip().startswith('ROOT %v14 = f32[4]{0} subtract(%v13, %x)'), l
+c = consts('div')
+assert np.array_equal(c['v13'], v) and np.array_equal(c['x'], x), (c, v)
+assert inputs('div') == [], inputs('div')
+assert np.array_equal(np.load(t + '/div/expected.npy'), v + x), (np.load(t + '/div/expected.npy'), v + x)"
+replays diverge-replays div 1 "mismatch"
+# Against the module carried in f64: 1e8 + x rounds to 1e8 in f32 (its
+# spacing there is 8) and agrees within tolerance; b = (1e8 + x) - 1e8 is 0
+# in f32 and x in f64: the first divergence. Its golden is the f64 value in
+# f32: x.
+cat >"$tmp/cancel.hlo" <<'HLO'
+HloModule cancel
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  big = f32[] constant(1e8)
+  bigs = f32[4] broadcast(big), dimensions={}
+  a = f32[4] add(x, bigs)
+  b = f32[4] subtract(a, bigs)
+  ROOT r = f32[4] add(b, x)
+}
+HLO
+run diverge-f64 0 --reduce mismatch --reference-precision f64 -o "$tmp/div64" "$tmp/cancel.hlo" \
+  "$tmp/x4.npy" &&
+  has diverge-f64-summary "$tmp/err" "cancel.hlo: 6 -> 3 instructions, .* focus b \(run 0\), the first divergence"
+check diverge-f64-case "
+x = np.array([1, 2, 3, 4], f32)
+l = instrs('div64')
+assert len(l) == 3 and l[-1].lstrip().startswith('ROOT %b = f32[4]{0} subtract(%a, %bigs)'), l
+c = consts('div64')
+assert np.array_equal(c['a'], x + f32(1e8)) and np.array_equal(c['a'], np.full(4, 1e8, f32)), c
+want = ((x.astype(np.float64) + 1e8) - 1e8).astype(f32)
+e = np.load(t + '/div64/expected.npy')
+assert e.dtype == f32 and np.array_equal(e, want) and np.array_equal(e, x), e"
+replays diverge-f64-replays div64 1 "mismatch"
+
+# Outputs: a tuple ROOT of 4 (tuple4.hlo) where only y3 = log(x - 2) has a
+# NaN; the script holds while the run prints a NaN. Three outputs go, the
+# one left becomes the ROOT itself, its operand the real x - 2.
+cat >"$tmp/nanout.sh" <<SH
+#!/bin/sh
+cd "\$1" || exit 2
+grep -q ' log(' module.hlo && "$H" module.hlo \$(ls | grep '^in') 2>/dev/null | grep -q nan
+SH
+chmod +x "$tmp/nanout.sh"
+run outputs 0 --reduce "command=$tmp/nanout.sh" -o "$tmp/out1" "$d/tuple4.hlo" "$tmp/x4.npy" &&
+  has outputs-summary "$tmp/err" "tuple4.hlo: 9 -> 2 instructions"
+check outputs-case "
+x = np.array([1, 2, 3, 4], f32)
+l = instrs('out1')
+assert len(l) == 2 and l[1].lstrip().startswith('ROOT %y3 = f32[4]{0} log(%d)'), l
+assert np.array_equal(consts('out1')['d'], x - f32(2)), consts('out1')
+assert ' tuple(' not in open(t + '/out1/module.hlo').read()"
+# mismatch with --expect: the golden's y1 is 3x (the module makes 2x), the
+# rest right: the case is y1 alone and expected.npy the golden's y1 (on the
+# way, the candidates without y0 compare with the golden's y1, y2, y3:
+# dropping y1 then loses the mismatch). With y2 wrong too (exp(x) + 1),
+# either one keeps it: y1 goes first, the case is y2 and the golden's y2.
+# A script that wants the NaN and the exponential keeps a tuple of two.
+"$py" -c "
+import numpy as np
+x = np.array([1, 2, 3, 4], np.float32)
+y = [x + np.float32(2), np.float32(2) * x, np.exp(x), np.log(x - np.float32(2))]
+y[1] = np.float32(3) * x
+np.savez('$tmp/gold1.npz', *y)
+y[2] = np.exp(x) + np.float32(1)
+np.savez('$tmp/gold2.npz', *y)" 2>/dev/null
+run outputs-one 0 --reduce mismatch --expect "$tmp/gold1.npz" -o "$tmp/out2" "$d/tuple4.hlo" \
+  "$tmp/x4.npy" && has outputs-one-summary "$tmp/err" "1 of t's 4 outputs kept"
+run outputs-other 0 --reduce mismatch --expect "$tmp/gold2.npz" -o "$tmp/out3" "$d/tuple4.hlo" \
+  "$tmp/x4.npy" && has outputs-other-summary "$tmp/err" "1 of t's 4 outputs kept"
+cat >"$tmp/nanexp.sh" <<SH
+#!/bin/sh
+grep -q ' exponential(' "\$1/module.hlo" && "$tmp/nanout.sh" "\$1"
+SH
+chmod +x "$tmp/nanexp.sh"
+run outputs-two 0 --reduce "command=$tmp/nanexp.sh" -o "$tmp/out4" "$d/tuple4.hlo" "$tmp/x4.npy"
+check outputs-expected "
+x = np.array([1, 2, 3, 4], f32)
+l = instrs('out2')
+assert l[-1].lstrip().startswith('ROOT %y1 = f32[4]{0} multiply(%x, %twos)'), l
+assert [f for f in os.listdir(t + '/out2') if f.startswith('expected')] == ['expected.npy'], os.listdir(t + '/out2')
+assert np.array_equal(np.load(t + '/out2/expected.npy'), f32(3) * x)
+l = instrs('out3')
+assert l[-1].lstrip().startswith('ROOT %y2 = f32[4]{0} exponential(%x)'), l
+assert np.array_equal(np.load(t + '/out3/expected.npy'), np.exp(x) + f32(1))
+l = instrs('out4')
+assert l[-1].lstrip().startswith('ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%y2, %y3)'), l
+assert len(l) == 5 and np.array_equal(consts('out4')['d'], x - f32(2)), l"
+replays outputs-one-replays out2 1 "mismatch"
+replays outputs-two-replays out3 1 "mismatch"
+
+# Nested fusions (nestfus.hlo): outer's body calls inner, whose log makes
+# the NaN; pick is a fusion whose ROOT is its parameter. All are inlined:
+# the case keeps the log and what carries its NaN to ROOT r, no fusion.
+run nested 0 --reduce "command=$tmp/nanout.sh" -o "$tmp/nest" "$d/nestfus.hlo" "$tmp/x4.npy"
+check nested-case "
+x = np.array([1, 2, 3, 4], f32)
+a = x - f32(3); b = a * a
+text = open(t + '/nest/module.hlo').read()
+assert ' fusion(' not in text and '%inner' not in text and '%outer' not in text, text
+l = instrs('nest')
+assert len(l) == 8 and l[-1].lstrip().startswith('ROOT %r = f32[4]{0} add(%f, %b)'), l
+c = consts('nest')
+assert np.array_equal(c['q'], a * b) and np.array_equal(c['p'], b), c
+assert np.array_equal(c['q'], np.array([-8, -1, 0, 1], f32))"
+# A fusion whose ROOT is its parameter 1 as ENTRY's ROOT (pickfus.hlo): it
+# becomes a copy of that operand; the golden (b + 1) is wrong, the case is
+# r = copy(b) with b's real value.
+"$py" -c "
+import numpy as np
+x = np.array([0.5, 0.25, 0.125, 0], np.float32)
+np.save('$tmp/pgold.npy', (x + np.float32(1)) ** 2 + np.float32(1))"
+run param-root 0 --reduce mismatch --expect "$tmp/pgold.npy" -o "$tmp/pick" "$d/pickfus.hlo" \
+  "$tmp/xs.npy" && has param-root-summary "$tmp/err" "pickfus.hlo: 9 -> 2 instructions"
+check param-root-case "
+x = np.array([0.5, 0.25, 0.125, 0], f32)
+l = instrs('pick')
+assert len(l) == 2 and l[1].lstrip().startswith('ROOT %r = f32[4]{0} copy(%b)'), l
+assert np.array_equal(consts('pick')['b'], (x + f32(1)) * (x + f32(1))), consts('pick')
+assert ' fusion(' not in open(t + '/pick/module.hlo').read() and '%pick' not in open(t + '/pick/module.hlo').read()"
+replays param-root-replays pick 1 "mismatch"
 
 # Bad input: exit 2, a clear message.
 run not-nan 2 --reduce nan -o "$tmp/nn" "$d/crash.hlo" "$tmp/xs.npy" --custom-call "neg_crash=$lib" &&
