@@ -37,6 +37,65 @@ START_TEST(ulp_distances) {
 }
 END_TEST
 
+/* hli_compare_values compares 4096-byte blocks with memcmp before the
+ * element loop (1024 f32 elements a block): differences on both sides of a
+ * block edge and in the short last block are all found, in order, and
+ * bytes that differ but pass (-0 against +0) or bytes equal but the values
+ * not (f16 against bf16) follow the element rules. */
+static HliValue *v_of(HloBuffer *b) { return b->v; }
+
+START_TEST(blocks_compare_like_elements) {
+  HloCtx *ctx;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  enum { N = 2500 };
+  static float g[N], w[N];
+  for (int i = 0; i < N; i++) g[i] = w[i] = (float)i * 0.5f;
+  g[7] = w[7] = NAN;         /* the same NaN: matches */
+  g[9] = -0.0f;              /* -0 against +0: other bytes, equal values */
+  w[9] = 0.0f;
+  g[1023] += 1;              /* the last element of block 0 */
+  g[1024] += 1;              /* the first of block 1 */
+  g[N - 1] += 1;             /* the last of the short block 2 */
+  HloBuffer *bg, *bw;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){N}, 1, g, &bg), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F32, (int64_t[]){N}, 1, w, &bw), HLO_OK);
+  HloCompareOptions o = {sizeof o, -1, -1, 0, 0};
+  HliCompareSummary sum;
+  ck_assert_int_eq(hli_compare_values(v_of(bg), v_of(bw), &o, 5, &sum, NULL), 0);
+  /* |1 - 0| = 1 > 1e-4 + 1e-4 * w: three differ; the first at [1023]. */
+  ck_assert_int_eq(sum.bad, 3);
+  ck_assert_int_eq(sum.total, N);
+  ck_assert_str_eq(sum.first_at, "[1023]");
+  /* Equal values throughout: nothing differs, every element counted. */
+  ck_assert_int_eq(hli_compare_values(v_of(bw), v_of(bw), &o, 5, &sum, NULL), 0);
+  ck_assert_int_eq(sum.bad, 0);
+  ck_assert_int_eq(sum.total, N);
+  /* rtol = inf: |0 - 0| <= atol + inf * |0| is NaN <= ..., false, so the
+   * element rule fails 0 against 0 (the equal bits do not decide it).
+   * w against itself: [0] and [9] are 0; the rest pass (inf * |w|). */
+  o.rtol = INFINITY;
+  ck_assert_int_eq(hli_compare_values(v_of(bw), v_of(bw), &o, 5, &sum, NULL), 0);
+  ck_assert_int_eq(sum.bad, 2);
+  ck_assert_str_eq(sum.first_at, "[0]");
+  o.rtol = -1;
+  hlo_buffer_free(bg);
+  hlo_buffer_free(bw);
+
+  /* f16 0x3c00 is 1, bf16 0x3c00 is 2^-7: equal bytes, values 0.9921875
+   * apart (f16's tolerance: 5e-3 + 5e-3 * 2^-7 is less). */
+  uint16_t h[3] = {0x3c00, 0x3c00, 0x3c00};
+  HloBuffer *b16, *bb16;
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_F16, (int64_t[]){3}, 1, h, &b16), HLO_OK);
+  ck_assert_int_eq(hlo_buffer_new_array(ctx, HLO_TYPE_BF16, (int64_t[]){3}, 1, h, &bb16), HLO_OK);
+  ck_assert_int_eq(hli_compare_values(v_of(b16), v_of(bb16), &o, 5, &sum, NULL), 0);
+  ck_assert_int_eq(sum.bad, 3);
+  ck_assert_int_eq(sum.total, 3);
+  hlo_buffer_free(b16);
+  hlo_buffer_free(bb16);
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
 static const char loop_ok[] =
     "HloModule loop_ok\n"
     "body {\n"
@@ -166,6 +225,7 @@ int main(void) {
   Suite *s = suite_create("diverge");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, ulp_distances);
+  tcase_add_test(tc, blocks_compare_like_elements);
   tcase_add_test(tc, parts_find_the_same_divergence);
   tcase_add_test(tc, parameters_checked_first);
   suite_add_tcase(s, tc);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # reduce.sh: hlorun --reduce CONDITION -o DIR end to end. Each reduced case
 # is checked against values numpy works out independently (the planted
-# log's operand at iteration 3, the crashing call's operand), replays its
+# log's operand at iteration 3, the crashing call's operand, a loop body's
+# state at the iteration a reference diverges), replays its
 # condition through its own command file, and is the same bytes when the
 # reduction runs again; bad input is exit 2 with a clear message. Needs
 # numpy (python3-numpy).
@@ -345,6 +346,41 @@ assert np.array_equal(c['v13'], v) and np.array_equal(c['x'], x), (c, v)
 assert inputs('div') == [], inputs('div')
 assert np.array_equal(np.load(t + '/div/expected.npy'), v + x), (np.load(t + '/div/expected.npy'), v + x)"
 replays diverge-replays div 1 "mismatch"
+# The first divergence inside a while loop: loop_bad.hlo multiplies x by 3
+# on iteration 2 where its reference loop_ok.hlo doubles it every time. The
+# focus is the body's y at its run 2 (the divergence's iteration): the case
+# is y alone, the iterations before peeled into its operands, constants
+# with their values at iteration 2 (x = x0 doubled twice, the factor f 3),
+# and expected.npy the reference's y there. numpy runs both loops.
+dl=$srcdir/tests/diverge
+run mismatch-loop 0 --reduce mismatch --reference "$dl/loop_ok.hlo" -o "$tmp/misloop" \
+  "$dl/loop_bad.hlo" "$tmp/x4.npy" &&
+  has mismatch-loop-summary "$tmp/err" "loop_bad.hlo: 22 -> 3 instructions, .* focus y \(run 2\), the first divergence from the reference"
+check mismatch-loop-case "
+def body_values(bad):
+    # (x, factor, y) of each iteration i = 0..3 of the loop on x0
+    x, out = np.array([1, 2, 3, 4], f32), []
+    for i in range(4):
+        fac = f32(3) if bad and i == 2 else f32(2)
+        y = x * np.full(4, fac, f32)
+        out.append((x, fac, y))
+        x = y
+    return out
+bad, ok = body_values(True), body_values(False)
+first = min(i for i in range(4) if not np.array_equal(bad[i][2], ok[i][2]))
+assert first == 2, first
+x, fac, _ = bad[first]
+l = instrs('misloop')
+assert len(l) == 3 and l[-1].lstrip().startswith('ROOT %y = f32[4]{0} multiply(%x, %f)'), l
+c = consts('misloop')
+assert sorted(c) == ['f', 'x'], c
+assert np.array_equal(c['x'], x), (c['x'], x)
+assert np.array_equal(c['f'], np.full(4, fac, f32)), c['f']
+assert inputs('misloop') == [], inputs('misloop')
+e = np.load(t + '/misloop/expected.npy')
+assert e.dtype == f32 and np.array_equal(e, ok[first][2]), (e, ok[first][2])"
+replays mismatch-loop-replays misloop 1 "mismatch: 4 of 4 elements differ" &&
+  has mismatch-loop-replays-value "$tmp/out" "^f32\[4\] \{12, 24, 36, 48\}$"
 # Against the module carried in f64: 1e8 + x rounds to 1e8 in f32 (its
 # spacing there is 8) and agrees within tolerance; b = (1e8 + x) - 1e8 is 0
 # in f32 and x in f64: the first divergence. Its golden is the f64 value in
