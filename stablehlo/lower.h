@@ -23,6 +23,7 @@ typedef struct ShType {
 } ShType;
 
 typedef struct Lower Lower;
+typedef struct ShMesh ShMesh;   /* a Shardy mesh (sdy.c) */
 
 /* Parse one type starting at node *n (advanced past it). NULL after an
  * error naming the construct (dynamic or quantized types, ...). */
@@ -93,6 +94,8 @@ struct Lower {
   ShNode **aliases;        /* "#x = ..." definitions */
   int naliases;
   int64_t num_replicas, num_partitions;
+  ShMesh **meshes;          /* sdy.mesh definitions (arena) */
+  int nmeshes, capmeshes;
   /* test mode: checks of the entry function */
   bool test_mode;
   bool checks_here;        /* lowering the test function's own body */
@@ -120,6 +123,11 @@ char *sh_strdup(Lower *C, const char *s, size_t n);
 char *sh_fmt(Lower *C, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A string token's decoded contents (arena). */
 char *sh_string(Lower *C, const ShNode *n, size_t *len);
+
+/* Shardy (sdy.c): record a top-level sdy.mesh op; the "<@mesh, [...]>" of
+ * a #sdy.sharding for a value of type t as an HLO sharding "{...}". */
+void sh_sdy_mesh(Lower *C, ShNode *op);
+const char *sh_sdy_sharding(Lower *C, const ShNode *angle, const ShType *t);
 
 /* ---- One operation --------------------------------------------------------- */
 enum { SH_MAX_OPERANDS = 4096, SH_MAX_ATTRS = 64 };

@@ -68,9 +68,34 @@ static const char *dict_string(Lower *C, const ShNode *dict, const char *key) {
   return NULL;
 }
 
-/* ", sharding={...}" from an argument's or result's mhlo.sharding. */
-static const char *sharding_attr(Lower *C, const ShNode *dict) {
+/* The value node of a dictionary entry, or NULL. */
+static const ShNode *dict_value(Lower *C, const ShNode *dict, const char *key) {
+  size_t kl = strlen(key);
+  for (const ShNode *k = dict ? dict->kids : NULL; k; k = k->next) {
+    size_t n;
+    const char *s = sh_text(C, k, &n);
+    if (k->kind == SHN_TOKEN && k->tok.kind == SH_ATTRKEY && n == kl && memcmp(s, key, n) == 0 && k->next &&
+        sh_is(C, k->next, SH_EQ, NULL))
+      return k->next->next;
+  }
+  return NULL;
+}
+
+/* An argument's or result's sharding "{...}" (mhlo.sharding, else Shardy's
+ * sdy.sharding), or NULL. */
+static const char *value_sharding(Lower *C, const ShNode *dict, const ShType *t) {
   const char *s = dict_string(C, dict, "mhlo.sharding");
+  if (s) return s;
+  const ShNode *v = dict_value(C, dict, "sdy.sharding");
+  if (!v) return NULL;
+  if (!sh_is(C, v, SH_HASHID, "#sdy.sharding") || !v->next || v->next->kind != SHN_ANGLE)
+    sh_fail(C, v, "sdy.sharding: expected #sdy.sharding<@mesh, [...]>");
+  return sh_sdy_sharding(C, v->next, t);
+}
+
+/* ", sharding={...}" for an argument or result, or "". */
+static const char *sharding_attr(Lower *C, const ShNode *dict, const ShType *t) {
+  const char *s = value_sharding(C, dict, t);
   return s ? sh_fmt(C, ", sharding=%s", s) : "";
 }
 
@@ -124,7 +149,7 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     size_t n;
     const char *an = sh_text(C, names[i], &n);
     const char *pname = sh_fmt(C, "Arg_%d.%d", i, ++C->counter);
-    const char *sharding = attrs[i] ? sharding_attr(C, attrs[i]) : "";   /* may fail: before rhs is allocated */
+    const char *sharding = attrs[i] ? sharding_attr(C, attrs[i], types[i]) : "";   /* may fail: before rhs is allocated */
     HlcText rhs = {0};
     sh_put_type(&rhs, types[i]);
     hlc_text_printf(&rhs, " parameter(%d)%s", i, sharding);
@@ -150,7 +175,7 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     sh_mark_root(C, sh_bind(C, "", 0, t, rt));
   } else if (nret == 1) {
     rt = ret[0]->type;
-    const char *sh = nres == 1 && rattrs[0] ? sharding_attr(C, rattrs[0]) : "";
+    const char *sh = nres == 1 && rattrs[0] ? sharding_attr(C, rattrs[0], rt) : "";
     if (*sh && entry) {   /* the result's sharding on the root */
       const char *cp = sh_emit(C, rt, "copy", ret[0]->hlo, sh, NULL);
       sh_mark_root(C, sh_bind(C, "", 0, cp, rt));
@@ -164,7 +189,7 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
     for (int i = 0; i < nret; i++) {
       el[i] = ret[i]->type;
       hlc_text_printf(&ops, "%s%s", i ? ", " : "", ret[i]->hlo);
-      const char *one = i < nres && rattrs[i] ? dict_string(C, rattrs[i], "mhlo.sharding") : NULL;
+      const char *one = i < nres && rattrs[i] ? value_sharding(C, rattrs[i], ret[i]->type) : NULL;
       if (one) any = true;
       hlc_text_printf(&shard, "%s%s", i ? ", " : "", one ? one : "{replicated}");
     }
@@ -249,7 +274,11 @@ static void collect(Lower *C, ShNode *chunk, ShNode **module_op) {
         if (sh_is(C, a, SH_VALUE, NULL)) f->nargs++;
       continue;
     }
-    if (name_is(k, C->src, "sdy.mesh") || name_is(k, C->src, "module")) continue;
+    if (name_is(k, C->src, "sdy.mesh")) {
+      sh_sdy_mesh(C, k);
+      continue;
+    }
+    if (name_is(k, C->src, "module")) continue;
     sh_fail(C, k, "unsupported top-level operation %.*s", (int)k->name.len, C->src + k->name.off);
   }
   if (*module_op) {

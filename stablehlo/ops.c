@@ -465,6 +465,22 @@ static int op_top_k(Lower *C, ShOp *op) {
   return op_multi(C, op, "topk", sh_fmt(C, ", k=%lld, largest=true", (long long)k));
 }
 
+/* sdy.sharding_constraint %x <@mesh, [...]> (pretty) or its generic form
+ * {sharding = #sdy.sharding<...>}. */
+static int op_sdy_constraint(Lower *C, ShOp *op) {
+  sh_need_operands(C, op, 1);
+  const ShNode *angle = NULL;
+  ShAttr *a = sh_attr(op, "sharding");
+  if (a && sh_is(C, a->val, SH_HASHID, "#sdy.sharding") && a->val->next && a->val->next->kind == SHN_ANGLE)
+    angle = a->val->next;
+  for (ShNode *k = op->node->kids; k && !angle && !a; k = k->next)
+    if (k->kind == SHN_ANGLE && k->kids && sh_is(C, k->kids, SH_SYMBOL, NULL)) angle = k;
+  if (!angle) sh_fail(C, op->node, "%.*s: expected a sharding <@mesh, [...]>", (int)op->nlen, op->name);
+  const char *sh = sh_sdy_sharding(C, angle, op->operands[0]->type);
+  sh_simple(C, op, "custom-call", sh_fmt(C, ", custom_call_target=\"Sharding\", sharding=%s", sh));
+  return 0;
+}
+
 int sh_lower_op(Lower *C, ShOp *op) {
   int arity;
   const char *ew = sh_elementwise_opcode(op->name, op->nlen, &arity);
@@ -498,6 +514,8 @@ int sh_lower_op(Lower *C, ShOp *op) {
     sh_bind_tuple_results(C, op, b, tt);
     return 0;
   }
+  /* A sharding constraint is an annotation: XLA's Sharding custom call. */
+  if (is(op, "sdy.sharding_constraint") || is(op, "sdy.reshard")) return op_sdy_constraint(C, op);
   if (is(op, "stablehlo.reduce_precision")) return op_reduce_precision(C, op);
   if (is(op, "stablehlo.triangular_solve")) return op_triangular_solve(C, op);
   if (is(op, "stablehlo.cholesky")) return op_cholesky(C, op);

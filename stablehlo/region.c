@@ -19,6 +19,9 @@ static void lower_block(Lower *C, ShNode *block, Binding ***ret, int *nret) {
   *nret = 0;
   for (ShNode *n = block->kids; n; n = n->next) {
     if (n->name.kind == SH_ALIAS) continue;
+    /* its region's arguments are local shards: no one-device form */
+    if (n->name.len == 22 && memcmp(C->src + n->name.off, "sdy.manual_computation", 22) == 0)
+      sh_fail(C, n, "sdy.manual_computation is not supported (its body runs per device on local shards)");
     ShOp *op = hlc_arena_alloc(C->arena, sizeof *op);
     sh_decompose(C, n, op);
     if (is_return(op)) {

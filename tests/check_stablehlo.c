@@ -475,10 +475,64 @@ START_TEST(hostile_input) {
 }
 END_TEST
 
+/* Shardy: a 2x4 mesh (x major: device 4x + y). Each sharding worked out by
+ * hand: tile counts per dimension, the unused axes' product replicating,
+ * and the device order the mesh transposed to the axes' order of use. */
+#define SDY_MESH "module @m attributes {mhlo.num_partitions = 8 : i32} {\n  sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"
+#define SDY_ARG(n, dims) "%" n ": tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [" dims "]>}"
+START_TEST(shardy_shardings) {
+  char *t = hlo_of(SDY_MESH
+                   "  func.func public @main(" SDY_ARG("a", "{\"x\"}, {\"y\"}") ", " SDY_ARG("b", "{\"y\"}, {\"x\"}") ", "
+                   SDY_ARG("c", "{\"x\"}, {}") ", " SDY_ARG("d", "{}, {\"y\"}") ", " SDY_ARG("e", "{}, {}") ", "
+                   SDY_ARG("f", "{\"y\", \"x\"}, {?}") ", "
+                   "%g: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}p0, {}], replicated={\"y\"}>})"
+                   " -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"y\"}]>}) {\n"
+                   "    %0 = sdy.sharding_constraint %a <@mesh, [{\"y\"}, {}]> : tensor<8x16xf32>\n"
+                   "    %1 = \"sdy.sharding_constraint\"(%0) {sharding = #sdy.sharding<@mesh, [{}, {\"x\", \"y\"}]>} : (tensor<8x16xf32>) -> tensor<8x16xf32>\n"
+                   "    return %1 : tensor<8x16xf32>\n  }\n}\n");
+  HAS(t, "parameter(0), sharding={devices=[2,4]<=[8]}\n");
+  HAS(t, "parameter(1), sharding={devices=[4,2]<=[2,4]T(1,0)}\n");
+  HAS(t, "parameter(2), sharding={devices=[2,1,4]<=[8] last_tile_dim_replicate}\n");
+  HAS(t, "parameter(3), sharding={devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}\n");
+  HAS(t, "parameter(4), sharding={replicated}\n");
+  HAS(t, "parameter(5), sharding={devices=[8,1]<=[2,4]T(1,0)}\n");
+  HAS(t, "parameter(6), sharding={devices=[2,1,4]<=[8] last_tile_dim_replicate}\n");
+  HAS(t, "custom_call_target=\"Sharding\", sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}");
+  HAS(t, "custom_call_target=\"Sharding\", sharding={devices=[1,8]<=[8]}");
+  HAS(t, "ROOT copy.11 = f32[8,16] copy(custom-call.10), sharding={devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}\n");
+  free(t);
+  struct { const char *mlir; const char *want; } bad[] = {
+    {SDY_MESH "  func.func public @main(" SDY_ARG("a", "{\"z\"}, {}") ") -> tensor<8x16xf32> {\n    return %a : tensor<8x16xf32>\n  }\n}\n",
+     "t.mlir:3:86: error: sdy.sharding: mesh @mesh has no axis \"z\""},
+    {SDY_MESH "  func.func public @main(" SDY_ARG("a", "{\"x\"}, {\"x\"}") ") -> tensor<8x16xf32> {\n    return %a : tensor<8x16xf32>\n  }\n}\n",
+     "t.mlir:3:93: error: sdy.sharding: axis \"x\" is used twice"},
+    {SDY_MESH "  func.func public @main(" SDY_ARG("a", "{\"x\"}") ") -> tensor<8x16xf32> {\n    return %a : tensor<8x16xf32>\n  }\n}\n",
+     "t.mlir:3:84: error: sdy.sharding: 1 dimension shardings for a value of rank 2"},
+    {SDY_MESH "  func.func public @main(" SDY_ARG("a", "{\"x\":(1)2}, {}") ") -> tensor<8x16xf32> {\n    return %a : tensor<8x16xf32>\n  }\n}\n",
+     "t.mlir:3:89: error: sdy.sharding: sub-axes (\"x\":(1)2) are not supported"},
+    {"module @m {\n  sdy.mesh @mesh = <[\"x\"=2], device_ids=[1, 0]>\n  func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n    return %a : tensor<2xf32>\n  }\n}\n",
+     "t.mlir:2:30: error: sdy.mesh @mesh: device_ids (a mesh not numbered row-major) is not supported"},
+    {"module @m {\n  func.func public @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nomesh, [{}]>}) -> tensor<8xf32> {\n    return %a : tensor<8xf32>\n  }\n}\n",
+     "t.mlir:2:74: error: sdy.sharding: no sdy.mesh @nomesh in this module"},
+    {SDY_MESH "  func.func public @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n"
+              "    %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>] manual_axes={\"x\"} (%b: tensor<4xf32>) {\n"
+              "      sdy.return %b : tensor<4xf32>\n    } : (tensor<8xf32>) -> tensor<8xf32>\n    return %0 : tensor<8xf32>\n  }\n}\n",
+     "t.mlir:4:10: error: sdy.manual_computation is not supported (its body runs per device on local shards)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *e = error_of(bad[i].mlir, strlen(bad[i].mlir));
+    ck_assert_msg(e != NULL, "case %zu: no error", i);
+    ck_assert_str_eq(e, bad[i].want);
+    free(e);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stablehlo");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config}},
+    {"shardy", {shardy_shardings}},
     {"literals", {dense_literals}},
     {"values", {values_end_to_end, chlo_exact, top_k_forms}},
     {"errors", {errors_positioned}},
