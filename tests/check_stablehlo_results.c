@@ -1,0 +1,175 @@
+/* check_stablehlo_results.c: values behind the StableHLO test files that
+ * hlorun fails as "wrong result" (tests/stablehlo/cannot-pass.txt): the
+ * attributes get_dimension_size and iota read in both of their forms (a
+ * missing one is an error, never dimension 0), the order of an all_gather
+ * across replicas and partitions (XLA's, which is not the spec's), and
+ * expect_eq on NaN (StableHLO compares with APFloat ==: never equal).
+ * Expected values are worked out by hand in the comments.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hlorun.h"
+#include "tests/testlib.h"
+
+/* Run text as a test file: passed and failed checks, and the report. */
+static char *run_file(const char *text, int *passed, int *failed) {
+  char path[] = "/tmp/hlorun-results-XXXXXX.mlir";
+  int fd = mkstemps(path, 5);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  HloCtx *ctx = tl_ctx_new(0);
+  char *report = NULL;
+  ck_assert(hlo_is_test_file(text, strlen(text)));
+  ck_assert_int_eq(hlo_run_test_file(ctx, path, NULL, passed, failed, &report), HLO_OK);
+  hlo_ctx_free(ctx);
+  unlink(path);
+  return report;
+}
+
+#define HAS(t, s) ck_assert_msg(strstr((t), (s)) != NULL, "missing \"%s\" in:\n%s", (s), (t))
+
+/* A 2x3x5 tensor: dimension 0, 1, 2 have sizes 2, 3, 5, in the pretty
+ * (dim = N) and the generic ({dimension = N}) form. */
+START_TEST(get_dimension_size_dims) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %x = stablehlo.constant dense<0.0> : tensor<2x3x5xf32>\n"
+      "  %a = stablehlo.get_dimension_size %x, dim = 0 : (tensor<2x3x5xf32>) -> tensor<i32>\n"
+      "  %b = stablehlo.get_dimension_size %x, dim = 1 : (tensor<2x3x5xf32>) -> tensor<i32>\n"
+      "  %c = \"stablehlo.get_dimension_size\"(%x) {dimension = 2 : i64} : (tensor<2x3x5xf32>) -> tensor<i32>\n"
+      "  check.expect_eq_const %a, dense<2> : tensor<i32>\n"
+      "  check.expect_eq_const %b, dense<3> : tensor<i32>\n"
+      "  check.expect_eq_const %c, dense<5> : tensor<i32>\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 3 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
+/* iota along dimension 1 of 2x3: [[0, 1, 2], [0, 1, 2]] (along 0 it would
+ * be [[0, 0, 0], [1, 1, 1]]). */
+START_TEST(iota_dim) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %a = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
+      "  %b = \"stablehlo.iota\"() {iota_dimension = 1 : i64} : () -> tensor<2x3xi32>\n"
+      "  check.expect_eq_const %a, dense<[[0, 1, 2], [0, 1, 2]]> : tensor<2x3xi32>\n"
+      "  check.expect_eq_const %b, dense<[[0, 1, 2], [0, 1, 2]]> : tensor<2x3xi32>\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 2 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
+/* Without its dimension attribute each op is an error naming it. */
+START_TEST(missing_dimension) {
+  static const struct { const char *op, *want; } cases[] = {
+      {"%r = stablehlo.get_dimension_size %x : (tensor<2x3xf32>) -> tensor<i32>",
+       "stablehlo.get_dimension_size: missing attribute dimension"},
+      {"%r = \"stablehlo.iota\"() : () -> tensor<2x3xf32>", "stablehlo.iota: missing attribute iota_dimension"},
+      {"%r:3 = \"stablehlo.batch_norm_training\"(%x, %s, %s) {epsilon = 1.0e-3 : f32} : (tensor<2x3xf32>,"
+       " tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)",
+       "stablehlo.batch_norm_training: missing attribute feature_index"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "func.func @main() {\n"
+             "  %%x = stablehlo.constant dense<1.0> : tensor<2x3xf32>\n"
+             "  %%s = stablehlo.constant dense<1.0> : tensor<3xf32>\n"
+             "  %s\n"
+             "  check.expect_eq_const %%x, dense<1.0> : tensor<2x3xf32>\n"
+             "  func.return\n"
+             "}\n",
+             cases[i].op);
+    int passed, failed;
+    char *r = run_file(text, &passed, &failed);
+    ck_assert_msg(passed == 0 && failed == 1, "%s: %d passed, %d failed:\n%s", cases[i].op, passed, failed, r);
+    HAS(r, cases[i].want);
+    hlo_free(r);
+  }
+}
+END_TEST
+
+/* all_gather with a channel and no use_global_device_ids is
+ * cross-replica-and-partition. On 2 replicas x 2 partitions with
+ * replica_groups [[0, 1]], XLA's GetParticipatingDevices lists the group
+ * replica by replica, each over all partitions: (0,0), (0,1), (1,0), (1,1),
+ * i.e. device order; device d = 2 r + p gathers value d + 1, so every device
+ * gets [1, 2, 3, 4]. (StableHLO's spec lists partition by partition and
+ * would give [1, 3, 2, 4]: stablehlo/tests/interpret/all_gather.mlir
+ * expects that.) */
+START_TEST(all_gather_cross_replica_and_partition) {
+  const char *text =
+      "func.func @g(%x : tensor<1xi64>) -> tensor<4xi64> {\n"
+      "  %r = \"stablehlo.all_gather\"(%x) {all_gather_dim = 0 : i64,\n"
+      "    replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,\n"
+      "    channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<1xi64>) -> tensor<4xi64>\n"
+      "  return %r : tensor<4xi64>\n"
+      "}\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[1]> : tensor<1xi64>\n"
+      "  %b = stablehlo.constant dense<[2]> : tensor<1xi64>\n"
+      "  %c = stablehlo.constant dense<[3]> : tensor<1xi64>\n"
+      "  %d = stablehlo.constant dense<[4]> : tensor<1xi64>\n"
+      "  %r:4 = \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@g, @g], [@g, @g]]}"
+      " : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> (tensor<4xi64>, tensor<4xi64>,"
+      " tensor<4xi64>, tensor<4xi64>)\n"
+      "  check.expect_eq_const %r#0, dense<[1, 2, 3, 4]> : tensor<4xi64>\n"
+      "  check.expect_eq_const %r#1, dense<[1, 2, 3, 4]> : tensor<4xi64>\n"
+      "  check.expect_eq_const %r#2, dense<[1, 2, 3, 4]> : tensor<4xi64>\n"
+      "  check.expect_eq_const %r#3, dense<[1, 2, 3, 4]> : tensor<4xi64>\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 4 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
+/* expect_eq compares floats with APFloat == (CheckOps.cpp, Element.cpp): a
+ * NaN never equals, even one of the same bits; expect_almost_eq takes two
+ * NaNs as equal. So the custom_call @check.expect_eq of top_k_float32_5_chlo
+ * and sort_float32_5, which expect NaNs, fail in StableHLO's reference too. */
+START_TEST(expect_eq_nan) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %x = stablehlo.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>\n"
+      "  %y = stablehlo.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>\n"
+      "  stablehlo.custom_call @check.expect_eq(%x, %y) {has_side_effect = true} : (tensor<2xf32>, tensor<2xf32>) -> ()\n"
+      "  stablehlo.custom_call @check.expect_almost_eq(%x, %y) {has_side_effect = true} : (tensor<2xf32>,"
+      " tensor<2xf32>) -> ()\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 1 && failed == 1, "%d passed, %d failed:\n%s", passed, failed, r);
+  HAS(r, "check.expect_eq failed");
+  HAS(r, "[1]: got nan, expected nan");
+  hlo_free(r);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("stablehlo_results");
+  TCase *tc = tcase_create("results");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, get_dimension_size_dims);
+  tcase_add_test(tc, iota_dim);
+  tcase_add_test(tc, missing_dimension);
+  tcase_add_test(tc, all_gather_cross_replica_and_partition);
+  tcase_add_test(tc, expect_eq_nan);
+  suite_add_tcase(s, tc);
+  return tl_main(s);
+}
