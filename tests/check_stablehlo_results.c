@@ -3,7 +3,8 @@
  * attributes get_dimension_size and iota read in both of their forms (a
  * missing one is an error, never dimension 0), the order of an all_gather
  * across replicas and partitions (XLA's, which is not the spec's), and
- * expect_eq on NaN (StableHLO compares with APFloat ==: never equal).
+ * expect_eq on NaN (StableHLO compares with APFloat ==: never equal), and
+ * chlo.mulhi (ChloDecompositionPatterns.td) on 8- to 64-bit integers.
  * Expected values are worked out by hand in the comments.
  */
 #include <check.h>
@@ -161,6 +162,67 @@ START_TEST(expect_eq_nan) {
 }
 END_TEST
 
+/* chlo.mulhi: the high half of the exact double-width product (Python's
+ * (a * b) >> n gives every value): s8 64*4 = 256 -> 1, -64*4 -> -1,
+ * -128*-128 = 16384 -> 64, 127*-1 = -127 -> -1 (floor), 3*5 -> 0; u8
+ * 255*255 = 65025 -> 254; s32 (-2^31)^2 = 2^62 -> 2^30; u32 (2^32-1)^2 ->
+ * 2^32-2; u64 (2^64-1)^2 -> 2^64-2, (2^32+1)^2 = 2^64+2^33+1 -> 1,
+ * (2^32-1)^2 < 2^64 -> 0; s64 (-2^63)^2 -> 2^62, -2^63 (2^63-1) -> -2^62,
+ * -3*5 -> -1, -1*-1 -> 0. */
+START_TEST(chlo_mulhi) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[64, -64, -128, 127, 3]> : tensor<5xi8>\n"
+      "  %b = stablehlo.constant dense<[4, 4, -128, -1, 5]> : tensor<5xi8>\n"
+      "  %r = \"chlo.mulhi\"(%a, %b) : (tensor<5xi8>, tensor<5xi8>) -> tensor<5xi8>\n"
+      "  check.expect_eq_const %r, dense<[1, -1, 64, -1, 0]> : tensor<5xi8>\n"
+      "  %c = stablehlo.constant dense<[255, 240]> : tensor<2xui8>\n"
+      "  %d = stablehlo.constant dense<[255, 16]> : tensor<2xui8>\n"
+      "  %s = \"chlo.mulhi\"(%c, %d) : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>\n"
+      "  check.expect_eq_const %s, dense<[254, 15]> : tensor<2xui8>\n"
+      "  %e = stablehlo.constant dense<[-2147483648, 2147483647, -1]> : tensor<3xi32>\n"
+      "  %f = stablehlo.constant dense<[-2147483648, 2, 1]> : tensor<3xi32>\n"
+      "  %t = \"chlo.mulhi\"(%e, %f) : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>\n"
+      "  check.expect_eq_const %t, dense<[1073741824, 0, -1]> : tensor<3xi32>\n"
+      "  %g = stablehlo.constant dense<4294967295> : tensor<ui32>\n"
+      "  %u = \"chlo.mulhi\"(%g, %g) : (tensor<ui32>, tensor<ui32>) -> tensor<ui32>\n"
+      "  check.expect_eq_const %u, dense<4294967294> : tensor<ui32>\n"
+      "  %h = stablehlo.constant dense<[18446744073709551615, 9223372036854775808, 4294967297, 4294967295]>"
+      " : tensor<4xui64>\n"
+      "  %i = stablehlo.constant dense<[18446744073709551615, 2, 4294967297, 4294967295]> : tensor<4xui64>\n"
+      "  %v = \"chlo.mulhi\"(%h, %i) : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64>\n"
+      "  check.expect_eq_const %v, dense<[18446744073709551614, 1, 1, 0]> : tensor<4xui64>\n"
+      "  %j = stablehlo.constant dense<[-9223372036854775808, -9223372036854775808, -3, -1, 4611686018427387904]>"
+      " : tensor<5xi64>\n"
+      "  %k = stablehlo.constant dense<[-9223372036854775808, 9223372036854775807, 5, -1, 4]> : tensor<5xi64>\n"
+      "  %w = \"chlo.mulhi\"(%j, %k) : (tensor<5xi64>, tensor<5xi64>) -> tensor<5xi64>\n"
+      "  check.expect_eq_const %w, dense<[4611686018427387904, -4611686018427387904, -1, 0, 1]> : tensor<5xi64>\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 6 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
+/* mulhi of floats is an error, not a value. */
+START_TEST(chlo_mulhi_float) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<2.0> : tensor<f32>\n"
+      "  %r = \"chlo.mulhi\"(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+      "  check.expect_eq_const %r, dense<0.0> : tensor<f32>\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_int_eq(failed, 1);
+  HAS(r, "chlo.mulhi: operands must be integer arrays of one type");
+  hlo_free(r);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stablehlo_results");
   TCase *tc = tcase_create("results");
@@ -170,6 +232,8 @@ int main(void) {
   tcase_add_test(tc, missing_dimension);
   tcase_add_test(tc, all_gather_cross_replica_and_partition);
   tcase_add_test(tc, expect_eq_nan);
+  tcase_add_test(tc, chlo_mulhi);
+  tcase_add_test(tc, chlo_mulhi_float);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }
