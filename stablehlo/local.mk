@@ -49,7 +49,7 @@ tests_check_stablehlo_results_CFLAGS = $(TEST_CFLAGS)
 tests_check_stablehlo_results_LDADD = $(TEST_LIBS)
 
 # StableHLO's own test files (a checkout of openxla/stablehlo): the pass figure.
-EXTRA_DIST += tests/stablehlo/run_all.py
+EXTRA_DIST += tests/stablehlo/run_all.py tests/stablehlo/precision.py
 
 # A fixed sample of StableHLO's test files (tests/stablehlo/sample/, with
 # StableHLO's license) against the list of those that cannot pass.
