@@ -4,7 +4,8 @@
  * missing one is an error, never dimension 0), the order of an all_gather
  * across replicas and partitions (XLA's, which is not the spec's), and
  * expect_eq on NaN (StableHLO compares with APFloat ==: never equal), and
- * chlo.mulhi (ChloDecompositionPatterns.td) on 8- to 64-bit integers.
+ * chlo.mulhi (ChloDecompositionPatterns.td) on 8- to 64-bit integers, and
+ * complex power as XLA's formula gives it at a zero base.
  * Expected values are worked out by hand in the comments.
  */
 #include <check.h>
@@ -223,6 +224,48 @@ START_TEST(chlo_mulhi_float) {
 }
 END_TEST
 
+/* stablehlo.power of complex numbers is XLA's EmitComplexPower:
+ * |z|^c e^(-d arg z) (cos q + i sin q), q = c arg z + d/2 log |z|^2, and
+ * 0^(c+0i) = 1 for c = 0, +0 for c > 0. So 0^(2+i) is NaN (log 0 = -inf,
+ * cos(-inf) = NaN; C's cpow gives 0), 0^(-1) NaN + NaN i (pow(0, -0.5) =
+ * inf times cos(0 * -inf) = NaN; cpow: inf), 0^2 has imaginary part +0
+ * (bits 0; cpowf gave -0), 0^0 = 1, 4^0.5 = 2 exactly, and 2^(1+i) =
+ * 2 (cos ln 2 + i sin ln 2) = 1.5384778027279442 + 1.2779225526272695i,
+ * i^i = e^(-pi/2) = 0.20787957635076193 (Python's math). */
+START_TEST(power_complex_xla) {
+  const char *text =
+      "func.func @main() {\n"
+      "  %z = stablehlo.constant dense<[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (4.0, 0.0)]>"
+      " : tensor<5xcomplex<f32>>\n"
+      "  %e = stablehlo.constant dense<[(2.0, 1.0), (-1.0, 0.0), (2.0, 0.0), (0.0, 0.0), (0.5, 0.0)]>"
+      " : tensor<5xcomplex<f32>>\n"
+      "  %p = stablehlo.power %z, %e : tensor<5xcomplex<f32>>\n"
+      "  %re = stablehlo.real %p : (tensor<5xcomplex<f32>>) -> tensor<5xf32>\n"
+      "  %im = stablehlo.imag %p : (tensor<5xcomplex<f32>>) -> tensor<5xf32>\n"
+      "  %nr = stablehlo.compare NE, %re, %re : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>\n"
+      "  %ni = stablehlo.compare NE, %im, %im : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>\n"
+      "  check.expect_eq_const %nr, dense<[true, true, false, false, false]> : tensor<5xi1>\n"
+      "  check.expect_eq_const %ni, dense<[true, true, false, false, false]> : tensor<5xi1>\n"
+      "  %bits = stablehlo.bitcast_convert %im : (tensor<5xf32>) -> tensor<5xi32>\n"
+      "  %rb = stablehlo.bitcast_convert %re : (tensor<5xf32>) -> tensor<5xi32>\n"
+      "  %s = stablehlo.slice %bits [2:5] : (tensor<5xi32>) -> tensor<3xi32>\n"
+      "  %r = stablehlo.slice %rb [2:5] : (tensor<5xi32>) -> tensor<3xi32>\n"
+      "  check.expect_eq_const %s, dense<[0, 0, 0]> : tensor<3xi32>\n"
+      "  check.expect_eq_const %r, dense<[0, 1065353216, 1073741824]> : tensor<3xi32>\n"
+      "  %a = stablehlo.constant dense<[(2.0, 0.0), (0.0, 1.0)]> : tensor<2xcomplex<f64>>\n"
+      "  %b = stablehlo.constant dense<[(1.0, 1.0), (0.0, 1.0)]> : tensor<2xcomplex<f64>>\n"
+      "  %c = stablehlo.power %a, %b : tensor<2xcomplex<f64>>\n"
+      "  check.expect_almost_eq_const %c, dense<[(1.5384778027279442, 1.2779225526272695),"
+      " (0.20787957635076193, 0.0)]> : tensor<2xcomplex<f64>>, tolerance = 1.0e-15\n"
+      "  func.return\n"
+      "}\n";
+  int passed, failed;
+  char *r = run_file(text, &passed, &failed);
+  ck_assert_msg(passed == 5 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
+  hlo_free(r);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stablehlo_results");
   TCase *tc = tcase_create("results");
@@ -234,6 +277,7 @@ int main(void) {
   tcase_add_test(tc, expect_eq_nan);
   tcase_add_test(tc, chlo_mulhi);
   tcase_add_test(tc, chlo_mulhi_float);
+  tcase_add_test(tc, power_complex_xla);
   suite_add_tcase(s, tc);
   return tl_main(s);
 }
