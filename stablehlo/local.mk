@@ -40,8 +40,16 @@ tests_check_stablehlo_gaps_SOURCES = tests/check_stablehlo_gaps.c
 tests_check_stablehlo_gaps_CFLAGS = $(TEST_CFLAGS)
 tests_check_stablehlo_gaps_LDADD = $(TEST_LIBS)
 
+# The values behind StableHLO test files listed as wrong results: attributes
+# read in both forms, XLA's all_gather order, expect_eq on NaN.
+check_PROGRAMS += tests/check_stablehlo_results
+TESTS += tests/check_stablehlo_results
+tests_check_stablehlo_results_SOURCES = tests/check_stablehlo_results.c
+tests_check_stablehlo_results_CFLAGS = $(TEST_CFLAGS)
+tests_check_stablehlo_results_LDADD = $(TEST_LIBS)
+
 # StableHLO's own test files (a checkout of openxla/stablehlo): the pass figure.
-EXTRA_DIST += tests/stablehlo/run_all.py
+EXTRA_DIST += tests/stablehlo/run_all.py tests/stablehlo/precision.py
 
 # A fixed sample of StableHLO's test files (tests/stablehlo/sample/, with
 # StableHLO's license) against the list of those that cannot pass.

@@ -127,8 +127,16 @@ const char *sh_emit_constant(Lower *C, ShNode *angle, ShType *t, const char *met
   return sh_emit(C, t, "broadcast", name, ", dimensions={}", metadata);
 }
 
+/* A required integer attribute, written `key` in the generic form or `alt`
+ * in the pretty one (NULL: none): a missing one is an error, never a default. */
+static int64_t need_int(Lower *C, ShOp *op, const char *key, const char *alt) {
+  if (!sh_attr(op, key) && !(alt && sh_attr(op, alt)))
+    sh_fail(C, op->node, "%.*s: missing attribute %s", (int)op->nlen, op->name, key);
+  return sh_attr(op, key) ? sh_attr_int(C, op, key, 0) : sh_attr_int(C, op, alt, 0);
+}
+
 static int op_iota(Lower *C, ShOp *op) {
-  int64_t d = sh_attr_int(C, op, "iota_dimension", sh_attr_int(C, op, "dim", 0));
+  int64_t d = need_int(C, op, "iota_dimension", "dim");
   if (op->nresults != 1) sh_fail(C, op->node, "iota: expected one result");
   const char *n = sh_emit(C, op->results[0], "iota", "", sh_fmt(C, ", iota_dimension=%lld", (long long)d), op->metadata);
   sh_bind_result(C, op, 0, n, op->results[0]);
@@ -427,7 +435,7 @@ static int op_batch_norm(Lower *C, ShOp *op, const char *opcode) {
   size_t n;
   const char *es = sh_text(C, e->val, &n);
   const char *attrs = sh_fmt(C, ", epsilon=%.*s, feature_index=%lld", (int)n, es,
-                             (long long)sh_attr_int(C, op, "feature_index", 0));
+                             (long long)need_int(C, op, "feature_index", NULL));
   if (op->nresults == 1) sh_simple(C, op, opcode, attrs);
   else op_multi(C, op, opcode, attrs);
   return 0;
@@ -435,7 +443,7 @@ static int op_batch_norm(Lower *C, ShOp *op, const char *opcode) {
 
 static int op_get_dimension_size(Lower *C, ShOp *op) {
   sh_need_operands(C, op, 1);
-  sh_simple(C, op, "get-dimension-size", sh_fmt(C, ", dimensions={%lld}", (long long)sh_attr_int(C, op, "dimension", 0)));
+  sh_simple(C, op, "get-dimension-size", sh_fmt(C, ", dimensions={%lld}", (long long)need_int(C, op, "dimension", "dim")));
   return 0;
 }
 

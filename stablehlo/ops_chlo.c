@@ -179,6 +179,57 @@ static const char *next_after(ShEx *e, const char *x, const char *y) {
   return shx_to(&ie, "bitcast-convert", r, ft);
 }
 
+/* ---- mulhi: the high half of the double-width product --------------------------------- */
+
+/* (ChloDecompositionPatterns.td) N < 64 bits: the product in 2N bits shifted
+ * right by N (arithmetic if signed); u64 from 32-bit halves; s64 as u64 less
+ * the two's complement corrections (a < 0: b, b < 0: a). */
+static const char *mulhi(ShEx *e, const char *a, const char *b) {
+  HloDtype dt = e->t->dt;
+  int n = hlc_dtype_bits(dt);
+  bool sgn = hlc_dtype_kind(dt) == HLO_KIND_SINT;
+  if (n < 64) {
+    const char *wn = sh_fmt(e->C, "%c%d", sgn ? 's' : 'u', 2 * n);
+    HloDtype wt = hlc_dtype_from_name(wn, strlen(wn));
+    if (wt == HLO_DTYPE_INVALID) return NULL;
+    ShEx w = {e->C, shx_like(e->C, e->t, wt)};
+    const char *p = shx_2(&w, "multiply", shx_to(e, "convert", a, w.t->dt), shx_to(e, "convert", b, w.t->dt));
+    p = shx_2(&w, sgn ? "shift-right-arithmetic" : "shift-right-logical", p, shx_ki(&w, n));
+    return shx_to(&w, "convert", p, dt);
+  }
+  if (sgn) {
+    ShEx u = {e->C, shx_like(e->C, e->t, HLO_U64)};
+    const char *ua = shx_to(e, "convert", a, HLO_U64), *ub = shx_to(e, "convert", b, HLO_U64);
+    const char *zero = shx_ki(e, 0), *uzero = shx_ki(&u, 0);
+    const char *hi = mulhi(&u, ua, ub);
+    hi = shx_2(&u, "subtract", hi, shx_sel(&u, shx_cmp(e, "LT", a, zero), ub, uzero));
+    hi = shx_2(&u, "subtract", hi, shx_sel(&u, shx_cmp(e, "LT", b, zero), ua, uzero));
+    return shx_to(&u, "convert", hi, dt);
+  }
+  const char *k32 = shx_ki(e, 32), *lo_mask = shx_ki(e, 0xFFFFFFFFLL);
+  const char *a_hi = shx_2(e, "shift-right-logical", a, k32), *b_hi = shx_2(e, "shift-right-logical", b, k32);
+  const char *a_lo = shx_2(e, "and", a, lo_mask), *b_lo = shx_2(e, "and", b, lo_mask);
+  const char *p3 = shx_2(e, "multiply", a_hi, b_hi);
+  const char *mid1 = shx_2(e, "add", shx_2(e, "multiply", a_lo, b_hi),
+                           shx_2(e, "shift-right-logical", shx_2(e, "multiply", a_lo, b_lo), k32));
+  const char *mid2 = shx_2(e, "add", shx_2(e, "multiply", a_hi, b_lo), shx_2(e, "and", mid1, lo_mask));
+  return shx_2(e, "add", shx_2(e, "add", p3, shx_2(e, "shift-right-logical", mid1, k32)),
+               shx_2(e, "shift-right-logical", mid2, k32));
+}
+
+static int chlo_mulhi(Lower *C, ShOp *op) {
+  sh_need_operands(C, op, 2);
+  if (op->nresults != 1) sh_fail(C, op->node, "%.*s: expected one result", (int)op->nlen, op->name);
+  const ShType *t = op->operands[0]->type;
+  if (t->kind != SHT_TENSOR || !hlc_dtype_is_int(t->dt) || !sh_type_eq(op->operands[1]->type, t))
+    sh_fail(C, op->node, "%.*s: operands must be integer arrays of one type", (int)op->nlen, op->name);
+  ShEx e = {C, t};
+  const char *r = mulhi(&e, op->operands[0]->hlo, op->operands[1]->hlo);
+  if (!r) sh_fail(C, op->node, "%.*s: element type %s is not supported", (int)op->nlen, op->name, hlc_dtype_name(t->dt));
+  sh_bind_result(C, op, 0, r, op->results[0]);
+  return 0;
+}
+
 /* ---- The table ----------------------------------------------------------------------- */
 
 static bool named(const ShOp *op, const char *w) { return strlen(w) == op->nlen - 5 && memcmp(op->name + 5, w, op->nlen - 5) == 0; }
@@ -221,7 +272,7 @@ int sh_lower_chlo_op(Lower *C, ShOp *op) {
   const char *w = NULL;
   for (int i = 0; ops[i] && !w; i++)
     if (named(op, ops[i])) w = ops[i];
-  if (!w) return -1;
+  if (!w) return named(op, "mulhi") ? chlo_mulhi(C, op) : -1;
   bool binary = strcmp(w, "next_after") == 0;
   sh_need_operands(C, op, binary ? 2 : 1);
   if (op->nresults != 1) sh_fail(C, op->node, "%.*s: expected one result", (int)op->nlen, op->name);

@@ -298,7 +298,7 @@ VM_UNARY_OPS(VM_THUNK)
   BIN_LOOP_PLAIN(sub_##ID, T, x - y)                                                  \
   BIN_LOOP_PLAIN(mul_##ID, T, x * y)                                                  \
   BIN_LOOP_PLAIN(div_##ID, T, x / y)                                                  \
-  BIN_LOOP_PLAIN(pow_##ID, T, (x == 0 && y == 0) ? (T)1 : cpow##SFX(x, y))            \
+  BIN_LOOP_PLAIN(pow_##ID, T, hlk_cpow##SFX(x, y))                                    \
   /* atan2(x, y) = -i log((y + i x) / sqrt(y^2 + x^2)), XLA's complex form */        \
   BIN_LOOP_PLAIN(atan2_##ID, T, -I * clog##SFX((y + I * x) / csqrt##SFX(y * y + x * x))) \
   UN_LOOP_PLAIN(neg_##ID, T, T, -x)                                                   \
@@ -308,7 +308,7 @@ VM_UNARY_OPS(VM_THUNK)
   UN_LOOP_PLAIN(sign_##ID, T, T, cabs##SFX(x) == 0 ? (T)0 : x / cabs##SFX(x))         \
   UN_LOOP_PLAIN(sqrt_##ID, T, T, csqrt##SFX(x))                                       \
   UN_LOOP_PLAIN(rsqrt_##ID, T, T, (R)1 / csqrt##SFX(x))                               \
-  UN_LOOP_PLAIN(cbrt_##ID, T, T, cpow##SFX(x, (T)((R)1 / (R)3)))                      \
+  UN_LOOP_PLAIN(cbrt_##ID, T, T, hlk_cpow##SFX(x, (T)((R)1 / (R)3)))                  \
   UN_LOOP_PLAIN(exp_##ID, T, T, cexp##SFX(x))                                         \
   UN_LOOP_PLAIN(expm1_##ID, T, T, cexp##SFX(x) - (R)1)                                \
   UN_LOOP_PLAIN(log_##ID, T, T, clog##SFX(x))                                         \

@@ -75,6 +75,13 @@ const HlkVmath *hlk_vmath_for_isa(int isa);
  * 0, or -1 if that ISA is unavailable. */
 int hlk_vmath_force(int isa);
 
+/* ---- complex power ------------------------------------------------------ */
+
+/* XLA's complex power, for pow and cbrt (complex_pow.c); _Complex, as
+ * <complex.h> would define I for every file that includes this one. */
+float _Complex hlk_cpowf(float _Complex x, float _Complex y);
+double _Complex hlk_cpow(double _Complex x, double _Complex y);
+
 /* ---- narrow floats ------------------------------------------------------ */
 
 /* f16, bf16, the f8 types and f4e2m1fn: computed in f32, rounded once. */

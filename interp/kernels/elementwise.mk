@@ -2,6 +2,7 @@
 libhlorun_core_la_SOURCES += \
 	interp/kernels/elementwise.h interp/kernels/elementwise.c \
 	interp/kernels/elementwise_run.c interp/kernels/elementwise_cmp.c \
+	interp/kernels/complex_pow.c \
 	interp/kernels/convert.c interp/kernels/dispatch.c \
 	interp/kernels/simd.h interp/kernels/xla_math.h interp/kernels/vmath.c \
 	interp/kernels/vectorize.h
