@@ -1,6 +1,7 @@
 /* compare.c: comparing a result with a golden value (hlorun --expect).
  *
- * An element passes when |got - want| <= atol + rtol * |want|, or (max_ulp
+ * An element passes when it equals want, when |got - want| <= atol + rtol *
+ * |want|, or (max_ulp
  * > 0) when both are finite and at most max_ulp representable values of
  * their type apart; NaN matches NaN, infinities must be equal (a
  * non-finite value never matches a finite one), +0 equals -0; complex
@@ -69,7 +70,10 @@ static double load_part(HloDtype t, const void *p, int part) {
 
 static bool close_enough(double g, double w, double rtol, double atol) {
   if (isnan(w) || isnan(g)) return isnan(w) && isnan(g);
-  if (isinf(w) || isinf(g)) return g == w;
+  /* Equal values pass whatever the tolerance (as numpy's isclose): with
+   * rtol = inf, 0 against 0 would otherwise be NaN <= ..., a failure. */
+  if (g == w) return true;
+  if (isinf(w) || isinf(g)) return false;
   return fabs(g - w) <= atol + rtol * fabs(w);
 }
 
@@ -209,16 +213,6 @@ static void compare_elements(const HliValue *g, const HliValue *w, const HliTole
 /* Bytes compared at once by memcmp before the element loop. */
 enum { BLOCK_BYTES = 4096 };
 
-/* Does every element whose bits equal want's pass? Integers and bit
- * patterns compare bytes; a float equal to itself passes (NaN matches NaN,
- * |g - w| = 0 <= atol + rtol * |w|) unless a tolerance is infinite:
- * rtol = inf makes rtol * |0| NaN, and 0 vs 0 then fails (unless max_ulp),
- * so those keep the element loop. */
-static bool equal_bits_pass(HloDtype t, const HliTolerance *tol) {
-  if (!hlc_dtype_is_float(t) && !hlc_dtype_is_complex(t)) return true;
-  return isfinite(tol->rtol) && isfinite(tol->atol);
-}
-
 /* One leaf. A --reference search mostly compares bit-identical values: of
  * the same type, equal blocks of bytes count as passing without the
  * element loop, which runs only for the blocks that differ (in order, so
@@ -226,7 +220,8 @@ static bool equal_bits_pass(HloDtype t, const HliTolerance *tol) {
 static void compare_leaf(const HliValue *g, const HliValue *w, const HliTolerance *tol,
                          int32_t leaf, int32_t nleaves, Stats *s) {
   s->total += w->nelem;
-  if (g->dtype != w->dtype || !equal_bits_pass(w->dtype, tol)) {
+  /* Equal bits of one type are equal values (or the same NaN): they pass. */
+  if (g->dtype != w->dtype) {
     compare_elements(g, w, tol, leaf, nleaves, 0, w->nelem, s);
     return;
   }
