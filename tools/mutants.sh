@@ -9,7 +9,7 @@
 # the score, and exits 0 only when every selected mutant was killed.
 #
 # Usage: tools/mutants.sh [-j N] [--scratch DIR] [--only ID,...] [--layer L]
-#                         [--stale] [--list] [--keep-going]
+#                         [--stale] [--list] [--timeout S] [--no-full]
 #   -j N          make's jobs (default 1: the machine is shared).
 #   --scratch DIR the scratch tree (default: $TMPDIR/hlorun-mutants-UID-HASH/tree),
 #                 kept between runs so that rebuilds stay incremental.
