@@ -162,7 +162,7 @@ void sh_bind_unwind(Lower *C, int mark) {
 Binding *sh_find(Lower *C, const char *name, size_t n) {
   if (!C->tmask) return NULL;
   int32_t i = *slot(C, name, n);
-  return i >= 0 ? C->b[i] : NULL;
+  return i >= C->scope_floor ? C->b[i] : NULL;
 }
 
 Binding *sh_lookup(Lower *C, const ShNode *v) {

@@ -86,6 +86,7 @@ struct Lower {
   /* bindings */
   Binding **b;             /* each in the arena: pointers stay valid */
   int nb, capb;
+  int scope_floor;         /* bindings below it belong to a caller: not visible */
   int32_t *table;          /* hash -> binding index, -1 empty */
   uint32_t tmask;
   /* functions of the chunk */

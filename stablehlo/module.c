@@ -145,6 +145,11 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
   c->name = sh_fmt(C, "%s.%d", k ? base : "f", ++C->counter);
   C->cur = c;
   int mark = sh_bind_mark(C);
+  /* A function sees only its own values: one lowered on its first call,
+   * inside a caller's region, must not take the caller's %iterArg for its
+   * own (a capture of the wrong value). */
+  int saved_floor = C->scope_floor;
+  C->scope_floor = mark;
   for (int i = 0; i < nargs; i++) {
     size_t n;
     const char *an = sh_text(C, names[i], &n);
@@ -206,6 +211,7 @@ static const char *lower_func(Lower *C, Func *f, bool entry, ShType **root_type)
   hlc_text_puts(&C->module, "}\n\n");
   hlc_text_free(&c->body);
   sh_bind_unwind(C, mark);
+  C->scope_floor = saved_floor;
   C->cur = saved;
   f->busy = false;
   f->comp = c->name;

@@ -528,13 +528,69 @@ START_TEST(shardy_shardings) {
 }
 END_TEST
 
+/* A function lowered on its first call, from inside the caller's while
+ * body, sees only its own values: its while's %iterArg is its own counter,
+ * not the caller's (which it used to take as a capture, and the
+ * translation failed). g adds 10 three times; main calls it twice: 60. */
+START_TEST(function_scope) {
+  HloCtx *ctx;
+  ck_assert_int_eq(hlo_ctx_new(NULL, &ctx), HLO_OK);
+  const char *mlir =
+    "module @m {\n"
+    "  func.func public @main() -> tensor<i64> {\n"
+    "    %c = stablehlo.constant dense<0> : tensor<i64>\n"
+    "    %0:2 = stablehlo.while(%iterArg = %c, %iterArg_1 = %c) : tensor<i64>, tensor<i64>\n"
+    "     cond {\n"
+    "      %k = stablehlo.constant dense<2> : tensor<i64>\n"
+    "      %1 = stablehlo.compare  LT, %iterArg, %k,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+    "      stablehlo.return %1 : tensor<i1>\n"
+    "    } do {\n"
+    "      %2 = func.call @g(%iterArg_1) : (tensor<i64>) -> tensor<i64>\n"
+    "      %one = stablehlo.constant dense<1> : tensor<i64>\n"
+    "      %3 = stablehlo.add %iterArg, %one : tensor<i64>\n"
+    "      stablehlo.return %3, %2 : tensor<i64>, tensor<i64>\n"
+    "    }\n"
+    "    return %0#1 : tensor<i64>\n"
+    "  }\n"
+    "  func.func private @g(%a: tensor<i64>) -> tensor<i64> {\n"
+    "    %c = stablehlo.constant dense<0> : tensor<i64>\n"
+    "    %0:2 = stablehlo.while(%iterArg = %c, %iterArg_1 = %a) : tensor<i64>, tensor<i64>\n"
+    "     cond {\n"
+    "      %k = stablehlo.constant dense<3> : tensor<i64>\n"
+    "      %1 = stablehlo.compare  LT, %iterArg, %k,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+    "      stablehlo.return %1 : tensor<i1>\n"
+    "    } do {\n"
+    "      %one = stablehlo.constant dense<1> : tensor<i64>\n"
+    "      %2 = stablehlo.add %iterArg, %one : tensor<i64>\n"
+    "      %ten = stablehlo.constant dense<10> : tensor<i64>\n"
+    "      %3 = stablehlo.add %iterArg_1, %ten : tensor<i64>\n"
+    "      stablehlo.return %2, %3 : tensor<i64>, tensor<i64>\n"
+    "    }\n"
+    "    return %0#1 : tensor<i64>\n"
+    "  }\n"
+    "}\n";
+  HloBuffer *r = run_mlir(ctx, mlir, NULL, 0);
+  ck_assert_int_eq(*(const int64_t *)hlo_buffer_data(r), 60);
+  hlo_buffer_free(r);
+  /* A value of the caller is not visible inside the function. */
+  const char *leak = "module @m {\n  func.func public @main(%x: tensor<i64>) -> tensor<i64> {\n"
+                     "    %0 = func.call @g() : () -> tensor<i64>\n    return %0 : tensor<i64>\n  }\n"
+                     "  func.func private @g() -> tensor<i64> {\n    return %x : tensor<i64>\n  }\n}\n";
+  char *e = error_of(leak, strlen(leak));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "t.mlir:7:12: error: value %x is used but not defined (or defined later)");
+  free(e);
+  hlo_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stablehlo");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config}},
     {"shardy", {shardy_shardings}},
     {"literals", {dense_literals}},
-    {"values", {values_end_to_end, chlo_exact, top_k_forms}},
+    {"values", {values_end_to_end, chlo_exact, top_k_forms, function_scope}},
     {"errors", {errors_positioned}},
     {"testfiles", {test_files}},
     {"hostile", {hostile_input}},
