@@ -55,19 +55,6 @@ static Func *find_func(Lower *C, const char *s, size_t n) {
   return NULL;
 }
 
-/* A string attribute value of a dictionary node, or NULL. */
-static const char *dict_string(Lower *C, const ShNode *dict, const char *key) {
-  size_t kl = strlen(key);
-  for (const ShNode *k = dict ? dict->kids : NULL; k; k = k->next) {
-    size_t n;
-    const char *s = sh_text(C, k, &n);
-    if (k->kind == SHN_TOKEN && k->tok.kind == SH_ATTRKEY && n == kl && memcmp(s, key, n) == 0 && k->next &&
-        k->next->next && sh_is(C, k->next->next, SH_STRING, NULL))
-      return sh_string(C, k->next->next, &n);
-  }
-  return NULL;
-}
-
 /* The value node of a dictionary entry, or NULL. */
 static const ShNode *dict_value(Lower *C, const ShNode *dict, const char *key) {
   size_t kl = strlen(key);
@@ -79,6 +66,13 @@ static const ShNode *dict_value(Lower *C, const ShNode *dict, const char *key) {
       return k->next->next;
   }
   return NULL;
+}
+
+/* A string attribute value of a dictionary node, or NULL. */
+static const char *dict_string(Lower *C, const ShNode *dict, const char *key) {
+  const ShNode *v = dict_value(C, dict, key);
+  size_t n;
+  return v && sh_is(C, v, SH_STRING, NULL) ? sh_string(C, v, &n) : NULL;
 }
 
 /* An argument's or result's sharding "{...}" (mhlo.sharding, else Shardy's
@@ -100,15 +94,8 @@ static const char *sharding_attr(Lower *C, const ShNode *dict, const ShType *t) 
 }
 
 static int64_t dict_int(Lower *C, const ShNode *dict, const char *key, int64_t dflt) {
-  size_t kl = strlen(key);
-  for (const ShNode *k = dict ? dict->kids : NULL; k; k = k->next) {
-    size_t n;
-    const char *s = sh_text(C, k, &n);
-    if (k->kind == SHN_TOKEN && k->tok.kind == SH_ATTRKEY && n == kl && memcmp(s, key, n) == 0 && k->next &&
-        k->next->next && sh_is(C, k->next->next, SH_INT, NULL))
-      return strtoll(C->src + k->next->next->tok.off, NULL, 10);
-  }
-  return dflt;
+  const ShNode *v = dict_value(C, dict, key);
+  return v && sh_is(C, v, SH_INT, NULL) ? strtoll(C->src + v->tok.off, NULL, 10) : dflt;
 }
 
 /* Lower function f as a computation (the entry when entry is set). */

@@ -16,22 +16,6 @@
 #include "hlorun.h"
 #include "tests/testlib.h"
 
-/* Run text as a test file: passed and failed checks, and the report. */
-static char *run_file(const char *text, int *passed, int *failed) {
-  char path[] = "/tmp/hlorun-gaps-XXXXXX.mlir";
-  int fd = mkstemps(path, 5);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-  close(fd);
-  HloCtx *ctx = tl_ctx_new(0);
-  char *report = NULL;
-  ck_assert(hlo_is_test_file(text, strlen(text)));
-  ck_assert_int_eq(hlo_run_test_file(ctx, path, NULL, passed, failed, &report), HLO_OK);
-  hlo_ctx_free(ctx);
-  unlink(path);
-  return report;
-}
-
 #define HAS(t, s) ck_assert_msg(strstr((t), (s)) != NULL, "missing \"%s\" in:\n%s", (s), (t))
 
 /* Two replicas sum [1,2,3,4] and [5,6,7,8]: [6,8,10,12] on both. */
@@ -64,12 +48,12 @@ START_TEST(run_parallel_all_reduce) {
   char text[sizeof all_reduce + 16];
   int passed, failed;
   with_last(text, "12");
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 2 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
   /* a wrong expected value fails: the checks do see the devices' results */
   with_last(text, "13");
-  r = run_file(text, &passed, &failed);
+  r = tl_run_test_file(text, &passed, &failed);
   ck_assert_int_eq(passed, 1);
   ck_assert_int_eq(failed, 1);
   HAS(r, "[3]: got 12, expected 13");
@@ -112,7 +96,7 @@ START_TEST(run_parallel_grid_order) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 8 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -140,7 +124,7 @@ START_TEST(run_parallel_all_to_all) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 2 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -179,7 +163,7 @@ START_TEST(run_parallel_errors) {
              "  check.expect_eq_const %%x, dense<1> : tensor<i32>\n  func.return\n}\n",
              cases[i].main);
     int passed, failed;
-    char *r = run_file(text, &passed, &failed);
+    char *r = tl_run_test_file(text, &passed, &failed);
     ck_assert_int_eq(passed, 0);
     ck_assert_int_eq(failed, 1);
     HAS(r, cases[i].want);
@@ -206,7 +190,7 @@ START_TEST(ops_on_one_line) {
       " tensor<f32>) -> tensor<f32> check.expect_eq_const %m, dense<3.0> : tensor<f32> func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 3 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -280,7 +264,7 @@ START_TEST(chlo_complex_inverse) {
                "  func.return\n}\n",
                types[j].type, cases[i].name, types[j].type, types[j].type, cases[i].want, types[j].type, types[j].tol);
       int passed, failed;
-      char *r = run_file(text, &passed, &failed);
+      char *r = tl_run_test_file(text, &passed, &failed);
       ck_assert_msg(passed == 1 && failed == 0, "chlo.%s %s: %s", cases[i].name, types[j].type, r);
       hlo_free(r);
     }
@@ -300,7 +284,7 @@ START_TEST(atan2_complex) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 1 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }

@@ -16,22 +16,6 @@
 #include "hlorun.h"
 #include "tests/testlib.h"
 
-/* Run text as a test file: passed and failed checks, and the report. */
-static char *run_file(const char *text, int *passed, int *failed) {
-  char path[] = "/tmp/hlorun-results-XXXXXX.mlir";
-  int fd = mkstemps(path, 5);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-  close(fd);
-  HloCtx *ctx = tl_ctx_new(0);
-  char *report = NULL;
-  ck_assert(hlo_is_test_file(text, strlen(text)));
-  ck_assert_int_eq(hlo_run_test_file(ctx, path, NULL, passed, failed, &report), HLO_OK);
-  hlo_ctx_free(ctx);
-  unlink(path);
-  return report;
-}
-
 #define HAS(t, s) ck_assert_msg(strstr((t), (s)) != NULL, "missing \"%s\" in:\n%s", (s), (t))
 
 /* A 2x3x5 tensor: dimension 0, 1, 2 have sizes 2, 3, 5, in the pretty
@@ -49,7 +33,7 @@ START_TEST(get_dimension_size_dims) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 3 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -67,7 +51,7 @@ START_TEST(iota_dim) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 2 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -95,7 +79,7 @@ START_TEST(missing_dimension) {
              "}\n",
              cases[i].op);
     int passed, failed;
-    char *r = run_file(text, &passed, &failed);
+    char *r = tl_run_test_file(text, &passed, &failed);
     ck_assert_msg(passed == 0 && failed == 1, "%s: %d passed, %d failed:\n%s", cases[i].op, passed, failed, r);
     HAS(r, cases[i].want);
     hlo_free(r);
@@ -134,7 +118,7 @@ START_TEST(all_gather_cross_replica_and_partition) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 4 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -155,7 +139,7 @@ START_TEST(expect_eq_nan) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 1 && failed == 1, "%d passed, %d failed:\n%s", passed, failed, r);
   HAS(r, "check.expect_eq failed");
   HAS(r, "[1]: got nan, expected nan");
@@ -201,7 +185,7 @@ START_TEST(chlo_mulhi) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 6 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }
@@ -217,7 +201,7 @@ START_TEST(chlo_mulhi_float) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_int_eq(failed, 1);
   HAS(r, "chlo.mulhi: operands must be integer arrays of one type");
   hlo_free(r);
@@ -260,7 +244,7 @@ START_TEST(power_complex_xla) {
       "  func.return\n"
       "}\n";
   int passed, failed;
-  char *r = run_file(text, &passed, &failed);
+  char *r = tl_run_test_file(text, &passed, &failed);
   ck_assert_msg(passed == 5 && failed == 0, "%d passed, %d failed:\n%s", passed, failed, r);
   hlo_free(r);
 }

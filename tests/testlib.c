@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* ---- one arena per test -------------------------------------------------- */
 
@@ -245,6 +247,21 @@ HloCtx *tl_ctx_limited(int threads, uint64_t max_memory) {
   HloCtx *ctx = NULL;
   ck_assert_int_eq(hlo_ctx_new(&o, &ctx), HLO_OK);
   return ctx;
+}
+
+char *tl_run_test_file(const char *text, int *passed, int *failed) {
+  char path[] = "/tmp/hlorun-testfile-XXXXXX.mlir";
+  int fd = mkstemps(path, 5);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  HloCtx *ctx = tl_ctx_new(0);
+  char *report = NULL;
+  ck_assert(hlo_is_test_file(text, strlen(text)));
+  ck_assert_int_eq(hlo_run_test_file(ctx, path, NULL, passed, failed, &report), HLO_OK);
+  hlo_ctx_free(ctx);
+  unlink(path);
+  return report;
 }
 
 HloStatus tl_run_module(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,

@@ -124,6 +124,9 @@ void tl_refused(const HloInstr *ins, const char *want);
 HloCtx *tl_ctx_new(int threads);
 /* Same, with a memory limit of max_memory bytes (0: the default). */
 HloCtx *tl_ctx_limited(int threads, uint64_t max_memory);
+/* Run text as a StableHLO test file (written to a temporary .mlir): its
+ * passed and failed checks, and the report (free with hlo_free). */
+char *tl_run_test_file(const char *text, int *passed, int *failed);
 /* Parse text (named test.hlo) and run it on n inputs; *out gets the result.
  * The first failing status (the diagnostics are in ctx). */
 HloStatus tl_run_module(HloCtx *ctx, const char *text, HloBuffer *const *in, int n,
