@@ -16,7 +16,7 @@ void devices_grid(const HloModule *m, const Opts *o, int *R, int *P) {
   hlo_module_device_grid(m, R, P, &inferred);
   if (inferred && !o->replicas && !o->partitions && hlo_process_rank() == 0)
     fprintf(stderr, "%s: note: the module's header gives no replica_count or num_partitions; its "
-            "collectives name devices of %d replica%s x %d partition%s, so it runs on %d devices "
+            "collectives and manual regions name devices of %d replica%s x %d partition%s, so it runs on %d devices "
             "(--replicas and --partitions choose)\n", prog, *R, *R == 1 ? "" : "s", *P,
             *P == 1 ? "" : "s", *R * *P);
   if (o->replicas) *R = o->replicas;

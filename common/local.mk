@@ -5,6 +5,7 @@ libhlorun_core_la_SOURCES += \
 	common/arena.h common/arena.c common/pager.h \
 	common/diag.h common/diag.c common/text.h common/text.c \
 	common/numeric.h common/version.c \
+	common/block.h common/block.c \
 	common/numeric.c
 
 check_PROGRAMS += tests/check_text

@@ -5,8 +5,10 @@
  * A device's value is the parameter's own shape; the global shape is that shape times
  * the tile counts (XLA pads uneven shards; the global value given here is
  * the padded one). */
+#include "common/block.h"
 #include "interp/api.h"
 #include "interp/valio.h"
+#include "ir/collective.h"
 #include "ir/print.h"
 #include "ir/sharding.h"
 #include <stdio.h>
@@ -26,10 +28,12 @@ static const HloSharding *unsupported(const HloSharding *s) {
 }
 
 /* The typed sharding of ins (replicated when it has none) into s: 0, or -1
- * for a form that cannot split or assemble values. */
-static int sharding_of(HloCtx *ctx, const HloInstr *ins, HloSharding *s) {
+ * for a form that cannot split or assemble values. In a module with a
+ * manual region (not yet partitioned, ir/collective.h) every parameter and
+ * result has its global shape: their shardings are annotations. */
+static int sharding_of(HloCtx *ctx, const HloModule *m, const HloInstr *ins, HloSharding *s) {
   memset(s, 0, sizeof *s);
-  if (!ins->sharding) { s->kind = HLO_SHARDING_REPLICATED; return 0; }
+  if (!ins->sharding || hlp_module_has_manual_region(m)) { s->kind = HLO_SHARDING_REPLICATED; return 0; }
   *s = *ins->sharding;
   const HloSharding *u = unsupported(s);
   if (!u) return 0;
@@ -51,26 +55,6 @@ static int32_t leaf_count(const HloShape *sh) {
 
 /* Copy a block of count[] elements from src (dims sd, at so[]) to dst (dims
  * dd, at doff[]). */
-static void copy_block(char *dst, const int64_t *dd, const int64_t *doff, const char *src,
-                       const int64_t *sd, const int64_t *so, const int64_t *count, int32_t rank,
-                       size_t es) {
-  if (rank == 0) { memcpy(dst, src, es); return; }
-  for (int32_t j = 0; j < rank; j++) if (count[j] == 0) return;
-  int64_t idx[HLO_SHARDING_MAX_DIMS] = {0};
-  size_t row = (size_t)count[rank - 1] * es;
-  for (;;) {
-    int64_t a = 0, b = 0;
-    for (int32_t j = 0; j < rank; j++) {
-      a = a * dd[j] + doff[j] + (j < rank - 1 ? idx[j] : 0);
-      b = b * sd[j] + so[j] + (j < rank - 1 ? idx[j] : 0);
-    }
-    memcpy(dst + (size_t)a * es, src + (size_t)b * es, row);
-    int32_t j = rank - 2;
-    while (j >= 0 && ++idx[j] == count[j]) idx[j--] = 0;
-    if (j < 0) break;
-  }
-}
-
 static void shape_text(const HloShape *s, char *buf, size_t cap) {
   HlcText b = {0};
   hlp_print_shape(&b, s, false);
@@ -84,7 +68,7 @@ HloStatus hlo_param_global_shape(HloCtx *ctx, const HloModule *m, int index, int
   if (!ctx || !m || !text || index < 0 || index >= m->entry->nparams) return HLO_INVALID_ARGUMENT;
   const HloInstr *prm = m->entry->params[index];
   HloSharding s;
-  if (sharding_of(ctx, prm, &s)) return HLO_INVALID_ARGUMENT;
+  if (sharding_of(ctx, m, prm, &s)) return HLO_INVALID_ARGUMENT;
   const HloShape *sh = &prm->shape;
   HloShape g = *sh;
   int64_t dims[HLO_SHARDING_MAX_DIMS > 64 ? HLO_SHARDING_MAX_DIMS : 64];
@@ -151,7 +135,7 @@ static HloStatus shard_leaf(HloCtx *ctx, const HloInstr *prm, const HloShape *lo
       return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "parameter %s: partition %lld is not in its "
                           "sharding's tile assignment", prm->name, (long long)(d % P));
     for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * local->dims[j];
-    copy_block((char *)hlo_buffer_data(dev[d]), local->dims, zero, hlo_buffer_data(g), gdims, off,
+    hlc_copy_block((char *)hlo_buffer_data(dev[d]), local->dims, zero, hlo_buffer_data(g), gdims, off,
                local->dims, rank, es);
   }
   return HLO_OK;
@@ -165,7 +149,7 @@ HloStatus hlo_shard_param(HloCtx *ctx, const HloModule *m, int index, const HloB
   for (int64_t d = 0; d < ndev; d++) dev[d] = NULL;
   const HloInstr *prm = m->entry->params[index];
   HloSharding s;
-  if (sharding_of(ctx, prm, &s)) return HLO_INVALID_ARGUMENT;
+  if (sharding_of(ctx, m, prm, &s)) return HLO_INVALID_ARGUMENT;
   HloStatus res = HLO_OK;
   const HloShape *sh = &prm->shape;
   if (sh->dtype != HLO_TUPLE) {
@@ -272,7 +256,7 @@ static HloStatus assemble_leaf(HloCtx *ctx, const HloSharding *s, HloBuffer *con
       continue;
     }
     for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * ld[j];
-    copy_block((char *)hlo_buffer_data(*out), gd, off, hlo_buffer_data(dev[d]), ld, zero, ld, rank, es);
+    hlc_copy_block((char *)hlo_buffer_data(*out), gd, off, hlo_buffer_data(dev[d]), ld, zero, ld, rank, es);
   }
   return HLO_OK;
 }
@@ -288,7 +272,7 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
   HloSharding s;
   char why[256];
   if (!sharding) {
-    if (sharding_of(ctx, root, &s)) { hlc_arena_free(&arena); return HLO_UNSUPPORTED; }
+    if (sharding_of(ctx, m, root, &s)) { hlc_arena_free(&arena); return HLO_UNSUPPORTED; }
   } else if (hlo_sharding_parse(&arena, sharding, &s, why, sizeof why) != 0) {
     hlc_arena_free(&arena);
     return hli_api_fail(ctx, HLO_INVALID_ARGUMENT, "%s", why);
@@ -326,11 +310,11 @@ HloStatus hlo_assemble_result(HloCtx *ctx, const HloModule *m, const char *shard
 /* The sharding of an array parameter whose shards are to be assembled
  * (hlo_assemble_param, hlo_load_partitioned_param): HLO_OK, or an error
  * for a tuple parameter or a sharding that does not parse. */
-static HloStatus param_sharding(HloCtx *ctx, const HloInstr *prm, HloSharding *s) {
+static HloStatus param_sharding(HloCtx *ctx, const HloModule *m, const HloInstr *prm, HloSharding *s) {
   if (prm->shape.dtype == HLO_TUPLE)
     return hli_api_fail(ctx, HLO_UNSUPPORTED, "not supported: assembling tuple parameter %s from "
                         "its shards", prm->name);
-  return sharding_of(ctx, prm, s) ? HLO_UNSUPPORTED : HLO_OK;
+  return sharding_of(ctx, m, prm, s) ? HLO_UNSUPPORTED : HLO_OK;
 }
 
 HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
@@ -340,7 +324,7 @@ HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
   *out = NULL;
   const HloInstr *prm = m->entry->params[index];
   HloSharding s;
-  HloStatus pst = param_sharding(ctx, prm, &s);
+  HloStatus pst = param_sharding(ctx, m, prm, &s);
   if (pst != HLO_OK) return pst;
   if (hlo_sharding_is_replicated(&s))   /* say which parameter, in the inputs' words */
     for (int64_t d = 1; d < (int64_t)R * P; d++)
@@ -388,7 +372,7 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
   const HloInstr *prm = m->entry->params[index];
   int np = m->entry->nparams;
   HloSharding sh;
-  HloStatus pst = param_sharding(ctx, prm, &sh);
+  HloStatus pst = param_sharding(ctx, m, prm, &sh);
   if (pst != HLO_OK) return pst;
   const HloSharding *s = sh.kind == HLO_SHARDING_TUPLE ? hlo_sharding_leaf(&sh, 0) : &sh;
   bool tiled = s && s->kind == HLO_SHARDING_TILED;
@@ -484,7 +468,7 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
       for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * ld[j];
       if (holder < 0) {
         int64_t zero[64] = {0};
-        copy_block((char *)hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, zero, ld, rank, es);
+        hlc_copy_block((char *)hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, zero, ld, rank, es);
       } else if (!same_block(hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, ld, rank, es)) {
         st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: partitions %lld and %d hold the same "
                           "tile by its sharding, but different values", prm->name, (long long)holder, p);
@@ -511,7 +495,7 @@ static int global_shape(HloCtx *ctx, const HloModule *m, int index, HloShape *g,
   *g = prm->shape;
   if (g->dtype == HLO_TUPLE || g->rank > 64) return 0;
   HloSharding s;
-  if (sharding_of(ctx, prm, &s)) return -1;
+  if (sharding_of(ctx, m, prm, &s)) return -1;
   for (int32_t j = 0; j < g->rank; j++) gdims[j] = g->dims[j] * hlo_sharding_tiles(&s, j);
   g->dims = gdims;
   g->minor_to_major = NULL;

@@ -6,9 +6,13 @@
  * makes unbound targets and malformed backend_configs fail before any work.
  * Memory a typed handler allocates through the FFI counts against the run's
  * memory limit through the hook below.
+ * A manual region's edges (SPMDFullToShardShape, SPMDShardToFullShape)
+ * depend on the device, which no handler sees: kernels/manual.c runs them.
  * Not here: handlers, attributes, the XLA FFI ABI (all in ffi/). */
 #include "interp/exec.h"
 #include "interp/isolate.h"
+#include "interp/kernels/manual.h"
+#include "ir/collective.h"
 #include "ffi/ffi.h"
 #include <pthread.h>
 #include <stdio.h>
@@ -56,6 +60,7 @@ static int check_in_child(void *arg) {
 }
 
 static int cc_check(HliExec *x, const HloInstr *ins) {
+  if (hlp_manual_edge(ins) != HLP_NOT_MANUAL_EDGE) return hlk_manual_check(x, ins);
   HlfRegistry *r = registry(x);
   if (!r) return hli_fail_nomem(x, ins, "out of memory");
   char *err = NULL;
@@ -123,6 +128,7 @@ static void note_running(HliExec *x, const HloInstr *ins) {
 }
 
 static int cc_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  if (hlp_manual_edge(ins) != HLP_NOT_MANUAL_EDGE) return hlk_manual_run(x, ins, in, out);
   HlfRegistry *r = registry(x);
   if (!r) return hli_fail_nomem(x, ins, "out of memory");
   int32_t nargs = 0, nrets = count_leaves(out);

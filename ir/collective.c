@@ -3,6 +3,7 @@
  * GetParticipatingDevices (collective_ops_utils.cc) and the verifier's
  * CheckReplicaGroups / CheckDuplicatedSourceOrTarget (hlo_verifier.cc). */
 #include "ir/collective.h"
+#include "ir/sharding.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,36 @@ bool hlp_is_device_dependent(HloOpcode op) {
   }
 }
 
+HlpManualEdge hlp_manual_edge(const HloInstr *ins) {
+  if (ins->op != HLO_OP_CUSTOM_CALL || !ins->custom_call_target) return HLP_NOT_MANUAL_EDGE;
+  if (strcmp(ins->custom_call_target, "SPMDFullToShardShape") == 0) return HLP_FULL_TO_SHARD;
+  if (strcmp(ins->custom_call_target, "SPMDShardToFullShape") == 0) return HLP_SHARD_TO_FULL;
+  return HLP_NOT_MANUAL_EDGE;
+}
+
+const HloSharding *hlp_manual_edge_sharding(const HloInstr *ins) {
+  switch (hlp_manual_edge(ins)) {
+  case HLP_FULL_TO_SHARD: return ins->nops >= 1 ? ins->ops[0]->sharding : NULL;
+  case HLP_SHARD_TO_FULL: return ins->sharding;
+  default: return NULL;
+  }
+}
+
+bool hlp_instr_is_device_dependent(const HloInstr *ins) {
+  return hlp_is_device_dependent(ins->op) || hlp_manual_edge(ins) != HLP_NOT_MANUAL_EDGE;
+}
+
+bool hlp_module_has_manual_region(const HloModule *m) {
+  for (int32_t c = 0; c < m->ncomps; c++)
+    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++)
+      if (hlp_manual_edge(m->comps[c]->instrs[i]) != HLP_NOT_MANUAL_EDGE) return true;
+  return false;
+}
+
 bool hlp_module_is_device_dependent(const HloModule *m, const HloInstr **first) {
   for (int32_t c = 0; c < m->ncomps; c++)
     for (int32_t i = 0; i < m->comps[c]->ninstrs; i++)
-      if (hlp_is_device_dependent(m->comps[c]->instrs[i]->op)) {
+      if (hlp_instr_is_device_dependent(m->comps[c]->instrs[i])) {
         if (first) *first = m->comps[c]->instrs[i];
         return true;
       }
@@ -361,13 +388,21 @@ int hlp_device_group(const HloInstr *ins, int64_t R, int64_t P, int64_t r, int64
 }
 
 void hlp_devices_needed(const HloModule *m, int64_t *R, int64_t *P) {
+  int64_t flat = 1;   /* device ids of flattened-id groups: they fit R x P */
   *R = *P = 1;
   for (int32_t c = 0; c < m->ncomps; c++)
     for (int32_t k = 0; k < m->comps[c]->ninstrs; k++) {
       const HloInstr *ins = m->comps[c]->instrs[k];
+      const HloSharding *edge = hlp_manual_edge_sharding(ins);
+      if (edge && edge->kind == HLO_SHARDING_TILED) {   /* its partitions: the tile assignment's */
+        int64_t n = 1;
+        for (int32_t j = 0; j < edge->ndims; j++) n *= edge->dims[j];
+        for (int64_t t = 0; t < n; t++)
+          if (edge->devices[t] + 1 > *P) *P = edge->devices[t] + 1;
+      }
       if (!hlp_is_device_dependent(ins->op)) continue;
       HlpGroupMode mode = hlp_group_mode(ins);
-      int64_t *dst = mode == HLP_CROSS_PARTITION ? P : R;
+      int64_t *dst = mode == HLP_CROSS_PARTITION ? P : mode == HLP_FLATTENED_ID ? &flat : R;
       for (int32_t g = 0; g < ins->ngroups; g++)
         for (int32_t i = 0; i < ins->replica_groups[g].n; i++)
           if (ins->replica_groups[g].v[i] + 1 > *dst) *dst = ins->replica_groups[g].v[i] + 1;
@@ -375,4 +410,5 @@ void hlp_devices_needed(const HloModule *m, int64_t *R, int64_t *P) {
         for (int j = 0; j < 2; j++)
           if (ins->source_target_pairs[i][j] + 1 > *dst) *dst = ins->source_target_pairs[i][j] + 1;
     }
+  if (flat > *R * *P) *R = (flat + *P - 1) / *P;
 }

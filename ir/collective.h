@@ -27,8 +27,25 @@ const char *hlp_group_mode_name(HlpGroupMode m);
 /* Does the value of an instruction with this opcode depend on the device
  * it runs on (collectives, replica-id, partition-id, send, recv)? */
 bool hlp_is_device_dependent(HloOpcode op);
-/* Does any instruction of m? *first gets the first one found (may be NULL). */
+/* Does any instruction of m (hlp_instr_is_device_dependent)? *first gets
+ * the first one found (may be NULL). */
 bool hlp_module_is_device_dependent(const HloModule *m, const HloInstr **first);
+
+/* The edges of a manually partitioned region (JAX's shard_map, Shardy's
+ * sdy.manual_computation) in a module not yet partitioned: XLA's
+ * SPMDFullToShardShape (a global value to this device's shard, by its
+ * operand's sharding) and SPMDShardToFullShape (every device's shard to
+ * the global value, by its own sharding). Everything else in such a
+ * module has global shapes. */
+typedef enum HlpManualEdge { HLP_NOT_MANUAL_EDGE, HLP_FULL_TO_SHARD, HLP_SHARD_TO_FULL } HlpManualEdge;
+HlpManualEdge hlp_manual_edge(const HloInstr *ins);
+/* The sharding an edge splits or assembles by (NULL: none written). */
+const struct HloSharding *hlp_manual_edge_sharding(const HloInstr *ins);
+/* Does any instruction of m open or close a manual region? */
+bool hlp_module_has_manual_region(const HloModule *m);
+/* Does this instruction's value depend on the device it runs on: its
+ * opcode's (hlp_is_device_dependent), or a manual region's edge? */
+bool hlp_instr_is_device_dependent(const HloInstr *ins);
 
 /* The group of device (replica r, partition p) on an R x P grid: its
  * members' device ids in rank order into out (room for R*P), their count
@@ -75,6 +92,7 @@ int64_t hlp_id_space(const HloInstr *ins, int64_t R, int64_t P);
 /* The smallest grid the ids written in m's collectives need, for a module
  * whose header gives neither replica_count nor num_partitions (XLA's tests
  * leave them to the harness): replica numbers name replicas, partition
- * numbers partitions. */
+ * numbers partitions; a manual region's edges need the partitions of
+ * their sharding's tile assignment. */
 void hlp_devices_needed(const HloModule *m, int64_t *R, int64_t *P);
 #endif

@@ -431,6 +431,12 @@ static const char *metadata_of(Lower *C, ShNode *paren) {
   return r;
 }
 
+const char *sh_node_metadata(Lower *C, ShNode *node) {
+  for (ShNode *k = node->kids; k; k = k->next)
+    if (is_loc(C, k)) return metadata_of(C, k->next);
+  return "";
+}
+
 static void add_operand(Lower *C, ShOp *op, ShNode *v) {
   if (op->noperands >= SH_MAX_OPERANDS) sh_fail(C, v, "more than %d operands", SH_MAX_OPERANDS);
   if (op->noperands == op->opcap) {

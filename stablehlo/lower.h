@@ -129,6 +129,10 @@ char *sh_string(Lower *C, const ShNode *n, size_t *len);
  * a #sdy.sharding for a value of type t as an HLO sharding "{...}". */
 void sh_sdy_mesh(Lower *C, ShNode *op);
 const char *sh_sdy_sharding(Lower *C, const ShNode *angle, const ShType *t);
+/* sdy.manual_computation (its node, pretty form): the region's body on
+ * every device's shard, between XLA's SPMDFullToShardShape and
+ * SPMDShardToFullShape custom calls; binds the op's results. */
+void sh_sdy_manual_computation(Lower *C, ShNode *node);
 
 /* ---- One operation --------------------------------------------------------- */
 enum { SH_MAX_OPERANDS = 4096, SH_MAX_ATTRS = 64 };
@@ -183,6 +187,7 @@ void sh_mark_root(Lower *C, Binding *b);
 ShType *sh_tuple_type(Lower *C, ShType **elems, int n);
 int sh_result_count(Lower *C, ShNode *node);
 void sh_decompose(Lower *C, ShNode *node, ShOp *op);
+const char *sh_node_metadata(Lower *C, ShNode *node);   /* its loc(...) as ", metadata={...}", or "" */
 void sh_dict_attrs(Lower *C, ShOp *op, ShNode *dict);   /* "{k = v, ...}" entries into op->attrs */
 /* A region as a computation (region.c).
  *   SHR_PARAMS: each entry block argument is a parameter (reducers, sort's

@@ -7,7 +7,8 @@
 #include "stablehlo/mlir.h"
 
 static bool is_return(const ShOp *op) {
-  static const char *const names[] = {"stablehlo.return", "func.return", "return", "mhlo.return", "chlo.return"};
+  static const char *const names[] = {"stablehlo.return", "func.return", "return", "mhlo.return", "chlo.return",
+                                      "sdy.return"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (op->nlen == strlen(names[i]) && memcmp(op->name, names[i], op->nlen) == 0) return true;
   return false;
@@ -19,9 +20,11 @@ static void lower_block(Lower *C, ShNode *block, Binding ***ret, int *nret) {
   *nret = 0;
   for (ShNode *n = block->kids; n; n = n->next) {
     if (n->name.kind == SH_ALIAS) continue;
-    /* its region's arguments are local shards: no one-device form */
-    if (n->name.len == 22 && memcmp(C->src + n->name.off, "sdy.manual_computation", 22) == 0)
-      sh_fail(C, n, "sdy.manual_computation is not supported (its body runs per device on local shards)");
+    /* its region's arguments are written like operands: not an ShOp */
+    if (n->name.len == 22 && memcmp(C->src + n->name.off, "sdy.manual_computation", 22) == 0) {
+      sh_sdy_manual_computation(C, n);
+      continue;
+    }
     ShOp *op = hlc_arena_alloc(C->arena, sizeof *op);
     sh_decompose(C, n, op);
     if (is_return(op)) {

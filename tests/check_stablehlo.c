@@ -515,9 +515,17 @@ START_TEST(shardy_shardings) {
     {"module @m {\n  func.func public @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nomesh, [{}]>}) -> tensor<8xf32> {\n    return %a : tensor<8xf32>\n  }\n}\n",
      "t.mlir:2:74: error: sdy.sharding: no sdy.mesh @nomesh in this module"},
     {SDY_MESH "  func.func public @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n"
-              "    %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>] manual_axes={\"x\"} (%b: tensor<4xf32>) {\n"
+              "    %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>] manual_axes={\"x\"} (%b: tensor<2xf32>) {\n"
+              "      sdy.return %b : tensor<2xf32>\n    } : (tensor<8xf32>) -> tensor<8xf32>\n    return %0 : tensor<8xf32>\n  }\n}\n",
+     "t.mlir:4:51: error: sdy.manual_computation: operand 0 is f32[8] globally, so its shard over the manual axes cannot be f32[2]"},
+    {SDY_MESH "  func.func public @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n"
+              "    %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>] manual_axes={\"z\"} (%b: tensor<4xf32>) {\n"
               "      sdy.return %b : tensor<4xf32>\n    } : (tensor<8xf32>) -> tensor<8xf32>\n    return %0 : tensor<8xf32>\n  }\n}\n",
-     "t.mlir:4:10: error: sdy.manual_computation is not supported (its body runs per device on local shards)"},
+     "t.mlir:4:115: error: sdy.manual_computation: manual axis \"z\" is not an axis of the mesh"},
+    {SDY_MESH "  func.func public @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n"
+              "    %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>] manual_axes={\"x\"} (%b: tensor<4xf32>) {\n"
+              "      sdy.return %b : tensor<4xf32>\n    } : (tensor<8xf32>) -> tensor<16xf32>\n    return %0 : tensor<16xf32>\n  }\n}\n",
+     "t.mlir:4:84: error: sdy.manual_computation: result 0 is f32[16] globally, so its shard over the manual axes cannot be f32[4]"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char *e = error_of(bad[i].mlir, strlen(bad[i].mlir));
@@ -525,6 +533,37 @@ START_TEST(shardy_shardings) {
     ck_assert_str_eq(e, bad[i].want);
     free(e);
   }
+}
+END_TEST
+
+/* sdy.manual_computation as XLA's Shardy export writes it: the operand's
+ * sharding over the manual axes only (here "x"; the "y" after it is left to
+ * the automatic partitioner, so rows are split in 2, not 8) on a copy, the
+ * SPMDFullToShardShape custom call to the body's shard type, the body as a
+ * called computation, and SPMDShardToFullShape by the out sharding ({}, {"x"}:
+ * columns in 2, y replicating). */
+START_TEST(shardy_manual_computation) {
+  char *t = hlo_of(SDY_MESH
+                   "  func.func public @main(%a: tensor<8x16xf32>, %w: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {\n"
+                   "    %0:2 = sdy.manual_computation(%a, %w) in_shardings=[<@mesh, [{\"x\", \"y\"}, {}]>, <@mesh, [{}]>] "
+                   "out_shardings=[<@mesh, [{}, {\"x\"}]>, <@mesh, [{}], replicated={\"x\"}>] manual_axes={\"x\"} "
+                   "(%b: tensor<4x16xf32>, %v: tensor<16xf32>) {\n"
+                   "      %1 = stablehlo.transpose %b, dims = [1, 0] : (tensor<4x16xf32>) -> tensor<16x4xf32>\n"
+                   "      %2 = stablehlo.reshape %1 : (tensor<16x4xf32>) -> tensor<8x8xf32>\n"
+                   "      sdy.return %2, %v : tensor<8x8xf32>, tensor<16xf32>\n"
+                   "    } : (tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>)\n"
+                   "    return %0#0, %0#1 : tensor<8x16xf32>, tensor<16xf32>\n  }\n}\n");
+  HAS(t, "copy.4 = f32[8,16] copy(Arg_0.2), sharding={devices=[2,1,4]<=[8] last_tile_dim_replicate}\n");
+  HAS(t, "custom-call.5 = f32[4,16] custom-call(copy.4), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}\n");
+  HAS(t, "copy.6 = f32[16] copy(Arg_1.3), sharding={replicated}\n");
+  HAS(t, "custom-call.7 = f32[16] custom-call(copy.6), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}\n");
+  HAS(t, "(f32[8,8], f32[16]) call(custom-call.5, custom-call.7), to_apply=shmap_body.");
+  HAS(t, "= f32[8,8] copy(get-tuple-element.");
+  HAS(t, "f32[8,16] custom-call(copy.");
+  HAS(t, "custom_call_target=\"SPMDShardToFullShape\", sharding={devices=[1,2,4]<=[8] last_tile_dim_replicate}\n");
+  HAS(t, "f32[16] custom-call(copy.");
+  HAS(t, "custom_call_target=\"SPMDShardToFullShape\", sharding={replicated}\n");
+  free(t);
 }
 END_TEST
 
@@ -588,7 +627,7 @@ int main(void) {
   Suite *s = suite_create("stablehlo");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config}},
-    {"shardy", {shardy_shardings}},
+    {"shardy", {shardy_shardings, shardy_manual_computation}},
     {"literals", {dense_literals}},
     {"values", {values_end_to_end, chlo_exact, top_k_forms, function_scope}},
     {"errors", {errors_positioned}},

@@ -4,7 +4,7 @@
 # (called by interp/registry.c).
 libhlorun_core_la_SOURCES += \
 	interp/kernels/register.h interp/kernels/control.h interp/kernels/control.c \
-	interp/kernels/collectives.c interp/kernels/permute_inplace.c interp/kernels/rng.c interp/kernels/fft.c \
+	interp/kernels/collectives.c interp/kernels/manual.h interp/kernels/manual.c interp/kernels/permute_inplace.c interp/kernels/rng.c interp/kernels/fft.c \
 	interp/kernels/linalg.c interp/kernels/batch_norm.c \
 	interp/kernels/dynamic_dims.c interp/kernels/no_kernel.c
 

@@ -6,6 +6,8 @@ EXTRA_DIST += tests/devices/collectives.hlo tests/devices/collectives.expected \
 	tests/devices/modes.hlo tests/devices/modes.expected tests/devices/forms.hlo \
 	tests/devices/forms.expected tests/devices/sharded.hlo tests/devices/sharded.in0.txt \
 	tests/devices/sharded.expected tests/devices/ident.hlo tests/devices/ident.in0.txt \
+	tests/devices/manual.hlo tests/devices/manual.in0.txt tests/devices/manual.expected \
+	tests/devices/manual_partial.mlir tests/devices/manual_partial.expected \
 	tests/devices/skip_in_branch.hlo tests/devices/recv_never_sent.hlo \
 	tests/devices/deadlock.hlo tests/devices/inferred.hlo tests/devices/memory.hlo \
 	tests/devices/validation.hlo tests/devices/validation.expected \
@@ -15,6 +17,7 @@ EXTRA_DIST += tests/devices/collectives.hlo tests/devices/collectives.expected \
 	tests/devices/inplace_oob_in.hlo tests/devices/inplace_too_big.hlo tests/devices/inplace_sets.hlo \
 	tests/devices/mesh64.hlo \
 	samples/spmd/mlp_global.hlo samples/spmd/mlp_2x4.hlo samples/spmd/mlp_2x4.expected.txt \
+	samples/spmd/mlp_shmap.mlir \
 	samples/spmd/mlp.in0.txt samples/spmd/mlp.in1.txt samples/spmd/mlp.in2.txt \
 	samples/spmd/mlp.in3.txt samples/spmd/make_golden.py
 

@@ -134,6 +134,11 @@ timeout 60 "$H" --random=7 -o "$tmp/twin.npy" "$s/mlp_global.hlo" 2>"$tmp/err" |
 run mlp-2x4 0 - - --random=7 --expect "$tmp/twin.npy" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo"
 run mlp-golden 0 - - --expect "$s/mlp_2x4.expected.txt" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo" \
   "$s/mlp.in0.txt" "$s/mlp.in1.txt" "$s/mlp.in2.txt" "$s/mlp.in3.txt"
+# The same MLP as StableHLO, a Shardy manual computation (JAX's shard_map)
+# on the 2 x 4 mesh: the regions' shards, the psum across processes, and
+# the same global result.
+run mlp-shmap 0 - - --expect "$s/mlp_2x4.expected.txt" --rtol 1e-5 --atol 1e-6 "$s/mlp_shmap.mlir" \
+  "$s/mlp.in0.txt" "$s/mlp.in1.txt" "$s/mlp.in2.txt" "$s/mlp.in3.txt"
 # One .npz for every parameter, by the rules of one device (arr_0, arr_1,
 # ... feed the parameters from the INPUT's own on): written by a module
 # that returns its four global inputs, checked against numpy's golden.
@@ -189,6 +194,39 @@ if [ -n "$MPI" ]; then
       fail "chain bits differ under mpirun -np $np"
   done
 fi
+
+# Manual regions (JAX's shard_map) in a module not yet partitioned: global
+# input and result, the regions' bodies on shards (values in manual.hlo).
+NDEV=4
+m=$d/manual.hlo
+run manual 0 "$d/manual.expected" - "$m" "$d/manual.in0.txt"
+# Without a header the grid is the regions' shardings' 4 partitions.
+sed 's/, num_partitions=4//' "$m" >"$tmp/manual_nohdr.hlo"
+run manual-inferred 0 "$d/manual.expected" "1 replica x 4 partitions, so it runs on 4 devices" \
+  "$tmp/manual_nohdr.hlo" "$d/manual.in0.txt"
+# Manual over one axis of a 2 x 4 mesh (StableHLO, Shardy): the other axis
+# replicates the body; the result comes back as column blocks.
+NDEV=8
+run manual-one-axis 0 "$d/manual_partial.expected" - "$d/manual_partial.mlir"
+NDEV=4
+# The input is global: the parameter's own shape, never split.
+run manual-input-global 2 - "parameter x" "$m" "$d/ident.in0.txt"
+# Partitions holding copies of one tile that disagree (no all-reduce in
+# region 1) end with different results: an error, not one of them.
+sed 's/s1 = s32\[2,2\] all-reduce(mp).*/s1 = s32[2,2] copy(mp)/' "$m" >"$tmp/manual_differs.hlo"
+run manual-differs 2 - "hold different values" "$tmp/manual_differs.hlo" "$d/manual.in0.txt"
+NDEV=1
+run manual-too-few 2 - "names partition 3, but this run has 2 partitions.*num_partitions=4" \
+  --partitions 2 "$m" "$d/manual.in0.txt"
+sed 's/xs = s32\[4,2\] copy(x), sharding=[^ ]* last_tile_dim_replicate}/xs = s32[4,2] copy(x)/' "$m" >"$tmp/manual_nosharding.hlo"
+run manual-no-sharding 2 - "SPMDFullToShardShape needs the sharding of its global side (its operand's), which gives the tiles; xs has none" \
+  "$tmp/manual_nosharding.hlo" "$d/manual.in0.txt"
+sed 's/m = s32\[2,2\] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={manual}/m = s32[2,2] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,4]<=[4] last_tile_dims={manual}}/' \
+  "$m" >"$tmp/manual_partial.hlo"
+run manual-partial 2 - "not supported: SPMDFullToShardShape with a partially manual sharding" \
+  "$tmp/manual_partial.hlo" "$d/manual.in0.txt"
+sed 's/n = s32\[4,1\] custom-call/n = s32[3,1] custom-call/; s/s2 = s32\[4,1\] all-reduce/s2 = s32[3,1] all-reduce/' "$m" >"$tmp/manual_uneven.hlo"
+run manual-uneven 2 - "dimension 0 is 4 globally and 3 per shard" "$tmp/manual_uneven.hlo" "$d/manual.in0.txt"
 
 # Errors: positioned, exit 2, never a hang.
 NDEV=2

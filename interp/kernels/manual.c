@@ -1,0 +1,199 @@
+/* manual.c: the edges of a manually partitioned region in a module not yet
+ * partitioned (ir/collective.h: XLA's SPMDFullToShardShape and
+ * SPMDShardToFullShape custom calls, which JAX's shard_map and Shardy's
+ * sdy.manual_computation become).
+ *
+ * XLA's SPMD partitioner splits the automatic part of such a module and
+ * leaves the region's body as it is, to run on each device's shard. Here
+ * every device of the run computes the automatic part whole (the same
+ * global values on every device, so the same results as any partitioning
+ * of it), and the edges do the partitioner's part:
+ *   SPMDFullToShardShape: this partition's tile of the global operand, by
+ *     the operand's sharding;
+ *   SPMDShardToFullShape: the global value assembled from the tiles of the
+ *     partitions of this replica, by the instruction's own sharding. A tile
+ *     that several partitions hold (replicated subgroups) is taken from
+ *     this one when it holds it, else from the lowest that does; so devices
+ *     whose copies disagree end with different results, which the result
+ *     check reports, rather than one of them silently chosen.
+ * Inside the region, collectives meet over the real devices.
+ *
+ * Not supported (an error naming the edge): partially manual shardings
+ * (last_tile_dims={manual}), shards of uneven size, tuple values, and a
+ * tiled edge on a run with fewer partitions than its sharding names. */
+#include "interp/kernels/manual.h"
+#include "interp/comm.h"
+#include "ir/collective.h"
+#include "ir/sharding.h"
+#include "common/block.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_RANK = 64 };
+
+static const char *edge_name(const HloInstr *ins) {
+  return hlp_manual_edge(ins) == HLP_FULL_TO_SHARD ? "SPMDFullToShardShape" : "SPMDShardToFullShape";
+}
+
+static bool partly_manual(const HloSharding *s) {
+  if (!s || s->kind != HLO_SHARDING_TILED) return false;
+  for (int32_t k = 0; k < s->nsub; k++)
+    if (s->subgroup[k] == HLO_SHARDING_MANUAL) return true;
+  return false;
+}
+
+/* The global and shard shapes of an edge, and the sharding between them. */
+typedef struct Edge {
+  const HloShape *full, *shard;
+  const HloSharding *s;
+} Edge;
+
+static int edge_of(HliExec *x, const HloInstr *ins, Edge *e) {
+  bool to_shard = hlp_manual_edge(ins) == HLP_FULL_TO_SHARD;
+  const char *what = edge_name(ins);
+  if (ins->nops != 1) return hli_fail(x, ins, "%s takes one operand, not %d", what, ins->nops);
+  e->full = to_shard ? &ins->ops[0]->shape : &ins->shape;
+  e->shard = to_shard ? &ins->shape : &ins->ops[0]->shape;
+  e->s = hlp_manual_edge_sharding(ins);
+  const HloSharding *local = to_shard ? ins->sharding : ins->ops[0]->sharding;
+  if (!hlc_dtype_is_array(e->full->dtype) || e->full->dtype != e->shard->dtype ||
+      e->full->rank != e->shard->rank || e->full->rank > MAX_RANK)
+    return hli_unsupported(x, ins, "%s of other than one array with the same element type and rank "
+                           "on both sides", what);
+  if (partly_manual(e->s) || partly_manual(local))
+    return hli_unsupported(x, ins, "%s with a partially manual sharding (last_tile_dims={manual}): "
+                           "only fully manual regions run", what);
+  if (local && local->kind != HLO_SHARDING_MANUAL)
+    return hli_fail(x, ins, "%s: the shard side's sharding must be {manual}", what);
+  if (!e->s)
+    return hli_fail(x, ins, "%s needs the sharding of its global side (%s), which gives the tiles; "
+                    "%s has none", what, to_shard ? "its operand's" : "its own",
+                    to_shard ? ins->ops[0]->name : ins->name);
+  switch (e->s->kind) {
+  case HLO_SHARDING_REPLICATED: case HLO_SHARDING_MAXIMAL: case HLO_SHARDING_UNKNOWN:
+  case HLO_SHARDING_TILED:
+    break;
+  default:
+    return hli_unsupported(x, ins, "%s by a %s sharding", what,
+                           e->s->kind == HLO_SHARDING_TUPLE ? "tuple" : "manual, unreduced or mesh");
+  }
+  int32_t rank = e->full->rank;
+  if (e->s->kind == HLO_SHARDING_TILED && e->s->ndims - e->s->nsub != rank)
+    return hli_fail(x, ins, "%s: its sharding tiles %d dimensions, but the value has %d", what,
+                    e->s->ndims - e->s->nsub, rank);
+  for (int32_t j = 0; j < rank; j++) {
+    int64_t t = e->s->kind == HLO_SHARDING_TILED ? hlo_sharding_tiles(e->s, j) : 1;
+    if (e->shard->dims[j] * t != e->full->dims[j])
+      return hli_unsupported(x, ins, "%s: dimension %d is %lld globally and %lld per shard, which "
+                             "%lld tiles do not make (uneven shards are not supported)", what, j,
+                             (long long)e->full->dims[j], (long long)e->shard->dims[j], (long long)t);
+  }
+  return 0;
+}
+
+/* Partition p's tile index by the edge's sharding: 0, or -1 when p holds
+ * none. Unsplit shardings hold the whole value everywhere. */
+static int tile_of(const Edge *e, int64_t p, int64_t *idx) {
+  if (e->s->kind != HLO_SHARDING_TILED) {
+    for (int32_t j = 0; j < e->full->rank; j++) idx[j] = 0;
+    return 0;
+  }
+  return hlo_sharding_tile_of(e->s, p, e->full->rank, idx);
+}
+
+int hlk_manual_check(HliExec *x, const HloInstr *ins) {
+  Edge e;
+  if (edge_of(x, ins, &e)) return -1;
+  if (e.s->kind != HLO_SHARDING_TILED) return 0;
+  const HliDevice *d = hli_exec_device(x);
+  int64_t n = 1, top = 0;
+  for (int32_t j = 0; j < e.s->ndims; j++) n *= e.s->dims[j];
+  for (int64_t t = 0; t < n; t++)
+    if (e.s->devices[t] > top) top = e.s->devices[t];
+  if (top >= d->npartitions)
+    return hli_fail(x, ins, "%s: its sharding names partition %lld, but this run has %lld "
+                    "partition%s (a manual region runs on the partitions its sharding names: give "
+                    "num_partitions=%lld in the module's header, or --partitions %lld)",
+                    edge_name(ins), (long long)top, (long long)d->npartitions,
+                    d->npartitions == 1 ? "" : "s", (long long)top + 1, (long long)top + 1);
+  int64_t idx[MAX_RANK];
+  for (int64_t p = 0; p < d->npartitions; p++)
+    if (tile_of(&e, p, idx) != 0)
+      return hli_fail(x, ins, "%s: partition %lld holds no tile of its sharding", edge_name(ins),
+                      (long long)p);
+  return 0;
+}
+
+static int full_to_shard(HliExec *x, const HloInstr *ins, const Edge *e, const HliValue *in,
+                         HliValue *out) {
+  const HliDevice *d = hli_exec_device(x);
+  int64_t idx[MAX_RANK], off[MAX_RANK], zero[MAX_RANK] = {0};
+  if (tile_of(e, d->partition, idx) != 0)
+    return hli_fail(x, ins, "partition %lld holds no tile of its operand's sharding", (long long)d->partition);
+  int32_t rank = e->full->rank;
+  for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * e->shard->dims[j];
+  hlc_copy_block(out->data, e->shard->dims, zero, in->data, e->full->dims, off, e->shard->dims, rank,
+                 hlc_dtype_size(e->full->dtype));
+  return 0;
+}
+
+typedef struct Assemble {
+  const Edge *e;
+  HliValue *out;
+  int64_t self;      /* this device's rank (= partition) in the group */
+  int n;
+} Assemble;
+
+/* The member whose copy of tile idx makes the value: this device when it
+ * holds the tile, else the lowest partition that does. */
+static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self, int n) {
+  int32_t rank = e->full->rank;
+  size_t bytes = (size_t)rank * sizeof *idx;
+  int64_t other[MAX_RANK];
+  if (tile_of(e, self, other) == 0 && memcmp(other, idx, bytes) == 0) return self;
+  for (int r = 0; r < n; r++)
+    if (tile_of(e, r, other) == 0 && memcmp(other, idx, bytes) == 0) return r;
+  return -1;
+}
+
+static int consume_assemble(void *arg, const HliPiece *const *pieces, const HliShare *share) {
+  (void)share;
+  Assemble *a = arg;
+  const Edge *e = a->e;
+  int32_t rank = e->full->rank;
+  int64_t idx[MAX_RANK], off[MAX_RANK], zero[MAX_RANK] = {0};
+  for (int q = 0; q < a->n; q++) {
+    if (tile_of(e, q, idx) != 0 || source_of(e, idx, a->self, a->n) != q) continue;
+    for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * e->shard->dims[j];
+    hlc_copy_block(a->out->data, e->full->dims, off, pieces[q][0].data, e->shard->dims, zero,
+                   e->shard->dims, rank, hlc_dtype_size(e->full->dtype));
+  }
+  return 0;
+}
+
+static int shard_to_full(HliExec *x, const HloInstr *ins, const Edge *e, HliValue *in, HliValue *out) {
+  const HliDevice *d = hli_exec_device(x);
+  int64_t P = d->npartitions;
+  HliPiece mine = {in->data, in->nbytes};
+  Assemble a = {e, out, d->partition, (int)P};
+  if (P == 1) {
+    const HliPiece *only = &mine;
+    HliShare alone = {0, 1, NULL};
+    return consume_assemble(&a, &only, &alone);
+  }
+  if (!d->comm) return hli_fail(x, ins, "%lld partitions, but this run has no communicator", (long long)P);
+  int64_t *devs = malloc((size_t)P * sizeof *devs);
+  if (!devs) return hli_fail_nomem(x, ins, "out of memory");
+  for (int64_t q = 0; q < P; q++) devs[q] = d->replica * P + q;
+  int rc = d->comm->exchange(d->comm, x, ins, devs, (int)P, (int)d->partition, &mine, 1, NULL,
+                             consume_assemble, &a, NULL);
+  free(devs);
+  return rc;
+}
+
+int hlk_manual_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
+  Edge e;
+  if (hlk_manual_check(x, ins) || edge_of(x, ins, &e)) return -1;
+  if (hlp_manual_edge(ins) == HLP_FULL_TO_SHARD) return full_to_shard(x, ins, &e, in[0], out);
+  return shard_to_full(x, ins, &e, in[0], out);
+}
