@@ -6,7 +6,7 @@ libhlorun_core_la_SOURCES += \
 	stablehlo/stablehlo.h stablehlo/syntax.h stablehlo/lower.h stablehlo/ops.h \
 	stablehlo/parse.c stablehlo/types.c stablehlo/dense.c stablehlo/lower.c stablehlo/region.c \
 	stablehlo/module.c stablehlo/ops.c stablehlo/ops_region.c stablehlo/ops_index.c stablehlo/ops_call.c stablehlo/ops_parallel.c stablehlo/ops_collective.c \
-	stablehlo/ops_chlo.c stablehlo/ops_chlo_special.c stablehlo/ops_chlo_complex.c stablehlo/sdy.c
+	stablehlo/ops_chlo.c stablehlo/ops_chlo_special.c stablehlo/ops_chlo_complex.c stablehlo/sdy.c stablehlo/op_sharding.c
 
 SHLO_GEN = stablehlo/mlir.c stablehlo/mlir.h stablehlo/lexer.c
 nodist_libhlorun_core_la_SOURCES += $(SHLO_GEN)

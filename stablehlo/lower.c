@@ -259,6 +259,12 @@ Binding *sh_bind_result(Lower *C, ShOp *op, int i, const char *hlo, ShType *t) {
   return s ? sh_bind(C, s, n, hlo, t) : NULL;
 }
 
+Binding *sh_result_binding(Lower *C, ShOp *op, int i) {
+  size_t n;
+  const char *s = result_name(C, op, i, &n);
+  return s ? sh_find(C, s, n) : NULL;
+}
+
 void sh_bind_tuple_results(Lower *C, ShOp *op, const char *tuple, const ShType *tt) {
   for (int i = 0; i < op->nresults; i++) {
     const char *g = sh_emit(C, tt->elems[i], "get-tuple-element", tuple, sh_fmt(C, ", index=%d", i), NULL);

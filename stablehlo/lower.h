@@ -174,6 +174,12 @@ const char *sh_emit(Lower *C, const ShType *t, const char *opcode, const char *o
 const char *sh_operand_list(Lower *C, ShOp *op, int from, int to);
 /* Bind op's i-th result (its MLIR name) to an HLO name. */
 Binding *sh_bind_result(Lower *C, ShOp *op, int i, const char *hlo, ShType *t);
+/* The binding of op's i-th result (NULL: not bound). */
+Binding *sh_result_binding(Lower *C, ShOp *op, int i);
+/* op's own sharding (mhlo.sharding, or sdy.sharding_per_value) onto the
+ * instructions of comp written since offset start (bindings from mark on)
+ * that hold its results (op_sharding.c). */
+void sh_attach_op_sharding(Lower *C, ShOp *op, Comp *comp, size_t start, int mark);
 /* Bind results of a tuple-shaped instruction via get-tuple-element. */
 void sh_bind_tuple_results(Lower *C, ShOp *op, const char *tuple, const ShType *tt);
 Binding *sh_lookup(Lower *C, const ShNode *value);

@@ -33,8 +33,12 @@ static void lower_block(Lower *C, ShNode *block, Binding ***ret, int *nret) {
       if (n->next) sh_fail(C, n->next, "operation after the block's terminator");
       return;
     }
+    Comp *comp = C->cur;
+    size_t start = comp->body.n;
+    int mark = sh_bind_mark(C);
     if (sh_lower_op(C, op) < 0)
       sh_fail(C, n, "unsupported operation %.*s", (int)op->nlen, op->name);
+    sh_attach_op_sharding(C, op, comp, start, mark);
   }
   sh_fail(C, block, "block without a terminator (return)");
 }

@@ -567,6 +567,37 @@ START_TEST(shardy_manual_computation) {
 }
 END_TEST
 
+/* An op's own sharding lands on the instruction holding its result:
+ * mhlo.sharding as written, #sdy.sharding_per_value by the mesh, a tuple
+ * sharding split over a multi-result op's results; a malformed one is an
+ * error at its string. */
+START_TEST(op_shardings) {
+#define OPS(third)                                                                                          \
+  SDY_MESH "  func.func public @main(%a: tensor<8x16xf32>, %b: tensor<8xi32>) -> tensor<8x16xf32> {\n"     \
+  "    %0 = stablehlo.add %a, %a {mhlo.sharding = \"{devices=[2,1,4]<=[8] last_tile_dim_replicate}\"} : tensor<8x16xf32>\n" \
+  "    %1 = stablehlo.multiply %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"y\"}]>]>} : tensor<8x16xf32>\n" \
+  "    %2:2 = stablehlo.optimization_barrier %1, %b {mhlo.sharding = \"" third "\"} : tensor<8x16xf32>, tensor<8xi32>\n" \
+  "    return %2#0 : tensor<8x16xf32>\n  }\n}\n"
+  char *t = hlo_of(OPS("{{replicated}, {maximal device=3}}"));
+  HAS(t, "add.4 = f32[8,16] add(Arg_0.2, Arg_0.2), sharding={devices=[2,1,4]<=[8] last_tile_dim_replicate}\n");
+  HAS(t, "multiply.5 = f32[8,16] multiply(add.4, add.4), sharding={devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}\n");
+  HAS(t, "get-tuple-element.8 = f32[8,16] get-tuple-element(opt-barrier.7), index=0, sharding={replicated}\n");
+  HAS(t, "get-tuple-element.9 = s32[8] get-tuple-element(opt-barrier.7), index=1, sharding={maximal device=3}\n");
+  free(t);
+  const char *bad = OPS("{{replicated}, {maximal device=3}");
+  char *e = error_of(bad, strlen(bad));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "t.mlir:6:67: error: mhlo.sharding: bad sharding: expected '}' at ''");
+  free(e);
+  bad = OPS("{{replicated}}");
+  e = error_of(bad, strlen(bad));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "t.mlir:6:67: error: mhlo.sharding: a tuple of 1 shardings for 2 results");
+  free(e);
+#undef OPS
+}
+END_TEST
+
 /* A function lowered on its first call, from inside the caller's while
  * body, sees only its own values: its while's %iterArg is its own counter,
  * not the caller's (which it used to take as a capture, and the
@@ -627,7 +658,7 @@ int main(void) {
   Suite *s = suite_create("stablehlo");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
     {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config}},
-    {"shardy", {shardy_shardings, shardy_manual_computation}},
+    {"shardy", {shardy_shardings, shardy_manual_computation, op_shardings}},
     {"literals", {dense_literals}},
     {"values", {values_end_to_end, chlo_exact, top_k_forms, function_scope}},
     {"errors", {errors_positioned}},

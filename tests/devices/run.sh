@@ -209,6 +209,11 @@ run manual-inferred 0 "$d/manual.expected" "1 replica x 4 partitions, so it runs
 NDEV=8
 run manual-one-axis 0 "$d/manual_partial.expected" - "$d/manual_partial.mlir"
 NDEV=4
+# JAX's shard_map lowered without Shardy: custom calls whose shardings are
+# the ops' mhlo.sharding attributes.
+NDEV=2
+run manual-gspmd 0 "$d/manual_gspmd.expected" - "$d/manual_gspmd.mlir"
+NDEV=4
 # The input is global: the parameter's own shape, never split.
 run manual-input-global 2 - "parameter x" "$m" "$d/ident.in0.txt"
 # Partitions holding copies of one tile that disagree (no all-reduce in
