@@ -114,8 +114,11 @@ static int on_reference(const HloEvent *e, void *user) {
   return 0;
 }
 
-/* Does op's value come from other devices (a collective's, a recv's)? */
-static bool takes_other_devices(HloOpcode op) {
+/* Does ins's value come from other devices (a collective's, a recv's, a
+ * manual region's assembled result)? */
+static bool takes_other_devices(const HloInstr *ins) {
+  if (hlp_manual_edge(ins) == HLP_SHARD_TO_FULL) return true;
+  HloOpcode op = ins->op;
   switch (op) {
   case HLO_OP_REPLICA_ID: case HLO_OP_PARTITION_ID: return false;
   case HLO_OP_ALL_GATHER_DONE: case HLO_OP_ALL_REDUCE_DONE: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
@@ -149,7 +152,7 @@ static int on_module(const HloEvent *e, void *user) {
       /* Keep both values of the divergence named (one instruction's worth):
        * the lowest device's, except that a collective's value may come from
        * another device's divergence, so one not at a collective goes first. */
-      int key = (takes_other_devices(ins->op) ? g->ndev : 0) + dev;
+      int key = (takes_other_devices(ins) ? g->ndev : 0) + dev;
       if (g->best_dev < 0 || dev == g->best_dev || key < g->best_key) {
         g->best_key = key;
         HliValue *c = hli_value_new(NULL, v->shape);

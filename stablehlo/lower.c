@@ -179,6 +179,7 @@ Binding *sh_lookup(Lower *C, const ShNode *v) {
       sh_emit_line(C, name, b->const_rhs);
       Binding *nb = sh_bind(C, b->name, b->nlen, name, b->type);
       nb->const_rhs = b->const_rhs;
+      nb->const_dense = b->const_dense;
       return nb;
     }
     sh_fail(C, v, "value %.*s of an enclosing region is used inside this region (not supported here)", (int)n, s);
@@ -257,6 +258,19 @@ Binding *sh_bind_result(Lower *C, ShOp *op, int i, const char *hlo, ShType *t) {
   size_t n;
   const char *s = result_name(C, op, i, &n);
   return s ? sh_bind(C, s, n, hlo, t) : NULL;
+}
+
+int sh_const_ints(Lower *C, const Binding *b, int64_t *v, int max) {
+  if (!b->const_dense || b->type->kind != SHT_TENSOR || !hlc_dtype_is_int(b->type->dt)) return -1;
+  int64_t n = sh_type_elems(b->type);
+  if (n > max) return -1;
+  int got;
+  sh_int_list(C, b->const_dense, v, max, &got);
+  if (got == 1)
+    for (int64_t i = 1; i < n; i++) v[i] = v[0];
+  else if (got != n)
+    return -1;
+  return (int)n;
 }
 
 Binding *sh_result_binding(Lower *C, ShOp *op, int i) {

@@ -51,6 +51,7 @@ typedef struct Binding {
   ShType *type;
   int comp;                /* computation it belongs to */
   const char *const_rhs;   /* constants: "f32[] constant(1)", copied into regions that use it */
+  const ShNode *const_dense; /* constants: their "dense" token (sh_const_ints reads the values) */
   size_t line_off;         /* its line in its computation's body */
 } Binding;
 
@@ -174,6 +175,10 @@ const char *sh_emit(Lower *C, const ShType *t, const char *opcode, const char *o
 const char *sh_operand_list(Lower *C, ShOp *op, int from, int to);
 /* Bind op's i-th result (its MLIR name) to an HLO name. */
 Binding *sh_bind_result(Lower *C, ShOp *op, int i, const char *hlo, ShType *t);
+/* The integer elements of b when a stablehlo.constant made it (a splat
+ * repeated for every element) into v: their count, or -1 when b is not a
+ * constant. What XLA's shape refinement needs of a dynamic op's operands. */
+int sh_const_ints(Lower *C, const Binding *b, int64_t *v, int max);
 /* The binding of op's i-th result (NULL: not bound). */
 Binding *sh_result_binding(Lower *C, ShOp *op, int i);
 /* op's own sharding (mhlo.sharding, or sdy.sharding_per_value) onto the

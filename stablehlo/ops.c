@@ -103,7 +103,10 @@ static int op_constant(Lower *C, ShOp *op) {
   if (op->nresults != 1) sh_fail(C, op->node, "stablehlo.constant: expected one result");
   const char *name = sh_emit_constant(C, d->next, op->results[0], op->metadata);
   Binding *b = sh_bind_result(C, op, 0, name, op->results[0]);
-  if (b) b->const_rhs = C->last_const_rhs;
+  if (b) {
+    b->const_rhs = C->last_const_rhs;
+    b->const_dense = d;
+  }
   return 0;
 }
 
@@ -270,12 +273,35 @@ static int op_concatenate(Lower *C, ShOp *op) {
   return 0;
 }
 
+static bool is(const ShOp *op, const char *w) {
+  size_t n = strlen(w);
+  if (op->nlen == n && memcmp(op->name, w, n) == 0) return true;
+  /* the same op in mhlo */
+  if (n > 10 && memcmp(w, "stablehlo.", 10) == 0 && op->nlen == n - 5 && memcmp(op->name, "mhlo.", 5) == 0 &&
+      memcmp(op->name + 5, w + 10, n - 10) == 0)
+    return true;
+  return false;
+}
+
 static int op_pad(Lower *C, ShOp *op) {
-  sh_need_operands(C, op, 2);
   int64_t lo[SH_MAX_RANK], hi[SH_MAX_RANK], in[SH_MAX_RANK];
-  int n1 = sh_need_ints(C, op, lo, SH_MAX_RANK, "edge_padding_low", "low");
-  int n2 = sh_need_ints(C, op, hi, SH_MAX_RANK, "edge_padding_high", "high");
-  int n3 = sh_need_ints(C, op, in, SH_MAX_RANK, "interior_padding", "interior");
+  int n1, n2, n3;
+  if (is(op, "stablehlo.dynamic_pad")) {   /* the paddings as operands 2-4, refined when constant */
+    int rank = op->noperands >= 1 ? op->operands[0]->type->rank : 0;
+    int64_t *dst[3] = {lo, hi, in};
+    static const char *const what[3] = {"edge_padding_low", "edge_padding_high", "interior_padding"};
+    for (int i = 0; i < 3; i++)
+      if (op->noperands != 5 || sh_const_ints(C, op->operands[2 + i], dst[i], rank) != rank)
+        sh_fail(C, op->node, "stablehlo.dynamic_pad: its %s must be a constant of %d integers (XLA refines only "
+                "that to a static pad)", what[i], rank);
+    op->noperands = 2;
+    n1 = n2 = n3 = rank;
+  } else {
+    sh_need_operands(C, op, 2);
+    n1 = sh_need_ints(C, op, lo, SH_MAX_RANK, "edge_padding_low", "low");
+    n2 = sh_need_ints(C, op, hi, SH_MAX_RANK, "edge_padding_high", "high");
+    n3 = sh_need_ints(C, op, in, SH_MAX_RANK, "interior_padding", "interior");
+  }
   int rank = op->operands[0]->type->rank;
   if (n1 != rank || n2 != rank || n3 != rank) sh_fail(C, op->node, "stablehlo.pad: expected %d values per padding", rank);
   HlcText b = {0};
@@ -447,15 +473,6 @@ static int op_get_dimension_size(Lower *C, ShOp *op) {
   return 0;
 }
 
-static bool is(const ShOp *op, const char *w) {
-  size_t n = strlen(w);
-  if (op->nlen == n && memcmp(op->name, w, n) == 0) return true;
-  /* the same op in mhlo */
-  if (n > 10 && memcmp(w, "stablehlo.", 10) == 0 && op->nlen == n - 5 && memcmp(op->name, "mhlo.", 5) == 0 &&
-      memcmp(op->name + 5, w + 10, n - 10) == 0)
-    return true;
-  return false;
-}
 
 /* chlo.top_k(%x, k = K) (pretty: k inside the operand list) or
  * "chlo.top_k"(%x) {k = K}: the K largest along the last dimension and
@@ -509,7 +526,7 @@ int sh_lower_op(Lower *C, ShOp *op) {
   if (is(op, "stablehlo.dynamic_slice")) return op_dynamic_slice(C, op);
   if (is(op, "stablehlo.dynamic_update_slice")) { sh_simple(C, op, "dynamic-update-slice", NULL); return 0; }
   if (is(op, "stablehlo.concatenate")) return op_concatenate(C, op);
-  if (is(op, "stablehlo.pad")) return op_pad(C, op);
+  if (is(op, "stablehlo.pad") || is(op, "stablehlo.dynamic_pad")) return op_pad(C, op);
   if (is(op, "stablehlo.dot_general")) return op_dot_general(C, op);
   if (is(op, "stablehlo.dot")) return op_dot(C, op);
   if (is(op, "stablehlo.tuple")) { sh_simple(C, op, "tuple", NULL); return 0; }

@@ -265,6 +265,30 @@ static const char *unary(ShEx *e, ShOp *op, const char *w, const char *x) {
   return sh_chlo_special(e, w, x);
 }
 
+/* chlo.ragged_dot: XLA's ragged-dot, its dimension numbers as written
+ * (#chlo.ragged_dot<lhs_batching_dimensions = [...], ...>). */
+static int chlo_ragged_dot(Lower *C, ShOp *op) {
+  sh_need_operands(C, op, 3);
+  ShAttr *dn = sh_attr(op, "ragged_dot_dimension_numbers");
+  if (!dn) sh_fail(C, op->node, "chlo.ragged_dot: missing ragged_dot_dimension_numbers");
+  static const char *const fields[][2] = {
+    {"lhs_batching_dimensions", "lhs_batch_dims"}, {"lhs_contracting_dimensions", "lhs_contracting_dims"},
+    {"rhs_batching_dimensions", "rhs_batch_dims"}, {"rhs_contracting_dimensions", "rhs_contracting_dims"},
+    {"lhs_ragged_dimensions", "lhs_ragged_dims"}, {"rhs_group_dimensions", "rhs_group_dims"}};
+  HlcText b = {0};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+    int64_t v[SH_MAX_RANK];
+    int n = sh_struct_ints(C, dn, fields[i][0], v, SH_MAX_RANK);
+    if (n < 0) n = 0;
+    if (n || strstr(fields[i][1], "contracting") || strstr(fields[i][1], "ragged"))
+      hlc_text_printf(&b, ", %s=%s", fields[i][1], sh_ints_text(C, v, n));
+  }
+  if (b.oom) sh_fail_off(C, 0, "out of memory");
+  sh_simple(C, op, "ragged-dot", b.p ? sh_strdup(C, b.p, b.n) : "");
+  hlc_text_free(&b);
+  return 0;
+}
+
 int sh_lower_chlo_op(Lower *C, ShOp *op) {
   static const char *const ops[] = {"tan", "atan", "atanh", "asin", "acos", "acosh", "asinh", "cosh", "sinh",
                                     "is_inf", "is_pos_inf", "is_neg_inf", "erf", "erfc", "erf_inv", "lgamma",
@@ -272,7 +296,7 @@ int sh_lower_chlo_op(Lower *C, ShOp *op) {
   const char *w = NULL;
   for (int i = 0; ops[i] && !w; i++)
     if (named(op, ops[i])) w = ops[i];
-  if (!w) return named(op, "mulhi") ? chlo_mulhi(C, op) : -1;
+  if (!w) return named(op, "mulhi") ? chlo_mulhi(C, op) : named(op, "ragged_dot") ? chlo_ragged_dot(C, op) : -1;
   bool binary = strcmp(w, "next_after") == 0;
   sh_need_operands(C, op, binary ? 2 : 1);
   if (op->nresults != 1) sh_fail(C, op->node, "%.*s: expected one result", (int)op->nlen, op->name);

@@ -29,12 +29,27 @@ static int64_t field_int(Lower *C, ShOp *op, ShAttr *a, const char *field) {
   return v[0];
 }
 
+/* A dynamic op's operand i as the constant integers XLA's shape
+ * refinement folds into the static op's attribute (n of them). */
+static void refined_operand(Lower *C, ShOp *op, int i, const char *what, int64_t *v, int n) {
+  if (op->noperands <= i || sh_const_ints(C, op->operands[i], v, n) != n)
+    sh_fail(C, op->node, "%.*s: its %s must be a constant of %d integers (XLA refines only that to a static %s)",
+            (int)op->nlen, op->name, what, n, op->nlen > 18 && memcmp(op->name, "stablehlo.dynamic_", 18) == 0 ? op->name + 18 : "op");
+}
+
 static int op_gather(Lower *C, ShOp *op) {
+  int64_t ss[SH_MAX_RANK];
+  int nss = 0;
+  bool dynamic = is(op, "stablehlo.dynamic_gather");
+  if (dynamic) {   /* slice sizes as operand 2 */
+    nss = op->noperands >= 1 ? op->operands[0]->type->rank : 0;
+    refined_operand(C, op, 2, "slice_sizes", ss, nss);
+    op->noperands = 2;
+  }
   sh_need_operands(C, op, 2);
   ShAttr *a = sh_attr(op, "dimension_numbers");
   if (!a) sh_fail(C, op->node, "stablehlo.gather: missing dimension_numbers");
-  int64_t ss[SH_MAX_RANK];
-  int nss = sh_need_ints(C, op, ss, SH_MAX_RANK, "slice_sizes", NULL);
+  if (!dynamic) nss = sh_need_ints(C, op, ss, SH_MAX_RANK, "slice_sizes", NULL);
   HlcText b = {0};
   put_field(C, &b, a, "offset_dims", "offset_dims", true);
   put_field(C, &b, a, "collapsed_slice_dims", "collapsed_slice_dims", true);
@@ -132,6 +147,13 @@ static const char *dim_labels_raw(Lower *C, ShOp *op, ShAttr *a, int rank) {
 }
 
 static int op_convolution(Lower *C, ShOp *op) {
+  bool dynamic = is(op, "stablehlo.dynamic_conv");   /* padding as operand 2 */
+  int64_t dpad[2 * SH_MAX_RANK];
+  if (dynamic) {
+    int ns = op->noperands >= 1 ? op->operands[0]->type->rank - 2 : 0;
+    refined_operand(C, op, 2, "padding", dpad, 2 * (ns > 0 ? ns : 0));
+    op->noperands = 2;
+  }
   sh_need_operands(C, op, 2);
   int rank = op->operands[0]->type->rank;
   const ShType *kt = op->operands[1]->type;
@@ -177,6 +199,8 @@ static int op_convolution(Lower *C, ShOp *op) {
     if (j == 1 && n >= 0)
       for (int i = 0; i < ns; i++) lo[i] = pad[2 * i], hi[i] = pad[2 * i + 1];
   }
+  if (dynamic)
+    for (int i = 0; i < ns; i++) lo[i] = dpad[2 * i], hi[i] = dpad[2 * i + 1];
   bool any_rev = false;
   for (int i = 0; i < ns; i++) any_rev |= rev[i] != 0;
   const char *win = sh_window_text(C, size, ns, stride, lo, hi, ld, rd, any_rev ? rev : NULL);
@@ -188,7 +212,8 @@ static int op_convolution(Lower *C, ShOp *op) {
 }
 
 int sh_lower_index_op(Lower *C, ShOp *op) {
-  if (is(op, "stablehlo.gather")) return op_gather(C, op);
+  if (is(op, "stablehlo.gather") || is(op, "stablehlo.dynamic_gather")) return op_gather(C, op);
+  if (is(op, "stablehlo.dynamic_conv")) return op_convolution(C, op);
   if (is(op, "stablehlo.scatter")) return op_scatter(C, op);
   if (is(op, "stablehlo.convolution")) return op_convolution(C, op);
   return sh_lower_call_op(C, op);

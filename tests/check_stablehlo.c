@@ -361,6 +361,49 @@ END_TEST
 #define POTRF(attrs) MAIN("(%a: tensor<2x2xf32>) -> tensor<2x2xf32>", \
   "    %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {" attrs "} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<i32>)\n" \
   "    return %0#0 : tensor<2x2xf32>\n")
+/* Dynamic ops whose shape operands are constants become their static ops,
+ * as XLA's shape refinement makes them (splats repeated); any other
+ * operand there is an error at the op. */
+START_TEST(dynamic_ops_refined) {
+#define DPAD(low) MAIN("(%a: tensor<5x4xi64>, %l: tensor<2xi64>) -> tensor<7x5xi64>",                                  \
+  "    %p = stablehlo.constant dense<-1> : tensor<i64>\n"                                                            \
+  "    %lo = stablehlo.constant dense<[1, -1]> : tensor<2xi64>\n"                                                    \
+  "    %in = stablehlo.constant dense<[0, 1]> : tensor<2xi64>\n"                                                     \
+  "    %0 = stablehlo.dynamic_pad %a, %p, " low ", %lo, %in : (tensor<5x4xi64>, tensor<i64>, tensor<2xi64>, "        \
+  "tensor<2xi64>, tensor<2xi64>) -> tensor<7x5xi64>\n"                                                            \
+  "    return %0 : tensor<7x5xi64>\n")
+  char *t = hlo_of(DPAD("%lo"));
+  HAS(t, "s64[7,5] pad(Arg_0.2, constant.4), padding=1_1_0x-1_-1_1\n");
+  HAS(t, "padding=1_1_0x-1_-1_1");
+  free(t);
+  const char *bad = DPAD("%l");
+  char *e = error_of(bad, strlen(bad));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "t.mlir:6:10: error: stablehlo.dynamic_pad: its edge_padding_low must be a constant of 2 "
+                      "integers (XLA refines only that to a static pad)");
+  free(e);
+#undef DPAD
+  /* a splat padding: every entry 1 */
+  t = hlo_of(MAIN("(%x: tensor<1x4x4x1xf32>, %k: tensor<3x3x1x1xf32>) -> tensor<1x4x4x1xf32>",
+                  "    %pad = stablehlo.constant dense<1> : tensor<2x2xi64>\n"
+                  "    %0 = \"stablehlo.dynamic_conv\"(%x, %k, %pad) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, "
+                  "batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>, tensor<2x2xi64>) -> tensor<1x4x4x1xf32>\n"
+                  "    return %0 : tensor<1x4x4x1xf32>\n"));
+  HAS(t, "convolution(Arg_0.2, Arg_1.3), window={size=3x3 stride=1x1 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1}, dim_labels=b01f_01io->b01f");
+  free(t);
+  bad = MAIN("(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %s: tensor<2xi64>) -> tensor<2x4xf32>",
+             "    %0 = \"stablehlo.dynamic_gather\"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [1], "
+             "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>} : (tensor<3x4xf32>, tensor<2x1xi64>, "
+             "tensor<2xi64>) -> tensor<2x4xf32>\n"
+             "    return %0 : tensor<2x4xf32>\n");
+  e = error_of(bad, strlen(bad));
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "t.mlir:3:10: error: stablehlo.dynamic_gather: its slice_sizes must be a constant of 2 "
+                      "integers (XLA refines only that to a static gather)");
+  free(e);
+}
+END_TEST
+
 START_TEST(mhlo_backend_config) {
   const char *ok[] = {POTRF("mhlo.backend_config = {uplo = 76 : ui8}"),
                       POTRF("api_version = 1 : i32, backend_config = \"\", mhlo.backend_config = {uplo = 76 : ui8}")};
@@ -657,7 +700,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("stablehlo");
   struct { const char *name; const TTest *tests[16]; } groups[] = {
-    {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config}},
+    {"translate", {translate_attributes, translate_regions, pretty_and_generic_agree, mhlo_backend_config, dynamic_ops_refined}},
     {"shardy", {shardy_shardings, shardy_manual_computation, op_shardings}},
     {"literals", {dense_literals}},
     {"values", {values_end_to_end, chlo_exact, top_k_forms, function_scope}},

@@ -18,7 +18,7 @@ EXTRA_DIST += tests/devices/collectives.hlo tests/devices/collectives.expected \
 	tests/devices/inplace_oob_in.hlo tests/devices/inplace_too_big.hlo tests/devices/inplace_sets.hlo \
 	tests/devices/mesh64.hlo \
 	samples/spmd/mlp_global.hlo samples/spmd/mlp_2x4.hlo samples/spmd/mlp_2x4.expected.txt \
-	samples/spmd/mlp_shmap.mlir \
+	samples/spmd/mlp_shmap.mlir samples/spmd/mlp_sdy.mlir \
 	samples/spmd/mlp.in0.txt samples/spmd/mlp.in1.txt samples/spmd/mlp.in2.txt \
 	samples/spmd/mlp.in3.txt samples/spmd/make_golden.py
 

@@ -134,6 +134,12 @@ timeout 60 "$H" --random=7 -o "$tmp/twin.npy" "$s/mlp_global.hlo" 2>"$tmp/err" |
 run mlp-2x4 0 - - --random=7 --expect "$tmp/twin.npy" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo"
 run mlp-golden 0 - - --expect "$s/mlp_2x4.expected.txt" --rtol 1e-5 --atol 1e-6 "$s/mlp_2x4.hlo" \
   "$s/mlp.in0.txt" "$s/mlp.in1.txt" "$s/mlp.in2.txt" "$s/mlp.in3.txt"
+# The MLP as JAX's Shardy lowering of jit with NamedShardings: not yet
+# partitioned, so it runs once and gives mlp_global.hlo's bits.
+timeout 60 "$H" -o "$tmp/sdy.npy" "$s/mlp_sdy.mlir" "$s/mlp.in0.txt" "$s/mlp.in1.txt" "$s/mlp.in2.txt" \
+  "$s/mlp.in3.txt" 2>"$tmp/err" && timeout 60 "$H" -o "$tmp/global.npy" "$s/mlp_global.hlo" "$s/mlp.in0.txt" \
+  "$s/mlp.in1.txt" "$s/mlp.in2.txt" "$s/mlp.in3.txt" && cmp -s "$tmp/sdy.npy" "$tmp/global.npy" &&
+  ok "mlp-sdy: mlp_global.hlo's bits" || fail "mlp-sdy: $(cat "$tmp/err")"
 # The same MLP as StableHLO, a Shardy manual computation (JAX's shard_map)
 # on the 2 x 4 mesh: the regions' shards, the psum across processes, and
 # the same global result.
@@ -230,8 +236,18 @@ sed 's/m = s32\[2,2\] custom-call(xs), custom_call_target="SPMDFullToShardShape"
   "$m" >"$tmp/manual_partial.hlo"
 run manual-partial 2 - "not supported: SPMDFullToShardShape with a partially manual sharding" \
   "$tmp/manual_partial.hlo" "$d/manual.in0.txt"
-sed 's/n = s32\[4,1\] custom-call/n = s32[3,1] custom-call/; s/s2 = s32\[4,1\] all-reduce/s2 = s32[3,1] all-reduce/' "$m" >"$tmp/manual_uneven.hlo"
-run manual-uneven 2 - "dimension 0 is 4 globally and 3 per shard" "$tmp/manual_uneven.hlo" "$d/manual.in0.txt"
+# 5 rows in 2 tiles: XLA pads the last shard; hlorun refuses, before it
+# reads past the value.
+cat >"$tmp/manual_uneven.hlo" <<'HLO'
+HloModule manual_uneven, num_partitions=2
+ENTRY e {
+  x = s32[5,2] parameter(0)
+  xs = s32[5,2] copy(x), sharding={devices=[2,1]<=[2]}
+  m = s32[3,2] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  ROOT r = s32[5,2] custom-call(m), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1]<=[2]}
+}
+HLO
+run manual-uneven 2 - "dimension 0 is 5 globally and 3 per shard, which 2 tiles do not make" --random "$tmp/manual_uneven.hlo"
 
 # Errors: positioned, exit 2, never a hang.
 NDEV=2
