@@ -365,21 +365,21 @@ END_TEST
  * as XLA's shape refinement makes them (splats repeated); any other
  * operand there is an error at the op. */
 START_TEST(dynamic_ops_refined) {
-#define DPAD(low) MAIN("(%a: tensor<5x4xi64>, %l: tensor<2xi64>) -> tensor<7x5xi64>",                                  \
+#define DPAD(low) MAIN("(%a: tensor<5x4xi64>, %l: tensor<2xi64>) -> tensor<8x6xi64>",                                  \
   "    %p = stablehlo.constant dense<-1> : tensor<i64>\n"                                                            \
   "    %lo = stablehlo.constant dense<[1, -1]> : tensor<2xi64>\n"                                                    \
+  "    %hi = stablehlo.constant dense<[2, 0]> : tensor<2xi64>\n"                                                     \
   "    %in = stablehlo.constant dense<[0, 1]> : tensor<2xi64>\n"                                                     \
-  "    %0 = stablehlo.dynamic_pad %a, %p, " low ", %lo, %in : (tensor<5x4xi64>, tensor<i64>, tensor<2xi64>, "        \
-  "tensor<2xi64>, tensor<2xi64>) -> tensor<7x5xi64>\n"                                                            \
-  "    return %0 : tensor<7x5xi64>\n")
+  "    %0 = stablehlo.dynamic_pad %a, %p, " low ", %hi, %in : (tensor<5x4xi64>, tensor<i64>, tensor<2xi64>, "        \
+  "tensor<2xi64>, tensor<2xi64>) -> tensor<8x6xi64>\n"                                                            \
+  "    return %0 : tensor<8x6xi64>\n")
   char *t = hlo_of(DPAD("%lo"));
-  HAS(t, "s64[7,5] pad(Arg_0.2, constant.4), padding=1_1_0x-1_-1_1\n");
-  HAS(t, "padding=1_1_0x-1_-1_1");
+  HAS(t, "s64[8,6] pad(Arg_0.2, constant.4), padding=1_2_0x-1_0_1\n");
   free(t);
   const char *bad = DPAD("%l");
   char *e = error_of(bad, strlen(bad));
   ck_assert_ptr_nonnull(e);
-  ck_assert_str_eq(e, "t.mlir:6:10: error: stablehlo.dynamic_pad: its edge_padding_low must be a constant of 2 "
+  ck_assert_str_eq(e, "t.mlir:7:10: error: stablehlo.dynamic_pad: its edge_padding_low must be a constant of 2 "
                       "integers (XLA refines only that to a static pad)");
   free(e);
 #undef DPAD
