@@ -154,6 +154,12 @@ if want samples; then
   run "sample spmd/mlp_2x4" 0 --expect "$S/spmd/mlp_2x4.expected.txt" --rtol 0 --atol 0 \
     "$S/spmd/mlp_2x4.hlo" "$S/spmd/mlp.in0.txt" "$S/spmd/mlp.in1.txt" "$S/spmd/mlp.in2.txt" \
     "$S/spmd/mlp.in3.txt"
+  # Manual regions: shards by sharding, tiles assembled over the exchange.
+  run "sample spmd/mlp_shmap" 0 --expect "$S/spmd/mlp_2x4.expected.txt" --rtol 1e-5 --atol 1e-6 \
+    "$S/spmd/mlp_shmap.mlir" "$S/spmd/mlp.in0.txt" "$S/spmd/mlp.in1.txt" "$S/spmd/mlp.in2.txt" \
+    "$S/spmd/mlp.in3.txt"
+  run "devices manual" 0 --expect "$srcdir/tests/devices/manual.expected" "$srcdir/tests/devices/manual.hlo" \
+    "$srcdir/tests/devices/manual.in0.txt"
   run "devices forms" 0 --per-device-outputs "$srcdir/tests/devices/forms.hlo"
   run "devices deadlock" 2 "$srcdir/tests/devices/deadlock.hlo"
   # The in-place collective-permute, its offset errors, and 64 devices.
