@@ -12,10 +12,12 @@
  *     the operand's sharding;
  *   SPMDShardToFullShape: the global value assembled from the tiles of the
  *     partitions of this replica, by the instruction's own sharding. A tile
- *     that several partitions hold (replicated subgroups) is taken from
- *     this one when it holds it, else from the lowest that does; so devices
- *     whose copies disagree end with different results, which the result
- *     check reports, rather than one of them silently chosen.
+ *     that several partitions hold (replicated subgroups) is taken from the
+ *     one at this device's own place in the subgroups (this device for its
+ *     own tile): inside an outer region that is the holder of the same
+ *     outer shard, and devices whose copies disagree end with different
+ *     results, which the result check reports, rather than one of them
+ *     silently chosen.
  * Inside the region, collectives meet over the real devices.
  *
  * Not supported (an error naming the edge): partially manual shardings
@@ -144,16 +146,39 @@ typedef struct Assemble {
   int n;
 } Assemble;
 
-/* The member whose copy of tile idx makes the value: this device when it
- * holds the tile, else the lowest partition that does. */
-static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self, int n) {
-  int32_t rank = e->full->rank;
-  size_t bytes = (size_t)rank * sizeof *idx;
-  int64_t other[MAX_RANK];
-  if (tile_of(e, self, other) == 0 && memcmp(other, idx, bytes) == 0) return self;
-  for (int r = 0; r < n; r++)
-    if (tile_of(e, r, other) == 0 && memcmp(other, idx, bytes) == 0) return r;
+/* Partition p's coordinates in s's tile assignment (tile dimensions, then
+ * subgroup dimensions): 0, or -1 when p is not in it. */
+static int position_of(const HloSharding *s, int64_t p, int64_t *pos) {
+  int64_t n = 1;
+  for (int32_t j = 0; j < s->ndims; j++) n *= s->dims[j];
+  for (int64_t t = 0; t < n; t++) {
+    if (s->devices[t] != p) continue;
+    for (int32_t j = s->ndims - 1; j >= 0; j--) {
+      pos[j] = t % s->dims[j];
+      t /= s->dims[j];
+    }
+    return 0;
+  }
   return -1;
+}
+
+/* The member whose copy of tile idx makes this device's value: the one at
+ * this device's own place in the subgroup dimensions (this device itself
+ * for its own tile). Copies of a tile are the same value unless the region
+ * sits inside another one: then the subgroup place names the outer
+ * region's shard this device's value belongs to, and only the member with
+ * the same place holds that shard's tile. */
+static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self, int n) {
+  (void)n;
+  const HloSharding *s = e->s;
+  if (s->kind != HLO_SHARDING_TILED) return self;
+  int64_t pos[HLO_SHARDING_MAX_DIMS];
+  if (position_of(s, self, pos) != 0) return -1;
+  int32_t tiled = s->ndims - s->nsub;
+  for (int32_t j = 0; j < tiled; j++) pos[j] = idx[j];
+  int64_t flat = 0;
+  for (int32_t j = 0; j < s->ndims; j++) flat = flat * s->dims[j] + pos[j];
+  return s->devices[flat];
 }
 
 static int consume_assemble(void *arg, const HliPiece *const *pieces, const HliShare *share) {

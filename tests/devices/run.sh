@@ -214,6 +214,10 @@ run manual-inferred 0 "$d/manual.expected" "1 replica x 4 partitions, so it runs
 # replicates the body; the result comes back as column blocks.
 NDEV=8
 run manual-one-axis 0 "$d/manual_partial.expected" - "$d/manual_partial.mlir"
+# A region inside a region: the inner one assembles from the devices of
+# the same outer shard.
+NDEV=4
+run manual-nested 0 "$d/manual_nested.expected" - "$d/manual_nested.mlir"
 NDEV=4
 # JAX's shard_map lowered without Shardy: custom calls whose shardings are
 # the ops' mhlo.sharding attributes.
