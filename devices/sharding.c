@@ -343,27 +343,6 @@ HloStatus hlo_assemble_param(HloCtx *ctx, const HloModule *m, int index,
   return st;
 }
 
-/* Does the block of count[] elements of src (dims sd, from its origin)
- * equal dst's at doff[] (dims dd)? copy_block's walk, comparing. */
-static bool same_block(const char *dst, const int64_t *dd, const int64_t *doff, const char *src,
-                       const int64_t *sd, const int64_t *count, int32_t rank, size_t es) {
-  if (rank == 0) return memcmp(dst, src, es) == 0;
-  for (int32_t j = 0; j < rank; j++) if (count[j] == 0) return true;
-  int64_t idx[HLO_SHARDING_MAX_DIMS] = {0};
-  size_t row = (size_t)count[rank - 1] * es;
-  for (;;) {
-    int64_t a = 0, b = 0;
-    for (int32_t j = 0; j < rank; j++) {
-      a = a * dd[j] + doff[j] + (j < rank - 1 ? idx[j] : 0);
-      b = b * sd[j] + (j < rank - 1 ? idx[j] : 0);
-    }
-    if (memcmp(dst + (size_t)a * es, src + (size_t)b * es, row) != 0) return false;
-    int32_t j = rank - 2;
-    while (j >= 0 && ++idx[j] == count[j]) idx[j--] = 0;
-    if (j < 0) return true;
-  }
-}
-
 HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index, const char *path,
                                      int P, HloBuffer **out) {
   if (!ctx || !m || !path || !out || index < 0 || index >= m->entry->nparams || P < 1)
@@ -466,10 +445,10 @@ HloStatus hlo_load_partitioned_param(HloCtx *ctx, const HloModule *m, int index,
         if (same) holder = e;
       }
       for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * ld[j];
+      int64_t zero[64] = {0};
       if (holder < 0) {
-        int64_t zero[64] = {0};
         hlc_copy_block((char *)hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, zero, ld, rank, es);
-      } else if (!same_block(hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, ld, rank, es)) {
+      } else if (!hlc_same_block(hlo_buffer_data(glob), gd, off, hlo_buffer_data(b), ld, zero, ld, rank, es)) {
         st = hli_api_fail(ctx, HLO_TYPE_MISMATCH, "parameter %s: partitions %lld and %d hold the same "
                           "tile by its sharding, but different values", prm->name, (long long)holder, p);
       }
