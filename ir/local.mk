@@ -5,7 +5,7 @@ libhlorun_core_la_SOURCES += \
 	ir/opcodes.def ir/ir.h ir/ir.c ir/print.h ir/print.c \
 	ir/verify.h ir/verify.c ir/verify_elem.c ir/verify_data.c ir/verify_index.c \
 	ir/verify_reduce.c ir/verify_linalg.c ir/verify_control.c \
-	ir/collective.h ir/collective.c ir/sharding.h ir/sharding.c
+	ir/collective.h ir/collective.c ir/sharding.h ir/sharding.c ir/sdy.h ir/sdy.c
 
 # Verifier tests: the corpora verify clean, and one broken module per check in
 # tests/verify/ fails with the exact positioned message of its .err file.

@@ -23,7 +23,7 @@ typedef struct ShType {
 } ShType;
 
 typedef struct Lower Lower;
-typedef struct ShMesh ShMesh;   /* a Shardy mesh (sdy.c) */
+typedef struct HlpMesh ShMesh;  /* a Shardy mesh (ir/sdy.h) */
 
 /* Parse one type starting at node *n (advanced past it). NULL after an
  * error naming the construct (dynamic or quantized types, ...). */

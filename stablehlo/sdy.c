@@ -11,23 +11,17 @@
  * Priorities (p0) and open dimensions (?) only guide Shardy's propagation;
  * they do not change the sharding. Sub-axes ("x":(1)2), meshes with
  * device_ids and inline meshes are errors naming them.
- * Not here: where shardings attach (module.c, ops.c). */
+ * Here: reading the dialect's tokens. The arithmetic is ir/sdy.c's, which
+ * the HLO front end shares. Not here: where shardings attach (module.c,
+ * ops.c, op_sharding.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ir/sdy.h"
 #include "stablehlo/lower.h"
 #include "stablehlo/mlir.h"
 
-enum { SDY_MAX_AXES = 16 };
-
-struct ShMesh {
-  const char *name;        /* without '@' */
-  size_t nlen;
-  int naxes;
-  const char *axis[SDY_MAX_AXES];
-  size_t alen[SDY_MAX_AXES];
-  int64_t size[SDY_MAX_AXES];
-};
+enum { SDY_MAX_AXES = HLP_SDY_MAX_AXES };
 
 /* An axis name token's text without its quotes. */
 static const char *quoted_name(Lower *C, const ShNode *k, size_t *n) {
@@ -107,14 +101,12 @@ static int dim_tokens(const ShNode *n, ShToken *out, int max, int cnt) {
   return cnt;
 }
 
-/* One dimension's {"x", "y"} (or {?}, {"x", ?}): its axes, in order,
- * appended to perm; returns the dimension's tile count. Axes outside
- * `only` (when not NULL) are left out, as if not written. */
-static int64_t dim_axes(Lower *C, const ShMesh *m, const ShNode *dim, int *perm, int *np, bool *used,
-                        const bool *only) {
+/* One dimension's {"x", "y"} (or {?}, {"x", ?}): its axes, in order, into
+ * dimension d of sh. */
+static void dim_axes(Lower *C, const ShMesh *m, const ShNode *dim, HlpSdySharding *sh, int d, bool *used) {
   ShToken t[2 * SDY_MAX_AXES + 2];
   int nt = dim_tokens(dim, t, 2 * SDY_MAX_AXES + 2, 0);
-  int64_t tiles = 1;
+  sh->naxes[d] = 0;
   for (int i = 0; i < nt; i++) {
     const char *s = C->src + t[i].off;
     size_t n = t[i].len;
@@ -129,11 +121,8 @@ static int64_t dim_axes(Lower *C, const ShMesh *m, const ShNode *dim, int *perm,
       sh_fail_off(C, t[i].off, "sdy.sharding: mesh @%.*s has no axis %.*s", (int)m->nlen, m->name, (int)n, s);
     if (used[a]) sh_fail_off(C, t[i].off, "sdy.sharding: axis %.*s is used twice", (int)n, s);
     used[a] = true;
-    if (only && !only[a]) continue;
-    perm[(*np)++] = a;
-    tiles *= m->size[a];
+    sh->axes[d][sh->naxes[d]++] = a;
   }
-  return tiles;
 }
 
 /* The mesh a sharding "<@mesh, ...>" names. */
@@ -161,48 +150,19 @@ static const char *sdy_sharding(Lower *C, const ShNode *angle, const ShType *t, 
   const ShNode *dims = sym->next && sh_is(C, sym->next, SH_COMMA, NULL) ? sym->next->next : NULL;
   if (!dims || dims->kind != SHN_BRACKET) sh_fail(C, sym, "sdy.sharding: expected [dimension shardings]");
   int rank = t->kind == SHT_TUPLE ? -1 : t->rank;
-  int perm[SDY_MAX_AXES], np = 0, ndims = 0;
+  HlpSdySharding *sh = hlc_arena_alloc(C->arena, sizeof *sh);
+  sh->ndims = 0;
   bool used[SDY_MAX_AXES] = {false};
-  int64_t tiles[64];
   for (ShNode *k = dims->kids; k; k = k->next) {
     if (sh_is(C, k, SH_COMMA, NULL) || sh_is(C, k, SH_BAREID, NULL)) continue;   /* p0: a priority */
     if (k->kind != SHN_DICT && k->kind != SHN_REGION) sh_fail(C, k, "sdy.sharding: expected {axes} for each dimension");
-    if (ndims == 64) sh_fail(C, k, "sdy.sharding: too many dimensions");
-    tiles[ndims++] = dim_axes(C, m, k, perm, &np, used, only);
+    if (sh->ndims == HLP_SDY_MAX_DIMS) sh_fail(C, k, "sdy.sharding: too many dimensions");
+    dim_axes(C, m, k, sh, sh->ndims++, used);
   }
-  if (rank < 0 || ndims != rank)
-    sh_fail(C, dims, "sdy.sharding: %d dimension shardings for a value of rank %d", ndims, rank);
-  if (tiles_out) memcpy(tiles_out, tiles, sizeof *tiles * (size_t)ndims);
-  /* replicated={...} and unreduced={...} name axes no dimension uses: they
-   * are replicated like every other unused axis. */
-  int64_t repl = 1;
-  for (int a = 0; a < m->naxes; a++)
-    if (!used[a] || (only && !only[a])) {
-      perm[np++] = a;
-      repl *= m->size[a];
-    }
-  bool split = false;
-  for (int d = 0; d < ndims; d++) split |= tiles[d] > 1;
-  if (!split) return "{replicated}";
+  if (rank < 0 || sh->ndims != rank)
+    sh_fail(C, dims, "sdy.sharding: %d dimension shardings for a value of rank %d", sh->ndims, rank);
   HlcText s = {0};
-  hlc_text_puts(&s, "{devices=[");
-  for (int d = 0; d < ndims; d++) hlc_text_printf(&s, "%s%lld", d ? "," : "", (long long)tiles[d]);
-  if (repl > 1) hlc_text_printf(&s, ",%lld", (long long)repl);
-  bool identity = true;
-  for (int i = 0; i < np; i++) identity &= perm[i] == i;
-  int64_t total = 1;
-  for (int a = 0; a < m->naxes; a++) total *= m->size[a];
-  if (identity) {
-    hlc_text_printf(&s, "]<=[%lld]", (long long)total);
-  } else {
-    hlc_text_puts(&s, "]<=[");
-    for (int a = 0; a < m->naxes; a++) hlc_text_printf(&s, "%s%lld", a ? "," : "", (long long)m->size[a]);
-    hlc_text_puts(&s, "]T(");
-    for (int i = 0; i < np; i++) hlc_text_printf(&s, "%s%d", i ? "," : "", perm[i]);
-    hlc_text_puts(&s, ")");
-  }
-  if (repl > 1) hlc_text_puts(&s, " last_tile_dim_replicate");
-  hlc_text_puts(&s, "}");
+  hlp_sdy_to_hlo(&s, m, sh, only, tiles_out);
   if (s.oom) sh_fail(C, angle, "out of memory");
   const char *out = sh_strdup(C, s.p, s.n);
   hlc_text_free(&s);
