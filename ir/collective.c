@@ -47,12 +47,16 @@ bool hlp_is_device_dependent(HloOpcode op) {
 
 HlpManualEdge hlp_manual_edge(const HloInstr *ins) {
   if (ins->op != HLO_OP_CUSTOM_CALL || !ins->custom_call_target) return HLP_NOT_MANUAL_EDGE;
-  if (strcmp(ins->custom_call_target, "SPMDFullToShardShape") == 0) return HLP_FULL_TO_SHARD;
-  if (strcmp(ins->custom_call_target, "SPMDShardToFullShape") == 0) return HLP_SHARD_TO_FULL;
+  const char *t = ins->custom_call_target;
+  if (strcmp(t, "SPMDFullToShardShape") == 0 || strcmp(t, "xla.sdy.GlobalToLocalShape") == 0)
+    return HLP_FULL_TO_SHARD;
+  if (strcmp(t, "SPMDShardToFullShape") == 0 || strcmp(t, "xla.sdy.LocalToGlobalShape") == 0)
+    return HLP_SHARD_TO_FULL;
   return HLP_NOT_MANUAL_EDGE;
 }
 
 const HloSharding *hlp_manual_edge_sharding(const HloInstr *ins) {
+  if (ins->manual_sharding) return ins->manual_sharding;   /* Shardy's round-trip form */
   switch (hlp_manual_edge(ins)) {
   case HLP_FULL_TO_SHARD: return ins->nops >= 1 ? ins->ops[0]->sharding : NULL;
   case HLP_SHARD_TO_FULL: return ins->sharding;
@@ -394,11 +398,14 @@ void hlp_devices_needed(const HloModule *m, int64_t *R, int64_t *P) {
     for (int32_t k = 0; k < m->comps[c]->ninstrs; k++) {
       const HloInstr *ins = m->comps[c]->instrs[k];
       const HloSharding *edge = hlp_manual_edge_sharding(ins);
-      if (edge && edge->kind == HLO_SHARDING_TILED) {   /* its partitions: the tile assignment's */
+      for (int32_t k = 0; edge && hlo_sharding_leaf(edge, k); k++) {   /* its partitions: the tile assignments' */
+        const HloSharding *leaf = hlo_sharding_leaf(edge, k);
+        if (leaf->kind != HLO_SHARDING_TILED) continue;
         int64_t n = 1;
-        for (int32_t j = 0; j < edge->ndims; j++) n *= edge->dims[j];
+        for (int32_t j = 0; j < leaf->ndims; j++) n *= leaf->dims[j];
         for (int64_t t = 0; t < n; t++)
-          if (edge->devices[t] + 1 > *P) *P = edge->devices[t] + 1;
+          if (leaf->devices[t] + 1 > *P) *P = leaf->devices[t] + 1;
+        if (edge->kind != HLO_SHARDING_TUPLE) break;
       }
       if (!hlp_is_device_dependent(ins->op)) continue;
       HlpGroupMode mode = hlp_group_mode(ins);

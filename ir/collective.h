@@ -35,11 +35,14 @@ bool hlp_module_is_device_dependent(const HloModule *m, const HloInstr **first);
  * sdy.manual_computation) in a module not yet partitioned: XLA's
  * SPMDFullToShardShape (a global value to this device's shard, by its
  * operand's sharding) and SPMDShardToFullShape (every device's shard to
- * the global value, by its own sharding). Everything else in such a
+ * the global value, by its own sharding), or the Shardy round trip's
+ * xla.sdy.GlobalToLocalShape and xla.sdy.LocalToGlobalShape (several
+ * values at once, by HloInstr.manual_sharding). Everything else in such a
  * module has global shapes. */
 typedef enum HlpManualEdge { HLP_NOT_MANUAL_EDGE, HLP_FULL_TO_SHARD, HLP_SHARD_TO_FULL } HlpManualEdge;
 HlpManualEdge hlp_manual_edge(const HloInstr *ins);
-/* The sharding an edge splits or assembles by (NULL: none written). */
+/* The sharding an edge splits or assembles by (NULL: none written); a
+ * tuple sharding for a round-trip edge of several values. */
 const struct HloSharding *hlp_manual_edge_sharding(const HloInstr *ins);
 /* Does any instruction of m open or close a manual region? */
 bool hlp_module_has_manual_region(const HloModule *m);

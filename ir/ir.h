@@ -212,6 +212,11 @@ struct HloInstr {
   int32_t nattrs;
   HloAttr *attrs;            /* every attribute, in source order */
   const struct HloSharding *sharding;  /* sharding={...} (ir/sharding.h), or NULL */
+  /* XLA's Shardy round-trip edges of a manual region (custom calls
+   * xla.sdy.GlobalToLocalShape / LocalToGlobalShape): the global side's
+   * sharding of each operand or result (a tuple sharding when several),
+   * read from their frontend attributes by the front end; else NULL. */
+  const struct HloSharding *manual_sharding;
 
   /* Typed attributes: meaningful only for the opcodes that take them. */
   int64_t parameter_number;  /* parameter(N) */

@@ -3,6 +3,7 @@
 libhlorun_core_la_SOURCES += \
 	parser/parser.h parser/syntax.h \
 	parser/text.c parser/parse.c parser/names.c parser/lower.c parser/attrs.c parser/literal.c \
+	parser/sdy_edges.c \
 	parser/shape.c
 
 # Generated sources are written into the build tree only (the source tree may

@@ -908,5 +908,6 @@ int hlp_lower(HlpParser *P) {
     m->stack_frames_text = hlp_strndup(P, b.p, b.n);
     free(b.p);
   }
-  return hlp_lower_module_attrs(P);
+  if (hlp_lower_module_attrs(P) != 0) return -1;
+  return hlp_lower_sdy_edges(P);
 }

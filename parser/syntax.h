@@ -150,6 +150,9 @@ void hlp_warning(HlpParser *P, size_t off, const char *fmt, ...)
 bool hlp_first_warning(HlpParser *P, const char *key);
 /* 1-based line of a source offset (binary search in a line table). */
 int32_t hlp_line_of(HlpParser *P, size_t off);
+/* XLA's Shardy round-trip manual edges: their shardings from frontend
+ * attributes (sdy_edges.c). 0, or -1 after errors. */
+int hlp_lower_sdy_edges(HlpParser *P);
 void *hlp_alloc(HlpParser *P, size_t n);     /* arena, zeroed; never NULL (aborts parse) */
 char *hlp_strndup(HlpParser *P, const char *s, size_t n);
 void hlp_list_push(HlpParser *P, HlpList *l, void *p);

@@ -6,6 +6,7 @@
 #include "testlib.h"
 #include <stdio.h>
 #include "ir/print.h"
+#include "ir/sdy.h"
 #include "ir/sharding.h"
 #include "parser/parser.h"
 
@@ -201,6 +202,57 @@ START_TEST(module_shardings) {
 }
 END_TEST
 
+/* The Shardy round trip's strings (ir/sdy.h), as HLO dumps made with
+ * Shardy carry them in frontend attributes. A 2 x 4 mesh "a" x "b"
+ * (device 4a + b): each sharding worked out by hand as in
+ * check_stablehlo's shardy_shardings. */
+START_TEST(sdy_round_trip_strings) {
+  HlpMesh m[4];
+  int n;
+  ck_assert_int_eq(hlp_sdy_parse_meshes("{mesh = #sdy.mesh<[\"a\"=2, \"b\"=4]>, one = #sdy.mesh<[\"<axis 0x1>\"=8]>, "
+                                        "maximal_mesh = #sdy.mesh<[], device_ids=[0]>}", m, 4, &n, why, sizeof why), 0);
+  ck_assert_int_eq(n, 3);
+  ck_assert_int_eq(m[0].naxes, 2);
+  ck_assert_int_eq(m[0].size[1], 4);
+  ck_assert_int_eq((int)m[1].alen[0], 10);   /* <axis 0x1> */
+  ck_assert_int_eq(m[2].naxes, 0);
+  const HlpMesh *mo[4];
+  HlpSdySharding sh[4];
+  ck_assert_int_eq(hlp_sdy_parse_shardings("#sdy.sharding_per_value<[<@mesh, [{\"b\", ?}, {\"a\"}p1]>, "
+                                           "<@mesh, [{}, {?}], replicated={\"a\"}>, <@one, [{\"<axis 0x1>\"}]>]>",
+                                           m, n, mo, sh, 4, &n, why, sizeof why), 0);
+  ck_assert_int_eq(n, 3);
+  ck_assert_ptr_eq(mo[2], &m[1]);
+  const char *want[3] = {"{devices=[4,2]<=[2,4]T(1,0)}", "{replicated}", "{devices=[8]<=[8]}"};
+  for (int k = 0; k < 3; k++) {
+    HlcText t = {0};
+    hlp_sdy_to_hlo(&t, mo[k], &sh[k], NULL, NULL);
+    ck_assert_msg(t.p && strcmp(t.p, want[k]) == 0, "sharding %d: %s, want %s", k, t.p ? t.p : "", want[k]);
+    free(t.p);
+  }
+  /* Only the manual axis "a" counts: "b" replicates. */
+  bool manual[HLP_SDY_MAX_AXES];
+  ck_assert_int_eq(hlp_sdy_parse_manual_axes("#sdy<manual_axes{\"a\"}>", &m[0], manual, why, sizeof why), 0);
+  ck_assert(manual[0] && !manual[1]);
+  HlcText t = {0};
+  int64_t tiles[2];
+  hlp_sdy_to_hlo(&t, mo[0], &sh[0], manual, tiles);
+  ck_assert_str_eq(t.p, "{devices=[1,2,4]<=[8] last_tile_dim_replicate}");
+  ck_assert_int_eq(tiles[0], 1);
+  ck_assert_int_eq(tiles[1], 2);
+  free(t.p);
+  /* Refused, with what and where. */
+  ck_assert_int_eq(hlp_sdy_parse_shardings("#sdy.sharding<@mesh, [{\"a\":(1)2}, {}]>", m, 3, mo, sh, 4, &n, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, "sub-axes"));
+  ck_assert_int_eq(hlp_sdy_parse_shardings("#sdy.sharding<@nomesh, [{}]>", m, 3, mo, sh, 4, &n, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, "no mesh @nomesh"));
+  ck_assert_int_eq(hlp_sdy_parse_shardings("#sdy.sharding<@mesh, [{\"a\"}, {\"a\"}]>", m, 3, mo, sh, 4, &n, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, "used twice"));
+  ck_assert_int_eq(hlp_sdy_parse_meshes("{m = #sdy.mesh<[\"a\"=2], device_ids=[1, 0]>}", m, 4, &n, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, "device_ids"));
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("sharding");
   TCase *t = tcase_create("sharding");
@@ -210,6 +262,7 @@ static Suite *suite(void) {
   tcase_add_test(t, kinds_and_tuples);
   tcase_add_test(t, malformed);
   tcase_add_test(t, module_shardings);
+  tcase_add_test(t, sdy_round_trip_strings);
   suite_add_tcase(s, t);
   return s;
 }

@@ -18,7 +18,10 @@
  *     outer shard, and devices whose copies disagree end with different
  *     results, which the result check reports, rather than one of them
  *     silently chosen.
- * Inside the region, collectives meet over the real devices.
+ * Inside the region, collectives meet over the real devices. The Shardy
+ * round trip's xla.sdy.GlobalToLocalShape / LocalToGlobalShape do the same
+ * for several values at once (a tuple result, or tuple of operands' leaves),
+ * by the shardings the front end read from their frontend attributes.
  *
  * Not supported (an error naming the edge): partially manual shardings
  * (last_tile_dims={manual}), shards of uneven size, tuple values, and a
@@ -44,23 +47,44 @@ static bool partly_manual(const HloSharding *s) {
   return false;
 }
 
-/* The global and shard shapes of an edge, and the sharding between them. */
+/* One value of an edge: its global and shard shapes, and the sharding
+ * between them. */
 typedef struct Edge {
   const HloShape *full, *shard;
   const HloSharding *s;
 } Edge;
 
-static int edge_of(HliExec *x, const HloInstr *ins, Edge *e) {
+enum { MAX_VALUES = 64 };
+
+/* The array shape k of a value's shape (a tuple's element, or itself). */
+static const HloShape *leaf_shape(const HloShape *sh, int32_t k) {
+  if (sh->dtype != HLO_TUPLE) return k == 0 ? sh : NULL;
+  return k < sh->ntuple ? &sh->tuple[k] : NULL;
+}
+
+static HliValue *leaf_value(HliValue *v, int32_t k) { return v->dtype == HLO_TUPLE ? v->tuple[k] : v; }
+
+/* The values an edge moves: operand k <-> result leaf k. */
+static int32_t edge_values(const HloInstr *ins) { return ins->nops; }
+
+static int edge_of(HliExec *x, const HloInstr *ins, int32_t k, Edge *e) {
   bool to_shard = hlp_manual_edge(ins) == HLP_FULL_TO_SHARD;
+  bool round_trip = ins->manual_sharding != NULL;
   const char *what = edge_name(ins);
-  if (ins->nops != 1) return hli_fail(x, ins, "%s takes one operand, not %d", what, ins->nops);
-  e->full = to_shard ? &ins->ops[0]->shape : &ins->shape;
-  e->shard = to_shard ? &ins->shape : &ins->ops[0]->shape;
-  e->s = hlp_manual_edge_sharding(ins);
-  const HloSharding *local = to_shard ? ins->sharding : ins->ops[0]->sharding;
-  if (!hlc_dtype_is_array(e->full->dtype) || e->full->dtype != e->shard->dtype ||
+  int32_t n = edge_values(ins);
+  if ((!round_trip && n != 1) || n < 1 || n > MAX_VALUES)
+    return hli_fail(x, ins, "%s takes %s, not %d", what, round_trip ? "1 to 64 operands" : "one operand", n);
+  const HloShape *res = leaf_shape(&ins->shape, n == 1 && ins->shape.dtype != HLO_TUPLE ? 0 : k);
+  if (n > 1 && (ins->shape.dtype != HLO_TUPLE || ins->shape.ntuple != n))
+    return hli_fail(x, ins, "%s of %d operands must return a tuple of %d", what, n, n);
+  e->full = to_shard ? &ins->ops[k]->shape : res;
+  e->shard = to_shard ? res : &ins->ops[k]->shape;
+  const HloSharding *all = hlp_manual_edge_sharding(ins);
+  e->s = all && all->kind == HLO_SHARDING_TUPLE ? hlo_sharding_leaf(all, k) : all;
+  const HloSharding *local = round_trip ? NULL : to_shard ? ins->sharding : ins->ops[0]->sharding;
+  if (!e->full || !e->shard || !hlc_dtype_is_array(e->full->dtype) || e->full->dtype != e->shard->dtype ||
       e->full->rank != e->shard->rank || e->full->rank > MAX_RANK)
-    return hli_unsupported(x, ins, "%s of other than one array with the same element type and rank "
+    return hli_unsupported(x, ins, "%s of other than arrays with the same element type and rank "
                            "on both sides", what);
   if (partly_manual(e->s) || partly_manual(local))
     return hli_unsupported(x, ins, "%s with a partially manual sharding (last_tile_dims={manual}): "
@@ -103,15 +127,13 @@ static int tile_of(const Edge *e, int64_t p, int64_t *idx) {
   return hlo_sharding_tile_of(e->s, p, e->full->rank, idx);
 }
 
-int hlk_manual_check(HliExec *x, const HloInstr *ins) {
-  Edge e;
-  if (edge_of(x, ins, &e)) return -1;
-  if (e.s->kind != HLO_SHARDING_TILED) return 0;
+static int check_value(HliExec *x, const HloInstr *ins, const Edge *e) {
+  if (e->s->kind != HLO_SHARDING_TILED) return 0;
   const HliDevice *d = hli_exec_device(x);
   int64_t n = 1, top = 0;
-  for (int32_t j = 0; j < e.s->ndims; j++) n *= e.s->dims[j];
+  for (int32_t j = 0; j < e->s->ndims; j++) n *= e->s->dims[j];
   for (int64_t t = 0; t < n; t++)
-    if (e.s->devices[t] > top) top = e.s->devices[t];
+    if (e->s->devices[t] > top) top = e->s->devices[t];
   if (top >= d->npartitions)
     return hli_fail(x, ins, "%s: its sharding names partition %lld, but this run has %lld "
                     "partition%s (a manual region runs on the partitions its sharding names: give "
@@ -120,9 +142,17 @@ int hlk_manual_check(HliExec *x, const HloInstr *ins) {
                     d->npartitions == 1 ? "" : "s", (long long)top + 1, (long long)top + 1);
   int64_t idx[MAX_RANK];
   for (int64_t p = 0; p < d->npartitions; p++)
-    if (tile_of(&e, p, idx) != 0)
+    if (tile_of(e, p, idx) != 0)
       return hli_fail(x, ins, "%s: partition %lld holds no tile of its sharding", edge_name(ins),
                       (long long)p);
+  return 0;
+}
+
+int hlk_manual_check(HliExec *x, const HloInstr *ins) {
+  for (int32_t k = 0; k < edge_values(ins) || k == 0; k++) {
+    Edge e;
+    if (edge_of(x, ins, k, &e) || check_value(x, ins, &e)) return -1;
+  }
   return 0;
 }
 
@@ -140,8 +170,9 @@ static int full_to_shard(HliExec *x, const HloInstr *ins, const Edge *e, const H
 }
 
 typedef struct Assemble {
-  const Edge *e;
+  const Edge *e;     /* [n values] */
   HliValue *out;
+  int nvalues;
   int64_t self;      /* this device's rank (= partition) in the group */
   int n;
 } Assemble;
@@ -184,25 +215,30 @@ static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self, int n)
 static int consume_assemble(void *arg, const HliPiece *const *pieces, const HliShare *share) {
   (void)share;
   Assemble *a = arg;
-  const Edge *e = a->e;
-  int32_t rank = e->full->rank;
   int64_t idx[MAX_RANK], off[MAX_RANK], zero[MAX_RANK] = {0};
-  for (int q = 0; q < a->n; q++) {
-    if (tile_of(e, q, idx) != 0 || source_of(e, idx, a->self, a->n) != q) continue;
-    for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * e->shard->dims[j];
-    hlc_copy_block(a->out->data, e->full->dims, off, pieces[q][0].data, e->shard->dims, zero,
-                   e->shard->dims, rank, hlc_dtype_size(e->full->dtype));
+  for (int k = 0; k < a->nvalues; k++) {
+    const Edge *e = &a->e[k];
+    HliValue *out = leaf_value(a->out, k);
+    int32_t rank = e->full->rank;
+    for (int q = 0; q < a->n; q++) {
+      if (tile_of(e, q, idx) != 0 || source_of(e, idx, a->self, a->n) != q) continue;
+      for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * e->shard->dims[j];
+      hlc_copy_block(out->data, e->full->dims, off, pieces[q][k].data, e->shard->dims, zero,
+                     e->shard->dims, rank, hlc_dtype_size(e->full->dtype));
+    }
   }
   return 0;
 }
 
-static int shard_to_full(HliExec *x, const HloInstr *ins, const Edge *e, HliValue *in, HliValue *out) {
+static int shard_to_full(HliExec *x, const HloInstr *ins, const Edge *e, int nvalues, HliValue *const *in,
+                         HliValue *out) {
   const HliDevice *d = hli_exec_device(x);
   int64_t P = d->npartitions;
-  HliPiece mine = {in->data, in->nbytes};
-  Assemble a = {e, out, d->partition, (int)P};
+  HliPiece mine[MAX_VALUES];
+  for (int k = 0; k < nvalues; k++) mine[k] = (HliPiece){in[k]->data, in[k]->nbytes};
+  Assemble a = {e, out, nvalues, d->partition, (int)P};
   if (P == 1) {
-    const HliPiece *only = &mine;
+    const HliPiece *only = mine;
     HliShare alone = {0, 1, NULL};
     return consume_assemble(&a, &only, &alone);
   }
@@ -210,15 +246,20 @@ static int shard_to_full(HliExec *x, const HloInstr *ins, const Edge *e, HliValu
   int64_t *devs = malloc((size_t)P * sizeof *devs);
   if (!devs) return hli_fail_nomem(x, ins, "out of memory");
   for (int64_t q = 0; q < P; q++) devs[q] = d->replica * P + q;
-  int rc = d->comm->exchange(d->comm, x, ins, devs, (int)P, (int)d->partition, &mine, 1, NULL,
+  int rc = d->comm->exchange(d->comm, x, ins, devs, (int)P, (int)d->partition, mine, nvalues, NULL,
                              consume_assemble, &a, NULL);
   free(devs);
   return rc;
 }
 
 int hlk_manual_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
-  Edge e;
-  if (hlk_manual_check(x, ins) || edge_of(x, ins, &e)) return -1;
-  if (hlp_manual_edge(ins) == HLP_FULL_TO_SHARD) return full_to_shard(x, ins, &e, in[0], out);
-  return shard_to_full(x, ins, &e, in[0], out);
+  Edge e[MAX_VALUES];
+  int32_t n = edge_values(ins);
+  if (hlk_manual_check(x, ins)) return -1;
+  for (int32_t k = 0; k < n; k++)
+    if (edge_of(x, ins, k, &e[k])) return -1;
+  if (hlp_manual_edge(ins) == HLP_SHARD_TO_FULL) return shard_to_full(x, ins, e, n, in, out);
+  for (int32_t k = 0; k < n; k++)
+    if (full_to_shard(x, ins, &e[k], in[k], leaf_value(out, k))) return -1;
+  return 0;
 }

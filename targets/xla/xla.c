@@ -2,10 +2,14 @@
  * modules, as typed FFI handlers against include/hlorun/ffi.h, registered
  * as built-ins of every context (a user binding of the same name replaces
  * them):
- *   Sharding, SPMDFullToShardShape, SPMDShardToFullShape: identity on one
- *     device (the only configuration a single run has);
+ *   Sharding, SPMDFullToShardShape, SPMDShardToFullShape,
+ *     xla.sdy.GlobalToLocalShape, xla.sdy.LocalToGlobalShape: identity (the
+ *     run path runs all but the first itself, by device:
+ *     interp/kernels/manual.c);
  *   MoveToHost, MoveToDevice, PinToDevice, PinToDeviceSram,
  *     annotate_device_placement: memory-space annotations, identity;
+ *   xla.sdy.FuncResultSharding: the Shardy round trip's note of a result's
+ *     sharding, identity;
  *   TopK: operand x[..., n] -> (values[..., k], s32 indices[..., k]), the k
  *     largest along the last dimension, k from the result shape; ties keep
  *     the lower index first; floats in the total order -NaN < -inf < ... <
@@ -202,8 +206,9 @@ static size_t topk_call_scratch(const HlfBuf *args, int32_t nargs) {
 }
 
 static const char *const identity_targets[] = {
-  "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost", "MoveToDevice",
-  "PinToDevice", "PinToDeviceSram", "annotate_device_placement",
+  "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "xla.sdy.GlobalToLocalShape",
+  "xla.sdy.LocalToGlobalShape", "MoveToHost", "MoveToDevice",
+  "PinToDevice", "PinToDeviceSram", "annotate_device_placement", "xla.sdy.FuncResultSharding",
 };
 
 int hlt_register_xla(HlfRegistry *r) {

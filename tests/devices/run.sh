@@ -224,6 +224,19 @@ NDEV=4
 NDEV=2
 run manual-gspmd 0 "$d/manual_gspmd.expected" - "$d/manual_gspmd.mlir"
 NDEV=4
+# The same in an HLO dump made with Shardy (the round trip's
+# xla.sdy.GlobalToLocalShape / LocalToGlobalShape, shardings as Shardy
+# strings in frontend attributes): a batched product over 4 devices.
+NDEV=4
+run manual-sdy 0 "$d/manual_sdy.expected" "runs on 4 devices" "$d/manual_sdy.hlo" "$d/manual_sdy.in0.txt" \
+  "$d/manual_sdy.in1.txt"
+sed 's/, frontend_attributes={xla.sdy.meshes=[^}]*}}$//' "$d/manual_sdy.hlo" >"$tmp/manual_sdy_nomesh.hlo"
+run manual-sdy-no-mesh 2 - "xla.sdy.GlobalToLocalShape: the module's frontend attribute xla.sdy.meshes names no mesh" \
+  --random "$tmp/manual_sdy_nomesh.hlo"
+sed 's/manual_axes{\\"<axis 0xfffeaa4e91c0>\\"}>",xla.sdy.out/manual_axes{\\"nope\\"}>",xla.sdy.out/' \
+  "$d/manual_sdy.hlo" >"$tmp/manual_sdy_axis.hlo"
+run manual-sdy-bad-axis 2 - "LocalToGlobalShape: xla.sdy.manual_axes: mesh @mesh has no axis \"nope\"" \
+  --random "$tmp/manual_sdy_axis.hlo"
 # The input is global: the parameter's own shape, never split.
 run manual-input-global 2 - "parameter x" "$m" "$d/ident.in0.txt"
 # Partitions holding copies of one tile that disagree (no all-reduce in
