@@ -237,6 +237,31 @@ sed 's/manual_axes{\\"<axis 0xfffeaa4e91c0>\\"}>",xla.sdy.out/manual_axes{\\"nop
   "$d/manual_sdy.hlo" >"$tmp/manual_sdy_axis.hlo"
 run manual-sdy-bad-axis 2 - "LocalToGlobalShape: xla.sdy.manual_axes: mesh @mesh has no axis \"nope\"" \
   --random "$tmp/manual_sdy_axis.hlo"
+# Manual over "a" of an "a" x "b" mesh: "b" in a sharding replicates (each
+# body sees 2 whole rows), and each value has its own sharding (y whole).
+# x = {{0..3},{4..7},{8..11},{12..15}}, y = {{1,2,3,4},{5,6,7,8}}: each
+# half of x times y, worked out by hand.
+cat >"$tmp/manual_sdy2.hlo" <<'HLO'
+HloModule sdy2, frontend_attributes={xla.sdy.meshes="{mesh = #sdy.mesh<[\"a\"=2, \"b\"=2]>}"}
+body {
+  p = s32[2,4] parameter(0)
+  q = s32[2,4] parameter(1)
+  ROOT r = s32[2,4] multiply(p, q)
+}
+ENTRY e {
+  x = s32[4,4] parameter(0)
+  y = s32[2,4] parameter(1)
+  l = (s32[2,4], s32[2,4]) custom-call(x, y), custom_call_target="xla.sdy.GlobalToLocalShape", frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<[<@mesh, [{\"a\"}, {\"b\"}]>, <@mesh, [{}, {}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"a\"}>"}
+  l0 = s32[2,4] get-tuple-element(l), index=0
+  l1 = s32[2,4] get-tuple-element(l), index=1
+  c = s32[2,4] call(l0, l1), to_apply=body
+  ROOT g = s32[4,4] custom-call(c), custom_call_target="xla.sdy.LocalToGlobalShape", frontend_attributes={xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{\"a\"}, {\"b\"}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"a\"}>"}
+}
+HLO
+printf 's32[4,4] {{0,1,2,3},{4,5,6,7},{8,9,10,11},{12,13,14,15}}\n' >"$tmp/sdy2_x.txt"
+printf 's32[2,4] {{1,2,3,4},{5,6,7,8}}\n' >"$tmp/sdy2_y.txt"
+printf 's32[4,4] {{0, 2, 6, 12}, {20, 30, 42, 56}, {8, 18, 30, 44}, {60, 78, 98, 120}}\n' >"$tmp/sdy2.expected"
+run manual-sdy-free-axis 0 "$tmp/sdy2.expected" - "$tmp/manual_sdy2.hlo" "$tmp/sdy2_x.txt" "$tmp/sdy2_y.txt"
 # The input is global: the parameter's own shape, never split.
 run manual-input-global 2 - "parameter x" "$m" "$d/ident.in0.txt"
 # Partitions holding copies of one tile that disagree (no all-reduce in
