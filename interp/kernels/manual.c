@@ -23,9 +23,14 @@
  * for several values at once (a tuple result, or tuple of operands' leaves),
  * by the shardings the front end read from their frontend attributes.
  *
- * Not supported (an error naming the edge): partially manual shardings
- * (last_tile_dims={manual}), shards of uneven size, tuple values, and a
- * tiled edge on a run with fewer partitions than its sharding names. */
+ * A region manual over some of the mesh's axes (XLA writes its shard side
+ * as manual subgroups, last_tile_dims={manual, replicated}) runs the same
+ * way: the other axes only replicate the body. A global side with a manual
+ * subgroup is an outer region's shard (nested regions): its tiles are
+ * taken and assembled within that subgroup place.
+ * Not supported (an error naming the edge): a shard side that splits the
+ * shard further, shards of uneven size, and a tiled edge on a run with
+ * fewer partitions than its sharding names. */
 #include "interp/kernels/manual.h"
 #include "interp/comm.h"
 #include "ir/collective.h"
@@ -45,6 +50,18 @@ static bool partly_manual(const HloSharding *s) {
   for (int32_t k = 0; k < s->nsub; k++)
     if (s->subgroup[k] == HLO_SHARDING_MANUAL) return true;
   return false;
+}
+
+/* A shard side's sharding (none written, {manual}, or manual subgroups
+ * over tiles that are all the whole shard, as XLA writes a region manual
+ * over some axes: {devices=[1,1,4,2]<=[8] last_tile_dims={manual,
+ * replicated}}) leaves the shard whole on each device. */
+static bool shard_side_whole(const HloSharding *l) {
+  if (!l || l->kind == HLO_SHARDING_MANUAL) return true;
+  if (!partly_manual(l)) return false;
+  for (int32_t j = 0; j < l->ndims - l->nsub; j++)
+    if (l->dims[j] != 1) return false;
+  return true;
 }
 
 /* One value of an edge: its global and shard shapes, and the sharding
@@ -86,11 +103,12 @@ static int edge_of(HliExec *x, const HloInstr *ins, int32_t k, Edge *e) {
       e->full->rank != e->shard->rank || e->full->rank > MAX_RANK)
     return hli_unsupported(x, ins, "%s of other than arrays with the same element type and rank "
                            "on both sides", what);
-  if (partly_manual(e->s) || partly_manual(local))
-    return hli_unsupported(x, ins, "%s with a partially manual sharding (last_tile_dims={manual}): "
-                           "only fully manual regions run", what);
-  if (local && local->kind != HLO_SHARDING_MANUAL)
-    return hli_fail(x, ins, "%s: the shard side's sharding must be {manual}", what);
+  if (!shard_side_whole(local))
+    return partly_manual(local)
+               ? hli_unsupported(x, ins, "%s with a partially manual sharding that splits the shard "
+                                 "further (its tile dimensions are not all 1)", what)
+               : hli_fail(x, ins, "%s: the shard side's sharding must be {manual}, or manual "
+                          "subgroups (last_tile_dims={manual, ...}) over whole shards", what);
   if (!e->s)
     return hli_fail(x, ins, "%s needs the sharding of its global side (%s), which gives the tiles; "
                     "%s has none", what, to_shard ? "its operand's" : "its own",

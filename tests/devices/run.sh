@@ -218,6 +218,9 @@ run manual-one-axis 0 "$d/manual_partial.expected" - "$d/manual_partial.mlir"
 # the same outer shard.
 NDEV=4
 run manual-nested 0 "$d/manual_nested.expected" - "$d/manual_nested.mlir"
+# The same as XLA exports it to HLO: partially manual shard sides, and the
+# inner region's global side inside the outer one's manual subgroup.
+run manual-nested-hlo 0 "$d/manual_nested.expected" - "$d/manual_nested.hlo"
 NDEV=4
 # JAX's shard_map lowered without Shardy: custom calls whose shardings are
 # the ops' mhlo.sharding attributes.
@@ -274,9 +277,15 @@ run manual-too-few 2 - "names partition 3, but this run has 2 partitions.*num_pa
 sed 's/xs = s32\[4,2\] copy(x), sharding=[^ ]* last_tile_dim_replicate}/xs = s32[4,2] copy(x)/' "$m" >"$tmp/manual_nosharding.hlo"
 run manual-no-sharding 2 - "SPMDFullToShardShape needs the sharding of its global side (its operand's), which gives the tiles; xs has none" \
   "$tmp/manual_nosharding.hlo" "$d/manual.in0.txt"
+# A shard side written as manual subgroups over whole shards (XLA's form for
+# regions manual over some axes) is the same region; one that splits the
+# shard further is not supported.
 sed 's/m = s32\[2,2\] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={manual}/m = s32[2,2] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,1,4]<=[4] last_tile_dims={manual}}/' \
+  "$m" >"$tmp/manual_subgroup.hlo"
+run manual-subgroup 0 "$d/manual.expected" - "$tmp/manual_subgroup.hlo" "$d/manual.in0.txt"
+sed 's/m = s32\[2,2\] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={manual}/m = s32[2,2] custom-call(xs), custom_call_target="SPMDFullToShardShape", sharding={devices=[1,2,2]<=[4] last_tile_dims={manual}}/' \
   "$m" >"$tmp/manual_partial.hlo"
-run manual-partial 2 - "not supported: SPMDFullToShardShape with a partially manual sharding" \
+run manual-partial 2 - "not supported: SPMDFullToShardShape with a partially manual sharding that splits the shard further" \
   "$tmp/manual_partial.hlo" "$d/manual.in0.txt"
 # 5 rows in 2 tiles: XLA pads the last shard; hlorun refuses, before it
 # reads past the value.
