@@ -41,9 +41,7 @@
 
 enum { MAX_RANK = 64 };
 
-static const char *edge_name(const HloInstr *ins) {
-  return hlp_manual_edge(ins) == HLP_FULL_TO_SHARD ? "SPMDFullToShardShape" : "SPMDShardToFullShape";
-}
+static const char *edge_name(const HloInstr *ins) { return ins->custom_call_target; }
 
 static bool partly_manual(const HloSharding *s) {
   if (!s || s->kind != HLO_SHARDING_TILED) return false;
@@ -217,8 +215,7 @@ static int position_of(const HloSharding *s, int64_t p, int64_t *pos) {
  * sits inside another one: then the subgroup place names the outer
  * region's shard this device's value belongs to, and only the member with
  * the same place holds that shard's tile. */
-static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self, int n) {
-  (void)n;
+static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self) {
   const HloSharding *s = e->s;
   if (s->kind != HLO_SHARDING_TILED) return self;
   int64_t pos[HLO_SHARDING_MAX_DIMS];
@@ -239,7 +236,7 @@ static int consume_assemble(void *arg, const HliPiece *const *pieces, const HliS
     HliValue *out = leaf_value(a->out, k);
     int32_t rank = e->full->rank;
     for (int q = 0; q < a->n; q++) {
-      if (tile_of(e, q, idx) != 0 || source_of(e, idx, a->self, a->n) != q) continue;
+      if (tile_of(e, q, idx) != 0 || source_of(e, idx, a->self) != q) continue;
       for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * e->shard->dims[j];
       hlc_copy_block(out->data, e->full->dims, off, pieces[q][k].data, e->shard->dims, zero,
                      e->shard->dims, rank, hlc_dtype_size(e->full->dtype));
