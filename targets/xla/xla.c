@@ -8,8 +8,9 @@
  *     interp/kernels/manual.c);
  *   MoveToHost, MoveToDevice, PinToDevice, PinToDeviceSram,
  *     annotate_device_placement: memory-space annotations, identity;
- *   xla.sdy.FuncResultSharding: the Shardy round trip's note of a result's
- *     sharding, identity;
+ *   xla.sdy.FuncResultSharding, xla.sdy.Sharding, xla.sdy.PropagationBarrier:
+ *     the Shardy round trip's notes of shardings and propagation, identity;
+ *   xla.sdy.ShardingGroup: a note that returns nothing;
  *   TopK: operand x[..., n] -> (values[..., k], s32 indices[..., k]), the k
  *     largest along the last dimension, k from the result shape; ties keep
  *     the lower index first; floats in the total order -NaN < -inf < ... <
@@ -73,6 +74,18 @@ static XLA_FFI_Error *identity(XLA_FFI_CallFrame *f) {
     size_t bytes = (size_t)hlorun_ffi_elements(a) * ffi_elem_size(a->dtype);
     if (bytes) memcpy(r->data, a->data, bytes);
   }
+  return NULL;
+}
+
+/* xla.sdy.ShardingGroup: a note for Shardy's propagation that its operands
+ * share a sharding; it returns nothing (an empty tuple). */
+static XLA_FFI_Error *note_only(XLA_FFI_CallFrame *f) {
+  if (hlorun_ffi_metadata(f, 0)) return NULL;
+  if (f->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  if (f->rets.size != 0)
+    return fail(f, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                "xla.sdy.ShardingGroup returns nothing, but this one has %lld result buffers",
+                (long long)f->rets.size);
   return NULL;
 }
 
@@ -209,12 +222,15 @@ static const char *const identity_targets[] = {
   "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "xla.sdy.GlobalToLocalShape",
   "xla.sdy.LocalToGlobalShape", "MoveToHost", "MoveToDevice",
   "PinToDevice", "PinToDeviceSram", "annotate_device_placement", "xla.sdy.FuncResultSharding",
+  "xla.sdy.Sharding", "xla.sdy.PropagationBarrier",
 };
 
 int hlt_register_xla(HlfRegistry *r) {
   XLA_FFI_Handler_Bundle id = {NULL, NULL, NULL, identity};
   for (size_t i = 0; i < sizeof identity_targets / sizeof *identity_targets; i++)
     if (hlf_register_builtin(r, identity_targets[i], &id, "built-in") != 0) return -1;
+  XLA_FFI_Handler_Bundle note = {NULL, NULL, NULL, note_only};
+  if (hlf_register_builtin(r, "xla.sdy.ShardingGroup", &note, "built-in") != 0) return -1;
   XLA_FFI_Handler_Bundle tk = {NULL, NULL, NULL, topk};
   return hlf_register_builtin_scratch(r, "TopK", &tk, "built-in", topk_call_scratch);
 }
