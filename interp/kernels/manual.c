@@ -125,10 +125,14 @@ static int edge_of(HliExec *x, const HloInstr *ins, int32_t k, Edge *e) {
                     e->s->ndims - e->s->nsub, rank);
   for (int32_t j = 0; j < rank; j++) {
     int64_t t = e->s->kind == HLO_SHARDING_TILED ? hlo_sharding_tiles(e->s, j) : 1;
-    if (e->shard->dims[j] * t != e->full->dims[j])
-      return hli_unsupported(x, ins, "%s: dimension %d is %lld globally and %lld per shard, which "
-                             "%lld tiles do not make (uneven shards are not supported)", what, j,
-                             (long long)e->full->dims[j], (long long)e->shard->dims[j], (long long)t);
+    if (e->shard->dims[j] * t == e->full->dims[j]) continue;
+    if (e->full->dims[j] % t == 0)
+      return hli_fail(x, ins, "%s: dimension %d is %lld globally and %lld per shard, but its "
+                      "sharding splits it into %lld tiles of %lld", what, j, (long long)e->full->dims[j],
+                      (long long)e->shard->dims[j], (long long)t, (long long)(e->full->dims[j] / t));
+    return hli_unsupported(x, ins, "%s: dimension %d is %lld globally and %lld per shard, which "
+                           "%lld tiles do not make (uneven shards are not supported)", what, j,
+                           (long long)e->full->dims[j], (long long)e->shard->dims[j], (long long)t);
   }
   return 0;
 }

@@ -233,6 +233,11 @@ NDEV=4
 NDEV=4
 run manual-sdy 0 "$d/manual_sdy.expected" "runs on 4 devices" "$d/manual_sdy.hlo" "$d/manual_sdy.in0.txt" \
   "$d/manual_sdy.in1.txt"
+# As the binary proto XLA dumps (--xla_dump_hlo_as_proto): the frontend
+# attributes carry the shardings through.
+timeout 60 "$H" --write-proto "$tmp/manual_sdy.pb" "$d/manual_sdy.hlo" 2>/dev/null ||
+  fail "manual-sdy: --write-proto"
+run manual-sdy-proto 0 "$d/manual_sdy.expected" - "$tmp/manual_sdy.pb" "$d/manual_sdy.in0.txt" "$d/manual_sdy.in1.txt"
 sed 's/, frontend_attributes={xla.sdy.meshes=[^}]*}}$//' "$d/manual_sdy.hlo" >"$tmp/manual_sdy_nomesh.hlo"
 run manual-sdy-no-mesh 2 - "xla.sdy.GlobalToLocalShape: the module's frontend attribute xla.sdy.meshes names no mesh" \
   --random "$tmp/manual_sdy_nomesh.hlo"
@@ -299,6 +304,11 @@ ENTRY e {
 }
 HLO
 run manual-uneven 2 - "dimension 0 is 5 globally and 3 per shard, which 2 tiles do not make" --random "$tmp/manual_uneven.hlo"
+# A shard shape its sharding does not make (its global side split over
+# axes the shard is not): named as such.
+sed -e 's/s32\[5,2\]/s32[4,2]/g' -e 's/m = s32\[3,2\]/m = s32[1,2]/' "$tmp/manual_uneven.hlo" >"$tmp/manual_mismatch.hlo"
+run manual-mismatch 2 - "dimension 0 is 4 globally and 1 per shard, but its sharding splits it into 2 tiles of 2" \
+  --random "$tmp/manual_mismatch.hlo"
 
 # Errors: positioned, exit 2, never a hang.
 NDEV=2
