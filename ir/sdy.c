@@ -8,7 +8,7 @@
 #include <string.h>
 
 void hlp_sdy_to_hlo(HlcText *out, const HlpMesh *m, const HlpSdySharding *s, const bool *only,
-                    int64_t *tiles) {
+                    const bool *outer_manual, int64_t *tiles) {
   int perm[HLP_SDY_MAX_AXES], np = 0;
   bool used[HLP_SDY_MAX_AXES] = {false};
   int64_t t[HLP_SDY_MAX_DIMS];
@@ -23,15 +23,21 @@ void hlp_sdy_to_hlo(HlcText *out, const HlpMesh *m, const HlpSdySharding *s, con
     }
   }
   if (tiles) memcpy(tiles, t, sizeof *t * (size_t)s->ndims);
-  /* replicated={...} and unreduced={...} name axes no dimension uses: they
-   * are replicated like every other unused axis. */
-  int64_t repl = 1;
+  /* Axes that split no dimension: an enclosing region's manual axes form a
+   * manual subgroup (each holds another outer shard), the others replicate
+   * (replicated={...} and unreduced={...} name such axes too). */
+  int64_t man = 1, repl = 1;
   for (int a = 0; a < m->naxes; a++)
-    if (!used[a] || (only && !only[a])) {
+    if ((!used[a] || (only && !only[a])) && outer_manual && outer_manual[a]) {
+      perm[np++] = a;
+      man *= m->size[a];
+    }
+  for (int a = 0; a < m->naxes; a++)
+    if ((!used[a] || (only && !only[a])) && !(outer_manual && outer_manual[a])) {
       perm[np++] = a;
       repl *= m->size[a];
     }
-  bool split = false;
+  bool split = man > 1;
   for (int d = 0; d < s->ndims; d++) split |= t[d] > 1;
   if (!split) {
     hlc_text_puts(out, "{replicated}");
@@ -39,6 +45,7 @@ void hlp_sdy_to_hlo(HlcText *out, const HlpMesh *m, const HlpSdySharding *s, con
   }
   hlc_text_puts(out, "{devices=[");
   for (int d = 0; d < s->ndims; d++) hlc_text_printf(out, "%s%lld", d ? "," : "", (long long)t[d]);
+  if (man > 1) hlc_text_printf(out, ",%lld", (long long)man);
   if (repl > 1) hlc_text_printf(out, ",%lld", (long long)repl);
   bool identity = true;
   for (int i = 0; i < np; i++) identity &= perm[i] == i;
@@ -53,7 +60,8 @@ void hlp_sdy_to_hlo(HlcText *out, const HlpMesh *m, const HlpSdySharding *s, con
     for (int i = 0; i < np; i++) hlc_text_printf(out, "%s%d", i ? "," : "", perm[i]);
     hlc_text_puts(out, ")");
   }
-  if (repl > 1) hlc_text_puts(out, " last_tile_dim_replicate");
+  if (man > 1) hlc_text_puts(out, repl > 1 ? " last_tile_dims={manual, replicated}" : " last_tile_dims={manual}");
+  else if (repl > 1) hlc_text_puts(out, " last_tile_dim_replicate");
   hlc_text_puts(out, "}");
 }
 

@@ -40,10 +40,13 @@ typedef struct HlpSdySharding {
 } HlpSdySharding;
 
 /* The HLO sharding text "{...}" of s on m, counting only the axes in
- * `only` (all when NULL; the others replicate); each dimension's tile count
- * into tiles (room for s->ndims) when not NULL. */
+ * `only` (all when NULL; the others replicate); the axes in outer_manual
+ * (manual in an enclosing region; NULL: none) that split no dimension form
+ * a manual subgroup (last_tile_dims={manual, ...}), as XLA's export writes
+ * a region inside another. Each dimension's tile count into tiles (room for
+ * s->ndims) when not NULL. */
 void hlp_sdy_to_hlo(HlcText *out, const HlpMesh *m, const HlpSdySharding *s, const bool *only,
-                    int64_t *tiles);
+                    const bool *outer_manual, int64_t *tiles);
 
 /* ---- The round trip's strings ----------------------------------------------------
  * Each returns 0, or -1 with a message in why (cap bytes). */

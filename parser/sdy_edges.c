@@ -7,8 +7,9 @@
  * (#sdy.sharding_per_value<[...]>), xla.sdy.manual_axes and the module's
  * xla.sdy.meshes. Here they become typed HLO shardings
  * (HloInstr.manual_sharding, ir/sdy.h's arithmetic over the manual axes;
- * the other axes replicate), which the run path splits and assembles by
- * (ir/collective.h: manual edges). */
+ * the manual axes of enclosing regions form manual subgroups, the others
+ * replicate), which the run path splits and assembles by (ir/collective.h:
+ * manual edges). */
 #include <stdio.h>
 #include <string.h>
 #include "ir/sdy.h"
@@ -45,7 +46,10 @@ static const HloShape *global_shape(const HloInstr *ins, bool to_local, int k) {
   return k < ins->shape.ntuple ? &ins->shape.tuple[k] : NULL;
 }
 
-static int edge(HlpParser *P, HloInstr *ins, bool to_local, const HlpMesh *meshes, int nmeshes) {
+/* An edge's shardings into ins->manual_sharding. outer_axes: the manual
+ * axes of the regions around it, on outer_mesh (NULL: none). */
+static int edge(HlpParser *P, HloInstr *ins, bool to_local, const HlpMesh *meshes, int nmeshes,
+                const HlpMesh *outer_mesh, const bool *outer_axes) {
   const char *what = ins->custom_call_target;
   const char *key = to_local ? "xla.sdy.in_shardings" : "xla.sdy.out_shardings";
   const char *text = frontend_attr(ins->attrs, ins->nattrs, key);
@@ -88,7 +92,8 @@ static int edge(HlpParser *P, HloInstr *ins, bool to_local, const HlpMesh *meshe
       return -1;
     }
     if (k) hlc_text_puts(&t, ", ");
-    hlp_sdy_to_hlo(&t, mesh_of[k], &sh[k], manual, NULL);
+    const bool *outer = outer_axes && outer_mesh == mesh_of[k] ? outer_axes : NULL;
+    hlp_sdy_to_hlo(&t, mesh_of[k], &sh[k], manual, outer, NULL);
   }
   if (n != 1) hlc_text_puts(&t, "}");
   if (n == 0) hlc_text_puts(&t, "{}");
@@ -99,6 +104,31 @@ static int edge(HlpParser *P, HloInstr *ins, bool to_local, const HlpMesh *meshe
   else ins->manual_sharding = s;
   hlc_text_free(&t);
   return rc;
+}
+
+/* The manual axes in force inside each computation (a region's body sees
+ * its own and its enclosing regions'), one mesh each. */
+typedef struct Scope {
+  const HlpMesh *mesh;
+  bool axes[HLP_SDY_MAX_AXES];
+} Scope;
+
+static int32_t comp_index(const HloModule *m, const HloComputation *c) {
+  for (int32_t i = 0; i < m->ncomps; i++)
+    if (m->comps[i] == c) return i;
+  return -1;
+}
+
+/* The GlobalToLocalShape edge a call's operand comes from (itself, or a
+ * get-tuple-element of it), or NULL. */
+static const HloInstr *edge_feeding(const HloInstr *call) {
+  bool to_local;
+  for (int32_t k = 0; k < call->nops; k++) {
+    const HloInstr *o = call->ops[k];
+    if (o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1) o = o->ops[0];
+    if (is_edge(o, &to_local) && to_local) return o;
+  }
+  return NULL;
 }
 
 int hlp_lower_sdy_edges(HlpParser *P) {
@@ -116,11 +146,42 @@ int hlp_lower_sdy_edges(HlpParser *P) {
       if (strcmp(m->attrs[a].name, "frontend_attributes") == 0) hlp_error(P, m->attrs[a].off, "xla.sdy.meshes: %s", why);
     return -1;
   }
+  /* Callers come after their callees in the text: walking back from the
+   * end, every computation's scope is known before its instructions. */
+  Scope *scope = hlp_alloc(P, sizeof *scope * (size_t)(m->ncomps ? m->ncomps : 1));
   int rc = 0;
-  for (int32_t c = 0; c < m->ncomps; c++)
-    for (int32_t i = 0; i < m->comps[c]->ninstrs; i++) {
-      HloInstr *ins = m->comps[c]->instrs[i];
-      if (is_edge(ins, &to_local) && edge(P, ins, to_local, meshes, nmeshes) != 0) rc = -1;
+  for (int32_t c = m->ncomps - 1; c >= 0; c--) {
+    HloComputation *comp = m->comps[c];
+    for (int32_t i = 0; i < comp->ninstrs; i++) {
+      HloInstr *ins = comp->instrs[i];
+      Scope inner = scope[c];
+      if (is_edge(ins, &to_local) &&
+          edge(P, ins, to_local, meshes, nmeshes, scope[c].mesh, scope[c].mesh ? scope[c].axes : NULL) != 0)
+        rc = -1;
+      /* A region's body: called with the values its GlobalToLocalShape made. */
+      const HloInstr *e = ins->op == HLO_OP_CALL ? edge_feeding(ins) : NULL;
+      const char *axes = e ? frontend_attr(e->attrs, e->nattrs, "xla.sdy.manual_axes") : NULL;
+      const char *text = e ? frontend_attr(e->attrs, e->nattrs, "xla.sdy.in_shardings") : NULL;
+      if (axes && text && nmeshes) {
+        const HlpMesh *mo[MAX_VALUES];
+        HlpSdySharding *sh = hlp_alloc(P, sizeof *sh * MAX_VALUES);
+        int n;
+        bool manual[HLP_SDY_MAX_AXES];
+        if (hlp_sdy_parse_shardings(text, meshes, nmeshes, mo, sh, MAX_VALUES, &n, why, sizeof why) == 0 && n > 0 &&
+            hlp_sdy_parse_manual_axes(axes, mo[0], manual, why, sizeof why) == 0) {
+          if (inner.mesh != mo[0]) memset(inner.axes, 0, sizeof inner.axes);
+          inner.mesh = mo[0];
+          for (int a = 0; a < HLP_SDY_MAX_AXES; a++) inner.axes[a] |= manual[a];
+        }
+      }
+      for (int32_t k = 0; k < ins->ncalled; k++) {
+        int32_t cc = comp_index(m, ins->called[k].comp);
+        if (cc < 0 || !inner.mesh) continue;
+        if (scope[cc].mesh && scope[cc].mesh != inner.mesh) continue;
+        scope[cc].mesh = inner.mesh;
+        for (int a = 0; a < HLP_SDY_MAX_AXES; a++) scope[cc].axes[a] |= inner.axes[a];
+      }
     }
+  }
   return rc;
 }

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include "common/dtype.h"
 #include "common/text.h"
+#include "ir/sdy.h"
 #include "stablehlo/syntax.h"
 #include "stablehlo/stablehlo.h"
 
@@ -98,6 +99,10 @@ struct Lower {
   int64_t num_replicas, num_partitions;
   ShMesh **meshes;          /* sdy.mesh definitions (arena) */
   int nmeshes, capmeshes;
+  /* inside sdy.manual_computation bodies: their mesh and manual axes, which
+   * a region nested in them writes as manual subgroups (sdy.c) */
+  const ShMesh *sdy_outer_mesh;
+  bool sdy_outer_manual[HLP_SDY_MAX_AXES];
   /* test mode: checks of the entry function */
   bool test_mode;
   bool checks_here;        /* lowering the test function's own body */

@@ -144,7 +144,7 @@ static const ShMesh *mesh_of(Lower *C, const ShNode *angle) {
  * axes in `only` (all when NULL); the tile count of each dimension into
  * tiles_out (room for t's rank) when not NULL. */
 static const char *sdy_sharding(Lower *C, const ShNode *angle, const ShType *t, const bool *only,
-                                int64_t *tiles_out) {
+                                const bool *outer, int64_t *tiles_out) {
   const ShMesh *m = mesh_of(C, angle);
   const ShNode *sym = angle->kids;
   const ShNode *dims = sym->next && sh_is(C, sym->next, SH_COMMA, NULL) ? sym->next->next : NULL;
@@ -162,7 +162,7 @@ static const char *sdy_sharding(Lower *C, const ShNode *angle, const ShType *t, 
   if (rank < 0 || sh->ndims != rank)
     sh_fail(C, dims, "sdy.sharding: %d dimension shardings for a value of rank %d", sh->ndims, rank);
   HlcText s = {0};
-  hlp_sdy_to_hlo(&s, m, sh, only, tiles_out);
+  hlp_sdy_to_hlo(&s, m, sh, only, outer, tiles_out);
   if (s.oom) sh_fail(C, angle, "out of memory");
   const char *out = sh_strdup(C, s.p, s.n);
   hlc_text_free(&s);
@@ -170,7 +170,7 @@ static const char *sdy_sharding(Lower *C, const ShNode *angle, const ShType *t, 
 }
 
 const char *sh_sdy_sharding(Lower *C, const ShNode *angle, const ShType *t) {
-  return sdy_sharding(C, angle, t, NULL, NULL);
+  return sdy_sharding(C, angle, t, NULL, NULL, NULL);
 }
 
 /* ---- sdy.manual_computation ------------------------------------------------------ */
@@ -307,11 +307,14 @@ void sh_sdy_manual_computation(Lower *C, ShNode *node) {
     if (mesh_of(C, ins_s[i]) != m) sh_fail(C, ins_s[i], "sdy.manual_computation: every sharding must name one mesh");
   for (int i = 0; i < nout; i++)
     if (mesh_of(C, outs_s[i]) != m) sh_fail(C, outs_s[i], "sdy.manual_computation: every sharding must name one mesh");
+  /* inside another region on the same mesh: its manual axes are manual
+   * subgroups of this one's edges */
+  const bool *outer = m && C->sdy_outer_mesh == m ? C->sdy_outer_manual : NULL;
   /* global operands to their shards */
   const char *shards[MC_MAX_VALUES];
   for (int i = 0; i < nin; i++) {
     int64_t tiles[64];
-    const char *s = sdy_sharding(C, ins_s[i], in[i]->type, manual, tiles);
+    const char *s = sdy_sharding(C, ins_s[i], in[i]->type, manual, outer, tiles);
     check_shard(C, ins_s[i], "operand", i, in[i]->type, shard_in[i], tiles);
     if (!nmanual) { shards[i] = in[i]->hlo; continue; }
     const char *c = sh_emit(C, in[i]->type, "copy", in[i]->hlo, sh_fmt(C, ", sharding=%s", s), meta);
@@ -320,8 +323,17 @@ void sh_sdy_manual_computation(Lower *C, ShNode *node) {
   }
   /* the body, called on the shards */
   ShType *rt = NULL;
+  const ShMesh *saved_mesh = C->sdy_outer_mesh;
+  bool saved[HLP_SDY_MAX_AXES];
+  memcpy(saved, C->sdy_outer_manual, sizeof saved);
+  if (m) {
+    for (int a = 0; a < HLP_SDY_MAX_AXES; a++) C->sdy_outer_manual[a] = (outer && outer[a]) || manual[a];
+    C->sdy_outer_mesh = m;
+  }
   const char *comp = sh_region_lower(C, body, "shmap_body", SHR_PARAMS | (nout == 1 ? 0 : SHR_TUPLE_ROOT), names,
                                      shard_in, nargs, NULL, &rt);
+  C->sdy_outer_mesh = saved_mesh;
+  memcpy(C->sdy_outer_manual, saved, sizeof saved);
   HlcText ops = {0};
   for (int i = 0; i < nin; i++) hlc_text_printf(&ops, "%s%s", i ? ", " : "", shards[i]);
   if (ops.oom) sh_fail(C, node, "out of memory");
@@ -332,7 +344,7 @@ void sh_sdy_manual_computation(Lower *C, ShNode *node) {
     ShType *shard = nout == 1 ? rt : rt->kind == SHT_TUPLE && j < rt->n ? rt->elems[j] : NULL;
     if (!shard) sh_fail(C, body, "sdy.manual_computation: the body returns fewer values than the op has results");
     int64_t tiles[64];
-    const char *s = sdy_sharding(C, outs_s[j], out_t[j], manual, tiles);
+    const char *s = sdy_sharding(C, outs_s[j], out_t[j], manual, outer, tiles);
     check_shard(C, outs_s[j], "result", j, out_t[j], shard, tiles);
     const char *v = nout == 1 ? call : sh_emit(C, shard, "get-tuple-element", call, sh_fmt(C, ", index=%d", j), NULL);
     if (nmanual) {

@@ -226,7 +226,7 @@ START_TEST(sdy_round_trip_strings) {
   const char *want[3] = {"{devices=[4,2]<=[2,4]T(1,0)}", "{replicated}", "{devices=[8]<=[8]}"};
   for (int k = 0; k < 3; k++) {
     HlcText t = {0};
-    hlp_sdy_to_hlo(&t, mo[k], &sh[k], NULL, NULL);
+    hlp_sdy_to_hlo(&t, mo[k], &sh[k], NULL, NULL, NULL);
     ck_assert_msg(t.p && strcmp(t.p, want[k]) == 0, "sharding %d: %s, want %s", k, t.p ? t.p : "", want[k]);
     free(t.p);
   }
@@ -236,7 +236,7 @@ START_TEST(sdy_round_trip_strings) {
   ck_assert(manual[0] && !manual[1]);
   HlcText t = {0};
   int64_t tiles[2];
-  hlp_sdy_to_hlo(&t, mo[0], &sh[0], manual, tiles);
+  hlp_sdy_to_hlo(&t, mo[0], &sh[0], manual, NULL, tiles);
   ck_assert_str_eq(t.p, "{devices=[1,2,4]<=[8] last_tile_dim_replicate}");
   ck_assert_int_eq(tiles[0], 1);
   ck_assert_int_eq(tiles[1], 2);

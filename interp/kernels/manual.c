@@ -15,9 +15,10 @@
  *     that several partitions hold (replicated subgroups) is taken from the
  *     one at this device's own place in the subgroups (this device for its
  *     own tile): inside an outer region that is the holder of the same
- *     outer shard, and devices whose copies disagree end with different
- *     results, which the result check reports, rather than one of them
- *     silently chosen.
+ *     outer shard. Copies that must be equal (the holders of a tile at one
+ *     place in the manual subgroups) and are not are an error naming two
+ *     of them: XLA's partitioner assumes they are equal, and one of them
+ *     silently chosen would hide the body's bug.
  * Inside the region, collectives meet over the real devices. The Shardy
  * round trip's xla.sdy.GlobalToLocalShape / LocalToGlobalShape do the same
  * for several values at once (a tuple result, or tuple of operands' leaves),
@@ -36,6 +37,7 @@
 #include "ir/collective.h"
 #include "ir/sharding.h"
 #include "common/block.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +192,8 @@ static int full_to_shard(HliExec *x, const HloInstr *ins, const Edge *e, const H
 }
 
 typedef struct Assemble {
+  HliExec *x;
+  const HloInstr *ins;
   const Edge *e;     /* [n values] */
   HliValue *out;
   int nvalues;
@@ -231,6 +235,38 @@ static int64_t source_of(const Edge *e, const int64_t *idx, int64_t self) {
   return s->devices[flat];
 }
 
+/* Copies of tile idx that must be the same value: those of the holders at
+ * src's place in the manual subgroups (the same outer shard; every holder
+ * when there are none). The first pair that differs, the lowest holder
+ * first, into *p < *q (the same on every device of that place): true, or
+ * false when all agree. */
+static bool differing_copies(const Edge *e, const int64_t *idx, int64_t src, const HliPiece *const *pieces,
+                             int k, int n, int64_t *p, int64_t *q) {
+  const HloSharding *s = e->s;
+  int64_t at[HLO_SHARDING_MAX_DIMS], pos[HLO_SHARDING_MAX_DIMS], t[MAX_RANK];
+  bool tiled = s->kind == HLO_SHARDING_TILED;
+  if (tiled && position_of(s, src, at) != 0) return false;
+  int64_t first = -1;
+  for (int r = 0; r < n; r++) {
+    if (tile_of(e, r, t) != 0 || memcmp(t, idx, sizeof *t * (size_t)e->full->rank) != 0) continue;
+    bool same_place = true;
+    if (tiled && position_of(s, r, pos) == 0)
+      for (int32_t g = 0; g < s->nsub; g++) {
+        int32_t j = s->ndims - s->nsub + g;
+        if (s->subgroup[g] == HLO_SHARDING_MANUAL && pos[j] != at[j]) same_place = false;
+      }
+    if (!same_place) continue;
+    if (first < 0) { first = r; continue; }
+    if (pieces[r][k].nbytes != pieces[first][k].nbytes ||
+        memcmp(pieces[r][k].data, pieces[first][k].data, pieces[r][k].nbytes) != 0) {
+      *p = first;
+      *q = r;
+      return true;
+    }
+  }
+  return false;
+}
+
 static int consume_assemble(void *arg, const HliPiece *const *pieces, const HliShare *share) {
   (void)share;
   Assemble *a = arg;
@@ -241,6 +277,16 @@ static int consume_assemble(void *arg, const HliPiece *const *pieces, const HliS
     int32_t rank = e->full->rank;
     for (int q = 0; q < a->n; q++) {
       if (tile_of(e, q, idx) != 0 || source_of(e, idx, a->self) != q) continue;
+      int64_t p1, p2;
+      if (differing_copies(e, idx, q, pieces, k, a->n, &p1, &p2)) {
+        char tile[160] = "";
+        for (int32_t j = 0, w = 0; j < rank && w < (int)sizeof tile - 24; j++)
+          w += snprintf(tile + w, sizeof tile - (size_t)w, "%s%lld", j ? ", " : "", (long long)idx[j]);
+        return hli_fail(a->x, a->ins, "%s: partitions %lld and %lld hold copies of the same tile {%s} "
+                        "of value %d that differ (copies by a replicated sharding must be equal: "
+                        "the region's body made them differ)", edge_name(a->ins), (long long)p1,
+                        (long long)p2, tile, k);
+      }
       for (int32_t j = 0; j < rank; j++) off[j] = idx[j] * e->shard->dims[j];
       hlc_copy_block(out->data, e->full->dims, off, pieces[q][k].data, e->shard->dims, zero,
                      e->shard->dims, rank, hlc_dtype_size(e->full->dtype));
@@ -255,7 +301,7 @@ static int shard_to_full(HliExec *x, const HloInstr *ins, const Edge *e, int nva
   int64_t P = d->npartitions;
   HliPiece mine[MAX_VALUES];
   for (int k = 0; k < nvalues; k++) mine[k] = (HliPiece){in[k]->data, in[k]->nbytes};
-  Assemble a = {e, out, nvalues, d->partition, (int)P};
+  Assemble a = {x, ins, e, out, nvalues, d->partition, (int)P};
   if (P == 1) {
     const HliPiece *only = mine;
     HliShare alone = {0, 1, NULL};

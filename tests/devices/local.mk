@@ -11,7 +11,7 @@ EXTRA_DIST += tests/devices/collectives.hlo tests/devices/collectives.expected \
 	tests/devices/manual_gspmd.mlir tests/devices/manual_gspmd.expected \
 	tests/devices/manual_nested.mlir tests/devices/manual_nested.hlo tests/devices/manual_nested.expected \
 	tests/devices/manual_sdy.hlo tests/devices/manual_sdy.in0.txt tests/devices/manual_sdy.in1.txt \
-	tests/devices/manual_sdy.expected \
+	tests/devices/manual_sdy.expected tests/devices/manual_sdy_nested.hlo \
 	tests/devices/skip_in_branch.hlo tests/devices/recv_never_sent.hlo \
 	tests/devices/deadlock.hlo tests/devices/inferred.hlo tests/devices/memory.hlo \
 	tests/devices/validation.hlo tests/devices/validation.expected \

@@ -221,6 +221,9 @@ run manual-nested 0 "$d/manual_nested.expected" - "$d/manual_nested.mlir"
 # The same as XLA exports it to HLO: partially manual shard sides, and the
 # inner region's global side inside the outer one's manual subgroup.
 run manual-nested-hlo 0 "$d/manual_nested.expected" - "$d/manual_nested.hlo"
+# And in a dump made with Shardy: the inner region's shardings name only
+# its own axis; the outer one's comes from where it sits.
+run manual-nested-sdy 0 "$d/manual_nested.expected" - "$d/manual_sdy_nested.hlo"
 NDEV=4
 # JAX's shard_map lowered without Shardy: custom calls whose shardings are
 # the ops' mhlo.sharding attributes.
@@ -273,9 +276,10 @@ run manual-sdy-free-axis 0 "$tmp/sdy2.expected" - "$tmp/manual_sdy2.hlo" "$tmp/s
 # The input is global: the parameter's own shape, never split.
 run manual-input-global 2 - "parameter x" "$m" "$d/ident.in0.txt"
 # Partitions holding copies of one tile that disagree (no all-reduce in
-# region 1) end with different results: an error, not one of them.
+# region 1): an error at the region's end naming them, not one of them.
 sed 's/s1 = s32\[2,2\] all-reduce(mp).*/s1 = s32[2,2] copy(mp)/' "$m" >"$tmp/manual_differs.hlo"
-run manual-differs 2 - "hold different values" "$tmp/manual_differs.hlo" "$d/manual.in0.txt"
+run manual-differs 2 - "in r1 (custom-call): SPMDShardToFullShape: partitions 0 and 1 hold copies of the same tile {0, 0} of value 0 that differ" \
+  "$tmp/manual_differs.hlo" "$d/manual.in0.txt"
 NDEV=1
 run manual-too-few 2 - "names partition 3, but this run has 2 partitions.*num_partitions=4" \
   --partitions 2 "$m" "$d/manual.in0.txt"
