@@ -48,14 +48,56 @@ static const HloShape *global_shape(const HloInstr *ins, bool to_local, int k) {
 
 /* An edge's shardings into ins->manual_sharding. outer_axes: the manual
  * axes of the regions around it, on outer_mesh (NULL: none). */
-static int edge(HlpParser *P, HloInstr *ins, bool to_local, const HlpMesh *meshes, int nmeshes,
-                const HlpMesh *outer_mesh, const bool *outer_axes) {
+/* Early exports (JAX, February 2025) put a region's attributes on the call
+ * of its body, not on its edges: the call an edge feeds, or the call that
+ * feeds it. */
+static const HloInstr *body_call(const HloComputation *comp, const HloInstr *ins, bool to_local) {
+  if (!to_local) {
+    const HloInstr *o = ins->nops == 1 ? ins->ops[0] : NULL;
+    if (o && o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1) o = o->ops[0];
+    return o && o->op == HLO_OP_CALL ? o : NULL;
+  }
+  for (int32_t i = 0; i < comp->ninstrs; i++) {
+    const HloInstr *c = comp->instrs[i];
+    if (c->op != HLO_OP_CALL) continue;
+    for (int32_t k = 0; k < c->nops; k++) {
+      const HloInstr *o = c->ops[k];
+      if (o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1) o = o->ops[0];
+      if (o == ins) return c;
+    }
+  }
+  return NULL;
+}
+
+/* The same exports escaped the quotes in these strings once more (\"a\"). */
+static const char *unescaped(HlpParser *P, const char *text) {
+  if (!text || !strstr(text, "\\\"")) return text;
+  size_t n = strlen(text);
+  char *out = hlp_alloc(P, n + 1), *w = out;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == '\\' && text[i + 1] == '"') continue;
+    *w++ = text[i];
+  }
+  *w = 0;
+  return out;
+}
+
+static int edge(HlpParser *P, HloComputation *comp, HloInstr *ins, bool to_local, const HlpMesh *meshes,
+                int nmeshes, const HlpMesh *outer_mesh, const bool *outer_axes) {
   const char *what = ins->custom_call_target;
   const char *key = to_local ? "xla.sdy.in_shardings" : "xla.sdy.out_shardings";
   const char *text = frontend_attr(ins->attrs, ins->nattrs, key);
   const char *axes = frontend_attr(ins->attrs, ins->nattrs, "xla.sdy.manual_axes");
+  const HloInstr *call = !text || !axes ? body_call(comp, ins, to_local) : NULL;
+  if (call) {
+    text = frontend_attr(call->attrs, call->nattrs, key);
+    axes = frontend_attr(call->attrs, call->nattrs, "xla.sdy.manual_axes");
+  }
+  text = unescaped(P, text);
+  axes = unescaped(P, axes);
   if (!text || !axes) {
-    hlp_error(P, ins->off, "%s needs the frontend attributes %s and xla.sdy.manual_axes", what, key);
+    hlp_error(P, ins->off, "%s needs the frontend attributes %s and xla.sdy.manual_axes (on it, or on "
+              "the call of its region's body)", what, key);
     return -1;
   }
   if (!nmeshes) {
@@ -139,7 +181,7 @@ int hlp_lower_sdy_edges(HlpParser *P) {
   for (int32_t c = 0; c < m->ncomps && !any; c++)
     for (int32_t i = 0; i < m->comps[c]->ninstrs && !any; i++) any = is_edge(m->comps[c]->instrs[i], &to_local);
   if (!any) return 0;
-  const char *mt = frontend_attr(m->attrs, m->nattrs, "xla.sdy.meshes");
+  const char *mt = unescaped(P, frontend_attr(m->attrs, m->nattrs, "xla.sdy.meshes"));
   char why[256];
   if (mt && hlp_sdy_parse_meshes(mt, meshes, MAX_MESHES, &nmeshes, why, sizeof why) != 0) {
     for (int32_t a = 0; a < m->nattrs; a++)
@@ -156,12 +198,13 @@ int hlp_lower_sdy_edges(HlpParser *P) {
       HloInstr *ins = comp->instrs[i];
       Scope inner = scope[c];
       if (is_edge(ins, &to_local) &&
-          edge(P, ins, to_local, meshes, nmeshes, scope[c].mesh, scope[c].mesh ? scope[c].axes : NULL) != 0)
+          edge(P, comp, ins, to_local, meshes, nmeshes, scope[c].mesh, scope[c].mesh ? scope[c].axes : NULL) != 0)
         rc = -1;
       /* A region's body: called with the values its GlobalToLocalShape made. */
       const HloInstr *e = ins->op == HLO_OP_CALL ? edge_feeding(ins) : NULL;
-      const char *axes = e ? frontend_attr(e->attrs, e->nattrs, "xla.sdy.manual_axes") : NULL;
-      const char *text = e ? frontend_attr(e->attrs, e->nattrs, "xla.sdy.in_shardings") : NULL;
+      const HloInstr *holder = e && frontend_attr(e->attrs, e->nattrs, "xla.sdy.manual_axes") ? e : ins;
+      const char *axes = e ? unescaped(P, frontend_attr(holder->attrs, holder->nattrs, "xla.sdy.manual_axes")) : NULL;
+      const char *text = e ? unescaped(P, frontend_attr(holder->attrs, holder->nattrs, "xla.sdy.in_shardings")) : NULL;
       if (axes && text && nmeshes) {
         const HlpMesh *mo[MAX_VALUES];
         HlpSdySharding *sh = hlp_alloc(P, sizeof *sh * MAX_VALUES);

@@ -60,9 +60,10 @@ tests_check_stablehlo_sample_CFLAGS = $(TEST_CFLAGS) -DSHS_SRCDIR='"$(abs_srcdir
 tests_check_stablehlo_sample_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/stablehlo/sample tests/stablehlo/cannot-pass.txt tests/stablehlo/LICENSE tests/stablehlo/NOTICE
 
-# JAX's exported CPU linear-algebra modules (tests/stablehlo/jax: converted
-# once from JAX's back-compat test data by convert.py, with JAX's license)
-# against their recorded outputs and the list of those that cannot pass.
+# JAX's exported CPU linear-algebra modules and its Shardy shard_map exports
+# (tests/stablehlo/jax: converted once from JAX's back-compat test data by
+# convert.py, with JAX's license) against their recorded outputs and the list
+# of those that cannot pass.
 TESTS += tests/stablehlo/jax/run.sh
 dist_noinst_SCRIPTS += tests/stablehlo/jax/run.sh
 # (Listed file by file: a directory in EXTRA_DIST would also carry the
@@ -87,6 +88,15 @@ EXTRA_DIST += \
 	tests/stablehlo/jax/cholesky_lapack_potrf_f64.in.npz \
 	tests/stablehlo/jax/cholesky_lapack_potrf_f64.mlir \
 	tests/stablehlo/jax/convert.py \
+	tests/stablehlo/jax/shardy_shard_map_2025_02_12.expected.npy \
+	tests/stablehlo/jax/shardy_shard_map_2025_02_12.in.npz \
+	tests/stablehlo/jax/shardy_shard_map_2025_02_12.mlir \
+	tests/stablehlo/jax/shardy_shard_map_2025_04_14.expected.npy \
+	tests/stablehlo/jax/shardy_shard_map_2025_04_14.in.npz \
+	tests/stablehlo/jax/shardy_shard_map_2025_04_14.mlir \
+	tests/stablehlo/jax/shardy_shard_map_2025_06_30.expected.npy \
+	tests/stablehlo/jax/shardy_shard_map_2025_06_30.in.npz \
+	tests/stablehlo/jax/shardy_shard_map_2025_06_30.mlir \
 	tests/stablehlo/jax/eig_lapack_geev_c128.expected.npz \
 	tests/stablehlo/jax/eig_lapack_geev_c128.mlir \
 	tests/stablehlo/jax/eig_lapack_geev_c64.expected.npz \

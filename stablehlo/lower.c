@@ -451,6 +451,36 @@ static const char *metadata_of(Lower *C, ShNode *paren) {
   return r;
 }
 
+const char *sh_frontend_attrs(Lower *C, const ShNode *dict) {
+  if (!dict || dict->kind != SHN_DICT) return "";
+  HlcText b = {0};
+  int n = 0;
+  for (const ShNode *k = dict->kids; k; k = k->next) {
+    if (k->kind != SHN_TOKEN || k->tok.kind != SH_ATTRKEY || !k->next || !sh_is(C, k->next, SH_EQ, NULL)) continue;
+    const ShNode *v = k->next->next;
+    if (!v || !sh_is(C, v, SH_STRING, NULL))
+      sh_fail(C, v ? v : k, "mhlo.frontend_attributes: expected key = \"value\" entries");
+    size_t kl, vl;
+    const char *key = sh_text(C, k, &kl);
+    if (kl >= 2 && key[0] == '"') key = sh_string(C, k, &kl);
+    const char *val = sh_string(C, v, &vl);
+    hlc_text_puts(&b, n++ ? "," : ", frontend_attributes={");
+    hlc_text_put(&b, key, kl);
+    hlc_text_puts(&b, "=\"");
+    for (size_t i = 0; i < vl; i++) {
+      if (val[i] == '"' || val[i] == '\\') hlc_text_put(&b, "\\", 1);
+      if (val[i] == '\n') hlc_text_puts(&b, "\\n");
+      else hlc_text_put(&b, &val[i], 1);
+    }
+    hlc_text_puts(&b, "\"");
+  }
+  if (n) hlc_text_puts(&b, "}");
+  if (b.oom) sh_fail_off(C, 0, "out of memory");
+  const char *r = n ? sh_strdup(C, b.p, b.n) : "";
+  hlc_text_free(&b);
+  return r;
+}
+
 const char *sh_node_metadata(Lower *C, ShNode *node) {
   for (ShNode *k = node->kids; k; k = k->next)
     if (is_loc(C, k)) return metadata_of(C, k->next);
@@ -653,4 +683,7 @@ void sh_decompose(Lower *C, ShNode *node, ShOp *op) {
   }
   inputs_then_inits(C, op);
   signature(C, op, sig);
+  /* frontend attributes travel with the op's instructions, like its loc */
+  ShAttr *fa = sh_attr(op, "mhlo.frontend_attributes");
+  if (fa && fa->val) op->metadata = sh_fmt(C, "%s%s", op->metadata, sh_frontend_attrs(C, fa->val));
 }

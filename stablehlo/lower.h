@@ -161,7 +161,7 @@ typedef struct ShOp {
   int nregions;
   ShType **sig_types;      /* every type of the signature (operands' then results') */
   int nsig;
-  const char *metadata;    /* ", metadata={...}" or "" */
+  const char *metadata;    /* ", metadata={...}" and ", frontend_attributes={...}", or "" */
   bool generic;            /* "name"(operands) ... form */
 } ShOp;
 
@@ -204,6 +204,9 @@ ShType *sh_tuple_type(Lower *C, ShType **elems, int n);
 int sh_result_count(Lower *C, ShNode *node);
 void sh_decompose(Lower *C, ShNode *node, ShOp *op);
 const char *sh_node_metadata(Lower *C, ShNode *node);   /* its loc(...) as ", metadata={...}", or "" */
+/* mhlo.frontend_attributes' dictionary {key = "value", ...} as HLO's
+ * ", frontend_attributes={key="value",...}" ("" when empty). */
+const char *sh_frontend_attrs(Lower *C, const ShNode *dict);
 void sh_dict_attrs(Lower *C, ShOp *op, ShNode *dict);   /* "{k = v, ...}" entries into op->attrs */
 /* A region as a computation (region.c).
  *   SHR_PARAMS: each entry block argument is a parameter (reducers, sort's

@@ -301,6 +301,9 @@ static void module_header(Lower *C, HlcText *out, ShNode *module_op) {
   int64_t p = C->grid_partitions ? C->grid_partitions : C->num_partitions;
   if (r > 1) hlc_text_printf(out, ", replica_count=%lld", (long long)r);
   if (p > 1) hlc_text_printf(out, ", num_partitions=%lld", (long long)p);
+  for (ShNode *x = module_op ? module_op->kids : NULL; x; x = x->next)
+    if (sh_is(C, x, SH_BAREID, "attributes") && x->next && x->next->kind == SHN_DICT)
+      hlc_text_puts(out, sh_frontend_attrs(C, dict_value(C, x->next, "mhlo.frontend_attributes")));
   hlc_text_puts(out, "\n\n");
 }
 

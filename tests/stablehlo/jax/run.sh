@@ -1,7 +1,9 @@
 #!/bin/sh
 # JAX's exported CPU linear-algebra modules (tests/stablehlo/jax: the newest
 # entry of each jax/_src/internal_test_util/export_back_compat_test_data/
-# cpu_*.py, written by convert.py): each StableHLO module runs on its
+# cpu_*.py, written by convert.py) and its shard_map exported three ways
+# with Shardy (shardy_shard_map_*: a ppermute on 2 devices, the round trip's
+# custom calls and the sdy dialect; convert.py --shardy): each runs on its
 # recorded inputs and must give JAX's recorded expected outputs within the
 # tolerances JAX's own test uses (cases.txt): hlorun --expect, or for the
 # modules whose outputs are not unique (eig, eigh, schur) the property JAX's
