@@ -97,6 +97,18 @@ EXTRA_DIST += \
 	tests/stablehlo/jax/shardy_shard_map_2025_06_30.expected.npy \
 	tests/stablehlo/jax/shardy_shard_map_2025_06_30.in.npz \
 	tests/stablehlo/jax/shardy_shard_map_2025_06_30.mlir \
+	tests/stablehlo/jax/shardy_tpu_sharding_2023_03_16_gspmd.expected.npy \
+	tests/stablehlo/jax/shardy_tpu_sharding_2023_03_16_gspmd.in.npz \
+	tests/stablehlo/jax/shardy_tpu_sharding_2023_03_16_gspmd.mlir \
+	tests/stablehlo/jax/shardy_tpu_sharding_2023_03_16_shardy.expected.npy \
+	tests/stablehlo/jax/shardy_tpu_sharding_2023_03_16_shardy.in.npz \
+	tests/stablehlo/jax/shardy_tpu_sharding_2023_03_16_shardy.mlir \
+	tests/stablehlo/jax/shardy_tpu_sharding_2025_06_30_gspmd.expected.npy \
+	tests/stablehlo/jax/shardy_tpu_sharding_2025_06_30_gspmd.in.npz \
+	tests/stablehlo/jax/shardy_tpu_sharding_2025_06_30_gspmd.mlir \
+	tests/stablehlo/jax/shardy_tpu_sharding_2025_06_30_shardy.expected.npy \
+	tests/stablehlo/jax/shardy_tpu_sharding_2025_06_30_shardy.in.npz \
+	tests/stablehlo/jax/shardy_tpu_sharding_2025_06_30_shardy.mlir \
 	tests/stablehlo/jax/eig_lapack_geev_c128.expected.npz \
 	tests/stablehlo/jax/eig_lapack_geev_c128.mlir \
 	tests/stablehlo/jax/eig_lapack_geev_c64.expected.npz \

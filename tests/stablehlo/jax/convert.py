@@ -28,13 +28,15 @@ instead, the name of that check in check.py: eig, eigh, schur.
 
     tests/stablehlo/jax/convert.py --shardy JAX_CHECKOUT OUTDIR
 
-converts shardy_sharding_ops_with_different_meshes.py instead, every date in
-it (each is another form of the same shard_map, exported by another JAX: the
-Shardy round trip's custom calls with their attributes on the body's call
-(2025-02-12) or on the custom calls (2025-04-14), and the sdy dialect's
-manual computation (2025-06-30)) as shardy_shard_map_DATE, and replaces their
-lines in OUTDIR/cases.txt (values are moved, not computed: rtol = atol = 0).
-JAX at 480b49923f is the last commit that holds all three dates.
+converts JAX's shard_map exports instead: every date of
+shardy_sharding_ops_with_different_meshes.py (each another form of the same
+shard_map, exported by another JAX: the Shardy round trip's custom calls with
+their attributes on the body's call (2025-02-12) or on the custom calls
+(2025-04-14), and the sdy dialect's manual computation (2025-06-30)) as
+shardy_shard_map_DATE, and tpu_Sharding.py's GSPMD and Shardy lowerings as
+shardy_tpu_sharding_DATE_VARIANT; it replaces their lines in OUTDIR/cases.txt
+(values are moved, not computed: rtol = atol = 0). JAX at 480b49923f is the
+last commit that holds all three dates of the first file.
 
 The data files are Python; before running one, its syntax tree is checked to
 hold only imports of datetime and numpy, name aliases and dict assignments,
@@ -98,30 +100,36 @@ def save_values(path_stem, suffix, values):
                  **{f"arr_{i}": v for i, v in enumerate(values)})
 
 
-SHARDY_FILE = "shardy_sharding_ops_with_different_meshes.py"
-SHARDY_NAME = "shardy_shard_map"
+# The shard_map exports, by file: every date, and every variant of a date
+# (tpu_Sharding.py records the GSPMD and the Shardy lowering side by side).
+SHARDY_FILES = {"shardy_sharding_ops_with_different_meshes.py": "shardy_shard_map",
+                "tpu_Sharding.py": "shardy_tpu_sharding"}
 
 
 def shardy(root, out):
-    path = os.path.join(root, DATA_DIR, SHARDY_FILE)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    check_tree(path, text)
-    ns = {}
-    exec(compile(text, path, "exec"), ns)  # checked above: data only
     lines = []
-    for date in sorted(k for k in ns if re.fullmatch(r"data_\d{4}_\d{2}_\d{2}", k)):
-        e = ns[date]
-        name = f"{SHARDY_NAME}_{date[5:]}"
-        stem = os.path.join(out, name)
-        with open(stem + ".mlir", "w", encoding="utf-8") as f:
-            f.write(e["mlir_module_text"].lstrip("\n"))
-        save_values(stem, "in", e["inputs"])
-        save_values(stem, "expected", e["expected_outputs"])
-        lines.append(f"{name} 0 0 {date[5:]} expect")
+    for fname, prefix in SHARDY_FILES.items():
+        path = os.path.join(root, DATA_DIR, fname)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        check_tree(path, text)
+        ns = {}
+        exec(compile(text, path, "exec"), ns)  # checked above: data only
+        for date in sorted(k for k in ns if re.fullmatch(r"data_\d{4}_\d{2}_\d{2}", k)):
+            entry = ns[date]
+            variants = [("", entry)] if "mlir_module_text" in entry else sorted(entry.items())
+            for variant, e in variants:
+                name = f"{prefix}_{date[5:]}" + (f"_{variant}" if variant else "")
+                stem = os.path.join(out, name)
+                with open(stem + ".mlir", "w", encoding="utf-8") as f:
+                    f.write(e["mlir_module_text"].lstrip("\n"))
+                save_values(stem, "in", e["inputs"])
+                save_values(stem, "expected", e["expected_outputs"])
+                lines.append(f"{name} 0 0 {date[5:]} expect")
     cases = os.path.join(out, "cases.txt")
     with open(cases, encoding="utf-8") as f:
-        kept = [l for l in f.read().splitlines() if not l.startswith(SHARDY_NAME + "_")]
+        kept = [l for l in f.read().splitlines()
+                if not any(l.startswith(p + "_") for p in SHARDY_FILES.values())]
     with open(cases, "w", encoding="utf-8") as f:
         f.write("\n".join(kept + lines) + "\n")
     print(f"{len(lines)} Shardy cases written to {out}")
