@@ -207,12 +207,14 @@ static bool run_stage(HloCtx *ctx, const Opts *o, const Stage *s, Ran *r, const 
   }
   /* After SPMD partitioning: on its devices, the same global inputs split
    * by the parameters' shardings, the result assembled (cli.md's
-   * multi-device rules). Before it (shardings only): as one device. */
+   * multi-device rules; a partitioned stage without collectives is told by
+   * its inputs' global shapes, as a plain run tells it). Before it
+   * (shardings only): as one device; with manual regions, on its devices. */
   int R, P, inferred;
   hlo_module_device_grid(r->m, &R, &P, &inferred);
   r->ndev = 1;
   r->R = r->P = 1;
-  if ((int64_t)R * P > 1 && hlo_module_is_device_dependent(r->m)) {
+  if ((int64_t)R * P > 1 && devices_wanted(ctx, r->m, &so, R, P)) {
     fprintf(stderr, "stage %s (%s) on %d devices\n", s->file, s->pass, R * P);
     int rc = devices_execute(ctx, r->m, &so, R, P, &r->res, &r->in);
     if (rc == EXIT_OK) {

@@ -71,7 +71,9 @@ dist_noinst_DATA += tests/diverge/md/ok.hlo tests/diverge/md/dev1.hlo tests/dive
 	tests/diverge/md/passes/module_0001.jit_g.0001.simplification.after_algsimp.before_cse.txt \
 	tests/diverge/md/passes/module_0001.jit_g.cpu_after_optimizations.txt \
 	tests/diverge/md/passes_spmd/module_0001.jit_g.before_optimizations.txt \
-	tests/diverge/md/passes_spmd/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt
+	tests/diverge/md/passes_spmd/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt \
+	tests/diverge/md/passes_shmap/module_0001.jit_g.before_optimizations.txt \
+	tests/diverge/md/passes_shmap/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt
 dist_noinst_DATA += tests/diverge/v1.hlo tests/diverge/v2.hlo tests/diverge/x3.txt \
 	tests/diverge/x4.txt tests/diverge/loop_ok.hlo tests/diverge/loop_bad.hlo \
 	tests/diverge/after_opt_bug.hlo tests/diverge/ref_s32.hlo tests/diverge/ref_fails.hlo \

@@ -144,6 +144,20 @@ run md-passes-spmd 1 --passes "$m/passes_spmd" "$srcdir/tests/diverge/x4.txt" &&
   has md-passes-spmd-why "$tmp/err" "no instruction-by-instruction search between it and the stage before: it ran on 2 devices, the stage before on 1" &&
   lacks md-passes-spmd-first "$tmp/err" "first divergence:"
 
+# passes_shmap/: a shard_map before partitioning (manual regions: on its 2
+# devices, global values) and a partitioned stage without collectives (told
+# by the inputs' global shapes): both run on 2 devices with the same global
+# inputs; the partitioner's stage multiplies by 3, not 2, and is named.
+sed 's/constant(3)/constant(2)/' "$m/passes_shmap/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt" \
+  >"$tmp/shmap_ok.txt" && mkdir -p "$tmp/shmap_ok" &&
+  cp "$m/passes_shmap/module_0001.jit_g.before_optimizations.txt" "$tmp/shmap_ok/" &&
+  cp "$tmp/shmap_ok.txt" "$tmp/shmap_ok/module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt"
+run md-passes-shmap-ok 0 --passes "$tmp/shmap_ok" "$srcdir/tests/diverge/x4.txt" &&
+  has md-passes-shmap-ok "$tmp/err" "first divergent pass: none (2 stages ran, 0 skipped)"
+run md-passes-shmap 1 --passes "$m/passes_shmap" "$srcdir/tests/diverge/x4.txt" &&
+  has md-passes-shmap-grid "$tmp/err" "stage module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt (spmd-partitioning) on 2 devices" &&
+  has md-passes-shmap "$tmp/err" "first divergent pass: spmd-partitioning (module_0001.jit_g.0000.spmd.after_spmd-partitioning.before_algsimp.txt)"
+
 # samples/spmd's MLP on 2 x 4 partitions: partition p slices the bias at
 # offsets[p] = {0, 8, 16, 24, 0, 8, 16, 24}[p]; a stage that has 16 for
 # partition 7 (d = 1, m = 3) is wrong on device 7 first (at = {16}, not
