@@ -48,23 +48,24 @@ static const HloShape *global_shape(const HloInstr *ins, bool to_local, int k) {
 
 /* An edge's shardings into ins->manual_sharding. outer_axes: the manual
  * axes of the regions around it, on outer_mesh (NULL: none). */
+/* A value seen through the get-tuple-element that picks it out, if any. */
+static const HloInstr *through_gte(const HloInstr *o) {
+  return o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1 ? o->ops[0] : o;
+}
+
 /* Early exports (JAX, February 2025) put a region's attributes on the call
  * of its body, not on its edges: the call an edge feeds, or the call that
  * feeds it. */
 static const HloInstr *body_call(const HloComputation *comp, const HloInstr *ins, bool to_local) {
   if (!to_local) {
-    const HloInstr *o = ins->nops == 1 ? ins->ops[0] : NULL;
-    if (o && o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1) o = o->ops[0];
+    const HloInstr *o = ins->nops == 1 ? through_gte(ins->ops[0]) : NULL;
     return o && o->op == HLO_OP_CALL ? o : NULL;
   }
   for (int32_t i = 0; i < comp->ninstrs; i++) {
     const HloInstr *c = comp->instrs[i];
     if (c->op != HLO_OP_CALL) continue;
-    for (int32_t k = 0; k < c->nops; k++) {
-      const HloInstr *o = c->ops[k];
-      if (o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1) o = o->ops[0];
-      if (o == ins) return c;
-    }
+    for (int32_t k = 0; k < c->nops; k++)
+      if (through_gte(c->ops[k]) == ins) return c;
   }
   return NULL;
 }
@@ -82,8 +83,15 @@ static const char *unescaped(HlpParser *P, const char *text) {
   return out;
 }
 
+/* What an edge into a region read: the mesh and manual axes its body sees. */
+typedef struct Region {
+  const HloInstr *edge;
+  const HlpMesh *mesh;
+  bool manual[HLP_SDY_MAX_AXES];
+} Region;
+
 static int edge(HlpParser *P, HloComputation *comp, HloInstr *ins, bool to_local, const HlpMesh *meshes,
-                int nmeshes, const HlpMesh *outer_mesh, const bool *outer_axes) {
+                int nmeshes, const HlpMesh *outer_mesh, const bool *outer_axes, Region *region) {
   const char *what = ins->custom_call_target;
   const char *key = to_local ? "xla.sdy.in_shardings" : "xla.sdy.out_shardings";
   const char *text = frontend_attr(ins->attrs, ins->nattrs, key);
@@ -136,6 +144,11 @@ static int edge(HlpParser *P, HloComputation *comp, HloInstr *ins, bool to_local
     if (k) hlc_text_puts(&t, ", ");
     const bool *outer = outer_axes && outer_mesh == mesh_of[k] ? outer_axes : NULL;
     hlp_sdy_to_hlo(&t, mesh_of[k], &sh[k], manual, outer, NULL);
+    if (k == 0) {
+      region->edge = ins;
+      region->mesh = mesh_of[0];
+      memcpy(region->manual, manual, sizeof manual);
+    }
   }
   if (n != 1) hlc_text_puts(&t, "}");
   if (n == 0) hlc_text_puts(&t, "{}");
@@ -161,14 +174,13 @@ static int32_t comp_index(const HloModule *m, const HloComputation *c) {
   return -1;
 }
 
-/* The GlobalToLocalShape edge a call's operand comes from (itself, or a
- * get-tuple-element of it), or NULL. */
-static const HloInstr *edge_feeding(const HloInstr *call) {
-  bool to_local;
+/* The region a call's operand comes out of (a GlobalToLocalShape edge read
+ * before it in the same computation), or NULL. */
+static const Region *region_feeding(const HloInstr *call, const Region *regions, int n) {
   for (int32_t k = 0; k < call->nops; k++) {
-    const HloInstr *o = call->ops[k];
-    if (o->op == HLO_OP_GET_TUPLE_ELEMENT && o->nops == 1) o = o->ops[0];
-    if (is_edge(o, &to_local) && to_local) return o;
+    const HloInstr *o = through_gte(call->ops[k]);
+    for (int r = 0; r < n; r++)
+      if (regions[r].edge == o) return &regions[r];
   }
   return NULL;
 }
@@ -194,28 +206,25 @@ int hlp_lower_sdy_edges(HlpParser *P) {
   int rc = 0;
   for (int32_t c = m->ncomps - 1; c >= 0; c--) {
     HloComputation *comp = m->comps[c];
+    Region *regions = hlp_alloc(P, sizeof *regions * (size_t)(comp->ninstrs ? comp->ninstrs : 1));
+    int nregions = 0;
     for (int32_t i = 0; i < comp->ninstrs; i++) {
       HloInstr *ins = comp->instrs[i];
       Scope inner = scope[c];
-      if (is_edge(ins, &to_local) &&
-          edge(P, comp, ins, to_local, meshes, nmeshes, scope[c].mesh, scope[c].mesh ? scope[c].axes : NULL) != 0)
-        rc = -1;
+      if (is_edge(ins, &to_local)) {
+        Region r = {0};
+        if (edge(P, comp, ins, to_local, meshes, nmeshes, scope[c].mesh, scope[c].mesh ? scope[c].axes : NULL,
+                 &r) != 0)
+          rc = -1;
+        else if (to_local && r.mesh)
+          regions[nregions++] = r;
+      }
       /* A region's body: called with the values its GlobalToLocalShape made. */
-      const HloInstr *e = ins->op == HLO_OP_CALL ? edge_feeding(ins) : NULL;
-      const HloInstr *holder = e && frontend_attr(e->attrs, e->nattrs, "xla.sdy.manual_axes") ? e : ins;
-      const char *axes = e ? unescaped(P, frontend_attr(holder->attrs, holder->nattrs, "xla.sdy.manual_axes")) : NULL;
-      const char *text = e ? unescaped(P, frontend_attr(holder->attrs, holder->nattrs, "xla.sdy.in_shardings")) : NULL;
-      if (axes && text && nmeshes) {
-        const HlpMesh *mo[MAX_VALUES];
-        HlpSdySharding *sh = hlp_alloc(P, sizeof *sh * MAX_VALUES);
-        int n;
-        bool manual[HLP_SDY_MAX_AXES];
-        if (hlp_sdy_parse_shardings(text, meshes, nmeshes, mo, sh, MAX_VALUES, &n, why, sizeof why) == 0 && n > 0 &&
-            hlp_sdy_parse_manual_axes(axes, mo[0], manual, why, sizeof why) == 0) {
-          if (inner.mesh != mo[0]) memset(inner.axes, 0, sizeof inner.axes);
-          inner.mesh = mo[0];
-          for (int a = 0; a < HLP_SDY_MAX_AXES; a++) inner.axes[a] |= manual[a];
-        }
+      const Region *fed = ins->op == HLO_OP_CALL ? region_feeding(ins, regions, nregions) : NULL;
+      if (fed) {
+        if (inner.mesh != fed->mesh) memset(inner.axes, 0, sizeof inner.axes);
+        inner.mesh = fed->mesh;
+        for (int a = 0; a < HLP_SDY_MAX_AXES; a++) inner.axes[a] |= fed->manual[a];
       }
       for (int32_t k = 0; k < ins->ncalled; k++) {
         int32_t cc = comp_index(m, ins->called[k].comp);

@@ -320,7 +320,8 @@ static int shard_to_full(HliExec *x, const HloInstr *ins, const Edge *e, int nva
 int hlk_manual_run(HliExec *x, const HloInstr *ins, HliValue *const *in, HliValue *out) {
   Edge e[MAX_VALUES];
   int32_t n = edge_values(ins);
-  if (hlk_manual_check(x, ins)) return -1;
+  /* hlk_manual_check ran at plan time (partitions, tiles); the shapes are
+   * read again for the values' Edges. */
   for (int32_t k = 0; k < n; k++)
     if (edge_of(x, ins, k, &e[k])) return -1;
   if (hlp_manual_edge(ins) == HLP_SHARD_TO_FULL) return shard_to_full(x, ins, e, n, in, out);
